@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Out-of-tree build of xehpg.ko plus the project's two contracts:
+#   make run    bootstrap, build, boot the VM with the mock device, show the driver
+#   make check  every test; ends with "N passed, N failed"
+#
+# `make` / `make modules` builds against KDIR (default: the running kernel's
+# build tree), the standard Kbuild way; `make -C $KDIR M=$PWD` works as well.
+# run/check always use the bootstrapped 7.3 tree: a module loads only into the
+# kernel, and was built only with the rustc, it was built against.
+
+XEHPG_CACHE ?= $(HOME)/.cache/xehpg
+ENV_MK := $(XEHPG_CACHE)/env.mk
+REPO := $(CURDIR)
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+LLVM ?= 1
+BINDGEN ?= bindgen
+
+BUILD := $(REPO)/build
+TOOLS_BIN := $(REPO)/tools/target/release
+VM := $(REPO)/tools/vm/run
+
+# Variables for the bootstrapped tree, read from the bootstrap's env.mk only by
+# the targets that use it (a plain `make` must not depend on the cache).
+boot_var = $(shell sed -n 's/^$(1) := //p' $(ENV_MK) 2>/dev/null)
+BOOT_MAKE = $(MAKE) -C $(call boot_var,KDIR) LLVM=$(call boot_var,LLVM) M=$(REPO)
+
+.PHONY: all modules clean bootstrap boot-modules kunit-module clippy tools run check \
+        bindings print-bindgen-cmd help
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(REPO) LLVM=$(LLVM) modules
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(REPO) LLVM=$(LLVM) clean 2>/dev/null
+	rm -rf $(BUILD)
+
+help:
+	@echo "make [KDIR=...] [LLVM=...]  build xehpg.ko against a kernel tree"
+	@echo "make run                    bootstrap, boot the mock VM, load the driver, report"
+	@echo "make check                  all tests (tools, style, ABI, registers, KUnit, VM)"
+	@echo "make bindings               regenerate rust/abi/bindings.rs from include/"
+	@echo "make bootstrap              only bring the machine and the cache up to date"
+
+bootstrap:
+	@tools/bootstrap.sh
+
+# Builds against the bootstrapped tree go to separate output trees (MO=), one
+# per variant. Kbuild refuses MO= while in-tree objects exist, so an earlier
+# plain `make` is cleaned away first.
+in_tree_clean = $(if $(wildcard $(REPO)/xehpg.o $(REPO)/rust/xehpg.o),\
+	@echo "note: removing in-tree build artifacts (plain make) so MO= builds work" && \
+	$(BOOT_MAKE) clean >/dev/null)
+
+# The production module against the bootstrapped tree: build/module/xehpg.ko.
+boot-modules: bootstrap
+	$(in_tree_clean)
+	@mkdir -p $(BUILD)/module
+	@$(BOOT_MAKE) MO=$(BUILD)/module modules
+
+# The same crate with the KUnit suites compiled in, in its own output tree.
+kunit-module: bootstrap
+	$(in_tree_clean)
+	@mkdir -p $(BUILD)/kunit
+	@$(BOOT_MAKE) MO=$(BUILD)/kunit XEHPG_KUNIT=y modules
+
+clippy: bootstrap
+	$(in_tree_clean)
+	@mkdir -p $(BUILD)/clippy
+	@$(BOOT_MAKE) MO=$(BUILD)/clippy CLIPPY=1 modules
+
+tools:
+	@cargo build --release -q --manifest-path tools/Cargo.toml --workspace
+
+run: boot-modules tools
+	@$(VM) --module $(BUILD)/module/xehpg.ko --guest-file tools/guest/report.sh:/report.sh -- sh /report.sh
+
+check: boot-modules kunit-module tools
+	@$(TOOLS_BIN)/xehpg-check --repo $(REPO) --kdir $(call boot_var,KDIR)
+
+# bindgen on the shared ABI header. The output is checked in; `make check`
+# regenerates it to a temporary file and fails on any difference.
+BINDGEN_CMD = $(or $(call boot_var,BINDGEN),$(BINDGEN)) --use-core --no-layout-tests \
+	--allowlist-item '(xehpg|XEHPG)_.*' $(REPO)/include/xehpg_abi.h
+
+bindings:
+	$(BINDGEN_CMD) -o rust/abi/bindings.rs
+
+print-bindgen-cmd:
+	@echo "$(BINDGEN_CMD)"

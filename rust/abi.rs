@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Firmware and GuC ABI shared with the mock device.
+//!
+//! The definitions come from `include/xehpg_abi.h` through bindgen (`make bindings`); the
+//! generated file is checked in and `make check` fails when it is stale.
+
+#![allow(
+    dead_code,
+    non_camel_case_types,
+    non_upper_case_globals,
+    missing_docs,
+    unreachable_pub,
+    clippy::all
+)]
+
+include!("abi/bindings.rs");

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Local memory (LMEM): the LMEMBAR aperture and the physical size behind it.
+//!
+//! The PF LMEM_BAR gives the host direct access to local memory and its size is configurable
+//! (seed 000, lines 443-451); upstream xe maps it as BAR 2 (`drivers/gpu/drm/xe/regs/xe_bars.h`)
+//! and reads the physical size from SG_TILE_ADDR_RANGE (`drivers/gpu/drm/xe/xe_vram.c`). A BAR
+//! smaller than local memory is a "small BAR" setup: legal, reported, and later blocks must
+//! reach memory above the BAR through the GGTT or a blitter instead of the CPU.
+
+use kernel::{io::Io, prelude::*, sizes::SZ_256M};
+
+use crate::{driver::Bar0, regs::SG_TILE_ADDR_RANGE};
+
+const SZ_1G: u64 = 1 << 30;
+
+/// Smallest LMEMBAR the driver accepts. The BAR is resizable in powers of two and 256 MiB is
+/// the smallest size Xe-HPG parts offer (upstream's rebar code, `xe_pci_rebar.c`, never goes
+/// below it either); anything smaller means firmware set the device up wrongly.
+pub(crate) const LMEMBAR_MIN: u64 = SZ_256M as u64;
+
+/// Why an LMEMBAR length is unusable.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum BarError {
+    TooSmall,
+    NotPowerOfTwo,
+}
+
+/// Checks the LMEMBAR length the PCI core sized.
+pub(crate) fn check_bar_len(len: u64) -> Result<(), BarError> {
+    if len < LMEMBAR_MIN {
+        Err(BarError::TooSmall)
+    } else if !len.is_power_of_two() {
+        Err(BarError::NotPowerOfTwo)
+    } else {
+        Ok(())
+    }
+}
+
+/// Tile 0's local memory as SG_TILE_ADDR_RANGE describes it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TileRange {
+    /// Raw register value, kept for reports.
+    pub(crate) raw: u32,
+    /// Physical size in bytes.
+    pub(crate) size: u64,
+    /// Base in the device physical address space, in bytes.
+    pub(crate) offset: u64,
+}
+
+impl TileRange {
+    /// Decodes a raw SG_TILE_ADDR_RANGE value; a zero size is refused (the register is only
+    /// meaningful after LMEM_INIT, and a device with no local memory is not an Xe-HPG dGPU).
+    pub(crate) fn decode(raw: u32) -> Option<Self> {
+        let reg = SG_TILE_ADDR_RANGE::from_raw(raw);
+        let size = u64::from(reg.size_gib().get()) * SZ_1G;
+        let offset = u64::from(reg.offset_gib().get()) * SZ_1G;
+        (size != 0).then_some(Self { raw, size, offset })
+    }
+
+    /// Reads and decodes tile 0's range.
+    pub(crate) fn read(dev: &kernel::device::Device, bar: Bar0<'_>) -> Result<Self> {
+        let raw = bar.read(SG_TILE_ADDR_RANGE).into_raw();
+        Self::decode(raw).ok_or_else(|| {
+            dev_err!(
+                dev,
+                "probe: SG_TILE_ADDR_RANGE reads {:#010x}: no local memory reported\n",
+                raw
+            );
+            EIO
+        })
+    }
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_lmem)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bar_lengths() {
+        assert_eq!(check_bar_len(LMEMBAR_MIN), Ok(()));
+        assert_eq!(check_bar_len(16 * SZ_1G), Ok(()));
+        assert_eq!(check_bar_len(LMEMBAR_MIN / 2), Err(BarError::TooSmall));
+        assert_eq!(check_bar_len(LMEMBAR_MIN * 3), Err(BarError::NotPowerOfTwo));
+        assert_eq!(check_bar_len(0), Err(BarError::TooSmall));
+    }
+
+    #[test]
+    fn tile_range_fields() {
+        // 16 GiB at offset 0: size field (17:8) = 16.
+        let t = TileRange::decode(16 << 8).ok_or(EINVAL);
+        assert_eq!(t.map(|t| t.size), Ok(16 * SZ_1G));
+        // 4 GiB at 2 GiB: offset field (7:1) = 2; bit 0 is not part of either field.
+        let t = TileRange::decode((4 << 8) | (2 << 1) | 1).ok_or(EINVAL);
+        assert_eq!(t.map(|t| (t.size, t.offset)), Ok((4 * SZ_1G, 2 * SZ_1G)));
+        // Bits above 17 do not leak into the size.
+        let t = TileRange::decode((1 << 18) | (8 << 8)).ok_or(EINVAL);
+        assert_eq!(t.map(|t| t.size), Ok(8 * SZ_1G));
+    }
+
+    #[test]
+    fn zero_size_is_refused() {
+        assert!(TileRange::decode(0).is_none());
+        assert!(TileRange::decode(0x7e).is_none());
+    }
+}

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Bring a Debian 12 (bookworm) machine to the state `make run` and `make check`
+# need, reusing ${XEHPG_CACHE:-$HOME/.cache/xehpg}. Idempotent: every step is
+# skipped when its stamp matches the inputs (versions, config fragment).
+#
+# Facts behind each step: ../shared/ENVIRONMENT.md (toolchain versions, the
+# private trixie apt root, the QEMU recipe, the GuC firmware package).
+#
+# Prints `KDIR=...`, `QEMU=...` lines into $CACHE/env.mk for the Makefile.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${XEHPG_CACHE:-$HOME/.cache/xehpg}
+mkdir -p "$CACHE/logs"
+T0=$(date +%s)
+
+BINDGEN_VERSION=0.73.2                  # pinned: rust/abi/bindings.rs is its output
+KERNEL_SERIES=7.3                       # linux-source-7.3 from trixie-backports
+LLVM_SUFFIX=-19
+
+step() { printf '[bootstrap %4ds] %s\n' $(( $(date +%s) - T0 )) "$*"; }
+# run LOG CMD...: run a long command with its output in a log; on failure show
+# the step, the log's path and its tail.
+run() {
+	local log=$CACHE/logs/$1; shift
+	if ! "$@" >"$log" 2>&1; then
+		echo "bootstrap: step failed: $*" >&2
+		echo "bootstrap: log: $log (last 30 lines follow)" >&2
+		tail -n 30 "$log" >&2
+		exit 1
+	fi
+}
+
+# --- Debian packages (bookworm only) --------------------------------------
+PKGS="clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc libelf-dev libssl-dev
+      cpio kmod busybox-static mmdebstrap dwarves python3 make gcc xz-utils zstd"
+if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+	echo "bootstrap: not a Debian system. Install the equivalents of:" >&2
+	echo "  $PKGS" >&2
+	echo "  plus rustup (rust-src), bindgen-cli >= 0.71.1, QEMU >= 10.1 with vfio-user-pci," >&2
+	echo "  a Linux 7.3 source tree, and set KDIR/QEMU by hand (see README.md)." >&2
+	exit 1
+fi
+missing=$(for p in $PKGS; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"; done)
+if [ -n "$missing" ]; then
+	step "apt-get install:" $missing
+	[ "$(id -u)" = 0 ] || { echo "bootstrap: need root to install: $missing" >&2; exit 1; }
+	run apt.log sh -c "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(echo $missing)"
+fi
+
+# --- Rust ----------------------------------------------------------------
+command -v rustup >/dev/null || { echo "bootstrap: rustup not found (install rustup first)" >&2; exit 1; }
+SYSROOT=$(rustc --print sysroot)
+if [ ! -d "$SYSROOT/lib/rustlib/src/rust/library" ]; then
+	step "rustup component add rust-src"
+	run rustup.log rustup component add rust-src
+fi
+BINDGEN=$HOME/.cargo/bin/bindgen
+if ! "$BINDGEN" --version 2>/dev/null | grep -q " $BINDGEN_VERSION\$"; then
+	step "cargo install bindgen-cli $BINDGEN_VERSION (about 3 min)"
+	run bindgen.log cargo install bindgen-cli --version "$BINDGEN_VERSION" --locked
+fi
+
+# --- The Debian mirror, taken from the system's own apt sources -----------
+mirror() {
+	# deb822 files ("URIs:" next to "Suites: bookworm ...") then one-line lists.
+	local f u
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		u=$(awk 'BEGIN{RS=""} /Suites:[^\n]*bookworm( |\n|$)/ && !/security/ {
+			if (match($0, /URIs:[ \t]*[^ \t\n]+/)) { s=substr($0,RSTART,RLENGTH); sub(/URIs:[ \t]*/,"",s); print s; exit } }' "$f")
+		[ -n "$u" ] && { echo "$u"; return; }
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		u=$(awk '$1=="deb" { i=2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+			if ($(i+1)=="bookworm") { print $i; exit } }' "$f")
+		[ -n "$u" ] && { echo "$u"; return; }
+	done
+}
+
+# Private apt root for trixie(-backports) downloads: never touches the
+# system's sources, lists or cache.
+APTDIR=$CACHE/apt
+apt_private() {
+	local tool=$1; shift
+	"$tool" -q -o APT::Sandbox::User=root -o Dir::Etc::SourceList="$APTDIR/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::Lists="$APTDIR/lists" -o Dir::Cache="$APTDIR/cache" \
+		-o Dir::State::status=/dev/null -o APT::Default-Release=trixie-backports "$@"
+}
+apt_private_ready=
+apt_private_update() {
+	[ -n "$apt_private_ready" ] && return
+	local m; m=$(mirror)
+	[ -n "$m" ] || { echo "bootstrap: no bookworm entry in the apt sources to derive the mirror from" >&2; exit 1; }
+	mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
+	cat >"$APTDIR/sources.list" <<SRC
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m trixie main non-free-firmware
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m trixie-backports main non-free-firmware
+SRC
+	step "apt-get update (private trixie lists from $m)"
+	run apt-private.log apt_private apt-get update
+	apt_private_ready=1
+	echo "$m" >"$CACHE/mirror"
+}
+# download PKG DIR: fetch the newest PKG deb from the private root and unpack it.
+download() {
+	local pkg=$1 dir=$2 ver deb
+	apt_private_update
+	ver=$(apt_private apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}')
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] || { echo "bootstrap: $pkg not found in trixie(-backports)" >&2; exit 1; }
+	step "download $pkg $ver"
+	mkdir -p "$CACHE/debs"
+	(cd "$CACHE/debs" && run "dl-$pkg.log" apt_private apt-get download "$pkg=$ver")
+	deb=$(ls -t "$CACHE/debs/${pkg}_"*.deb | head -n 1)
+	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+	dpkg-deb -x "$deb" "$dir.tmp"
+	rm -rf "$dir" && mv "$dir.tmp" "$dir"
+	echo "$ver" >"$dir/.version"
+}
+
+# --- GuC firmware ---------------------------------------------------------
+# trixie's package installs under /usr/lib/firmware (merged /usr); older ones
+# used /lib/firmware. GUC_FW_DIR is whichever holds i915/.
+FW=$CACHE/firmware
+fwdir() { for d in "$FW/usr/lib/firmware" "$FW/lib/firmware"; do [ -d "$d/i915" ] && { echo "$d"; return; }; done; }
+if [ -z "$(fwdir)" ]; then
+	download firmware-intel-graphics "$FW"
+fi
+FWDIR=$(fwdir)
+[ -n "$FWDIR" ] || { echo "bootstrap: firmware-intel-graphics has no i915/ directory" >&2; exit 1; }
+if [ -f "$FWDIR/i915/dg2_guc_70.bin.zst" ] && [ ! -f "$FWDIR/i915/dg2_guc_70.bin" ]; then
+	zstd -q -d "$FWDIR/i915/dg2_guc_70.bin.zst" -o "$FWDIR/i915/dg2_guc_70.bin"
+fi
+[ -f "$FWDIR/i915/dg2_guc_70.bin" ] || { echo "bootstrap: i915/dg2_guc_70.bin missing from firmware-intel-graphics" >&2; exit 1; }
+
+# --- QEMU >= 10.1 with vfio-user-pci --------------------------------------
+qemu_ok() { "$@" -device help 2>/dev/null | grep -q vfio-user-pci; }
+QROOT=$CACHE/qemu-root
+if command -v qemu-system-x86_64 >/dev/null && qemu_ok qemu-system-x86_64; then
+	QEMU_CMD=$(command -v qemu-system-x86_64)
+else
+	QEMU_CMD="$QROOT/usr/lib64/ld-linux-x86-64.so.2 --library-path $QROOT/usr/lib/x86_64-linux-gnu $QROOT/usr/bin/qemu-system-x86_64 -L $QROOT/usr/share/seabios -L $QROOT/usr/share/qemu"
+	if ! qemu_ok $QEMU_CMD; then
+		m=$(mirror)
+		step "mmdebstrap a private QEMU root from trixie-backports (about 1 min)"
+		rm -rf "$QROOT"
+		run qemu-root.log mmdebstrap --variant=apt --aptopt='APT::Default-Release "trixie-backports"' \
+			--include=qemu-system-x86 trixie "$QROOT" "deb $m trixie main" "deb $m trixie-backports main"
+		qemu_ok $QEMU_CMD || { echo "bootstrap: private QEMU lacks vfio-user-pci" >&2; exit 1; }
+	fi
+fi
+
+# --- Kernel tree ----------------------------------------------------------
+SRC=$CACHE/linux-src
+if [ ! -f "$SRC/.version" ]; then
+	download "linux-source-$KERNEL_SERIES" "$SRC"
+fi
+KDIR=$CACHE/linux-$KERNEL_SERIES
+if [ ! -f "$KDIR/Makefile" ]; then
+	step "unpack the kernel source"
+	rm -rf "$KDIR.tmp" && mkdir -p "$KDIR.tmp"
+	tar -xf "$SRC"/usr/src/linux-source-*.tar.* -C "$KDIR.tmp" --strip-components=1
+	rm -rf "$KDIR" && mv "$KDIR.tmp" "$KDIR"
+fi
+FRAG=$ROOT/tools/kernel.config
+stamp="$(cat "$SRC/.version") $(sha256sum "$FRAG" | cut -c1-16) $(rustc --version | cut -d' ' -f2) bindgen-$BINDGEN_VERSION llvm$LLVM_SUFFIX"
+KMAKE=(make -C "$KDIR" LLVM=$LLVM_SUFFIX BINDGEN="$BINDGEN" -j"$(nproc)")
+if [ "$(cat "$KDIR/.xehpg-stamp" 2>/dev/null)" != "$stamp" ]; then
+	step "configure the kernel (tinyconfig + tools/kernel.config)"
+	rm -f "$KDIR/.xehpg-stamp"
+	run kconfig.log "${KMAKE[@]}" tinyconfig
+	run kconfig.log sh -c "cd '$KDIR' && scripts/kconfig/merge_config.sh -m .config '$FRAG' && make LLVM=$LLVM_SUFFIX BINDGEN='$BINDGEN' olddefconfig"
+	# Every option of the fragment must have survived olddefconfig.
+	bad=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$FRAG" | while read -r l; do grep -qx "$l" "$KDIR/.config" || echo "$l"; done)
+	[ -z "$bad" ] || { echo "bootstrap: kernel config dropped: $bad" >&2; exit 1; }
+	step "build the kernel: bzImage modules_prepare modules (about 15 min on 2 cores; log: $CACHE/logs/kernel.log)"
+	run kernel.log "${KMAKE[@]}" bzImage modules_prepare modules
+	echo "$stamp" >"$KDIR/.xehpg-stamp"
+fi
+
+{
+	echo "KDIR := $KDIR"
+	echo "QEMU := $QEMU_CMD"
+	echo "BINDGEN := $BINDGEN"
+	echo "LLVM := $LLVM_SUFFIX"
+	echo "GUC_FW_DIR := $FWDIR"
+} >"$CACHE/env.mk"
+{
+	echo "kernel: linux-source-$KERNEL_SERIES $(cat "$SRC/.version")"
+	echo "qemu: $($QEMU_CMD --version | head -n 1)"
+	echo "firmware-intel-graphics: $(cat "$FW/.version" 2>/dev/null || echo unknown)"
+	echo "rustc: $(rustc --version)"
+	echo "bindgen: $("$BINDGEN" --version)"
+	echo "clang: $(clang$LLVM_SUFFIX --version | head -n 1)"
+} >"$CACHE/versions.txt"
+step "ready (versions in $CACHE/versions.txt)"
+sed 's/^/  /' "$CACHE/versions.txt"

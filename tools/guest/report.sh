@@ -1,0 +1,18 @@
+#!/bin/sh
+# `make run`'s report, run inside the VM after xehpg.ko is loaded: what the
+# PCI core sees, what the driver bound and what it read from the hardware.
+echo "== PCI functions (vendor:device, driver)"
+for d in /sys/bus/pci/devices/*; do
+	v=$(cat "$d/vendor"); id=$(cat "$d/device")
+	drv=$(basename "$(readlink "$d/driver" 2>/dev/null)" 2>/dev/null)
+	echo "  $(basename "$d")  ${v#0x}:${id#0x}  class $(cat "$d/class")  ${drv:-(no driver)}"
+done
+echo
+echo "== xehpg kernel messages"
+dmesg | grep -i xehpg | sed 's/^/  /'
+echo
+for f in /sys/kernel/debug/xehpg/*/info; do
+	[ -f "$f" ] || { echo "== no device bound (no debugfs info file)"; continue; }
+	echo "== $f"
+	sed 's/^/  /' "$f"
+done
