@@ -75,8 +75,8 @@ clippy: bootstrap
 tools:
 	@cargo build --release -q --manifest-path tools/Cargo.toml --workspace
 
-run: boot-modules tools
-	@$(VM) --module $(BUILD)/module/xehpg.ko --guest-file tools/guest/report.sh:/report.sh -- sh /report.sh
+run: boot-modules
+	@$(VM) -q --guest-file tools/guest/report.sh:/report.sh -- sh /report.sh
 
 check: boot-modules kunit-module tools
 	@$(TOOLS_BIN)/xehpg-check --repo $(REPO) --kdir $(call boot_var,KDIR)

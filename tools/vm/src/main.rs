@@ -1,0 +1,109 @@
+//! `xehpg-vm`: boots the test kernel in QEMU with the xehpg mock device,
+//! loads the driver in the guest, runs a command there and exits with its
+//! status. See `--help` for the options and `tools/vm/run` for the wrapper
+//! that builds the runner and the mock first.
+//!
+//! Flow: [`cli`] parses the arguments, [`config`] resolves them against
+//! `env.mk` ([`envmk`]) into a plan, and [`runner`] executes it: the
+//! [`initramfs`] (a [`cpio`] archive with an [`init_script`]), the mock and
+//! QEMU ([`qemu`], [`process`]), the [`console`] stream and the mock's
+//! [`summary`], inside a [`tempdir`], watching [`signals`].
+
+mod cli;
+mod config;
+mod console;
+mod cpio;
+mod envmk;
+mod init_script;
+mod initramfs;
+mod process;
+mod qemu;
+mod runner;
+mod signals;
+mod summary;
+mod tempdir;
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use anyhow::Context;
+use anyhow::Result;
+
+/// Exit status for a bad command line.
+const USAGE_ERROR: i32 = 2;
+
+fn main() {
+    // `process::exit` skips destructors, so everything that cleans up lives
+    // inside `real_main` and is dropped before it returns.
+    std::process::exit(real_main());
+}
+
+fn real_main() -> i32 {
+    // First, so a Ctrl-C at any later point is handled by the runner.
+    let signals = match signals::Signals::install() {
+        Ok(signals) => signals,
+        Err(err) => {
+            eprintln!("xehpg-vm: {err:#}");
+            return runner::NO_STATUS;
+        }
+    };
+    let cli = match parse_args() {
+        Ok(cli::Parsed::Run(cli)) => *cli,
+        Ok(cli::Parsed::Help) => {
+            print!("{}", cli::USAGE);
+            return 0;
+        }
+        Err(err) => {
+            eprintln!("xehpg-vm: {err:#}\nTry --help.");
+            return USAGE_ERROR;
+        }
+    };
+    let plan = match plan(cli) {
+        Ok(plan) => plan,
+        Err(err) => {
+            eprintln!("xehpg-vm: {err:#}");
+            return runner::NO_STATUS;
+        }
+    };
+    for note in &plan.notes {
+        eprintln!("xehpg-vm: note: {note}");
+    }
+    runner::run(&plan, &signals)
+}
+
+fn parse_args() -> Result<cli::Parsed> {
+    let args = std::env::args_os()
+        .skip(1)
+        .map(|arg| {
+            arg.into_string()
+                .map_err(|arg| anyhow!("argument {arg:?} is not valid UTF-8"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    cli::parse(args)
+}
+
+/// Finds the repository and `env.mk`, and resolves the options.
+fn plan(cli: cli::Cli) -> Result<config::Plan> {
+    let is_file = |path: &Path| path.is_file();
+    let repo = match &cli.repo {
+        Some(repo) => repo.clone(),
+        None => find_repo(&is_file)?,
+    };
+    let env_path = envmk::default_path(
+        std::env::var("XEHPG_CACHE").ok().as_deref(),
+        std::env::var("HOME").ok().as_deref(),
+    )?;
+    let env = envmk::EnvMk::load(&env_path)?;
+    config::resolve(cli, &env, &repo, &is_file)
+}
+
+fn find_repo(is_file: &dyn Fn(&Path) -> bool) -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("locating the runner's binary")?;
+    config::find_repo(&exe, is_file).ok_or_else(|| {
+        anyhow!(
+            "cannot find the repository above {}: pass --repo DIR",
+            exe.display()
+        )
+    })
+}

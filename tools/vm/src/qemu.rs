@@ -1,0 +1,225 @@
+//! The QEMU command line.
+//!
+//! Facts behind the choices (../shared/ENVIRONMENT.md): KVM hangs on the
+//! nested CI machines, so the machine is q35 under TCG; guest RAM is a shared
+//! memfd so the mock can map it for DMA; the device is QEMU's vfio-user client
+//! (`vfio-user-pci`, QEMU >= 10.1) in the JSON `-device` form, the one that
+//! takes the nested `socket` object.
+
+use std::path::Path;
+
+/// How the guest console is wired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConsoleMode {
+    /// Serial port on QEMU's stdout (a pipe to the runner), no monitor.
+    Batch,
+    /// Serial port and monitor multiplexed on the terminal (Ctrl-A C
+    /// switches, Ctrl-A X quits), with QEMU itself logging the console.
+    Interactive { log: String },
+}
+
+/// Everything the command line depends on.
+#[derive(Debug, Clone)]
+pub struct QemuSpec<'a> {
+    /// The QEMU command: possibly a loader, its options, the binary, `-L` dirs.
+    pub base: &'a [String],
+    /// User's extra arguments, appended last so they can override.
+    pub extra: &'a [String],
+    pub kernel: &'a Path,
+    pub initrd: &'a Path,
+    /// The kernel command line.
+    pub append: &'a str,
+    pub mem_mib: u32,
+    pub smp: u32,
+    /// The mock's vfio-user socket; `None` boots without the device.
+    pub socket: Option<&'a Path>,
+    pub console: ConsoleMode,
+}
+
+/// The kernel command line: serial console, and a panic that ends the VM
+/// at once (with `-no-reboot`) instead of hanging until the timeout. An oops
+/// does not panic: tests look for oopses in dmesg.
+pub fn kernel_cmdline(extra: &[String]) -> String {
+    let mut cmdline = String::from("console=ttyS0 panic=-1");
+    for arg in extra.iter().filter(|a| !a.trim().is_empty()) {
+        cmdline.push(' ');
+        cmdline.push_str(arg.trim());
+    }
+    cmdline
+}
+
+/// Builds the full argv, program first.
+pub fn command_line(spec: &QemuSpec) -> Vec<String> {
+    let mut argv: Vec<String> = spec.base.to_vec();
+    let mut push = |args: &[&str]| argv.extend(args.iter().map(|a| (*a).to_owned()));
+    let mem = format!("{}M", spec.mem_mib);
+    push(&["-machine", "q35,accel=tcg,memory-backend=mem"]);
+    push(&["-m", &mem, "-smp", &spec.smp.to_string()]);
+    push(&[
+        "-object",
+        &format!("memory-backend-memfd,id=mem,size={mem},share=on"),
+    ]);
+    // No default NIC, VGA or monitor: fewer devices to probe, and the guest's
+    // PCI list shows just the chipset and the mock.
+    push(&["-nodefaults", "-no-user-config", "-display", "none"]);
+    match &spec.console {
+        ConsoleMode::Batch => push(&["-serial", "stdio"]),
+        ConsoleMode::Interactive { log } => push(&[
+            "-chardev",
+            &format!(
+                "stdio,id=con,mux=on,signal=off,logfile={}",
+                chardev_escape(log)
+            ),
+            "-serial",
+            "chardev:con",
+            "-mon",
+            "chardev=con,mode=readline",
+        ]),
+    }
+    push(&[
+        "-kernel",
+        &path_arg(spec.kernel),
+        "-initrd",
+        &path_arg(spec.initrd),
+    ]);
+    push(&["-append", spec.append, "-no-reboot"]);
+    if let Some(socket) = spec.socket {
+        push(&["-device", &vfio_user_device(socket)]);
+    }
+    argv.extend(spec.extra.iter().cloned());
+    argv
+}
+
+/// The JSON `-device` argument for the vfio-user client.
+fn vfio_user_device(socket: &Path) -> String {
+    serde_json::json!({
+        "driver": "vfio-user-pci",
+        "socket": { "path": path_arg(socket), "type": "unix" },
+    })
+    .to_string()
+}
+
+/// QEMU's option syntax separates values with commas; a literal comma is
+/// written twice.
+fn chardev_escape(value: &str) -> String {
+    value.replace(',', ",,")
+}
+
+fn path_arg(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec<'a>(base: &'a [String], extra: &'a [String], socket: Option<&'a Path>) -> QemuSpec<'a> {
+        QemuSpec {
+            base,
+            extra,
+            kernel: Path::new("/k/bzImage"),
+            initrd: Path::new("/t/initramfs.cpio"),
+            append: "console=ttyS0 panic=-1",
+            mem_mib: 512,
+            smp: 2,
+            socket,
+            console: ConsoleMode::Batch,
+        }
+    }
+
+    fn value_of<'a>(argv: &'a [String], option: &str) -> Vec<&'a str> {
+        argv.windows(2)
+            .filter(|w| w[0] == option)
+            .map(|w| w[1].as_str())
+            .collect()
+    }
+
+    #[test]
+    fn batch_command_line() {
+        let base: Vec<String> = [
+            "/q/ld.so",
+            "--library-path",
+            "/q/lib",
+            "/q/qemu",
+            "-L",
+            "/q/bios",
+        ]
+        .map(String::from)
+        .to_vec();
+        let argv = command_line(&spec(&base, &[], Some(Path::new("/t/mock.sock"))));
+        assert_eq!(argv[..6], base[..]);
+        assert_eq!(
+            value_of(&argv, "-machine"),
+            ["q35,accel=tcg,memory-backend=mem"]
+        );
+        assert_eq!(value_of(&argv, "-m"), ["512M"]);
+        assert_eq!(value_of(&argv, "-smp"), ["2"]);
+        assert_eq!(
+            value_of(&argv, "-object"),
+            ["memory-backend-memfd,id=mem,size=512M,share=on"]
+        );
+        assert_eq!(value_of(&argv, "-serial"), ["stdio"]);
+        assert_eq!(value_of(&argv, "-kernel"), ["/k/bzImage"]);
+        assert_eq!(value_of(&argv, "-initrd"), ["/t/initramfs.cpio"]);
+        assert_eq!(value_of(&argv, "-append"), ["console=ttyS0 panic=-1"]);
+        assert!(argv.iter().any(|a| a == "-no-reboot"));
+        assert!(argv.iter().any(|a| a == "-nodefaults"));
+        assert!(!argv.iter().any(|a| a == "-mon" || a == "-chardev"));
+        let device: serde_json::Value =
+            serde_json::from_str(value_of(&argv, "-device")[0]).unwrap();
+        assert_eq!(
+            device,
+            serde_json::json!({
+                "driver": "vfio-user-pci",
+                "socket": {"path": "/t/mock.sock", "type": "unix"}
+            })
+        );
+    }
+
+    #[test]
+    fn no_socket_no_device() {
+        let base = ["qemu".to_owned()];
+        let argv = command_line(&spec(&base, &[], None));
+        assert!(value_of(&argv, "-device").is_empty());
+    }
+
+    #[test]
+    fn extra_arguments_come_last() {
+        let base = ["qemu".to_owned()];
+        let extra = ["-s".to_owned(), "-S".to_owned()];
+        let argv = command_line(&spec(&base, &extra, None));
+        assert_eq!(argv[argv.len() - 2..], extra);
+    }
+
+    #[test]
+    fn interactive_muxes_serial_and_monitor_with_a_log() {
+        let base = ["qemu".to_owned()];
+        let mut spec = spec(&base, &[], None);
+        spec.console = ConsoleMode::Interactive {
+            log: "/t/a,b/console.log".into(),
+        };
+        let argv = command_line(&spec);
+        assert_eq!(
+            value_of(&argv, "-chardev"),
+            ["stdio,id=con,mux=on,signal=off,logfile=/t/a,,b/console.log"]
+        );
+        assert_eq!(value_of(&argv, "-serial"), ["chardev:con"]);
+        assert_eq!(value_of(&argv, "-mon"), ["chardev=con,mode=readline"]);
+    }
+
+    #[test]
+    fn json_escapes_the_socket_path() {
+        let device = vfio_user_device(Path::new("/t/we\"ird.sock"));
+        let parsed: serde_json::Value = serde_json::from_str(&device).unwrap();
+        assert_eq!(parsed["socket"]["path"], "/t/we\"ird.sock");
+    }
+
+    #[test]
+    fn kernel_cmdline_appends_extra_words() {
+        assert_eq!(kernel_cmdline(&[]), "console=ttyS0 panic=-1");
+        assert_eq!(
+            kernel_cmdline(&[" dyndbg=+p ".into(), "".into(), "a b".into()]),
+            "console=ttyS0 panic=-1 dyndbg=+p a b"
+        );
+    }
+}

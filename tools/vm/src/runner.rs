@@ -1,0 +1,664 @@
+//! One VM session: initramfs, mock, QEMU, console, status, cleanup.
+//!
+//! Order matters: the mock must have created its socket before QEMU starts
+//! (QEMU connects at device realize and fails otherwise), and after QEMU
+//! exits the mock gets a moment to notice the disconnect and write its
+//! summary before it is stopped. Every early return goes through the
+//! [`Proc`] and [`TempDir`] drops, which stop the children (QEMU first, it
+//! was started last) and remove the temp dir.
+
+use std::fmt;
+use std::fs;
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::ChildStdout;
+use std::process::Command;
+use std::process::ExitStatus;
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::sync::mpsc::Receiver;
+use std::sync::mpsc::RecvTimeoutError;
+use std::thread;
+use std::time::Duration;
+use std::time::Instant;
+
+use anyhow::bail;
+use anyhow::Context;
+use anyhow::Result;
+
+use crate::config::Device;
+use crate::config::Outputs;
+use crate::config::Plan;
+use crate::console;
+use crate::console::Console;
+use crate::console::Phase;
+use crate::console::Session;
+use crate::init_script;
+use crate::initramfs;
+use crate::process;
+use crate::process::Proc;
+use crate::qemu;
+use crate::signals::Signals;
+use crate::summary;
+use crate::tempdir;
+use crate::tempdir::TempDir;
+
+/// Temp dir name prefix, also what [`tempdir::sweep_stale`] looks for.
+const TEMP_PREFIX: &str = "xehpg-vm";
+/// How often the loops check for signals, the deadline and child exits.
+const POLL: Duration = Duration::from_millis(50);
+/// How long the mock may take to create its socket.
+const MOCK_SOCKET_WAIT: Duration = Duration::from_secs(10);
+/// How long the mock may take to exit after QEMU disconnected.
+const MOCK_EXIT_WAIT: Duration = Duration::from_secs(5);
+/// How long QEMU may take to exit after the guest printed its status.
+const POWEROFF_WAIT: Duration = Duration::from_secs(15);
+/// Between SIGTERM and SIGKILL when stopping a child.
+const STOP_GRACE: Duration = Duration::from_secs(3);
+/// Console lines shown on failure in quiet mode, which printed none.
+const FAILURE_TAIL_LINES: usize = 40;
+/// Mock stderr lines shown when it fails.
+const MOCK_TAIL_LINES: usize = 20;
+/// `sun_path` holds 108 bytes including the terminating NUL.
+const MAX_SOCKET_PATH: usize = 107;
+
+/// Why a run ended before the guest reported a status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    Timeout(Duration),
+    Signal(i32),
+}
+
+impl Stop {
+    /// The runner's exit status: 124 like timeout(1), 128+N like a shell.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Self::Timeout(_) => 124,
+            Self::Signal(signal) => 128 + signal,
+        }
+    }
+}
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Timeout(limit) => write!(f, "timed out after {} s", limit.as_secs()),
+            Self::Signal(signal) => write!(f, "interrupted by signal {signal}"),
+        }
+    }
+}
+
+impl std::error::Error for Stop {}
+
+/// What ended a session that ran to QEMU's exit.
+#[derive(Debug)]
+enum Outcome {
+    /// The guest printed the command's status.
+    Exited {
+        status: i32,
+        session: Session,
+        /// From start to the BEGIN marker, when seen live.
+        boot: Option<Duration>,
+    },
+    /// QEMU exited without the guest printing a status.
+    NoStatus { qemu: ExitStatus, session: Session },
+}
+
+/// Exit status when the guest reported none, or the runner failed.
+pub const NO_STATUS: i32 = 125;
+
+/// Runs the plan and returns the process exit status. Prints its own
+/// messages; everything is cleaned up before it returns.
+pub fn run(plan: &Plan, signals: &Signals) -> i32 {
+    let started = Instant::now();
+    tempdir::sweep_stale(&std::env::temp_dir(), TEMP_PREFIX);
+    let tmp = match TempDir::new(TEMP_PREFIX) {
+        Ok(tmp) => tmp,
+        Err(err) => {
+            eprintln!("xehpg-vm: {err:#}");
+            return NO_STATUS;
+        }
+    };
+    let logs = match Logs::new(&plan.outputs, tmp.path()) {
+        Ok(logs) => logs,
+        Err(err) => {
+            eprintln!("xehpg-vm: {err:#}");
+            return NO_STATUS;
+        }
+    };
+    let watch = Watch {
+        signals,
+        deadline: plan.timeout.map(|limit| (started + limit, limit)),
+    };
+    let result = session(plan, &logs, tmp.path(), &watch, started);
+    // All children are gone here: `session` owned them.
+    if plan.device.is_some() {
+        print_summary(&logs.summary, logs.summary_kept);
+    }
+    report(plan, &logs, &result, started)
+}
+
+/// Builds the initramfs, starts the mock and QEMU, and follows the console.
+fn session(
+    plan: &Plan,
+    logs: &Logs,
+    tmp: &Path,
+    watch: &Watch,
+    started: Instant,
+) -> Result<Outcome> {
+    let initrd = tmp.join("initramfs.cpio");
+    write_initramfs(plan, &initrd)?;
+    watch.check()?;
+    let socket = tmp.join("mock.sock");
+    let mut mock = match &plan.device {
+        Some(device) => Some(start_mock(device, logs, &socket, watch)?),
+        None => None,
+    };
+    let console_mode = match plan.command {
+        Some(_) => qemu::ConsoleMode::Batch,
+        None => qemu::ConsoleMode::Interactive {
+            log: logs.console.to_string_lossy().into_owned(),
+        },
+    };
+    let argv = qemu::command_line(&qemu::QemuSpec {
+        base: &plan.qemu,
+        extra: &plan.qemu_args,
+        kernel: &plan.kernel,
+        initrd: &initrd,
+        append: &plan.cmdline,
+        mem_mib: plan.mem_mib,
+        smp: plan.smp,
+        socket: mock.as_ref().map(|_| socket.as_path()),
+        console: console_mode,
+    });
+    let outcome = match plan.command {
+        Some(_) => batch(&argv, plan.quiet, logs, watch, started)?,
+        None => interactive(&argv, logs, watch)?,
+    };
+    if let Some(mock) = &mut mock {
+        finish_mock(mock, logs)?;
+    }
+    Ok(outcome)
+}
+
+/// Where each output goes: the user's paths, the keep dir, or the temp dir.
+#[derive(Debug)]
+struct Logs {
+    console: PathBuf,
+    mock_stdout: PathBuf,
+    mock_stderr: PathBuf,
+    trace: Option<PathBuf>,
+    summary: PathBuf,
+    /// Whether the console log survives the run.
+    console_kept: bool,
+    /// Whether the mock's output survives the run.
+    mock_kept: bool,
+    /// Whether the summary file survives the run.
+    summary_kept: bool,
+}
+
+impl Logs {
+    fn new(outputs: &Outputs, tmp: &Path) -> Result<Self> {
+        if let Some(dir) = &outputs.keep_dir {
+            fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let dir = outputs.keep_dir.as_deref().unwrap_or(tmp);
+        let pick =
+            |given: &Option<PathBuf>, name: &str| given.clone().unwrap_or_else(|| dir.join(name));
+        let logs = Self {
+            console: pick(&outputs.console, "console.log"),
+            mock_stdout: dir.join("mock.stdout"),
+            mock_stderr: dir.join("mock.stderr"),
+            // Tracing costs time, so it is on only when asked for.
+            trace: outputs.trace.clone().or_else(|| {
+                outputs
+                    .keep_dir
+                    .as_ref()
+                    .map(|d| d.join("mock-trace.jsonl"))
+            }),
+            summary: pick(&outputs.summary, "mock-summary.json"),
+            console_kept: outputs.console.is_some() || outputs.keep_dir.is_some(),
+            mock_kept: outputs.keep_dir.is_some(),
+            summary_kept: outputs.summary.is_some() || outputs.keep_dir.is_some(),
+        };
+        // A summary left by an earlier run must not be reported as this one's.
+        match fs::remove_file(&logs.summary) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                return Err(err)
+                    .with_context(|| format!("removing old {}", logs.summary.display()));
+            }
+            _ => {}
+        }
+        Ok(logs)
+    }
+}
+
+/// The timeout and signal checks the waiting loops share.
+struct Watch<'a> {
+    signals: &'a Signals,
+    /// The deadline and the timeout it came from (for the message).
+    deadline: Option<(Instant, Duration)>,
+}
+
+impl Watch<'_> {
+    fn check(&self) -> Result<(), Stop> {
+        if let Some(signal) = self.signals.caught() {
+            return Err(Stop::Signal(signal));
+        }
+        match self.deadline {
+            Some((deadline, limit)) if Instant::now() >= deadline => Err(Stop::Timeout(limit)),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn write_initramfs(plan: &Plan, path: &Path) -> Result<()> {
+    let modules = plan
+        .modules
+        .iter()
+        .map(|m| initramfs::module_guest_path(m))
+        .collect::<Result<Vec<_>>>()?;
+    let init = init_script::generate(&init_script::InitSpec {
+        modules,
+        params: plan.params.clone(),
+        load: plan.load,
+        command: plan.command.clone(),
+    });
+    let applets = initramfs::busybox_applets(&plan.busybox)?;
+    let tree = initramfs::layout(&initramfs::Contents {
+        busybox: &plan.busybox,
+        applets: &applets,
+        modules: &plan.modules,
+        firmware: &plan.firmware,
+        guest_files: &plan.guest_files,
+        init: &init,
+    })?;
+    let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    tree.write(std::io::BufWriter::new(file))
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Starts the mock and waits until its socket exists.
+fn start_mock(device: &Device, logs: &Logs, socket: &Path, watch: &Watch) -> Result<Proc> {
+    if socket.as_os_str().len() > MAX_SOCKET_PATH {
+        bail!(
+            "socket path {} is too long for a unix socket: set TMPDIR to a shorter directory",
+            socket.display()
+        );
+    }
+    let mut command = Command::new(&device.mock);
+    command.arg("--socket").arg(socket);
+    if let Some(id) = device.device_id {
+        command.arg("--device-id").arg(format!("{id:#06x}"));
+    }
+    if let Some(trace) = &logs.trace {
+        command.arg("--trace").arg(trace);
+    }
+    command.arg("--summary").arg(&logs.summary);
+    command.args(&device.args);
+    command
+        .stdin(Stdio::null())
+        .stdout(create(&logs.mock_stdout)?)
+        .stderr(create(&logs.mock_stderr)?);
+    let mut mock = process::spawn("the mock", &mut command, true)?;
+    let limit = Instant::now() + MOCK_SOCKET_WAIT;
+    loop {
+        if fs::symlink_metadata(socket).is_ok_and(|m| m.file_type().is_socket()) {
+            return Ok(mock);
+        }
+        if let Some(status) = mock.poll()? {
+            bail!(
+                "the mock exited ({status}) before creating its socket{}",
+                mock_stderr(logs)
+            );
+        }
+        watch.check()?;
+        if Instant::now() >= limit {
+            bail!(
+                "the mock did not create {} within {} s",
+                socket.display(),
+                MOCK_SOCKET_WAIT.as_secs()
+            );
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn create(path: &Path) -> Result<File> {
+    File::create(path).with_context(|| format!("creating {}", path.display()))
+}
+
+/// Runs QEMU with the console on a pipe, streaming it until QEMU exits.
+fn batch(
+    argv: &[String],
+    quiet: bool,
+    logs: &Logs,
+    watch: &Watch,
+    started: Instant,
+) -> Result<Outcome> {
+    let (program, args) = split_program(argv)?;
+    let mut command = Command::new(program);
+    // stdin is /dev/null: CI has none, and the guest command needs none.
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let mut qemu = process::spawn("QEMU", &mut command, true)?;
+    let chunks = spawn_reader(qemu.take_stdout().context("QEMU has no stdout pipe")?);
+    let mut console = Console::new(create(&logs.console)?, std::io::stdout(), quiet);
+    let mut boot = None;
+    let mut status_seen_at: Option<Instant> = None;
+    loop {
+        match chunks.recv_timeout(POLL) {
+            Ok(chunk) => console
+                .feed(&chunk)
+                .with_context(|| format!("writing {}", logs.console.display()))?,
+            Err(RecvTimeoutError::Timeout) => {}
+            // The reader hit end of file: QEMU has exited.
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if boot.is_none() && console.session.phase != Phase::Boot {
+            boot = Some(started.elapsed());
+        }
+        if console.session.exit_status().is_none() {
+            watch.check()?;
+        } else if status_seen_at.get_or_insert_with(Instant::now).elapsed() > POWEROFF_WAIT {
+            // The status is in; a guest stuck in poweroff must not cost it.
+            eprintln!("xehpg-vm: QEMU did not exit after the guest's poweroff; stopping it");
+            break;
+        }
+    }
+    console.finish().context("flushing the console log")?;
+    let qemu_status = qemu.stop(STOP_GRACE)?;
+    let session = console.session.clone();
+    Ok(match session.exit_status() {
+        Some(status) => Outcome::Exited {
+            status,
+            session,
+            boot,
+        },
+        None => Outcome::NoStatus {
+            qemu: qemu_status,
+            session,
+        },
+    })
+}
+
+/// Runs QEMU on the terminal; the status comes from QEMU's console log.
+fn interactive(argv: &[String], logs: &Logs, watch: &Watch) -> Result<Outcome> {
+    let (program, args) = split_program(argv)?;
+    let mut command = Command::new(program);
+    command.args(args);
+    eprintln!("xehpg-vm: interactive shell; `exit` powers off, Ctrl-A X kills QEMU, Ctrl-A C toggles its monitor");
+    let mut qemu = process::spawn("QEMU", &mut command, false)?;
+    let qemu_status = loop {
+        if let Some(status) = qemu.poll()? {
+            break status;
+        }
+        watch.check()?;
+        thread::sleep(POLL);
+    };
+    let log = fs::read(&logs.console).unwrap_or_default();
+    let session = console::scan_log(&log);
+    Ok(match session.exit_status() {
+        Some(status) => Outcome::Exited {
+            status,
+            session,
+            boot: None,
+        },
+        None => Outcome::NoStatus {
+            qemu: qemu_status,
+            session,
+        },
+    })
+}
+
+fn split_program(argv: &[String]) -> Result<(&String, &[String])> {
+    argv.split_first().context("empty QEMU command")
+}
+
+/// Reads QEMU's stdout on a thread, so the main thread can wait for output,
+/// signals and the deadline at once. The channel closes at end of file.
+fn spawn_reader(mut stdout: ChildStdout) -> Receiver<Vec<u8>> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        loop {
+            match stdout.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if sender.send(buf[..n].to_vec()).is_err() {
+                        break;
+                    }
+                }
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+    });
+    receiver
+}
+
+/// Lets the mock exit on its own after QEMU's disconnect, then stops it.
+fn finish_mock(mock: &mut Proc, logs: &Logs) -> Result<()> {
+    let status = match mock.wait_for(MOCK_EXIT_WAIT)? {
+        Some(status) => status,
+        None => {
+            eprintln!(
+                "xehpg-vm: the mock did not exit {} s after QEMU; stopping it",
+                MOCK_EXIT_WAIT.as_secs()
+            );
+            mock.stop(STOP_GRACE)?
+        }
+    };
+    if !status.success() {
+        eprintln!(
+            "xehpg-vm: the mock exited with {status}{}",
+            mock_stderr(logs)
+        );
+    }
+    Ok(())
+}
+
+/// Prints the mock's summary line, naming the file only if it survives.
+fn print_summary(path: &Path, kept: bool) {
+    let Ok(text) = fs::read_to_string(path) else {
+        return;
+    };
+    let place = if kept {
+        format!(" ({})", path.display())
+    } else {
+        String::new()
+    };
+    match serde_json::from_str(&text) {
+        Ok(value) => eprintln!("xehpg-vm: {}{place}", summary::describe(&value)),
+        Err(err) => eprintln!("xehpg-vm: mock summary{place} is not JSON: {err}"),
+    }
+}
+
+/// Prints the end-of-run messages and returns the exit status.
+fn report(plan: &Plan, logs: &Logs, result: &Result<Outcome>, started: Instant) -> i32 {
+    let (code, reason) = match result {
+        Ok(Outcome::Exited {
+            status,
+            session,
+            boot,
+        }) => {
+            report_success(plan, *status, session, *boot, started);
+            return *status;
+        }
+        Ok(Outcome::NoStatus { qemu, session }) => {
+            let cause = if session.panicked {
+                "the kernel panicked".to_owned()
+            } else {
+                format!("QEMU exited ({qemu})")
+            };
+            (
+                NO_STATUS,
+                format!("the guest reported no exit status: {cause}"),
+            )
+        }
+        Err(err) => match err.downcast_ref::<Stop>() {
+            Some(stop) => {
+                let stopped = match plan.device {
+                    Some(_) => "QEMU and the mock",
+                    None => "QEMU",
+                };
+                (stop.exit_code(), format!("{stop}; stopped {stopped}"))
+            }
+            None => (NO_STATUS, format!("{err:#}")),
+        },
+    };
+    // Quiet mode printed none of the console; show its end as context,
+    // before the reason, so the reason is the last thing on screen.
+    if plan.quiet && plan.command.is_some() {
+        let shown = tail(&logs.console, FAILURE_TAIL_LINES);
+        if !shown.is_empty() {
+            eprintln!("xehpg-vm: end of the console:\n{shown}");
+        }
+    }
+    eprintln!("xehpg-vm: {reason}");
+    point_to_logs(plan, logs);
+    code
+}
+
+fn report_success(
+    plan: &Plan,
+    status: i32,
+    session: &Session,
+    boot: Option<Duration>,
+    started: Instant,
+) {
+    for failure in &session.insmod_failures {
+        eprintln!("xehpg-vm: insmod failed with status {failure} (see the console)");
+    }
+    if !plan.quiet {
+        let boot = boot.map_or_else(String::new, |b| format!("boot {:.1} s, ", b.as_secs_f64()));
+        eprintln!(
+            "xehpg-vm: guest exited with status {status} ({boot}total {:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+    }
+}
+
+/// After a failure: where the logs are, or how to keep them.
+fn point_to_logs(plan: &Plan, logs: &Logs) {
+    if logs.console_kept {
+        eprintln!("xehpg-vm: console log: {}", logs.console.display());
+    }
+    if logs.mock_kept && plan.device.is_some() {
+        eprintln!(
+            "xehpg-vm: mock output: {} {}",
+            logs.mock_stdout.display(),
+            logs.mock_stderr.display()
+        );
+    }
+    if !logs.console_kept || (!logs.mock_kept && plan.device.is_some()) {
+        eprintln!(
+            "xehpg-vm: rerun with --keep-logs DIR to keep the console log and the mock's output"
+        );
+    }
+}
+
+/// The end of the mock's stderr, for a message about its failure.
+fn mock_stderr(logs: &Logs) -> String {
+    match tail(&logs.mock_stderr, MOCK_TAIL_LINES) {
+        text if text.is_empty() => "; its stderr is empty".to_owned(),
+        text => format!("; end of its stderr:\n{text}"),
+    }
+}
+
+/// The last `lines` lines of a file, `\r` removed; empty if unreadable.
+fn tail(path: &Path, lines: usize) -> String {
+    let text = fs::read(path).unwrap_or_default();
+    tail_of(&String::from_utf8_lossy(&text), lines)
+}
+
+fn tail_of(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_codes_and_messages() {
+        assert_eq!(Stop::Timeout(Duration::from_secs(5)).exit_code(), 124);
+        assert_eq!(Stop::Signal(2).exit_code(), 130);
+        assert_eq!(
+            Stop::Timeout(Duration::from_secs(5)).to_string(),
+            "timed out after 5 s"
+        );
+        assert_eq!(Stop::Signal(15).to_string(), "interrupted by signal 15");
+    }
+
+    #[test]
+    fn stop_survives_anyhow() {
+        let err: anyhow::Error = Stop::Signal(2).into();
+        let err = err.context("waiting for the mock");
+        assert_eq!(err.downcast_ref::<Stop>(), Some(&Stop::Signal(2)));
+    }
+
+    #[test]
+    fn tail_takes_the_last_lines() {
+        assert_eq!(tail_of("a\r\nb\r\nc\r\n", 2), "b\nc");
+        assert_eq!(tail_of("a\nb", 5), "a\nb");
+        assert_eq!(tail_of("", 5), "");
+        assert_eq!(tail(Path::new("/nonexistent"), 5), "");
+    }
+
+    #[test]
+    fn logs_default_to_the_temp_dir() {
+        let tmp = TempDir::new("xehpg-vm-test").unwrap();
+        let logs = Logs::new(&Outputs::default(), tmp.path()).unwrap();
+        assert_eq!(logs.console, tmp.path().join("console.log"));
+        assert_eq!(logs.summary, tmp.path().join("mock-summary.json"));
+        assert_eq!(logs.trace, None);
+        assert!(!logs.console_kept && !logs.mock_kept && !logs.summary_kept);
+    }
+
+    #[test]
+    fn keep_dir_collects_everything_and_explicit_paths_win() {
+        let tmp = TempDir::new("xehpg-vm-test").unwrap();
+        let keep = tmp.path().join("keep/nested");
+        let outputs = Outputs {
+            keep_dir: Some(keep.clone()),
+            console: None,
+            trace: None,
+            summary: Some(tmp.path().join("s.json")),
+        };
+        fs::write(tmp.path().join("s.json"), "{}").unwrap();
+        let logs = Logs::new(&outputs, tmp.path()).unwrap();
+        assert!(keep.is_dir());
+        assert_eq!(logs.console, keep.join("console.log"));
+        assert_eq!(logs.mock_stderr, keep.join("mock.stderr"));
+        assert_eq!(logs.trace, Some(keep.join("mock-trace.jsonl")));
+        assert_eq!(logs.summary, tmp.path().join("s.json"));
+        // The stale summary is gone.
+        assert!(!logs.summary.exists());
+        assert!(logs.console_kept && logs.mock_kept && logs.summary_kept);
+    }
+
+    #[test]
+    fn watch_reports_the_deadline() {
+        let signals = Signals::install().unwrap();
+        let limit = Duration::from_secs(7);
+        let watch = Watch {
+            signals: &signals,
+            deadline: Some((Instant::now(), limit)),
+        };
+        // The signals test may have raised SIGHUP in this process already.
+        match watch.check() {
+            Err(Stop::Timeout(got)) => assert_eq!(got, limit),
+            Err(Stop::Signal(signal)) => assert_eq!(signal, libc::SIGHUP),
+            Ok(()) => panic!("deadline not noticed"),
+        }
+    }
+}
