@@ -62,7 +62,10 @@ impl fmt::Display for DeviceInfo {
             " (nearest known)"
         };
         f.write_fmt(fmt!("stepping: {}{}\n", self.stepping.stepping, exact))?;
-        f.write_fmt(fmt!("sriov_pf_capable: {}\n", yes_no(self.platform.sriov_pf())))?;
+        f.write_fmt(fmt!(
+            "sriov_pf_capable: {}\n",
+            yes_no(self.platform.sriov_pf())
+        ))?;
         f.write_fmt(fmt!("gttmmadr_start: {:#x}\n", self.gttmmadr.start))?;
         f.write_fmt(fmt!("gttmmadr_size: {:#x}\n", self.gttmmadr.len))?;
         f.write_fmt(fmt!("lmembar_start: {:#x}\n", self.lmembar.start))?;

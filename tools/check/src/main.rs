@@ -1,0 +1,143 @@
+//! `xehpg-check`: the test orchestrator behind `make check`.
+//!
+//! Runs the suites of [`suites::SUITES`] in order (tools, style, abi, regs,
+//! kunit, vm), printing a header per suite, one `ok - ` / `FAIL - ` /
+//! `skip - ` line per test and the suite's time ([`report`]). A full run then
+//! checks the test-count floor in `tools/check-floor` ([`floor`]). The last
+//! line is always `N passed, N failed`; the exit status is 0 only when
+//! nothing failed (1 on failures, 2 on bad usage). Subprocess output is kept
+//! under `build/check-logs/<suite>/`.
+
+mod cli;
+mod envmk;
+mod floor;
+mod process;
+mod report;
+mod suites;
+
+use anyhow::{Context as _, Result};
+use envmk::EnvMk;
+use report::{Case, Reporter};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+use suites::Context;
+
+/// The floor file, relative to the repository.
+const FLOOR_FILE: &str = "tools/check-floor";
+
+fn main() -> ExitCode {
+    match run(std::env::args().skip(1)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("xehpg-check: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs what the arguments ask for; `Ok(false)` if a test failed.
+fn run(args: impl Iterator<Item = String>) -> Result<bool> {
+    let opts = cli::parse(args).map_err(|e| anyhow::anyhow!("{e:#}\n\n{}", cli::USAGE))?;
+    if opts.help {
+        print!("{}", cli::USAGE);
+        return Ok(true);
+    }
+    let env = EnvMk::load_default();
+    let repo = match opts.repo {
+        Some(r) => r,
+        None => std::env::current_dir()?,
+    };
+    let repo = repo
+        .canonicalize()
+        .with_context(|| format!("repository {}", repo.display()))?;
+    let kdir = kernel_dir(opts.kdir, &env)?;
+    let ctx = Context {
+        repo,
+        kdir,
+        env,
+        selections: opts.only.clone(),
+    };
+    let selected = suites::selected(&opts.only)?;
+    if opts.list {
+        list(&ctx);
+        return Ok(true);
+    }
+    let mut r = Reporter::new(Box::new(std::io::stdout()));
+    println!(
+        "xehpg-check: repository {}, kernel {}",
+        ctx.repo.display(),
+        ctx.kdir.display()
+    );
+    for suite in selected {
+        // Stale logs of an earlier run would pass for this run's.
+        let _ = std::fs::remove_dir_all(ctx.log_dir(suite.name));
+        r.begin(suite.name, suite.title);
+        let start = Instant::now();
+        (suite.run)(&ctx, &mut r);
+        r.end(start.elapsed());
+    }
+    if opts.only.is_empty() {
+        floor_suite(&ctx.repo.join(FLOOR_FILE), opts.update_floor, &mut r);
+    }
+    r.summary();
+    Ok(r.totals().1 == 0)
+}
+
+/// `--kdir`, else `KDIR` from `env.mk`; made absolute.
+fn kernel_dir(arg: Option<PathBuf>, env: &EnvMk) -> Result<PathBuf> {
+    let kdir = match (arg, env.get("KDIR")) {
+        (Some(k), _) => k,
+        (None, Some(k)) => PathBuf::from(k),
+        (None, None) => anyhow::bail!(
+            "no --kdir and no KDIR in {} (run tools/bootstrap.sh)",
+            env.path.display()
+        ),
+    };
+    kdir.canonicalize()
+        .with_context(|| format!("kernel tree {}", kdir.display()))
+}
+
+/// `--list`: suites with their titles, and the items some suites have.
+fn list(ctx: &Context) {
+    for s in suites::SUITES {
+        println!("{:<6} {}", s.name, s.title);
+        if let Some(items) = s.list {
+            for item in items(ctx) {
+                println!("         {}:{item}", s.name);
+            }
+        }
+    }
+}
+
+/// The `floor` pseudo-suite: checks (or with `update`, rewrites) the floor file.
+fn floor_suite(path: &Path, update: bool, r: &mut Reporter) {
+    let ran = r.suites().to_vec();
+    r.begin("floor", "every suite ran at least its floor of tests");
+    let start = Instant::now();
+    let name = "test counts at or above tools/check-floor";
+    if update {
+        let new = floor::from_run(&ran);
+        let written = std::fs::write(path, floor::render(&new))
+            .with_context(|| format!("writing {}", path.display()));
+        r.case(Case::from_result(name, written));
+        r.note(&format!(
+            "{} rewritten: total {}",
+            path.display(),
+            new.total
+        ));
+    } else {
+        let problems = std::fs::read_to_string(path)
+            .with_context(|| format!("reading {} (create it with --update-floor)", path.display()))
+            .and_then(|t| floor::parse(&t).with_context(|| format!("{}", path.display())))
+            .map(|f| floor::shortfalls(&f, &ran));
+        let case = match problems {
+            Ok(p) if p.is_empty() => Case::pass(name),
+            Ok(p) => Case::fail(name, p.join("; ")).with_details(p),
+            Err(e) => Case::fail(name, format!("{e:#}")),
+        };
+        r.case(case);
+    }
+    r.end(start.elapsed());
+}

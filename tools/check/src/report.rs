@@ -1,0 +1,344 @@
+//! Test verdicts and how they are printed.
+//!
+//! Every suite hands its results to a [`Reporter`] one [`Case`] at a time, so a
+//! long suite shows progress. The printed format is the contract with CI and
+//! with people reading its logs:
+//!
+//! ```text
+//! === regs: driver and mock agree on shared registers ===
+//! ok - GU_CNTL
+//! FAIL - PCODE_DATA0: offset 0x138128 in the driver, 0x138124 in the mock
+//!     | detail or log tail line
+//! skip - name: reason
+//! note: free-form remark that is not a test
+//! --- regs: 1 passed, 1 failed, 1 skipped (0.1 s)
+//! ```
+//!
+//! and, after all suites, a table, the list of failures and the last line
+//! `N passed, N failed`. Skipped tests count as neither.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+/// How many lines of a log a failure shows.
+pub const TAIL_LINES: usize = 25;
+
+/// The verdict of one test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// The test passed.
+    Pass,
+    /// The test failed, for the given one-line reason.
+    Fail(String),
+    /// The test did not run, for the given reason; counts as neither.
+    Skip(String),
+}
+
+/// One named test and its verdict, with optional lines shown under a failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// Name, unique within its suite.
+    pub name: String,
+    /// Verdict.
+    pub status: Status,
+    /// Context printed under a failure (log tail, diff, diagnostics).
+    pub details: Vec<String>,
+}
+
+impl Case {
+    /// A passed test.
+    pub fn pass(name: impl Into<String>) -> Self {
+        Self::new(name, Status::Pass)
+    }
+
+    /// A failed test with a one-line reason.
+    pub fn fail(name: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::new(name, Status::Fail(reason.into()))
+    }
+
+    /// A skipped test with a reason.
+    pub fn skip(name: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::new(name, Status::Skip(reason.into()))
+    }
+
+    /// Passes if `result` is `Ok`, fails with the error chain otherwise.
+    pub fn from_result(name: impl Into<String>, result: anyhow::Result<()>) -> Self {
+        match result {
+            Ok(()) => Self::pass(name),
+            Err(e) => Self::fail(name, format!("{e:#}")),
+        }
+    }
+
+    fn new(name: impl Into<String>, status: Status) -> Self {
+        Self {
+            name: name.into(),
+            status,
+            details: Vec::new(),
+        }
+    }
+
+    /// Adds lines to show under the verdict if the test failed.
+    pub fn with_details(mut self, lines: impl IntoIterator<Item = String>) -> Self {
+        self.details.extend(lines);
+        self
+    }
+
+    /// Adds the tail of `log` (and its path) to show if the test failed.
+    pub fn with_log_tail(self, log: &Path) -> Self {
+        if !self.is_failure() {
+            return self;
+        }
+        let mut lines = tail(log, TAIL_LINES);
+        lines.push(format!("(log: {})", log.display()));
+        self.with_details(lines)
+    }
+
+    /// Whether the verdict is a failure.
+    pub fn is_failure(&self) -> bool {
+        matches!(self.status, Status::Fail(_))
+    }
+}
+
+/// The last `n` lines of a text file; an unreadable file yields one line saying so.
+pub fn tail(path: &Path, n: usize) -> Vec<String> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            let lines: Vec<&str> = text.lines().collect();
+            let start = lines.len().saturating_sub(n);
+            lines[start..]
+                .iter()
+                .map(|l| l.trim_end_matches('\r').to_string())
+                .collect()
+        }
+        Err(e) => vec![format!("(cannot read {}: {e})", path.display())],
+    }
+}
+
+/// Counts of one suite.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SuiteTotals {
+    /// Suite name.
+    pub name: String,
+    /// Passed tests.
+    pub passed: usize,
+    /// Failed tests.
+    pub failed: usize,
+    /// Skipped tests.
+    pub skipped: usize,
+    /// Wall time of the suite.
+    pub elapsed: Duration,
+}
+
+impl SuiteTotals {
+    /// Tests that ran (passed or failed); skips are not runs.
+    pub fn ran(&self) -> usize {
+        self.passed + self.failed
+    }
+}
+
+/// Prints verdicts as they come and keeps the counts.
+pub struct Reporter {
+    out: Box<dyn Write>,
+    suites: Vec<SuiteTotals>,
+    failures: Vec<String>,
+}
+
+impl Reporter {
+    /// A reporter printing to `out`.
+    pub fn new(out: Box<dyn Write>) -> Self {
+        Self {
+            out,
+            suites: Vec::new(),
+            failures: Vec::new(),
+        }
+    }
+
+    /// Starts a suite: prints its header.
+    pub fn begin(&mut self, name: &str, title: &str) {
+        self.suites.push(SuiteTotals {
+            name: name.to_string(),
+            ..SuiteTotals::default()
+        });
+        self.line(&format!("\n=== {name}: {title} ==="));
+    }
+
+    /// Prints and counts one verdict in the current suite.
+    pub fn case(&mut self, case: Case) {
+        let suite = self
+            .suites
+            .last()
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        let text = match &case.status {
+            Status::Pass => format!("ok - {}", case.name),
+            Status::Fail(reason) => format!("FAIL - {}: {}", case.name, one_line(reason)),
+            Status::Skip(reason) => format!("skip - {}: {}", case.name, one_line(reason)),
+        };
+        self.line(&text);
+        if let Status::Fail(reason) = &case.status {
+            // A first detail that only repeats the reason adds nothing.
+            let skip = usize::from(case.details.first() == Some(reason));
+            for d in &case.details[skip..] {
+                self.line(&format!("    | {d}"));
+            }
+            self.failures.push(format!("{suite}: {}", case.name));
+        }
+        if let Some(s) = self.suites.last_mut() {
+            match case.status {
+                Status::Pass => s.passed += 1,
+                Status::Fail(_) => s.failed += 1,
+                Status::Skip(_) => s.skipped += 1,
+            }
+        }
+    }
+
+    /// Prints a remark that is not a test.
+    pub fn note(&mut self, text: &str) {
+        self.line(&format!("note: {text}"));
+    }
+
+    /// Ends the current suite: prints its counts and time.
+    pub fn end(&mut self, elapsed: Duration) {
+        let Some(s) = self.suites.last_mut() else {
+            return;
+        };
+        s.elapsed = elapsed;
+        let text = format!(
+            "--- {}: {} passed, {} failed, {} skipped ({:.1} s)",
+            s.name,
+            s.passed,
+            s.failed,
+            s.skipped,
+            elapsed.as_secs_f64()
+        );
+        self.line(&text);
+    }
+
+    /// Counts of every suite so far.
+    pub fn suites(&self) -> &[SuiteTotals] {
+        &self.suites
+    }
+
+    /// Total (passed, failed) over all suites.
+    pub fn totals(&self) -> (usize, usize) {
+        self.suites
+            .iter()
+            .fold((0, 0), |(p, f), s| (p + s.passed, f + s.failed))
+    }
+
+    /// Prints the per-suite table, the failures and the final `N passed, N failed` line.
+    pub fn summary(&mut self) {
+        self.line("\n=== summary ===");
+        let rows: Vec<String> = self
+            .suites
+            .iter()
+            .map(|s| {
+                format!(
+                    "{:<8} {:>5} passed {:>4} failed {:>4} skipped {:>8.1} s",
+                    s.name,
+                    s.passed,
+                    s.failed,
+                    s.skipped,
+                    s.elapsed.as_secs_f64()
+                )
+            })
+            .collect();
+        for r in rows {
+            self.line(&r);
+        }
+        if !self.failures.is_empty() {
+            self.line("failures:");
+            for f in self.failures.clone() {
+                self.line(&format!("  {f}"));
+            }
+        }
+        let (passed, failed) = self.totals();
+        self.line(&format!("{passed} passed, {failed} failed"));
+    }
+
+    fn line(&mut self, text: &str) {
+        // A closed stdout (e.g. `| head`) must not abort the run; the exit
+        // status still reports the verdict.
+        let _ = writeln!(self.out, "{text}");
+        let _ = self.out.flush();
+    }
+}
+
+/// Keeps a reason on its verdict line: newlines become ` / `.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// A `Write` whose bytes the test can read back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn printed(buf: &Shared) -> String {
+        String::from_utf8(buf.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn prints_verdicts_counts_and_final_line() {
+        let buf = Shared::default();
+        let mut r = Reporter::new(Box::new(buf.clone()));
+        r.begin("regs", "registers");
+        r.case(Case::pass("A"));
+        r.case(Case::fail("B", "bad\noffset").with_details(vec!["why".into()]));
+        r.case(Case::fail("D", "same").with_details(vec!["same".into()]));
+        r.case(Case::skip("C", "later"));
+        r.end(Duration::from_millis(1500));
+        r.summary();
+        let out = printed(&buf);
+        assert!(out.contains(
+            "=== regs: registers ===\nok - A\nFAIL - B: bad / offset\n    | why\nFAIL - D: same\nskip - C: later\n"
+        ));
+        assert!(out.contains("--- regs: 1 passed, 2 failed, 1 skipped (1.5 s)"));
+        assert!(out.contains("failures:\n  regs: B\n  regs: D\n"));
+        assert!(out.ends_with("\n1 passed, 2 failed\n"));
+    }
+
+    #[test]
+    fn log_tail_is_added_only_to_failures() {
+        let dir = std::env::temp_dir().join(format!("xehpg-check-tail-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("x.log");
+        let text: String = (0..40).map(|i| format!("line {i}\r\n")).collect();
+        std::fs::write(&log, text).unwrap();
+        assert!(Case::pass("p").with_log_tail(&log).details.is_empty());
+        let f = Case::fail("f", "r").with_log_tail(&log);
+        assert_eq!(f.details.len(), TAIL_LINES + 1);
+        assert_eq!(f.details[0], "line 15");
+        assert!(f.details[TAIL_LINES].starts_with("(log: "));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn from_result_keeps_the_error_chain() {
+        let e = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(
+            Case::from_result("x", Err(e)).status,
+            Status::Fail("outer: inner".into())
+        );
+    }
+}

@@ -1,0 +1,191 @@
+//! The suites, in the order `make check` runs them, and what they share.
+
+mod abi;
+mod cargo_test;
+mod kunit;
+mod regs;
+mod style;
+mod tools;
+mod vm;
+
+use crate::cli::Selection;
+use crate::envmk::EnvMk;
+use crate::process::Finished;
+use crate::report::Reporter;
+use anyhow::{bail, Result};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// One suite: a name for `--only`, a title for its header, and its body.
+pub struct Suite {
+    /// Name used by `--only`, the floor file and the summary.
+    pub name: &'static str,
+    /// One-line description printed in the header.
+    pub title: &'static str,
+    /// Runs the suite, reporting each test.
+    pub run: fn(&Context, &mut Reporter),
+    /// Items inside the suite, for `--list`.
+    pub list: Option<fn(&Context) -> Vec<String>>,
+}
+
+/// Every suite, in run order.
+pub const SUITES: &[Suite] = &[
+    Suite {
+        name: "tools",
+        title: "cargo test of the tools workspace",
+        run: tools::run,
+        list: None,
+    },
+    Suite {
+        name: "style",
+        title: "rustfmt and clippy, tools and driver",
+        run: style::run,
+        list: None,
+    },
+    Suite {
+        name: "abi",
+        title: "checked-in bindgen output is current",
+        run: abi::run,
+        list: None,
+    },
+    Suite {
+        name: "regs",
+        title: "driver and mock agree on shared registers",
+        run: regs::run,
+        list: None,
+    },
+    Suite {
+        name: "kunit",
+        title: "driver KUnit suites in the VM",
+        run: kunit::run,
+        list: None,
+    },
+    Suite {
+        name: "vm",
+        title: "guest scenarios against the mock device",
+        run: vm::run,
+        list: Some(vm::list),
+    },
+];
+
+/// Exit status of `tools/vm/run` when the guest command timed out.
+pub const VM_EXIT_TIMEOUT: i32 = 124;
+
+/// Exit status of `tools/vm/run` when the guest never reported a status.
+pub const VM_EXIT_NO_STATUS: i32 = 125;
+
+/// A `tools/vm/run` exit in words, for failure messages.
+pub fn vm_exit_meaning(f: &Finished) -> String {
+    match f.code() {
+        _ if f.timed_out => format!("the VM runner was killed after {} s", f.limit.as_secs()),
+        Some(VM_EXIT_TIMEOUT) => "the guest command timed out".into(),
+        Some(VM_EXIT_NO_STATUS) => {
+            "the VM reported no exit status (kernel panic, QEMU or setup failure)".into()
+        }
+        _ => format!("the VM runner: {}", f.describe()),
+    }
+}
+
+/// What every suite needs to know about this run.
+pub struct Context {
+    /// Repository root (absolute).
+    pub repo: PathBuf,
+    /// Kernel tree (absolute).
+    pub kdir: PathBuf,
+    /// The bootstrap's `env.mk`.
+    pub env: EnvMk,
+    /// `--only` selections.
+    pub selections: Vec<Selection>,
+}
+
+impl Context {
+    /// `tools/`, the cargo workspace.
+    pub fn tools_dir(&self) -> PathBuf {
+        self.repo.join("tools")
+    }
+
+    /// `build/check-logs/<suite>`, where the suite's subprocess logs go.
+    pub fn log_dir(&self, suite: &str) -> PathBuf {
+        self.repo.join("build/check-logs").join(suite)
+    }
+
+    /// Items selected inside `suite` by `--only SUITE:ITEM`.
+    pub fn items(&self, suite: &str) -> Vec<String> {
+        self.selections
+            .iter()
+            .filter(|s| s.suite == suite)
+            .filter_map(|s| s.item.clone())
+            .collect()
+    }
+
+    /// The LLVM suffix for Kbuild: `$LLVM`, else `LLVM` from `env.mk`.
+    pub fn llvm(&self) -> Result<String> {
+        if let Ok(v) = std::env::var("LLVM") {
+            if !v.is_empty() {
+                return Ok(v);
+            }
+        }
+        match self.env.get("LLVM") {
+            Some(v) => Ok(v.to_string()),
+            None => bail!(
+                "no LLVM in {} (run tools/bootstrap.sh) or the environment",
+                self.env.path.display()
+            ),
+        }
+    }
+
+    /// `tools/vm/run` (which builds the runner and the mock, then passes
+    /// `--repo`), ready for more arguments.
+    pub fn vm_command(&self) -> Command {
+        Command::new(self.repo.join("tools/vm/run"))
+    }
+}
+
+/// The suites `selections` name (all if none), in run order.
+pub fn selected(selections: &[Selection]) -> Result<Vec<&'static Suite>> {
+    if let Some(bad) = selections
+        .iter()
+        .find(|s| !SUITES.iter().any(|x| x.name == s.suite))
+    {
+        let names: Vec<&str> = SUITES.iter().map(|s| s.name).collect();
+        bail!("no suite {:?} (suites: {})", bad.suite, names.join(", "));
+    }
+    if let Some(bad) = selections
+        .iter()
+        .find(|s| s.item.is_some() && s.suite != "vm")
+    {
+        bail!(
+            "suite {} has no items to select (only vm:SCENARIO)",
+            bad.suite
+        );
+    }
+    Ok(SUITES
+        .iter()
+        .filter(|s| selections.is_empty() || selections.iter().any(|x| x.suite == s.name))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sel(suite: &str, item: Option<&str>) -> Selection {
+        Selection {
+            suite: suite.into(),
+            item: item.map(String::from),
+        }
+    }
+
+    #[test]
+    fn selection_keeps_run_order_and_rejects_unknown_suites() {
+        let names = |s: Vec<&Suite>| s.iter().map(|x| x.name).collect::<Vec<_>>();
+        assert_eq!(
+            names(selected(&[]).unwrap()),
+            ["tools", "style", "abi", "regs", "kunit", "vm"]
+        );
+        let picked = selected(&[sel("vm", Some("probe")), sel("regs", None)]).unwrap();
+        assert_eq!(names(picked), ["regs", "vm"]);
+        assert!(selected(&[sel("nope", None)]).is_err());
+        assert!(selected(&[sel("regs", Some("GU_CNTL"))]).is_err());
+    }
+}

@@ -1,0 +1,194 @@
+//! Suite `style`: formatting and lints of the tools and of the driver.
+//!
+//! - `tools: cargo fmt`: `cargo fmt --all --check` in `tools/`.
+//! - `tools: cargo clippy`: `cargo clippy --workspace --all-targets -- -D warnings`.
+//! - `driver: rustfmt`: `rustfmt --check` of `rust/xehpg.rs` (and every file
+//!   its `mod` declarations reach) with the kernel's `.rustfmt.toml`.
+//! - `driver: clippy`: a from-scratch Kbuild build with `CLIPPY=1` into
+//!   `build/clippy`; any `warning:` or `error:` in its output fails.
+//! - `driver: no direct BAR access outside the register layer`: not written
+//!   yet, reported as skipped (see [`bar_access_layering`]).
+
+use super::Context;
+use crate::process::run_logged;
+use crate::report::{Case, Reporter, TAIL_LINES};
+use anyhow::{bail, Context as _, Result};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// Limit for a cargo lint or format run.
+const CARGO_LIMIT: Duration = Duration::from_secs(30 * 60);
+
+/// Limit for the driver's clippy build.
+const KBUILD_LIMIT: Duration = Duration::from_secs(30 * 60);
+
+/// Runs the suite.
+pub fn run(ctx: &Context, r: &mut Reporter) {
+    let logs = ctx.log_dir("style");
+    let tools = ctx.tools_dir();
+
+    let mut fmt = Command::new("cargo");
+    fmt.args(["fmt", "--all", "--check", "--", "--color=never"])
+        .current_dir(&tools);
+    r.case(command_case(
+        "tools: cargo fmt",
+        &mut fmt,
+        &logs.join("cargo-fmt.log"),
+        CARGO_LIMIT,
+    ));
+
+    let mut clippy = Command::new("cargo");
+    clippy
+        .args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ])
+        .current_dir(&tools)
+        .env("CARGO_TERM_COLOR", "never");
+    r.case(command_case(
+        "tools: cargo clippy",
+        &mut clippy,
+        &logs.join("cargo-clippy.log"),
+        CARGO_LIMIT,
+    ));
+
+    let root = ctx.repo.join("rust/xehpg.rs");
+    let mut rustfmt = Command::new("rustfmt");
+    rustfmt
+        .args([
+            "--check",
+            "--color=never",
+            "--edition",
+            "2021",
+            "--config-path",
+        ])
+        .arg(ctx.kdir.join(".rustfmt.toml"))
+        .arg(&root);
+    r.case(command_case(
+        "driver: rustfmt",
+        &mut rustfmt,
+        &logs.join("rustfmt.log"),
+        CARGO_LIMIT,
+    ));
+
+    let log = logs.join("driver-clippy.log");
+    let clippy = driver_clippy(ctx, &log);
+    r.case(Case::from_result("driver: clippy", clippy).with_details(lint_lines(&log)));
+
+    r.case(bar_access_layering(ctx));
+}
+
+/// A test that passes when the command exits 0; a failure shows the log tail.
+fn command_case(name: &str, cmd: &mut Command, log: &Path, limit: Duration) -> Case {
+    match run_logged(cmd, log, limit) {
+        Ok(f) if f.success() => Case::pass(name),
+        Ok(f) => Case::fail(name, f.describe()).with_log_tail(log),
+        Err(e) => Case::fail(name, format!("{e:#}")),
+    }
+}
+
+/// Builds the driver with `CLIPPY=1` into a fresh `build/clippy`.
+fn driver_clippy(ctx: &Context, log: &Path) -> Result<()> {
+    let out = ctx.repo.join("build/clippy");
+    // A warm build tree would compile nothing and so lint nothing.
+    if out.exists() {
+        std::fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
+    }
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let llvm = ctx.llvm()?;
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut make = Command::new("make");
+    make.arg("-C")
+        .arg(&ctx.kdir)
+        .arg(format!("M={}", ctx.repo.display()))
+        .arg(format!("MO={}", out.display()))
+        .arg(format!("LLVM={llvm}"))
+        .args(["CLIPPY=1", &format!("-j{jobs}"), "modules"]);
+    let f = run_logged(&mut make, log, KBUILD_LIMIT)?;
+    if !f.success() {
+        bail!("build failed: {}", f.describe());
+    }
+    if !lint_lines(log).is_empty() {
+        bail!("the build printed warnings or errors");
+    }
+    Ok(())
+}
+
+/// The diagnostics of a build log (`warning:`, `error[E0425]:`, ...), each
+/// with the `-->` location line that follows it; at most a tail's worth.
+fn lint_lines(log: &Path) -> Vec<String> {
+    let text = String::from_utf8_lossy(&std::fs::read(log).unwrap_or_default()).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if !is_diagnostic(line) {
+            continue;
+        }
+        out.push(line.to_string());
+        if let Some(next) = lines
+            .get(i + 1)
+            .filter(|n| n.trim_start().starts_with("-->"))
+        {
+            out.push(next.to_string());
+        }
+    }
+    out.truncate(TAIL_LINES);
+    out
+}
+
+/// `warning:` or `error:` anywhere, or rustc's coded `error[E0425]:` form.
+fn is_diagnostic(line: &str) -> bool {
+    line.contains("warning:")
+        || line.contains("error:")
+        || ["error[", "warning["]
+            .iter()
+            .any(|p| line.trim_start().starts_with(p))
+}
+
+/// No direct BAR access outside the register layer.
+///
+/// To be written: every `Bar0` read/write (`.read32(`, `.write32(`, `io.read(`,
+/// `io.write(` on the mapped BAR) outside the register and MMIO-window modules
+/// is a layering violation. Until then this reports a skip, which counts
+/// neither as passed nor as failed.
+fn bar_access_layering(_ctx: &Context) -> Case {
+    Case::skip(
+        "driver: no direct BAR access outside the register layer",
+        "not implemented yet",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagnostics_come_with_their_location() {
+        let dir = std::env::temp_dir().join(format!("xehpg-check-lint-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("build.log");
+        std::fs::write(
+            &log,
+            "  CLIPPY [M] rust/xehpg.o\nerror[E0425]: cannot find type `Vec`\n  --> rust/regs.rs:69:29\n   |\n\
+             warning: unused variable: `x`\n  --> rust/regs.rs:70:9\nmake: *** Error 2\n",
+        )
+        .unwrap();
+        assert_eq!(
+            lint_lines(&log),
+            [
+                "error[E0425]: cannot find type `Vec`",
+                "  --> rust/regs.rs:69:29",
+                "warning: unused variable: `x`",
+                "  --> rust/regs.rs:70:9",
+            ]
+        );
+        std::fs::write(&log, "  CLIPPY [M] rust/xehpg.o\n  LD [M]  xehpg.ko\n").unwrap();
+        assert!(lint_lines(&log).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,43 @@
+//! Suite `tools`: the unit and integration tests of the tools workspace.
+//!
+//! Runs `cargo test --workspace --release --no-fail-fast` in `tools/`. Release
+//! mode reuses what `make check` just built for the tools themselves.
+
+use super::cargo_test;
+use super::Context;
+use crate::process::run_logged;
+use crate::report::{Case, Reporter};
+use std::process::Command;
+use std::time::Duration;
+
+/// Upper bound for building and running the workspace's tests on 2 cores.
+const LIMIT: Duration = Duration::from_secs(40 * 60);
+
+/// Runs the suite.
+pub fn run(ctx: &Context, r: &mut Reporter) {
+    let log = ctx.log_dir("tools").join("cargo-test.log");
+    let mut cmd = Command::new("cargo");
+    cmd.args(["test", "--workspace", "--release", "--no-fail-fast"])
+        .current_dir(ctx.tools_dir())
+        .env("CARGO_TERM_COLOR", "never");
+    let finished = match run_logged(&mut cmd, &log, LIMIT) {
+        Ok(f) => f,
+        Err(e) => return r.case(Case::fail("cargo test", format!("{e:#}"))),
+    };
+    let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap_or_default()).into_owned();
+    let cases = cargo_test::cases(&cargo_test::parse(&text));
+    let any_failed = cases.iter().any(Case::is_failure);
+    if cases.is_empty() {
+        r.case(Case::fail("cargo test", "no test results in the output").with_log_tail(&log));
+    }
+    for c in cases {
+        r.case(c);
+    }
+    // Cargo failing with every parsed test green means something the parser did not see.
+    if !finished.success() && !any_failed {
+        let reason = format!("{} with no failed test in its output", finished.describe());
+        r.case(Case::fail("cargo test", reason).with_log_tail(&log));
+    } else if any_failed {
+        r.note(&format!("full output: {}", log.display()));
+    }
+}

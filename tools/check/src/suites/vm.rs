@@ -1,0 +1,362 @@
+//! Suite `vm`: guest scenarios against the mock device.
+//!
+//! Each `tools/guest/tests/<name>.sh` boots its own VM through `tools/vm/run`
+//! with the production module (`build/module/xehpg.ko`), `tools/guest/lib.sh`
+//! at `/tests/lib.sh` and itself at `/tests/<name>.sh`, and runs
+//! `sh /tests/<name>.sh`. Its header
+//! ([`scenario`]) sets the device ID, mock arguments, module parameters, the
+//! timeout and what the mock may or must report. Tests per scenario:
+//!
+//! - one per TAP line (`<name>: <description>`, [`tap`]);
+//! - `<name>: run`: the guest reported an exit status, the plan matched, and a
+//!   non-zero exit came with a `not ok`;
+//! - `<name>: mock clean`: the mock summary holds nothing undeclared and every
+//!   declared violation happened ([`mock_summary`]).
+
+mod mock_summary;
+mod scenario;
+mod tap;
+
+use super::{vm_exit_meaning, Context, VM_EXIT_NO_STATUS, VM_EXIT_TIMEOUT};
+use crate::process::{run_logged, Finished};
+use crate::report::{tail, Case, Reporter};
+use scenario::{discover, Header, Scenario};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+use tap::{Directive, Tap, TapTest};
+
+/// The production module `make check` builds, relative to the repository.
+const MODULE: &str = "build/module/xehpg.ko";
+
+/// Scenario directory, relative to the repository.
+const SCENARIOS: &str = "tools/guest/tests";
+
+/// Helper library every scenario sources, relative to the repository.
+const LIB: &str = "tools/guest/lib.sh";
+
+/// Time for boot and teardown on top of the guest command's timeout.
+const BOOT_MARGIN_SECS: u64 = 120;
+
+/// Lines of the console shown under a failed run.
+const CONSOLE_LINES: usize = 15;
+
+/// Runs the suite.
+pub fn run(ctx: &Context, r: &mut Reporter) {
+    let scenarios = match selected(ctx) {
+        Ok(s) => s,
+        Err(e) => return r.case(Case::fail("scenarios", e)),
+    };
+    for s in &scenarios {
+        run_scenario(ctx, s, r);
+    }
+}
+
+/// Scenario names and headers, for `--list`.
+pub fn list(ctx: &Context) -> Vec<String> {
+    match discover(&ctx.repo.join(SCENARIOS)) {
+        Ok(list) => list
+            .iter()
+            .map(|s| match &s.header {
+                Ok(h) => format!("{} (timeout {} s)", s.name, h.timeout_secs()),
+                Err(e) => format!("{} (bad header: {e})", s.name),
+            })
+            .collect(),
+        Err(e) => vec![format!("(cannot list scenarios: {e:#})")],
+    }
+}
+
+/// The scenarios to run: all, or those named by `--only vm:NAME`.
+fn selected(ctx: &Context) -> Result<Vec<Scenario>, String> {
+    let all = discover(&ctx.repo.join(SCENARIOS)).map_err(|e| format!("{e:#}"))?;
+    if all.is_empty() {
+        return Err(format!("no scenarios in {SCENARIOS}"));
+    }
+    let wanted = ctx.items("vm");
+    if wanted.is_empty() {
+        return Ok(all);
+    }
+    if let Some(w) = wanted.iter().find(|w| !all.iter().any(|s| &s.name == *w)) {
+        return Err(format!("no scenario {w} in {SCENARIOS}"));
+    }
+    Ok(all
+        .into_iter()
+        .filter(|s| wanted.contains(&s.name))
+        .collect())
+}
+
+fn run_scenario(ctx: &Context, s: &Scenario, r: &mut Reporter) {
+    let header = match &s.header {
+        Ok(h) => h,
+        Err(e) => return r.case(Case::fail(format!("{}: header", s.name), e.clone())),
+    };
+    let start = Instant::now();
+    let logs = ctx.log_dir("vm").join(&s.name);
+    let (out, console, summary) = (
+        logs.join("output.log"),
+        logs.join("console.log"),
+        logs.join("mock.json"),
+    );
+    let mut cmd = scenario_command(ctx, s, header, &console, &summary);
+    let limit = Duration::from_secs(header.timeout_secs() + BOOT_MARGIN_SECS);
+    let finished = match run_logged(&mut cmd, &out, limit) {
+        Ok(f) => f,
+        Err(e) => return r.case(Case::fail(format!("{}: run", s.name), format!("{e:#}"))),
+    };
+    let text = String::from_utf8_lossy(&std::fs::read(&out).unwrap_or_default()).into_owned();
+    let tap = tap::parse(&text);
+    for c in tap_cases(&s.name, &tap) {
+        r.case(c);
+    }
+    r.case(run_case(&s.name, &finished, &tap, &console));
+    r.case(mock_case(&s.name, header, &summary));
+    r.note(&format!(
+        "{}: {:.1} s",
+        s.name,
+        start.elapsed().as_secs_f64()
+    ));
+}
+
+/// `tools/vm/run` for one scenario: its files, its header's options, its script.
+fn scenario_command(
+    ctx: &Context,
+    s: &Scenario,
+    h: &Header,
+    console: &Path,
+    summary: &Path,
+) -> Command {
+    let mut cmd = ctx.vm_command();
+    cmd.args(["-q", &format!("--timeout={}", h.timeout_secs())])
+        .arg(format!("--console={}", console.display()))
+        .arg(format!("--summary={}", summary.display()))
+        .arg(format!("--module={}", ctx.repo.join(MODULE).display()))
+        .arg(format!(
+            "--guest-file={}:/tests/lib.sh",
+            ctx.repo.join(LIB).display()
+        ))
+        .arg(format!(
+            "--guest-file={}:/tests/{}.sh",
+            s.path.display(),
+            s.name
+        ))
+        .args(header_args(h))
+        .args(["--", &format!("sh /tests/{}.sh", s.name)]);
+    cmd
+}
+
+/// Runner options a header asks for.
+fn header_args(h: &Header) -> Vec<String> {
+    let mut args = Vec::new();
+    if h.no_load {
+        args.push("--no-load".to_string());
+    }
+    if let Some(id) = &h.device_id {
+        args.push(format!("--device-id={id}"));
+    }
+    args.extend(h.mock_args.iter().map(|a| format!("--mock-arg={a}")));
+    args.extend(h.params.iter().map(|p| format!("--param={p}")));
+    args
+}
+
+/// One case per TAP line, named `<scenario>: <description>`; a description
+/// used twice gets its test number, so every name is unique.
+fn tap_cases(scenario: &str, tap: &Tap) -> Vec<Case> {
+    let descs: Vec<&str> = tap.tests.iter().map(|t| t.desc.as_str()).collect();
+    tap.tests
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let name = match t.desc.as_str() {
+                "" => format!("{scenario}: test {}", i + 1),
+                d if descs.iter().filter(|o| **o == d).count() > 1 => {
+                    format!("{scenario}: {d} (test {})", i + 1)
+                }
+                d => format!("{scenario}: {d}"),
+            };
+            tap_case(name, t)
+        })
+        .collect()
+}
+
+fn tap_case(name: String, t: &TapTest) -> Case {
+    match (&t.directive, t.ok) {
+        (Some(Directive::Skip(why)), _) => Case::skip(name, why.clone()),
+        (Some(Directive::Todo(why)), false) => Case::skip(name, format!("TODO {why}")),
+        (_, true) => Case::pass(name),
+        (_, false) => {
+            let reason = t
+                .diagnostics
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "not ok".into());
+            Case::fail(name, reason).with_details(t.diagnostics.iter().cloned())
+        }
+    }
+}
+
+/// `<scenario>: run`: the VM finished, the guest reported its status, the plan held.
+fn run_case(scenario: &str, f: &Finished, tap: &Tap, console: &Path) -> Case {
+    let name = format!("{scenario}: run");
+    let mut problems = tap.problems();
+    problems.extend(exit_problem(f, tap));
+    if problems.is_empty() {
+        return Case::pass(name);
+    }
+    let mut details = vec!["--- output (tail) ---".to_string()];
+    details.extend(tail(&f.log, CONSOLE_LINES));
+    // The output is the guest command's part of the console; the rest of the
+    // console matters when the guest never got to report (panic, hang).
+    let guest_lost =
+        f.timed_out || matches!(f.code(), Some(VM_EXIT_TIMEOUT | VM_EXIT_NO_STATUS) | None);
+    if guest_lost {
+        details.push("--- console (tail) ---".into());
+        details.extend(tail(console, CONSOLE_LINES));
+    }
+    details.push(format!(
+        "(logs: {})",
+        f.log.parent().unwrap_or(&f.log).display()
+    ));
+    Case::fail(name, problems.join("; ")).with_details(details)
+}
+
+/// What the runner's exit says, beyond the TAP lines.
+fn exit_problem(f: &Finished, tap: &Tap) -> Option<String> {
+    let any_not_ok = tap
+        .tests
+        .iter()
+        .any(|t| !t.ok && !matches!(t.directive, Some(Directive::Todo(_))));
+    match f.code() {
+        _ if f.timed_out => Some(vm_exit_meaning(f)),
+        Some(0) => None,
+        Some(VM_EXIT_TIMEOUT | VM_EXIT_NO_STATUS) | None => Some(vm_exit_meaning(f)),
+        Some(c) if !any_not_ok => Some(format!("the script exited {c} without a `not ok`")),
+        Some(_) => None,
+    }
+}
+
+/// `<scenario>: mock clean`.
+fn mock_case(scenario: &str, h: &Header, summary: &Path) -> Case {
+    let name = format!("{scenario}: mock clean");
+    let text = match std::fs::read_to_string(summary) {
+        Ok(t) => t,
+        Err(e) => {
+            return Case::fail(
+                name,
+                format!("no mock summary at {} ({e})", summary.display()),
+            )
+        }
+    };
+    let problems = match mock_summary::parse(&text) {
+        Ok(s) => mock_summary::judge(&s, h),
+        Err(e) => vec![format!("{e:#}")],
+    };
+    if problems.is_empty() {
+        return Case::pass(name);
+    }
+    Case::fail(name, problems.join("; ")).with_details(
+        problems
+            .into_iter()
+            .chain([format!("(summary: {})", summary.display())]),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Status;
+    use std::os::unix::process::ExitStatusExt;
+    use std::path::PathBuf;
+    use std::process::ExitStatus;
+
+    fn finished(code: i32) -> Finished {
+        Finished {
+            status: Some(ExitStatus::from_raw(code << 8)),
+            timed_out: false,
+            limit: Duration::from_secs(10),
+            log: PathBuf::from("/nonexistent/output.log"),
+        }
+    }
+
+    #[test]
+    fn header_becomes_runner_options() {
+        let h = scenario::parse_header(
+            "# no-load\n# device-id: 0x1234\n# mock-args: --fault all-ones\n# params: a=1 b\n",
+        )
+        .unwrap();
+        assert_eq!(
+            header_args(&h),
+            [
+                "--no-load",
+                "--device-id=0x1234",
+                "--mock-arg=--fault",
+                "--mock-arg=all-ones",
+                "--param=a=1",
+                "--param=b"
+            ]
+        );
+    }
+
+    #[test]
+    fn tap_lines_become_cases() {
+        let tap = tap::parse(
+            "1..6\nok 1 - a\nnot ok 2 - b\n# why\nok 3 # SKIP later\nnot ok 4 - d # TODO x\n\
+             ok 5 - twice\nok 6 - twice\n",
+        );
+        let cases = tap_cases("probe", &tap);
+        assert_eq!(cases[0], Case::pass("probe: a"));
+        assert_eq!(cases[1].status, Status::Fail("why".into()));
+        assert_eq!(cases[2], Case::skip("probe: test 3", "later"));
+        assert_eq!(cases[3].status, Status::Skip("TODO x".into()));
+        assert_eq!(cases[4].name, "probe: twice (test 5)");
+        assert_eq!(cases[5].name, "probe: twice (test 6)");
+    }
+
+    #[test]
+    fn exit_statuses_are_interpreted() {
+        let passing = tap::parse("1..1\nok 1 - a\n");
+        let failing = tap::parse("1..1\nnot ok 1 - a\n");
+        assert_eq!(exit_problem(&finished(0), &passing), None);
+        assert_eq!(
+            exit_problem(&finished(1), &failing),
+            None,
+            "failure already reported"
+        );
+        assert_eq!(
+            exit_problem(&finished(2), &passing).as_deref(),
+            Some("the script exited 2 without a `not ok`")
+        );
+        assert!(exit_problem(&finished(VM_EXIT_NO_STATUS), &failing)
+            .unwrap()
+            .contains("no exit status"));
+        assert!(exit_problem(&finished(VM_EXIT_TIMEOUT), &failing)
+            .unwrap()
+            .contains("timed out"));
+        let mut killed = finished(0);
+        killed.timed_out = true;
+        assert!(exit_problem(&killed, &passing)
+            .unwrap()
+            .contains("killed after 10 s"));
+    }
+
+    #[test]
+    fn run_case_fails_on_plan_mismatch_even_with_exit_zero() {
+        let tap = tap::parse("1..2\nok 1 - a\n");
+        let c = run_case(
+            "probe",
+            &finished(0),
+            &tap,
+            Path::new("/nonexistent/console.log"),
+        );
+        assert_eq!(c.status, Status::Fail("planned 2 tests, 1 ran".into()));
+    }
+
+    #[test]
+    fn missing_summary_is_a_failure() {
+        let c = mock_case(
+            "probe",
+            &Header::default(),
+            Path::new("/nonexistent/mock.json"),
+        );
+        assert!(c.is_failure());
+    }
+}

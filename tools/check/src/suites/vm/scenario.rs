@@ -1,0 +1,227 @@
+//! Integration scenarios: `tools/guest/tests/<name>.sh` and their headers.
+//!
+//! The comment block at the top of a scenario (after an optional `#!` line)
+//! configures its VM run, one directive per line:
+//!
+//! ```text
+//! # mock-args: --fault all-ones         extra mock arguments (repeatable, split on spaces)
+//! # device-id: 0x56a0                   PCI device ID the mock presents
+//! # params: key=val key2=val2           module parameters (repeatable)
+//! # expect-violation: KIND              mock violation kind that must occur (repeatable)
+//! # expect-unknown: 0x1234              unknown-register offset allowed (repeatable)
+//! # no-load                             do not insmod the driver at boot
+//! # timeout: 120                        guest command timeout in seconds
+//! ```
+//!
+//! Other comment lines are prose. A line shaped like a directive with a dashed
+//! key (`# expect-violations: x`) that is not one is an error, so a typo
+//! cannot silently drop an expectation.
+
+use anyhow::{bail, Context as _, Result};
+use std::path::{Path, PathBuf};
+
+/// Guest command timeout when the header sets none.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 180;
+
+/// The directives of one scenario header.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Header {
+    /// Extra mock arguments.
+    pub mock_args: Vec<String>,
+    /// Device ID, as written (validated hex).
+    pub device_id: Option<String>,
+    /// Module parameters, `key=val`.
+    pub params: Vec<String>,
+    /// Violation kinds that must occur.
+    pub expect_violations: Vec<String>,
+    /// Unknown-access offsets that are allowed.
+    pub expect_unknown: Vec<u64>,
+    /// Do not load the module at boot.
+    pub no_load: bool,
+    /// Guest command timeout, seconds.
+    pub timeout: Option<u64>,
+}
+
+impl Header {
+    /// The timeout to give the VM runner.
+    pub fn timeout_secs(&self) -> u64 {
+        self.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS)
+    }
+}
+
+/// One scenario file.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// File stem, used as the test-name prefix.
+    pub name: String,
+    /// Host path.
+    pub path: PathBuf,
+    /// Its header, or why it does not parse.
+    pub header: Result<Header, String>,
+}
+
+/// Every `*.sh` in `dir`, sorted by name; a missing directory has none.
+pub fn discover(dir: &Path) -> Result<Vec<Scenario>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("listing {}", dir.display())),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        if path.extension().is_none_or(|e| e != "sh") {
+            continue;
+        }
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let header = std::fs::read_to_string(&path)
+            .map_err(anyhow::Error::from)
+            .and_then(|t| parse_header(&t))
+            .map_err(|e| format!("{e:#}"));
+        out.push(Scenario { name, path, header });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// Parses the directives of the leading comment block.
+pub fn parse_header(text: &str) -> Result<Header> {
+    let mut h = Header::default();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if i == 0 && line.starts_with("#!") {
+            continue;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        let Some(comment) = line.strip_prefix('#') else {
+            break;
+        };
+        directive(&mut h, comment.trim()).with_context(|| format!("line {}", i + 1))?;
+    }
+    Ok(h)
+}
+
+/// Applies one comment line if it is a directive.
+fn directive(h: &mut Header, comment: &str) -> Result<()> {
+    if comment == "no-load" {
+        h.no_load = true;
+        return Ok(());
+    }
+    let Some((key, value)) = comment.split_once(':') else {
+        return Ok(());
+    };
+    let value = value.trim();
+    let words = || value.split_whitespace().map(str::to_string);
+    match key {
+        "mock-args" => h.mock_args.extend(words()),
+        "params" => h.params.extend(words()),
+        "device-id" => {
+            if h.device_id.is_some() {
+                bail!("device-id given twice");
+            }
+            hex(value).with_context(|| format!("device-id {value:?}"))?;
+            h.device_id = Some(value.to_string());
+        }
+        "expect-violation" => {
+            if value.is_empty() || value.contains(char::is_whitespace) {
+                bail!("expect-violation takes one kind, got {value:?}");
+            }
+            h.expect_violations.push(value.to_string());
+        }
+        "expect-unknown" => h
+            .expect_unknown
+            .push(hex(value).with_context(|| format!("expect-unknown {value:?}"))?),
+        "timeout" => match value.parse::<u64>() {
+            Ok(n) if n > 0 => h.timeout = Some(n),
+            _ => bail!("timeout {value:?} is not a positive number of seconds"),
+        },
+        _ if looks_like_directive(key) => bail!("unknown directive `{key}:`"),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `word-word...`: the shape of a directive key, unlike ordinary prose.
+fn looks_like_directive(key: &str) -> bool {
+    key.contains('-')
+        && !key.starts_with('-')
+        && !key.ends_with('-')
+        && key.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+}
+
+/// `0x1f` (the `0x` is required).
+fn hex(value: &str) -> Result<u64> {
+    let digits = value
+        .strip_prefix("0x")
+        .with_context(|| "expected 0x followed by hex digits")?;
+    u64::from_str_radix(digits, 16).context("expected 0x followed by hex digits")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_directive() {
+        let h = parse_header(
+            "#!/bin/sh\n# A fault scenario: the device dies.\n#\n\
+             # mock-args: --fault all-ones --seed 3\n# device-id: 0x56a0\n\
+             # params: a=1 b=2\n# params: c=3\n# expect-violation: bad-write\n\
+             # expect-violation: dma-out-of-range\n# expect-unknown: 0x1234\n\
+             # no-load\n# timeout: 60\n\n. /tests/lib.sh\n# mock-args: --ignored\n",
+        )
+        .unwrap();
+        assert_eq!(h.mock_args, ["--fault", "all-ones", "--seed", "3"]);
+        assert_eq!(h.device_id.as_deref(), Some("0x56a0"));
+        assert_eq!(h.params, ["a=1", "b=2", "c=3"]);
+        assert_eq!(h.expect_violations, ["bad-write", "dma-out-of-range"]);
+        assert_eq!(h.expect_unknown, [0x1234]);
+        assert!(h.no_load);
+        assert_eq!(h.timeout_secs(), 60);
+    }
+
+    #[test]
+    fn prose_is_not_a_directive_but_typos_are_errors() {
+        let h = parse_header("# Checks this: probe works\n# Note: nothing\nrun\n").unwrap();
+        assert_eq!(h, Header::default());
+        assert_eq!(h.timeout_secs(), DEFAULT_TIMEOUT_SECS);
+        let e = parse_header("# expect-violations: x\n").unwrap_err();
+        assert_eq!(
+            format!("{e:#}"),
+            "line 1: unknown directive `expect-violations:`"
+        );
+    }
+
+    #[test]
+    fn bad_values_are_errors() {
+        assert!(parse_header("# device-id: 56a0\n").is_err());
+        assert!(parse_header("# device-id: 0x56a0\n# device-id: 0x56a1\n").is_err());
+        assert!(parse_header("# expect-unknown: 0xzz\n").is_err());
+        assert!(parse_header("# expect-violation: a b\n").is_err());
+        assert!(parse_header("# timeout: 0\n").is_err());
+        assert!(parse_header("# timeout: soon\n").is_err());
+    }
+
+    #[test]
+    fn discovers_scripts_sorted() {
+        let dir = std::env::temp_dir().join(format!("xehpg-check-scn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("b.sh"), "# timeout: x\n").unwrap();
+        std::fs::write(dir.join("a.sh"), "# no-load\n").unwrap();
+        std::fs::write(dir.join("README"), "").unwrap();
+        let s = discover(&dir).unwrap();
+        assert_eq!(
+            s.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert!(s[0].header.as_ref().unwrap().no_load);
+        assert!(s[1].header.is_err());
+        assert!(discover(&dir.join("none")).unwrap().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

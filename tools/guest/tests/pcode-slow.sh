@@ -1,0 +1,21 @@
+#!/bin/sh
+# PCODE reports init complete 500 ms after a device reset: probe keeps asking
+# until it does, then binds. QEMU resets the device at VM start, long before
+# the module loads, so the test resets it again right before insmod.
+# no-load
+# mock-args: --pcode-init-delay-ms 500
+. /tests/lib.sh
+
+dev=$(gpu_dev 0x56c0)
+bdf=${dev##*/}
+check sh -c "echo 1 > $dev/reset"
+check insmod /lib/modules/xehpg.ko
+check is_bound "$bdf"
+q=$(info_get "$bdf" pcode_init | sed -n 's/complete after \([0-9]*\) queries/\1/p')
+if [ -n "$q" ] && [ "$q" -gt 1 ]; then
+	ok "PCODE asked $q times before init completed"
+else
+	not_ok "PCODE asked more than once" "pcode_init: $(info_get "$bdf" pcode_init)"
+fi
+check_dmesg_clean
+done_testing

@@ -1,0 +1,681 @@
+//! The device model: config space, BARs, register file, DMA and interrupts,
+//! tied to one [`Recorder`].
+//!
+//! BAR0 (GTTMMADR) layout per tile (`research/anchor-xe.md` §1.4;
+//! `xe_mmio.c` maps a 4 MiB register window, `xe_ggtt.c` puts the GSM at
+//! `regs + SZ_8M`; seed 000 L139: MMIO and GGTT share the 16 MiB BAR):
+//!
+//! | Range            | Content                           | Path                        |
+//! |------------------|-----------------------------------|-----------------------------|
+//! | `[0, 4 MiB)`     | registers                         | trapped, [`RegisterFile`]   |
+//! | `[4 MiB, 8 MiB)` | reserved                          | trapped, reads 0, unknown   |
+//! | `[8 MiB, 16 MiB)`| GGTT PTEs (GSM window)            | mmap'd memfd, not trapped   |
+//!
+//! BAR2 (LMEMBAR) is a memfd as a whole. Accesses to the mmap'd windows only
+//! reach [`Device`] if QEMU falls back to trapping them; they are then served
+//! from the same memfd.
+//!
+//! Register accesses are handled as dword cycles: an aligned 8-byte access
+//! is two cycles (low dword first). Anything else (sub-dword, misaligned) is
+//! a `mmio_unaligned` violation; such reads return the bytes of the
+//! containing dwords, such writes are dropped.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::Arc;
+
+use anyhow::Context;
+use vfio_bindings::bindings::vfio::VFIO_PCI_BAR0_REGION_INDEX;
+use vfio_bindings::bindings::vfio::VFIO_PCI_BAR2_REGION_INDEX;
+use vfio_bindings::bindings::vfio::VFIO_PCI_CONFIG_REGION_INDEX;
+use vfio_user::DmaMapFlags;
+use vfio_user::DmaUnmapFlags;
+
+use crate::cli::Fault;
+use crate::cli::Options;
+use crate::clock::Clock;
+use crate::config_space::ConfigEffect;
+use crate::config_space::ConfigParams;
+use crate::config_space::ConfigSpace;
+use crate::ids;
+use crate::irq;
+use crate::irq::Irqs;
+use crate::memory::DmaError;
+use crate::memory::GuestMemory;
+use crate::memory::MemFd;
+use crate::recorder::Recorder;
+use crate::regfile::Effect;
+use crate::regfile::RegParams;
+use crate::regfile::RegisterFile;
+use crate::regs;
+use crate::summary::Summary;
+use crate::trace::Event;
+use crate::trace::Hex;
+use crate::trace::Mmio;
+use crate::trace::Op;
+use crate::trace::TraceWriter;
+
+/// End of the trapped register window (`xe_mmio.c`: `SZ_4M` per tile).
+pub const REGS_END: u64 = 4 << 20;
+/// Start of the GGTT (GSM) window (`xe_ggtt.c`: `regs + SZ_8M`).
+pub const GGTT_START: u64 = 8 << 20;
+/// Size of the GGTT window (`xe_ggtt.c`: `gsm_size = SZ_8M`).
+pub const GGTT_SIZE: u64 = 8 << 20;
+
+/// What a register read returns under the `all-ones` fault: the value a
+/// read from a device that fell off the bus completes with.
+const ALL_ONES: u32 = 0xFFFF_FFFF;
+
+/// One mock GPU function.
+pub struct Device {
+    opts: Options,
+    rec: Recorder,
+    config: ConfigSpace,
+    regs: RegisterFile,
+    /// Backing of the GGTT window. Sized like a full BAR0 so the window sits
+    /// at file offset [`GGTT_START`], which is where QEMU maps a sparse area
+    /// from (region file offset 0 + area offset); the first 8 MiB are never
+    /// touched and cost nothing. `None` if BAR0 is too small for the window.
+    ggtt: Option<MemFd>,
+    lmem: MemFd,
+    guest: GuestMemory,
+    irqs: Irqs,
+    finished: bool,
+}
+
+impl Device {
+    /// Builds the device in its reset state, opens the trace and writes the
+    /// first summary.
+    ///
+    /// # Errors
+    ///
+    /// The trace file or a memfd cannot be created, or the device ID is not
+    /// a DG2/ATS-M ID.
+    pub fn new(opts: &Options, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
+        // A foreign ID (checked by `Options`) presents as a DG2-class function.
+        let family = ids::lookup(opts.device_id).map_or(ids::Family::Dg2, |k| k.family);
+        let trace = match &opts.trace {
+            Some(p) => {
+                TraceWriter::create(p).with_context(|| format!("creating trace {}", p.display()))?
+            }
+            None => TraceWriter::disabled(),
+        };
+        let now = clock.now();
+        let rec = Recorder::new(clock, trace, opts.summary.clone());
+        let ggtt = (opts.bar0_size() >= GGTT_START + GGTT_SIZE)
+            .then(|| MemFd::new("xehpg-mock-ggtt", GGTT_START + GGTT_SIZE))
+            .transpose()
+            .context("creating the GGTT memfd")?;
+        let lmem = MemFd::new("xehpg-mock-lmembar", opts.lmem_bar_size())
+            .context("creating the LMEMBAR memfd")?;
+        let mut dev = Self {
+            opts: opts.clone(),
+            rec,
+            config: ConfigSpace::new(&config_params(opts, family)),
+            regs: RegisterFile::new(&reg_params(opts), now),
+            ggtt,
+            lmem,
+            guest: GuestMemory::new(),
+            irqs: Irqs::new(),
+            finished: false,
+        };
+        dev.announce(family);
+        // The harness depends on the summary: an unwritable path is a
+        // startup error, not something to discover after the run.
+        if let Some(path) = &opts.summary {
+            dev.rec
+                .write_summary(false)
+                .with_context(|| format!("writing the summary {}", path.display()))?;
+        }
+        Ok(dev)
+    }
+
+    fn announce(&mut self, family: ids::Family) {
+        let o = &self.opts;
+        let start = Event::Start {
+            device_id: Hex(o.device_id.into()),
+            family: family.name(),
+            revision: Hex(o.revision.into()),
+            bar0_size: Hex(o.bar0_size()),
+            lmem_bar_size: Hex(o.lmem_bar_size()),
+            lmem_size: Hex(o.lmem_size()),
+            vf: o.vf,
+        };
+        let mut faults = o.faults.clone();
+        faults.sort();
+        faults.dedup();
+        self.rec.emit(start);
+        for f in faults {
+            self.rec.emit(Event::FaultArmed { name: f.name() });
+        }
+    }
+
+    /// BAR0 size in bytes.
+    pub fn bar0_size(&self) -> u64 {
+        self.opts.bar0_size()
+    }
+
+    /// BAR2 size in bytes.
+    pub fn lmem_bar_size(&self) -> u64 {
+        self.opts.lmem_bar_size()
+    }
+
+    /// Descriptor backing the GGTT window (file offset = BAR0 offset).
+    pub fn ggtt_fd(&self) -> Option<RawFd> {
+        self.ggtt.as_ref().map(MemFd::raw_fd)
+    }
+
+    /// Descriptor backing BAR2.
+    pub fn lmem_fd(&self) -> RawFd {
+        self.lmem.raw_fd()
+    }
+
+    /// The counters as they stand.
+    pub fn summary(&self) -> Summary {
+        self.rec.summary(self.finished)
+    }
+
+    // ---- vfio-user entry points -------------------------------------------
+
+    /// A region read from QEMU.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a region the device does not have or an access outside it.
+    pub fn region_read(&mut self, region: u32, offset: u64, data: &mut [u8]) -> io::Result<()> {
+        match region {
+            VFIO_PCI_CONFIG_REGION_INDEX => {
+                self.rec.count_config_read();
+                self.config.read(offset, data).map_err(|_| einval())
+            }
+            VFIO_PCI_BAR0_REGION_INDEX => self.bar0_read(offset, data),
+            VFIO_PCI_BAR2_REGION_INDEX => self.lmem_access(Op::Read, offset, data),
+            _ => Err(einval()),
+        }
+    }
+
+    /// A region write from QEMU.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a region the device does not have or an access outside it.
+    pub fn region_write(&mut self, region: u32, offset: u64, data: &[u8]) -> io::Result<()> {
+        match region {
+            VFIO_PCI_CONFIG_REGION_INDEX => self.config_write(offset, data),
+            VFIO_PCI_BAR0_REGION_INDEX => self.bar0_write(offset, data),
+            VFIO_PCI_BAR2_REGION_INDEX => {
+                let mut buf = data.to_vec();
+                self.lmem_access(Op::Write, offset, &mut buf)
+            }
+            _ => Err(einval()),
+        }
+    }
+
+    /// DMA_MAP: guest RAM at `iova` is reachable through `fd` at `offset`.
+    ///
+    /// # Errors
+    ///
+    /// See [`GuestMemory::map`].
+    pub fn dma_map(
+        &mut self,
+        flags: DmaMapFlags,
+        offset: u64,
+        iova: u64,
+        size: u64,
+        fd: Option<File>,
+    ) -> io::Result<()> {
+        let read = flags.contains(DmaMapFlags::READ);
+        let write = flags.contains(DmaMapFlags::WRITE);
+        let has_fd = fd.is_some();
+        self.guest.map(iova, size, offset, read, write, fd)?;
+        self.rec.emit(Event::DmaMap {
+            iova: Hex(iova),
+            size: Hex(size),
+            file_offset: Hex(offset),
+            read,
+            write,
+            fd: has_fd,
+        });
+        Ok(())
+    }
+
+    /// DMA_UNMAP: guest RAM in `iova..iova + size` (or all) goes away.
+    pub fn dma_unmap(&mut self, flags: DmaUnmapFlags, iova: u64, size: u64) {
+        let all = flags.contains(DmaUnmapFlags::UNMAP_ALL);
+        let removed = if all {
+            self.guest.unmap_all()
+        } else {
+            self.guest.unmap(iova, size)
+        };
+        self.rec.emit(Event::DmaUnmap {
+            iova: Hex(iova),
+            size: Hex(size),
+            all,
+            removed,
+        });
+    }
+
+    /// SET_IRQS: QEMU (re)wires interrupt eventfds.
+    ///
+    /// # Errors
+    ///
+    /// See [`Irqs::set`].
+    pub fn set_irqs(
+        &mut self,
+        index: u32,
+        flags: u32,
+        start: u32,
+        count: u32,
+        fds: Vec<File>,
+    ) -> io::Result<()> {
+        let nfds = fds.len();
+        self.irqs.set(index, flags, start, count, fds)?;
+        self.rec.emit(Event::SetIrqs {
+            index,
+            flags: Hex(flags.into()),
+            start,
+            count,
+            fds: nfds,
+        });
+        Ok(())
+    }
+
+    /// Resets the function: registers, config space and memory return to
+    /// their reset state. DMA mappings and eventfds are QEMU's wiring, not
+    /// device state, and stay.
+    pub fn reset(&mut self, cause: &'static str) {
+        self.regs.reset(self.rec.now());
+        self.config.reset();
+        self.wipe_memory();
+        self.rec.emit(Event::Reset { cause });
+    }
+
+    // ---- device-side services for the units of later issues ----------------
+
+    /// Sends MSI vector 0 to the guest. Returns whether it was delivered;
+    /// either way the attempt is traced.
+    pub fn raise_msi(&mut self) -> bool {
+        match self.irqs.trigger(irq::MSI_INDEX, 0) {
+            Ok(()) => {
+                self.rec.emit(Event::Irq {
+                    index: irq::MSI_INDEX,
+                    vector: 0,
+                });
+                true
+            }
+            Err(e) => {
+                self.rec.emit(Event::IrqDropped {
+                    index: irq::MSI_INDEX,
+                    vector: 0,
+                    reason: e.reason(),
+                });
+                false
+            }
+        }
+    }
+
+    /// Reads guest memory by DMA.
+    ///
+    /// # Errors
+    ///
+    /// A [`DmaError`], also recorded as a violation of its kind.
+    pub fn dma_read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), DmaError> {
+        let res = self.guest.read(addr, buf);
+        self.note_dma(res)
+    }
+
+    /// Writes guest memory by DMA.
+    ///
+    /// # Errors
+    ///
+    /// A [`DmaError`], also recorded as a violation of its kind.
+    pub fn dma_write(&mut self, addr: u64, buf: &[u8]) -> Result<(), DmaError> {
+        let res = self.guest.write(addr, buf);
+        self.note_dma(res)
+    }
+
+    /// Reads the GGTT (GSM) as the device sees it; `offset` is relative to
+    /// the start of the GGTT window. `None` without a window or out of range.
+    pub fn ggtt_read(&self, offset: u64, buf: &mut [u8]) -> Option<()> {
+        self.ggtt
+            .as_ref()?
+            .read(GGTT_START.checked_add(offset)?, buf)
+            .ok()
+    }
+
+    /// Records the final `stop` event, writes the final summary and flushes
+    /// the trace. Only the first call does anything.
+    pub fn finish(&mut self, reason: &str) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        self.rec.emit(Event::Stop {
+            reason: reason.to_owned(),
+        });
+        // A failure was reported on stderr; nothing more can be done at exit.
+        let _ = self.rec.write_summary(true);
+        self.rec.flush();
+    }
+
+    // ---- internals ---------------------------------------------------------
+
+    fn note_dma(&mut self, res: Result<(), DmaError>) -> Result<(), DmaError> {
+        if let Err(e) = &res {
+            self.rec.violation(e.kind(), e.to_string());
+        }
+        res
+    }
+
+    fn wipe_memory(&mut self) {
+        let results = [self.ggtt.as_ref().map(MemFd::wipe), Some(self.lmem.wipe())];
+        for e in results.into_iter().flatten().filter_map(Result::err) {
+            eprintln!("xehpg-mock: wiping device memory failed: {e}");
+        }
+    }
+
+    fn config_write(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        let effect = self.config.write(offset, data).map_err(|_| einval())?;
+        self.rec.emit(Event::ConfigWrite {
+            offset: Hex(offset),
+            size: data.len(),
+            value: Hex(le_value(data)),
+        });
+        if effect == ConfigEffect::FunctionLevelReset {
+            self.reset("pcie_flr");
+        }
+        Ok(())
+    }
+
+    /// Checks that `offset..offset + len` lies in BAR0.
+    fn bar0_check(&mut self, op: Op, offset: u64, len: usize) -> io::Result<()> {
+        let fits = offset
+            .checked_add(len as u64)
+            .is_some_and(|end| end <= self.bar0_size());
+        if fits {
+            return Ok(());
+        }
+        self.rec.violation(
+            "mmio_out_of_range",
+            format!(
+                "BAR0 {} at {offset:#x}+{len} beyond {:#x}",
+                op.name(),
+                self.bar0_size()
+            ),
+        );
+        Err(einval())
+    }
+
+    fn bar0_read(&mut self, offset: u64, data: &mut [u8]) -> io::Result<()> {
+        self.bar0_check(Op::Read, offset, data.len())?;
+        if offset >= GGTT_START {
+            return self.ggtt_access(Op::Read, offset, data);
+        }
+        self.reg_read(offset, data);
+        Ok(())
+    }
+
+    fn bar0_write(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        self.bar0_check(Op::Write, offset, data.len())?;
+        if offset >= GGTT_START {
+            let mut buf = data.to_vec();
+            return self.ggtt_access(Op::Write, offset, &mut buf);
+        }
+        self.reg_write(offset, data);
+        Ok(())
+    }
+
+    /// Whether an access is one or two whole dword cycles inside the
+    /// register/reserved part of BAR0.
+    fn is_dword_access(offset: u64, len: usize) -> bool {
+        let whole =
+            (len == 4 && offset.is_multiple_of(4)) || (len == 8 && offset.is_multiple_of(8));
+        whole && offset + len as u64 <= GGTT_START
+    }
+
+    fn reg_read(&mut self, offset: u64, data: &mut [u8]) {
+        let len = data.len();
+        if !Self::is_dword_access(offset, len) {
+            self.unaligned(Op::Read, offset, len);
+        }
+        // Dword cycles covering the access, clipped to the register side.
+        let first = offset & !3;
+        let end = (offset + len as u64).min(GGTT_START);
+        let mut bytes = Vec::with_capacity(len + 8);
+        let mut touched = Vec::new();
+        let mut unknown = Vec::new();
+        for dw in (first..end).step_by(4) {
+            let v = self.reg_cycle_read(dw, &mut touched, &mut unknown);
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        // CAST: offset - first < 4.
+        let skew = (offset - first) as usize;
+        bytes.resize(skew + len, 0);
+        data.copy_from_slice(&bytes[skew..skew + len]);
+        self.rec.emit(Event::MmioRead(Mmio {
+            bar: 0,
+            offset: Hex(offset),
+            size: len,
+            value: (len <= 8).then(|| Hex(le_value(data))),
+            reg: touched,
+            area: None,
+            dropped: false,
+        }));
+        self.emit_unknown(Op::Read, &unknown);
+    }
+
+    fn reg_write(&mut self, offset: u64, data: &[u8]) {
+        let len = data.len();
+        let whole = Self::is_dword_access(offset, len);
+        let dead = self.opts.has_fault(Fault::AllOnes);
+        let first = offset & !3;
+        let end = (offset + len as u64).min(GGTT_START);
+        let touched = touched_regs(first, end);
+        self.rec.emit(Event::MmioWrite(Mmio {
+            bar: 0,
+            offset: Hex(offset),
+            size: len,
+            value: (len <= 8).then(|| Hex(le_value(data))),
+            reg: touched,
+            area: None,
+            dropped: !whole || dead,
+        }));
+        if !whole {
+            self.unaligned(Op::Write, offset, len);
+            return;
+        }
+        let mut unknown = Vec::new();
+        for (i, chunk) in data.chunks_exact(4).enumerate() {
+            let dw = offset + 4 * i as u64;
+            let v = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            if !self.reg_cycle_write(dw, v, dead) {
+                unknown.push(dw);
+            }
+        }
+        self.emit_unknown(Op::Write, &unknown);
+    }
+
+    /// One dword read cycle; notes the register touched or the unknown offset.
+    fn reg_cycle_read(
+        &mut self,
+        dw: u64,
+        touched: &mut Vec<&'static str>,
+        unknown: &mut Vec<u64>,
+    ) -> u32 {
+        let reg = reg_at(dw);
+        if let Some(r) = reg {
+            if touched.last() != Some(&r.name) {
+                touched.push(r.name);
+            }
+        }
+        if self.opts.has_fault(Fault::AllOnes) {
+            // A dead device answers without any register seeing the cycle;
+            // the offset is still known or unknown.
+            if reg.is_none() {
+                unknown.push(dw);
+            }
+            return ALL_ONES;
+        }
+        let value = if dw < REGS_END {
+            // CAST: dw < 4 MiB fits in u32.
+            self.regs.read(dw as u32, &mut self.rec)
+        } else {
+            None
+        };
+        value.unwrap_or_else(|| {
+            unknown.push(dw);
+            0
+        })
+    }
+
+    /// One dword write cycle; false if no register lives at `dw`.
+    fn reg_cycle_write(&mut self, dw: u64, value: u32, dead: bool) -> bool {
+        if dead {
+            return reg_at(dw).is_some();
+        }
+        if dw >= REGS_END {
+            return false;
+        }
+        // CAST: dw < 4 MiB fits in u32.
+        match self.regs.write(dw as u32, value, &mut self.rec) {
+            Some(Effect::DriverFlr) => {
+                self.wipe_memory();
+                true
+            }
+            Some(Effect::None) => true,
+            None => false,
+        }
+    }
+
+    fn emit_unknown(&mut self, op: Op, offsets: &[u64]) {
+        for &dw in offsets {
+            self.rec.emit(Event::UnknownAccess {
+                op,
+                bar: 0,
+                offset: Hex(dw),
+            });
+        }
+    }
+
+    fn unaligned(&mut self, op: Op, offset: u64, len: usize) {
+        self.rec.violation(
+            "mmio_unaligned",
+            format!(
+                "BAR0 {} of {len} bytes at {offset:#x}: registers take aligned 4- or 8-byte accesses",
+                op.name()
+            ),
+        );
+    }
+
+    /// A trapped access to the GGTT window: plain memory.
+    fn ggtt_access(&mut self, op: Op, offset: u64, data: &mut [u8]) -> io::Result<()> {
+        let Some(ggtt) = self.ggtt.as_mut() else {
+            // BAR0 smaller than 16 MiB never reaches here (bar0_check).
+            return Err(einval());
+        };
+        let res = match op {
+            Op::Read => ggtt.read(offset, data),
+            Op::Write => ggtt.write(offset, data),
+        };
+        res.map_err(|_| einval())?;
+        self.trace_window(op, 0, offset, data, "ggtt");
+        Ok(())
+    }
+
+    /// A trapped access to BAR2: plain memory.
+    fn lmem_access(&mut self, op: Op, offset: u64, data: &mut [u8]) -> io::Result<()> {
+        let res = match op {
+            Op::Read => self.lmem.read(offset, data),
+            Op::Write => self.lmem.write(offset, data),
+        };
+        if res.is_err() {
+            self.rec.violation(
+                "mmio_out_of_range",
+                format!(
+                    "BAR2 {} at {offset:#x}+{} beyond {:#x}",
+                    op.name(),
+                    data.len(),
+                    self.lmem.len()
+                ),
+            );
+            return Err(einval());
+        }
+        self.trace_window(op, 2, offset, data, "lmem");
+        Ok(())
+    }
+
+    fn trace_window(&mut self, op: Op, bar: u32, offset: u64, data: &[u8], area: &'static str) {
+        let m = Mmio {
+            bar,
+            offset: Hex(offset),
+            size: data.len(),
+            value: (data.len() <= 8).then(|| Hex(le_value(data))),
+            reg: Vec::new(),
+            area: Some(area),
+            dropped: false,
+        };
+        self.rec.emit(match op {
+            Op::Read => Event::MmioRead(m),
+            Op::Write => Event::MmioWrite(m),
+        });
+    }
+}
+
+/// The register at dword `dw`, if any.
+fn reg_at(dw: u64) -> Option<&'static regs::RegDef> {
+    u32::try_from(dw).ok().and_then(regs::lookup)
+}
+
+/// Names of the registers in the dwords `first..end`, without repeats.
+fn touched_regs(first: u64, end: u64) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for dw in (first..end).step_by(4) {
+        if let Some(r) = reg_at(dw) {
+            if out.last() != Some(&r.name) {
+                out.push(r.name);
+            }
+        }
+    }
+    out
+}
+
+/// Little-endian value of up to the first 8 bytes.
+fn le_value(data: &[u8]) -> u64 {
+    data.iter()
+        .take(8)
+        .enumerate()
+        .fold(0, |v, (i, &b)| v | u64::from(b) << (8 * i))
+}
+
+fn einval() -> io::Error {
+    io::Error::from_raw_os_error(libc::EINVAL)
+}
+
+fn config_params(o: &Options, family: ids::Family) -> ConfigParams {
+    ConfigParams {
+        vendor_id: ids::VENDOR_INTEL,
+        device_id: o.device_id,
+        revision: o.revision,
+        class_code: family.class_code(),
+        subsystem_vendor_id: o.subsystem_vendor_id,
+        subsystem_id: o.subsystem_id(),
+        bar0_size: o.bar0_size(),
+        bar2_size: o.lmem_bar_size(),
+    }
+}
+
+fn reg_params(o: &Options) -> RegParams {
+    RegParams {
+        lmem_size: o.lmem_size(),
+        vf: o.vf,
+        lmem_init_delay: std::time::Duration::from_millis(o.lmem_init_delay_ms),
+        pcode_init_delay: std::time::Duration::from_millis(o.pcode_init_delay_ms),
+        lmem_never_init: o.has_fault(Fault::LmemNeverInit),
+        pcode_never_init: o.has_fault(Fault::PcodeNeverInit),
+        pcode_stuck: o.has_fault(Fault::PcodeStuck),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,463 @@
+//! Tests of the device model through its vfio-user entry points.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use serde_json::json;
+use serde_json::Value;
+use vfio_bindings::bindings::vfio::VFIO_IRQ_SET_ACTION_TRIGGER;
+use vfio_bindings::bindings::vfio::VFIO_IRQ_SET_DATA_EVENTFD;
+
+use super::*;
+use crate::clock::ManualClock;
+use crate::irq::tests::drain;
+use crate::irq::tests::eventfd;
+use crate::regfile::gunit::FLR_REINIT;
+use crate::regfile::gunit::FLR_TEARDOWN;
+
+const BAR0: u32 = VFIO_PCI_BAR0_REGION_INDEX;
+const BAR2: u32 = VFIO_PCI_BAR2_REGION_INDEX;
+const CONFIG: u32 = VFIO_PCI_CONFIG_REGION_INDEX;
+const GU_CNTL: u64 = 0x10_1010;
+const GU_DEBUG: u64 = 0x10_1018;
+const PCODE_MAILBOX: u64 = 0x13_8124;
+const PCODE_DATA0: u64 = 0x13_8128;
+const GSMBASE: u64 = 0x10_8100;
+
+fn opts() -> Options {
+    Options::with_socket("/nonexistent/xehpg-mock.sock")
+}
+
+fn device(o: &Options) -> (Device, ManualClock) {
+    let clock = ManualClock::new();
+    let dev = Device::new(o, Arc::new(clock.clone())).expect("device");
+    (dev, clock)
+}
+
+/// A unique temporary path for this test process.
+fn temp(name: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("xehpg-mock-{}-{n}-{name}", std::process::id()))
+}
+
+fn read32(d: &mut Device, off: u64) -> u32 {
+    let mut b = [0u8; 4];
+    d.region_read(BAR0, off, &mut b).expect("read");
+    u32::from_le_bytes(b)
+}
+
+fn write32(d: &mut Device, off: u64, v: u32) {
+    d.region_write(BAR0, off, &v.to_le_bytes()).expect("write");
+}
+
+#[test]
+fn known_register_read_is_counted_per_register() {
+    let (mut d, _) = device(&opts());
+    assert_eq!(read32(&mut d, GU_CNTL), 0x80);
+    let s = d.summary();
+    assert_eq!(s.mmio_reads, 1);
+    assert_eq!(s.reg_reads.get("GU_CNTL"), Some(&1));
+    assert_eq!((s.unknown_accesses, s.violations), (0, 0));
+}
+
+#[test]
+fn unknown_offsets_read_zero_drop_writes_and_are_counted() {
+    let (mut d, _) = device(&opts());
+    assert_eq!(read32(&mut d, 0x0), 0);
+    assert_eq!(read32(&mut d, 0x0), 0);
+    write32(&mut d, 0x4, 0xDEAD_BEEF);
+    assert_eq!(read32(&mut d, 0x4), 0, "write was dropped");
+    // The reserved range [4 MiB, 8 MiB) is unknown too, whatever is written.
+    write32(&mut d, 0x50_0000, 1);
+    assert_eq!(read32(&mut d, 0x50_0000), 0);
+    let s = d.summary();
+    assert_eq!(s.unknown_accesses, 6);
+    let entries: Vec<_> = s
+        .unknown
+        .iter()
+        .map(|u| (u.op, u.offset.0, u.count))
+        .collect();
+    assert_eq!(
+        entries,
+        vec![
+            (Op::Read, 0x0, 2),
+            (Op::Read, 0x4, 1),
+            (Op::Read, 0x50_0000, 1),
+            (Op::Write, 0x4, 1),
+            (Op::Write, 0x50_0000, 1),
+        ]
+    );
+    assert!(s.reg_reads.is_empty() && s.reg_writes.is_empty());
+}
+
+#[test]
+fn qword_accesses_are_two_dword_cycles() {
+    let (mut d, _) = device(&opts());
+    let mut b = [0u8; 8];
+    d.region_read(BAR0, GSMBASE, &mut b).expect("read");
+    assert_eq!(u64::from_le_bytes(b), (16 << 30) - (8 << 20));
+    // One 64-bit write covering PCODE_DATA0 and PCODE_DATA1.
+    d.region_write(BAR0, PCODE_DATA0, &0x2222_2222_1111_1111u64.to_le_bytes())
+        .expect("write");
+    assert_eq!(read32(&mut d, PCODE_DATA0), 0x1111_1111);
+    assert_eq!(read32(&mut d, PCODE_DATA0 + 4), 0x2222_2222);
+    let s = d.summary();
+    assert_eq!(
+        s.reg_reads.get("GSMBASE"),
+        Some(&1),
+        "one access, one register"
+    );
+    assert_eq!(s.reg_writes.get("PCODE_DATA0"), Some(&1));
+    assert_eq!(s.reg_writes.get("PCODE_DATA1"), Some(&1));
+    assert_eq!(s.violations, 0);
+}
+
+#[test]
+fn sub_dword_accesses_are_violations_and_writes_are_dropped() {
+    let (mut d, clock) = device(&opts());
+    write32(&mut d, GU_CNTL, 1 << 31);
+    clock.advance(FLR_TEARDOWN + FLR_REINIT);
+    assert_eq!(read32(&mut d, GU_DEBUG), 1 << 31);
+    // A byte write of the W1C bit must not clear it.
+    d.region_write(BAR0, GU_DEBUG + 3, &[0x80])
+        .expect("accepted");
+    assert_eq!(read32(&mut d, GU_DEBUG), 1 << 31);
+    // A 2-byte read returns the bytes of the containing dword.
+    let mut b = [0u8; 2];
+    d.region_read(BAR0, GU_DEBUG + 2, &mut b).expect("read");
+    assert_eq!(b, [0x00, 0x80]);
+    let s = d.summary();
+    assert_eq!(s.violation_kinds.get("mmio_unaligned"), Some(&2));
+}
+
+#[test]
+fn all_ones_fault_answers_every_read_with_ones_and_drops_writes() {
+    let mut o = opts();
+    o.faults = vec![Fault::AllOnes];
+    let (mut d, clock) = device(&o);
+    assert_eq!(read32(&mut d, GU_CNTL), 0xFFFF_FFFF);
+    assert_eq!(read32(&mut d, 0x0), 0xFFFF_FFFF);
+    assert_eq!(read32(&mut d, 0x60_0000), 0xFFFF_FFFF);
+    write32(&mut d, GU_CNTL, 1 << 31);
+    clock.advance(Duration::from_secs(1));
+    let s = d.summary();
+    assert_eq!(s.driver_flrs, 0, "write never reached the register");
+    assert_eq!(s.unknown_accesses, 2, "unknown offsets are still counted");
+    assert_eq!(s.reg_reads.get("GU_CNTL"), Some(&1));
+    assert_eq!(s.faults, vec!["all-ones"]);
+    // The GGTT window is memory, not registers: unaffected.
+    d.region_write(BAR0, GGTT_START, &[1, 2, 3, 4])
+        .expect("write");
+    let mut b = [0u8; 4];
+    d.region_read(BAR0, GGTT_START, &mut b).expect("read");
+    assert_eq!(b, [1, 2, 3, 4]);
+}
+
+#[test]
+fn pcode_init_probe_through_bar0() {
+    let mut o = opts();
+    o.pcode_init_delay_ms = 20;
+    let (mut d, clock) = device(&o);
+    let probe = |d: &mut Device| {
+        write32(d, PCODE_DATA0, 0);
+        write32(d, PCODE_DATA0 + 4, 0);
+        write32(d, PCODE_MAILBOX, 0x8000_007E);
+        assert_eq!(read32(d, PCODE_MAILBOX), 0, "completed, success");
+        read32(d, PCODE_DATA0)
+    };
+    assert_eq!(probe(&mut d), 0);
+    clock.advance_ms(20);
+    assert_eq!(probe(&mut d), 1);
+    assert_eq!(d.summary().pcode_commands, 2);
+}
+
+#[test]
+fn pcode_stuck_busy_write_is_a_violation() {
+    let mut o = opts();
+    o.faults = vec![Fault::PcodeStuck];
+    let (mut d, _) = device(&o);
+    write32(&mut d, PCODE_MAILBOX, 0x8000_007E);
+    write32(&mut d, PCODE_MAILBOX, 0x8000_007E);
+    assert_eq!(read32(&mut d, PCODE_MAILBOX), 0x8000_007E);
+    assert_eq!(
+        d.summary().violation_kinds.get("pcode_busy_write"),
+        Some(&1)
+    );
+}
+
+#[test]
+fn vf_switch_and_lmem_size_reach_the_registers() {
+    let mut o = opts();
+    o.vf = true;
+    o.lmem_size_gib = 8;
+    let (mut d, _) = device(&o);
+    assert_eq!(read32(&mut d, 0x19_01F8), 1);
+    assert_eq!(read32(&mut d, 0x10_83A0), 8 << 8);
+    assert_eq!(read32(&mut d, GSMBASE), 0xFF80_0000);
+    assert_eq!(read32(&mut d, GSMBASE + 4), 1);
+}
+
+#[test]
+fn driver_flr_wipes_lmem_and_ggtt() {
+    let (mut d, _) = device(&opts());
+    d.region_write(BAR2, 0x1000, &[0xAA; 16])
+        .expect("lmem write");
+    d.region_write(BAR0, GGTT_START + 8, &[0xBB; 8])
+        .expect("ggtt write");
+    write32(&mut d, GU_CNTL, 1 << 31);
+    let mut b = [0xFFu8; 16];
+    d.region_read(BAR2, 0x1000, &mut b).expect("lmem read");
+    assert_eq!(b, [0; 16]);
+    let mut g = [0xFFu8; 8];
+    assert_eq!(d.ggtt_read(8, &mut g), Some(()));
+    assert_eq!(g, [0; 8]);
+}
+
+#[test]
+fn trapped_window_accesses_use_the_shared_memory() {
+    let (mut d, _) = device(&opts());
+    d.region_write(
+        BAR0,
+        GGTT_START + 0x10,
+        &0x1234_5678_0000_0003u64.to_le_bytes(),
+    )
+    .expect("write");
+    let mut pte = [0u8; 8];
+    d.ggtt_read(0x10, &mut pte).expect("in window");
+    assert_eq!(u64::from_le_bytes(pte), 0x1234_5678_0000_0003);
+    d.region_write(BAR2, 0xFF_FFF0, &[5; 16])
+        .expect("lmem write");
+    let mut b = [0u8; 16];
+    d.region_read(BAR2, 0xFF_FFF0, &mut b).expect("lmem read");
+    assert_eq!(b, [5; 16]);
+    let s = d.summary();
+    assert_eq!((s.mmio_reads, s.mmio_writes), (1, 2));
+    assert_eq!(s.unknown_accesses, 0);
+}
+
+#[test]
+fn accesses_outside_the_bars_fail() {
+    let (mut d, _) = device(&opts());
+    let mut b = [0u8; 4];
+    assert!(d.region_read(BAR0, (16 << 20) - 2, &mut b).is_err());
+    assert!(d.region_read(BAR2, 256 << 20, &mut b).is_err());
+    assert!(d.region_read(4, 0, &mut b).is_err(), "no BAR4");
+    assert!(d.region_read(CONFIG, 4094, &mut b).is_err());
+    assert_eq!(
+        d.summary().violation_kinds.get("mmio_out_of_range"),
+        Some(&2)
+    );
+}
+
+#[test]
+fn small_bar0_keeps_registers_and_loses_the_ggtt_window() {
+    let mut o = opts();
+    o.bar0_size_mib = 4;
+    let (mut d, _) = device(&o);
+    assert_eq!(d.ggtt_fd(), None);
+    assert_eq!(read32(&mut d, GU_CNTL), 0x80);
+    let mut b = [0u8; 4];
+    assert!(d.region_read(BAR0, 4 << 20, &mut b).is_err());
+}
+
+#[test]
+fn vfio_reset_restores_registers_and_config_space() {
+    let mut o = opts();
+    o.lmem_init_delay_ms = 5;
+    let (mut d, clock) = device(&o);
+    clock.advance_ms(5);
+    d.region_write(CONFIG, 0x04, &[0x06, 0x00])
+        .expect("command");
+    write32(&mut d, PCODE_DATA0, 0x55);
+    write32(&mut d, GU_CNTL, 1 << 31);
+    d.reset("vfio_user");
+    let mut cmd = [0u8; 2];
+    d.region_read(CONFIG, 0x04, &mut cmd).expect("command");
+    assert_eq!(cmd, [0, 0]);
+    assert_eq!(read32(&mut d, PCODE_DATA0), 0);
+    assert_eq!(
+        read32(&mut d, GU_CNTL),
+        0,
+        "FLR cancelled, LMEM re-initialising"
+    );
+    clock.advance_ms(5);
+    assert_eq!(read32(&mut d, GU_CNTL), 0x80);
+    assert_eq!(d.summary().resets, 1);
+}
+
+#[test]
+fn config_space_flr_resets_the_function() {
+    let mut o = opts();
+    o.pcode_init_delay_ms = 10;
+    let (mut d, clock) = device(&o);
+    write32(&mut d, PCODE_DATA0, 0x55);
+    clock.advance_ms(3);
+    // Device Control (PCIe cap at 0x40, +8), bit 15: Initiate FLR.
+    d.region_write(CONFIG, 0x48, &0x8000u16.to_le_bytes())
+        .expect("flr");
+    assert_eq!(read32(&mut d, PCODE_DATA0), 0);
+    let s = d.summary();
+    assert_eq!((s.resets, s.config_writes), (1, 1));
+    let mut id = [0u8; 4];
+    d.region_read(CONFIG, 0, &mut id).expect("id");
+    assert_eq!(u32::from_le_bytes(id), 0x56C0_8086);
+}
+
+#[test]
+fn config_space_identity_for_dg2() {
+    let mut o = opts();
+    o.device_id = 0x56A0;
+    o.revision = 0x04;
+    let (mut d, _) = device(&o);
+    let mut b = [0u8; 4];
+    d.region_read(CONFIG, 0x08, &mut b).expect("class/rev");
+    assert_eq!(u32::from_le_bytes(b), 0x0300_0004);
+    d.region_read(CONFIG, 0x2C, &mut b).expect("subsystem");
+    assert_eq!(u32::from_le_bytes(b), 0x56A0_8086);
+}
+
+#[test]
+fn msi_is_delivered_only_once_wired() {
+    let (mut d, _) = device(&opts());
+    assert!(!d.raise_msi());
+    let efd = eventfd();
+    d.set_irqs(
+        1,
+        VFIO_IRQ_SET_ACTION_TRIGGER | VFIO_IRQ_SET_DATA_EVENTFD,
+        0,
+        1,
+        vec![efd.try_clone().expect("dup")],
+    )
+    .expect("set_irqs");
+    assert!(d.raise_msi());
+    assert_eq!(drain(&efd), 1);
+    let s = d.summary();
+    assert_eq!((s.irqs, s.irqs_dropped), (1, 1));
+}
+
+#[test]
+fn dma_through_mapped_guest_ram() {
+    let (mut d, _) = device(&opts());
+    let ram = MemFd::new("guest", 0x4000).expect("memfd");
+    // SAFETY: dup returns a fresh descriptor that the File then owns.
+    let fd = unsafe { libc::dup(ram.raw_fd()) };
+    assert!(fd >= 0);
+    // SAFETY: `fd` is owned by nobody else.
+    let file = unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    d.dma_map(
+        DmaMapFlags::READ_WRITE,
+        0x1000,
+        0x10_0000,
+        0x2000,
+        Some(file),
+    )
+    .expect("map");
+    d.dma_write(0x10_0010, b"hello").expect("write");
+    let mut back = [0u8; 5];
+    ram.read(0x1010, &mut back).expect("guest RAM");
+    assert_eq!(&back, b"hello", "device write landed at the file offset");
+    d.dma_read(0x10_0010, &mut back).expect("read");
+    assert_eq!(&back, b"hello");
+    assert!(d.dma_read(0x20_0000, &mut back).is_err());
+    d.dma_unmap(DmaUnmapFlags::empty(), 0x10_0000, 0x2000);
+    assert!(d.dma_write(0x10_0010, b"x").is_err());
+    let s = d.summary();
+    assert_eq!((s.dma_maps, s.dma_unmaps), (1, 1));
+    assert_eq!(s.violation_kinds.get("dma_unmapped"), Some(&2));
+}
+
+fn trace_lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("trace")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+#[test]
+fn trace_file_records_the_run() {
+    let path = temp("trace.jsonl");
+    let mut o = opts();
+    o.trace = Some(path.clone());
+    o.faults = vec![
+        Fault::PcodeNeverInit,
+        Fault::LmemNeverInit,
+        Fault::PcodeNeverInit,
+    ];
+    let (mut d, clock) = device(&o);
+    clock.advance(Duration::from_micros(250));
+    read32(&mut d, GU_CNTL);
+    read32(&mut d, 0x2000);
+    d.finish("test");
+    let lines = trace_lines(&path);
+    let evs: Vec<&str> = lines
+        .iter()
+        .map(|l| l["ev"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(
+        evs,
+        vec![
+            "start",
+            "fault_armed",
+            "fault_armed",
+            "mmio_read",
+            "mmio_read",
+            "unknown_access",
+            "stop"
+        ]
+    );
+    for (i, l) in lines.iter().enumerate() {
+        assert_eq!(l["seq"], json!(i));
+    }
+    assert_eq!(lines[0]["device_id"], json!("0x56c0"));
+    assert_eq!(lines[0]["family"], json!("ATS-M"));
+    assert_eq!(lines[1]["name"], json!("lmem-never-init"));
+    assert_eq!(lines[2]["name"], json!("pcode-never-init"));
+    assert_eq!(
+        lines[3],
+        json!({"seq":3,"t_us":250,"ev":"mmio_read","bar":0,"offset":"0x101010",
+               "size":4,"value":"0x0","reg":"GU_CNTL"})
+    );
+    assert_eq!(lines[4]["reg"], Value::Null);
+    assert_eq!(
+        lines[5],
+        json!({"seq":5,"t_us":250,"ev":"unknown_access","op":"read","bar":0,"offset":"0x2000"})
+    );
+    assert_eq!(lines[6]["reason"], json!("test"));
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn unwritable_summary_is_a_startup_error() {
+    let mut o = opts();
+    o.summary = Some(PathBuf::from("/nonexistent-dir-xehpg/summary.json"));
+    assert!(Device::new(&o, Arc::new(ManualClock::new())).is_err());
+}
+
+#[test]
+fn summary_file_at_start_and_final_once() {
+    let path = temp("summary.json");
+    let mut o = opts();
+    o.summary = Some(path.clone());
+    let (mut d, _) = device(&o);
+    let first: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("written at start"))
+            .expect("JSON");
+    assert_eq!(first["final"], json!(false));
+    read32(&mut d, 0x8);
+    d.finish("disconnect");
+    d.finish("again");
+    let last: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("final")).expect("JSON");
+    assert_eq!(last["final"], json!(true));
+    assert_eq!(
+        last["unknown"],
+        json!([{"op":"read","offset":"0x8","count":1}])
+    );
+    // start, mmio_read, unknown_access, stop: the second finish added nothing.
+    assert_eq!(last["events"], json!(4));
+    let _ = std::fs::remove_file(&path);
+}

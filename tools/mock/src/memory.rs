@@ -1,0 +1,645 @@
+//! Memory the device shares with QEMU: its own BAR backing stores and the
+//! guest RAM it reaches by DMA.
+//!
+//! - [`MemFd`]: an anonymous shared-memory file (memfd) mapped into the mock.
+//!   The GGTT window of BAR0 and all of BAR2 are memfds whose descriptors are
+//!   handed to QEMU, so guest accesses to them never trap into the mock
+//!   (ENVIRONMENT.md, "Cost of the mock's transport").
+//! - [`GuestMemory`]: the guest-RAM ranges QEMU announced with DMA_MAP, each
+//!   mapped from the memfd QEMU sent (guest started with
+//!   `memory-backend-memfd,share=on`). Accesses outside them fail with a
+//!   [`DmaError`] that the device records as a violation.
+//!
+//! All of this memory is concurrently written by other processes (QEMU and
+//! the guest), so the mock never forms Rust references into it: it copies
+//! bytes in and out through raw pointers. A copy racing with a guest write may
+//! see a torn value, exactly as a real device's DMA engine would.
+
+use std::collections::BTreeMap;
+use std::ffi::CString;
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::fd::FromRawFd;
+use std::os::fd::OwnedFd;
+use std::os::fd::RawFd;
+use std::ptr::NonNull;
+
+use thiserror::Error;
+
+/// A shared (`MAP_SHARED`) mapping of part of a file.
+///
+/// # Invariants
+///
+/// `base` is the start of a live mapping of `map_len` bytes created by
+/// `mmap`, unmapped only in `Drop`. `data = base + skew` and
+/// `skew + len == map_len`; the first `len` bytes at `data` are readable, and
+/// writable if `writable`.
+struct Mapping {
+    base: NonNull<u8>,
+    map_len: usize,
+    data: NonNull<u8>,
+    len: usize,
+    writable: bool,
+}
+
+// SAFETY: A Mapping is plain process memory with no thread affinity; all
+// access goes through `&self`/`&mut self` methods that copy bytes, and the
+// owning `Device` is behind a mutex.
+unsafe impl Send for Mapping {}
+
+impl Mapping {
+    /// Maps `len` bytes of `fd` starting at byte `offset` (any alignment).
+    fn new(fd: RawFd, offset: u64, len: u64, writable: bool) -> io::Result<Self> {
+        let page = page_size();
+        let skew = offset % page;
+        let map_len = len
+            .checked_add(skew)
+            .filter(|&l| l > skew)
+            .and_then(|l| usize::try_from(l).ok())
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let file_off = libc::off_t::try_from(offset - skew)
+            .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let prot = libc::PROT_READ | if writable { libc::PROT_WRITE } else { 0 };
+        // SAFETY: Asking the kernel for a fresh mapping; no existing memory is
+        // affected. The result is checked for MAP_FAILED below.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                prot,
+                libc::MAP_SHARED,
+                fd,
+                file_off,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let base =
+            NonNull::new(p.cast::<u8>()).ok_or_else(|| io::Error::other("mmap gave NULL"))?;
+        // CAST: skew < page size, which fits in usize.
+        let skew = skew as usize;
+        // SAFETY: skew < map_len, so the pointer stays inside the mapping.
+        let data = unsafe { base.add(skew) };
+        // INVARIANT: map_len = skew + len, data = base + skew.
+        Ok(Self {
+            base,
+            map_len,
+            data,
+            len: map_len - skew,
+            writable,
+        })
+    }
+
+    /// The byte range `offset..offset + n` if it lies inside the mapping.
+    fn range(&self, offset: u64, n: usize) -> Option<usize> {
+        let start = usize::try_from(offset).ok()?;
+        (start.checked_add(n)? <= self.len).then_some(start)
+    }
+
+    /// Copies bytes out of the mapping; `None` if out of bounds.
+    fn read(&self, offset: u64, buf: &mut [u8]) -> Option<()> {
+        let start = self.range(offset, buf.len())?;
+        // SAFETY: By the type invariant `data..data+len` is mapped and
+        // readable, and `range` checked `start + buf.len() <= len`. `buf` is
+        // a Rust buffer, so it cannot overlap the mapping's bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.data.as_ptr().add(start),
+                buf.as_mut_ptr(),
+                buf.len(),
+            );
+        }
+        Some(())
+    }
+
+    /// Copies bytes into the mapping; `None` if out of bounds or read-only.
+    fn write(&mut self, offset: u64, buf: &[u8]) -> Option<()> {
+        if !self.writable {
+            return None;
+        }
+        let start = self.range(offset, buf.len())?;
+        // SAFETY: As in `read`, plus the mapping is writable (checked above).
+        unsafe {
+            std::ptr::copy_nonoverlapping(buf.as_ptr(), self.data.as_ptr().add(start), buf.len());
+        }
+        Some(())
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: `base`/`map_len` describe a mapping this value owns and
+        // nothing else refers to (type invariant).
+        unsafe {
+            libc::munmap(self.base.as_ptr().cast(), self.map_len);
+        }
+    }
+}
+
+fn page_size() -> u64 {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    u64::try_from(p).ok().filter(|&p| p > 0).unwrap_or(4096)
+}
+
+/// An access outside a [`MemFd`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("access at {offset:#x}+{len} is outside the {size:#x}-byte buffer")]
+pub struct OutOfBounds {
+    /// First byte of the access.
+    pub offset: u64,
+    /// Length of the access.
+    pub len: usize,
+    /// Size of the buffer.
+    pub size: u64,
+}
+
+/// A shared-memory file mapped read/write into the mock.
+pub struct MemFd {
+    fd: OwnedFd,
+    map: Mapping,
+}
+
+impl MemFd {
+    /// Creates a zero-filled memfd of `len` bytes. `name` shows in
+    /// `/proc/PID/fd` and helps debugging.
+    ///
+    /// # Errors
+    ///
+    /// Any failure of `memfd_create`, `ftruncate` or `mmap`.
+    pub fn new(name: &str, len: u64) -> io::Result<Self> {
+        let cname = CString::new(name).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        // SAFETY: `cname` is a valid NUL-terminated string for the call.
+        let raw = unsafe { libc::memfd_create(cname.as_ptr(), libc::MFD_CLOEXEC) };
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `raw` is a descriptor memfd_create just returned; nothing
+        // else owns it.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let size =
+            libc::off_t::try_from(len).map_err(|_| io::Error::from_raw_os_error(libc::EFBIG))?;
+        // SAFETY: `fd` is a valid descriptor owned by this function.
+        if unsafe { libc::ftruncate(fd.as_raw_fd(), size) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let map = Mapping::new(fd.as_raw_fd(), 0, len, true)?;
+        Ok(Self { fd, map })
+    }
+
+    /// The descriptor to hand to QEMU (stays owned by `self`).
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// Size in bytes.
+    pub fn len(&self) -> u64 {
+        self.map.len as u64
+    }
+
+    /// Whether the buffer is empty (never, by construction).
+    pub fn is_empty(&self) -> bool {
+        self.map.len == 0
+    }
+
+    /// Copies `buf.len()` bytes at `offset` out of the buffer.
+    ///
+    /// # Errors
+    ///
+    /// [`OutOfBounds`] if the range does not fit.
+    pub fn read(&self, offset: u64, buf: &mut [u8]) -> Result<(), OutOfBounds> {
+        self.map
+            .read(offset, buf)
+            .ok_or(self.oob(offset, buf.len()))
+    }
+
+    /// Copies `buf` into the buffer at `offset`.
+    ///
+    /// # Errors
+    ///
+    /// [`OutOfBounds`] if the range does not fit.
+    pub fn write(&mut self, offset: u64, buf: &[u8]) -> Result<(), OutOfBounds> {
+        let e = self.oob(offset, buf.len());
+        self.map.write(offset, buf).ok_or(e)
+    }
+
+    /// Zeroes the whole buffer by freeing its pages (cheap even for large
+    /// BARs; every mapping, QEMU's included, then reads zeros).
+    ///
+    /// # Errors
+    ///
+    /// Any failure of `fallocate`.
+    pub fn wipe(&self) -> io::Result<()> {
+        let len = libc::off_t::try_from(self.len())
+            .map_err(|_| io::Error::from_raw_os_error(libc::EFBIG))?;
+        // SAFETY: Plain syscall on a descriptor this value owns.
+        let rc = unsafe {
+            libc::fallocate(
+                self.fd.as_raw_fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                0,
+                len,
+            )
+        };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    fn oob(&self, offset: u64, len: usize) -> OutOfBounds {
+        OutOfBounds {
+            offset,
+            len,
+            size: self.len(),
+        }
+    }
+}
+
+/// A failed DMA access. [`DmaError::kind`] is the violation kind recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum DmaError {
+    /// Some byte of the range is not covered by any DMA mapping.
+    #[error("DMA to unmapped guest address {addr:#x} (access {start:#x}+{len})")]
+    Unmapped {
+        /// First unmapped byte.
+        addr: u64,
+        /// Start of the access.
+        start: u64,
+        /// Length of the access.
+        len: usize,
+    },
+    /// A write to a mapping QEMU announced without the WRITE flag (or a read
+    /// of one without READ).
+    #[error("DMA {op} denied by mapping permissions at {addr:#x}")]
+    Permission {
+        /// "read" or "write".
+        op: &'static str,
+        /// First byte of the offending mapping hit.
+        addr: u64,
+    },
+    /// The range is mapped but QEMU sent no file descriptor for it (guest RAM
+    /// not shareable), so the mock cannot reach it.
+    #[error("DMA to guest address {addr:#x}, mapped without a file descriptor")]
+    Unbacked {
+        /// First unbacked byte.
+        addr: u64,
+    },
+}
+
+impl DmaError {
+    /// Violation kind for the trace and summary.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DmaError::Unmapped { .. } => "dma_unmapped",
+            DmaError::Permission { .. } => "dma_permission",
+            DmaError::Unbacked { .. } => "dma_unbacked",
+        }
+    }
+}
+
+/// One DMA_MAP range.
+struct DmaRegion {
+    size: u64,
+    readable: bool,
+    writable: bool,
+    backing: Option<Mapping>,
+}
+
+/// Guest RAM reachable by DMA, keyed by guest (IOVA) address.
+#[derive(Default)]
+pub struct GuestMemory {
+    regions: BTreeMap<u64, DmaRegion>,
+}
+
+impl GuestMemory {
+    /// An empty address space: every DMA fails until QEMU maps RAM.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds the range `iova..iova + size`, backed by `fd` at `file_offset`.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for an empty or wrapping range, `EEXIST` if it overlaps an
+    /// existing mapping (as the kernel's VFIO type1 IOMMU answers), or the
+    /// `mmap` failure.
+    pub fn map(
+        &mut self,
+        iova: u64,
+        size: u64,
+        file_offset: u64,
+        readable: bool,
+        writable: bool,
+        fd: Option<File>,
+    ) -> io::Result<()> {
+        let end = iova
+            .checked_add(size)
+            .filter(|_| size > 0)
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+        if self.overlaps(iova, end) {
+            return Err(io::Error::from_raw_os_error(libc::EEXIST));
+        }
+        // The mapping outlives the descriptor, which is closed when `fd` drops.
+        let backing = fd
+            .map(|f| Mapping::new(f.as_raw_fd(), file_offset, size, writable))
+            .transpose()?;
+        self.regions.insert(
+            iova,
+            DmaRegion {
+                size,
+                readable,
+                writable,
+                backing,
+            },
+        );
+        Ok(())
+    }
+
+    /// Removes every mapping that lies inside `iova..iova + size`; returns
+    /// how many were removed.
+    pub fn unmap(&mut self, iova: u64, size: u64) -> usize {
+        let end = iova.saturating_add(size);
+        let doomed: Vec<u64> = self
+            .regions
+            .range(iova..end)
+            .filter(|&(&a, r)| a.saturating_add(r.size) <= end)
+            .map(|(&a, _)| a)
+            .collect();
+        for a in &doomed {
+            self.regions.remove(a);
+        }
+        doomed.len()
+    }
+
+    /// Removes every mapping; returns how many there were.
+    pub fn unmap_all(&mut self) -> usize {
+        let n = self.regions.len();
+        self.regions.clear();
+        n
+    }
+
+    /// Number of live mappings.
+    pub fn len(&self) -> usize {
+        self.regions.len()
+    }
+
+    /// Whether nothing is mapped.
+    pub fn is_empty(&self) -> bool {
+        self.regions.is_empty()
+    }
+
+    /// Reads guest memory at `addr`. Nothing is copied unless the whole
+    /// range is readable.
+    ///
+    /// # Errors
+    ///
+    /// A [`DmaError`] naming the first byte that cannot be read.
+    pub fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), DmaError> {
+        let pieces = self.pieces(addr, buf.len(), "read")?;
+        let mut done = 0;
+        for (iova, off, n) in pieces {
+            let map = self.backing(iova)?;
+            map.read(off, &mut buf[done..done + n])
+                .ok_or(DmaError::Unbacked { addr: iova + off })?;
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Writes guest memory at `addr`. Nothing is written unless the whole
+    /// range is writable.
+    ///
+    /// # Errors
+    ///
+    /// A [`DmaError`] naming the first byte that cannot be written.
+    pub fn write(&mut self, addr: u64, buf: &[u8]) -> Result<(), DmaError> {
+        let pieces = self.pieces(addr, buf.len(), "write")?;
+        let mut done = 0;
+        for (iova, off, n) in pieces {
+            let region = self.regions.get_mut(&iova).ok_or(DmaError::Unmapped {
+                addr: iova + off,
+                start: addr,
+                len: buf.len(),
+            })?;
+            let map = region
+                .backing
+                .as_mut()
+                .ok_or(DmaError::Unbacked { addr: iova + off })?;
+            map.write(off, &buf[done..done + n])
+                .ok_or(DmaError::Permission {
+                    op: "write",
+                    addr: iova + off,
+                })?;
+            done += n;
+        }
+        Ok(())
+    }
+
+    fn overlaps(&self, start: u64, end: u64) -> bool {
+        // The last mapping starting before `end` is the only candidate that
+        // can reach into the range from below; anything starting inside it
+        // overlaps too.
+        self.regions
+            .range(..end)
+            .next_back()
+            .is_some_and(|(&a, r)| a.saturating_add(r.size) > start)
+    }
+
+    fn backing(&self, iova: u64) -> Result<&Mapping, DmaError> {
+        self.regions
+            .get(&iova)
+            .and_then(|r| r.backing.as_ref())
+            .ok_or(DmaError::Unbacked { addr: iova })
+    }
+
+    /// Splits `addr..addr + len` into (mapping start, offset, length) pieces,
+    /// checking coverage, backing and permissions for all of them first.
+    fn pieces(
+        &self,
+        addr: u64,
+        len: usize,
+        op: &'static str,
+    ) -> Result<Vec<(u64, u64, usize)>, DmaError> {
+        let unmapped = |at| DmaError::Unmapped {
+            addr: at,
+            start: addr,
+            len,
+        };
+        let end = addr.checked_add(len as u64).ok_or(unmapped(addr))?;
+        let mut out = Vec::new();
+        let mut at = addr;
+        while at < end {
+            let (&iova, r) = self
+                .regions
+                .range(..=at)
+                .next_back()
+                .filter(|&(&a, r)| at - a < r.size)
+                .ok_or(unmapped(at))?;
+            if r.backing.is_none() {
+                return Err(DmaError::Unbacked { addr: at });
+            }
+            let allowed = if op == "write" {
+                r.writable
+            } else {
+                r.readable
+            };
+            if !allowed {
+                return Err(DmaError::Permission { op, addr: at });
+            }
+            let off = at - iova;
+            let n = (r.size - off).min(end - at);
+            // CAST: n <= len, which is a usize.
+            out.push((iova, off, n as usize));
+            at += n;
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A memfd standing in for QEMU's guest-RAM backend, filled with a pattern.
+    fn guest_ram(len: u64) -> (MemFd, File) {
+        let mut ram = MemFd::new("test-guest-ram", len).expect("memfd");
+        let pattern: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        ram.write(0, &pattern).expect("fill");
+        // SAFETY: dup returns a new descriptor that the File then owns.
+        let dup = unsafe { libc::dup(ram.raw_fd()) };
+        assert!(dup >= 0);
+        // SAFETY: `dup` is a fresh descriptor owned by nobody else.
+        let file = unsafe { File::from_raw_fd(dup) };
+        (ram, file)
+    }
+
+    #[test]
+    fn memfd_read_write_bounds_and_wipe() {
+        let mut m = MemFd::new("t", 8192).expect("memfd");
+        assert_eq!(m.len(), 8192);
+        m.write(4094, &[1, 2, 3, 4]).expect("in bounds");
+        let mut b = [0u8; 4];
+        m.read(4094, &mut b).expect("in bounds");
+        assert_eq!(b, [1, 2, 3, 4]);
+        assert!(m.read(8190, &mut b).is_err());
+        assert!(m.write(u64::MAX, &b).is_err());
+        m.wipe().expect("punch hole");
+        m.read(4094, &mut b).expect("in bounds");
+        assert_eq!(b, [0; 4]);
+        assert_eq!(m.len(), 8192, "wipe keeps the size");
+    }
+
+    #[test]
+    fn guest_memory_maps_at_file_offset() {
+        let (_ram, file) = guest_ram(3 * 4096);
+        let mut g = GuestMemory::new();
+        // Guest address 0x10000 maps file offset 0x1000 (not the file start).
+        g.map(0x10000, 0x2000, 0x1000, true, true, Some(file))
+            .expect("map");
+        let mut b = [0u8; 3];
+        g.read(0x10000, &mut b).expect("mapped");
+        assert_eq!(
+            b,
+            [
+                (0x1000 % 251) as u8,
+                (0x1001 % 251) as u8,
+                (0x1002 % 251) as u8
+            ]
+        );
+        g.write(0x11FFE, &[9, 9]).expect("mapped");
+        g.read(0x11FFE, &mut b[..2]).expect("mapped");
+        assert_eq!(&b[..2], &[9, 9]);
+    }
+
+    #[test]
+    fn unmapped_and_partially_mapped_accesses_fail_without_side_effects() {
+        let (_ram, file) = guest_ram(4096);
+        let mut g = GuestMemory::new();
+        g.map(0x1000, 0x1000, 0, true, true, Some(file))
+            .expect("map");
+        let mut b = [0xAAu8; 4];
+        assert_eq!(
+            g.read(0x0FFE, &mut b),
+            Err(DmaError::Unmapped {
+                addr: 0x0FFE,
+                start: 0x0FFE,
+                len: 4
+            })
+        );
+        assert_eq!(b, [0xAA; 4], "nothing copied on failure");
+        // Crossing the end of the mapping fails and writes nothing.
+        let e = g.write(0x1FFE, &[1, 2, 3, 4]).expect_err("crosses end");
+        assert_eq!(e.kind(), "dma_unmapped");
+        g.read(0x1FFE, &mut b[..2]).expect("mapped");
+        assert_eq!(&b[..2], &[(0xFFE % 251) as u8, (0xFFF % 251) as u8]);
+    }
+
+    #[test]
+    fn accesses_span_adjacent_mappings() {
+        let (_ram, f1) = guest_ram(4096);
+        let (_ram2, f2) = guest_ram(4096);
+        let mut g = GuestMemory::new();
+        g.map(0x0, 0x1000, 0, true, true, Some(f1)).expect("map");
+        g.map(0x1000, 0x1000, 0, true, true, Some(f2)).expect("map");
+        g.write(0xFFF, &[7, 8]).expect("spans two mappings");
+        let mut b = [0u8; 2];
+        g.read(0xFFF, &mut b).expect("spans");
+        assert_eq!(b, [7, 8]);
+    }
+
+    #[test]
+    fn permissions_backing_and_overlap() {
+        let (_ram, f1) = guest_ram(4096);
+        let (_ram2, f2) = guest_ram(4096);
+        let mut g = GuestMemory::new();
+        g.map(0x1000, 0x1000, 0, true, false, Some(f1))
+            .expect("map ro");
+        assert_eq!(
+            g.write(0x1000, &[1]).map_err(|e| e.kind()),
+            Err("dma_permission")
+        );
+        let (_ram3, f3) = guest_ram(4096);
+        g.map(0x6000, 0x1000, 0, false, true, Some(f3))
+            .expect("map write-only");
+        assert_eq!(
+            g.read(0x6000, &mut [0]).map_err(|e| e.kind()),
+            Err("dma_permission")
+        );
+        g.write(0x6000, &[1]).expect("writable");
+        g.map(0x4000, 0x1000, 0, true, true, None)
+            .expect("map without fd");
+        assert_eq!(
+            g.read(0x4000, &mut [0]).map_err(|e| e.kind()),
+            Err("dma_unbacked")
+        );
+        let e = g
+            .map(0x1800, 0x1000, 0, true, true, Some(f2))
+            .expect_err("overlap");
+        assert_eq!(e.raw_os_error(), Some(libc::EEXIST));
+        assert!(
+            g.map(0x8000, 0, 0, true, true, None).is_err(),
+            "empty range"
+        );
+    }
+
+    #[test]
+    fn unmap_removes_contained_ranges_only() {
+        let mut g = GuestMemory::new();
+        g.map(0x1000, 0x1000, 0, true, true, None).expect("map");
+        g.map(0x2000, 0x2000, 0, true, true, None).expect("map");
+        g.map(0x8000, 0x1000, 0, true, true, None).expect("map");
+        // 0x2000..0x4000 is not fully inside 0x1000..0x3000.
+        assert_eq!(g.unmap(0x1000, 0x2000), 1);
+        assert_eq!(g.len(), 2);
+        assert_eq!(
+            g.read(0x1000, &mut [0]).map_err(|e| e.kind()),
+            Err("dma_unmapped")
+        );
+        assert_eq!(g.unmap_all(), 2);
+        assert!(g.is_empty());
+    }
+}

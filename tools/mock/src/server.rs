@@ -1,0 +1,377 @@
+//! vfio-user glue: regions and IRQs as QEMU sees them, the
+//! [`ServerBackend`] that forwards to [`Device`], and the process lifecycle.
+//!
+//! Lifecycle: create the socket, serve exactly one client, and when it
+//! disconnects write the final summary, remove the socket and return.
+//! SIGTERM/SIGINT are taken by a dedicated thread (blocked everywhere else
+//! with `pthread_sigmask`, collected with `sigwait`), which finishes the
+//! device the same way and exits with status 0. The device sits behind a
+//! mutex so that thread can reach it; a vfio-user request holds the lock only
+//! while it is being handled, and handlers never block.
+
+use std::fs::File;
+use std::io;
+use std::mem::size_of;
+use std::os::unix::fs::FileTypeExt;
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::MutexGuard;
+
+use anyhow::bail;
+use anyhow::Context;
+use vfio_bindings::bindings::vfio::vfio_region_info;
+use vfio_bindings::bindings::vfio::vfio_region_sparse_mmap_area;
+use vfio_bindings::bindings::vfio::VFIO_PCI_BAR0_REGION_INDEX;
+use vfio_bindings::bindings::vfio::VFIO_PCI_BAR2_REGION_INDEX;
+use vfio_bindings::bindings::vfio::VFIO_PCI_CONFIG_REGION_INDEX;
+use vfio_bindings::bindings::vfio::VFIO_PCI_NUM_REGIONS;
+use vfio_bindings::bindings::vfio::VFIO_REGION_INFO_FLAG_MMAP;
+use vfio_bindings::bindings::vfio::VFIO_REGION_INFO_FLAG_READ;
+use vfio_bindings::bindings::vfio::VFIO_REGION_INFO_FLAG_WRITE;
+use vfio_user::DmaMapFlags;
+use vfio_user::DmaUnmapFlags;
+use vfio_user::IrqInfo;
+use vfio_user::Server;
+use vfio_user::ServerBackend;
+use vfio_user::ServerRegion;
+use vfio_user::SparseArea;
+
+use crate::cli::Options;
+use crate::clock::MonotonicClock;
+use crate::config_space::CONFIG_SIZE;
+use crate::device::Device;
+use crate::device::GGTT_SIZE;
+use crate::device::GGTT_START;
+use crate::irq;
+
+/// The device as shared between the vfio-user loop and the signal thread.
+type Shared = Arc<Mutex<Device>>;
+
+/// Locks the device even if a previous holder panicked: the state is still
+/// the best record of what happened, and the summary must be written.
+fn lock(dev: &Shared) -> MutexGuard<'_, Device> {
+    dev.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs one mock instance until QEMU disconnects.
+///
+/// # Errors
+///
+/// Setup failures (socket, memfds, trace file) and vfio-user protocol errors.
+/// The summary is written in every case the process survives.
+pub fn run(opts: &Options) -> anyhow::Result<()> {
+    // First, so that no signal can kill the process before its handler runs.
+    let signals = block_termination_signals()?;
+    let dev = Device::new(opts, Arc::new(MonotonicClock::new()))?;
+    let server = Server::new(
+        &prepare_socket(&opts.socket)?,
+        true,
+        irq_infos(),
+        regions(&dev),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))
+    .with_context(|| format!("listening on {}", opts.socket.display()))?;
+    let dev: Shared = Arc::new(Mutex::new(dev));
+    spawn_signal_thread(signals, dev.clone(), opts.socket.clone())?;
+
+    let result = server.run(&mut Backend(dev.clone()));
+    let reason = match &result {
+        Ok(()) => "disconnect".to_owned(),
+        Err(e) => format!("error: {e}"),
+    };
+    lock(&dev).finish(&reason);
+    // Dropping the server removes the socket file.
+    drop(server);
+    result.map_err(|e| anyhow::anyhow!("vfio-user: {e}"))
+}
+
+/// Checks the socket path; a stale socket left by a dead mock is removed.
+fn prepare_socket(path: &Path) -> anyhow::Result<PathBuf> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(path.to_path_buf());
+    };
+    if !meta.file_type().is_socket() {
+        bail!("{} exists and is not a socket", path.display());
+    }
+    match UnixStream::connect(path) {
+        Ok(_) => bail!("{} is in use by a live server", path.display()),
+        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+            std::fs::remove_file(path)
+                .with_context(|| format!("removing stale {}", path.display()))?;
+            Ok(path.to_path_buf())
+        }
+        Err(e) => Err(e).with_context(|| format!("probing {}", path.display())),
+    }
+}
+
+/// Region list indexed by VFIO PCI region index (BAR0..BAR5, ROM, config, VGA).
+fn regions(dev: &Device) -> Vec<ServerRegion> {
+    (0..VFIO_PCI_NUM_REGIONS)
+        .map(|index| match index {
+            VFIO_PCI_BAR0_REGION_INDEX => bar0_region(dev),
+            VFIO_PCI_BAR2_REGION_INDEX => bar2_region(dev),
+            VFIO_PCI_CONFIG_REGION_INDEX => region(index, CONFIG_SIZE as u64, rw()),
+            // Absent: BAR1/BAR3 are the high halves of 64-bit BARs, no BAR4/5,
+            // ROM or VGA.
+            _ => region(index, 0, 0),
+        })
+        .collect()
+}
+
+fn rw() -> u32 {
+    VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE
+}
+
+fn region(index: u32, size: u64, flags: u32) -> ServerRegion {
+    ServerRegion {
+        region_info: vfio_region_info {
+            argsz: size_of::<vfio_region_info>() as u32,
+            flags,
+            index,
+            cap_offset: 0,
+            size,
+            // Offset 0 in the region's mmap fd: sparse-area offsets are then
+            // file offsets too.
+            offset: 0,
+        },
+        sparse_areas: Vec::new(),
+        mmap_fd: None,
+    }
+}
+
+fn sparse(offset: u64, size: u64) -> SparseArea {
+    SparseArea {
+        area: vfio_region_sparse_mmap_area { offset, size },
+    }
+}
+
+/// BAR0: trapped except the GGTT window, which QEMU maps from the memfd.
+fn bar0_region(dev: &Device) -> ServerRegion {
+    let mut r = region(VFIO_PCI_BAR0_REGION_INDEX, dev.bar0_size(), rw());
+    if let Some(fd) = dev.ggtt_fd() {
+        r.region_info.flags |= VFIO_REGION_INFO_FLAG_MMAP;
+        r.sparse_areas = vec![sparse(GGTT_START, GGTT_SIZE)];
+        r.mmap_fd = Some(fd);
+    }
+    r
+}
+
+/// BAR2: all of it mapped from the memfd.
+fn bar2_region(dev: &Device) -> ServerRegion {
+    let mut r = region(
+        VFIO_PCI_BAR2_REGION_INDEX,
+        dev.lmem_bar_size(),
+        rw() | VFIO_REGION_INFO_FLAG_MMAP,
+    );
+    r.sparse_areas = vec![sparse(0, dev.lmem_bar_size())];
+    r.mmap_fd = Some(dev.lmem_fd());
+    r
+}
+
+/// IRQ list indexed by VFIO PCI IRQ index, from [`irq::ADVERTISED`].
+fn irq_infos() -> Vec<IrqInfo> {
+    (0u32..)
+        .zip(irq::ADVERTISED)
+        .map(|(index, (count, flags))| IrqInfo {
+            index,
+            flags,
+            count,
+        })
+        .collect()
+}
+
+/// Forwards vfio-user requests to the shared device.
+struct Backend(Shared);
+
+impl ServerBackend for Backend {
+    fn region_read(&mut self, region: u32, offset: u64, data: &mut [u8]) -> io::Result<()> {
+        lock(&self.0).region_read(region, offset, data)
+    }
+
+    fn region_write(&mut self, region: u32, offset: u64, data: &[u8]) -> io::Result<()> {
+        lock(&self.0).region_write(region, offset, data)
+    }
+
+    fn dma_map(
+        &mut self,
+        flags: DmaMapFlags,
+        offset: u64,
+        address: u64,
+        size: u64,
+        fd: Option<File>,
+    ) -> io::Result<()> {
+        lock(&self.0).dma_map(flags, offset, address, size, fd)
+    }
+
+    fn dma_unmap(&mut self, flags: DmaUnmapFlags, address: u64, size: u64) -> io::Result<()> {
+        lock(&self.0).dma_unmap(flags, address, size);
+        Ok(())
+    }
+
+    fn reset(&mut self) -> io::Result<()> {
+        lock(&self.0).reset("vfio_user");
+        Ok(())
+    }
+
+    fn set_irqs(
+        &mut self,
+        index: u32,
+        flags: u32,
+        start: u32,
+        count: u32,
+        fds: Vec<File>,
+    ) -> io::Result<()> {
+        lock(&self.0).set_irqs(index, flags, start, count, fds)
+    }
+}
+
+/// Blocks SIGTERM and SIGINT in this thread, and so in every thread
+/// spawned after it, leaving them pending for `sigwait`.
+fn block_termination_signals() -> anyhow::Result<libc::sigset_t> {
+    let set = termination_signals();
+    // SAFETY: `set` is an initialised signal set; the old mask is not wanted.
+    let rc = unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
+    if rc != 0 {
+        return Err(io::Error::from_raw_os_error(rc)).context("blocking SIGTERM/SIGINT");
+    }
+    Ok(set)
+}
+
+/// Starts the thread that waits for the blocked termination signals.
+fn spawn_signal_thread(set: libc::sigset_t, dev: Shared, socket: PathBuf) -> anyhow::Result<()> {
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || wait_for_signal(&set, &dev, &socket))
+        .context("spawning the signal thread")?;
+    Ok(())
+}
+
+fn termination_signals() -> libc::sigset_t {
+    // SAFETY: sigset_t is plain data; sigemptyset initialises it fully before
+    // sigaddset reads it.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        set
+    }
+}
+
+/// Waits for a termination signal, then finishes the device and exits.
+fn wait_for_signal(set: &libc::sigset_t, dev: &Shared, socket: &Path) {
+    loop {
+        let mut sig: libc::c_int = 0;
+        // SAFETY: `set` is initialised and `sig` is a valid out-pointer.
+        if unsafe { libc::sigwait(set, &mut sig) } != 0 {
+            continue;
+        }
+        let name = if sig == libc::SIGINT {
+            "SIGINT"
+        } else {
+            "SIGTERM"
+        };
+        lock(dev).finish(&format!("signal {name}"));
+        let _ = std::fs::remove_file(socket);
+        // Exit from here: the main thread may be blocked in accept() or
+        // recvmsg(), which the signal (blocked there) does not interrupt.
+        std::process::exit(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use vfio_bindings::bindings::vfio::VFIO_IRQ_INFO_EVENTFD;
+
+    fn device(opts: &Options) -> Device {
+        Device::new(opts, Arc::new(ManualClock::new())).expect("device")
+    }
+
+    #[test]
+    fn region_table_matches_the_bar_layout() {
+        let dev = device(&Options::with_socket("/nonexistent"));
+        let r = regions(&dev);
+        assert_eq!(r.len(), 9);
+        for (i, reg) in r.iter().enumerate() {
+            assert_eq!(reg.region_info.index as usize, i);
+        }
+        let bar0 = &r[0];
+        assert_eq!(bar0.region_info.size, 16 << 20);
+        assert_ne!(bar0.region_info.flags & VFIO_REGION_INFO_FLAG_MMAP, 0);
+        assert_eq!(bar0.sparse_areas.len(), 1);
+        assert_eq!(
+            (
+                bar0.sparse_areas[0].area.offset,
+                bar0.sparse_areas[0].area.size
+            ),
+            (8 << 20, 8 << 20)
+        );
+        assert_eq!(bar0.mmap_fd, dev.ggtt_fd());
+        let bar2 = &r[2];
+        assert_eq!(bar2.region_info.size, 256 << 20);
+        assert_eq!(
+            (
+                bar2.sparse_areas[0].area.offset,
+                bar2.sparse_areas[0].area.size
+            ),
+            (0, 256 << 20)
+        );
+        assert_eq!(bar2.mmap_fd, Some(dev.lmem_fd()));
+        assert_eq!(r[7].region_info.size, 4096);
+        for i in [1, 3, 4, 5, 6, 8] {
+            assert_eq!(r[i].region_info.size, 0, "region {i}");
+        }
+    }
+
+    #[test]
+    fn small_bar0_has_no_mmap_window() {
+        let mut o = Options::with_socket("/nonexistent");
+        o.bar0_size_mib = 4;
+        let dev = device(&o);
+        let bar0 = bar0_region(&dev);
+        assert_eq!(bar0.region_info.size, 4 << 20);
+        assert!(bar0.sparse_areas.is_empty());
+        assert_eq!(bar0.region_info.flags & VFIO_REGION_INFO_FLAG_MMAP, 0);
+    }
+
+    #[test]
+    fn irq_table_advertises_intx_msi_and_err() {
+        let irqs = irq_infos();
+        assert_eq!(irqs.len(), 5);
+        assert_eq!((irqs[1].index, irqs[1].count), (1, 1));
+        assert_ne!(irqs[1].flags & VFIO_IRQ_INFO_EVENTFD, 0);
+        assert_eq!(irqs[0].count, 1);
+        assert_eq!((irqs[2].count, irqs[3].count, irqs[4].count), (0, 1, 0));
+        for (i, irq) in irqs.iter().enumerate() {
+            assert_eq!(irq.index as usize, i);
+        }
+    }
+
+    #[test]
+    fn stale_socket_is_removed_but_other_files_are_not() {
+        let dir = std::env::temp_dir();
+        let sock = dir.join(format!("xehpg-mock-stale-{}.sock", std::process::id()));
+        let _ = std::fs::remove_file(&sock);
+        drop(std::os::unix::net::UnixListener::bind(&sock).expect("bind"));
+        assert!(sock.exists(), "a closed listener leaves its file");
+        assert_eq!(prepare_socket(&sock).expect("stale is fine"), sock);
+        assert!(!sock.exists());
+
+        let live = std::os::unix::net::UnixListener::bind(&sock).expect("bind");
+        assert!(prepare_socket(&sock).is_err(), "live socket is kept");
+        drop(live);
+        let _ = std::fs::remove_file(&sock);
+
+        let file = dir.join(format!("xehpg-mock-notsock-{}", std::process::id()));
+        std::fs::write(&file, b"x").expect("write");
+        assert!(prepare_socket(&file).is_err());
+        assert!(file.exists());
+        let _ = std::fs::remove_file(&file);
+    }
+}

@@ -1,0 +1,280 @@
+//! Event counters and the JSON summary the test harness checks.
+//!
+//! The summary is rewritten atomically (temporary file + rename), so a reader
+//! never sees a partial file: periodically while the mock runs and a last
+//! time, with `"final": true`, when it exits. A harness fails the run on any
+//! unknown access or violation it has not whitelisted, and can tell a clean
+//! exit from a crash by `final`.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::io::Write;
+use std::path::Path;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::trace::Event;
+use crate::trace::Hex;
+use crate::trace::Op;
+
+/// One unknown register dword and how often it was touched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnknownEntry {
+    /// "read" or "write".
+    pub op: Op,
+    /// Dword-aligned BAR0 offset.
+    pub offset: Hex,
+    /// Number of accesses.
+    pub count: u64,
+}
+
+/// The summary file's content.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// BAR accesses that reached the mock, reads.
+    pub mmio_reads: u64,
+    /// BAR accesses that reached the mock, writes.
+    pub mmio_writes: u64,
+    /// Unknown register dwords touched (sum of `unknown[].count`).
+    pub unknown_accesses: u64,
+    /// Unknown dwords by direction and offset, sorted.
+    pub unknown: Vec<UnknownEntry>,
+    /// Violations of hardware rules (sum of `violation_kinds`).
+    pub violations: u64,
+    /// Violations by kind.
+    pub violation_kinds: BTreeMap<String, u64>,
+    /// Reads per known register.
+    pub reg_reads: BTreeMap<String, u64>,
+    /// Writes per known register.
+    pub reg_writes: BTreeMap<String, u64>,
+    /// Interrupts delivered.
+    pub irqs: u64,
+    /// Interrupts the device raised that could not be delivered.
+    pub irqs_dropped: u64,
+    /// DMA_MAP requests accepted.
+    pub dma_maps: u64,
+    /// DMA_UNMAP requests.
+    pub dma_unmaps: u64,
+    /// Function resets (vfio-user reset or config-space FLR).
+    pub resets: u64,
+    /// Driver-FLR handshakes started.
+    pub driver_flrs: u64,
+    /// PCODE mailbox commands executed.
+    pub pcode_commands: u64,
+    /// Config-space reads.
+    pub config_reads: u64,
+    /// Config-space writes.
+    pub config_writes: u64,
+    /// Armed fault switches.
+    pub faults: Vec<&'static str>,
+    /// Events traced (the next trace `seq`).
+    pub events: u64,
+    /// True only in the file written at a clean exit.
+    #[serde(rename = "final")]
+    pub is_final: bool,
+}
+
+/// Running counters, updated from every event.
+#[derive(Debug, Default)]
+pub struct Counters {
+    s: Summary,
+    unknown: BTreeMap<(Op, u64), u64>,
+}
+
+impl Counters {
+    /// Counts one event.
+    pub fn count(&mut self, ev: &Event) {
+        let s = &mut self.s;
+        match ev {
+            Event::MmioRead(m) => {
+                s.mmio_reads += 1;
+                bump_each(&mut s.reg_reads, &m.reg);
+            }
+            Event::MmioWrite(m) => {
+                s.mmio_writes += 1;
+                bump_each(&mut s.reg_writes, &m.reg);
+            }
+            Event::UnknownAccess { op, offset, .. } => {
+                s.unknown_accesses += 1;
+                *self.unknown.entry((*op, offset.0)).or_default() += 1;
+            }
+            Event::Violation { kind, .. } => {
+                s.violations += 1;
+                *s.violation_kinds.entry((*kind).to_owned()).or_default() += 1;
+            }
+            Event::FaultArmed { name } => s.faults.push(name),
+            Event::DmaMap { .. } => s.dma_maps += 1,
+            Event::DmaUnmap { .. } => s.dma_unmaps += 1,
+            Event::Irq { .. } => s.irqs += 1,
+            Event::IrqDropped { .. } => s.irqs_dropped += 1,
+            Event::Reset { .. } => s.resets += 1,
+            Event::DriverFlr { phase } if *phase == "start" => s.driver_flrs += 1,
+            Event::Pcode { .. } => s.pcode_commands += 1,
+            Event::ConfigWrite { .. } => s.config_writes += 1,
+            _ => {}
+        }
+    }
+
+    /// Counts a config-space read (not traced: QEMU reads config space often).
+    pub fn count_config_read(&mut self) {
+        self.s.config_reads += 1;
+    }
+
+    /// A snapshot of the summary, with `events` and `final` filled in.
+    pub fn summary(&self, events: u64, is_final: bool) -> Summary {
+        let mut s = self.s.clone();
+        s.unknown = self
+            .unknown
+            .iter()
+            .map(|(&(op, offset), &count)| UnknownEntry {
+                op,
+                offset: Hex(offset),
+                count,
+            })
+            .collect();
+        s.events = events;
+        s.is_final = is_final;
+        s
+    }
+}
+
+fn bump_each(map: &mut BTreeMap<String, u64>, regs: &[&'static str]) {
+    for r in regs {
+        *map.entry((*r).to_owned()).or_default() += 1;
+    }
+}
+
+/// Writes `summary` to `path` atomically: the bytes go to a sibling
+/// temporary file that is then renamed over `path`.
+///
+/// # Errors
+///
+/// Creating, writing or renaming the file failed.
+pub fn write_atomic(path: &Path, summary: &Summary) -> io::Result<()> {
+    let tmp = tmp_path(path);
+    let mut bytes = serde_json::to_vec_pretty(summary).map_err(io::Error::from)?;
+    bytes.push(b'\n');
+    let res = fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(&bytes))
+        .and_then(|()| fs::rename(&tmp, path));
+    if res.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    res
+}
+
+/// `path` with `.tmp.<pid>` appended: same directory, so rename is atomic.
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".tmp.{}", std::process::id()));
+    PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Mmio;
+    use serde_json::json;
+
+    fn mmio(reg: Vec<&'static str>) -> Mmio {
+        Mmio {
+            bar: 0,
+            offset: Hex(0),
+            size: 4,
+            value: Some(Hex(0)),
+            reg,
+            area: None,
+            dropped: false,
+        }
+    }
+
+    #[test]
+    fn counts_events_into_the_documented_shape() {
+        let mut c = Counters::default();
+        c.count(&Event::FaultArmed {
+            name: "pcode-stuck",
+        });
+        c.count(&Event::MmioRead(mmio(vec!["GU_CNTL"])));
+        c.count(&Event::MmioRead(mmio(vec!["GU_CNTL"])));
+        c.count(&Event::MmioWrite(mmio(vec!["PCODE_DATA0", "PCODE_DATA1"])));
+        c.count(&Event::MmioRead(mmio(vec![])));
+        for off in [0x2000, 0x1000, 0x2000] {
+            c.count(&Event::UnknownAccess {
+                op: Op::Read,
+                bar: 0,
+                offset: Hex(off),
+            });
+        }
+        c.count(&Event::UnknownAccess {
+            op: Op::Write,
+            bar: 0,
+            offset: Hex(0x1000),
+        });
+        c.count(&Event::Violation {
+            kind: "dma_unmapped",
+            detail: String::new(),
+        });
+        c.count(&Event::Irq {
+            index: 1,
+            vector: 0,
+        });
+        c.count(&Event::DmaMap {
+            iova: Hex(0),
+            size: Hex(0x1000),
+            file_offset: Hex(0),
+            read: true,
+            write: true,
+            fd: true,
+        });
+        c.count(&Event::DriverFlr { phase: "start" });
+        c.count(&Event::DriverFlr { phase: "complete" });
+        c.count_config_read();
+        let v = serde_json::to_value(c.summary(42, true)).expect("serialises");
+        assert_eq!(
+            v,
+            json!({
+                "mmio_reads": 3, "mmio_writes": 1,
+                "unknown_accesses": 4,
+                "unknown": [
+                    {"op": "read", "offset": "0x1000", "count": 1},
+                    {"op": "read", "offset": "0x2000", "count": 2},
+                    {"op": "write", "offset": "0x1000", "count": 1}
+                ],
+                "violations": 1, "violation_kinds": {"dma_unmapped": 1},
+                "reg_reads": {"GU_CNTL": 2},
+                "reg_writes": {"PCODE_DATA0": 1, "PCODE_DATA1": 1},
+                "irqs": 1, "irqs_dropped": 0, "dma_maps": 1, "dma_unmaps": 0,
+                "resets": 0, "driver_flrs": 1, "pcode_commands": 0,
+                "config_reads": 1, "config_writes": 0,
+                "faults": ["pcode-stuck"], "events": 42, "final": true
+            })
+        );
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp_file() {
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!("xehpg-mock-summary-{}.json", std::process::id()));
+        let mut c = Counters::default();
+        write_atomic(&path, &c.summary(0, false)).expect("first write");
+        c.count(&Event::Irq {
+            index: 1,
+            vector: 0,
+        });
+        write_atomic(&path, &c.summary(1, true)).expect("second write");
+        let v: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("JSON");
+        assert_eq!(v["irqs"], json!(1));
+        assert_eq!(v["final"], json!(true));
+        assert!(!tmp_path(&path).exists());
+        let _ = fs::remove_file(&path);
+    }
+
+    #[test]
+    fn failed_write_reports_error() {
+        let path = Path::new("/nonexistent-dir-xehpg/summary.json");
+        assert!(write_atomic(path, &Summary::default()).is_err());
+    }
+}
