@@ -17,9 +17,12 @@ pub const USAGE: &str = "\
 Usage: xehpg-vm [OPTIONS] [-- COMMAND...]
 
 Boots the test kernel in QEMU with the xehpg mock device, loads the driver and
-runs COMMAND in the guest with `sh -c` (words are joined with spaces). Prints
-the console, and exits with COMMAND's status. Without COMMAND: an interactive
-shell on the console (Ctrl-A X kills QEMU).
+runs COMMAND in the guest with `sh -c` (words are joined with spaces), and
+exits with COMMAND's status. COMMAND's output (stdout and stderr, and insmod's
+errors) has a serial port of its own, apart from the kernel console; it goes
+to stdout, and without -q so does the console, a line at a time as each
+arrives. Without COMMAND: an interactive shell on the console (Ctrl-A X kills
+QEMU).
 Exit status: COMMAND's, 124 on timeout, 125 when the guest never reported
 one (panic, QEMU failure, setup error), 128+N on signal N, 2 on bad usage.
 
@@ -54,12 +57,14 @@ Device:
 Output:
   --trace FILE          mock access trace
   --summary FILE        mock summary (JSON)
-  --console FILE        save the full console log
-  --keep-logs DIR       keep the console log, the mock's stdout/stderr, its
-                        summary and a trace (turned on) in DIR
+  --console FILE        save the full kernel console log
+  --output FILE         save COMMAND's output (as printed on stdout)
+  --keep-logs DIR       keep the console log, COMMAND's output, the mock's
+                        stdout/stderr, its summary and a trace (turned on) in
+                        DIR (console.log, output.log, ...)
   --timeout SECS        kill everything after SECS (default 600 with COMMAND,
                         none for the interactive shell; 0 = none)
-  -q, --quiet           print only COMMAND's output section
+  -q, --quiet           print only COMMAND's output, not the kernel console
   -h, --help            this text
 ";
 
@@ -98,6 +103,7 @@ pub struct Cli {
     pub trace: Option<PathBuf>,
     pub summary: Option<PathBuf>,
     pub console: Option<PathBuf>,
+    pub output: Option<PathBuf>,
     pub keep_logs: Option<PathBuf>,
     /// Seconds; `Some(0)` means no timeout.
     pub timeout: Option<u64>,
@@ -194,6 +200,7 @@ fn apply_valued(cli: &mut Cli, name: &str, value: String) -> Result<()> {
         "--trace" => cli.trace = Some(value.into()),
         "--summary" => cli.summary = Some(value.into()),
         "--console" => cli.console = Some(value.into()),
+        "--output" => cli.output = Some(value.into()),
         "--keep-logs" => cli.keep_logs = Some(value.into()),
         "--timeout" => cli.timeout = Some(parse_number(name, &value)?),
         _ => bail!("{}", unknown(name)),
@@ -222,6 +229,7 @@ const VALUED: &[&str] = &[
     "--trace",
     "--summary",
     "--console",
+    "--output",
     "--keep-logs",
     "--timeout",
 ];
@@ -404,6 +412,8 @@ mod tests {
             "/s",
             "--console",
             "/c",
+            "--output",
+            "/o",
             "--keep-logs",
             "/l",
             "--timeout",
@@ -418,6 +428,7 @@ mod tests {
         assert_eq!(cli.trace, Some("/t".into()));
         assert_eq!(cli.summary, Some("/s".into()));
         assert_eq!(cli.console, Some("/c".into()));
+        assert_eq!(cli.output, Some("/o".into()));
         assert_eq!(cli.keep_logs, Some("/l".into()));
         assert_eq!(cli.timeout, Some(0));
     }

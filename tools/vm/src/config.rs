@@ -46,6 +46,8 @@ pub struct Device {
 pub struct Outputs {
     pub keep_dir: Option<PathBuf>,
     pub console: Option<PathBuf>,
+    /// The command channel's text, as printed.
+    pub output: Option<PathBuf>,
     pub trace: Option<PathBuf>,
     pub summary: Option<PathBuf>,
 }
@@ -116,6 +118,12 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
     if command.is_none() && cli.quiet {
         notes.push("--quiet has no effect on the interactive shell".into());
     }
+    if command.is_none() && cli.output.is_some() {
+        notes.push(
+            "--output has no effect on the interactive shell: its output is in the console log"
+                .into(),
+        );
+    }
     Ok(Plan {
         kernel,
         qemu,
@@ -133,6 +141,7 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
         outputs: Outputs {
             keep_dir: cli.keep_logs,
             console: cli.console,
+            output: cli.output,
             trace: cli.trace,
             summary: cli.summary,
         },
@@ -563,11 +572,31 @@ GUC_FW_DIR := /c/fw
 
     #[test]
     fn outputs_and_quiet() {
-        let plan = plan(&["-q", "--keep-logs", "/l", "--console", "/c.log", "--", "x"]);
+        let plan = plan(&[
+            "-q",
+            "--keep-logs",
+            "/l",
+            "--console",
+            "/c.log",
+            "--output",
+            "/o.log",
+            "--",
+            "x",
+        ]);
         assert!(plan.quiet);
         assert_eq!(plan.outputs.keep_dir, Some("/l".into()));
         assert_eq!(plan.outputs.console, Some("/c.log".into()));
+        assert_eq!(plan.outputs.output, Some("/o.log".into()));
         assert_eq!(plan.outputs.trace, None);
+        assert!(plan.notes.is_empty(), "{:?}", plan.notes);
+    }
+
+    #[test]
+    fn interactive_notes_batch_only_options() {
+        let plan = plan(&["-q", "--output", "/o.log"]);
+        assert_eq!(plan.command, None);
+        assert_eq!(plan.notes.len(), 2, "{:?}", plan.notes);
+        assert!(plan.notes[1].starts_with("--output has no effect"));
     }
 
     #[test]

@@ -1,11 +1,26 @@
-//! The guest console stream: marker detection, quiet filtering and logging.
+//! The guest's serial streams: markers, echo and logs.
 //!
-//! `/init` (see [`crate::init_script`]) prints [`BEGIN`] before the command
-//! and `XEHPG-VM-EXIT=<status>` after it. Everything else on the serial line
-//! is kernel messages and the command's output, interleaved. QEMU passes the
-//! serial bytes through unchanged, so lines end in `\r\n`.
+//! A batch run has two serial ports. ttyS0 is the kernel console: boot
+//! messages, oopses, KUnit output, whatever printk prints, whenever it prints
+//! it. ttyS1 is the command channel: `/init` (see [`crate::init_script`])
+//! writes its markers, insmod's complaints and the command's stdout and stderr
+//! there, and nothing else does. So a marker is always a whole line of its
+//! own, and a kernel message never lands inside a line of the command.
+//!
+//! The command channel carries, in order: insmod's errors, each failed
+//! insmod's `XEHPG-VM-INSMOD-FAILED=<status>`, [`BEGIN`], the command's
+//! output, then a newline and `XEHPG-VM-EXIT=<status>`. That newline puts the
+//! exit marker on a line of its own even when the command's last line has
+//! none; [`CommandChannel`] drops it again, so the output shown is the
+//! command's, byte for byte.
+//!
+//! The interactive shell has one port for the console and the shell; its log
+//! is read after the run by [`scan_log`], which finds markers at the ends of
+//! lines, since a kernel message may precede one there.
 
 use std::io::Write;
+use std::time::Duration;
+use std::time::Instant;
 
 /// Printed by `/init` right before the command.
 pub const BEGIN: &str = "XEHPG-VM-BEGIN";
@@ -15,8 +30,11 @@ pub const EXIT_PREFIX: &str = "XEHPG-VM-EXIT=";
 pub const INSMOD_FAILED_PREFIX: &str = "XEHPG-VM-INSMOD-FAILED=";
 /// The kernel's panic banner.
 const PANIC: &str = "Kernel panic - not syncing";
+/// How long an unfinished line may wait for its end before it is shown: a
+/// prompt or a progress dot must not wait for the next newline forever.
+pub const PARTIAL_LINE_WAIT: Duration = Duration::from_millis(200);
 
-/// A console line that means something to the runner.
+/// A line that means something to the runner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Marker {
     Begin,
@@ -25,7 +43,8 @@ pub enum Marker {
     Panic,
 }
 
-/// Recognises a marker in one line (line ending already stripped).
+/// Recognises a marker in one line of the shared console of the interactive
+/// shell (line ending already stripped).
 ///
 /// A kernel message printed without a newline may precede a marker on the
 /// same line, so markers are matched at the end of the line, not the start.
@@ -45,16 +64,54 @@ pub fn classify(line: &str) -> Option<Marker> {
     line.contains(PANIC).then_some(Marker::Panic)
 }
 
+/// Recognises a line of the command channel that is a marker and nothing
+/// else. A trailing `\r` is allowed, in case the port still translates `\n`
+/// to `\r\n`.
+pub fn command_marker(line: &str) -> Option<Marker> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if line == BEGIN {
+        return Some(Marker::Begin);
+    }
+    if let Some(status) = line.strip_prefix(EXIT_PREFIX).and_then(parse_status) {
+        return Some(Marker::Exit(status));
+    }
+    line.strip_prefix(INSMOD_FAILED_PREFIX)
+        .and_then(parse_status)
+        .map(Marker::InsmodFailed)
+}
+
 /// The number after the last `prefix` when digits are all that follow it.
 fn status_after(line: &str, prefix: &str) -> Option<i32> {
-    let (_, digits) = line.rsplit_once(prefix)?;
+    line.rsplit_once(prefix)
+        .and_then(|(_, digits)| parse_status(digits))
+}
+
+fn parse_status(digits: &str) -> Option<i32> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     digits.parse().ok()
 }
 
-/// Where the guest is, as far as the console shows.
+/// Whether an unfinished command channel line may still turn out to be a
+/// marker, so it must not be shown yet.
+fn may_become_marker(partial: &[u8]) -> bool {
+    let partial = partial.strip_suffix(b"\r").unwrap_or(partial);
+    [BEGIN, EXIT_PREFIX, INSMOD_FAILED_PREFIX]
+        .iter()
+        .any(|marker| {
+            let marker = marker.as_bytes();
+            match partial.strip_prefix(marker) {
+                None => marker.starts_with(partial),
+                Some(rest) => {
+                    rest.is_empty()
+                        || (marker != BEGIN.as_bytes() && rest.iter().all(u8::is_ascii_digit))
+                }
+            }
+        })
+}
+
+/// Where the guest is, as far as the markers show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     /// Kernel boot, mounts and module loading.
@@ -65,13 +122,15 @@ pub enum Phase {
     Done(i32),
 }
 
-/// What the console has shown so far.
+/// What the guest has shown so far.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Session {
     pub phase: Phase,
     /// Statuses of failed insmods, in order.
     pub insmod_failures: Vec<i32>,
     pub panicked: bool,
+    /// Exit markers taken so far (normally one).
+    pub exit_markers: u32,
 }
 
 impl Default for Session {
@@ -80,35 +139,52 @@ impl Default for Session {
             phase: Phase::Boot,
             insmod_failures: Vec::new(),
             panicked: false,
+            exit_markers: 0,
         }
     }
 }
 
 impl Session {
-    /// Takes in one line; returns whether quiet mode shows it.
+    /// Takes in one line of the command channel; returns the marker it was,
+    /// if it was one in its place. Anything else is output.
     ///
-    /// Quiet mode shows the command's section without its markers, plus the
-    /// lines that explain a failure wherever they occur (insmod failures and
-    /// a panic), since nothing else of the console is printed.
-    pub fn on_line(&mut self, line: &str) -> bool {
-        match (classify(line), self.phase) {
-            (Some(Marker::Begin), Phase::Boot) => {
-                self.phase = Phase::Command;
-                false
+    /// BEGIN and insmod failures count before the command only; after BEGIN
+    /// such lines are the command's own. Exit markers count from BEGIN on,
+    /// and the last one wins: `/init` writes its marker after everything the
+    /// command wrote, including a copy of the marker text.
+    pub fn on_command_line(&mut self, line: &str) -> Option<Marker> {
+        let marker = command_marker(line)?;
+        match (marker, self.phase) {
+            (Marker::Begin, Phase::Boot) => self.phase = Phase::Command,
+            (Marker::InsmodFailed(status), Phase::Boot) => self.insmod_failures.push(status),
+            (Marker::Exit(status), Phase::Command | Phase::Done(_)) => {
+                self.phase = Phase::Done(status);
+                self.exit_markers += 1;
             }
+            _ => return None,
+        }
+        Some(marker)
+    }
+
+    /// Takes in one line of the kernel console, where only a panic counts.
+    pub fn on_console_line(&mut self, line: &str) {
+        if line.contains(PANIC) {
+            self.panicked = true;
+        }
+    }
+
+    /// Takes in one line of the interactive shell's shared console. The
+    /// first exit marker wins: later ones are the user's doing.
+    fn on_shared_line(&mut self, line: &str) {
+        match (classify(line), self.phase) {
+            (Some(Marker::Begin), Phase::Boot) => self.phase = Phase::Command,
             (Some(Marker::Exit(status)), Phase::Command) => {
                 self.phase = Phase::Done(status);
-                false
+                self.exit_markers += 1;
             }
-            (Some(Marker::InsmodFailed(status)), Phase::Boot) => {
-                self.insmod_failures.push(status);
-                true
-            }
-            (Some(Marker::Panic), _) => {
-                self.panicked = true;
-                true
-            }
-            (_, phase) => phase == Phase::Command,
+            (Some(Marker::InsmodFailed(status)), Phase::Boot) => self.insmod_failures.push(status),
+            (Some(Marker::Panic), _) => self.panicked = true,
+            _ => {}
         }
     }
 
@@ -160,82 +236,279 @@ impl LineSplitter {
     }
 }
 
-/// Feeds console bytes to the log, the user's terminal and a [`Session`].
-pub struct Console<L: Write, O: Write> {
-    log: L,
+/// Turns the command channel into the command's output: markers go to the
+/// [`Session`], the rest comes out as it went in, a line at a time.
+///
+/// Each line's `\n` is held back until the next line is known not to be the
+/// exit marker, whose leading newline is `/init`'s, not the command's.
+/// [`CommandChannel::pause`] lets out what waits when the channel goes
+/// quiet, so an unfinished line or the last newline does not wait for the
+/// next output.
+#[derive(Debug, Default)]
+pub struct CommandChannel {
+    /// The current line so far, without `\n`.
+    line: Vec<u8>,
+    /// How much of `line` has been let out already.
+    shown: usize,
+    /// Whether the previous line's `\n` is still held back.
+    newline_held: bool,
+}
+
+impl CommandChannel {
+    /// Takes in a chunk; returns the output it completed.
+    pub fn push(&mut self, chunk: &[u8], session: &mut Session) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &byte in chunk {
+            if byte == b'\n' {
+                self.end_line(session, true, &mut out);
+            } else {
+                self.line.push(byte);
+            }
+        }
+        out
+    }
+
+    /// The channel went quiet: returns what is held back, except a line
+    /// that may still become a marker.
+    pub fn pause(&mut self) -> Vec<u8> {
+        let mut out = Vec::new();
+        if self.line.is_empty() {
+            self.let_out_newline(&mut out);
+        } else if self.shown > 0 || !may_become_marker(&self.line) {
+            self.let_out_newline(&mut out);
+            out.extend_from_slice(&self.line[self.shown..]);
+            self.shown = self.line.len();
+        }
+        out
+    }
+
+    /// The channel closed: returns the rest.
+    pub fn finish(&mut self, session: &mut Session) -> Vec<u8> {
+        let mut out = Vec::new();
+        if !self.line.is_empty() {
+            self.end_line(session, false, &mut out);
+        }
+        self.let_out_newline(&mut out);
+        out
+    }
+
+    /// Ends the current line, which a `\n` ended if `terminated`.
+    fn end_line(&mut self, session: &mut Session, terminated: bool, out: &mut Vec<u8>) {
+        // A line partly let out was not a marker when it was let out.
+        let marker = match self.shown {
+            0 => session.on_command_line(&String::from_utf8_lossy(&self.line)),
+            _ => None,
+        };
+        match marker {
+            // The newline before it was /init's.
+            Some(Marker::Exit(_)) => self.newline_held = false,
+            Some(_) => self.let_out_newline(out),
+            None => {
+                self.let_out_newline(out);
+                out.extend_from_slice(&self.line[self.shown..]);
+                self.newline_held = terminated;
+            }
+        }
+        self.line.clear();
+        self.shown = 0;
+    }
+
+    fn let_out_newline(&mut self, out: &mut Vec<u8>) {
+        if std::mem::take(&mut self.newline_held) {
+            out.push(b'\n');
+        }
+    }
+}
+
+/// The two streams of a batch run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// ttyS0, the kernel console.
+    Console,
+    /// ttyS1, the command channel.
+    Command,
+}
+
+/// The user's terminal, written by both streams a line at a time. If one
+/// stream left a line unfinished (see [`PARTIAL_LINE_WAIT`]) and the other
+/// writes, the unfinished line is ended first, and the newline that later
+/// ends it for real is dropped.
+struct Terminal<O: Write> {
     out: O,
+    /// Set after a failed write (say, a closed pipe): the run goes on, only
+    /// the echo stops.
+    broken: bool,
+    /// The stream whose unfinished line the cursor is at the end of.
+    mid_line: Option<Source>,
+    /// The stream whose unfinished line was ended for it.
+    cut: Option<Source>,
+}
+
+impl<O: Write> Terminal<O> {
+    fn new(out: O) -> Self {
+        Self {
+            out,
+            broken: false,
+            mid_line: None,
+            cut: None,
+        }
+    }
+
+    fn write(&mut self, source: Source, mut bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        if self.mid_line.is_some_and(|other| other != source) {
+            self.raw(b"\n");
+            self.cut = self.mid_line.take();
+        }
+        if self.cut == Some(source) {
+            self.cut = None;
+            bytes = bytes.strip_prefix(b"\n").unwrap_or(bytes);
+        }
+        if let Some(&last) = bytes.last() {
+            self.raw(bytes);
+            self.mid_line = (last != b'\n').then_some(source);
+        }
+    }
+
+    fn raw(&mut self, bytes: &[u8]) {
+        if !self.broken && (self.out.write_all(bytes).is_err() || self.out.flush().is_err()) {
+            self.broken = true;
+        }
+    }
+}
+
+/// Feeds the two streams to their logs, the user's terminal and a
+/// [`Session`]: the console to its log (as received) and, unless quiet, the
+/// terminal; the command channel, less its markers, to the output log and
+/// the terminal.
+pub struct Streams<L: Write, F: Write, O: Write> {
+    console_log: L,
+    output_log: F,
+    terminal: Terminal<O>,
     quiet: bool,
-    /// Set after a failed write to `out` (say, a closed pipe): the run goes
-    /// on, only the echo stops.
-    out_broken: bool,
-    lines: LineSplitter,
+    /// Console lines, for the session.
+    console_lines: LineSplitter,
+    /// Console bytes after the last complete line, not yet echoed.
+    console_partial: Vec<u8>,
+    command: CommandChannel,
+    /// When each stream last sent something it may still hold back:
+    /// [`Source::Console`], then [`Source::Command`].
+    last_chunk: [Option<Instant>; 2],
     pub session: Session,
 }
 
-impl<L: Write, O: Write> Console<L, O> {
-    pub fn new(log: L, out: O, quiet: bool) -> Self {
+impl<L: Write, F: Write, O: Write> Streams<L, F, O> {
+    pub fn new(console_log: L, output_log: F, out: O, quiet: bool) -> Self {
         Self {
-            log,
-            out,
+            console_log,
+            output_log,
+            terminal: Terminal::new(out),
             quiet,
-            out_broken: false,
-            lines: LineSplitter::default(),
+            console_lines: LineSplitter::default(),
+            console_partial: Vec::new(),
+            command: CommandChannel::default(),
+            last_chunk: [None; 2],
             session: Session::default(),
         }
     }
 
-    /// Takes in a chunk as QEMU wrote it.
+    /// Takes in a chunk of one stream as QEMU sent it.
     ///
     /// # Errors
     ///
-    /// Writing the log failed; the caller decides whether that is fatal.
-    pub fn feed(&mut self, chunk: &[u8]) -> std::io::Result<()> {
-        self.log.write_all(chunk)?;
-        if !self.quiet {
-            // Raw bytes as they arrive, so prompts without a newline show.
-            self.echo(chunk);
+    /// Writing the stream's log failed; the caller decides whether that is
+    /// fatal.
+    pub fn feed(&mut self, source: Source, chunk: &[u8]) -> std::io::Result<()> {
+        match source {
+            Source::Console => {
+                self.console_log.write_all(chunk)?;
+                for line in self.console_lines.push(chunk) {
+                    self.session.on_console_line(&line);
+                }
+                if !self.quiet {
+                    // Whole lines, so the other stream's lines stay whole.
+                    self.console_partial.extend_from_slice(chunk);
+                    if let Some(end) = self.console_partial.iter().rposition(|&b| b == b'\n') {
+                        let rest = self.console_partial.split_off(end + 1);
+                        let lines = std::mem::replace(&mut self.console_partial, rest);
+                        self.terminal.write(Source::Console, &lines);
+                    }
+                }
+            }
+            Source::Command => {
+                let text = self.command.push(chunk, &mut self.session);
+                self.command_output(&text)?;
+            }
         }
-        for line in self.lines.push(chunk) {
-            self.on_line(&line);
+        self.last_chunk[source as usize] = Some(Instant::now());
+        Ok(())
+    }
+
+    /// Lets out what a stream holds back once it has been quiet for
+    /// [`PARTIAL_LINE_WAIT`] at `now`.
+    ///
+    /// # Errors
+    ///
+    /// Writing the output log failed.
+    pub fn tick(&mut self, now: Instant) -> std::io::Result<()> {
+        for source in [Source::Console, Source::Command] {
+            let slot = &mut self.last_chunk[source as usize];
+            if slot.is_some_and(|last| now.duration_since(last) >= PARTIAL_LINE_WAIT) {
+                *slot = None;
+                self.pause(source)?;
+            }
         }
         Ok(())
     }
 
-    /// Ends the stream: handles an unterminated last line and flushes.
+    /// Ends both streams: lets out what they hold back and flushes the logs.
     ///
     /// # Errors
     ///
-    /// Flushing the log failed.
+    /// Writing or flushing a log failed.
     pub fn finish(&mut self) -> std::io::Result<()> {
-        if let Some(line) = self.lines.finish() {
-            self.on_line(&line);
+        if let Some(line) = self.console_lines.finish() {
+            self.session.on_console_line(&line);
         }
-        if !self.out_broken && self.out.flush().is_err() {
-            self.out_broken = true;
-        }
-        self.log.flush()
+        self.pause(Source::Console)?;
+        let text = self.command.finish(&mut self.session);
+        self.command_output(&text)?;
+        self.output_log.flush()?;
+        self.console_log.flush()
     }
 
-    fn on_line(&mut self, line: &str) {
-        let show = self.session.on_line(line);
-        if self.quiet && show {
-            self.echo(format!("{line}\n").as_bytes());
+    fn pause(&mut self, source: Source) -> std::io::Result<()> {
+        match source {
+            Source::Console => {
+                let partial = std::mem::take(&mut self.console_partial);
+                self.terminal.write(Source::Console, &partial);
+                Ok(())
+            }
+            Source::Command => {
+                let text = self.command.pause();
+                self.command_output(&text)
+            }
         }
     }
 
-    fn echo(&mut self, bytes: &[u8]) {
-        if !self.out_broken && (self.out.write_all(bytes).is_err() || self.out.flush().is_err()) {
-            self.out_broken = true;
+    fn command_output(&mut self, text: &[u8]) -> std::io::Result<()> {
+        if text.is_empty() {
+            return Ok(());
         }
+        self.output_log.write_all(text)?;
+        self.terminal.write(Source::Command, text);
+        Ok(())
     }
 }
 
-/// Replays a finished console log (the interactive mode's), for its status.
+/// Replays the finished console log of the interactive shell, for its status.
 pub fn scan_log(bytes: &[u8]) -> Session {
     let mut session = Session::default();
     let mut lines = LineSplitter::default();
     for line in lines.push(bytes).into_iter().chain(lines.finish()) {
-        session.on_line(&line);
+        session.on_shared_line(&line);
     }
     session
 }
@@ -245,7 +518,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn classifies_markers() {
+    fn classifies_markers_on_the_shared_console() {
         assert_eq!(classify("XEHPG-VM-BEGIN"), Some(Marker::Begin));
         assert_eq!(classify("XEHPG-VM-BEGIN \r"), Some(Marker::Begin));
         assert_eq!(classify("XEHPG-VM-EXIT=0"), Some(Marker::Exit(0)));
@@ -260,69 +533,112 @@ mod tests {
         );
         assert_eq!(classify("hello"), None);
         assert_eq!(classify(""), None);
-    }
-
-    #[test]
-    fn markers_after_a_kernel_message_on_the_same_line() {
+        // A kernel message printed without a newline may precede a marker.
         assert_eq!(
             classify("[    2.000] pci 0000:00:03.0: fooXEHPG-VM-EXIT=3"),
             Some(Marker::Exit(3))
-        );
-        assert_eq!(
-            classify("[    2.000] barXEHPG-VM-BEGIN"),
-            Some(Marker::Begin)
         );
     }
 
     #[test]
     fn script_text_is_not_a_marker() {
         // What `cat /init` prints must not end the run.
-        assert_eq!(classify("echo \"XEHPG-VM-EXIT=$?\""), None);
-        assert_eq!(classify("\techo \"XEHPG-VM-INSMOD-FAILED=$rc\""), None);
-        assert_eq!(classify("XEHPG-VM-EXIT="), None);
-        assert_eq!(classify("XEHPG-VM-EXIT=1x"), None);
-        assert_eq!(classify("XEHPG-VM-EXIT=-1"), None);
-        assert_eq!(classify("XEHPG-VM-EXIT=99999999999"), None);
+        for line in [
+            "echo \"XEHPG-VM-EXIT=$?\"",
+            "printf '\\nXEHPG-VM-EXIT=%s\\n' \"$?\"",
+            "\techo \"XEHPG-VM-INSMOD-FAILED=$rc\"",
+            "XEHPG-VM-EXIT=",
+            "XEHPG-VM-EXIT=1x",
+            "XEHPG-VM-EXIT=-1",
+            "XEHPG-VM-EXIT=99999999999",
+        ] {
+            assert_eq!(classify(line), None, "{line}");
+            assert_eq!(command_marker(line), None, "{line}");
+        }
     }
 
     #[test]
-    fn session_follows_the_phases() {
+    fn command_markers_are_whole_lines() {
+        assert_eq!(command_marker("XEHPG-VM-BEGIN"), Some(Marker::Begin));
+        assert_eq!(command_marker("XEHPG-VM-BEGIN\r"), Some(Marker::Begin));
+        assert_eq!(command_marker("XEHPG-VM-EXIT=4"), Some(Marker::Exit(4)));
+        assert_eq!(command_marker("XEHPG-VM-EXIT=4\r"), Some(Marker::Exit(4)));
+        assert_eq!(
+            command_marker("XEHPG-VM-INSMOD-FAILED=17"),
+            Some(Marker::InsmodFailed(17))
+        );
+        // The line that once cost a run its status, and its mirror image.
+        assert_eq!(
+            command_marker("XEHPG-VM-BEGIN[    2.089977] tsc: Refined TSC clocksource calibration"),
+            None
+        );
+        assert_eq!(command_marker("[    2.0] fooXEHPG-VM-EXIT=3"), None);
+        assert_eq!(command_marker(" XEHPG-VM-BEGIN"), None);
+        assert_eq!(command_marker("XEHPG-VM-BEGIN "), None);
+        // The console's business, not the channel's.
+        assert_eq!(command_marker("Kernel panic - not syncing: VFS"), None);
+    }
+
+    #[test]
+    fn marker_prefixes_are_held_back() {
+        for partial in [
+            "",
+            "X",
+            "XEHPG-VM-",
+            "XEHPG-VM-BEGIN",
+            "XEHPG-VM-BEGIN\r",
+            "XEHPG-VM-EXIT=",
+            "XEHPG-VM-EXIT=12",
+            "XEHPG-VM-INSMOD-F",
+        ] {
+            assert!(may_become_marker(partial.as_bytes()), "{partial:?}");
+        }
+        for partial in ["ok 1", "XEHPG-VM-BEGINx", "XEHPG-VM-EXIT=1 ", "xehpg"] {
+            assert!(!may_become_marker(partial.as_bytes()), "{partial:?}");
+        }
+    }
+
+    #[test]
+    fn command_channel_session_follows_the_phases() {
         let mut session = Session::default();
-        assert!(!session.on_line("[    0.0] Linux version 7.3.4"));
-        assert!(session.on_line("XEHPG-VM-INSMOD-FAILED=2"));
-        assert!(!session.on_line("XEHPG-VM-BEGIN"));
+        assert_eq!(session.on_command_line("insmod: can't insert"), None);
+        // An exit marker before BEGIN is not /init's.
+        assert_eq!(session.on_command_line("XEHPG-VM-EXIT=0"), None);
+        assert_eq!(
+            session.on_command_line("XEHPG-VM-INSMOD-FAILED=2"),
+            Some(Marker::InsmodFailed(2))
+        );
+        assert_eq!(
+            session.on_command_line("XEHPG-VM-BEGIN"),
+            Some(Marker::Begin)
+        );
         assert_eq!(session.phase, Phase::Command);
-        assert!(session.on_line("Linux (none) 7.3.4"));
-        assert!(!session.on_line("XEHPG-VM-EXIT=3"));
-        assert_eq!(session.exit_status(), Some(3));
-        assert!(!session.on_line("[    4.0] reboot: Power down"));
+        // After BEGIN these are the command's output (`cat` of a log, say).
+        assert_eq!(session.on_command_line("XEHPG-VM-BEGIN"), None);
+        assert_eq!(session.on_command_line("XEHPG-VM-INSMOD-FAILED=1"), None);
+        assert_eq!(
+            session.on_command_line("XEHPG-VM-EXIT=0"),
+            Some(Marker::Exit(0))
+        );
+        // /init's marker comes last and wins.
+        assert_eq!(
+            session.on_command_line("XEHPG-VM-EXIT=5"),
+            Some(Marker::Exit(5))
+        );
+        assert_eq!(session.exit_status(), Some(5));
+        assert_eq!(session.exit_markers, 2);
         assert_eq!(session.insmod_failures, [2]);
         assert!(!session.panicked);
     }
 
     #[test]
-    fn markers_out_of_phase_are_ordinary_lines() {
+    fn console_lines_only_report_a_panic() {
         let mut session = Session::default();
-        // An exit marker before BEGIN would come from the kernel command line
-        // or similar; it must not end the run.
-        assert!(!session.on_line("XEHPG-VM-EXIT=0"));
-        assert_eq!(session.exit_status(), None);
-        session.on_line("XEHPG-VM-BEGIN");
-        // A second BEGIN is command output (say, `cat` of a log).
-        assert!(session.on_line("XEHPG-VM-BEGIN"));
-        assert!(session.on_line("XEHPG-VM-INSMOD-FAILED=1"));
-        assert!(session.insmod_failures.is_empty());
-        session.on_line("XEHPG-VM-EXIT=0");
-        session.on_line("XEHPG-VM-EXIT=5");
-        assert_eq!(session.exit_status(), Some(0));
-    }
-
-    #[test]
-    fn panic_is_recorded_in_any_phase() {
-        let mut session = Session::default();
-        assert!(session.on_line("Kernel panic - not syncing: VFS"));
+        session.on_console_line("XEHPG-VM-BEGIN");
+        session.on_console_line("XEHPG-VM-EXIT=0");
+        assert_eq!(session.phase, Phase::Boot);
+        session.on_console_line("[    3.1] Kernel panic - not syncing: VFS");
         assert!(session.panicked);
-        assert_eq!(session.exit_status(), None);
     }
 
     #[test]
@@ -335,35 +651,160 @@ mod tests {
         assert_eq!(lines.finish(), None);
     }
 
-    const CONSOLE: &[u8] = b"[    0.0] Linux version\r\nXEHPG-VM-BEGIN\r\nLinux (none)\r\n[    1.0] kmsg\r\nXEHPG-VM-EXIT=3\r\n[    1.1] reboot: Power down\r\n";
-
-    #[test]
-    fn console_streams_everything_when_not_quiet() {
-        let mut console = Console::new(Vec::new(), Vec::new(), false);
-        // Byte by byte: the worst chunking a pipe can produce.
-        for byte in CONSOLE {
-            console.feed(std::slice::from_ref(byte)).unwrap();
+    /// Runs `chunks` through a channel; returns the output and the session.
+    fn channel(chunks: &[&[u8]]) -> (String, Session) {
+        let mut session = Session::default();
+        let mut channel = CommandChannel::default();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            out.extend(channel.push(chunk, &mut session));
         }
-        console.finish().unwrap();
-        assert_eq!(console.log, CONSOLE);
-        assert_eq!(console.out, CONSOLE);
-        assert_eq!(console.session.exit_status(), Some(3));
+        out.extend(channel.finish(&mut session));
+        (String::from_utf8(out).unwrap(), session)
+    }
+
+    const CHANNEL: &[u8] = b"insmod: can't insert '/lib/modules/x.ko': No such device\n\
+xehpg-vm: insmod /lib/modules/x.ko failed\nXEHPG-VM-INSMOD-FAILED=1\n\
+XEHPG-VM-BEGIN\nhi\nok 3 - probe\n\nXEHPG-VM-EXIT=4\n";
+
+    #[test]
+    fn command_channel_yields_the_output_without_markers() {
+        let expected = "insmod: can't insert '/lib/modules/x.ko': No such device\n\
+xehpg-vm: insmod /lib/modules/x.ko failed\nhi\nok 3 - probe\n";
+        let (out, session) = channel(&[CHANNEL]);
+        assert_eq!(out, expected);
+        assert_eq!(session.exit_status(), Some(4));
+        assert_eq!(session.insmod_failures, [1]);
+        // Byte by byte: the worst chunking a socket can produce.
+        let bytes: Vec<&[u8]> = CHANNEL.iter().map(std::slice::from_ref).collect();
+        assert_eq!(channel(&bytes), (out, session));
     }
 
     #[test]
-    fn console_quiet_shows_only_the_command_section() {
-        let mut console = Console::new(Vec::new(), Vec::new(), true);
-        console.feed(CONSOLE).unwrap();
-        console.finish().unwrap();
-        assert_eq!(console.log, CONSOLE);
+    fn command_output_is_kept_byte_for_byte() {
+        let run = |output: &str| {
+            let text = format!("XEHPG-VM-BEGIN\n{output}\nXEHPG-VM-EXIT=2\n");
+            let (out, session) = channel(&[text.as_bytes()]);
+            assert_eq!(session.exit_status(), Some(2), "{output:?}");
+            out
+        };
+        for output in ["", "a", "a\n", "a\n\n", "\n", "a\nb", " XEHPG-VM-EXIT=0\n"] {
+            assert_eq!(run(output), output);
+        }
+    }
+
+    #[test]
+    fn command_channel_tolerates_crlf() {
+        let (out, session) = channel(&[b"XEHPG-VM-BEGIN\r\nhi\r\n\r\nXEHPG-VM-EXIT=1\r\n"]);
+        assert_eq!(session.exit_status(), Some(1));
+        assert!(out.starts_with("hi\r\n"), "{out:?}");
+    }
+
+    #[test]
+    fn pause_lets_out_unfinished_lines_but_not_markers() {
+        let mut session = Session::default();
+        let mut channel = CommandChannel::default();
+        assert_eq!(channel.push(b"XEHPG-VM-BEGIN\nprompt> ", &mut session), b"");
+        assert_eq!(channel.pause(), b"prompt> ");
+        assert_eq!(channel.pause(), b"");
+        assert_eq!(channel.push(b"y\nline\n", &mut session), b"y\nline");
+        assert_eq!(channel.pause(), b"\n");
+        // A marker's start waits for the rest of its line.
+        assert_eq!(channel.push(b"\nXEHPG-VM-EX", &mut session), b"");
+        assert_eq!(channel.pause(), b"");
+        assert_eq!(channel.push(b"IT=3\n", &mut session), b"");
+        assert_eq!(channel.finish(&mut session), b"");
+        assert_eq!(session.exit_status(), Some(3));
+    }
+
+    #[test]
+    fn unterminated_marker_at_the_end_counts() {
+        let (out, session) = channel(&[b"XEHPG-VM-BEGIN\nx\nXEHPG-VM-EXIT=9"]);
+        assert_eq!((out.as_str(), session.exit_status()), ("x", Some(9)));
+    }
+
+    /// Console and command chunks as they might arrive, cutting lines.
+    const CONSOLE_A: &[u8] = b"[    2.08] tsc: Refined TSC";
+    const CONSOLE_B: &[u8] = b" clocksource calibration\r\n[    2.09] xehpg: bound\r\n";
+    const COMMAND_A: &[u8] = b"XEHPG-VM-BEG";
+    const COMMAND_B: &[u8] = b"IN\nok 1 - a\nok 2";
+    const COMMAND_C: &[u8] = b" - b\n\nXEHPG-VM-EXIT=0\n";
+
+    fn interleaved(quiet: bool) -> Streams<Vec<u8>, Vec<u8>, Vec<u8>> {
+        let mut streams = Streams::new(Vec::new(), Vec::new(), Vec::new(), quiet);
+        streams.feed(Source::Console, CONSOLE_A).unwrap();
+        streams.feed(Source::Command, COMMAND_A).unwrap();
+        streams.feed(Source::Command, COMMAND_B).unwrap();
+        streams.feed(Source::Console, CONSOLE_B).unwrap();
+        streams.feed(Source::Command, COMMAND_C).unwrap();
+        streams.finish().unwrap();
+        streams
+    }
+
+    #[test]
+    fn streams_keep_kernel_messages_out_of_the_command_lines() {
+        let streams = interleaved(false);
+        assert_eq!(streams.console_log, [CONSOLE_A, CONSOLE_B].concat());
         assert_eq!(
-            String::from_utf8_lossy(&console.out),
-            "Linux (none)\n[    1.0] kmsg\n"
+            String::from_utf8_lossy(&streams.output_log),
+            "ok 1 - a\nok 2 - b\n"
         );
+        // Interleaved by arrival, whole lines each.
+        assert_eq!(
+            String::from_utf8_lossy(&streams.terminal.out),
+            "ok 1 - a\n[    2.08] tsc: Refined TSC clocksource calibration\r\n\
+             [    2.09] xehpg: bound\r\nok 2 - b\n"
+        );
+        assert_eq!(streams.session.exit_status(), Some(0));
+        assert_eq!(streams.session.phase, Phase::Done(0));
     }
 
     #[test]
-    fn console_survives_a_broken_terminal() {
+    fn quiet_streams_show_only_the_command_channel() {
+        let streams = interleaved(true);
+        assert_eq!(streams.terminal.out, streams.output_log);
+        assert_eq!(streams.console_log, [CONSOLE_A, CONSOLE_B].concat());
+        assert_eq!(streams.session.exit_status(), Some(0));
+    }
+
+    #[test]
+    fn tick_shows_a_quiet_stream_and_keeps_lines_apart() {
+        let mut streams = Streams::new(Vec::new(), Vec::new(), Vec::new(), false);
+        streams
+            .feed(Source::Command, b"XEHPG-VM-BEGIN\nfoo")
+            .unwrap();
+        streams.tick(Instant::now()).unwrap();
+        assert!(streams.terminal.out.is_empty());
+        streams
+            .tick(Instant::now() + PARTIAL_LINE_WAIT * 2)
+            .unwrap();
+        assert_eq!(streams.terminal.out, b"foo");
+        streams.feed(Source::Console, b"[ 1.0] kmsg\r\n").unwrap();
+        streams.feed(Source::Command, b"bar\n").unwrap();
+        streams
+            .feed(Source::Command, b"\nXEHPG-VM-EXIT=1\n")
+            .unwrap();
+        streams.finish().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&streams.terminal.out),
+            "foo\n[ 1.0] kmsg\r\nbar\n"
+        );
+        assert_eq!(streams.output_log, b"foobar\n");
+        assert_eq!(streams.session.exit_status(), Some(1));
+    }
+
+    #[test]
+    fn cut_line_loses_only_its_own_newline() {
+        let mut terminal = Terminal::new(Vec::new());
+        terminal.write(Source::Command, b"a");
+        terminal.write(Source::Console, b"k\r\n");
+        terminal.write(Source::Command, b"\n");
+        terminal.write(Source::Command, b"b\n");
+        assert_eq!(terminal.out, b"a\nk\r\nb\n");
+    }
+
+    #[test]
+    fn streams_survive_a_broken_terminal() {
         struct Broken;
         impl Write for Broken {
             fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
@@ -373,16 +814,30 @@ mod tests {
                 Ok(())
             }
         }
-        let mut console = Console::new(Vec::new(), Broken, false);
-        console.feed(CONSOLE).unwrap();
-        console.finish().unwrap();
-        assert_eq!(console.session.exit_status(), Some(3));
-        assert_eq!(console.log, CONSOLE);
+        let mut streams = Streams::new(Vec::new(), Vec::new(), Broken, false);
+        streams.feed(Source::Console, CONSOLE_B).unwrap();
+        streams.feed(Source::Command, CHANNEL).unwrap();
+        streams.finish().unwrap();
+        assert_eq!(streams.session.exit_status(), Some(4));
+        assert_eq!(streams.console_log, CONSOLE_B);
+        assert!(streams.terminal.broken);
     }
 
     #[test]
-    fn scan_log_finds_the_status_without_final_newline() {
-        let session = scan_log(b"XEHPG-VM-BEGIN\r\n/ # exit 4\r\nXEHPG-VM-EXIT=4");
+    fn scan_log_follows_the_shared_console() {
+        let session = scan_log(
+            b"[    0.0] Linux version\r\nXEHPG-VM-INSMOD-FAILED=2\r\n[ 1.0] fooXEHPG-VM-BEGIN\r\n\
+/ # cat /init\r\necho \"XEHPG-VM-EXIT=$?\"\r\n/ # exit 4\r\nXEHPG-VM-EXIT=4\r\nXEHPG-VM-EXIT=5",
+        );
         assert_eq!(session.exit_status(), Some(4));
+        assert_eq!(session.insmod_failures, [2]);
+        assert!(!session.panicked);
+    }
+
+    #[test]
+    fn scan_log_finds_a_panic() {
+        let session = scan_log(b"XEHPG-VM-BEGIN\r\nKernel panic - not syncing: VFS");
+        assert!(session.panicked);
+        assert_eq!(session.exit_status(), None);
     }
 }

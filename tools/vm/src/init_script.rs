@@ -1,16 +1,24 @@
 //! Generation of the guest's `/init`, a busybox `sh` script.
 //!
 //! It mounts the pseudo file systems, loads the modules, brackets the command
-//! with the markers of [`crate::console`] and powers the VM off. Kernel
-//! messages stay on the console at the default level: tests read dmesg
-//! output (oopses, KUnit results) from the same stream, and the markers keep
-//! the command's own output and status recoverable from it.
+//! with the markers of [`crate::console`] and powers the VM off. With a
+//! command, everything the script and the command print goes to the command
+//! channel, [`COMMAND_TTY`], which the runner reads apart from the kernel
+//! console: kernel messages stay on the console at the default level (tests
+//! read oopses and KUnit results there) and can no longer land inside a
+//! marker or a line of the command. The interactive shell keeps everything
+//! on the console.
 
 use std::fmt::Write as _;
 
 use crate::console::BEGIN;
 use crate::console::EXIT_PREFIX;
 use crate::console::INSMOD_FAILED_PREFIX;
+
+/// The guest's end of the command channel: the second 16550 UART, which the
+/// kernel's default of four 8250 ports (`CONFIG_SERIAL_8250_RUNTIME_UARTS`)
+/// covers.
+pub const COMMAND_TTY: &str = "/dev/ttyS1";
 
 /// What `/init` does after mounting.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,24 +50,51 @@ mount -t tmpfs tmpfs /tmp
 /// Generates the script.
 pub fn generate(spec: &InitSpec) -> String {
     let mut script = String::from(PROLOGUE);
+    if spec.command.is_some() {
+        push_command_channel(&mut script);
+    }
     push_modules(&mut script, spec);
     let _ = writeln!(script, "echo {BEGIN}");
     match &spec.command {
         Some(command) => {
             let _ = writeln!(script, "sh -c {}", quote(command));
+            // The newline puts the marker on a line of its own after output
+            // without a final newline; the runner drops it again.
+            let _ = writeln!(script, "printf '\\n{EXIT_PREFIX}%s\\n' \"$?\"");
+            // Closing the channel's last descriptor waits until the UART has
+            // sent everything, so the power-off cannot cut the marker short.
+            script.push_str("exec >/dev/console 2>&1\n");
         }
         None => {
             // cttyhack opens the real console device (ttyS0) as the controlling
             // terminal, so Ctrl-C and job control work in the shell.
             script.push_str("echo 'xehpg-vm: interactive shell; exit it to power off'\n");
             script.push_str("setsid cttyhack sh -l\n");
+            let _ = writeln!(script, "echo \"{EXIT_PREFIX}$?\"");
         }
     }
-    let _ = writeln!(script, "echo \"{EXIT_PREFIX}$?\"");
     // If poweroff returned, init would exit and the kernel panic; panic=-1
     // plus QEMU's -no-reboot make that a QEMU exit too, so nothing follows.
     script.push_str("poweroff -f\n");
     script
+}
+
+/// Sends the script's output, and so insmod's and the command's, to the
+/// command channel. `-opost` keeps the tty from turning `\n` into `\r\n`, so
+/// the command's bytes arrive as written. Without the port the run cannot
+/// report; the console says why.
+fn push_command_channel(script: &mut String) {
+    let _ = write!(
+        script,
+        "\
+if ! (: >{COMMAND_TTY}) 2>/dev/null; then
+\techo 'xehpg-vm: cannot open {COMMAND_TTY}, the command channel: the kernel needs a second 8250 UART (8250.nr_uarts=2)'
+\tpoweroff -f
+fi
+exec >{COMMAND_TTY} 2>&1
+stty -F {COMMAND_TTY} -opost
+"
+    );
 }
 
 /// Emits the insmod lines. A failed insmod is reported by marker and the
@@ -125,6 +160,13 @@ mod tests {
     fn command_script_has_the_expected_shape() {
         let script = generate(&spec(Some("uname -a; exit 3")));
         let expected = "\
+mount -t tmpfs tmpfs /tmp
+if ! (: >/dev/ttyS1) 2>/dev/null; then
+\techo 'xehpg-vm: cannot open /dev/ttyS1, the command channel: the kernel needs a second 8250 UART (8250.nr_uarts=2)'
+\tpoweroff -f
+fi
+exec >/dev/ttyS1 2>&1
+stty -F /dev/ttyS1 -opost
 load() {
 \tinsmod \"$@\" && return
 \trc=$?
@@ -135,7 +177,8 @@ load '/lib/modules/xehpg.ko' 'enable_guc=1' 'name=a b'
 load '/lib/modules/shim.ko'
 echo XEHPG-VM-BEGIN
 sh -c 'uname -a; exit 3'
-echo \"XEHPG-VM-EXIT=$?\"
+printf '\\nXEHPG-VM-EXIT=%s\\n' \"$?\"
+exec >/dev/console 2>&1
 poweroff -f
 ";
         assert!(script.starts_with("#!/bin/sh\n"));
@@ -178,13 +221,24 @@ poweroff -f
     }
 
     #[test]
-    fn interactive_shell_then_poweroff() {
+    fn interactive_shell_stays_on_the_console() {
         let script = generate(&spec(None));
         let shell = script.find("setsid cttyhack sh").unwrap();
         assert!(script.find("XEHPG-VM-BEGIN").unwrap() < shell);
-        assert!(shell < script.find("XEHPG-VM-EXIT=$?").unwrap());
+        assert!(shell < script.find("echo \"XEHPG-VM-EXIT=$?\"").unwrap());
         assert!(script.ends_with("poweroff -f\n"));
         assert!(!script.contains("sh -c"));
+        assert!(!script.contains("ttyS1"), "{script}");
+        assert!(!script.contains("exec "), "{script}");
+    }
+
+    #[test]
+    fn command_channel_opens_before_the_modules_load() {
+        let script = generate(&spec(Some("true")));
+        let channel = script.find("exec >/dev/ttyS1 2>&1\n").unwrap();
+        assert!(script.find("mount -t devtmpfs").unwrap() < channel);
+        assert!(channel < script.find("load()").unwrap());
+        assert!(channel < script.find("echo XEHPG-VM-BEGIN").unwrap());
     }
 
     #[test]
@@ -196,24 +250,55 @@ poweroff -f
         );
     }
 
-    /// Runs the generated script's command part with the host's sh, to prove
-    /// the quoting and the status marker really work.
-    #[test]
-    fn host_sh_runs_the_command_part() {
+    /// The command part of the script (BEGIN to the exit marker) run with
+    /// the host's sh, for what it writes to the command channel.
+    fn host_channel(command: &str) -> Vec<u8> {
         let script = generate(&InitSpec {
-            command: Some("echo \"it's $((1 + 2))\"; exit 7".into()),
+            command: Some(command.into()),
             ..InitSpec::default()
         });
         let begin = script.find("echo XEHPG-VM-BEGIN").unwrap();
-        let end = script.find("poweroff").unwrap();
+        let end = script.find("exec >/dev/console").unwrap();
         let out = std::process::Command::new("sh")
             .args(["-c", &script[begin..end]])
             .output()
             .unwrap();
+        out.stdout
+    }
+
+    /// Proves the quoting and the status marker really work.
+    #[test]
+    fn host_sh_runs_the_command_part() {
         assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            "XEHPG-VM-BEGIN\nit's 3\nXEHPG-VM-EXIT=7\n"
+            String::from_utf8_lossy(&host_channel("echo \"it's $((1 + 2))\"; exit 7")),
+            "XEHPG-VM-BEGIN\nit's 3\n\nXEHPG-VM-EXIT=7\n"
         );
+    }
+
+    /// What the script writes, read back the way the runner reads the
+    /// channel: the command's bytes and status, whatever its last line.
+    #[test]
+    fn host_channel_round_trips_through_the_runner_parser() {
+        use crate::console::CommandChannel;
+        use crate::console::Session;
+        for (command, output, status) in [
+            ("echo hi; exit 4", "hi\n", 4),
+            ("printf 'no newline'; exit 2", "no newline", 2),
+            ("printf 'a\\n\\n'", "a\n\n", 0),
+            ("true", "", 0),
+            (
+                "echo XEHPG-VM-EXIT=9; echo XEHPG-VM-BEGIN; exit 1",
+                "XEHPG-VM-BEGIN\n",
+                1,
+            ),
+        ] {
+            let mut session = Session::default();
+            let mut channel = CommandChannel::default();
+            let mut out = channel.push(&host_channel(command), &mut session);
+            out.extend(channel.finish(&mut session));
+            assert_eq!(String::from_utf8_lossy(&out), output, "{command}");
+            assert_eq!(session.exit_status(), Some(status), "{command}");
+        }
     }
 
     #[test]

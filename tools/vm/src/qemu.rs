@@ -11,8 +11,10 @@ use std::path::Path;
 /// How the guest console is wired.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConsoleMode {
-    /// Serial port on QEMU's stdout (a pipe to the runner), no monitor.
-    Batch,
+    /// The kernel console (ttyS0) on QEMU's stdout (a pipe to the runner),
+    /// the command channel (ttyS1) on a unix socket the runner listens on;
+    /// no monitor.
+    Batch { command_socket: String },
     /// Serial port and monitor multiplexed on the terminal (Ctrl-A C
     /// switches, Ctrl-A X quits), with QEMU itself logging the console.
     Interactive { log: String },
@@ -63,7 +65,17 @@ pub fn command_line(spec: &QemuSpec) -> Vec<String> {
     // PCI list shows just the chipset and the mock.
     push(&["-nodefaults", "-no-user-config", "-display", "none"]);
     match &spec.console {
-        ConsoleMode::Batch => push(&["-serial", "stdio"]),
+        // QEMU connects to the socket while it starts, before the guest
+        // runs, so nothing the guest writes to ttyS1 is lost; when the
+        // runner reads slowly, the UART waits.
+        ConsoleMode::Batch { command_socket } => push(&[
+            "-serial",
+            "stdio",
+            "-chardev",
+            &format!("socket,id=cmd,path={}", chardev_escape(command_socket)),
+            "-serial",
+            "chardev:cmd",
+        ]),
         ConsoleMode::Interactive { log } => push(&[
             "-chardev",
             &format!(
@@ -123,7 +135,9 @@ mod tests {
             mem_mib: 512,
             smp: 2,
             socket,
-            console: ConsoleMode::Batch,
+            console: ConsoleMode::Batch {
+                command_socket: "/t/cmd.sock".into(),
+            },
         }
     }
 
@@ -158,13 +172,18 @@ mod tests {
             value_of(&argv, "-object"),
             ["memory-backend-memfd,id=mem,size=512M,share=on"]
         );
-        assert_eq!(value_of(&argv, "-serial"), ["stdio"]);
+        // ttyS0 is the console, ttyS1 the command channel.
+        assert_eq!(value_of(&argv, "-serial"), ["stdio", "chardev:cmd"]);
+        assert_eq!(
+            value_of(&argv, "-chardev"),
+            ["socket,id=cmd,path=/t/cmd.sock"]
+        );
         assert_eq!(value_of(&argv, "-kernel"), ["/k/bzImage"]);
         assert_eq!(value_of(&argv, "-initrd"), ["/t/initramfs.cpio"]);
         assert_eq!(value_of(&argv, "-append"), ["console=ttyS0 panic=-1"]);
         assert!(argv.iter().any(|a| a == "-no-reboot"));
         assert!(argv.iter().any(|a| a == "-nodefaults"));
-        assert!(!argv.iter().any(|a| a == "-mon" || a == "-chardev"));
+        assert!(!argv.iter().any(|a| a == "-mon"));
         let device: serde_json::Value =
             serde_json::from_str(value_of(&argv, "-device")[0]).unwrap();
         assert_eq!(
@@ -205,6 +224,20 @@ mod tests {
         );
         assert_eq!(value_of(&argv, "-serial"), ["chardev:con"]);
         assert_eq!(value_of(&argv, "-mon"), ["chardev=con,mode=readline"]);
+    }
+
+    #[test]
+    fn batch_escapes_the_command_socket_path() {
+        let base = ["qemu".to_owned()];
+        let mut spec = spec(&base, &[], None);
+        spec.console = ConsoleMode::Batch {
+            command_socket: "/t/a,b/cmd.sock".into(),
+        };
+        let argv = command_line(&spec);
+        assert_eq!(
+            value_of(&argv, "-chardev"),
+            ["socket,id=cmd,path=/t/a,,b/cmd.sock"]
+        );
     }
 
     #[test]

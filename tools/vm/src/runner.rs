@@ -1,7 +1,8 @@
 //! One VM session: initramfs, mock, QEMU, console, status, cleanup.
 //!
 //! Order matters: the mock must have created its socket before QEMU starts
-//! (QEMU connects at device realize and fails otherwise), and after QEMU
+//! (QEMU connects at device realize and fails otherwise), as must the
+//! runner's command channel socket in batch mode, and after QEMU
 //! exits the mock gets a moment to notice the disconnect and write its
 //! summary before it is stopped. Every early return goes through the
 //! [`Proc`] and [`TempDir`] drops, which stop the children (QEMU first, it
@@ -12,15 +13,16 @@ use std::fs;
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::FileTypeExt;
+use std::os::unix::net::UnixListener;
+use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::path::PathBuf;
-use std::process::ChildStdout;
 use std::process::Command;
 use std::process::ExitStatus;
 use std::process::Stdio;
 use std::sync::mpsc;
-use std::sync::mpsc::Receiver;
 use std::sync::mpsc::RecvTimeoutError;
+use std::sync::mpsc::Sender;
 use std::thread;
 use std::time::Duration;
 use std::time::Instant;
@@ -33,9 +35,10 @@ use crate::config::Device;
 use crate::config::Outputs;
 use crate::config::Plan;
 use crate::console;
-use crate::console::Console;
 use crate::console::Phase;
 use crate::console::Session;
+use crate::console::Source;
+use crate::console::Streams;
 use crate::init_script;
 use crate::initramfs;
 use crate::process;
@@ -141,7 +144,8 @@ pub fn run(plan: &Plan, signals: &Signals) -> i32 {
     report(plan, &logs, &result, started)
 }
 
-/// Builds the initramfs, starts the mock and QEMU, and follows the console.
+/// Builds the initramfs, starts the mock and QEMU, and follows the console
+/// (and in batch mode the command channel).
 fn session(
     plan: &Plan,
     logs: &Logs,
@@ -152,13 +156,20 @@ fn session(
     let initrd = tmp.join("initramfs.cpio");
     write_initramfs(plan, &initrd)?;
     watch.check()?;
+    let command_socket = tmp.join("command.sock");
+    let listener = match plan.command {
+        Some(_) => Some(listen(&command_socket)?),
+        None => None,
+    };
     let socket = tmp.join("mock.sock");
     let mut mock = match &plan.device {
         Some(device) => Some(start_mock(device, logs, &socket, watch)?),
         None => None,
     };
-    let console_mode = match plan.command {
-        Some(_) => qemu::ConsoleMode::Batch,
+    let console_mode = match listener {
+        Some(_) => qemu::ConsoleMode::Batch {
+            command_socket: command_socket.to_string_lossy().into_owned(),
+        },
         None => qemu::ConsoleMode::Interactive {
             log: logs.console.to_string_lossy().into_owned(),
         },
@@ -174,8 +185,8 @@ fn session(
         socket: mock.as_ref().map(|_| socket.as_path()),
         console: console_mode,
     });
-    let outcome = match plan.command {
-        Some(_) => batch(&argv, plan.quiet, logs, watch, started)?,
+    let outcome = match listener {
+        Some(listener) => batch(&argv, listener, plan.quiet, logs, watch, started)?,
         None => interactive(&argv, logs, watch)?,
     };
     if let Some(mock) = &mut mock {
@@ -188,12 +199,16 @@ fn session(
 #[derive(Debug)]
 struct Logs {
     console: PathBuf,
+    /// The command channel's text (batch mode).
+    output: PathBuf,
     mock_stdout: PathBuf,
     mock_stderr: PathBuf,
     trace: Option<PathBuf>,
     summary: PathBuf,
     /// Whether the console log survives the run.
     console_kept: bool,
+    /// Whether the command's output survives the run.
+    output_kept: bool,
     /// Whether the mock's output survives the run.
     mock_kept: bool,
     /// Whether the summary file survives the run.
@@ -210,6 +225,7 @@ impl Logs {
             |given: &Option<PathBuf>, name: &str| given.clone().unwrap_or_else(|| dir.join(name));
         let logs = Self {
             console: pick(&outputs.console, "console.log"),
+            output: pick(&outputs.output, "output.log"),
             mock_stdout: dir.join("mock.stdout"),
             mock_stderr: dir.join("mock.stderr"),
             // Tracing costs time, so it is on only when asked for.
@@ -221,6 +237,7 @@ impl Logs {
             }),
             summary: pick(&outputs.summary, "mock-summary.json"),
             console_kept: outputs.console.is_some() || outputs.keep_dir.is_some(),
+            output_kept: outputs.output.is_some() || outputs.keep_dir.is_some(),
             mock_kept: outputs.keep_dir.is_some(),
             summary_kept: outputs.summary.is_some() || outputs.keep_dir.is_some(),
         };
@@ -233,6 +250,14 @@ impl Logs {
             _ => {}
         }
         Ok(logs)
+    }
+
+    /// The log a stream goes to.
+    fn of(&self, source: Source) -> &Path {
+        match source {
+            Source::Console => &self.console,
+            Source::Command => &self.output,
+        }
     }
 }
 
@@ -284,12 +309,7 @@ fn write_initramfs(plan: &Plan, path: &Path) -> Result<()> {
 
 /// Starts the mock and waits until its socket exists.
 fn start_mock(device: &Device, logs: &Logs, socket: &Path, watch: &Watch) -> Result<Proc> {
-    if socket.as_os_str().len() > MAX_SOCKET_PATH {
-        bail!(
-            "socket path {} is too long for a unix socket: set TMPDIR to a shorter directory",
-            socket.display()
-        );
-    }
+    check_socket_path(socket)?;
     let mut command = Command::new(&device.mock);
     command.arg("--socket").arg(socket);
     if let Some(id) = device.device_id {
@@ -328,13 +348,58 @@ fn start_mock(device: &Device, logs: &Logs, socket: &Path, watch: &Watch) -> Res
     }
 }
 
+fn check_socket_path(socket: &Path) -> Result<()> {
+    if socket.as_os_str().len() > MAX_SOCKET_PATH {
+        bail!(
+            "socket path {} is too long for a unix socket: set TMPDIR to a shorter directory",
+            socket.display()
+        );
+    }
+    Ok(())
+}
+
+/// The runner's end of the command channel, which QEMU connects to as it
+/// starts. Non-blocking, so waiting for that connection cannot hang the run.
+fn listen(socket: &Path) -> Result<UnixListener> {
+    check_socket_path(socket)?;
+    let listener =
+        UnixListener::bind(socket).with_context(|| format!("listening on {}", socket.display()))?;
+    listener
+        .set_nonblocking(true)
+        .context("setting up the command channel socket")?;
+    Ok(listener)
+}
+
+/// QEMU's connection to the command channel, if it has made it.
+fn accept(listener: &UnixListener) -> Result<Option<UnixStream>> {
+    match listener.accept() {
+        Ok((stream, _)) => {
+            stream
+                .set_nonblocking(false)
+                .context("setting up the command channel")?;
+            Ok(Some(stream))
+        }
+        Err(err)
+            if matches!(
+                err.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(err) => Err(err).context("accepting QEMU's command channel connection"),
+    }
+}
+
 fn create(path: &Path) -> Result<File> {
     File::create(path).with_context(|| format!("creating {}", path.display()))
 }
 
-/// Runs QEMU with the console on a pipe, streaming it until QEMU exits.
+/// Runs QEMU with the console on a pipe and the command channel on
+/// `listener`, streaming both until QEMU exits.
 fn batch(
     argv: &[String],
+    listener: UnixListener,
     quiet: bool,
     logs: &Logs,
     watch: &Watch,
@@ -349,33 +414,69 @@ fn batch(
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     let mut qemu = process::spawn("QEMU", &mut command, true)?;
-    let chunks = spawn_reader(qemu.take_stdout().context("QEMU has no stdout pipe")?);
-    let mut console = Console::new(create(&logs.console)?, std::io::stdout(), quiet);
+    let (sender, messages) = mpsc::channel();
+    let stdout = qemu.take_stdout().context("QEMU has no stdout pipe")?;
+    spawn_reader(Source::Console, stdout, sender.clone());
+    let mut streams = Streams::new(
+        create(&logs.console)?,
+        create(&logs.output)?,
+        std::io::stdout(),
+        quiet,
+    );
+    // Kept until QEMU's connection is taken.
+    let mut listener = Some(listener);
+    let (mut console_open, mut command_open) = (true, false);
     let mut boot = None;
-    let mut status_seen_at: Option<Instant> = None;
+    // The exit markers seen, and since when.
+    let mut exit_seen: Option<(u32, Instant)> = None;
     loop {
-        match chunks.recv_timeout(POLL) {
-            Ok(chunk) => console
-                .feed(&chunk)
-                .with_context(|| format!("writing {}", logs.console.display()))?,
-            Err(RecvTimeoutError::Timeout) => {}
-            // The reader hit end of file: QEMU has exited.
-            Err(RecvTimeoutError::Disconnected) => break,
+        if let Some(waiting) = &listener {
+            if let Some(stream) = accept(waiting)? {
+                spawn_reader(Source::Command, stream, sender.clone());
+                (listener, command_open) = (None, true);
+            } else if !console_open {
+                // QEMU exited before it connected: it never started the guest.
+                listener = None;
+            }
         }
-        if boot.is_none() && console.session.phase != Phase::Boot {
+        if !console_open && !command_open && listener.is_none() {
+            break;
+        }
+        match messages.recv_timeout(POLL) {
+            Ok(Message::Data(source, chunk)) => streams
+                .feed(source, &chunk)
+                .with_context(|| format!("writing {}", logs.of(source).display()))?,
+            Ok(Message::End(Source::Console)) => console_open = false,
+            Ok(Message::End(Source::Command)) => command_open = false,
+            // Disconnected cannot happen: `sender` is still here.
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
+        }
+        streams
+            .tick(Instant::now())
+            .with_context(|| format!("writing {}", logs.output.display()))?;
+        if boot.is_none() && streams.session.phase != Phase::Boot {
             boot = Some(started.elapsed());
         }
-        if console.session.exit_status().is_none() {
+        if streams.session.exit_status().is_none() {
             watch.check()?;
-        } else if status_seen_at.get_or_insert_with(Instant::now).elapsed() > POWEROFF_WAIT {
+            continue;
+        }
+        let markers = streams.session.exit_markers;
+        let since = match exit_seen {
+            Some((seen, at)) if seen == markers => at,
+            _ => exit_seen.insert((markers, Instant::now())).1,
+        };
+        if since.elapsed() > POWEROFF_WAIT {
             // The status is in; a guest stuck in poweroff must not cost it.
             eprintln!("xehpg-vm: QEMU did not exit after the guest's poweroff; stopping it");
             break;
         }
     }
-    console.finish().context("flushing the console log")?;
+    streams
+        .finish()
+        .context("writing the console and output logs")?;
     let qemu_status = qemu.stop(STOP_GRACE)?;
-    let session = console.session.clone();
+    let session = streams.session.clone();
     Ok(match session.exit_status() {
         Some(status) => Outcome::Exited {
             status,
@@ -422,26 +523,35 @@ fn split_program(argv: &[String]) -> Result<(&String, &[String])> {
     argv.split_first().context("empty QEMU command")
 }
 
-/// Reads QEMU's stdout on a thread, so the main thread can wait for output,
-/// signals and the deadline at once. The channel closes at end of file.
-fn spawn_reader(mut stdout: ChildStdout) -> Receiver<Vec<u8>> {
-    let (sender, receiver) = mpsc::channel();
+/// What the stream readers send.
+enum Message {
+    Data(Source, Vec<u8>),
+    /// End of file: QEMU has exited (or closed the stream).
+    End(Source),
+}
+
+/// Reads one of QEMU's streams on a thread, so the main thread can wait for
+/// output, signals and the deadline at once.
+fn spawn_reader<R: Read + Send + 'static>(source: Source, mut reader: R, sender: Sender<Message>) {
     thread::spawn(move || {
         let mut buf = [0u8; 8192];
         loop {
-            match stdout.read(&mut buf) {
+            match reader.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => {
-                    if sender.send(buf[..n].to_vec()).is_err() {
-                        break;
+                    if sender
+                        .send(Message::Data(source, buf[..n].to_vec()))
+                        .is_err()
+                    {
+                        return;
                     }
                 }
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => break,
             }
         }
+        let _ = sender.send(Message::End(source));
     });
-    receiver
 }
 
 /// Lets the mock exit on its own after QEMU's disconnect, then stops it.
@@ -535,7 +645,9 @@ fn report_success(
     started: Instant,
 ) {
     for failure in &session.insmod_failures {
-        eprintln!("xehpg-vm: insmod failed with status {failure} (see the console)");
+        eprintln!(
+            "xehpg-vm: insmod failed with status {failure} (see its error above and the console)"
+        );
     }
     if !plan.quiet {
         let boot = boot.map_or_else(String::new, |b| format!("boot {:.1} s, ", b.as_secs_f64()));
@@ -550,6 +662,9 @@ fn report_success(
 fn point_to_logs(plan: &Plan, logs: &Logs) {
     if logs.console_kept {
         eprintln!("xehpg-vm: console log: {}", logs.console.display());
+    }
+    if logs.output_kept && plan.command.is_some() {
+        eprintln!("xehpg-vm: command output: {}", logs.output.display());
     }
     if logs.mock_kept && plan.device.is_some() {
         eprintln!(
@@ -619,9 +734,10 @@ mod tests {
         let tmp = TempDir::new("xehpg-vm-test").unwrap();
         let logs = Logs::new(&Outputs::default(), tmp.path()).unwrap();
         assert_eq!(logs.console, tmp.path().join("console.log"));
+        assert_eq!(logs.output, tmp.path().join("output.log"));
         assert_eq!(logs.summary, tmp.path().join("mock-summary.json"));
         assert_eq!(logs.trace, None);
-        assert!(!logs.console_kept && !logs.mock_kept && !logs.summary_kept);
+        assert!(!logs.console_kept && !logs.output_kept && !logs.mock_kept && !logs.summary_kept);
     }
 
     #[test]
@@ -631,6 +747,7 @@ mod tests {
         let outputs = Outputs {
             keep_dir: Some(keep.clone()),
             console: None,
+            output: None,
             trace: None,
             summary: Some(tmp.path().join("s.json")),
         };
@@ -638,12 +755,14 @@ mod tests {
         let logs = Logs::new(&outputs, tmp.path()).unwrap();
         assert!(keep.is_dir());
         assert_eq!(logs.console, keep.join("console.log"));
+        assert_eq!(logs.output, keep.join("output.log"));
+        assert_eq!(logs.of(Source::Command), keep.join("output.log"));
         assert_eq!(logs.mock_stderr, keep.join("mock.stderr"));
         assert_eq!(logs.trace, Some(keep.join("mock-trace.jsonl")));
         assert_eq!(logs.summary, tmp.path().join("s.json"));
         // The stale summary is gone.
         assert!(!logs.summary.exists());
-        assert!(logs.console_kept && logs.mock_kept && logs.summary_kept);
+        assert!(logs.console_kept && logs.output_kept && logs.mock_kept && logs.summary_kept);
     }
 
     #[test]
