@@ -11,7 +11,6 @@ use kernel::{
     debugfs,
     device::{Bound, Core},
     dma::{Device as _, DmaMask},
-    io::Io,
     pci,
     prelude::*,
     sizes::SZ_16M,
@@ -19,11 +18,17 @@ use kernel::{
 };
 
 use crate::{
+    debugfs::{DebugCtx, DeviceRefs},
+    forcewake::{DomainMask, Forcewake},
+    gt::{AccessStats, Gt},
     info::{BarInfo, DeviceInfo},
     lmem::{self, BarError, TileRange},
+    mcr::{self, Mcr},
+    mmio::Mmio,
     pcode,
     platform::{Platform, SteppingInfo},
     regs::{ALL_ONES, GU_CNTL, VF_CAP_REG},
+    topology::Topology,
 };
 
 /// GTTMMADR (BAR 0) is 16 MiB: MMIO registers in the lower 8 MiB, of which Xe-HPG uses the
@@ -38,7 +43,7 @@ const LMEM_BAR: u32 = 2;
 const DMA_BITS: u32 = 46;
 
 /// The register BAR, borrowed for as long as the device is bound.
-pub(crate) type Bar0<'a> = &'a pci::Bar<'a, GTTMMADR_SIZE>;
+pub(crate) type Bar0<'a> = &'a Mmio<'a>;
 
 /// Declares the PCI match table and [`DEVICE_IDS`] from one list, so lookups and tests use
 /// exactly what the PCI core matches on.
@@ -75,15 +80,55 @@ pub(crate) struct XehpgDriver;
 
 /// Per-device state, alive while the device is bound.
 ///
-/// Fields drop in declaration order: the debugfs directory goes first, so no reader can see a
-/// half-torn-down device, and the BARs go last, after everything that might still use them.
+/// Fields drop in declaration order: the debugfs directory goes first (its callbacks point at
+/// the fields below), and the BARs go last, after everything that might still use them.
 #[pin_data]
 pub(crate) struct Xehpg<'bound> {
     #[pin]
-    debugfs: debugfs::Scope<DeviceInfo>,
+    debugfs: debugfs::Scope<DebugCtx>,
+    #[pin]
+    forcewake: Forcewake,
+    #[pin]
+    mcr: Mcr,
+    stats: AccessStats,
     lmembar: pci::Bar<'bound>,
-    gttmmadr: pci::Bar<'bound, GTTMMADR_SIZE>,
+    gttmmadr: Mmio<'bound>,
     pdev: &'bound pci::Device<Bound>,
+}
+
+/// What probe learns from GT registers, under forcewake.
+struct GtProbe {
+    topology: Topology,
+    /// Local memory below the flat-CCS metadata, in bytes.
+    lmem_usable: u64,
+}
+
+/// Reads the fuses (GT domain), records the present forcewake domains, programs the steering
+/// defaults and reads the flat-CCS base (a GAM register, so steering must be ready first).
+fn probe_gt(gt: &Gt<'_>, mcr: &Mcr, tile: &TileRange) -> Result<GtProbe> {
+    let _gt_awake = gt.forcewake(DomainMask::GT)?;
+    let topology = Topology::read(gt)?;
+    gt.fw.set_present(topology.domains());
+    mcr.init(gt.bar, topology)?;
+    // Flat CCS takes the top of local memory (upstream `xe_vram.c`, `get_flat_ccs_offset`:
+    // the register holds the base in 64 KiB units).
+    let ccs =
+        mcr::regs::XEHP_FLAT_CCS_BASE_ADDR::from_raw(mcr.read_any(gt, mcr::regs::FLAT_CCS_BASE)?);
+    let base = u64::from(ccs.ptr().get()) << 16;
+    if base <= tile.offset || base > tile.offset + tile.size {
+        dev_err!(
+            gt.dev,
+            "probe: flat-CCS base {:#x} lies outside local memory [{:#x}, {:#x})\n",
+            base,
+            tile.offset,
+            tile.offset + tile.size
+        );
+        return Err(EIO);
+    }
+    Ok(GtProbe {
+        topology,
+        lmem_usable: base - tile.offset,
+    })
 }
 
 /// Length of a BAR, or a probe error naming it.
@@ -188,8 +233,9 @@ impl pci::Driver for XehpgDriver {
             // nothing else runs for it concurrently.
             unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<DMA_BITS>())? };
 
-            let gttmmadr =
-                pdev.iomap_region_sized::<GTTMMADR_SIZE>(GTTMMADR_BAR, c"xehpg/gttmmadr")?;
+            let gttmmadr = Mmio::new(
+                pdev.iomap_region_sized::<GTTMMADR_SIZE>(GTTMMADR_BAR, c"xehpg/gttmmadr")?,
+            );
             let gu_cntl = check_alive_pf(pdev, &gttmmadr)?;
 
             let timeout = Delta::from_millis(i64::from(
@@ -211,51 +257,74 @@ impl pci::Driver for XehpgDriver {
             let tile = TileRange::read(pdev.as_ref(), &gttmmadr)?;
             let lmembar = pdev.iomap_region(LMEM_BAR, c"xehpg/lmembar")?;
 
-            let dev_info = DeviceInfo {
-                platform,
-                device_id: pdev.device_id(),
-                revision,
-                stepping,
-                gttmmadr: gtt_info,
-                lmembar: lmem_info,
-                tile,
-                gu_cntl,
-                pcode_queries: pcode.queries,
-            };
-            if dev_info.small_bar() {
-                dev_info!(
-                    pdev,
-                    "small BAR: LMEMBAR {:#x} bytes of {:#x} local memory\n",
-                    lmem_info.len,
-                    tile.size
-                );
-            }
-            dev_info!(
-                pdev,
-                "{} rev {:#04x} (stepping {}), {} MiB local memory, bound\n",
-                platform,
-                revision,
-                stepping.stepping,
-                tile.size >> 20
-            );
-
-            let root = crate::debugfs_root().ok_or(ENOENT)?;
+            let root = crate::debugfs::root()?;
             Ok(try_pin_init!(Xehpg {
-                debugfs <- root.scope(dev_info, pdev.as_ref().name(), |info, dir| {
-                    dir.read_callback_file(c"info", info, &|i: &DeviceInfo, f| {
-                        kernel::fmt::Display::fmt(i, f)
-                    });
-                }),
+                forcewake <- Forcewake::new(),
+                mcr <- Mcr::new(),
+                stats: AccessStats::new(),
                 lmembar,
                 gttmmadr,
                 pdev,
+                debugfs <- {
+                    let (fw, mcr, stats): (&Forcewake, &Mcr, &AccessStats) = (&forcewake, &mcr, stats);
+                    let dev: &kernel::device::Device = pdev.as_ref();
+                    let gt = Gt { dev, bar: gttmmadr, fw, stats };
+                    let gtp = probe_gt(&gt, mcr, &tile)?;
+                    let dev_info = DeviceInfo {
+                        platform,
+                        device_id: pdev.device_id(),
+                        revision,
+                        stepping,
+                        gttmmadr: gtt_info,
+                        lmembar: lmem_info,
+                        tile,
+                        lmem_usable: gtp.lmem_usable,
+                        dss_count: gtp.topology.dss().count_ones(),
+                        gu_cntl,
+                        pcode_queries: pcode.queries,
+                    };
+                    report_bound(pdev, &dev_info);
+                    let refs = DeviceRefs {
+                        dev,
+                        bar: core::ptr::from_ref(&*gttmmadr).cast(),
+                        fw,
+                        mcr,
+                        stats,
+                    };
+                    root.scope(DebugCtx::new(dev_info, refs), pdev.as_ref().name(), |ctx, dir| {
+                        crate::debugfs::populate(ctx, dir)
+                    })
+                },
             }))
         })
     }
 
-    fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, _this: Pin<&Self::Data<'bound>>) {
+    fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
+        // No new wakes from here on; a debugfs `forcewake_all` hold is released.
+        this.forcewake.close(pdev.as_ref(), &this.gttmmadr);
         dev_dbg!(pdev, "unbind\n");
     }
+}
+
+/// The probe summary in the kernel log.
+fn report_bound(pdev: &pci::Device<Bound>, info: &DeviceInfo) {
+    if info.small_bar() {
+        dev_info!(
+            pdev,
+            "small BAR: LMEMBAR {:#x} bytes of {:#x} local memory\n",
+            info.lmembar.len,
+            info.tile.size
+        );
+    }
+    dev_info!(
+        pdev,
+        "{} rev {:#04x} (stepping {}), {} MiB local memory, {} DSS, bound\n",
+        info.platform,
+        info.revision,
+        info.stepping.stepping,
+        info.tile.size >> 20,
+        info.dss_count
+    );
 }
 
 #[cfg(xehpg_kunit)]

@@ -30,6 +30,10 @@ pub(crate) struct DeviceInfo {
     pub(crate) gttmmadr: BarInfo,
     pub(crate) lmembar: BarInfo,
     pub(crate) tile: TileRange,
+    /// Local memory below the flat-CCS metadata, in bytes.
+    pub(crate) lmem_usable: u64,
+    /// DSS enabled by the fuses.
+    pub(crate) dss_count: u32,
     /// Raw GU_CNTL at probe.
     pub(crate) gu_cntl: u32,
     /// PCODE init-status queries until "complete".
@@ -72,7 +76,9 @@ impl fmt::Display for DeviceInfo {
         f.write_fmt(fmt!("lmembar_size: {:#x}\n", self.lmembar.len))?;
         f.write_fmt(fmt!("lmem_size: {:#x}\n", self.tile.size))?;
         f.write_fmt(fmt!("lmem_offset: {:#x}\n", self.tile.offset))?;
+        f.write_fmt(fmt!("lmem_usable: {:#x}\n", self.lmem_usable))?;
         f.write_fmt(fmt!("small_bar: {}\n", yes_no(self.small_bar())))?;
+        f.write_fmt(fmt!("dss_count: {}\n", self.dss_count))?;
         f.write_fmt(fmt!("sg_tile_addr_range: {:#010x}\n", self.tile.raw))?;
         f.write_fmt(fmt!("gu_cntl: {:#010x}\n", self.gu_cntl))?;
         f.write_fmt(fmt!(

@@ -8,7 +8,7 @@
 //! smaller than local memory is a "small BAR" setup: legal, reported, and later blocks must
 //! reach memory above the BAR through the GGTT or a blitter instead of the CPU.
 
-use kernel::{io::Io, prelude::*, sizes::SZ_256M};
+use kernel::{prelude::*, sizes::SZ_256M};
 
 use crate::{driver::Bar0, regs::SG_TILE_ADDR_RANGE};
 

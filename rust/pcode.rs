@@ -8,11 +8,7 @@
 //! do not describe PCODE. Probe uses one command: the discrete-GPU init status, which must read
 //! "complete" before local memory or anything else may be touched (`xe_pcode_probe_early`).
 
-use kernel::{
-    io::{poll::read_poll_timeout, Io},
-    prelude::*,
-    time::Delta,
-};
+use kernel::{io::poll::read_poll_timeout, prelude::*, time::Delta};
 
 use crate::{
     driver::Bar0,

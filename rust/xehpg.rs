@@ -8,7 +8,6 @@
 //! were read from. `Documentation/architecture.rst` describes how the pieces meet.
 
 use kernel::{
-    debugfs,
     driver::Registration,
     pci,
     prelude::*,
@@ -16,12 +15,18 @@ use kernel::{
 };
 
 mod abi;
+mod debugfs;
 mod driver;
+mod forcewake;
+mod gt;
 mod info;
 mod lmem;
+mod mcr;
+mod mmio;
 mod pcode;
 mod platform;
 mod regs;
+mod topology;
 
 pub(crate) const MODULE_NAME: &CStr = <LocalModule as kernel::ModuleMetadata>::NAME;
 
@@ -30,10 +35,10 @@ pub(crate) const MODULE_NAME: &CStr = <LocalModule as kernel::ModuleMetadata>::N
 /// Set in [`XehpgModule::init`] before the driver registers and cleared by [`DebugfsRootGuard`]
 /// after it unregisters, so every probe sees `Some`. The kernel crate has no per-module data
 /// slot yet; nova-core (`drivers/gpu/nova-core/nova_core.rs`) uses the same arrangement.
-static mut DEBUGFS_ROOT: Option<debugfs::Dir> = None;
+static mut DEBUGFS_ROOT: Option<kernel::debugfs::Dir> = None;
 
 /// Returns the debugfs root, which exists for as long as `probe` can run.
-pub(crate) fn debugfs_root() -> Option<&'static debugfs::Dir> {
+pub(crate) fn debugfs_root() -> Option<&'static kernel::debugfs::Dir> {
     // SAFETY: `DEBUGFS_ROOT` is written only in `XehpgModule::init` before the driver is
     // registered and in `DebugfsRootGuard::drop` after it is unregistered; probe (the only
     // reader) cannot run outside that window, so no write races this read.
@@ -63,7 +68,9 @@ impl InPlaceModule for XehpgModule {
     fn init(module: &'static kernel::ThisModule) -> impl PinInit<Self, Error> {
         // SAFETY: module init runs once, before the driver is registered, so nothing else can
         // access `DEBUGFS_ROOT` yet.
-        unsafe { *core::ptr::addr_of_mut!(DEBUGFS_ROOT) = Some(debugfs::Dir::new(MODULE_NAME)) };
+        unsafe {
+            *core::ptr::addr_of_mut!(DEBUGFS_ROOT) = Some(kernel::debugfs::Dir::new(MODULE_NAME))
+        };
 
         try_pin_init!(Self {
             _driver <- Registration::new(MODULE_NAME, module),

@@ -142,3 +142,43 @@ probe_refused() {
 	check rmmod xehpg
 	check_dmesg_clean
 }
+
+# dbg BDF FILE: path of one of the device's debugfs files.
+dbg() { echo "/sys/kernel/debug/xehpg/$1/$2"; }
+
+# mcr BDF CMD...: run an `mcr` debugfs command; prints the result (a value or
+# "error N") and fails if the command was refused.
+mcr() {
+	_b=$1; shift
+	echo "$*" >"$(dbg "$_b" mcr)" 2>/dev/null
+	_rc=$?
+	cat "$(dbg "$_b" mcr)"
+	return $_rc
+}
+
+# fw_field BDF DOMAIN COLUMN: a column (present, refs, ack, wakes) of the
+# debugfs forcewake table.
+fw_field() {
+	awk -v d="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == d { print $(col[c]); exit }' "$(dbg "$1" forcewake)"
+}
+
+# fw_counter BDF NAME: a "NAME: N" line of the debugfs forcewake file.
+fw_counter() { sed -n "s/^$2: //p" "$(dbg "$1" forcewake)"; }
+
+# mmio_total BDF: reads + writes the driver has made (debugfs mmio_stats).
+mmio_total() { awk '{ n += $2 } END { print n }' "$(dbg "$1" mmio_stats)"; }
+
+# topo BDF KEY: a value of the debugfs topology file.
+topo() { sed -n "s/^$2: //p" "$(dbg "$1" topology)"; }
+
+# mmio_report BDF: prints `# mmio reads=N writes=N`, the driver's count of its
+# BAR accesses since probe (debugfs mmio_stats). The vm suite compares the last
+# such line with the mock summary's mmio_reads/mmio_writes, so call it last,
+# after anything that touches the device, and only in a scenario that loads
+# the driver once (unloading resets the driver's counters, not the mock's).
+mmio_report() {
+	awk '$1 == "reads:" { r = $2 } $1 == "writes:" { w = $2 }
+		END { printf "# mmio reads=%s writes=%s\n", r, w }' "$(dbg "$1" mmio_stats)"
+}

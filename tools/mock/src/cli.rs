@@ -5,47 +5,127 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
+use clap::builder::PossibleValue;
 use clap::error::ErrorKind;
 use clap::CommandFactory;
 use clap::Parser;
 use clap::ValueEnum;
 
 use crate::ids;
+use crate::power::Domain;
+use crate::regfile::Fuses;
 
 /// A fault the device can be told to exhibit (`--fault NAME`, repeatable).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Fault {
     /// Every BAR0 register read returns 0xFFFFFFFF and writes are dropped, as
     /// for a device that fell off the bus.
-    #[value(name = "all-ones")]
     AllOnes,
     /// `GU_CNTL.LMEM_INIT` never sets.
-    #[value(name = "lmem-never-init")]
     LmemNeverInit,
     /// PCODE never reports `DGFX_INIT_STATUS_COMPLETE`.
-    #[value(name = "pcode-never-init")]
     PcodeNeverInit,
     /// PCODE never completes a mailbox command (READY stays set).
-    #[value(name = "pcode-stuck")]
     PcodeStuck,
+    /// The forcewake acknowledge never comes: `fw-ack-never` for every
+    /// domain, `fw-ack-never=D` for domain D only.
+    FwAckNever(Option<Domain>),
 }
+
+/// Names of `fw-ack-never=D`, by [`Domain::index`].
+const FW_ACK_NEVER_NAMES: [&str; Domain::COUNT] = [
+    "fw-ack-never=gt",
+    "fw-ack-never=render",
+    "fw-ack-never=vdbox0",
+    "fw-ack-never=vdbox1",
+    "fw-ack-never=vdbox2",
+    "fw-ack-never=vdbox3",
+    "fw-ack-never=vdbox4",
+    "fw-ack-never=vdbox5",
+    "fw-ack-never=vdbox6",
+    "fw-ack-never=vdbox7",
+    "fw-ack-never=vebox0",
+    "fw-ack-never=vebox1",
+    "fw-ack-never=vebox2",
+    "fw-ack-never=vebox3",
+];
+
+/// Every fault switch, for clap.
+static ALL_FAULTS: LazyLock<Vec<Fault>> = LazyLock::new(|| {
+    let mut v = vec![
+        Fault::AllOnes,
+        Fault::LmemNeverInit,
+        Fault::PcodeNeverInit,
+        Fault::PcodeStuck,
+        Fault::FwAckNever(None),
+    ];
+    v.extend(Domain::all().map(|d| Fault::FwAckNever(Some(d))));
+    v
+});
 
 impl Fault {
     /// The switch's command-line name.
-    pub const fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Fault::AllOnes => "all-ones",
             Fault::LmemNeverInit => "lmem-never-init",
             Fault::PcodeNeverInit => "pcode-never-init",
             Fault::PcodeStuck => "pcode-stuck",
+            Fault::FwAckNever(None) => "fw-ack-never",
+            Fault::FwAckNever(Some(d)) => FW_ACK_NEVER_NAMES[d.index()],
         }
+    }
+}
+
+impl ValueEnum for Fault {
+    fn value_variants<'a>() -> &'a [Self] {
+        ALL_FAULTS.as_slice()
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let pv = PossibleValue::new(self.name());
+        Some(match self {
+            Fault::AllOnes => pv.help("every register read returns 0xFFFFFFFF, writes are dropped"),
+            Fault::LmemNeverInit => pv.help("GU_CNTL.LMEM_INIT never sets"),
+            Fault::PcodeNeverInit => pv.help("PCODE never reports init complete"),
+            Fault::PcodeStuck => pv.help("PCODE_MAILBOX.READY never clears"),
+            Fault::FwAckNever(None) => pv.help(
+                "no forcewake acknowledge ever; fw-ack-never=DOMAIN for one domain \
+                 (gt, render, vdbox0-7, vebox0-3)",
+            ),
+            // Keep --help short: the per-domain forms are described above.
+            Fault::FwAckNever(Some(_)) => pv.hide(true),
+        })
     }
 }
 
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// A fuse preset (`--fuses NAME`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FusePreset {
+    /// A full ATS-M150: 32 DSS, 4 quadrants, VDBOX 0/2, VEBOX 0/1.
+    #[value(name = "ats-m150")]
+    AtsM150,
+    /// A partly fused G11-like part: only quadrant 1 (DSS 8-15, meml3 bit
+    /// 1), VDBOX 0, VEBOX 0; DSS (0,0) and L3BANK 0 are absent.
+    #[value(name = "g11-partial")]
+    G11Partial,
+}
+
+impl FusePreset {
+    /// The preset's fuse values.
+    pub const fn fuses(self) -> Fuses {
+        match self {
+            FusePreset::AtsM150 => Fuses::ATS_M150,
+            FusePreset::G11Partial => Fuses::G11_PARTIAL,
+        }
     }
 }
 
@@ -113,6 +193,30 @@ pub struct Options {
     #[arg(long)]
     pub vf: bool,
 
+    /// Time from a forcewake request change until the acknowledge follows.
+    #[arg(long, value_name = "US", default_value_t = 20)]
+    pub fw_ack_delay_us: u64,
+
+    /// Fuse preset; --fuse-* options override single values.
+    #[arg(long = "fuses", value_name = "PRESET", default_value = "ats-m150")]
+    pub fuse_preset: FusePreset,
+
+    /// Geometry DSS enable mask (XELP_GT_GEOMETRY_DSS_ENABLE, hex).
+    #[arg(long, value_name = "HEX", value_parser = parse_hex32)]
+    pub fuse_dss_g: Option<u32>,
+
+    /// Compute DSS enable mask (XEHP_GT_COMPUTE_DSS_ENABLE, hex).
+    #[arg(long, value_name = "HEX", value_parser = parse_hex32)]
+    pub fuse_dss_c: Option<u32>,
+
+    /// Memory/L3 quadrant enable mask, 4 bits (MIRROR_FUSE3, hex).
+    #[arg(long, value_name = "HEX", value_parser = parse_meml3)]
+    pub fuse_meml3: Option<u32>,
+
+    /// Raw GT_VEBOX_VDBOX_DISABLE (hex): present VDBOXes in 7:0, VEBOXes in 19:16.
+    #[arg(long, value_name = "HEX", value_parser = parse_hex32)]
+    pub fuse_media: Option<u32>,
+
     /// Arm a fault switch (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<Fault>,
@@ -158,6 +262,12 @@ impl Options {
             lmem_init_delay_ms: 0,
             pcode_init_delay_ms: 0,
             vf: false,
+            fw_ack_delay_us: 20,
+            fuse_preset: FusePreset::AtsM150,
+            fuse_dss_g: None,
+            fuse_dss_c: None,
+            fuse_meml3: None,
+            fuse_media: None,
             faults: Vec::new(),
             trace: None,
             summary: None,
@@ -186,6 +296,27 @@ impl Options {
     /// Whether fault `f` is armed.
     pub fn has_fault(&self, f: Fault) -> bool {
         self.faults.contains(&f)
+    }
+
+    /// Domains whose forcewake acknowledge never comes, as a bit per
+    /// [`Domain::index`].
+    pub fn fw_ack_never(&self) -> u16 {
+        self.faults.iter().fold(0, |m, f| match f {
+            Fault::FwAckNever(None) => u16::MAX,
+            Fault::FwAckNever(Some(d)) => m | 1 << d.index(),
+            _ => m,
+        })
+    }
+
+    /// The fuses: the preset, with the explicit `--fuse-*` values on top.
+    pub fn fuses(&self) -> Fuses {
+        let p = self.fuse_preset.fuses();
+        Fuses {
+            dss_g: self.fuse_dss_g.unwrap_or(p.dss_g),
+            dss_c: self.fuse_dss_c.unwrap_or(p.dss_c),
+            meml3: self.fuse_meml3.unwrap_or(p.meml3),
+            media: self.fuse_media.unwrap_or(p.media),
+        }
     }
 
     /// Subsystem ID, defaulting to the device ID.
@@ -217,6 +348,21 @@ fn parse_int(s: &str) -> Result<u64, String> {
         None => s.parse::<u64>(),
     };
     parsed.map_err(|e| format!("`{s}` is not a number: {e}"))
+}
+
+/// A 32-bit fuse value, always hex (`0x` optional).
+fn parse_hex32(s: &str) -> Result<u32, String> {
+    let hex = s.trim().trim_start_matches("0x").trim_start_matches("0X");
+    u32::from_str_radix(hex, 16).map_err(|e| format!("`{s}` is not a 32-bit hex value: {e}"))
+}
+
+/// The meml3 mask: 4 bits (`fuse_meml3_en[3:0]`, seed 000 line 754).
+fn parse_meml3(s: &str) -> Result<u32, String> {
+    let v = parse_hex32(s)?;
+    if v > 0xF {
+        return Err(format!("{v:#x} does not fit meml3_en[3:0]"));
+    }
+    Ok(v)
 }
 
 fn parse_u8(s: &str) -> Result<u8, String> {
@@ -279,6 +425,9 @@ mod tests {
         assert!(!o.vf);
         assert!(o.faults.is_empty());
         assert!(o.trace.is_none() && o.summary.is_none());
+        assert_eq!(o.fw_ack_delay_us, 20);
+        assert_eq!(o.fuses(), Fuses::ATS_M150);
+        assert_eq!(o.fw_ack_never(), 0);
         // The test constructor must agree with the CLI defaults.
         let w = Options::with_socket("/tmp/s");
         assert_eq!(format!("{w:?}"), format!("{o:?}"));
@@ -314,6 +463,16 @@ mod tests {
             "--pcode-init-delay-ms",
             "70",
             "--vf",
+            "--fw-ack-delay-us",
+            "5",
+            "--fuses",
+            "g11-partial",
+            "--fuse-dss-c",
+            "ff",
+            "--fuse-meml3",
+            "0x3",
+            "--fault",
+            "fw-ack-never=render",
             "--fault",
             "pcode-stuck",
             "--fault",
@@ -332,7 +491,25 @@ mod tests {
         assert_eq!(o.lmem_size_gib, 8);
         assert_eq!((o.lmem_init_delay_ms, o.pcode_init_delay_ms), (150, 70));
         assert!(o.vf);
-        assert_eq!(o.faults, vec![Fault::PcodeStuck, Fault::AllOnes]);
+        assert_eq!(o.fw_ack_delay_us, 5);
+        assert_eq!(
+            o.fuses(),
+            Fuses {
+                dss_g: 0xFF00,
+                dss_c: 0xFF,
+                meml3: 0x3,
+                media: 0x0001_0001
+            }
+        );
+        assert_eq!(
+            o.faults,
+            vec![
+                Fault::FwAckNever(Some(Domain::RENDER)),
+                Fault::PcodeStuck,
+                Fault::AllOnes
+            ]
+        );
+        assert_eq!(o.fw_ack_never(), 1 << Domain::RENDER.index());
         assert!(o.has_fault(Fault::AllOnes) && !o.has_fault(Fault::LmemNeverInit));
         assert_eq!(o.trace, Some(PathBuf::from("/tmp/t.jsonl")));
         assert_eq!(o.summary, Some(PathBuf::from("/tmp/s.json")));
@@ -356,7 +533,43 @@ mod tests {
             let pv = f.to_possible_value().expect("no skipped variants");
             assert_eq!(pv.get_name(), f.name());
             assert_eq!(f.to_string(), f.name());
+            let o = parse(&["--fault", f.name()]).expect("every name parses");
+            assert_eq!(o.faults, vec![*f]);
         }
+        assert_eq!(Fault::value_variants().len(), 5 + Domain::COUNT);
+    }
+
+    #[test]
+    fn fw_ack_never_covers_all_or_one_domain() {
+        let o = parse(&["--fault", "fw-ack-never"]).expect("parses");
+        assert_eq!(o.fw_ack_never(), u16::MAX);
+        let o = parse(&[
+            "--fault",
+            "fw-ack-never=vebox3",
+            "--fault",
+            "fw-ack-never=gt",
+        ])
+        .expect("parses");
+        assert_eq!(
+            o.fw_ack_never(),
+            1 << Domain::GT.index() | 1 << Domain::vebox(3).map_or(0, Domain::index)
+        );
+        assert!(parse(&["--fault", "fw-ack-never=vebox4"]).is_err());
+    }
+
+    #[test]
+    fn fuse_options_override_the_preset() {
+        let o = parse(&["--fuses", "g11-partial"]).expect("parses");
+        assert_eq!(o.fuses(), Fuses::G11_PARTIAL);
+        let o = parse(&["--fuse-media", "0x00010003", "--fuse-dss-g", "0"]).expect("parses");
+        assert_eq!(
+            o.fuses(),
+            Fuses {
+                dss_g: 0,
+                media: 0x0001_0003,
+                ..Fuses::ATS_M150
+            }
+        );
     }
 
     #[test]
@@ -370,6 +583,11 @@ mod tests {
             &["--lmem-bar-mib", "300"],
             &["--lmem-size-gib", "0"],
             &["--lmem-size-gib", "1024"],
+            &["--fuses", "g12"],
+            &["--fuse-meml3", "0x10"],
+            &["--fuse-dss-g", "1_0000_0000"],
+            &["--fuse-dss-c", "zz"],
+            &["--fw-ack-delay-us", "-1"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?} was accepted");
         }

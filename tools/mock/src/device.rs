@@ -113,7 +113,8 @@ impl Device {
             opts: opts.clone(),
             rec,
             config: ConfigSpace::new(&config_params(opts, family)),
-            regs: RegisterFile::new(&reg_params(opts), now),
+            regs: RegisterFile::new(&reg_params(opts), now)
+                .context("building the register file")?,
             ggtt,
             lmem,
             guest: GuestMemory::new(),
@@ -133,6 +134,7 @@ impl Device {
 
     fn announce(&mut self, family: ids::Family) {
         let o = &self.opts;
+        let fuses = o.fuses();
         let start = Event::Start {
             device_id: Hex(o.device_id.into()),
             family: family.name(),
@@ -141,6 +143,11 @@ impl Device {
             lmem_bar_size: Hex(o.lmem_bar_size()),
             lmem_size: Hex(o.lmem_size()),
             vf: o.vf,
+            fuse_dss_g: Hex(fuses.dss_g.into()),
+            fuse_dss_c: Hex(fuses.dss_c.into()),
+            fuse_meml3: Hex(fuses.meml3.into()),
+            fuse_media: Hex(fuses.media.into()),
+            fw_ack_delay_us: o.fw_ack_delay_us,
         };
         let mut faults = o.faults.clone();
         faults.sort();
@@ -351,6 +358,8 @@ impl Device {
             return;
         }
         self.finished = true;
+        let now = self.rec.now();
+        self.regs.advance(now, &mut self.rec);
         self.rec.emit(Event::Stop {
             reason: reason.to_owned(),
         });
@@ -674,6 +683,9 @@ fn reg_params(o: &Options) -> RegParams {
         lmem_never_init: o.has_fault(Fault::LmemNeverInit),
         pcode_never_init: o.has_fault(Fault::PcodeNeverInit),
         pcode_stuck: o.has_fault(Fault::PcodeStuck),
+        fw_ack_delay: std::time::Duration::from_micros(o.fw_ack_delay_us),
+        fw_ack_never: o.fw_ack_never(),
+        fuses: o.fuses(),
     }
 }
 

@@ -14,6 +14,11 @@
 //! - [`device`]: the [`Device`] state and the BAR0/BAR2/config dispatch;
 //! - [`config_space`]: PCI configuration space;
 //! - [`regs`]: the public register map (a contract with `tools/check`);
+//! - [`seed_table`]: the PRM's forcewake and steering table, extracted from
+//!   the seed (a contract with `tools/check`; the `xehpg-seed-table` binary
+//!   writes `data/fw-steering.tsv` with it);
+//! - [`power`]: forcewake domains and the per-register domain lookup built
+//!   from that table;
 //! - [`regfile`]: register behaviour, one child module per hardware unit;
 //! - [`memory`]: memfd-backed BAR windows and guest memory for DMA;
 //! - [`irq`]: interrupt eventfds;
@@ -31,9 +36,11 @@ pub mod device;
 pub mod ids;
 pub mod irq;
 pub mod memory;
+pub mod power;
 pub mod recorder;
 pub mod regfile;
 pub mod regs;
+pub mod seed_table;
 pub mod server;
 pub mod summary;
 pub mod trace;

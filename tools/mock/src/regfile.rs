@@ -6,23 +6,44 @@
 //! - [`gunit`]: `GU_CNTL` and `GU_DEBUG` (LMEM init, Driver-FLR handshake);
 //! - [`pcode`]: the PCODE mailbox;
 //! - [`straps`]: read-only values fixed by the device configuration
-//!   (`VF_CAP_REG`, `SG_TILE_ADDR_RANGE`, `GSMBASE`).
+//!   (`VF_CAP_REG`, `SG_TILE_ADDR_RANGE`, `GSMBASE`);
+//! - [`forcewake`]: the forcewake request/acknowledge registers;
+//! - [`fuses`]: the fuse reflections (DSS, meml3, media engines);
+//! - [`mcr`]: the steering selectors and the replicated (MCR) registers.
 //!
 //! The dispatcher returns `None` for an offset with no register, so the
-//! device can count it as unknown. Later units (forcewake, MCR, GuC,
-//! interrupts) plug in as further `match` arms. All registers here are
-//! always-on SGunit/Gunit registers: no forcewake is needed to reach them.
+//! device can count it as unknown.
+//!
+//! Before a register is reached, the power rule applies: a register whose
+//! range the PRM's table gives a wake target (GT, RENDER, VDn, VEn; see
+//! [`crate::power`]) is only reachable while that domain is awake. The MsgCh
+//! terminates cycles to powered-down domains, "(i.e., not necessarily
+//! because the domain is disabled/fused off.) If reading/writing the
+//! registers is needed, then force-wake of the domain is required" (seed
+//! 000 line 756): terminated writes are sunk and reads complete with 0
+//! (line 780). So such a read returns 0, a write is dropped, and both are
+//! recorded as `sleeping_domain`. Writes to shadowed registers pass while
+//! the domain sleeps (line 756, [`crate::power::is_shadowed`]); reads of
+//! them do not.
 //!
 //! Time-dependent behaviour is evaluated lazily from `now` at each access;
 //! nothing here sleeps.
 
+pub mod forcewake;
+pub mod fuses;
 pub mod gunit;
+pub mod mcr;
 pub mod pcode;
 pub mod straps;
 
 use std::time::Duration;
 
+pub use fuses::Fuses;
+
+use crate::power;
+use crate::power::Domain;
 use crate::recorder::Recorder;
+use crate::regs;
 use crate::regs::gsmbase;
 use crate::regs::gu_cntl;
 use crate::regs::gu_debug;
@@ -31,6 +52,8 @@ use crate::regs::pcode_data1;
 use crate::regs::pcode_mailbox;
 use crate::regs::sg_tile_addr_range;
 use crate::regs::vf_cap_reg;
+use crate::seed_table;
+use crate::trace::Op;
 
 /// Device configuration the registers depend on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +72,12 @@ pub struct RegParams {
     pub pcode_never_init: bool,
     /// Fault `pcode-stuck`.
     pub pcode_stuck: bool,
+    /// Time from a forcewake request change to the acknowledge change.
+    pub fw_ack_delay: Duration,
+    /// Faults `fw-ack-never[=D]`: bit per [`Domain::index`].
+    pub fw_ack_never: u16,
+    /// The fuses.
+    pub fuses: Fuses,
 }
 
 /// What the device must do after a register write.
@@ -61,34 +90,130 @@ pub enum Effect {
     DriverFlr,
 }
 
+/// Why the register file could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// The checked-in forcewake/steering table does not validate.
+    #[error("data/fw-steering.tsv: {0}")]
+    Table(seed_table::Error),
+    /// A modelled MCR register is not in a replicated range.
+    #[error(transparent)]
+    NotReplicated(#[from] mcr::NotReplicated),
+}
+
+/// Value of `XEHP_FLAT_CCS_BASE_ADDR` for `lmem_size` bytes of local memory.
+///
+/// `[MODEL]`: the flat-CCS area (1/256 of local memory) sits right below
+/// the GSM at the top, so the base is `lmem - lmem/256 - 8 MiB`; the driver
+/// reads it as `REG_FIELD_GET(XEHP_FLAT_CCS_PTR, reg) * SZ_64K`
+/// (`xe_vram.c` `get_flat_ccs_offset`) and uses it as the usable VRAM size.
+pub fn flat_ccs_base_addr(lmem_size: u64) -> u32 {
+    let base = lmem_size
+        .saturating_sub(lmem_size / 256)
+        .saturating_sub(straps::GSM_SIZE);
+    // CAST: at most 1023 GiB / 64 KiB < 2^24, so it fits bits 31:8.
+    regs::mcr::FLAT_CCS_PTR.prep(base >> 16) as u32
+}
+
 /// The trapped register file.
 pub struct RegisterFile {
+    map: power::Map,
     gunit: gunit::Gunit,
     pcode: pcode::Pcode,
     straps: straps::Straps,
+    fuses: Fuses,
+    fw: forcewake::Forcewake,
+    mcr: mcr::Mcr,
 }
 
 impl RegisterFile {
     /// Registers in their reset state at time `now`.
-    pub fn new(p: &RegParams, now: Duration) -> Self {
-        Self {
+    ///
+    /// # Errors
+    ///
+    /// The built-in forcewake/steering table is unusable (a unit test
+    /// guards against both cases).
+    pub fn new(p: &RegParams, now: Duration) -> Result<Self, BuildError> {
+        let map = power::Map::builtin().map_err(|e| BuildError::Table(e.clone()))?;
+        Ok(Self {
+            map,
             gunit: gunit::Gunit::new(p, now),
             pcode: pcode::Pcode::new(p, now),
             straps: straps::Straps::new(p),
-        }
+            fuses: p.fuses,
+            fw: forcewake::Forcewake::new(p.fw_ack_delay, &p.fuses, p.fw_ack_never),
+            mcr: mcr::Mcr::new(&map, p.fuses, flat_ccs_base_addr(p.lmem_size))?,
+        })
     }
 
     /// Function reset: every unit back to its reset state, timers restart.
     pub fn reset(&mut self, now: Duration) {
         self.gunit.reset(now);
         self.pcode.reset(now);
+        self.fw.reset();
+        self.mcr.reset();
+    }
+
+    /// Whether forcewake domain `d` is awake (its acknowledge reads 1).
+    pub fn awake(&self, d: Domain) -> bool {
+        self.fw.awake(d)
+    }
+
+    /// Applies and traces the time-driven state changes (Driver-FLR phases,
+    /// forcewake acknowledges) that happened by `now`; register accesses do
+    /// this on their own, the device calls it before it stops so the last
+    /// changes are recorded.
+    pub fn advance(&mut self, now: Duration, rec: &mut Recorder) {
+        self.gunit.advance(now, rec);
+        self.fw.advance(now, rec);
+    }
+
+    /// The power rule: whether an access to `reg` at `offset` reaches it.
+    /// Records `sleeping_domain` when it does not.
+    fn powered(&self, reg: &regs::RegDef, offset: u32, op: Op, rec: &mut Recorder) -> bool {
+        let Some(d) = self.map.domain(offset) else {
+            return true;
+        };
+        if self.fw.awake(d) || (op == Op::Write && power::is_shadowed(offset)) {
+            return true;
+        }
+        let what = match op {
+            Op::Read => "read returns 0",
+            Op::Write => "write dropped",
+        };
+        rec.violation(
+            crate::summary::SLEEPING_DOMAIN,
+            format!(
+                "{} of {} (+{offset:#x}) while forcewake domain {} is asleep; {what}",
+                op.name(),
+                reg.name,
+                d.name()
+            ),
+        );
+        false
     }
 
     /// Reads the dword at `offset` (dword aligned); `None` if no register
     /// lives there.
     pub fn read(&mut self, offset: u32, rec: &mut Recorder) -> Option<u32> {
         let now = rec.now();
-        self.gunit.advance(now, rec);
+        self.advance(now, rec);
+        let reg = regs::lookup(offset)?;
+        if !self.powered(reg, offset, Op::Read, rec) {
+            return Some(0);
+        }
+        if let Some(d) = Domain::from_request_offset(offset) {
+            return Some(self.fw.read_request(d));
+        }
+        if let Some(d) = Domain::from_ack_offset(offset) {
+            return Some(self.fw.read_ack(d));
+        }
+        if let Some(v) = self.fuses.read(offset) {
+            return Some(v);
+        }
+        if let Some(v) = self.mcr.read(offset, rec) {
+            return Some(v);
+        }
         let v = match offset {
             gu_cntl::OFFSET => self.gunit.read_gu_cntl(now),
             gu_debug::OFFSET => self.gunit.read_gu_debug(),
@@ -108,7 +233,24 @@ impl RegisterFile {
     /// lives there.
     pub fn write(&mut self, offset: u32, value: u32, rec: &mut Recorder) -> Option<Effect> {
         let now = rec.now();
-        self.gunit.advance(now, rec);
+        self.advance(now, rec);
+        let reg = regs::lookup(offset)?;
+        if !self.powered(reg, offset, Op::Write, rec) {
+            return Some(Effect::None);
+        }
+        if let Some(d) = Domain::from_request_offset(offset) {
+            self.fw.write_request(d, value, now, rec);
+            return Some(Effect::None);
+        }
+        if Domain::from_ack_offset(offset).is_some() {
+            straps::write_ignored(offset, value, rec);
+            return Some(Effect::None);
+        }
+        if self.fuses.write(offset, value, rec).is_some()
+            || self.mcr.write(offset, value, rec).is_some()
+        {
+            return Some(Effect::None);
+        }
         let effect = match offset {
             gu_cntl::OFFSET => self.gunit.write_gu_cntl(value, now, rec),
             gu_debug::OFFSET => {
@@ -137,6 +279,12 @@ impl RegisterFile {
             }
             _ => return None,
         };
+        if effect == Effect::DriverFlr {
+            // [MODEL] A Driver-FLR resets the GT: forcewake requests and
+            // steering go back to their reset state with it.
+            self.fw.reset();
+            self.mcr.reset();
+        }
         Some(effect)
     }
 }
@@ -159,6 +307,9 @@ pub(crate) mod tests {
             lmem_never_init: false,
             pcode_never_init: false,
             pcode_stuck: false,
+            fw_ack_delay: Duration::ZERO,
+            fw_ack_never: 0,
+            fuses: Fuses::ATS_M150,
         }
     }
 
@@ -166,7 +317,24 @@ pub(crate) mod tests {
     pub(crate) fn setup(p: RegParams) -> (RegisterFile, Recorder, ManualClock) {
         let clock = ManualClock::new();
         let rec = Recorder::new(Arc::new(clock.clone()), TraceWriter::disabled(), None);
-        (RegisterFile::new(&p, Duration::ZERO), rec, clock)
+        let rf = RegisterFile::new(&p, Duration::ZERO).expect("register file");
+        (rf, rec, clock)
+    }
+
+    /// Requests `domains` and lets their acknowledges arrive.
+    pub(crate) fn awake(
+        rf: &mut RegisterFile,
+        rec: &mut Recorder,
+        clock: &ManualClock,
+        domains: &[Domain],
+    ) {
+        for d in domains {
+            rf.write(d.request().offset, 0x0001_0001, rec);
+        }
+        clock.advance(Duration::from_millis(1));
+        for d in domains {
+            assert_eq!(rf.read(d.ack().offset, rec), Some(1), "{} awake", d.name());
+        }
     }
 
     #[test]
@@ -181,14 +349,126 @@ pub(crate) mod tests {
                 );
             }
         }
-        // Every handled dword is in the public map (scan the Gunit/SGunit
-        // pages and the PCODE page around the known registers).
-        for base in [0x10_1000u32, 0x10_8000, 0x13_8000, 0x19_0000] {
+        // Every handled dword is in the public map (scan the pages around
+        // the known registers).
+        for base in [
+            0x0000u32, 0x4000, 0x6000, 0x8000, 0x9000, 0xA000, 0xB000, 0xC000, 0xE000, 0x10_1000,
+            0x10_8000, 0x13_0000, 0x13_8000, 0x19_0000,
+        ] {
             for off in (base..base + 0x1000).step_by(4) {
                 let handled = rf.read(off, &mut rec).is_some();
                 assert_eq!(handled, regs::lookup(off).is_some(), "{off:#x}");
             }
         }
         assert_eq!(rf.write(0x0, 0, &mut rec), None);
+    }
+
+    /// GT registers read 0 and drop writes while GT sleeps, each access a
+    /// `sleeping_domain` violation; awake, they work.
+    #[test]
+    fn power_rule_for_gt_registers() {
+        let (mut rf, mut rec, clock) = setup(params());
+        let sarb = regs::mcr::SARB_CHICKEN1.offset;
+        assert_eq!(rf.read(0x9144, &mut rec), Some(0), "fuse read while asleep");
+        rf.write(sarb, 0x1234, &mut rec);
+        let s = rec.summary(false);
+        assert_eq!(s.violation_kinds.get("sleeping_domain"), Some(&2));
+        assert_eq!(s.sleeping_accesses, 2);
+        awake(&mut rf, &mut rec, &clock, &[Domain::GT]);
+        assert_eq!(rf.read(0x9144, &mut rec), Some(0xFFFF_FFFF));
+        assert_eq!(rf.read(sarb, &mut rec), Some(0), "the write was dropped");
+        rf.write(sarb, 0x1234, &mut rec);
+        assert_eq!(rf.read(sarb, &mut rec), Some(0x1234));
+        // RENDER registers need RENDER, not GT.
+        let lsc = regs::mcr::LSC_CHICKEN_BIT_0.offset;
+        assert_eq!(rf.read(lsc, &mut rec), Some(0));
+        assert_eq!(rec.summary(false).sleeping_accesses, 3);
+        awake(&mut rf, &mut rec, &clock, &[Domain::RENDER]);
+        rf.write(lsc, 5, &mut rec);
+        assert_eq!(rf.read(lsc, &mut rec), Some(5));
+        // Release GT: it sleeps once the acknowledge drops, and the state
+        // written while awake survives.
+        rf.write(Domain::GT.request().offset, 0x0001_0000, &mut rec);
+        clock.advance(Duration::from_millis(1));
+        assert_eq!(rf.read(sarb, &mut rec), Some(0));
+        assert_eq!(rec.summary(false).sleeping_accesses, 4);
+        awake(&mut rf, &mut rec, &clock, &[Domain::GT]);
+        assert_eq!(rf.read(sarb, &mut rec), Some(0x1234));
+    }
+
+    /// Between the request and its acknowledge the domain still sleeps.
+    #[test]
+    fn power_rule_waits_for_the_acknowledge() {
+        let mut p = params();
+        p.fw_ack_delay = Duration::from_micros(20);
+        let (mut rf, mut rec, clock) = setup(p);
+        rf.write(Domain::GT.request().offset, 0x0001_0001, &mut rec);
+        clock.advance(Duration::from_micros(10));
+        assert_eq!(rf.read(0x9118, &mut rec), Some(0));
+        clock.advance(Duration::from_micros(10));
+        assert_eq!(rf.read(0x9118, &mut rec), Some(0xF));
+        assert_eq!(rec.summary(false).sleeping_accesses, 1);
+    }
+
+    /// Shadowed registers take writes while asleep; their reads still need
+    /// the domain. The forcewake requests are shadowed.
+    #[test]
+    fn shadowed_writes_pass_reads_do_not() {
+        let mut p = params();
+        p.fw_ack_delay = Duration::from_micros(20);
+        let (mut rf, mut rec, clock) = setup(p);
+        let gt = Domain::GT.request().offset;
+        rf.write(gt, 0x0001_0001, &mut rec);
+        assert_eq!(rec.summary(false).violations, 0, "request needs no wake");
+        // The request register itself is in the GT range: reading it needs GT.
+        assert_eq!(rf.read(Domain::RENDER.request().offset, &mut rec), Some(0));
+        assert_eq!(rec.summary(false).sleeping_accesses, 1);
+        clock.advance(Duration::from_millis(1));
+        assert_eq!(rf.read(gt, &mut rec), Some(1));
+        // Acknowledge registers are always on (AON row / outside the table).
+        let (mut rf, mut rec, _) = setup(params());
+        for d in Domain::all() {
+            assert_eq!(rf.read(d.ack().offset, &mut rec), Some(0));
+        }
+        assert_eq!(rec.summary(false).violations, 0);
+    }
+
+    #[test]
+    fn unshadowed_write_while_asleep_is_dropped() {
+        let (mut rf, mut rec, clock) = setup(params());
+        let l3 = regs::mcr::XEHP_L3SQCREG5.offset;
+        rf.write(l3, 9, &mut rec);
+        awake(&mut rf, &mut rec, &clock, &[Domain::GT]);
+        assert_eq!(rf.read(l3, &mut rec), Some(0));
+        assert_eq!(rec.summary(false).sleeping_accesses, 1);
+    }
+
+    #[test]
+    fn always_on_registers_need_no_wake() {
+        let (mut rf, mut rec, _) = setup(params());
+        for off in [0x10_1010, 0x13_8124, 0x19_01F8, 0xFDC, 0xFE0, 0x13_0044] {
+            rf.read(off, &mut rec);
+        }
+        assert_eq!(rec.summary(false).violations, 0);
+    }
+
+    #[test]
+    fn driver_flr_resets_forcewake_and_steering() {
+        let (mut rf, mut rec, clock) = setup(params());
+        awake(&mut rf, &mut rec, &clock, &[Domain::GT]);
+        rf.write(0xFDC, 0x0900_0000, &mut rec);
+        rf.write(gu_cntl::OFFSET, gu_cntl::DRIVERFLR.mask32(), &mut rec);
+        assert!(!rf.awake(Domain::GT));
+        assert_eq!(rf.read(0xFDC, &mut rec), Some(0x8000_0000));
+    }
+
+    #[test]
+    fn flat_ccs_values() {
+        assert_eq!(flat_ccs_base_addr(16 << 30), 0x03FB_8000);
+        assert_eq!(
+            flat_ccs_base_addr(1 << 30),
+            (((1 << 30) - (4 << 20) - (8 << 20)) >> 16) << 8
+        );
+        assert_eq!(flat_ccs_base_addr(0), 0);
     }
 }

@@ -9,7 +9,13 @@
 //! Abbreviations: SGunit/Gunit = the system/graphics agent units that own the
 //! always-on registers below (no forcewake needed); PCODE = the power
 //! controller firmware reached through a mailbox; FLR = function-level reset;
-//! GSM = GGTT stolen memory; LMEM = device-local memory.
+//! GSM = GGTT stolen memory; LMEM = device-local memory; MCR = multicast /
+//! replicated register (one copy per instance of a replicated unit, reached
+//! through a steering selector); DSS = dual sub-slice; MGSR = the GT's MMIO
+//! entry point that applies forcewake, shadowing and steering.
+//!
+//! Which forcewake domain each register needs is not part of this map: it
+//! comes from the PRM's table ([`crate::power`]).
 
 /// One bit field of a register: bits `hi..=lo`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -282,12 +288,313 @@ pub mod gsmbase {
     };
 }
 
+/// Forcewake request (`FORCEWAKE_*`) and acknowledge (`FORCEWAKE_ACK_*`)
+/// registers, one per domain, indexed like [`crate::power::Domain`]: GT,
+/// RENDER, VDBOX0-7, VEBOX0-3.
+///
+/// Offsets: the driver forcewake table, seed 000 lines 760-777 (they match
+/// `regs/xe_gt_regs.h`). The seed gives no bit layout; the fields are
+/// upstream's (`regs/xe_gt_regs.h` `FORCEWAKE_KERNEL`, `FORCEWAKE_MT`,
+/// `FORCEWAKE_MT_MASK`; use in `xe_force_wake.c`): the request registers are
+/// masked, bits 31:16 enabling the writes of bits 15:0, and bit 0 is the
+/// driver's (kernel) request; the acknowledge register's bit 0 answers it.
+pub mod forcewake {
+    use super::{FieldDef, RegDef};
+
+    /// Write enables of bits 15:0 (`FORCEWAKE_MT_MASK`).
+    pub const MASK: FieldDef = FieldDef {
+        name: "mask",
+        hi: 31,
+        lo: 16,
+    };
+    /// The driver's request / its acknowledge (`FORCEWAKE_KERNEL` = bit 0).
+    pub const KERNEL: FieldDef = FieldDef {
+        name: "kernel",
+        hi: 0,
+        lo: 0,
+    };
+    const REQUEST_FIELDS: &[FieldDef] = &[MASK, KERNEL];
+    const ACK_FIELDS: &[FieldDef] = &[KERNEL];
+
+    const fn request(name: &'static str, offset: u32) -> RegDef {
+        RegDef {
+            name,
+            offset,
+            fields: REQUEST_FIELDS,
+        }
+    }
+
+    const fn ack(name: &'static str, offset: u32) -> RegDef {
+        RegDef {
+            name,
+            offset,
+            fields: ACK_FIELDS,
+        }
+    }
+
+    /// Request registers: GT 0xA188, RENDER 0xA278, VDBOXn 0xA540 + 4n,
+    /// VEBOXn 0xA560 + 4n (seed 000 lines 762-777).
+    pub const REQUEST: [RegDef; 14] = [
+        request("FORCEWAKE_GT", 0xA188),
+        request("FORCEWAKE_RENDER", 0xA278),
+        request("FORCEWAKE_MEDIA_VDBOX0", 0xA540),
+        request("FORCEWAKE_MEDIA_VDBOX1", 0xA544),
+        request("FORCEWAKE_MEDIA_VDBOX2", 0xA548),
+        request("FORCEWAKE_MEDIA_VDBOX3", 0xA54C),
+        request("FORCEWAKE_MEDIA_VDBOX4", 0xA550),
+        request("FORCEWAKE_MEDIA_VDBOX5", 0xA554),
+        request("FORCEWAKE_MEDIA_VDBOX6", 0xA558),
+        request("FORCEWAKE_MEDIA_VDBOX7", 0xA55C),
+        request("FORCEWAKE_MEDIA_VEBOX0", 0xA560),
+        request("FORCEWAKE_MEDIA_VEBOX1", 0xA564),
+        request("FORCEWAKE_MEDIA_VEBOX2", 0xA568),
+        request("FORCEWAKE_MEDIA_VEBOX3", 0xA56C),
+    ];
+
+    /// Acknowledge registers: GT 0x130044, RENDER 0x0D84, VDBOXn 0x0D50 + 4n,
+    /// VEBOXn 0x0D70 + 4n (seed 000 lines 762-777).
+    pub const ACK: [RegDef; 14] = [
+        ack("FORCEWAKE_ACK_GT", 0x13_0044),
+        ack("FORCEWAKE_ACK_RENDER", 0x0D84),
+        ack("FORCEWAKE_ACK_MEDIA_VDBOX0", 0x0D50),
+        ack("FORCEWAKE_ACK_MEDIA_VDBOX1", 0x0D54),
+        ack("FORCEWAKE_ACK_MEDIA_VDBOX2", 0x0D58),
+        ack("FORCEWAKE_ACK_MEDIA_VDBOX3", 0x0D5C),
+        ack("FORCEWAKE_ACK_MEDIA_VDBOX4", 0x0D60),
+        ack("FORCEWAKE_ACK_MEDIA_VDBOX5", 0x0D64),
+        ack("FORCEWAKE_ACK_MEDIA_VDBOX6", 0x0D68),
+        ack("FORCEWAKE_ACK_MEDIA_VDBOX7", 0x0D6C),
+        ack("FORCEWAKE_ACK_MEDIA_VEBOX0", 0x0D70),
+        ack("FORCEWAKE_ACK_MEDIA_VEBOX1", 0x0D74),
+        ack("FORCEWAKE_ACK_MEDIA_VEBOX2", 0x0D78),
+        ack("FORCEWAKE_ACK_MEDIA_VEBOX3", 0x0D7C),
+    ];
+}
+
+/// The MGSR steering control registers (seed 000 lines 706-716), always on
+/// (the table row 0x000E00-0x000FFF is AON, seed 000 line 465).
+///
+/// Names are upstream's (`regs/xe_gt_regs.h`; 0xFD0 is `STEER_SEMAPHORE`
+/// there, the MCFG selector on DG2). The seed names the fields (lines
+/// 727-732) but gives no bit positions; these are upstream's pre-MTL layout
+/// (`MCR_MULTICAST`, `MCR_SLICE_MASK`, `MCR_SUBSLICE_MASK`).
+pub mod mcr_selector {
+    use super::{FieldDef, RegDef};
+
+    /// 1: writes go to every instance; 0: unicast (seed 000 line 730).
+    pub const MULTICAST: FieldDef = FieldDef {
+        name: "multicast",
+        hi: 31,
+        lo: 31,
+    };
+    /// sliceid.
+    pub const SLICE: FieldDef = FieldDef {
+        name: "slice",
+        hi: 30,
+        lo: 27,
+    };
+    /// subsliceid.
+    pub const SUBSLICE: FieldDef = FieldDef {
+        name: "subslice",
+        hi: 26,
+        lo: 24,
+    };
+    const FIELDS: &[FieldDef] = &[MULTICAST, SLICE, SUBSLICE];
+
+    const fn def(name: &'static str, offset: u32) -> RegDef {
+        RegDef {
+            name,
+            offset,
+            fields: FIELDS,
+        }
+    }
+
+    /// 0xFD0: "steering towards MCFG endpoints only" (seed 000 line 710).
+    pub const STEER_SEMAPHORE: RegDef = def("STEER_SEMAPHORE", 0xFD0);
+    /// 0xFD4: SF endpoints, HW agents (seed 000 line 711).
+    pub const MTL_MCR_SELECTOR: RegDef = def("MTL_MCR_SELECTOR", 0xFD4);
+    /// 0xFD8: SF endpoints, IA (seed 000 line 712).
+    pub const SF_MCR_SELECTOR: RegDef = def("SF_MCR_SELECTOR", 0xFD8);
+    /// 0xFDC: all other endpoints (seed 000 line 714).
+    pub const MCR_SELECTOR: RegDef = def("MCR_SELECTOR", 0xFDC);
+    /// 0xFE0: GAM endpoints (seed 000 line 713).
+    pub const GAM_MCR_SELECTOR: RegDef = def("GAM_MCR_SELECTOR", 0xFE0);
+}
+
+/// Fuse reflections, read-only, in the GT domain (row 0x009000-0x0093FF,
+/// seed 000 line 508).
+pub mod fuse {
+    use super::{FieldDef, RegDef};
+
+    /// `MIRROR_FUSE3` 0x9118: `fuse_meml3_en[3:0]` (seed 000 line 754;
+    /// `MEML3_EN_MASK` in `regs/xe_gt_regs.h`).
+    pub const MIRROR_FUSE3: RegDef = RegDef {
+        name: "MIRROR_FUSE3",
+        offset: 0x9118,
+        fields: &[MEML3_EN],
+    };
+    /// One bit per memory/L3 quadrant.
+    pub const MEML3_EN: FieldDef = FieldDef {
+        name: "meml3_en",
+        hi: 3,
+        lo: 0,
+    };
+    /// One bit per DSS.
+    pub const DSS: FieldDef = FieldDef {
+        name: "dss",
+        hi: 31,
+        lo: 0,
+    };
+    /// `XELP_GT_GEOMETRY_DSS_ENABLE` 0x913C: `fuse_dss_g_enable[31:0]` (seed
+    /// 000 line 753; name from `regs/xe_gt_regs.h`).
+    pub const XELP_GT_GEOMETRY_DSS_ENABLE: RegDef = RegDef {
+        name: "XELP_GT_GEOMETRY_DSS_ENABLE",
+        offset: 0x913C,
+        fields: &[DSS],
+    };
+    /// Present VDBOXes (bit n = VDBOX n) on graphics >= 12.50
+    /// (`GT_VDBOX_DISABLE_MASK`; polarity in `xe_hw_engine.c`
+    /// `read_media_fuses`).
+    pub const VDBOX: FieldDef = FieldDef {
+        name: "vdbox",
+        hi: 7,
+        lo: 0,
+    };
+    /// Present VEBOXes (bit 16 + n = VEBOX n) (`GT_VEBOX_DISABLE_MASK`).
+    pub const VEBOX: FieldDef = FieldDef {
+        name: "vebox",
+        hi: 19,
+        lo: 16,
+    };
+    /// `GT_VEBOX_VDBOX_DISABLE` 0x9140 (`regs/xe_gt_regs.h`; not in the seed).
+    pub const GT_VEBOX_VDBOX_DISABLE: RegDef = RegDef {
+        name: "GT_VEBOX_VDBOX_DISABLE",
+        offset: 0x9140,
+        fields: &[VDBOX, VEBOX],
+    };
+    /// `XEHP_GT_COMPUTE_DSS_ENABLE` 0x9144: `fuse_dss_c_enable[31:0]` (seed
+    /// 000 line 752; name from `regs/xe_gt_regs.h`).
+    pub const XEHP_GT_COMPUTE_DSS_ENABLE: RegDef = RegDef {
+        name: "XEHP_GT_COMPUTE_DSS_ENABLE",
+        offset: 0x9144,
+        fields: &[DSS],
+    };
+}
+
+/// Replicated (MCR) registers with per-instance storage, one per
+/// replication group type. Names and offsets are upstream's
+/// (`regs/xe_gt_regs.h`, all `XE_REG_MCR`); each lies in a seed table range
+/// of the group noted (checked by a test against the table).
+pub mod mcr {
+    use super::{FieldDef, RegDef};
+
+    /// The whole dword.
+    pub const VALUE: FieldDef = FieldDef {
+        name: "value",
+        hi: 31,
+        lo: 0,
+    };
+    const VALUE_ONLY: &[FieldDef] = &[VALUE];
+
+    const fn def(name: &'static str, offset: u32) -> RegDef {
+        RegDef {
+            name,
+            offset,
+            fields: VALUE_ONLY,
+        }
+    }
+
+    /// Flat-CCS base in 64 KiB units (`XEHP_FLAT_CCS_PTR`, bits 31:8).
+    pub const FLAT_CCS_PTR: FieldDef = FieldDef {
+        name: "ptr",
+        hi: 31,
+        lo: 8,
+    };
+    /// 0x4910, GAM range (MSLICE, GT); read-only.
+    pub const XEHP_FLAT_CCS_BASE_ADDR: RegDef = RegDef {
+        name: "XEHP_FLAT_CCS_BASE_ADDR",
+        offset: 0x4910,
+        fields: &[FLAT_CCS_PTR],
+    };
+    /// 0x6210, GSLICE, RENDER.
+    pub const FF_MODE: RegDef = def("FF_MODE", 0x6210);
+    /// 0x8724, SQIDI through the MCFG selector, GT.
+    pub const XEHP_SQCM: RegDef = def("XEHP_SQCM", 0x8724);
+    /// 0xB0B4, LNCF, GT.
+    pub const XEHP_L3NODEARBCFG: RegDef = def("XEHP_L3NODEARBCFG", 0xB0B4);
+    /// 0xB158, L3BANK, GT.
+    pub const XEHP_L3SQCREG5: RegDef = def("XEHP_L3SQCREG5", 0xB158);
+    /// 0xCF54, GAM range (MSLICE, GT).
+    pub const XEHP_GAMCNTRL_CTRL: RegDef = def("XEHP_GAMCNTRL_CTRL", 0xCF54);
+    /// 0xE7C8, DSS, RENDER.
+    pub const LSC_CHICKEN_BIT_0: RegDef = def("LSC_CHICKEN_BIT_0", 0xE7C8);
+    /// 0xE90C, MSLICE, GT.
+    pub const SARB_CHICKEN1: RegDef = def("SARB_CHICKEN1", 0xE90C);
+
+    /// All of them, by offset.
+    pub const ALL: [RegDef; 8] = [
+        XEHP_FLAT_CCS_BASE_ADDR,
+        FF_MODE,
+        XEHP_SQCM,
+        XEHP_L3NODEARBCFG,
+        XEHP_L3SQCREG5,
+        XEHP_GAMCNTRL_CTRL,
+        LSC_CHICKEN_BIT_0,
+        SARB_CHICKEN1,
+    ];
+}
+
 /// Every register of the trapped BAR0 range the mock knows, sorted by offset.
 pub const REGISTERS: &[RegDef] = &[
+    forcewake::ACK[2],
+    forcewake::ACK[3],
+    forcewake::ACK[4],
+    forcewake::ACK[5],
+    forcewake::ACK[6],
+    forcewake::ACK[7],
+    forcewake::ACK[8],
+    forcewake::ACK[9],
+    forcewake::ACK[10],
+    forcewake::ACK[11],
+    forcewake::ACK[12],
+    forcewake::ACK[13],
+    forcewake::ACK[1],
+    mcr_selector::STEER_SEMAPHORE,
+    mcr_selector::MTL_MCR_SELECTOR,
+    mcr_selector::SF_MCR_SELECTOR,
+    mcr_selector::MCR_SELECTOR,
+    mcr_selector::GAM_MCR_SELECTOR,
+    mcr::XEHP_FLAT_CCS_BASE_ADDR,
+    mcr::FF_MODE,
+    mcr::XEHP_SQCM,
+    fuse::MIRROR_FUSE3,
+    fuse::XELP_GT_GEOMETRY_DSS_ENABLE,
+    fuse::GT_VEBOX_VDBOX_DISABLE,
+    fuse::XEHP_GT_COMPUTE_DSS_ENABLE,
+    forcewake::REQUEST[0],
+    forcewake::REQUEST[1],
+    forcewake::REQUEST[2],
+    forcewake::REQUEST[3],
+    forcewake::REQUEST[4],
+    forcewake::REQUEST[5],
+    forcewake::REQUEST[6],
+    forcewake::REQUEST[7],
+    forcewake::REQUEST[8],
+    forcewake::REQUEST[9],
+    forcewake::REQUEST[10],
+    forcewake::REQUEST[11],
+    forcewake::REQUEST[12],
+    forcewake::REQUEST[13],
+    mcr::XEHP_L3NODEARBCFG,
+    mcr::XEHP_L3SQCREG5,
+    mcr::XEHP_GAMCNTRL_CTRL,
+    mcr::LSC_CHICKEN_BIT_0,
+    mcr::SARB_CHICKEN1,
     gu_cntl::DEF,
     gu_debug::DEF,
     gsmbase::DEF,
     sg_tile_addr_range::DEF,
+    forcewake::ACK[0],
     pcode_mailbox::DEF,
     pcode_data0::DEF,
     pcode_data1::DEF,
@@ -296,7 +603,12 @@ pub const REGISTERS: &[RegDef] = &[
 
 /// The register that contains the byte at `offset`, if any.
 pub fn lookup(offset: u32) -> Option<&'static RegDef> {
-    REGISTERS.iter().find(|r| r.contains(offset))
+    // REGISTERS is sorted and disjoint (tested): the candidate is the last
+    // register starting at or below `offset`.
+    let i = REGISTERS.partition_point(|r| r.offset <= offset);
+    i.checked_sub(1)
+        .and_then(|i| REGISTERS.get(i))
+        .filter(|r| r.contains(offset))
 }
 
 #[cfg(test)]
@@ -315,7 +627,81 @@ mod tests {
             .iter()
             .map(|r| (r.name, r.offset, fields(r)))
             .collect();
-        let want = vec![
+        let req = vec![("mask", 31, 16), ("kernel", 0, 0)];
+        let ack = vec![("kernel", 0, 0)];
+        let sel = vec![
+            ("multicast", 31, 31),
+            ("slice", 30, 27),
+            ("subslice", 26, 24),
+        ];
+        let value = vec![("value", 31, 0)];
+        type Fields = Vec<(&'static str, u8, u8)>;
+        let mut want: Vec<(&str, u32, Fields)> = Vec::new();
+        for (n, name) in [
+            "FORCEWAKE_ACK_MEDIA_VDBOX0",
+            "FORCEWAKE_ACK_MEDIA_VDBOX1",
+            "FORCEWAKE_ACK_MEDIA_VDBOX2",
+            "FORCEWAKE_ACK_MEDIA_VDBOX3",
+            "FORCEWAKE_ACK_MEDIA_VDBOX4",
+            "FORCEWAKE_ACK_MEDIA_VDBOX5",
+            "FORCEWAKE_ACK_MEDIA_VDBOX6",
+            "FORCEWAKE_ACK_MEDIA_VDBOX7",
+            "FORCEWAKE_ACK_MEDIA_VEBOX0",
+            "FORCEWAKE_ACK_MEDIA_VEBOX1",
+            "FORCEWAKE_ACK_MEDIA_VEBOX2",
+            "FORCEWAKE_ACK_MEDIA_VEBOX3",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            want.push((name, 0xD50 + 4 * n as u32, ack.clone()));
+        }
+        want.extend([
+            ("FORCEWAKE_ACK_RENDER", 0xD84, ack.clone()),
+            ("STEER_SEMAPHORE", 0xFD0, sel.clone()),
+            ("MTL_MCR_SELECTOR", 0xFD4, sel.clone()),
+            ("SF_MCR_SELECTOR", 0xFD8, sel.clone()),
+            ("MCR_SELECTOR", 0xFDC, sel.clone()),
+            ("GAM_MCR_SELECTOR", 0xFE0, sel.clone()),
+            ("XEHP_FLAT_CCS_BASE_ADDR", 0x4910, vec![("ptr", 31, 8)]),
+            ("FF_MODE", 0x6210, value.clone()),
+            ("XEHP_SQCM", 0x8724, value.clone()),
+            ("MIRROR_FUSE3", 0x9118, vec![("meml3_en", 3, 0)]),
+            ("XELP_GT_GEOMETRY_DSS_ENABLE", 0x913C, vec![("dss", 31, 0)]),
+            (
+                "GT_VEBOX_VDBOX_DISABLE",
+                0x9140,
+                vec![("vdbox", 7, 0), ("vebox", 19, 16)],
+            ),
+            ("XEHP_GT_COMPUTE_DSS_ENABLE", 0x9144, vec![("dss", 31, 0)]),
+            ("FORCEWAKE_GT", 0xA188, req.clone()),
+            ("FORCEWAKE_RENDER", 0xA278, req.clone()),
+        ]);
+        for (n, name) in [
+            "FORCEWAKE_MEDIA_VDBOX0",
+            "FORCEWAKE_MEDIA_VDBOX1",
+            "FORCEWAKE_MEDIA_VDBOX2",
+            "FORCEWAKE_MEDIA_VDBOX3",
+            "FORCEWAKE_MEDIA_VDBOX4",
+            "FORCEWAKE_MEDIA_VDBOX5",
+            "FORCEWAKE_MEDIA_VDBOX6",
+            "FORCEWAKE_MEDIA_VDBOX7",
+            "FORCEWAKE_MEDIA_VEBOX0",
+            "FORCEWAKE_MEDIA_VEBOX1",
+            "FORCEWAKE_MEDIA_VEBOX2",
+            "FORCEWAKE_MEDIA_VEBOX3",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            want.push((name, 0xA540 + 4 * n as u32, req.clone()));
+        }
+        want.extend([
+            ("XEHP_L3NODEARBCFG", 0xB0B4, value.clone()),
+            ("XEHP_L3SQCREG5", 0xB158, value.clone()),
+            ("XEHP_GAMCNTRL_CTRL", 0xCF54, value.clone()),
+            ("LSC_CHICKEN_BIT_0", 0xE7C8, value.clone()),
+            ("SARB_CHICKEN1", 0xE90C, value.clone()),
             (
                 "GU_CNTL",
                 0x101010,
@@ -328,6 +714,7 @@ mod tests {
                 0x1083A0,
                 vec![("size_gib", 17, 8), ("offset_gib", 7, 1)],
             ),
+            ("FORCEWAKE_ACK_GT", 0x130044, ack.clone()),
             (
                 "PCODE_MAILBOX",
                 0x138124,
@@ -338,10 +725,10 @@ mod tests {
                     ("command", 7, 0),
                 ],
             ),
-            ("PCODE_DATA0", 0x138128, vec![("value", 31, 0)]),
-            ("PCODE_DATA1", 0x13812C, vec![("value", 31, 0)]),
+            ("PCODE_DATA0", 0x138128, value.clone()),
+            ("PCODE_DATA1", 0x13812C, value.clone()),
             ("VF_CAP_REG", 0x1901F8, vec![("vf_cap", 0, 0)]),
-        ];
+        ]);
         assert_eq!(got, want);
     }
 
@@ -387,5 +774,20 @@ mod tests {
         assert_eq!(lookup(0x108108), None);
         assert_eq!(lookup(0x101013).map(|r| r.name), Some("GU_CNTL"));
         assert_eq!(lookup(0x101014), None);
+        assert_eq!(lookup(0x0), None);
+        assert_eq!(
+            lookup(0xD50).map(|r| r.name),
+            Some("FORCEWAKE_ACK_MEDIA_VDBOX0")
+        );
+        assert_eq!(lookup(0xFFFF_FFFF), None);
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<_> = REGISTERS.iter().map(|r| r.name).collect();
+        names.sort_unstable();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n);
     }
 }

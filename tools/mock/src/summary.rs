@@ -19,6 +19,11 @@ use crate::trace::Event;
 use crate::trace::Hex;
 use crate::trace::Op;
 
+/// Violation kind of an access to a register whose forcewake domain sleeps.
+pub const SLEEPING_DOMAIN: &str = "sleeping_domain";
+/// Violation kind of a read of a terminated MCR instance.
+pub const TERMINATED_READ: &str = "terminated_read";
+
 /// One unknown register dword and how often it was touched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UnknownEntry {
@@ -63,6 +68,17 @@ pub struct Summary {
     pub driver_flrs: u64,
     /// PCODE mailbox commands executed.
     pub pcode_commands: u64,
+    /// Forcewake wakes (acknowledge 0 -> 1) per domain.
+    pub fw_wakes: BTreeMap<String, u64>,
+    /// Forcewake request register writes per domain.
+    pub fw_requests: BTreeMap<String, u64>,
+    /// Register accesses while their forcewake domain slept (the
+    /// `sleeping_domain` violations).
+    pub sleeping_accesses: u64,
+    /// Reads of terminated MCR instances (the `terminated_read` violations).
+    pub terminated_reads: u64,
+    /// Steering selector writes per selector register.
+    pub mcr_selector_writes: BTreeMap<String, u64>,
     /// Config-space reads.
     pub config_reads: u64,
     /// Config-space writes.
@@ -103,7 +119,19 @@ impl Counters {
             Event::Violation { kind, .. } => {
                 s.violations += 1;
                 *s.violation_kinds.entry((*kind).to_owned()).or_default() += 1;
+                match *kind {
+                    SLEEPING_DOMAIN => s.sleeping_accesses += 1,
+                    TERMINATED_READ => s.terminated_reads += 1,
+                    _ => {}
+                }
             }
+            Event::FwRequest { domain, .. } => bump(&mut s.fw_requests, domain),
+            Event::FwAck {
+                domain,
+                awake: true,
+                ..
+            } => bump(&mut s.fw_wakes, domain),
+            Event::Steer { selector, .. } => bump(&mut s.mcr_selector_writes, selector),
             Event::FaultArmed { name } => s.faults.push(name),
             Event::DmaMap { .. } => s.dma_maps += 1,
             Event::DmaUnmap { .. } => s.dma_unmaps += 1,
@@ -142,8 +170,12 @@ impl Counters {
 
 fn bump_each(map: &mut BTreeMap<String, u64>, regs: &[&'static str]) {
     for r in regs {
-        *map.entry((*r).to_owned()).or_default() += 1;
+        bump(map, r);
     }
+}
+
+fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
+    *map.entry(key.to_owned()).or_default() += 1;
 }
 
 /// Writes `summary` to `path` atomically: the bytes go to a sibling
@@ -230,6 +262,32 @@ mod tests {
         });
         c.count(&Event::DriverFlr { phase: "start" });
         c.count(&Event::DriverFlr { phase: "complete" });
+        c.count(&Event::FwRequest {
+            domain: "gt",
+            value: Hex(0x10001),
+        });
+        c.count(&Event::FwAck {
+            domain: "gt",
+            awake: true,
+            at_us: 20,
+        });
+        c.count(&Event::FwAck {
+            domain: "gt",
+            awake: false,
+            at_us: 40,
+        });
+        c.count(&Event::Steer {
+            selector: "MCR_SELECTOR",
+            multicast: true,
+            slice: 0,
+            subslice: 0,
+        });
+        for kind in ["sleeping_domain", "terminated_read"] {
+            c.count(&Event::Violation {
+                kind,
+                detail: String::new(),
+            });
+        }
         c.count_config_read();
         let v = serde_json::to_value(c.summary(42, true)).expect("serialises");
         assert_eq!(
@@ -242,11 +300,15 @@ mod tests {
                     {"op": "read", "offset": "0x2000", "count": 2},
                     {"op": "write", "offset": "0x1000", "count": 1}
                 ],
-                "violations": 1, "violation_kinds": {"dma_unmapped": 1},
+                "violations": 3,
+                "violation_kinds": {"dma_unmapped": 1, "sleeping_domain": 1, "terminated_read": 1},
                 "reg_reads": {"GU_CNTL": 2},
                 "reg_writes": {"PCODE_DATA0": 1, "PCODE_DATA1": 1},
                 "irqs": 1, "irqs_dropped": 0, "dma_maps": 1, "dma_unmaps": 0,
                 "resets": 0, "driver_flrs": 1, "pcode_commands": 0,
+                "fw_wakes": {"gt": 1}, "fw_requests": {"gt": 1},
+                "sleeping_accesses": 1, "terminated_reads": 1,
+                "mcr_selector_writes": {"MCR_SELECTOR": 1},
                 "config_reads": 1, "config_writes": 0,
                 "faults": ["pcode-stuck"], "events": 42, "final": true
             })

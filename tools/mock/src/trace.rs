@@ -108,6 +108,16 @@ pub enum Event {
         lmem_size: Hex,
         /// Whether the function presents as a VF.
         vf: bool,
+        /// `XELP_GT_GEOMETRY_DSS_ENABLE`.
+        fuse_dss_g: Hex,
+        /// `XEHP_GT_COMPUTE_DSS_ENABLE`.
+        fuse_dss_c: Hex,
+        /// `MIRROR_FUSE3` meml3 bits.
+        fuse_meml3: Hex,
+        /// `GT_VEBOX_VDBOX_DISABLE`.
+        fuse_media: Hex,
+        /// Forcewake acknowledge delay in microseconds.
+        fw_ack_delay_us: u64,
     },
     /// A `--fault` switch is active.
     FaultArmed {
@@ -222,6 +232,34 @@ pub enum Event {
         data0: Hex,
         /// Reply in PCODE_DATA1.
         data1: Hex,
+    },
+    /// A forcewake request register was written (also without effect).
+    FwRequest {
+        /// Domain name (`gt`, `render`, `vdbox0`, ...).
+        domain: &'static str,
+        /// Value written, mask bits included.
+        value: Hex,
+    },
+    /// A forcewake acknowledge changed; traced at the next register access.
+    FwAck {
+        /// Domain name.
+        domain: &'static str,
+        /// The new acknowledge: true = awake.
+        awake: bool,
+        /// When the change happened, in microseconds (the line's `t_us` is
+        /// when it was noticed).
+        at_us: u64,
+    },
+    /// A steering selector was written.
+    Steer {
+        /// Selector register name (`MCR_SELECTOR`, ...).
+        selector: &'static str,
+        /// The multicast bit.
+        multicast: bool,
+        /// sliceid.
+        slice: u32,
+        /// subsliceid.
+        subslice: u32,
     },
     /// The mock is shutting down.
     Stop {
@@ -409,6 +447,31 @@ mod tests {
         assert_eq!(
             line(&Event::FaultArmed { name: "all-ones" }),
             json!({"seq":7,"t_us":1234,"ev":"fault_armed","name":"all-ones"})
+        );
+        assert_eq!(
+            line(&Event::FwRequest {
+                domain: "gt",
+                value: Hex(0x10001)
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"fw_request","domain":"gt","value":"0x10001"})
+        );
+        assert_eq!(
+            line(&Event::FwAck {
+                domain: "render",
+                awake: true,
+                at_us: 1200
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"fw_ack","domain":"render","awake":true,"at_us":1200})
+        );
+        assert_eq!(
+            line(&Event::Steer {
+                selector: "MCR_SELECTOR",
+                multicast: false,
+                slice: 2,
+                subslice: 3
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"steer","selector":"MCR_SELECTOR",
+                   "multicast":false,"slice":2,"subslice":3})
         );
     }
 

@@ -461,3 +461,107 @@ fn summary_file_at_start_and_final_once() {
     assert_eq!(last["events"], json!(4));
     let _ = std::fs::remove_file(&path);
 }
+
+/// Forcewake, the power rule and steering through BAR0, as a driver sees
+/// them, with the summary counters.
+#[test]
+fn forcewake_power_rule_and_steering_through_bar0() {
+    const FORCEWAKE_GT: u64 = 0xA188;
+    const FORCEWAKE_ACK_GT: u64 = 0x13_0044;
+    const COMPUTE_DSS: u64 = 0x9144;
+    const MCR_SELECTOR: u64 = 0xFDC;
+    const SARB_CHICKEN1: u64 = 0xE90C;
+    let path = temp("fw-trace.jsonl");
+    let mut o = opts();
+    o.trace = Some(path.clone());
+    let (mut d, clock) = device(&o);
+    write32(&mut d, FORCEWAKE_GT, 0x0001_0001);
+    assert_eq!(
+        read32(&mut d, FORCEWAKE_ACK_GT),
+        0,
+        "default delay is 20 us"
+    );
+    assert_eq!(read32(&mut d, COMPUTE_DSS), 0, "GT still asleep");
+    clock.advance(Duration::from_micros(20));
+    assert_eq!(read32(&mut d, FORCEWAKE_ACK_GT), 1);
+    assert_eq!(read32(&mut d, COMPUTE_DSS), 0xFFFF_FFFF);
+    // Unicast write to MSLICE 2, read it back steered there.
+    write32(&mut d, MCR_SELECTOR, 2 << 27);
+    write32(&mut d, SARB_CHICKEN1, 0x55);
+    write32(&mut d, MCR_SELECTOR, 1 << 31);
+    assert_eq!(read32(&mut d, SARB_CHICKEN1), 0, "instance 0 untouched");
+    write32(&mut d, MCR_SELECTOR, 1 << 31 | 2 << 27);
+    assert_eq!(read32(&mut d, SARB_CHICKEN1), 0x55);
+    let s = d.summary();
+    assert_eq!(s.fw_requests.get("gt"), Some(&1));
+    assert_eq!(s.fw_wakes.get("gt"), Some(&1));
+    assert_eq!(s.sleeping_accesses, 1);
+    assert_eq!(s.violation_kinds.get("sleeping_domain"), Some(&1));
+    assert_eq!(s.violations, 1);
+    assert_eq!(s.mcr_selector_writes.get("MCR_SELECTOR"), Some(&3));
+    assert_eq!(s.reg_reads.get("XEHP_GT_COMPUTE_DSS_ENABLE"), Some(&2));
+    assert_eq!(s.reg_writes.get("FORCEWAKE_GT"), Some(&1));
+    assert_eq!(s.unknown_accesses, 0);
+    d.finish("test");
+    let lines = trace_lines(&path);
+    assert_eq!(lines[0]["fuse_media"], json!("0x30005"));
+    assert_eq!(lines[0]["fw_ack_delay_us"], json!(20));
+    let ack = lines
+        .iter()
+        .find(|l| l["ev"] == json!("fw_ack"))
+        .expect("fw_ack traced");
+    assert_eq!(ack["at_us"], json!(20));
+    assert_eq!(ack["awake"], json!(true));
+    assert!(lines
+        .iter()
+        .any(|l| l["ev"] == json!("steer") && l["slice"] == json!(2)));
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn fuse_options_reach_the_registers_and_reset_clears_forcewake() {
+    let o = Options::try_parse_args([
+        "xehpg-mock",
+        "--socket",
+        "/nonexistent/s",
+        "--fuses",
+        "g11-partial",
+        "--fuse-meml3",
+        "3",
+        "--fw-ack-delay-us",
+        "0",
+    ])
+    .expect("options");
+    let (mut d, _) = device(&o);
+    write32(&mut d, 0xA188, 0x0001_0001);
+    assert_eq!(read32(&mut d, 0x913C), 0xFF00);
+    assert_eq!(read32(&mut d, 0x9118), 0x3);
+    assert_eq!(read32(&mut d, 0x9140), 0x0001_0001);
+    d.reset("vfio_user");
+    assert_eq!(read32(&mut d, 0x13_0044), 0, "reset puts GT to sleep");
+    assert_eq!(read32(&mut d, 0x913C), 0);
+    assert_eq!(d.summary().sleeping_accesses, 1);
+}
+
+#[test]
+fn fw_ack_never_fault_through_bar0() {
+    let mut o = opts();
+    o.faults = vec![Fault::FwAckNever(None)];
+    let (mut d, clock) = device(&o);
+    write32(&mut d, 0xA278, 0x0001_0001);
+    clock.advance(Duration::from_secs(1));
+    assert_eq!(read32(&mut d, 0x0D84), 0);
+    let s = d.summary();
+    assert_eq!(s.faults, vec!["fw-ack-never"]);
+    assert_eq!(s.violations, 0);
+}
+
+#[test]
+fn acknowledges_due_at_exit_are_recorded() {
+    let (mut d, clock) = device(&opts());
+    write32(&mut d, 0xA278, 0x0001_0001);
+    clock.advance(Duration::from_millis(1));
+    assert_eq!(d.summary().fw_wakes.get("render"), None, "not noticed yet");
+    d.finish("test");
+    assert_eq!(d.summary().fw_wakes.get("render"), Some(&1));
+}

@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Forcewake: keeping GT power domains awake while the driver touches their registers.
+//!
+//! A register behind a sleeping domain is "terminated": reads return 0 and writes are dropped
+//! (seed 000, lines 756 and 780). The domains and their request/ack registers are the seed's table
+//! (lines 760-777): GT, RENDER, VDBOX0-7 and VEBOX0-3, the media ones "as available in the
+//! product". The seed gives no bit layout; the protocol is upstream xe's
+//! (`drivers/gpu/drm/xe/xe_force_wake.c`, `regs/xe_gt_regs.h`): request registers are masked
+//! (bits 31:16 enable writes to bits 15:0) and the driver owns bit 0 (FORCEWAKE_KERNEL); the
+//! ack register's bit 0 follows it.
+//!
+//! Sequence, per domain: wait for a stale ack (left by an earlier release) to clear, write the
+//! request, poll the ack until set; on release write the clear and poll the ack until it drops.
+//! Acks are polled atomically because the domain lock is a spinlock (upstream does the same,
+//! with the same 50 ms limit). An ack that reads all ones means the device is gone (`EIO`),
+//! not that it is slow.
+//!
+//! Fallback-ack kick: i915 toggles a second request bit when an ack is late on every Gen11+
+//! part, but the workaround it implements (`WaRsForcewakeAddDelayForAck`, HSDES 1604254524,
+//! `intel_uncore.c`) is listed for SKL through ICL only, upstream xe (the driver for DG2 and
+//! ATS-M) does not use it, and the PRM does not mention it. xehpg does not either: a missing
+//! ack is reported, not papered over.
+//!
+//! Users take a [`FwGuard`] from [`Forcewake::get`]; dropping it releases. Per-domain
+//! reference counts make nested users free: only the first get and the last put touch MMIO.
+
+pub(crate) mod table;
+
+use kernel::{
+    io::{poll::read_poll_timeout_atomic, register, register::Array},
+    prelude::*,
+    sync::{
+        atomic::{Atomic, Relaxed},
+        SpinLock,
+    },
+    time::Delta,
+};
+
+use crate::{driver::Bar0, regs::ALL_ONES};
+
+register! {
+    /// GT domain request (seed 000 line 762; field layout from `regs/xe_gt_regs.h`).
+    pub(crate) FORCEWAKE_GT(u32) @ 0x0000a188 {
+        /// Write enables for bits 15:0 (masked register).
+        31:16 mask;
+        /// The driver's request bit (FORCEWAKE_KERNEL).
+        0:0 kernel => bool;
+    }
+
+    /// RENDER domain request (seed 000 line 763).
+    pub(crate) FORCEWAKE_RENDER(u32) @ 0x0000a278 {
+        31:16 mask;
+        0:0 kernel => bool;
+    }
+
+    /// VDBOXn domain request, 0xA540 + 4n (seed 000 lines 764-773).
+    pub(crate) FORCEWAKE_MEDIA_VDBOX(u32)[8] @ 0x0000a540 {
+        31:16 mask;
+        0:0 kernel => bool;
+    }
+
+    /// VEBOXn domain request, 0xA560 + 4n (seed 000 lines 774-777).
+    pub(crate) FORCEWAKE_MEDIA_VEBOX(u32)[4] @ 0x0000a560 {
+        31:16 mask;
+        0:0 kernel => bool;
+    }
+
+    /// GT domain ack (seed 000 line 762), in the always-on 0x130000 block.
+    pub(crate) FORCEWAKE_ACK_GT(u32) @ 0x00130044 {
+        0:0 kernel => bool;
+    }
+
+    /// RENDER domain ack (seed 000 line 763).
+    pub(crate) FORCEWAKE_ACK_RENDER(u32) @ 0x00000d84 {
+        0:0 kernel => bool;
+    }
+
+    /// VDBOXn domain ack, 0x0D50 + 4n (seed 000 lines 764-773).
+    pub(crate) FORCEWAKE_ACK_MEDIA_VDBOX(u32)[8] @ 0x00000d50 {
+        0:0 kernel => bool;
+    }
+
+    /// VEBOXn domain ack, 0x0D70 + 4n (seed 000 lines 774-777).
+    pub(crate) FORCEWAKE_ACK_MEDIA_VEBOX(u32)[4] @ 0x00000d70 {
+        0:0 kernel => bool;
+    }
+}
+
+/// Number of VDBOX and VEBOX domains the request/ack tables define.
+pub(crate) const VDBOX_COUNT: u8 = 8;
+pub(crate) const VEBOX_COUNT: u8 = 4;
+/// GT + RENDER + the media domains.
+pub(crate) const DOMAIN_COUNT: usize = 2 + VDBOX_COUNT as usize + VEBOX_COUNT as usize;
+
+/// How long an ack may take (upstream `XE_FORCE_WAKE_ACK_TIMEOUT_MS`).
+// TIMEOUT: 50 ms, upstream's limit; real parts ack within microseconds.
+const ACK_TIMEOUT: Delta = Delta::from_millis(50);
+const ACK_POLL_DELAY: Delta = Delta::from_micros(10);
+const ACK_POLL_RETRIES: usize = (ACK_TIMEOUT.as_nanos() / ACK_POLL_DELAY.as_nanos()) as usize;
+
+/// A forcewake domain.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Domain {
+    Gt,
+    Render,
+    /// VDBOX instance 0..=7.
+    Vdbox(u8),
+    /// VEBOX instance 0..=3.
+    Vebox(u8),
+}
+
+impl Domain {
+    /// Dense index: GT, RENDER, VDBOX0-7, VEBOX0-3.
+    pub(crate) const fn index(self) -> usize {
+        match self {
+            Self::Gt => 0,
+            Self::Render => 1,
+            Self::Vdbox(n) => 2 + n as usize,
+            Self::Vebox(n) => 2 + VDBOX_COUNT as usize + n as usize,
+        }
+    }
+
+    /// Inverse of [`Domain::index`].
+    pub(crate) const fn from_index(i: usize) -> Option<Self> {
+        const VD_END: usize = 2 + VDBOX_COUNT as usize;
+        match i {
+            0 => Some(Self::Gt),
+            1 => Some(Self::Render),
+            // CAST: the ranges bound the values below 8 and 4.
+            2..VD_END => Some(Self::Vdbox((i - 2) as u8)),
+            VD_END..DOMAIN_COUNT => Some(Self::Vebox((i - VD_END) as u8)),
+            _ => None,
+        }
+    }
+
+    pub(crate) const fn bit(self) -> DomainMask {
+        DomainMask(1 << self.index())
+    }
+}
+
+impl kernel::fmt::Display for Domain {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        match self {
+            Self::Gt => f.write_str("GT"),
+            Self::Render => f.write_str("RENDER"),
+            Self::Vdbox(n) => f.write_fmt(fmt!("VDBOX{}", n)),
+            Self::Vebox(n) => f.write_fmt(fmt!("VEBOX{}", n)),
+        }
+    }
+}
+
+/// A set of domains.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct DomainMask(u16);
+
+impl DomainMask {
+    pub(crate) const EMPTY: Self = Self(0);
+    pub(crate) const GT: Self = Domain::Gt.bit();
+    pub(crate) const RENDER: Self = Domain::Render.bit();
+
+    pub(crate) const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub(crate) const fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    pub(crate) const fn contains(self, d: Domain) -> bool {
+        self.0 & d.bit().0 != 0
+    }
+
+    pub(crate) const fn without(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    /// The domains in index order.
+    pub(crate) fn iter(self) -> impl Iterator<Item = Domain> {
+        (0..DOMAIN_COUNT)
+            .filter(move |i| self.0 & (1 << i) != 0)
+            .filter_map(Domain::from_index)
+    }
+
+    /// GT, RENDER and the media domains whose engines the fuses report present
+    /// (GT_VEBOX_VDBOX_DISABLE: bits 7:0 VDBOX, 19:16 VEBOX, set = present on Xe-HPG; upstream
+    /// `xe_hw_engine.c`, `read_media_fuses`).
+    pub(crate) fn from_media_fuse(vdbox: u32, vebox: u32) -> Self {
+        let mut mask = Self::GT.union(Self::RENDER);
+        for n in 0..VDBOX_COUNT {
+            if vdbox & (1 << n) != 0 {
+                mask = mask.union(Domain::Vdbox(n).bit());
+            }
+        }
+        for n in 0..VEBOX_COUNT {
+            if vebox & (1 << n) != 0 {
+                mask = mask.union(Domain::Vebox(n).bit());
+            }
+        }
+        mask
+    }
+}
+
+/// Why a domain did not wake or sleep.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum AckError {
+    /// The ack did not reach the wanted state in time.
+    Timeout(u32),
+    /// The ack read all ones: the device does not answer.
+    Dead,
+}
+
+/// Lock-protected part of the state: which domains exist and their reference counts. Pure
+/// bookkeeping, so the refcount rules are testable without hardware.
+struct FwState {
+    /// Domains that exist on this part.
+    present: DomainMask,
+    refs: [u32; DOMAIN_COUNT],
+    /// Domains held on behalf of debugfs `forcewake_all` (no guard object to own them).
+    user_hold: DomainMask,
+    /// Set at unbind: no new wakes from then on.
+    closed: bool,
+}
+
+impl FwState {
+    /// Domains of `mask` nobody holds yet: the ones a get must wake.
+    fn to_wake(&self, mask: DomainMask) -> DomainMask {
+        mask.iter()
+            .filter(|d| self.refs[d.index()] == 0)
+            .fold(DomainMask::EMPTY, |m, d| m.union(d.bit()))
+    }
+
+    /// Takes one reference per domain of `mask`.
+    fn acquire(&mut self, mask: DomainMask) {
+        for d in mask.iter() {
+            self.refs[d.index()] += 1;
+        }
+    }
+
+    /// Drops one reference per domain of `mask`; returns the domains that reached zero.
+    fn release(&mut self, mask: DomainMask) -> DomainMask {
+        let mut idle = DomainMask::EMPTY;
+        for d in mask.iter() {
+            let refs = &mut self.refs[d.index()];
+            if *refs > 0 {
+                *refs -= 1;
+                if *refs == 0 {
+                    idle = idle.union(d.bit());
+                }
+            }
+        }
+        idle
+    }
+}
+
+/// Forcewake state of one GT.
+#[pin_data]
+pub(crate) struct Forcewake {
+    #[pin]
+    state: SpinLock<FwState>,
+    /// Mirror of `refs != 0` per domain, readable without the lock by the access checks.
+    held: [Atomic<u32>; DOMAIN_COUNT],
+    /// Wakes (0 -> 1 transitions) taken per domain, for debugfs.
+    wakes: [Atomic<u32>; DOMAIN_COUNT],
+    /// Last ack state observed per domain (1 = awake), for debugfs without MMIO.
+    ack_seen: [Atomic<u32>; DOMAIN_COUNT],
+    /// Failed wakes and releases.
+    failures: Atomic<u32>,
+}
+
+/// Snapshot of one domain for debugfs.
+pub(crate) struct DomainStatus {
+    pub(crate) domain: Domain,
+    pub(crate) present: bool,
+    pub(crate) refs: u32,
+    pub(crate) ack_seen: bool,
+    pub(crate) wakes: u32,
+}
+
+impl Forcewake {
+    /// Forcewake state with only GT and RENDER known present; [`Forcewake::set_present`] adds
+    /// the media domains once the fuses have been read (under GT forcewake).
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            state <- kernel::new_spinlock!(FwState {
+                present: DomainMask::GT.union(DomainMask::RENDER),
+                refs: [0; DOMAIN_COUNT],
+                user_hold: DomainMask::EMPTY,
+                closed: false,
+            }),
+            held: [const { Atomic::new(0) }; DOMAIN_COUNT],
+            wakes: [const { Atomic::new(0) }; DOMAIN_COUNT],
+            ack_seen: [const { Atomic::new(0) }; DOMAIN_COUNT],
+            failures: Atomic::new(0),
+        })
+    }
+
+    /// Records which domains exist (GT and RENDER always do).
+    pub(crate) fn set_present(&self, present: DomainMask) {
+        self.state.lock().present = present.union(DomainMask::GT).union(DomainMask::RENDER);
+    }
+
+    /// Whether `d` is currently held by someone (no MMIO, no lock).
+    pub(crate) fn is_held(&self, d: Domain) -> bool {
+        self.held[d.index()].load(Relaxed) != 0
+    }
+
+    /// Wakes every domain in `mask` (those not already held) and returns a guard that releases
+    /// them when dropped. Fails without changing any reference count if a domain is absent,
+    /// does not ack, or the device is dead; domains this call woke are released again.
+    pub(crate) fn get<'a>(
+        &'a self,
+        dev: &'a kernel::device::Device,
+        bar: Bar0<'a>,
+        mask: DomainMask,
+    ) -> Result<FwGuard<'a>> {
+        let mut state = self.state.lock();
+        if state.closed {
+            return Err(ENODEV);
+        }
+        let absent = mask.without(state.present);
+        if let Some(d) = absent.iter().next() {
+            dev_err!(dev, "forcewake: domain {} is not present on this part\n", d);
+            return Err(ENODEV);
+        }
+        if let Err(e) = self.wake(dev, bar, state.to_wake(mask)) {
+            self.failures.add(1, Relaxed);
+            return Err(e);
+        }
+        state.acquire(mask);
+        for d in mask.iter() {
+            self.held[d.index()].store(1, Relaxed);
+        }
+        Ok(FwGuard {
+            fw: self,
+            dev,
+            bar,
+            mask,
+        })
+    }
+
+    /// Drops one reference per domain in `mask`; the last one puts the domain to sleep.
+    fn put(&self, dev: &kernel::device::Device, bar: Bar0<'_>, mask: DomainMask) {
+        let mut state = self.state.lock();
+        let to_sleep = state.release(mask);
+        for d in to_sleep.iter() {
+            self.held[d.index()].store(0, Relaxed);
+        }
+        for d in to_sleep.iter() {
+            write_request(bar, d, false);
+        }
+        for d in to_sleep.iter() {
+            if let Err(e) = self.wait_ack(bar, d, false) {
+                self.failures.add(1, Relaxed);
+                report_ack_error(dev, d, "release", e);
+            }
+        }
+    }
+
+    /// Wakes `mask`: clear stale acks, request all, then wait for every ack. Called with the
+    /// state lock held.
+    fn wake(&self, dev: &kernel::device::Device, bar: Bar0<'_>, mask: DomainMask) -> Result {
+        for d in mask.iter() {
+            // An earlier release may still be in flight; a request now could be mistaken for
+            // its (late) ack otherwise.
+            self.wait_ack(bar, d, false).map_err(|e| {
+                report_ack_error(dev, d, "clear of a stale ack before wake", e);
+                e.errno()
+            })?;
+        }
+        for d in mask.iter() {
+            write_request(bar, d, true);
+        }
+        let mut result = Ok(());
+        for d in mask.iter() {
+            if let Err(e) = self.wait_ack(bar, d, true) {
+                report_ack_error(dev, d, "wake", e);
+                result = Err(e.errno());
+                break;
+            }
+            self.wakes[d.index()].add(1, Relaxed);
+        }
+        if result.is_err() {
+            // Undo the requests of this call; the caller's reference counts are unchanged.
+            for d in mask.iter() {
+                write_request(bar, d, false);
+            }
+        }
+        result
+    }
+
+    /// Polls `d`'s ack until it reads `awake`.
+    fn wait_ack(&self, bar: Bar0<'_>, d: Domain, awake: bool) -> Result<(), AckError> {
+        let mut last = 0;
+        let polled = read_poll_timeout_atomic(
+            || {
+                last = read_ack(bar, d);
+                Ok(last)
+            },
+            |&raw| raw == ALL_ONES || (raw & 1 != 0) == awake,
+            ACK_POLL_DELAY,
+            ACK_POLL_RETRIES,
+        );
+        match polled {
+            Ok(ALL_ONES) => Err(AckError::Dead),
+            Ok(raw) => {
+                self.ack_seen[d.index()].store(raw & 1, Relaxed);
+                Ok(())
+            }
+            Err(_) => Err(AckError::Timeout(last)),
+        }
+    }
+
+    /// Per-domain status for debugfs; reads no register.
+    pub(crate) fn status(&self) -> KVec<DomainStatus> {
+        let state = self.state.lock();
+        let mut out = KVec::new();
+        for i in 0..DOMAIN_COUNT {
+            let Some(domain) = Domain::from_index(i) else {
+                continue;
+            };
+            let status = DomainStatus {
+                domain,
+                present: state.present.contains(domain),
+                refs: state.refs[i],
+                ack_seen: self.ack_seen[i].load(Relaxed) != 0,
+                wakes: self.wakes[i].load(Relaxed),
+            };
+            // Allocation failure only shortens the report.
+            if out.push(status, GFP_ATOMIC).is_err() {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Holds every present domain until [`Forcewake::user_release`] (debugfs `forcewake_all`).
+    /// Holding twice is a no-op: the user hold is one reference, not a counter.
+    pub(crate) fn user_hold(&self, dev: &kernel::device::Device, bar: Bar0<'_>) -> Result {
+        let all = {
+            let state = self.state.lock();
+            if !state.user_hold.is_empty() {
+                return Ok(());
+            }
+            state.present
+        };
+        let guard = self.get(dev, bar, all)?;
+        let mut state = self.state.lock();
+        if state.user_hold.is_empty() {
+            state.user_hold = all;
+            // The reference now belongs to `user_hold`; `user_release` drops it.
+            core::mem::forget(guard);
+        }
+        // Else a concurrent hold won the race: `guard` drops this call's reference.
+        Ok(())
+    }
+
+    /// Drops the `forcewake_all` hold, if any.
+    pub(crate) fn user_release(&self, dev: &kernel::device::Device, bar: Bar0<'_>) {
+        let held = core::mem::take(&mut self.state.lock().user_hold);
+        if !held.is_empty() {
+            self.put(dev, bar, held);
+        }
+    }
+
+    /// Whether debugfs `forcewake_all` holds the domains.
+    pub(crate) fn user_holds(&self) -> bool {
+        !self.state.lock().user_hold.is_empty()
+    }
+
+    /// Unbind: releases the user hold and refuses every later wake.
+    pub(crate) fn close(&self, dev: &kernel::device::Device, bar: Bar0<'_>) {
+        self.user_release(dev, bar);
+        self.state.lock().closed = true;
+    }
+
+    /// Wake or release failures since probe.
+    pub(crate) fn failures(&self) -> u32 {
+        self.failures.load(Relaxed)
+    }
+}
+
+impl AckError {
+    fn errno(self) -> Error {
+        match self {
+            Self::Timeout(_) => ETIMEDOUT,
+            Self::Dead => EIO,
+        }
+    }
+}
+
+fn report_ack_error(dev: &kernel::device::Device, d: Domain, step: &str, e: AckError) {
+    match e {
+        AckError::Timeout(raw) => dev_err!(
+            dev,
+            "forcewake: domain {} {}: no ack within {} ms (ack register {:#010x})\n",
+            d,
+            step,
+            ACK_TIMEOUT.as_millis(),
+            raw
+        ),
+        AckError::Dead => dev_err!(
+            dev,
+            "forcewake: domain {} {}: ack register reads all ones, device not responding\n",
+            d,
+            step
+        ),
+    }
+}
+
+/// Writes `d`'s request bit through the write-enable mask.
+fn write_request(bar: Bar0<'_>, d: Domain, wake: bool) {
+    // Only bit 0 is ours: enable writes to it alone and leave other agents' bits alone.
+    let mask = 1u16;
+    match d {
+        Domain::Gt => bar.write_reg(FORCEWAKE_GT::zeroed().with_mask(mask).with_kernel(wake)),
+        Domain::Render => {
+            bar.write_reg(FORCEWAKE_RENDER::zeroed().with_mask(mask).with_kernel(wake))
+        }
+        Domain::Vdbox(n) => {
+            if let Some(loc) = FORCEWAKE_MEDIA_VDBOX::try_at(usize::from(n)) {
+                bar.write(
+                    loc,
+                    FORCEWAKE_MEDIA_VDBOX::zeroed()
+                        .with_mask(mask)
+                        .with_kernel(wake),
+                );
+            }
+        }
+        Domain::Vebox(n) => {
+            if let Some(loc) = FORCEWAKE_MEDIA_VEBOX::try_at(usize::from(n)) {
+                bar.write(
+                    loc,
+                    FORCEWAKE_MEDIA_VEBOX::zeroed()
+                        .with_mask(mask)
+                        .with_kernel(wake),
+                );
+            }
+        }
+    }
+}
+
+/// Raw value of `d`'s ack register.
+fn read_ack(bar: Bar0<'_>, d: Domain) -> u32 {
+    match d {
+        Domain::Gt => bar.read(FORCEWAKE_ACK_GT).into_raw(),
+        Domain::Render => bar.read(FORCEWAKE_ACK_RENDER).into_raw(),
+        Domain::Vdbox(n) => FORCEWAKE_ACK_MEDIA_VDBOX::try_at(usize::from(n))
+            .map_or(ALL_ONES, |loc| bar.read(loc).into_raw()),
+        Domain::Vebox(n) => FORCEWAKE_ACK_MEDIA_VEBOX::try_at(usize::from(n))
+            .map_or(ALL_ONES, |loc| bar.read(loc).into_raw()),
+    }
+}
+
+/// Holds a set of domains awake; dropping it releases them.
+pub(crate) struct FwGuard<'a> {
+    fw: &'a Forcewake,
+    dev: &'a kernel::device::Device,
+    bar: Bar0<'a>,
+    mask: DomainMask,
+}
+
+impl Drop for FwGuard<'_> {
+    fn drop(&mut self) {
+        self.fw.put(self.dev, self.bar, self.mask);
+    }
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_forcewake)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domain_index_round_trips() {
+        for i in 0..DOMAIN_COUNT {
+            let d = Domain::from_index(i).ok_or(EINVAL);
+            assert_eq!(d.map(Domain::index), Ok(i));
+        }
+        assert!(Domain::from_index(DOMAIN_COUNT).is_none());
+        assert_eq!(Domain::Vdbox(7).index(), 9);
+        assert_eq!(Domain::Vebox(0).index(), 10);
+    }
+
+    #[test]
+    fn media_fuse_selects_present_domains() {
+        // ATS-M150 style: VDBOX 0 and 2, VEBOX 0 and 1.
+        let mask = DomainMask::from_media_fuse(0b101, 0b11);
+        assert!(mask.contains(Domain::Gt) && mask.contains(Domain::Render));
+        assert!(mask.contains(Domain::Vdbox(0)) && mask.contains(Domain::Vdbox(2)));
+        assert!(!mask.contains(Domain::Vdbox(1)));
+        assert!(mask.contains(Domain::Vebox(1)) && !mask.contains(Domain::Vebox(2)));
+        // Bits beyond the 8 VDBOX / 4 VEBOX the tables define are ignored.
+        let mask = DomainMask::from_media_fuse(0xff00, 0xf0);
+        assert_eq!(mask, DomainMask::GT.union(DomainMask::RENDER));
+    }
+
+    fn state() -> FwState {
+        FwState {
+            present: DomainMask::GT.union(DomainMask::RENDER),
+            refs: [0; DOMAIN_COUNT],
+            user_hold: DomainMask::EMPTY,
+            closed: false,
+        }
+    }
+
+    #[test]
+    fn nested_users_wake_once_and_sleep_once() {
+        let mut s = state();
+        let both = DomainMask::GT.union(DomainMask::RENDER);
+        assert_eq!(s.to_wake(DomainMask::GT), DomainMask::GT);
+        s.acquire(DomainMask::GT);
+        // A nested user of GT costs nothing; RENDER still needs waking.
+        assert_eq!(s.to_wake(both), DomainMask::RENDER);
+        s.acquire(both);
+        assert_eq!(s.to_wake(both), DomainMask::EMPTY);
+        // The inner release leaves GT held; RENDER goes idle.
+        assert_eq!(s.release(both), DomainMask::RENDER);
+        assert_eq!(s.release(DomainMask::GT), DomainMask::GT);
+    }
+
+    #[test]
+    fn unbalanced_release_does_not_underflow() {
+        let mut s = state();
+        assert_eq!(s.release(DomainMask::GT), DomainMask::EMPTY);
+        s.acquire(DomainMask::GT);
+        assert_eq!(s.release(DomainMask::GT), DomainMask::GT);
+        assert_eq!(s.to_wake(DomainMask::GT), DomainMask::GT);
+    }
+
+    #[test]
+    fn mask_set_operations() {
+        let a = DomainMask::GT.union(Domain::Vebox(3).bit());
+        assert!(a.contains(Domain::Gt) && !a.contains(Domain::Render));
+        assert_eq!(a.without(DomainMask::GT), Domain::Vebox(3).bit());
+        let mut it = a.iter();
+        assert_eq!(it.next(), Some(Domain::Gt));
+        assert_eq!(it.next(), Some(Domain::Vebox(3)));
+        assert_eq!(it.next(), None);
+    }
+}

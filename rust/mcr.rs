@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Multicast (MCR) register steering.
+//!
+//! Replicated units share one MMIO offset; a steering register picks which instance an access
+//! reaches (seed 000, lines 783-811). Its fields: multicast (writes go to every instance; a read
+//! returns the instance named by slice/subslice), and the slice/subslice selector (lines
+//! 727-732; bit positions from upstream's pre-MTL layout, `regs/xe_gt_regs.h`). A disabled
+//! instance reads 0 and drops writes, and the default target (0, 0) may be one, so reads must
+//! be steered to an instance that exists (lines 801-803).
+//!
+//! Which steering register serves which endpoint (seed 000, lines 706-716):
+//! MCFG endpoints 0xFD0, SF endpoints 0xFD8 (0xFD4 belongs to hardware agents), GAM 0xFE0,
+//! everything else 0xFDC (lines 710-714). The seed does not say which ranges are MCFG, SF or GAM endpoints;
+//! those ranges are upstream's `dg2_implicit_steering_table` (`xe_gt_mcr.c`).
+//!
+//! Settled ambiguities:
+//!
+//! - 0x4000-0x4AFF, 0xC800-0xCFFF and 0xF000-0xFFFF are MSLICE rows in the seed table
+//!   (lines 472-475, 524, 544-545) and GAM ranges upstream. They are GAM here: the seed itself
+//!   says GAM registers must be read from the primary GAM (line 744), and the MSLICE steering
+//!   register would not route them. GAM steering is never changed: the primary GAM is
+//!   instance 1 ("Primary GAM instance is 1", line 744, overriding "0 unless otherwise noted";
+//!   upstream agrees and notes it is the hardware default).
+//! - L3BANK: the seed's table column says sliceid 0..3/subsliceid 0..7, its group description
+//!   (line 743) says bank index bits 4:2 -> sliceid, 1:0 -> subsliceid. The group description
+//!   wins: it is the more specific text and upstream programs DG2 that way.
+//! - LNCF: the table column says sliceid 0..3/subsliceid 0..1, the description (line 746)
+//!   sliceid 0..7 with two per MSLICE. The description wins, as upstream.
+//! - MCFG and SF selectors are programmed once with subslice 2, the SQIDI instance every SKU
+//!   has (line 740), as upstream does; unlike upstream the multicast bit stays set, so a
+//!   "multicast" write to those ranges really reaches every instance while reads still come
+//!   from instance 2 (multicast reads return the selected instance, lines 730 and 790).
+//!
+//! One spinlock serialises all steering: the MCR_SELECTOR state must not change between the
+//! steering write and the access. The steering register is left in multicast mode after every
+//! operation (line 807), so a multicast write is a single MMIO write.
+
+pub(crate) mod regs;
+
+use kernel::{io::register, prelude::*, sync::SpinLock};
+
+use crate::{driver::Bar0, gt::Gt, topology::Topology};
+
+pub(crate) use regs::McrReg;
+
+register! {
+    /// Steering for MCFG endpoints (seed 000 line 710; upstream's name is its MTL+ role).
+    pub(crate) STEER_SEMAPHORE(u32) @ 0x00000fd0 {
+        31:31 multicast => bool;
+        30:27 slice;
+        26:24 subslice;
+    }
+
+    /// Steering for SF endpoints, IA agents (seed 000 line 712).
+    pub(crate) SF_MCR_SELECTOR(u32) @ 0x00000fd8 {
+        31:31 multicast => bool;
+        30:27 slice;
+        26:24 subslice;
+    }
+
+    /// Steering for all other endpoints (seed 000 line 714).
+    pub(crate) MCR_SELECTOR(u32) @ 0x00000fdc {
+        31:31 multicast => bool;
+        30:27 slice;
+        26:24 subslice;
+    }
+
+    /// Steering for GAM endpoints (seed 000 line 713); never written by the driver.
+    pub(crate) GAM_MCR_SELECTOR(u32) @ 0x00000fe0 {
+        31:31 multicast => bool;
+        30:27 slice;
+        26:24 subslice;
+    }
+}
+
+/// Replication group of a multicast range (seed 000, lines 739-746).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Steering {
+    /// 32 DSS: slice 0..7 (GSLICE), subslice 0..3.
+    Dss,
+    /// 8 GSLICEs: slice 0..7.
+    Gslice,
+    /// 32 L3 banks: slice = bank[4:2], subslice = bank[1:0].
+    L3bank,
+    /// 8 LNCFs, two per MSLICE: slice 0..7.
+    Lncf,
+    /// 4 MSLICEs: slice 0..3.
+    Mslice,
+    /// GAM: read from the primary instance only, never re-steered.
+    Gam,
+    /// SQIDI behind an SF endpoint (0xFD8), subslice 0..7.
+    SqidiSf,
+    /// SQIDI behind an MCFG endpoint (0xFD0), subslice 0..7.
+    SqidiMcfg,
+}
+
+/// The steering types, in the order debugfs lists them.
+pub(crate) const STEERING_TYPES: [Steering; 8] = [
+    Steering::Dss,
+    Steering::Gslice,
+    Steering::L3bank,
+    Steering::Lncf,
+    Steering::Mslice,
+    Steering::Gam,
+    Steering::SqidiSf,
+    Steering::SqidiMcfg,
+];
+
+impl Steering {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Dss => "DSS",
+            Self::Gslice => "GSLICE",
+            Self::L3bank => "L3BANK",
+            Self::Lncf => "LNCF",
+            Self::Mslice => "MSLICE",
+            Self::Gam => "GAM",
+            Self::SqidiSf => "SQIDI(SF)",
+            Self::SqidiMcfg => "SQIDI(MCFG)",
+        }
+    }
+
+    /// The steering register this group is reached through.
+    fn selector(self) -> Selector {
+        match self {
+            Self::Gam => Selector::Gam,
+            Self::SqidiSf => Selector::Sf,
+            Self::SqidiMcfg => Selector::Mcfg,
+            _ => Selector::Main,
+        }
+    }
+}
+
+/// An instance address: the selector's slice and subslice fields.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Target {
+    pub(crate) group: u8,
+    pub(crate) instance: u8,
+}
+
+/// The subslice upstream and the seed agree every SKU's SQIDI has (seed 000 line 740).
+const SQIDI_DEFAULT: Target = Target {
+    group: 0,
+    instance: 2,
+};
+/// The primary GAM (seed 000 line 744).
+const GAM_PRIMARY: Target = Target {
+    group: 1,
+    instance: 0,
+};
+
+/// A replicated range: `start..=end` steered as `steering`.
+struct McrRange {
+    start: u32,
+    end: u32,
+    steering: Steering,
+}
+
+const fn m(start: u32, end: u32, steering: Steering) -> McrRange {
+    McrRange {
+        start,
+        end,
+        steering,
+    }
+}
+
+/// DG2 multicast ranges, sorted (seed 000 table, replication column, lines 463-580; GAM and
+/// the SQIDI selectors as settled in the module documentation).
+const RANGES: &[McrRange] = &[
+    m(0x000b00, 0x000bff, Steering::SqidiSf),   // L463
+    m(0x001000, 0x001fff, Steering::SqidiSf),   // L466
+    m(0x004000, 0x004aff, Steering::Gam),       // L472-L475 (MSLICE in the seed)
+    m(0x005200, 0x0052ff, Steering::Gslice),    // L479
+    m(0x005400, 0x007fff, Steering::Gslice),    // L481-L484
+    m(0x008140, 0x00814f, Steering::Gslice),    // L487
+    m(0x008150, 0x00815f, Steering::Dss),       // L488
+    m(0x008700, 0x0087ff, Steering::SqidiMcfg), // L499
+    m(0x008c80, 0x008cff, Steering::L3bank),    // L504
+    m(0x008d00, 0x008dff, Steering::Dss),       // L505-L506
+    m(0x0094d0, 0x00951f, Steering::Gslice),    // L511
+    m(0x009520, 0x00955f, Steering::Dss),       // L512
+    m(0x009680, 0x0096ff, Steering::Dss),       // L515
+    m(0x00b000, 0x00b0ff, Steering::Lncf),      // L519
+    m(0x00b100, 0x00b3ff, Steering::L3bank),    // L520
+    m(0x00c800, 0x00cfff, Steering::Gam),       // L524 (MSLICE in the seed)
+    m(0x00d800, 0x00d87f, Steering::Gslice),    // L527
+    m(0x00d880, 0x00d8ff, Steering::Lncf),      // L528
+    m(0x00dc00, 0x00dcff, Steering::Gslice),    // L530
+    m(0x00dd00, 0x00ddff, Steering::Mslice),    // L533
+    m(0x00de80, 0x00dfff, Steering::Dss),       // L535-L536
+    m(0x00e100, 0x00e8ff, Steering::Dss),       // L538-L541
+    m(0x00e900, 0x00e9ff, Steering::Mslice),    // L542
+    m(0x00f000, 0x00ffff, Steering::Gam),       // L544-L545 (MSLICE in the seed)
+    m(0x017000, 0x017fff, Steering::Gslice),    // L563
+    m(0x024a00, 0x024a7f, Steering::Dss),       // L580
+];
+
+/// The replication group of `offset`, or `None` for a non-replicated register.
+pub(crate) fn steering_of(offset: u32) -> Option<Steering> {
+    let idx = RANGES.partition_point(|r| r.start <= offset);
+    let range = &RANGES[idx.checked_sub(1)?];
+    (offset <= range.end).then_some(range.steering)
+}
+
+/// The MGSR steering registers the driver uses.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Selector {
+    Mcfg,
+    Sf,
+    Main,
+    Gam,
+}
+
+impl Selector {
+    /// Programs the selector. All four share MCR_SELECTOR's field layout (seed 000 line 727:
+    /// "All Steering Control Registers contain the following fields").
+    fn write(self, bar: Bar0<'_>, multicast: bool, t: Target) -> Result {
+        let raw = MCR_SELECTOR::zeroed()
+            .with_multicast(multicast)
+            .try_with_slice(t.group)?
+            .try_with_subslice(t.instance)?
+            .into_raw();
+        match self {
+            Self::Mcfg => bar.write_reg(STEER_SEMAPHORE::from_raw(raw)),
+            Self::Sf => bar.write_reg(SF_MCR_SELECTOR::from_raw(raw)),
+            Self::Main => bar.write_reg(MCR_SELECTOR::from_raw(raw)),
+            Self::Gam => bar.write_reg(GAM_MCR_SELECTOR::from_raw(raw)),
+        }
+        Ok(())
+    }
+
+    /// Where the selector rests between operations: multicast, aimed at the implicit default
+    /// for the SQIDI selectors.
+    fn rest(self) -> Target {
+        match self {
+            Self::Mcfg | Self::Sf => SQIDI_DEFAULT,
+            Self::Main | Self::Gam => Target {
+                group: 0,
+                instance: 0,
+            },
+        }
+    }
+}
+
+/// Number of enabled DSS decides the SQIDI population (seed 000 line 740: all 8 on
+/// Alchemist-512, 2..5 on -256, 2..3 on -128; 32/16/8 DSS as 512/256/128 EUs at 16 EUs/DSS).
+fn sqidi_present(topo: &Topology, instance: u8) -> bool {
+    match topo.dss().count_ones() {
+        17.. => instance < 8,
+        9..=16 => (2..=5).contains(&instance),
+        _ => (2..=3).contains(&instance),
+    }
+}
+
+/// Whether `t` names an instance of `s` that exists (is not terminated).
+pub(crate) fn is_present(s: Steering, topo: &Topology, t: Target) -> bool {
+    let (g, i) = (u32::from(t.group), u32::from(t.instance));
+    match s {
+        Steering::Dss => g < 8 && i < 4 && topo.dss() & (1 << (4 * g + i)) != 0,
+        Steering::Gslice => g < 8 && i == 0 && (topo.dss() >> (4 * g)) & 0xf != 0,
+        Steering::L3bank => g < 8 && i < 4 && topo.l3bank_mask() & (1 << (4 * g + i)) != 0,
+        Steering::Lncf => g < 8 && i == 0 && topo.quadrant_has_memory(g / 2),
+        Steering::Mslice => g < 4 && i == 0 && topo.quadrant_has_memory(g),
+        Steering::Gam => t == GAM_PRIMARY,
+        Steering::SqidiSf | Steering::SqidiMcfg => g == 0 && sqidi_present(topo, t.instance),
+    }
+}
+
+/// The instance reads of `s` are steered to: the first one that exists.
+pub(crate) fn default_target(s: Steering, topo: &Topology) -> Option<Target> {
+    let first = |mask: u32| (mask != 0).then(|| mask.trailing_zeros());
+    // CAST: every value below is under 32 (a bit index of a u32), or under 8 after division.
+    let t = match s {
+        Steering::Dss => first(topo.dss()).map(|d| (d / 4, d % 4))?,
+        Steering::Gslice => first(topo.dss()).map(|d| (d / 4, 0))?,
+        Steering::L3bank => first(topo.l3bank_mask()).map(|b| (b >> 2, b & 3))?,
+        Steering::Lncf => first(topo.mslice_mask()).map(|q| (2 * q, 0))?,
+        Steering::Mslice => first(topo.mslice_mask()).map(|q| (q, 0))?,
+        Steering::Gam => return Some(GAM_PRIMARY),
+        Steering::SqidiSf | Steering::SqidiMcfg => return Some(SQIDI_DEFAULT),
+    };
+    Some(Target {
+        group: t.0 as u8,
+        instance: t.1 as u8,
+    })
+}
+
+/// Steering state of one GT.
+#[pin_data]
+pub(crate) struct Mcr {
+    /// Serialises every steered access; holds the topology the targets come from.
+    #[pin]
+    state: SpinLock<Topology>,
+}
+
+/// Why an MCR operation was refused.
+fn refuse(gt: &Gt<'_>, what: &str, reg: McrReg, detail: kernel::fmt::Arguments<'_>) -> Error {
+    dev_err!(
+        gt.dev,
+        "mcr: {} of {} refused: {}\n",
+        what,
+        reg.name,
+        detail
+    );
+    EINVAL
+}
+
+impl Mcr {
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            state <- kernel::new_spinlock!(Topology::default()),
+        })
+    }
+
+    /// Records the topology and programs the one-time MCFG/SF defaults (GT forcewake held by
+    /// the caller is not needed: the selectors are always-on, seed 000 line 465).
+    pub(crate) fn init(&self, bar: Bar0<'_>, topo: Topology) -> Result {
+        let mut state = self.state.lock();
+        *state = topo;
+        Selector::Mcfg.write(bar, true, SQIDI_DEFAULT)?;
+        Selector::Sf.write(bar, true, SQIDI_DEFAULT)
+    }
+
+    /// The topology steering uses.
+    pub(crate) fn topology(&self) -> Topology {
+        *self.state.lock()
+    }
+
+    /// Reads `reg` from an instance that exists (the group's default target).
+    pub(crate) fn read_any(&self, gt: &Gt<'_>, reg: McrReg) -> Result<u32> {
+        let topo = self.state.lock();
+        let target = default_target(reg.steering, &topo)
+            .ok_or_else(|| refuse(gt, "read", reg, fmt!("no instance of the group exists")))?;
+        if matches!(reg.steering.selector(), Selector::Main) {
+            Selector::Main.write(gt.bar, true, target)?;
+        }
+        // GAM and SQIDI selectors already rest on their default target.
+        gt.read_steered(reg.offset)
+    }
+
+    /// Reads `reg` from instance `t`, which must exist.
+    pub(crate) fn read_unicast(&self, gt: &Gt<'_>, reg: McrReg, t: Target) -> Result<u32> {
+        let topo = self.state.lock();
+        self.check_unicast(gt, &topo, "unicast read", reg, t)?;
+        let sel = reg.steering.selector();
+        // Multicast mode with a target: the read returns that instance's value (seed 000
+        // line 790), and the selector needs no restore.
+        sel.write(gt.bar, true, t)?;
+        let value = gt.read_steered(reg.offset);
+        if sel != Selector::Main {
+            sel.write(gt.bar, true, sel.rest())?;
+        }
+        value
+    }
+
+    /// Writes `value` to instance `t` of `reg` only.
+    pub(crate) fn write_unicast(&self, gt: &Gt<'_>, reg: McrReg, t: Target, value: u32) -> Result {
+        let topo = self.state.lock();
+        self.check_unicast(gt, &topo, "unicast write", reg, t)?;
+        let sel = reg.steering.selector();
+        sel.write(gt.bar, false, t)?;
+        let res = gt.write_steered(reg.offset, value);
+        // Back to multicast before anyone else steers (seed 000 line 807).
+        sel.write(gt.bar, true, sel.rest())?;
+        res
+    }
+
+    /// Writes `value` to every instance of `reg`: the selector rests in multicast mode, so this
+    /// is one MMIO write.
+    pub(crate) fn write_multicast(&self, gt: &Gt<'_>, reg: McrReg, value: u32) -> Result {
+        let _topo = self.state.lock();
+        if reg.steering == Steering::Gam {
+            return Err(refuse(
+                gt,
+                "multicast write",
+                reg,
+                fmt!("GAM steering is never changed"),
+            ));
+        }
+        gt.write_steered(reg.offset, value)
+    }
+
+    fn check_unicast(
+        &self,
+        gt: &Gt<'_>,
+        topo: &Topology,
+        what: &str,
+        reg: McrReg,
+        t: Target,
+    ) -> Result {
+        if reg.steering == Steering::Gam {
+            return Err(refuse(
+                gt,
+                what,
+                reg,
+                fmt!("GAM is read from its primary instance only"),
+            ));
+        }
+        if !is_present(reg.steering, topo, t) {
+            return Err(refuse(
+                gt,
+                what,
+                reg,
+                fmt!(
+                    "{} instance ({}, {}) does not exist on this part",
+                    reg.steering.name(),
+                    t.group,
+                    t.instance
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_mcr)]
+mod tests {
+    use super::*;
+
+    fn full() -> Topology {
+        Topology {
+            dss_geometry: u32::MAX,
+            dss_compute: u32::MAX,
+            meml3: 0xf,
+            vdbox: 0b101,
+            vebox: 0b11,
+        }
+    }
+
+    /// The partially fused G11-like part the mock offers: DSS only in quadrant 1.
+    fn g11_partial() -> Topology {
+        Topology {
+            dss_geometry: 0x0000ff00,
+            dss_compute: 0x0000ff00,
+            meml3: 0b0010,
+            vdbox: 0b1,
+            vebox: 0b1,
+        }
+    }
+
+    #[test]
+    fn ranges_are_sorted_and_disjoint() {
+        for pair in RANGES.windows(2) {
+            assert!(pair[0].start <= pair[0].end && pair[0].end < pair[1].start);
+        }
+    }
+
+    #[test]
+    fn steering_lookup_at_range_edges() {
+        for r in RANGES {
+            assert_eq!(steering_of(r.start), Some(r.steering));
+            assert_eq!(steering_of(r.end), Some(r.steering));
+        }
+        assert_eq!(steering_of(0x0aff), None);
+        assert_eq!(steering_of(0x8160), None);
+        assert_eq!(steering_of(0xe7c8), Some(Steering::Dss));
+        assert_eq!(steering_of(0xb158), Some(Steering::L3bank));
+        assert_eq!(steering_of(0xcf54), Some(Steering::Gam));
+        assert_eq!(steering_of(0x190010), None);
+    }
+
+    #[test]
+    fn defaults_on_a_full_part() {
+        let t = full();
+        let at = |g, i| {
+            Some(Target {
+                group: g,
+                instance: i,
+            })
+        };
+        assert_eq!(default_target(Steering::Dss, &t), at(0, 0));
+        assert_eq!(default_target(Steering::L3bank, &t), at(0, 0));
+        assert_eq!(default_target(Steering::Gam, &t), at(1, 0));
+        assert_eq!(default_target(Steering::SqidiSf, &t), at(0, 2));
+    }
+
+    #[test]
+    fn defaults_skip_fused_off_instances() {
+        let t = g11_partial();
+        let at = |g, i| {
+            Some(Target {
+                group: g,
+                instance: i,
+            })
+        };
+        // First DSS is 8: GSLICE 2, DSS 0 within it.
+        assert_eq!(default_target(Steering::Dss, &t), at(2, 0));
+        assert_eq!(default_target(Steering::Gslice, &t), at(2, 0));
+        // Quadrant 0 has neither MEML3 nor DSS, so banks 0-7 are gone: first is bank 8.
+        assert_eq!(default_target(Steering::L3bank, &t), at(2, 0));
+        assert_eq!(default_target(Steering::Mslice, &t), at(1, 0));
+        assert_eq!(default_target(Steering::Lncf, &t), at(2, 0));
+    }
+
+    #[test]
+    fn presence_follows_the_termination_rules() {
+        let t = g11_partial();
+        let at = |g, i| Target {
+            group: g,
+            instance: i,
+        };
+        assert!(!is_present(Steering::Dss, &t, at(0, 0)));
+        assert!(is_present(Steering::Dss, &t, at(3, 3)));
+        assert!(!is_present(Steering::L3bank, &t, at(0, 0)));
+        assert!(is_present(Steering::L3bank, &t, at(3, 3)));
+        assert!(!is_present(Steering::Dss, &t, at(8, 0)));
+        // 8 DSS: an Alchemist-128 SQIDI population, instances 2 and 3 only.
+        assert!(is_present(Steering::SqidiSf, &t, at(0, 3)));
+        assert!(!is_present(Steering::SqidiSf, &t, at(0, 4)));
+        assert!(is_present(Steering::SqidiSf, &full(), at(0, 7)));
+        assert!(is_present(Steering::Gam, &t, GAM_PRIMARY));
+        assert!(!is_present(Steering::Gam, &t, at(0, 0)));
+    }
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# A partially fused G11-like part: DSS only in quadrant 1, MEML3 only there,
+# so DSS (0,0) and L3 banks 0-7 are terminated. Reads must be steered to an
+# instance that exists (the mock counts a read of a terminated instance as a
+# violation and the harness fails the run on it).
+# device-id: 0x56a5
+# mock-args: --fuses g11-partial
+. /tests/lib.sh
+
+bdf=$(basename "$(gpu_dev 0x56a5)")
+check is_bound "$bdf"
+expect_eq "platform" "$(info_get "$bdf" platform)" "DG2-G11"
+expect_eq "dss_count" "$(topo "$bdf" dss_count)" 8
+expect_eq "l3bank_mask" "$(topo "$bdf" l3bank_mask)" 0x0000ff00
+expect_eq "mslice_mask" "$(topo "$bdf" mslice_mask)" 0x2
+expect_eq "DSS steering target" "$(sed -n 's/^DSS *//p' "$(dbg "$bdf" steering)")" "2,0"
+expect_eq "L3BANK steering target" "$(sed -n 's/^L3BANK *//p' "$(dbg "$bdf" steering)")" "2,0"
+check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
+check mcr "$bdf" write LSC_CHICKEN_BIT_0 all 0x1234
+expect_eq "steered DSS read returns the multicast value" "$(mcr "$bdf" read LSC_CHICKEN_BIT_0)" 0x00001234
+check mcr "$bdf" write XEHP_L3SQCREG5 all 0x77
+expect_eq "steered L3BANK read returns the multicast value" "$(mcr "$bdf" read XEHP_L3SQCREG5)" 0x00000077
+check not mcr "$bdf" read LSC_CHICKEN_BIT_0 0 0
+check not mcr "$bdf" write XEHP_L3SQCREG5 0 0 1
+check mcr "$bdf" write XEHP_L3SQCREG5 3 3 0x99
+expect_eq "unicast to a present bank" "$(mcr "$bdf" read XEHP_L3SQCREG5 3 3)" 0x00000099
+expect_eq "SQIDI (Alchemist-128): instance 3 exists" "$(mcr "$bdf" read XEHP_SQCM 0 3 >/dev/null && echo yes)" yes
+check not mcr "$bdf" read XEHP_SQCM 0 4
+check sh -c "echo 0 > $(dbg "$bdf" forcewake_all)"
+check_dmesg_clean
+done_testing
