@@ -81,6 +81,13 @@ run: boot-modules
 check: boot-modules kunit-module tools
 	@$(TOOLS_BIN)/xehpg-check --repo $(REPO) --kdir $(call boot_var,KDIR)
 
+# MMIO accesses per driver operation (forcewake, steered/unicast/multicast
+# access) measured in the VM, and the driver's MMIO count reconciled with the
+# mock's; exits non-zero only if the counts differ or the run fails.
+.PHONY: bench
+bench: boot-modules tools
+	@$(TOOLS_BIN)/xehpg-check --bench --repo $(REPO)
+
 # bindgen on the shared ABI header. The output is checked in; `make check`
 # regenerates it to a temporary file and fails on any difference.
 BINDGEN_CMD = $(or $(call boot_var,BINDGEN),$(BINDGEN)) --use-core --no-layout-tests \

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 pub const USAGE: &str = "\
 usage: xehpg-check [--repo DIR] [--kdir DIR] [--only SUITE[:SCENARIO]]...
                    [--update-floor] [--list] [--help]
+       xehpg-check --bench [--repo DIR]
 
 Runs the test suites of `make check` in order and ends with `N passed, N failed`.
 
@@ -16,6 +17,9 @@ Runs the test suites of `make check` in order and ends with `N passed, N failed`
                     scenario of the vm suite. Skips the floor check.
   --update-floor    rewrite tools/check-floor from this run's test counts
   --list            list the suites and vm scenarios, run nothing
+  --bench           `make bench`: boot the VM, print MMIO accesses per driver
+                    operation, and check the driver's MMIO count against the
+                    mock's (exit 1 if they differ); runs no suite
 ";
 
 /// What the user asked for.
@@ -33,6 +37,8 @@ pub struct Options {
     pub list: bool,
     /// Print usage.
     pub help: bool,
+    /// Run the MMIO bench instead of the suites.
+    pub bench: bool,
 }
 
 /// One `--only` argument: a suite, optionally narrowed to one item (a vm scenario).
@@ -65,12 +71,16 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options> {
             "--only" => opts.only.push(selection(&value()?)),
             "--update-floor" => opts.update_floor = true,
             "--list" => opts.list = true,
+            "--bench" => opts.bench = true,
             "-h" | "--help" => opts.help = true,
             _ => bail!("unknown argument {arg:?}"),
         }
     }
     if opts.update_floor && !opts.only.is_empty() {
         bail!("--update-floor needs a full run: it cannot be combined with --only");
+    }
+    if opts.bench && (opts.update_floor || opts.list || !opts.only.is_empty()) {
+        bail!("--bench runs no suite: it cannot be combined with --only, --list or --update-floor");
     }
     Ok(opts)
 }
@@ -116,5 +126,8 @@ mod tests {
         assert!(parse(args("--repo")).is_err());
         assert!(parse(args("--update-floor --only abi")).is_err());
         assert!(parse(args("--update-floor")).unwrap().update_floor);
+        assert!(parse(args("--bench --repo /r")).unwrap().bench);
+        assert!(parse(args("--bench --only vm")).is_err());
+        assert!(parse(args("--bench --list")).is_err());
     }
 }

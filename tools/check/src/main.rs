@@ -1,13 +1,16 @@
 //! `xehpg-check`: the test orchestrator behind `make check`.
 //!
-//! Runs the suites of [`suites::SUITES`] in order (tools, style, abi, regs,
+//! Runs the suites of [`suites::SUITES`] in order (tools, style, abi, regs, fwtable,
 //! kunit, vm), printing a header per suite, one `ok - ` / `FAIL - ` /
 //! `skip - ` line per test and the suite's time ([`report`]). A full run then
 //! checks the test-count floor in `tools/check-floor` ([`floor`]). The last
 //! line is always `N passed, N failed`; the exit status is 0 only when
 //! nothing failed (1 on failures, 2 on bad usage). Subprocess output is kept
 //! under `build/check-logs/<suite>/`.
+//!
+//! `--bench` runs no suite: it is `make bench` ([`bench`]).
 
+mod bench;
 mod cli;
 mod envmk;
 mod floor;
@@ -44,7 +47,6 @@ fn run(args: impl Iterator<Item = String>) -> Result<bool> {
         print!("{}", cli::USAGE);
         return Ok(true);
     }
-    let env = EnvMk::load_default();
     let repo = match opts.repo {
         Some(r) => r,
         None => std::env::current_dir()?,
@@ -52,6 +54,10 @@ fn run(args: impl Iterator<Item = String>) -> Result<bool> {
     let repo = repo
         .canonicalize()
         .with_context(|| format!("repository {}", repo.display()))?;
+    if opts.bench {
+        return bench::run(&repo);
+    }
+    let env = EnvMk::load_default();
     let kdir = kernel_dir(opts.kdir, &env)?;
     let ctx = Context {
         repo,

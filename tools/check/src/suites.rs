@@ -2,11 +2,12 @@
 
 mod abi;
 mod cargo_test;
+mod fwtable;
 mod kunit;
-mod regs;
+pub(crate) mod regs;
 mod style;
 mod tools;
-mod vm;
+pub(crate) mod vm;
 
 use crate::cli::Selection;
 use crate::envmk::EnvMk;
@@ -52,6 +53,12 @@ pub const SUITES: &[Suite] = &[
         name: "regs",
         title: "driver and mock agree on shared registers",
         run: regs::run,
+        list: None,
+    },
+    Suite {
+        name: "fwtable",
+        title: "forcewake and steering tables: seed, driver, upstream i915",
+        run: fwtable::run,
         list: None,
     },
     Suite {
@@ -181,7 +188,7 @@ mod tests {
         let names = |s: Vec<&Suite>| s.iter().map(|x| x.name).collect::<Vec<_>>();
         assert_eq!(
             names(selected(&[]).unwrap()),
-            ["tools", "style", "abi", "regs", "kunit", "vm"]
+            ["tools", "style", "abi", "regs", "fwtable", "kunit", "vm"]
         );
         let picked = selected(&[sel("vm", Some("probe")), sel("regs", None)]).unwrap();
         assert_eq!(names(picked), ["regs", "vm"]);

@@ -6,8 +6,8 @@
 //! differ are listed with a reason in `tools/check/regs-allow.txt`.
 
 mod compare;
-mod lex;
-mod parse;
+pub(crate) mod lex;
+pub(crate) mod parse;
 
 use super::Context;
 use crate::report::{Case, Reporter};
@@ -62,7 +62,8 @@ fn driver_registers(repo: &Path, r: &mut Reporter) -> Result<Vec<Defined>> {
     Ok(out)
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+/// Every `*.rs` under `dir`, recursively (unsorted).
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     let entries = std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))?;
     for entry in entries {
         let path = entry?.path();

@@ -11,9 +11,14 @@
 //! - `<name>: run`: the guest reported an exit status, the plan matched, and a
 //!   non-zero exit came with a `not ok`;
 //! - `<name>: mock clean`: the mock summary holds nothing undeclared and every
-//!   declared violation happened ([`mock_summary`]).
+//!   declared violation happened ([`mock_summary`]);
+//! - `<name>: driver MMIO count matches the mock`, for scenarios that call
+//!   `mmio_report` (`# mmio reads=N writes=N`): the driver's own count of its
+//!   BAR accesses equals the mock's ([`mmio`]). Only meaningful in a scenario
+//!   that loads the driver once: unloading resets the driver's counters.
 
-mod mock_summary;
+pub(crate) mod mmio;
+pub(crate) mod mock_summary;
 mod scenario;
 mod tap;
 
@@ -110,6 +115,9 @@ fn run_scenario(ctx: &Context, s: &Scenario, r: &mut Reporter) {
     }
     r.case(run_case(&s.name, &finished, &tap, &console));
     r.case(mock_case(&s.name, header, &summary));
+    if let Some(case) = mmio_case(&s.name, &text, &summary) {
+        r.case(case);
+    }
     r.note(&format!(
         "{}: {:.1} s",
         s.name,
@@ -260,6 +268,23 @@ fn mock_case(scenario: &str, h: &Header, summary: &Path) -> Case {
     )
 }
 
+/// `<scenario>: driver MMIO count matches the mock`, if the scenario reported
+/// its count.
+fn mmio_case(scenario: &str, output: &str, summary: &Path) -> Option<Case> {
+    let driver = mmio::counts_after(output, mmio::SCENARIO_PREFIX)?;
+    let name = format!("{scenario}: driver MMIO count matches the mock");
+    let result = driver.and_then(|d| {
+        let text = std::fs::read_to_string(summary)
+            .map_err(|e| format!("no mock summary at {} ({e})", summary.display()))?;
+        let s = mock_summary::parse(&text).map_err(|e| format!("{e:#}"))?;
+        mmio::reconcile(d, &s)
+    });
+    Some(match result {
+        Ok(()) => Case::pass(name),
+        Err(why) => Case::fail(name, why),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,6 +373,26 @@ mod tests {
             Path::new("/nonexistent/console.log"),
         );
         assert_eq!(c.status, Status::Fail("planned 2 tests, 1 ran".into()));
+    }
+
+    #[test]
+    fn mmio_case_only_for_scenarios_that_report() {
+        let dir = std::env::temp_dir().join(format!("xehpg-check-mmio-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let summary = dir.join("mock.json");
+        std::fs::write(
+            &summary,
+            r#"{"unknown_accesses": 0, "violations": 0, "mmio_reads": 7, "mmio_writes": 3}"#,
+        )
+        .unwrap();
+        assert!(mmio_case("bind", "ok 1 - a\n", &summary).is_none());
+        let ok = mmio_case("m", "# mmio reads=7 writes=3\n", &summary).unwrap();
+        assert_eq!(ok, Case::pass("m: driver MMIO count matches the mock"));
+        let bad = mmio_case("m", "# mmio reads=7 writes=4\n", &summary).unwrap();
+        assert!(bad.is_failure());
+        let lost = mmio_case("m", "# mmio reads=7 writes=3\n", &dir.join("none.json")).unwrap();
+        assert!(lost.is_failure());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub struct Summary {
     pub violation_kinds: BTreeMap<String, u64>,
     /// `final`, if the summary has it: false means the mock died mid-run.
     pub is_final: Option<bool>,
+    /// `mmio_reads`, if the summary has it.
+    pub mmio_reads: Option<u64>,
+    /// `mmio_writes`, if the summary has it.
+    pub mmio_writes: Option<u64>,
 }
 
 /// Parses the summary JSON; offsets may be numbers or `"0x..."` strings.
@@ -69,6 +73,8 @@ pub fn parse(text: &str) -> Result<Summary> {
         violations: count("violations")?,
         violation_kinds,
         is_final: v.get("final").and_then(Value::as_bool),
+        mmio_reads: v.get("mmio_reads").and_then(Value::as_u64),
+        mmio_writes: v.get("mmio_writes").and_then(Value::as_u64),
     })
 }
 
@@ -144,6 +150,7 @@ mod tests {
         "violations": 2,
         "violation_kinds": {"write-while-busy": 1, "bad-doorbell": 1},
         "other": "ignored",
+        "mmio_reads": 12,
         "final": true
     }"#;
 
@@ -162,6 +169,7 @@ mod tests {
         assert_eq!(s.unknown[1].offset, 0x8000);
         assert_eq!(s.violation_kinds["bad-doorbell"], 1);
         assert_eq!(s.is_final, Some(true));
+        assert_eq!((s.mmio_reads, s.mmio_writes), (Some(12), None));
     }
 
     #[test]

@@ -1,0 +1,421 @@
+//! `xehpg-check --bench` (`make bench`): MMIO cycles per driver operation.
+//!
+//! Boots the VM with the production module and `tools/guest/bench.sh`, which
+//! repeats `mcr` debugfs commands and prints `bench NAME n=N reads=R
+//! writes=W ns=T` lines ([`parse`]). This prints them as a table of MMIO
+//! accesses (and wall time) per operation next to the driver's design
+//! targets ([`table`]); it is a measurement, not a test, so a figure off its
+//! target is printed, not failed.
+//!
+//! One thing is checked: the driver's final `mmio_stats` must equal the
+//! mock's `mmio_reads`/`mmio_writes` (the mock counts every BAR access it
+//! saw). A mismatch, a guest error or a VM failure is printed as `error:`
+//! and the command exits non-zero. Logs go to `build/bench/`.
+
+use crate::process::run_logged;
+use crate::suites::vm::{mmio, mock_summary};
+use crate::suites::vm_exit_meaning;
+use anyhow::{bail, Context as _, Result};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// Limit for the whole VM run.
+const LIMIT: Duration = Duration::from_secs(15 * 60);
+
+/// The guest command's own limit, seconds.
+const GUEST_TIMEOUT_SECS: u64 = 600;
+
+/// Prefix of every line the guest script prints for the host.
+const PREFIX: &str = "bench ";
+
+/// One measurement: an operation repeated `n` times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Measure {
+    /// Its name (`held_steered_read`, ...).
+    pub name: String,
+    /// Repetitions.
+    pub n: u64,
+    /// MMIO reads over all repetitions.
+    pub reads: u64,
+    /// MMIO writes over all repetitions.
+    pub writes: u64,
+    /// Wall time over all repetitions, if the guest could measure it.
+    pub ns: Option<u64>,
+}
+
+/// Everything the guest reported.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Output {
+    /// Measurements in order.
+    pub measures: Vec<Measure>,
+    /// The driver's final `mmio_stats`.
+    pub stats: Option<mmio::Counts>,
+    /// `bench error ...` lines.
+    pub errors: Vec<String>,
+}
+
+/// Parses the guest's `bench ...` lines; other lines are ignored.
+pub fn parse(text: &str) -> Result<Output> {
+    let mut out = Output::default();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim_end_matches('\r');
+        let Some(rest) = line.strip_prefix(PREFIX) else {
+            continue;
+        };
+        let n = i + 1;
+        let (name, args) = rest.split_once(' ').unwrap_or((rest, ""));
+        match name {
+            "error" => out.errors.push(args.to_string()),
+            "mmio_stats" => {
+                let c = mmio::counts_after(line, "bench mmio_stats ")
+                    .context("no counts")?
+                    .map_err(anyhow::Error::msg)
+                    .with_context(|| format!("output line {n}"))?;
+                out.stats = Some(c);
+            }
+            _ => out
+                .measures
+                .push(measure(name, args).with_context(|| format!("output line {n}: `{line}`"))?),
+        }
+    }
+    Ok(out)
+}
+
+/// `n=N reads=R writes=W ns=T|-`.
+fn measure(name: &str, args: &str) -> Result<Measure> {
+    let mut m = Measure {
+        name: name.to_string(),
+        n: 0,
+        reads: 0,
+        writes: 0,
+        ns: None,
+    };
+    let mut seen = Vec::new();
+    for word in args.split_whitespace() {
+        let (key, value) = word
+            .split_once('=')
+            .with_context(|| format!("`{word}` is not key=value"))?;
+        if seen.contains(&key) {
+            bail!("{key} given twice");
+        }
+        seen.push(key);
+        let number = || -> Result<u64> {
+            value
+                .parse()
+                .with_context(|| format!("{key}={value} is not a count"))
+        };
+        match key {
+            "n" => m.n = number()?,
+            "reads" => m.reads = number()?,
+            "writes" => m.writes = number()?,
+            "ns" if value == "-" => m.ns = None,
+            "ns" => m.ns = Some(number()?),
+            _ => bail!("unknown key {key}"),
+        }
+    }
+    if m.n == 0
+        || !["n", "reads", "writes", "ns"]
+            .iter()
+            .all(|k| seen.contains(k))
+    {
+        bail!("needs n (above 0), reads, writes and ns");
+    }
+    Ok(m)
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// What was measured.
+    pub what: &'static str,
+    /// MMIO reads per operation.
+    pub reads: f64,
+    /// MMIO writes per operation.
+    pub writes: f64,
+    /// The driver's design target for reads + writes, if it has one.
+    pub target: Option<f64>,
+    /// Wall time per operation, microseconds.
+    pub us: Option<f64>,
+}
+
+impl Row {
+    /// Reads + writes per operation.
+    pub fn total(&self) -> f64 {
+        self.reads + self.writes
+    }
+}
+
+/// The table: per-operation figures derived from the measurements.
+///
+/// - forcewake get + put of one domain, cold: `cold_steered_read` minus
+///   `held_steered_read` (the same steered read; only the wake differs). No
+///   target: the ack polls depend on how fast the device acks.
+/// - forcewake get with the domain already held: `held_gam_read` minus its 1
+///   register read (a GAM read writes no selector). Target 0.
+/// - steered read: `held_steered_read`, target 2 (selector write + read).
+/// - unicast read: `held_unicast_read`, target 2 (selector write + read; the
+///   main selector needs no restore).
+/// - unicast write: `held_unicast_write`, target 3 (selector to unicast,
+///   write, selector back to multicast).
+/// - multicast write: `held_multicast_write`, target 1 (the selector rests
+///   in multicast mode).
+pub fn table(out: &Output) -> Result<Vec<Row>> {
+    let get = |name: &str| -> Result<&Measure> {
+        out.measures
+            .iter()
+            .find(|m| m.name == name)
+            .with_context(|| format!("the guest reported no `{name}` measurement"))
+    };
+    let per = |m: &Measure| {
+        // CAST: counts far below 2^52, exact in f64.
+        let n = m.n as f64;
+        (
+            m.reads as f64 / n,
+            m.writes as f64 / n,
+            m.ns.map(|t| t as f64 / n / 1000.0),
+        )
+    };
+    let row = |what, m: &Measure, target: Option<f64>| {
+        let (reads, writes, us) = per(m);
+        Row {
+            what,
+            reads,
+            writes,
+            target,
+            us,
+        }
+    };
+    let cold = per(get("cold_steered_read")?);
+    let held = per(get("held_steered_read")?);
+    let gam = per(get("held_gam_read")?);
+    Ok(vec![
+        Row {
+            what: "forcewake get+put, one domain (cold)",
+            reads: cold.0 - held.0,
+            writes: cold.1 - held.1,
+            target: None,
+            us: cold.2.zip(held.2).map(|(c, h)| c - h),
+        },
+        Row {
+            what: "forcewake get, domain already held",
+            reads: gam.0 - 1.0,
+            writes: gam.1,
+            target: Some(0.0),
+            us: None,
+        },
+        row("steered read", get("held_steered_read")?, Some(2.0)),
+        row("unicast read", get("held_unicast_read")?, Some(2.0)),
+        row("unicast write", get("held_unicast_write")?, Some(3.0)),
+        row("multicast write", get("held_multicast_write")?, Some(1.0)),
+    ])
+}
+
+/// The table as text.
+pub fn render(rows: &[Row], n: u64) -> String {
+    let mut s = format!(
+        "{:<38} {:>8} {:>7} {:>7} {:>7} {:>9}\n",
+        format!("operation (MMIO per op, N={n})"),
+        "MMIO",
+        "reads",
+        "writes",
+        "target",
+        "us/op"
+    );
+    for r in rows {
+        let target = r.target.map_or("-".to_string(), |t| format!("{t:.0}"));
+        let us = r.us.map_or("-".to_string(), |u| format!("{u:.1}"));
+        let flag = match r.target {
+            Some(t) if (r.total() - t).abs() > 1e-9 => "  <- off target",
+            _ => "",
+        };
+        s.push_str(&format!(
+            "{:<38} {:>8.2} {:>7.2} {:>7.2} {:>7} {:>9}{flag}\n",
+            r.what,
+            r.total(),
+            r.reads,
+            r.writes,
+            target,
+            us
+        ));
+    }
+    s
+}
+
+/// Runs the bench; `Ok(false)` when something is printed as an error.
+pub fn run(repo: &Path) -> Result<bool> {
+    let logs = repo.join("build/bench");
+    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    let (out_log, console, summary) = (
+        logs.join("output.log"),
+        logs.join("console.log"),
+        logs.join("mock.json"),
+    );
+    for f in [&out_log, &console, &summary] {
+        // A stale summary would pass for this run's.
+        let _ = std::fs::remove_file(f);
+    }
+    let mut cmd = Command::new(repo.join("tools/vm/run"));
+    cmd.args(["-q", &format!("--timeout={GUEST_TIMEOUT_SECS}")])
+        .arg(format!("--console={}", console.display()))
+        .arg(format!("--summary={}", summary.display()))
+        .arg(format!(
+            "--module={}",
+            repo.join("build/module/xehpg.ko").display()
+        ))
+        .arg(format!(
+            "--guest-file={}:/bench.sh",
+            repo.join("tools/guest/bench.sh").display()
+        ))
+        .args(["--", "sh /bench.sh"]);
+    println!("xehpg bench: booting the VM (logs in {})", logs.display());
+    let finished = run_logged(&mut cmd, &out_log, LIMIT)?;
+    let text = String::from_utf8_lossy(&std::fs::read(&out_log).unwrap_or_default()).into_owned();
+    let output = parse(&text)?;
+    let mut ok = true;
+    for e in &output.errors {
+        println!("error: guest: {e}");
+        ok = false;
+    }
+    if !finished.success() {
+        println!("error: {}", vm_exit_meaning(&finished));
+        ok = false;
+    }
+    match table(&output) {
+        Ok(rows) => {
+            let n = output.measures.first().map_or(0, |m| m.n);
+            print!("\n{}", render(&rows, n));
+        }
+        Err(e) => {
+            println!("error: {e:#}");
+            ok = false;
+        }
+    }
+    ok &= reconcile(&output, &summary);
+    if !ok {
+        println!("(guest output: {})", out_log.display());
+    }
+    Ok(ok)
+}
+
+/// Prints the MMIO reconciliation; false on a mismatch or missing data.
+fn reconcile(output: &Output, summary: &Path) -> bool {
+    let Some(driver) = output.stats else {
+        println!("error: the guest never printed the driver's final mmio_stats");
+        return false;
+    };
+    let mock = std::fs::read_to_string(summary)
+        .with_context(|| format!("reading {}", summary.display()))
+        .and_then(|t| mock_summary::parse(&t));
+    let mock = match mock {
+        Ok(m) => m,
+        Err(e) => {
+            println!("error: mock summary: {e:#}");
+            return false;
+        }
+    };
+    let show = |o: Option<u64>| o.map_or("?".to_string(), |v| v.to_string());
+    println!(
+        "\nMMIO reconciliation: driver mmio_stats reads={} writes={}; mock saw reads={} writes={}",
+        driver.reads,
+        driver.writes,
+        show(mock.mmio_reads),
+        show(mock.mmio_writes)
+    );
+    match mmio::reconcile(driver, &mock) {
+        Ok(()) => {
+            println!("ok: equal");
+            true
+        }
+        Err(why) => {
+            println!("error: MMIO counts differ: {why}");
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GUEST: &str = "\
+TAP version 13
+[   3.1] some kernel line
+bench cold_steered_read n=50 reads=400 writes=200 ns=5000000
+bench held_steered_read n=50 reads=50 writes=50 ns=2000000
+bench held_gam_read n=50 reads=50 writes=0 ns=-
+bench held_unicast_read n=50 reads=50 writes=50 ns=1000000
+bench held_unicast_write n=50 reads=0 writes=150 ns=1000000
+bench held_multicast_write n=50 reads=0 writes=50 ns=1000000
+bench mmio_stats reads=700 writes=650
+";
+
+    #[test]
+    fn parses_measures_and_stats() {
+        let o = parse(GUEST).unwrap();
+        assert_eq!(o.measures.len(), 6);
+        assert_eq!(
+            o.measures[0],
+            Measure {
+                name: "cold_steered_read".into(),
+                n: 50,
+                reads: 400,
+                writes: 200,
+                ns: Some(5_000_000)
+            }
+        );
+        assert_eq!(o.measures[2].ns, None);
+        assert_eq!(
+            o.stats,
+            Some(mmio::Counts {
+                reads: 700,
+                writes: 650
+            })
+        );
+        assert!(o.errors.is_empty());
+        let e = parse("bench error no device bound to xehpg\n").unwrap();
+        assert_eq!(e.errors, ["no device bound to xehpg"]);
+    }
+
+    #[test]
+    fn malformed_lines_are_errors() {
+        for bad in [
+            "bench x n=50 reads=1 writes=2",
+            "bench x n=0 reads=1 writes=2 ns=-",
+            "bench x n=5 reads=1 writes=2 ns=3 extra=4",
+            "bench x n=5 reads=a writes=2 ns=3",
+            "bench x n=5 n=5 reads=1 writes=2 ns=3",
+            "bench x n=5 reads=1 writes ns=3",
+            "bench mmio_stats reads=1",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn table_derives_per_operation_figures() {
+        let rows = table(&parse(GUEST).unwrap()).unwrap();
+        let fw = &rows[0];
+        assert_eq!((fw.reads, fw.writes, fw.total()), (7.0, 3.0, 10.0));
+        assert_eq!(fw.us, Some(60.0));
+        assert_eq!((rows[1].total(), rows[1].target), (0.0, Some(0.0)));
+        assert_eq!((rows[2].total(), rows[2].target), (2.0, Some(2.0)));
+        assert_eq!(rows[2].us, Some(40.0));
+        assert_eq!(rows[4].total(), 3.0);
+        assert_eq!(rows[5].total(), 1.0);
+        let text = render(&rows, 50);
+        assert!(text.starts_with("operation (MMIO per op, N=50)"));
+        assert!(text.contains("steered read"));
+        assert!(!text.contains("off target"), "{text}");
+        let mut off = rows.clone();
+        off[5].writes = 2.0;
+        assert!(render(&off, 50).contains("multicast write"));
+        assert!(render(&off, 50).contains("<- off target"));
+    }
+
+    #[test]
+    fn a_missing_measurement_is_an_error() {
+        let partial = parse("bench held_steered_read n=1 reads=1 writes=1 ns=-\n").unwrap();
+        assert!(table(&partial).is_err());
+    }
+}

@@ -1,0 +1,303 @@
+//! Suite `fwtable`: the forcewake and steering tables agree with the seed,
+//! with each other and (up to explained differences) with upstream i915.
+//!
+//! Sources: the PRM's "Force Wake and Steering Table" (seed 000 lines
+//! 455-704), kept as `tools/mock/data/fw-steering.tsv` and read with
+//! `xehpg_mock::seed_table`; the driver's `rust/forcewake/table.rs` and
+//! `rust/mcr.rs` ([`driver`]); i915's `__dg2_fw_ranges` in the kernel tree
+//! ([`i915`]). Tests:
+//!
+//! - the checked-in TSV is what `seed_table::extract` makes of the seed
+//!   (skipped when the seed is not beside the repository, `../shared/seeds/`);
+//! - the driver's table is sorted and contiguous from 0 to 0x23FFFF;
+//! - the driver maps every seed row to its wake target, except ranges settled
+//!   in `tools/check/fw-settled.txt`; one test per settled entry checks the
+//!   difference still exists. Unlisted holes of the seed are notes;
+//! - every range where the driver and i915 differ is explained in
+//!   `tools/check/fw-upstream-diffs.txt`, and every explanation still
+//!   describes a real difference (skipped without the kernel tree's file);
+//! - the driver's multicast ranges cover exactly the seed's replicated rows,
+//!   with the seed's group, up to the documented mapping (SQIDI behind the
+//!   SF or MCFG selector; GAM for MSLICE on three ranges).
+
+mod compare;
+pub(crate) mod driver;
+mod i915;
+mod notes;
+pub(crate) mod wake;
+
+use super::Context;
+use crate::report::{Case, Reporter};
+use anyhow::{Context as _, Result};
+use std::path::{Path, PathBuf};
+use wake::{Span, Wake};
+use xehpg_mock::seed_table::{self, Group, Row};
+
+/// The checked-in seed table, relative to the repository.
+const TSV_FILE: &str = "tools/mock/data/fw-steering.tsv";
+
+/// Settled seed differences, relative to the repository.
+const SETTLED_FILE: &str = "tools/check/fw-settled.txt";
+
+/// Explained differences with i915, relative to the repository.
+const UPSTREAM_FILE: &str = "tools/check/fw-upstream-diffs.txt";
+
+/// Seed directory relative to the repository (CI has `shared/` beside the clone).
+const SEED_DIR: &str = "../shared/seeds";
+
+/// Runs the suite.
+pub fn run(ctx: &Context, r: &mut Reporter) {
+    let rows = match read(&ctx.repo, TSV_FILE).and_then(|t| Ok(seed_table::parse_tsv(&t)?)) {
+        Ok(rows) => rows,
+        Err(e) => return r.case(Case::fail(format!("{TSV_FILE} parses"), format!("{e:#}"))),
+    };
+    r.case(seed_fresh(&ctx.repo, &rows));
+    let seed: Vec<Span<Wake>> = rows.iter().map(seed_wake).collect();
+    let groups: Vec<Span<Group>> = rows.iter().filter_map(seed_group).collect();
+
+    match read(&ctx.repo, driver::TABLE_FILE).and_then(|t| driver::forcewake_table(&t)) {
+        Ok(table) => {
+            r.case(driver_shape(&table));
+            seed_cases(ctx, &seed, &table, r);
+            upstream_cases(ctx, &table, r);
+        }
+        Err(e) => r.case(Case::fail(
+            format!("parse {}", driver::TABLE_FILE),
+            format!("{e:#}"),
+        )),
+    }
+
+    match read(&ctx.repo, driver::MCR_FILE).and_then(|t| driver::mcr_table(&t)) {
+        Ok(mcr) => mcr_cases(&mcr, &groups, r),
+        Err(e) => r.case(Case::fail(
+            format!("parse {}", driver::MCR_FILE),
+            format!("{e:#}"),
+        )),
+    }
+}
+
+fn read(repo: &Path, rel: &str) -> Result<String> {
+    std::fs::read_to_string(repo.join(rel)).with_context(|| format!("reading {rel}"))
+}
+
+fn seed_wake(row: &Row) -> Span<Wake> {
+    Span {
+        start: row.start,
+        end: row.end,
+        value: Wake::from_seed(row.wake),
+        line: row.seed_line,
+    }
+}
+
+fn seed_group(row: &Row) -> Option<Span<Group>> {
+    Some(Span {
+        start: row.start,
+        end: row.end,
+        value: row.group?,
+        line: row.seed_line,
+    })
+}
+
+/// `../shared/seeds/000_*.txt`, if there is one.
+fn seed_file(repo: &Path) -> Option<PathBuf> {
+    let dir = repo.join(SEED_DIR);
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("000_") && n.ends_with(".txt"))
+        })
+        .collect();
+    found.sort();
+    let first = found.into_iter().next()?;
+    Some(first.canonicalize().unwrap_or(first))
+}
+
+/// (a) The TSV is the seed's table, regenerated.
+fn seed_fresh(repo: &Path, tsv: &[Row]) -> Case {
+    let name = format!("{TSV_FILE} is seed 000's table ({} rows)", tsv.len());
+    let Some(path) = seed_file(repo) else {
+        return Case::skip(
+            name,
+            format!("no {SEED_DIR}/000_*.txt beside the repository"),
+        );
+    };
+    let extracted = std::fs::read_to_string(&path)
+        .with_context(|| format!("reading {}", path.display()))
+        .and_then(|t| Ok(seed_table::extract(&t)?));
+    let extracted = match extracted {
+        Ok(rows) => rows,
+        Err(e) => return Case::fail(name, format!("{e:#}")),
+    };
+    if extracted == tsv {
+        return Case::pass(name);
+    }
+    let (want, have) = (seed_table::to_tsv(&extracted), seed_table::to_tsv(tsv));
+    let mut details: Vec<String> = want
+        .lines()
+        .filter(|l| !have.lines().any(|h| h == *l))
+        .map(|l| format!("seed: {l}"))
+        .chain(
+            have.lines()
+                .filter(|l| !want.lines().any(|w| w == *l))
+                .map(|l| format!("tsv:  {l}")),
+        )
+        .collect();
+    details.truncate(crate::report::TAIL_LINES);
+    details.push(format!(
+        "(regenerate in tools/: cargo run -q -p xehpg-mock --bin xehpg-seed-table -- {} -o ../{TSV_FILE})",
+        path.display()
+    ));
+    Case::fail(
+        name,
+        format!(
+            "{} rows from {}, {} in the TSV, differing",
+            extracted.len(),
+            path.display(),
+            tsv.len()
+        ),
+    )
+    .with_details(details)
+}
+
+fn driver_shape(table: &[Span<Wake>]) -> Case {
+    let name = format!(
+        "{} is sorted and contiguous from 0 to {:#08X} ({} rows)",
+        driver::TABLE_FILE,
+        compare::TABLE_END,
+        table.len()
+    );
+    let problems = compare::driver_shape(table);
+    if problems.is_empty() {
+        Case::pass(name)
+    } else {
+        Case::fail(name, format!("{} problems", problems.len())).with_details(problems)
+    }
+}
+
+/// (b) Driver against every seed row, settled entries, holes.
+fn seed_cases(ctx: &Context, seed: &[Span<Wake>], table: &[Span<Wake>], r: &mut Reporter) {
+    let settled = match read_optional(&ctx.repo.join(SETTLED_FILE)) {
+        Ok(text) => match notes::parse_settled(&text) {
+            Ok(s) => s,
+            Err(e) => return r.case(Case::fail(SETTLED_FILE, format!("{e:#}"))),
+        },
+        Err(e) => return r.case(Case::fail(SETTLED_FILE, format!("{e:#}"))),
+    };
+    let check = compare::seed_vs_driver(seed, table, &settled);
+    let name = format!("driver table matches the seed ({} rows)", seed.len());
+    if check.mismatches.is_empty() {
+        r.case(Case::pass(name));
+    } else {
+        let reason = format!(
+            "{} seed rows differ (settle deliberate ones in {SETTLED_FILE})",
+            check.mismatches.len()
+        );
+        r.case(Case::fail(name, reason).with_details(check.mismatches.clone()));
+    }
+    for (name, problems) in check.settled {
+        if problems.is_empty() {
+            r.case(Case::pass(name));
+        } else {
+            let reason = problems.join("; ");
+            r.case(Case::fail(name, reason).with_details(problems));
+        }
+    }
+    if check.settled_rows > 0 {
+        r.note(&format!(
+            "{} seed rows differ as settled in {SETTLED_FILE}",
+            check.settled_rows
+        ));
+    }
+    for h in check.holes {
+        r.note(&format!("seed hole {h}"));
+    }
+}
+
+/// (c) Driver against i915's `__dg2_fw_ranges`.
+fn upstream_cases(ctx: &Context, table: &[Span<Wake>], r: &mut Reporter) {
+    const EXPLAINED: &str = "driver table vs i915 __dg2_fw_ranges: every difference explained";
+    const HOLDS: &str = "driver table vs i915 __dg2_fw_ranges: every explanation still holds";
+    let path = ctx.kdir.join(i915::FILE);
+    if !path.exists() {
+        for name in [EXPLAINED, HOLDS] {
+            r.case(Case::skip(name, format!("no {}", path.display())));
+        }
+        return;
+    }
+    let i915 = std::fs::read_to_string(&path)
+        .with_context(|| format!("reading {}", path.display()))
+        .and_then(|t| i915::dg2_ranges(&t));
+    let i915 = match i915 {
+        Ok(t) => t,
+        Err(e) => {
+            return r.case(Case::fail(
+                format!("parse i915 __dg2_fw_ranges ({})", i915::FILE),
+                format!("{e:#}"),
+            ))
+        }
+    };
+    let explained = match read_optional(&ctx.repo.join(UPSTREAM_FILE))
+        .and_then(|t| notes::parse_upstream(&t))
+    {
+        Ok(x) => x,
+        Err(e) => return r.case(Case::fail(UPSTREAM_FILE, format!("{e:#}"))),
+    };
+    let check = compare::driver_vs_i915(table, &i915, &explained);
+    let unexplained_name = format!("{EXPLAINED} ({} differing ranges)", check.differing.len());
+    let stale_name = format!("{HOLDS} ({} entries)", explained.len());
+    if check.unexplained.is_empty() {
+        r.case(Case::pass(unexplained_name));
+    } else {
+        let reason = format!(
+            "{} differences not explained in {UPSTREAM_FILE}",
+            check.unexplained.len()
+        );
+        r.case(Case::fail(unexplained_name, reason).with_details(check.unexplained));
+    }
+    if check.stale.is_empty() {
+        r.case(Case::pass(stale_name));
+    } else {
+        let reason = format!(
+            "{} entries of {UPSTREAM_FILE} no longer match the tables",
+            check.stale.len()
+        );
+        r.case(Case::fail(stale_name, reason).with_details(check.stale));
+    }
+}
+
+/// (d) Multicast ranges against the seed's replication column.
+fn mcr_cases(mcr: &[Span<driver::Steering>], groups: &[Span<Group>], r: &mut Reporter) {
+    let name = format!(
+        "{} multicast ranges match the seed's replication groups ({} ranges)",
+        driver::MCR_FILE,
+        mcr.len()
+    );
+    let mut problems = wake::order_problems(mcr);
+    problems.extend(compare::mcr_vs_seed(mcr, groups));
+    if problems.is_empty() {
+        r.case(Case::pass(name));
+    } else {
+        let reason = format!("{} ranges differ", problems.len());
+        r.case(Case::fail(name, reason).with_details(problems));
+    }
+    let gam: Vec<String> = compare::GAM_AS_MSLICE
+        .iter()
+        .map(|&(s, e)| wake::range_text(s, e))
+        .collect();
+    r.note(&format!(
+        "documented MCR mapping: SqidiSf/SqidiMcfg = SQIDI; Gam = MSLICE on {} only",
+        gam.join(", ")
+    ));
+}
+
+/// A missing file reads as empty (no entries).
+fn read_optional(path: &Path) -> Result<String> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}

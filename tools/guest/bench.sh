@@ -1,0 +1,99 @@
+#!/bin/sh
+# `make bench`, the guest side: MMIO cycles (and wall time) per driver
+# operation, measured through the xehpg debugfs files. Run by
+# `xehpg-check --bench` after xehpg.ko is loaded; busybox sh compatible.
+#
+# Every measurement repeats one `mcr` command N times and reads the driver's
+# own counter (debugfs mmio_stats) before and after. Output, one line each:
+#
+#   bench NAME n=N reads=R writes=W ns=T      R, W: MMIO over the N runs;
+#                                            T: wall time in ns (shell and
+#                                            debugfs overhead included), or -
+#                                            without a nanosecond clock
+#   bench mmio_stats reads=R writes=W        the driver's totals, last
+#   bench error TEXT                         the bench could not run
+#
+# NAMEs (the host turns them into per-operation figures):
+#   cold_steered_read    `read LSC_CHICKEN_BIT_0`, nothing held: forcewake
+#                        get + put of RENDER around a steered read
+#   held_steered_read    the same with forcewake_all held
+#   held_gam_read        `read XEHP_GAMCNTRL_CTRL` held: a GT-domain read with
+#                        no steering write, so anything beyond 1 read is the
+#                        nested forcewake get/put
+#   held_unicast_read    `read LSC_CHICKEN_BIT_0 G I` held (G,I: the DSS default)
+#   held_unicast_write   `write LSC_CHICKEN_BIT_0 G I V` held
+#   held_multicast_write `write LSC_CHICKEN_BIT_0 all V` held
+
+N=${BENCH_N:-50}
+DBG=/sys/kernel/debug/xehpg
+
+fail() {
+	echo "bench error $*"
+	exit 1
+}
+
+bdf=
+for d in /sys/bus/pci/drivers/xehpg/0000:*; do
+	[ -e "$d" ] && { bdf=${d##*/}; break; }
+done
+[ -n "$bdf" ] || fail "no device bound to xehpg"
+dir=$DBG/$bdf
+[ -r "$dir/mmio_stats" ] || fail "no $dir/mmio_stats"
+
+# A nanosecond clock: `date +%s%N` if busybox date has %N, else the
+# monotonic "now at N nsecs" of /proc/timer_list; nothing if neither works.
+now_ns() {
+	_t=$(date +%s%N 2>/dev/null)
+	case $_t in
+	*[!0-9]* | "") _t=$(sed -n 's/^now at \([0-9]*\) nsecs$/\1/p' /proc/timer_list 2>/dev/null | head -n 1) ;;
+	esac
+	case $_t in
+	*[!0-9]* | "") ;;
+	*) echo "$_t" ;;
+	esac
+}
+
+# counts: "READS WRITES" from mmio_stats.
+counts() {
+	awk '$1 == "reads:" { r = $2 } $1 == "writes:" { w = $2 } END { print r, w }' "$dir/mmio_stats"
+}
+
+# measure NAME CMD: run the mcr command CMD N times; print its bench line.
+measure() {
+	_name=$1
+	shift
+	set -- $(counts) "$*"
+	_r0=$1 _w0=$2 _cmd=$3
+	_t0=$(now_ns)
+	_i=0
+	while [ "$_i" -lt "$N" ]; do
+		echo "$_cmd" >"$dir/mcr" || fail "$_name: mcr '$_cmd' refused ($(cat "$dir/mcr"))"
+		_i=$((_i + 1))
+	done
+	_t1=$(now_ns)
+	set -- $(counts)
+	if [ -n "$_t0" ] && [ -n "$_t1" ]; then _ns=$((_t1 - _t0)); else _ns=-; fi
+	echo "bench $_name n=$N reads=$(($1 - _r0)) writes=$(($2 - _w0)) ns=$_ns"
+}
+
+# The DSS instance reads are steered to by default: "DSS  G,I" in `steering`.
+dss=$(awk '$1 == "DSS" { print $2 }' "$dir/steering")
+case $dss in
+*,*) g=${dss%,*} i=${dss#*,} ;;
+*) fail "no DSS instance in $dir/steering ('$dss')" ;;
+esac
+
+echo 0 >"$dir/forcewake_all" || fail "cannot release forcewake_all"
+measure cold_steered_read read LSC_CHICKEN_BIT_0
+
+echo 1 >"$dir/forcewake_all" || fail "cannot hold forcewake_all"
+measure held_steered_read read LSC_CHICKEN_BIT_0
+measure held_gam_read read XEHP_GAMCNTRL_CTRL
+measure held_unicast_read read LSC_CHICKEN_BIT_0 "$g" "$i"
+measure held_unicast_write write LSC_CHICKEN_BIT_0 "$g" "$i" 0x1
+measure held_multicast_write write LSC_CHICKEN_BIT_0 all 0x2
+echo 0 >"$dir/forcewake_all" || fail "cannot release forcewake_all"
+
+# Last: nothing touches the BAR after this, so the mock's totals must match.
+set -- $(counts)
+echo "bench mmio_stats reads=$1 writes=$2"
