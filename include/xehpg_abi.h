@@ -59,4 +59,172 @@ struct xehpg_css_header {
 #define XEHPG_CSS_VERSION_MINOR_SHIFT 8
 #define XEHPG_CSS_VERSION_FIELD_MASK 0xff
 
+/*
+ * HXG message header, dword 0 of every GuC message, MMIO or CT
+ * (upstream drivers/gpu/drm/xe/abi/guc_messages_abi.h; not in the seeds).
+ */
+#define XEHPG_HXG_ORIGIN_SHIFT 31
+#define XEHPG_HXG_ORIGIN_HOST 0
+#define XEHPG_HXG_ORIGIN_GUC 1
+#define XEHPG_HXG_TYPE_SHIFT 28
+#define XEHPG_HXG_TYPE_MASK 0x7
+#define XEHPG_HXG_TYPE_REQUEST 0
+#define XEHPG_HXG_TYPE_EVENT 1
+#define XEHPG_HXG_TYPE_FAST_REQUEST 2
+#define XEHPG_HXG_TYPE_NO_RESPONSE_BUSY 3
+#define XEHPG_HXG_TYPE_NO_RESPONSE_RETRY 5
+#define XEHPG_HXG_TYPE_RESPONSE_FAILURE 6
+#define XEHPG_HXG_TYPE_RESPONSE_SUCCESS 7
+/* REQUEST/EVENT: DATA0 27:16, ACTION 15:0. */
+#define XEHPG_HXG_REQUEST_DATA0_SHIFT 16
+#define XEHPG_HXG_REQUEST_DATA0_MASK 0xfff
+#define XEHPG_HXG_REQUEST_ACTION_MASK 0xffff
+/* FAILURE: HINT 27:16, ERROR 15:0. SUCCESS: DATA0 27:0. BUSY/RETRY: 27:0. */
+#define XEHPG_HXG_FAILURE_HINT_SHIFT 16
+#define XEHPG_HXG_FAILURE_HINT_MASK 0xfff
+#define XEHPG_HXG_FAILURE_ERROR_MASK 0xffff
+#define XEHPG_HXG_AUX_MASK 0x0fffffff
+
+/* MMIO messages travel in VF_SW_FLAG(0..3): at most 4 dwords
+ * (upstream abi/guc_communication_mmio_abi.h, GUC_MAX_MMIO_MSG_LEN). */
+#define XEHPG_GUC_MMIO_MSG_MAX_DWORDS 4
+
+/* Action codes (upstream abi/guc_actions_abi.h). */
+#define XEHPG_GUC_ACTION_GET_HWCONFIG 0x4100
+#define XEHPG_GUC_ACTION_CLIENT_SOFT_RESET 0x5507
+
+/* Error codes in FAILURE responses (upstream abi/guc_errors_abi.h). */
+#define XEHPG_GUC_ERROR_UNKNOWN_ACTION 0x30
+#define XEHPG_GUC_ERROR_INVALID_PARAMS 0x60
+
+/*
+ * GUC_STATUS (0xC000) UKERNEL (15:8) and BOOTROM (7:1) codes
+ * (upstream abi/guc_errors_abi.h). Both sides decode and produce these.
+ */
+#define XEHPG_GUC_UKERNEL_DEFAULT 0x00
+#define XEHPG_GUC_UKERNEL_START 0x01
+#define XEHPG_GUC_UKERNEL_DEVID_BUILD_MISMATCH 0x02
+#define XEHPG_GUC_UKERNEL_PREPROD_BUILD_MISMATCH 0x03
+#define XEHPG_GUC_UKERNEL_DEVID_INVALID_GUCTYPE 0x04
+#define XEHPG_GUC_UKERNEL_HWCONFIG_START 0x05
+#define XEHPG_GUC_UKERNEL_HWCONFIG_DONE 0x06
+#define XEHPG_GUC_UKERNEL_HWCONFIG_ERROR 0x07
+#define XEHPG_GUC_UKERNEL_BOOTROM_VERSION_MISMATCH 0x08
+#define XEHPG_GUC_UKERNEL_GDT_DONE 0x10
+#define XEHPG_GUC_UKERNEL_IDT_DONE 0x20
+#define XEHPG_GUC_UKERNEL_LAPIC_DONE 0x30
+#define XEHPG_GUC_UKERNEL_GUCINT_DONE 0x40
+#define XEHPG_GUC_UKERNEL_DPC_READY 0x50
+#define XEHPG_GUC_UKERNEL_DPC_ERROR 0x60
+#define XEHPG_GUC_UKERNEL_EXCEPTION 0x70
+#define XEHPG_GUC_UKERNEL_INIT_DATA_INVALID 0x71
+#define XEHPG_GUC_UKERNEL_PXP_TEARDOWN_CTRL_ENABLED 0x72
+#define XEHPG_GUC_UKERNEL_MPU_DATA_INVALID 0x73
+#define XEHPG_GUC_UKERNEL_INIT_MMIO_SAVE_RESTORE_INVALID 0x74
+#define XEHPG_GUC_UKERNEL_KLV_WORKAROUND_INIT_ERROR 0x75
+#define XEHPG_GUC_UKERNEL_INVALID_FTR_FLAG 0x76
+#define XEHPG_GUC_UKERNEL_READY 0xf0
+
+#define XEHPG_GUC_BOOTROM_NO_KEY_FOUND 0x13
+#define XEHPG_GUC_BOOTROM_AES_PROD_KEY_FOUND 0x1a
+#define XEHPG_GUC_BOOTROM_PROD_KEY_CHECK_FAILURE 0x2b
+#define XEHPG_GUC_BOOTROM_RSA_FAILED 0x50
+#define XEHPG_GUC_BOOTROM_PAVPC_FAILED 0x73
+#define XEHPG_GUC_BOOTROM_WOPCM_FAILED 0x74
+#define XEHPG_GUC_BOOTROM_LOADLOC_FAILED 0x75
+#define XEHPG_GUC_BOOTROM_JUMP_PASSED 0x76
+#define XEHPG_GUC_BOOTROM_JUMP_FAILED 0x77
+#define XEHPG_GUC_BOOTROM_RC6CTXCONFIG_FAILED 0x79
+#define XEHPG_GUC_BOOTROM_MPUMAP_INCORRECT 0x7a
+#define XEHPG_GUC_BOOTROM_EXCEPTION 0x7e
+
+/*
+ * Boot parameters: SOFT_SCRATCH(1 + i) = param[i] (upstream xe_guc_fwif.h,
+ * GUC_CTL_*; SOFT_SCRATCH(0) is written 0).
+ */
+#define XEHPG_GUC_CTL_LOG_PARAMS 0
+#define XEHPG_GUC_CTL_WA 1
+#define XEHPG_GUC_CTL_FEATURE 2
+#define XEHPG_GUC_CTL_DEBUG 3
+#define XEHPG_GUC_CTL_ADS 4
+#define XEHPG_GUC_CTL_DEVID 5
+#define XEHPG_GUC_CTL_MAX_DWORDS 14
+/* LOG_PARAMS: valid 0, crash dump 5:4, event data 9:6 (4 KiB units less one), buffer 31:12. */
+#define XEHPG_GUC_LOG_VALID 0x1
+#define XEHPG_GUC_LOG_BUF_ADDR_MASK 0xfffff000
+/* DEBUG: log disabled 6. */
+#define XEHPG_GUC_DEBUG_LOG_DISABLED 0x40
+/* ADS: GGTT address >> 12 in bits 21:1. */
+#define XEHPG_GUC_ADS_ADDR_SHIFT 1
+#define XEHPG_GUC_ADS_ADDR_MASK 0x1fffff
+
+/*
+ * Additional Data Structures (ADS): the GuC reads this at boot through the
+ * GGTT address in GUC_CTL_ADS (upstream xe_guc_fwif.h struct guc_ads and
+ * friends; abi/guc_scheduler_abi.h and abi/guc_capture_abi.h for the sizes).
+ * Pointers inside are GGTT addresses.
+ */
+#define XEHPG_GUC_MAX_ENGINE_CLASSES 16
+#define XEHPG_GUC_MAX_INSTANCES_PER_CLASS 32
+#define XEHPG_GUC_CAPTURE_LIST_INDEX_MAX 2
+#define XEHPG_GUC_GENERIC_GT_SYSINFO_MAX 16
+
+struct xehpg_guc_mmio_reg_set {
+	uint32_t address;
+	uint16_t count;
+	uint16_t reserved;
+} __attribute__((packed));
+
+struct xehpg_guc_policies {
+	uint32_t submission_queue_depth[XEHPG_GUC_MAX_ENGINE_CLASSES];
+	/* Microseconds before DPC processing is called back. */
+	uint32_t dpc_promote_time;
+	/* Must be 1 for the GuC to take these values. */
+	uint32_t is_valid;
+	uint32_t max_num_work_items;
+	uint32_t global_flags;
+	uint32_t reserved[4];
+} __attribute__((packed));
+
+struct xehpg_guc_gt_system_info {
+	uint8_t mapping_table[XEHPG_GUC_MAX_ENGINE_CLASSES][XEHPG_GUC_MAX_INSTANCES_PER_CLASS];
+	uint32_t engine_enabled_masks[XEHPG_GUC_MAX_ENGINE_CLASSES];
+	uint32_t generic_gt_sysinfo[XEHPG_GUC_GENERIC_GT_SYSINFO_MAX];
+} __attribute__((packed));
+
+struct xehpg_guc_ads {
+	struct xehpg_guc_mmio_reg_set reg_state_list[XEHPG_GUC_MAX_ENGINE_CLASSES][XEHPG_GUC_MAX_INSTANCES_PER_CLASS];
+	uint32_t reserved0;
+	uint32_t scheduler_policies;
+	uint32_t gt_system_info;
+	uint32_t reserved1;
+	uint32_t control_data;
+	uint32_t golden_context_lrca[XEHPG_GUC_MAX_ENGINE_CLASSES];
+	uint32_t eng_state_size[XEHPG_GUC_MAX_ENGINE_CLASSES];
+	uint32_t private_data;
+	uint32_t um_init_data;
+	uint32_t capture_instance[XEHPG_GUC_CAPTURE_LIST_INDEX_MAX][XEHPG_GUC_MAX_ENGINE_CLASSES];
+	uint32_t capture_class[XEHPG_GUC_CAPTURE_LIST_INDEX_MAX][XEHPG_GUC_MAX_ENGINE_CLASSES];
+	uint32_t capture_global[XEHPG_GUC_CAPTURE_LIST_INDEX_MAX];
+	uint32_t wa_klv_addr_lo;
+	uint32_t wa_klv_addr_hi;
+	uint32_t wa_klv_size;
+	uint32_t reserved[11];
+} __attribute__((packed));
+
+/*
+ * The minimal ADS blob xehpg hands the GuC for the first load (enough to
+ * boot and serve GET_HWCONFIG, as upstream's xe_guc_ads_populate_minimal):
+ * the ADS, then the policies and the system info it points to. The GuC
+ * private data area follows at XEHPG_GUC_ADS_PRIVATE_OFFSET (4 KiB aligned),
+ * sized by the CSS header's private_data_size.
+ */
+struct xehpg_guc_ads_blob {
+	struct xehpg_guc_ads ads;
+	struct xehpg_guc_policies policies;
+	struct xehpg_guc_gt_system_info system_info;
+} __attribute__((packed));
+
+#define XEHPG_GUC_ADS_PRIVATE_OFFSET 0x2000
+
 #endif /* XEHPG_ABI_H */

@@ -20,6 +20,7 @@ use crate::{
     driver::Bar0,
     forcewake::Forcewake,
     gt::{AccessStats, Gt},
+    guc::{self, Guc, State},
     info::DeviceInfo,
     mcr::{self, regs, Mcr, Target},
     mmio::Mmio,
@@ -32,6 +33,7 @@ pub(crate) struct DeviceRefs {
     pub(crate) fw: *const Forcewake,
     pub(crate) mcr: *const Mcr,
     pub(crate) stats: *const AccessStats,
+    pub(crate) guc: *const Guc,
 }
 
 // SAFETY: the pointees are `Sync` device state that outlives every debugfs callback (module
@@ -56,6 +58,11 @@ impl DeviceRefs {
     fn mcr(&self) -> &Mcr {
         // SAFETY: as in `gt`.
         unsafe { &*self.mcr }
+    }
+
+    fn guc(&self) -> &Guc {
+        // SAFETY: as in `gt`.
+        unsafe { &*self.guc }
     }
 
     fn bar(&self) -> Bar0<'_> {
@@ -99,6 +106,8 @@ pub(crate) fn populate<'a>(ctx: &'a DebugCtx, dir: &ScopedDir<'a, '_>) {
     dir.read_callback_file(c"topology", ctx, &show_topology);
     dir.read_write_callback_file(c"mcr", ctx, &show_mcr, &store_mcr);
     dir.read_callback_file(c"mmio_stats", ctx, &show_mmio_stats);
+    dir.read_callback_file(c"guc_info", ctx, &show_guc_info);
+    dir.read_callback_file(c"hwconfig", ctx, &show_hwconfig);
 }
 
 fn show_forcewake(c: &DebugCtx, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -176,8 +185,78 @@ fn show_topology(c: &DebugCtx, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 }
 
 fn show_mmio_stats(c: &DebugCtx, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    let (reads, writes) = c.refs.bar().counts();
-    f.write_fmt(fmt!("reads: {}\nwrites: {}\n", reads, writes))
+    let bar = c.refs.bar();
+    let (reads, writes) = bar.counts();
+    f.write_fmt(fmt!("reads: {}\nwrites: {}\n", reads, writes))?;
+    f.write_fmt(fmt!("gsm_writes: {}\n", bar.gsm_writes()))
+}
+
+fn show_guc_info(c: &DebugCtx, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    c.refs.guc().with_state(|st| {
+        match &st.path {
+            Some(p) => f.write_fmt(fmt!("firmware: {}\n", p.to_str().unwrap_or("?")))?,
+            None => f.write_str("firmware: none\n")?,
+        }
+        if let Some(css) = st.css {
+            f.write_fmt(fmt!("release: {}\n", css.release))?;
+            f.write_fmt(fmt!("submission: {}\n", css.submission))?;
+            f.write_fmt(fmt!("ucode_size: {:#x}\n", css.ucode_bytes))?;
+            f.write_fmt(fmt!("rsa_size: {:#x}\n", css.key_bytes))?;
+            f.write_fmt(fmt!("private_data_size: {:#x}\n", css.private_data_bytes))?;
+        }
+        let state = match st.state {
+            State::NotLoaded => "not loaded",
+            State::Running => "running",
+            State::Failed => "failed",
+        };
+        f.write_fmt(fmt!("status: {}\n", state))?;
+        let s = guc::Status::decode(st.status);
+        f.write_fmt(fmt!(
+            "guc_status: {:#010x} (ukernel {:#04x} {}, bootrom {:#04x} {}, auth {})\n",
+            st.status,
+            s.ukernel,
+            guc::ukernel_name(s.ukernel),
+            s.bootrom,
+            guc::bootrom_name(s.bootrom),
+            s.auth
+        ))?;
+        if let Some((base, size, locked)) = st.wopcm {
+            let how = if locked { "found locked" } else { "programmed" };
+            f.write_fmt(fmt!("wopcm: base {:#x} size {:#x} ({})\n", base, size, how))?;
+        }
+        f.write_fmt(fmt!("load_time_us: {}\n", st.load_us))?;
+        f.write_fmt(fmt!(
+            "load_mmio: reads {} writes {}\n",
+            st.load_mmio.0,
+            st.load_mmio.1
+        ))?;
+        f.write_fmt(fmt!("hwconfig_dwords: {}\n", st.hwconfig.len()))?;
+        match st.error {
+            Some((step, e)) => f.write_fmt(fmt!("last_error: {}: {:?}\n", step, e)),
+            None => f.write_str("last_error: none\n"),
+        }
+    })
+}
+
+/// The hwconfig table, one `[key] = value` line per attribute (multi-dword values in hex,
+/// space separated), as upstream's dump (`xe_guc_hwconfig.c`).
+fn show_hwconfig(c: &DebugCtx, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    c.refs.guc().with_state(|st| {
+        let table = &st.hwconfig;
+        let mut i = 0;
+        // The table was bounds-checked when it was read (`guc::check_klvs`).
+        while i + 2 <= table.len() {
+            let (key, len) = (table[i], table[i + 1] as usize);
+            let values = table.get(i + 2..i + 2 + len).unwrap_or(&[]);
+            f.write_fmt(fmt!("[{:2}] =", key))?;
+            for v in values {
+                f.write_fmt(fmt!(" {}", v))?;
+            }
+            f.write_str("\n")?;
+            i += 2 + len;
+        }
+        Ok(())
+    })
 }
 
 fn show_mcr(c: &DebugCtx, f: &mut fmt::Formatter<'_>) -> fmt::Result {

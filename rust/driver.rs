@@ -20,9 +20,11 @@ use kernel::{
 use crate::{
     debugfs::{DebugCtx, DeviceRefs},
     forcewake::{DomainMask, Forcewake},
+    ggtt::Ggtt,
     gt::{AccessStats, Gt},
+    guc::{self, Guc},
     info::{BarInfo, DeviceInfo},
-    lmem::{self, BarError, TileRange},
+    lmem::{self, BarError, LmemAccess, LmemPool, TileRange},
     mcr::{self, Mcr},
     mmio::Mmio,
     pcode,
@@ -90,6 +92,12 @@ pub(crate) struct Xehpg<'bound> {
     forcewake: Forcewake,
     #[pin]
     mcr: Mcr,
+    #[pin]
+    guc: Guc,
+    #[pin]
+    ggtt: Ggtt,
+    #[pin]
+    lmem_pool: LmemPool,
     stats: AccessStats,
     lmembar: pci::Bar<'bound>,
     gttmmadr: Mmio<'bound>,
@@ -258,18 +266,27 @@ impl pci::Driver for XehpgDriver {
             let lmembar = pdev.iomap_region(LMEM_BAR, c"xehpg/lmembar")?;
 
             let root = crate::debugfs::root()?;
+            // GuC objects come from the CPU-visible part of local memory.
+            let pool_size = lmem_info.len.min(tile.size);
             Ok(try_pin_init!(Xehpg {
                 forcewake <- Forcewake::new(),
                 mcr <- Mcr::new(),
+                guc <- Guc::new(),
+                ggtt <- Ggtt::new(pdev.as_ref())?,
+                lmem_pool <- LmemPool::new(pool_size)?,
                 stats: AccessStats::new(),
                 lmembar,
                 gttmmadr,
                 pdev,
                 debugfs <- {
                     let (fw, mcr, stats): (&Forcewake, &Mcr, &AccessStats) = (&forcewake, &mcr, stats);
+                    let (guc, ggtt, pool): (&Guc, &Ggtt, &LmemPool) = (&guc, &ggtt, &lmem_pool);
                     let dev: &kernel::device::Device = pdev.as_ref();
                     let gt = Gt { dev, bar: gttmmadr, fw, stats };
                     let gtp = probe_gt(&gt, mcr, &tile)?;
+                    ggtt.clear_all(gttmmadr)?;
+                    let ctx = guc::Ctx { pdev, gt, ggtt, pool, lmem: LmemAccess(lmembar), mcr };
+                    guc.load(&ctx, guc::fw::path());
                     let dev_info = DeviceInfo {
                         platform,
                         device_id: pdev.device_id(),
@@ -290,6 +307,7 @@ impl pci::Driver for XehpgDriver {
                         fw,
                         mcr,
                         stats,
+                        guc,
                     };
                     root.scope(DebugCtx::new(dev_info, refs), pdev.as_ref().name(), |ctx, dir| {
                         crate::debugfs::populate(ctx, dir)
@@ -300,6 +318,22 @@ impl pci::Driver for XehpgDriver {
     }
 
     fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
+        // Stop the GuC before anything it can reach goes away.
+        let gt = Gt {
+            dev: pdev.as_ref(),
+            bar: &this.gttmmadr,
+            fw: &this.forcewake,
+            stats: &this.stats,
+        };
+        let ctx = guc::Ctx {
+            pdev,
+            gt,
+            ggtt: &this.ggtt,
+            pool: &this.lmem_pool,
+            lmem: LmemAccess(&this.lmembar),
+            mcr: &this.mcr,
+        };
+        this.guc.fini(&ctx);
         // No new wakes from here on; a debugfs `forcewake_all` hold is released.
         this.forcewake.close(pdev.as_ref(), &this.gttmmadr);
         dev_dbg!(pdev, "unbind\n");

@@ -10,7 +10,7 @@
 //! The lookup costs a binary search over the table and an atomic load; no MMIO.
 
 use kernel::{
-    io::{IoLoc, Region},
+    io::{register::LocatedRegister, IoLoc, Region},
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
 };
@@ -65,6 +65,28 @@ impl<'a> Gt<'a> {
         let offset = loc.offset();
         self.check(offset, false)?;
         Ok(self.bar.try_read32(offset)?.into())
+    }
+
+    /// Writes a (non-multicast) GT register value that carries its own location.
+    pub(crate) fn write_reg<T, L, V>(&self, value: V) -> Result
+    where
+        L: IoLoc<Region<GTTMMADR_SIZE>, T, IoType = u32>,
+        V: LocatedRegister<Region<GTTMMADR_SIZE>, Location = L, Value = T>,
+        u32: From<T>,
+    {
+        let (loc, value) = value.into_io_op();
+        self.write(loc, value)
+    }
+
+    /// Writes `value` at a (non-multicast) GT register location, e.g. an array element.
+    pub(crate) fn write<T, L>(&self, loc: L, value: T) -> Result
+    where
+        L: IoLoc<Region<GTTMMADR_SIZE>, T, IoType = u32>,
+        u32: From<T>,
+    {
+        let offset = loc.offset();
+        self.check(offset, true)?;
+        self.bar.try_write32(value.into(), offset)
     }
 
     /// Raw access for the steering layer, which has already checked the wake and steered.

@@ -8,9 +8,14 @@
 //! smaller than local memory is a "small BAR" setup: legal, reported, and later blocks must
 //! reach memory above the BAR through the GGTT or a blitter instead of the CPU.
 
-use kernel::{prelude::*, sizes::SZ_256M};
+use kernel::{io::Io, pci, prelude::*, sizes::SZ_256M, sync::Mutex};
 
-use crate::{driver::Bar0, regs::SG_TILE_ADDR_RANGE};
+use crate::{
+    driver::Bar0,
+    ggtt::LMEM_ALIGN,
+    range::{Range, RangeAllocator},
+    regs::SG_TILE_ADDR_RANGE,
+};
 
 const SZ_1G: u64 = 1 << 30;
 
@@ -69,6 +74,78 @@ impl TileRange {
             );
             EIO
         })
+    }
+}
+
+/// Local memory the driver allocates objects from: the CPU-visible part below LMEMBAR's end
+/// (the GuC objects must be written by the CPU). Allocations are 64 KiB aligned, as GGTT
+/// mappings of local memory must be on DG2.
+#[pin_data]
+pub(crate) struct LmemPool {
+    #[pin]
+    alloc: Mutex<RangeAllocator>,
+}
+
+impl LmemPool {
+    /// A pool over `[0, size)` of local memory.
+    pub(crate) fn new(size: u64) -> Result<impl PinInit<Self>> {
+        let alloc = RangeAllocator::new(0, size)?;
+        Ok(pin_init!(Self {
+            alloc <- kernel::new_mutex!(alloc),
+        }))
+    }
+
+    /// Allocates at least `size` bytes (rounded up to 64 KiB).
+    pub(crate) fn alloc(&self, size: u64) -> Result<Range> {
+        let size = size.checked_next_multiple_of(LMEM_ALIGN).ok_or(EINVAL)?;
+        self.alloc.lock().alloc(size, LMEM_ALIGN)
+    }
+
+    /// Returns an allocation.
+    pub(crate) fn free(&self, r: Range) {
+        // Ranges from `alloc` are always accepted back.
+        let _ = self.alloc.lock().free(r);
+    }
+}
+
+/// CPU access to local memory through LMEMBAR (plain memory, no side effects).
+#[derive(Copy, Clone)]
+pub(crate) struct LmemAccess<'a>(pub(crate) &'a pci::Bar<'a>);
+
+impl LmemAccess<'_> {
+    fn offset(at: u64) -> Result<usize> {
+        usize::try_from(at).map_err(|_| EINVAL)
+    }
+
+    /// Copies `data` to local memory at `at` (4-byte aligned); a partial last dword is padded
+    /// with zeroes.
+    pub(crate) fn write_bytes(&self, at: u64, data: &[u8]) -> Result {
+        let base = Self::offset(at)?;
+        for (i, chunk) in data.chunks(4).enumerate() {
+            let mut dw = [0u8; 4];
+            dw[..chunk.len()].copy_from_slice(chunk);
+            self.0.try_write32(u32::from_le_bytes(dw), base + 4 * i)?;
+        }
+        Ok(())
+    }
+
+    /// Zeroes `len` bytes (a multiple of 4) at `at`.
+    pub(crate) fn zero(&self, at: u64, len: u64) -> Result {
+        let base = Self::offset(at)?;
+        for i in 0..Self::offset(len / 4)? {
+            self.0.try_write32(0, base + 4 * i)?;
+        }
+        Ok(())
+    }
+
+    /// Writes one dword.
+    pub(crate) fn write32(&self, at: u64, value: u32) -> Result {
+        self.0.try_write32(value, Self::offset(at)?)
+    }
+
+    /// Reads one dword.
+    pub(crate) fn read32(&self, at: u64) -> Result<u32> {
+        self.0.try_read32(Self::offset(at)?)
     }
 }
 

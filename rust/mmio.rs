@@ -21,7 +21,16 @@ pub(crate) struct Mmio<'bound> {
     bar: pci::Bar<'bound, GTTMMADR_SIZE>,
     reads: Atomic<u64>,
     writes: Atomic<u64>,
+    /// GGTT entry writes, kept apart: the GSM half of the BAR is plain memory to the device
+    /// model (not trapped), so these are not register cycles.
+    gsm_writes: Atomic<u64>,
 }
+
+/// The GGTT (GSM) starts 8 MiB into GTTMMADR (seed 000 lines 125 and 139: 8 MiB of registers
+/// then the GGTT; offset from upstream `xe_ggtt.c`, `ggtt->gsm = regs + SZ_8M`).
+pub(crate) const GSM_OFFSET: usize = 8 << 20;
+/// 8 MiB of 8-byte entries: 1 Mi entries, a 4 GiB GGTT of 4 KiB pages.
+pub(crate) const GSM_ENTRIES: u64 = (8 << 20) / 8;
 
 impl<'bound> Mmio<'bound> {
     pub(crate) fn new(bar: pci::Bar<'bound, GTTMMADR_SIZE>) -> Self {
@@ -29,6 +38,7 @@ impl<'bound> Mmio<'bound> {
             bar,
             reads: Atomic::new(0),
             writes: Atomic::new(0),
+            gsm_writes: Atomic::new(0),
         }
     }
 
@@ -82,6 +92,21 @@ impl<'bound> Mmio<'bound> {
     pub(crate) fn try_write32(&self, value: u32, offset: usize) -> Result {
         self.writes.add(1, Relaxed);
         (&self.bar).try_write32(value, offset)
+    }
+
+    /// Writes GGTT entry `index` (one 64-bit store: an entry must never be seen half written).
+    pub(crate) fn write_gsm(&self, index: u64, pte: u64) -> Result {
+        if index >= GSM_ENTRIES {
+            return Err(EINVAL);
+        }
+        self.gsm_writes.add(1, Relaxed);
+        // CAST: index < 1 Mi, so the offset is below 16 MiB.
+        (&self.bar).try_write64(pte, GSM_OFFSET + index as usize * 8)
+    }
+
+    /// GGTT entries written since probe.
+    pub(crate) fn gsm_writes(&self) -> u64 {
+        self.gsm_writes.load(Relaxed)
     }
 
     /// MMIO reads and writes since probe.

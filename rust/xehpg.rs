@@ -18,13 +18,16 @@ mod abi;
 mod debugfs;
 mod driver;
 mod forcewake;
+mod ggtt;
 mod gt;
+mod guc;
 mod info;
 mod lmem;
 mod mcr;
 mod mmio;
 mod pcode;
 mod platform;
+mod range;
 mod regs;
 mod topology;
 
@@ -85,6 +88,7 @@ module! {
     authors: ["xehpg developers"],
     description: "PCI driver core for Intel Xe-HPG discrete GPUs (DG2, ATS-M)",
     license: "GPL v2",
+    firmware: ["i915/dg2_guc_70.bin"],
     params: {
         pcode_init_timeout_ms: u32 {
             default: 180000,

@@ -4,6 +4,82 @@ pub const XEHPG_CSS_HEADER_BYTES: u32 = 128;
 pub const XEHPG_CSS_VERSION_MAJOR_SHIFT: u32 = 16;
 pub const XEHPG_CSS_VERSION_MINOR_SHIFT: u32 = 8;
 pub const XEHPG_CSS_VERSION_FIELD_MASK: u32 = 255;
+pub const XEHPG_HXG_ORIGIN_SHIFT: u32 = 31;
+pub const XEHPG_HXG_ORIGIN_HOST: u32 = 0;
+pub const XEHPG_HXG_ORIGIN_GUC: u32 = 1;
+pub const XEHPG_HXG_TYPE_SHIFT: u32 = 28;
+pub const XEHPG_HXG_TYPE_MASK: u32 = 7;
+pub const XEHPG_HXG_TYPE_REQUEST: u32 = 0;
+pub const XEHPG_HXG_TYPE_EVENT: u32 = 1;
+pub const XEHPG_HXG_TYPE_FAST_REQUEST: u32 = 2;
+pub const XEHPG_HXG_TYPE_NO_RESPONSE_BUSY: u32 = 3;
+pub const XEHPG_HXG_TYPE_NO_RESPONSE_RETRY: u32 = 5;
+pub const XEHPG_HXG_TYPE_RESPONSE_FAILURE: u32 = 6;
+pub const XEHPG_HXG_TYPE_RESPONSE_SUCCESS: u32 = 7;
+pub const XEHPG_HXG_REQUEST_DATA0_SHIFT: u32 = 16;
+pub const XEHPG_HXG_REQUEST_DATA0_MASK: u32 = 4095;
+pub const XEHPG_HXG_REQUEST_ACTION_MASK: u32 = 65535;
+pub const XEHPG_HXG_FAILURE_HINT_SHIFT: u32 = 16;
+pub const XEHPG_HXG_FAILURE_HINT_MASK: u32 = 4095;
+pub const XEHPG_HXG_FAILURE_ERROR_MASK: u32 = 65535;
+pub const XEHPG_HXG_AUX_MASK: u32 = 268435455;
+pub const XEHPG_GUC_MMIO_MSG_MAX_DWORDS: u32 = 4;
+pub const XEHPG_GUC_ACTION_GET_HWCONFIG: u32 = 16640;
+pub const XEHPG_GUC_ACTION_CLIENT_SOFT_RESET: u32 = 21767;
+pub const XEHPG_GUC_ERROR_UNKNOWN_ACTION: u32 = 48;
+pub const XEHPG_GUC_ERROR_INVALID_PARAMS: u32 = 96;
+pub const XEHPG_GUC_UKERNEL_DEFAULT: u32 = 0;
+pub const XEHPG_GUC_UKERNEL_START: u32 = 1;
+pub const XEHPG_GUC_UKERNEL_DEVID_BUILD_MISMATCH: u32 = 2;
+pub const XEHPG_GUC_UKERNEL_PREPROD_BUILD_MISMATCH: u32 = 3;
+pub const XEHPG_GUC_UKERNEL_DEVID_INVALID_GUCTYPE: u32 = 4;
+pub const XEHPG_GUC_UKERNEL_HWCONFIG_START: u32 = 5;
+pub const XEHPG_GUC_UKERNEL_HWCONFIG_DONE: u32 = 6;
+pub const XEHPG_GUC_UKERNEL_HWCONFIG_ERROR: u32 = 7;
+pub const XEHPG_GUC_UKERNEL_BOOTROM_VERSION_MISMATCH: u32 = 8;
+pub const XEHPG_GUC_UKERNEL_GDT_DONE: u32 = 16;
+pub const XEHPG_GUC_UKERNEL_IDT_DONE: u32 = 32;
+pub const XEHPG_GUC_UKERNEL_LAPIC_DONE: u32 = 48;
+pub const XEHPG_GUC_UKERNEL_GUCINT_DONE: u32 = 64;
+pub const XEHPG_GUC_UKERNEL_DPC_READY: u32 = 80;
+pub const XEHPG_GUC_UKERNEL_DPC_ERROR: u32 = 96;
+pub const XEHPG_GUC_UKERNEL_EXCEPTION: u32 = 112;
+pub const XEHPG_GUC_UKERNEL_INIT_DATA_INVALID: u32 = 113;
+pub const XEHPG_GUC_UKERNEL_PXP_TEARDOWN_CTRL_ENABLED: u32 = 114;
+pub const XEHPG_GUC_UKERNEL_MPU_DATA_INVALID: u32 = 115;
+pub const XEHPG_GUC_UKERNEL_INIT_MMIO_SAVE_RESTORE_INVALID: u32 = 116;
+pub const XEHPG_GUC_UKERNEL_KLV_WORKAROUND_INIT_ERROR: u32 = 117;
+pub const XEHPG_GUC_UKERNEL_INVALID_FTR_FLAG: u32 = 118;
+pub const XEHPG_GUC_UKERNEL_READY: u32 = 240;
+pub const XEHPG_GUC_BOOTROM_NO_KEY_FOUND: u32 = 19;
+pub const XEHPG_GUC_BOOTROM_AES_PROD_KEY_FOUND: u32 = 26;
+pub const XEHPG_GUC_BOOTROM_PROD_KEY_CHECK_FAILURE: u32 = 43;
+pub const XEHPG_GUC_BOOTROM_RSA_FAILED: u32 = 80;
+pub const XEHPG_GUC_BOOTROM_PAVPC_FAILED: u32 = 115;
+pub const XEHPG_GUC_BOOTROM_WOPCM_FAILED: u32 = 116;
+pub const XEHPG_GUC_BOOTROM_LOADLOC_FAILED: u32 = 117;
+pub const XEHPG_GUC_BOOTROM_JUMP_PASSED: u32 = 118;
+pub const XEHPG_GUC_BOOTROM_JUMP_FAILED: u32 = 119;
+pub const XEHPG_GUC_BOOTROM_RC6CTXCONFIG_FAILED: u32 = 121;
+pub const XEHPG_GUC_BOOTROM_MPUMAP_INCORRECT: u32 = 122;
+pub const XEHPG_GUC_BOOTROM_EXCEPTION: u32 = 126;
+pub const XEHPG_GUC_CTL_LOG_PARAMS: u32 = 0;
+pub const XEHPG_GUC_CTL_WA: u32 = 1;
+pub const XEHPG_GUC_CTL_FEATURE: u32 = 2;
+pub const XEHPG_GUC_CTL_DEBUG: u32 = 3;
+pub const XEHPG_GUC_CTL_ADS: u32 = 4;
+pub const XEHPG_GUC_CTL_DEVID: u32 = 5;
+pub const XEHPG_GUC_CTL_MAX_DWORDS: u32 = 14;
+pub const XEHPG_GUC_LOG_VALID: u32 = 1;
+pub const XEHPG_GUC_LOG_BUF_ADDR_MASK: u32 = 4294963200;
+pub const XEHPG_GUC_DEBUG_LOG_DISABLED: u32 = 64;
+pub const XEHPG_GUC_ADS_ADDR_SHIFT: u32 = 1;
+pub const XEHPG_GUC_ADS_ADDR_MASK: u32 = 2097151;
+pub const XEHPG_GUC_MAX_ENGINE_CLASSES: u32 = 16;
+pub const XEHPG_GUC_MAX_INSTANCES_PER_CLASS: u32 = 32;
+pub const XEHPG_GUC_CAPTURE_LIST_INDEX_MAX: u32 = 2;
+pub const XEHPG_GUC_GENERIC_GT_SYSINFO_MAX: u32 = 16;
+pub const XEHPG_GUC_ADS_PRIVATE_OFFSET: u32 = 8192;
 #[repr(C, packed)]
 #[derive(Debug, Copy, Clone)]
 pub struct xehpg_css_header {
@@ -25,4 +101,56 @@ pub struct xehpg_css_header {
     pub header_info: u32,
     pub private_data_size: u32,
     pub ukernel_info: u32,
+}
+#[repr(C, packed)]
+#[derive(Debug, Copy, Clone)]
+pub struct xehpg_guc_mmio_reg_set {
+    pub address: u32,
+    pub count: u16,
+    pub reserved: u16,
+}
+#[repr(C, packed)]
+#[derive(Debug, Copy, Clone)]
+pub struct xehpg_guc_policies {
+    pub submission_queue_depth: [u32; 16usize],
+    pub dpc_promote_time: u32,
+    pub is_valid: u32,
+    pub max_num_work_items: u32,
+    pub global_flags: u32,
+    pub reserved: [u32; 4usize],
+}
+#[repr(C, packed)]
+#[derive(Debug, Copy, Clone)]
+pub struct xehpg_guc_gt_system_info {
+    pub mapping_table: [[u8; 32usize]; 16usize],
+    pub engine_enabled_masks: [u32; 16usize],
+    pub generic_gt_sysinfo: [u32; 16usize],
+}
+#[repr(C, packed)]
+#[derive(Debug, Copy, Clone)]
+pub struct xehpg_guc_ads {
+    pub reg_state_list: [[xehpg_guc_mmio_reg_set; 32usize]; 16usize],
+    pub reserved0: u32,
+    pub scheduler_policies: u32,
+    pub gt_system_info: u32,
+    pub reserved1: u32,
+    pub control_data: u32,
+    pub golden_context_lrca: [u32; 16usize],
+    pub eng_state_size: [u32; 16usize],
+    pub private_data: u32,
+    pub um_init_data: u32,
+    pub capture_instance: [[u32; 16usize]; 2usize],
+    pub capture_class: [[u32; 16usize]; 2usize],
+    pub capture_global: [u32; 2usize],
+    pub wa_klv_addr_lo: u32,
+    pub wa_klv_addr_hi: u32,
+    pub wa_klv_size: u32,
+    pub reserved: [u32; 11usize],
+}
+#[repr(C, packed)]
+#[derive(Debug, Copy, Clone)]
+pub struct xehpg_guc_ads_blob {
+    pub ads: xehpg_guc_ads,
+    pub policies: xehpg_guc_policies,
+    pub system_info: xehpg_guc_gt_system_info,
 }

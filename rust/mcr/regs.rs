@@ -54,6 +54,13 @@ register! {
     pub(crate) SARB_CHICKEN1(u32) @ 0x0000e90c {
         31:0 value;
     }
+
+    /// GuC GGTT TLB invalidation on DG2 (upstream `regs/xe_guc_regs.h`, used by
+    /// `xe_guc_tlb_inval.c` before CT is up). It lies in the GAM range 0xC800-0xCFFF (seed 000
+    /// line 524), so it is written multicast like upstream's plain write.
+    pub(crate) GUC_TLB_INV_CR(u32) @ 0x0000cee8 {
+        0:0 invalidate => bool;
+    }
 }
 
 /// Handle to a multicast register.
@@ -75,10 +82,12 @@ const fn reg<R: Register>(name: &'static str, steering: Steering) -> McrReg {
 
 pub(crate) const FLAT_CCS_BASE: McrReg =
     reg::<XEHP_FLAT_CCS_BASE_ADDR>("XEHP_FLAT_CCS_BASE_ADDR", Steering::Gam);
+pub(crate) const TLB_INV: McrReg = reg::<GUC_TLB_INV_CR>("GUC_TLB_INV_CR", Steering::Gam);
 
 /// Every multicast register the driver knows, by name (debugfs `mcr` looks them up here).
-pub(crate) const ALL: [McrReg; 8] = [
+pub(crate) const ALL: [McrReg; 9] = [
     FLAT_CCS_BASE,
+    TLB_INV,
     reg::<FF_MODE>("FF_MODE", Steering::Gslice),
     reg::<XEHP_SQCM>("XEHP_SQCM", Steering::SqidiMcfg),
     reg::<XEHP_L3NODEARBCFG>("XEHP_L3NODEARBCFG", Steering::Lncf),

@@ -23,6 +23,8 @@
 #   held_unicast_read    `read LSC_CHICKEN_BIT_0 G I` held (G,I: the DSS default)
 #   held_unicast_write   `write LSC_CHICKEN_BIT_0 G I V` held
 #   held_multicast_write `write LSC_CHICKEN_BIT_0 all V` held
+#   guc_load             the probe-time GuC load (reset to READY, hwconfig
+#                        included), from debugfs guc_info, when the GuC runs
 
 N=${BENCH_N:-50}
 DBG=/sys/kernel/debug/xehpg
@@ -97,3 +99,8 @@ echo 0 >"$dir/forcewake_all" || fail "cannot release forcewake_all"
 # Last: nothing touches the BAR after this, so the mock's totals must match.
 set -- $(counts)
 echo "bench mmio_stats reads=$1 writes=$2"
+if [ "$(sed -n 's/^status: //p' "$dir/guc_info")" = running ]; then
+	us=$(sed -n 's/^load_time_us: //p' "$dir/guc_info")
+	set -- $(sed -n 's/^load_mmio: reads \([0-9]*\) writes \([0-9]*\)$/\1 \2/p' "$dir/guc_info")
+	echo "bench guc_load n=1 reads=$1 writes=$2 ns=$((us * 1000))"
+fi

@@ -168,7 +168,7 @@ fw_field() {
 fw_counter() { sed -n "s/^$2: //p" "$(dbg "$1" forcewake)"; }
 
 # mmio_total BDF: reads + writes the driver has made (debugfs mmio_stats).
-mmio_total() { awk '{ n += $2 } END { print n }' "$(dbg "$1" mmio_stats)"; }
+mmio_total() { awk '$1 == "reads:" || $1 == "writes:" { n += $2 } END { print n }' "$(dbg "$1" mmio_stats)"; }
 
 # topo BDF KEY: a value of the debugfs topology file.
 topo() { sed -n "s/^$2: //p" "$(dbg "$1" topology)"; }
@@ -181,4 +181,41 @@ topo() { sed -n "s/^$2: //p" "$(dbg "$1" topology)"; }
 mmio_report() {
 	awk '$1 == "reads:" { r = $2 } $1 == "writes:" { w = $2 }
 		END { printf "# mmio reads=%s writes=%s\n", r, w }' "$(dbg "$1" mmio_stats)"
+}
+
+# guc_get BDF KEY: a value of the debugfs guc_info file.
+guc_get() { sed -n "s/^$2: //p" "$(dbg "$1" guc_info)"; }
+
+# reload [PARAMS...]: rmmod (if loaded) and insmod the driver again.
+reload() {
+	rmmod xehpg 2>/dev/null
+	insmod /lib/modules/xehpg.ko "$@"
+}
+
+# guc_down MESSAGE STEP: a GuC fault scenario's checks. The device is bound
+# with the GuC down, the log has MESSAGE, guc_info's last_error starts with
+# STEP, a reload hits the same fault, and the module unloads cleanly.
+guc_down() {
+	_bdf=$(basename "$(gpu_dev 0x56c0)")
+	check is_bound "$_bdf"
+	expect_eq "GuC status" "$(guc_get "$_bdf" status)" failed
+	check dmesg_has "$1"
+	case "$(guc_get "$_bdf" last_error)" in
+	"$2"*) ok "last_error names the step ($2)" ;;
+	*) not_ok "last_error names the step ($2)" "$(guc_get "$_bdf" last_error)" ;;
+	esac
+	check reload
+	expect_eq "GuC status after reload" "$(guc_get "$_bdf" status)" failed
+	check rmmod xehpg
+	check_dmesg_clean
+}
+
+# guc_up: the GuC runs and its hwconfig table was read.
+guc_up() {
+	_bdf=$(basename "$(gpu_dev 0x56c0)")
+	check is_bound "$_bdf"
+	expect_eq "GuC status" "$(guc_get "$_bdf" status)" running
+	_n=$(guc_get "$_bdf" hwconfig_dwords)
+	if [ "${_n:-0}" -gt 2 ]; then ok "hwconfig table read ($_n dwords)"; else not_ok "hwconfig table read" "hwconfig_dwords: $_n"; fi
+	check_dmesg_clean
 }

@@ -11,8 +11,11 @@ echo
 echo "== xehpg kernel messages"
 dmesg | grep -i xehpg | sed 's/^/  /'
 echo
-for f in /sys/kernel/debug/xehpg/*/info; do
-	[ -f "$f" ] || { echo "== no device bound (no debugfs info file)"; continue; }
-	echo "== $f"
-	sed 's/^/  /' "$f"
+for d in /sys/kernel/debug/xehpg/*/; do
+	[ -f "$d/info" ] || { echo "== no device bound (no debugfs directory)"; continue; }
+	for f in info topology guc_info hwconfig; do
+		echo "== $d$f"
+		sed 's/^/  /' "$d$f"
+		echo
+	done
 done

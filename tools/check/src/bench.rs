@@ -189,7 +189,7 @@ pub fn table(out: &Output) -> Result<Vec<Row>> {
     let cold = per(get("cold_steered_read")?);
     let held = per(get("held_steered_read")?);
     let gam = per(get("held_gam_read")?);
-    Ok(vec![
+    let mut rows = vec![
         Row {
             what: "forcewake get+put, one domain (cold)",
             reads: cold.0 - held.0,
@@ -208,7 +208,12 @@ pub fn table(out: &Output) -> Result<Vec<Row>> {
         row("unicast read", get("held_unicast_read")?, Some(2.0)),
         row("unicast write", get("held_unicast_write")?, Some(3.0)),
         row("multicast write", get("held_multicast_write")?, Some(1.0)),
-    ])
+    ];
+    // The GuC load happens once, at probe; the guest reports it when the GuC ran.
+    if let Ok(load) = get("guc_load") {
+        rows.push(row("GuC load to READY + hwconfig (once)", load, None));
+    }
+    Ok(rows)
 }
 
 /// The table as text.

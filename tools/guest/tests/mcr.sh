@@ -1,7 +1,7 @@
 #!/bin/sh
 # Multicast steering on a fully enabled ATS-M150: distinct values written to
 # every instance with unicast steering read back per instance; a multicast
-# write reaches every instance; GAM only reads from its primary; instances
+# write reaches every instance; GAM is never re-steered (no unicast); instances
 # that do not exist and malformed commands are refused.
 . /tests/lib.sh
 
@@ -47,7 +47,8 @@ unicast_round XEHP_SQCM "0" "0 1 2 3 4 5 6 7"
 expect_eq "steered read of DSS picks (0,0)" "$(mcr "$bdf" read LSC_CHICKEN_BIT_0)" "$(mcr "$bdf" read LSC_CHICKEN_BIT_0 0 0)"
 check mcr "$bdf" read XEHP_GAMCNTRL_CTRL
 check not mcr "$bdf" read XEHP_GAMCNTRL_CTRL 0 0
-check not mcr "$bdf" write XEHP_GAMCNTRL_CTRL all 1
+check mcr "$bdf" write XEHP_GAMCNTRL_CTRL all 0x3
+expect_eq "GAM multicast write reads back from the primary" "$(mcr "$bdf" read XEHP_GAMCNTRL_CTRL)" 0x00000003
 check not mcr "$bdf" read LSC_CHICKEN_BIT_0 8 0
 check not mcr "$bdf" read LSC_CHICKEN_BIT_0 0 4
 check not mcr "$bdf" read SARB_CHICKEN1 4 0

@@ -32,6 +32,24 @@ pub enum Fault {
     /// The forcewake acknowledge never comes: `fw-ack-never` for every
     /// domain, `fw-ack-never=D` for domain D only.
     FwAckNever(Option<Domain>),
+    /// The GuC DMA never completes: START_DMA stays 1.
+    GucDmaNeverCompletes,
+    /// The GuC boot stops at UKERNEL GUCINT_DONE.
+    GucBootStall,
+    /// The GuC takes an exception during boot (UKERNEL EXCEPTION, EIP in
+    /// SOFT_SCRATCH(13)).
+    GucBootError,
+    /// The GuC boot ROM rejects every signature.
+    GucRsaReject,
+    /// The GuC never answers MMIO requests.
+    GucMmioNoReply,
+    /// The GuC answers every MMIO request NO_RESPONSE_BUSY first.
+    GucMmioBusy,
+    /// The GuC answers the first MMIO request after each boot
+    /// NO_RESPONSE_RETRY.
+    GucMmioRetry,
+    /// The hwconfig table's last entry claims more dwords than remain.
+    GucHwconfigCorrupt,
 }
 
 /// Names of `fw-ack-never=D`, by [`Domain::index`].
@@ -60,6 +78,14 @@ static ALL_FAULTS: LazyLock<Vec<Fault>> = LazyLock::new(|| {
         Fault::PcodeNeverInit,
         Fault::PcodeStuck,
         Fault::FwAckNever(None),
+        Fault::GucDmaNeverCompletes,
+        Fault::GucBootStall,
+        Fault::GucBootError,
+        Fault::GucRsaReject,
+        Fault::GucMmioNoReply,
+        Fault::GucMmioBusy,
+        Fault::GucMmioRetry,
+        Fault::GucHwconfigCorrupt,
     ];
     v.extend(Domain::all().map(|d| Fault::FwAckNever(Some(d))));
     v
@@ -75,6 +101,14 @@ impl Fault {
             Fault::PcodeStuck => "pcode-stuck",
             Fault::FwAckNever(None) => "fw-ack-never",
             Fault::FwAckNever(Some(d)) => FW_ACK_NEVER_NAMES[d.index()],
+            Fault::GucDmaNeverCompletes => "guc-dma-never-completes",
+            Fault::GucBootStall => "guc-boot-stall",
+            Fault::GucBootError => "guc-boot-error",
+            Fault::GucRsaReject => "guc-rsa-reject",
+            Fault::GucMmioNoReply => "guc-mmio-no-reply",
+            Fault::GucMmioBusy => "guc-mmio-busy",
+            Fault::GucMmioRetry => "guc-mmio-retry",
+            Fault::GucHwconfigCorrupt => "guc-hwconfig-corrupt",
         }
     }
 }
@@ -97,6 +131,22 @@ impl ValueEnum for Fault {
             ),
             // Keep --help short: the per-domain forms are described above.
             Fault::FwAckNever(Some(_)) => pv.hide(true),
+            Fault::GucDmaNeverCompletes => pv.help("GuC DMA_CTRL.START_DMA never clears"),
+            Fault::GucBootStall => pv.help("the GuC boot stops at UKERNEL GUCINT_DONE"),
+            Fault::GucBootError => {
+                pv.help("the GuC boot ends in UKERNEL EXCEPTION, EIP in SOFT_SCRATCH(13)")
+            }
+            Fault::GucRsaReject => pv.help("the GuC boot ROM rejects every RSA signature"),
+            Fault::GucMmioNoReply => pv.help("the GuC never answers MMIO requests"),
+            Fault::GucMmioBusy => {
+                pv.help("GuC MMIO replies are NO_RESPONSE_BUSY first, final 5 ms later")
+            }
+            Fault::GucMmioRetry => {
+                pv.help("the first GuC MMIO request after each boot gets NO_RESPONSE_RETRY")
+            }
+            Fault::GucHwconfigCorrupt => {
+                pv.help("the hwconfig table's last entry runs past its end")
+            }
         })
     }
 }
@@ -217,6 +267,15 @@ pub struct Options {
     #[arg(long, value_name = "HEX", value_parser = parse_hex32)]
     pub fuse_media: Option<u32>,
 
+    /// The GuC firmware file uploads must match (byte for byte, RSA key
+    /// included); without it any consistent image is accepted.
+    #[arg(long, value_name = "FILE")]
+    pub guc_fw: Option<PathBuf>,
+
+    /// Time the GuC uKernel takes from START to READY.
+    #[arg(long, value_name = "MS", default_value_t = 20)]
+    pub guc_boot_ms: u64,
+
     /// Arm a fault switch (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<Fault>,
@@ -268,6 +327,8 @@ impl Options {
             fuse_dss_c: None,
             fuse_meml3: None,
             fuse_media: None,
+            guc_fw: None,
+            guc_boot_ms: 20,
             faults: Vec::new(),
             trace: None,
             summary: None,
@@ -477,6 +538,10 @@ mod tests {
             "pcode-stuck",
             "--fault",
             "all-ones",
+            "--guc-fw",
+            "/fw/guc.bin",
+            "--guc-boot-ms",
+            "7",
             "--trace",
             "/tmp/t.jsonl",
             "--summary",
@@ -513,6 +578,8 @@ mod tests {
         assert!(o.has_fault(Fault::AllOnes) && !o.has_fault(Fault::LmemNeverInit));
         assert_eq!(o.trace, Some(PathBuf::from("/tmp/t.jsonl")));
         assert_eq!(o.summary, Some(PathBuf::from("/tmp/s.json")));
+        assert_eq!(o.guc_fw, Some(PathBuf::from("/fw/guc.bin")));
+        assert_eq!(o.guc_boot_ms, 7);
     }
 
     #[test]
@@ -536,7 +603,7 @@ mod tests {
             let o = parse(&["--fault", f.name()]).expect("every name parses");
             assert_eq!(o.faults, vec![*f]);
         }
-        assert_eq!(Fault::value_variants().len(), 5 + Domain::COUNT);
+        assert_eq!(Fault::value_variants().len(), 13 + Domain::COUNT);
     }
 
     #[test]

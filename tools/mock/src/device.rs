@@ -45,6 +45,8 @@ use crate::memory::DmaError;
 use crate::memory::GuestMemory;
 use crate::memory::MemFd;
 use crate::recorder::Recorder;
+use crate::regfile::guc;
+use crate::regfile::guc::FwFile;
 use crate::regfile::Effect;
 use crate::regfile::RegParams;
 use crate::regfile::RegisterFile;
@@ -109,11 +111,18 @@ impl Device {
             .context("creating the GGTT memfd")?;
         let lmem = MemFd::new("xehpg-mock-lmembar", opts.lmem_bar_size())
             .context("creating the LMEMBAR memfd")?;
+        let fw = opts
+            .guc_fw
+            .as_deref()
+            .map(FwFile::load)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--guc-fw {e}"))?
+            .map(Arc::new);
         let mut dev = Self {
             opts: opts.clone(),
             rec,
             config: ConfigSpace::new(&config_params(opts, family)),
-            regs: RegisterFile::new(&reg_params(opts), now)
+            regs: RegisterFile::new(&reg_params(opts, fw), now)
                 .context("building the register file")?,
             ggtt,
             lmem,
@@ -292,7 +301,7 @@ impl Device {
     /// their reset state. DMA mappings and eventfds are QEMU's wiring, not
     /// device state, and stay.
     pub fn reset(&mut self, cause: &'static str) {
-        self.regs.reset(self.rec.now());
+        self.regs.reset(self.rec.now(), &mut self.rec);
         self.config.reset();
         self.wipe_memory();
         self.rec.emit(Event::Reset { cause });
@@ -546,8 +555,16 @@ impl Device {
         if dw >= REGS_END {
             return false;
         }
+        let mut bus = DeviceBus {
+            ggtt: self.ggtt.as_ref(),
+            lmem: &mut self.lmem,
+            guest: &mut self.guest,
+        };
         // CAST: dw < 4 MiB fits in u32.
-        match self.regs.write(dw as u32, value, &mut self.rec) {
+        match self
+            .regs
+            .write_with(dw as u32, value, &mut self.rec, &mut bus)
+        {
             Some(Effect::DriverFlr) => {
                 self.wipe_memory();
                 true
@@ -631,6 +648,65 @@ impl Device {
     }
 }
 
+/// The memory the GuC reaches: the GGTT window's PTEs, LMEMBAR for local
+/// memory and guest RAM through the DMA map.
+struct DeviceBus<'a> {
+    ggtt: Option<&'a MemFd>,
+    lmem: &'a mut MemFd,
+    guest: &'a mut GuestMemory,
+}
+
+impl guc::Bus for DeviceBus<'_> {
+    fn pte(&self, index: u64) -> Option<u64> {
+        if index >= GGTT_SIZE / 8 {
+            return None;
+        }
+        let mut b = [0u8; 8];
+        self.ggtt?.read(GGTT_START + 8 * index, &mut b).ok()?;
+        Some(u64::from_le_bytes(b))
+    }
+
+    fn read(&self, target: guc::Target, addr: u64, buf: &mut [u8]) -> Result<(), String> {
+        match target {
+            guc::Target::Lmem => self.lmem.read(addr, buf).map_err(|e| lmem_error(&e)),
+            guc::Target::Sys => self.guest.read(addr, buf).map_err(|e| e.to_string()),
+        }
+    }
+
+    fn write(&mut self, target: guc::Target, addr: u64, buf: &[u8]) -> Result<(), String> {
+        match target {
+            guc::Target::Lmem => self.lmem.write(addr, buf).map_err(|e| lmem_error(&e)),
+            guc::Target::Sys => self.guest.write(addr, buf).map_err(|e| e.to_string()),
+        }
+    }
+
+    fn probe(&self, target: guc::Target, addr: u64, len: u64) -> Result<(), String> {
+        match target {
+            guc::Target::Lmem => {
+                let fits = addr.checked_add(len).is_some_and(|e| e <= self.lmem.len());
+                if fits {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "beyond the mock's {:#x}-byte LMEM (the LMEMBAR memfd)",
+                        self.lmem.len()
+                    ))
+                }
+            }
+            guc::Target::Sys => {
+                let len = usize::try_from(len).map_err(|_| "range too large".to_owned())?;
+                self.guest
+                    .probe(addr, len, false)
+                    .map_err(|e| e.to_string())
+            }
+        }
+    }
+}
+
+fn lmem_error(e: &crate::memory::OutOfBounds) -> String {
+    format!("beyond the mock's LMEM (the LMEMBAR memfd): {e}")
+}
+
 /// The register at dword `dw`, if any.
 fn reg_at(dw: u64) -> Option<&'static regs::RegDef> {
     u32::try_from(dw).ok().and_then(regs::lookup)
@@ -674,7 +750,7 @@ fn config_params(o: &Options, family: ids::Family) -> ConfigParams {
     }
 }
 
-fn reg_params(o: &Options) -> RegParams {
+fn reg_params(o: &Options, fw: Option<Arc<FwFile>>) -> RegParams {
     RegParams {
         lmem_size: o.lmem_size(),
         vf: o.vf,
@@ -686,6 +762,22 @@ fn reg_params(o: &Options) -> RegParams {
         fw_ack_delay: std::time::Duration::from_micros(o.fw_ack_delay_us),
         fw_ack_never: o.fw_ack_never(),
         fuses: o.fuses(),
+        guc: guc::GucParams {
+            device_id: o.device_id,
+            revision: o.revision,
+            boot_time: std::time::Duration::from_millis(o.guc_boot_ms),
+            fw,
+            faults: guc::GucFaults {
+                dma_never_completes: o.has_fault(Fault::GucDmaNeverCompletes),
+                boot_stall: o.has_fault(Fault::GucBootStall),
+                boot_error: o.has_fault(Fault::GucBootError),
+                rsa_reject: o.has_fault(Fault::GucRsaReject),
+                mmio_no_reply: o.has_fault(Fault::GucMmioNoReply),
+                mmio_busy: o.has_fault(Fault::GucMmioBusy),
+                mmio_retry: o.has_fault(Fault::GucMmioRetry),
+                hwconfig_corrupt: o.has_fault(Fault::GucHwconfigCorrupt),
+            },
+        },
     }
 }
 

@@ -10,6 +10,8 @@
 //!
 //! Layout, one module per block:
 //!
+//! - [`abi`]: the firmware/GuC ABI shared with the driver (bindgen output
+//!   of `include/xehpg_abi.h`);
 //! - [`cli`]: command-line options and fault switches;
 //! - [`device`]: the [`Device`] state and the BAR0/BAR2/config dispatch;
 //! - [`config_space`]: PCI configuration space;
@@ -29,6 +31,7 @@
 
 #![warn(missing_docs)]
 
+pub mod abi;
 pub mod cli;
 pub mod clock;
 pub mod config_space;

@@ -439,6 +439,17 @@ impl GuestMemory {
         Ok(())
     }
 
+    /// Checks that `len` bytes at `addr` could be read (or, with `write`,
+    /// written), without touching them.
+    ///
+    /// # Errors
+    ///
+    /// A [`DmaError`] naming the first byte that cannot be reached.
+    pub fn probe(&self, addr: u64, len: usize, write: bool) -> Result<(), DmaError> {
+        let op = if write { "write" } else { "read" };
+        self.pieces(addr, len, op).map(|_| ())
+    }
+
     fn overlaps(&self, start: u64, end: u64) -> bool {
         // The last mapping starting before `end` is the only candidate that
         // can reach into the range from below; anything starting inside it
@@ -623,6 +634,23 @@ mod tests {
         assert!(
             g.map(0x8000, 0, 0, true, true, None).is_err(),
             "empty range"
+        );
+    }
+
+    #[test]
+    fn probe_checks_without_copying() {
+        let (_ram, file) = guest_ram(4096);
+        let mut g = GuestMemory::new();
+        g.map(0x1000, 0x1000, 0, true, false, Some(file))
+            .expect("map");
+        assert_eq!(g.probe(0x1000, 0x1000, false), Ok(()));
+        assert_eq!(
+            g.probe(0x1800, 0x1000, false).map_err(|e| e.kind()),
+            Err("dma_unmapped")
+        );
+        assert_eq!(
+            g.probe(0x1000, 4, true).map_err(|e| e.kind()),
+            Err("dma_permission")
         );
     }
 

@@ -9,7 +9,8 @@
 //!   (`VF_CAP_REG`, `SG_TILE_ADDR_RANGE`, `GSMBASE`);
 //! - [`forcewake`]: the forcewake request/acknowledge registers;
 //! - [`fuses`]: the fuse reflections (DSS, meml3, media engines);
-//! - [`mcr`]: the steering selectors and the replicated (MCR) registers.
+//! - [`mcr`]: the steering selectors and the replicated (MCR) registers;
+//! - [`guc`]: the GuC shim, its DMA engine, boot and MMIO messages.
 //!
 //! The dispatcher returns `None` for an offset with no register, so the
 //! device can count it as unknown.
@@ -27,10 +28,13 @@
 //! them do not.
 //!
 //! Time-dependent behaviour is evaluated lazily from `now` at each access;
-//! nothing here sleeps.
+//! nothing here sleeps. The GuC reaches memory (the GGTT, LMEM, guest RAM)
+//! through a [`guc::Bus`] the device passes with each write
+//! ([`RegisterFile::write_with`]).
 
 pub mod forcewake;
 pub mod fuses;
+pub mod guc;
 pub mod gunit;
 pub mod mcr;
 pub mod pcode;
@@ -56,7 +60,7 @@ use crate::seed_table;
 use crate::trace::Op;
 
 /// Device configuration the registers depend on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegParams {
     /// Local memory size in bytes (a whole number of GiB).
     pub lmem_size: u64,
@@ -78,6 +82,8 @@ pub struct RegParams {
     pub fw_ack_never: u16,
     /// The fuses.
     pub fuses: Fuses,
+    /// The GuC's configuration.
+    pub guc: guc::GucParams,
 }
 
 /// What the device must do after a register write.
@@ -124,6 +130,7 @@ pub struct RegisterFile {
     fuses: Fuses,
     fw: forcewake::Forcewake,
     mcr: mcr::Mcr,
+    guc: guc::Guc,
 }
 
 impl RegisterFile {
@@ -143,15 +150,22 @@ impl RegisterFile {
             fuses: p.fuses,
             fw: forcewake::Forcewake::new(p.fw_ack_delay, &p.fuses, p.fw_ack_never),
             mcr: mcr::Mcr::new(&map, p.fuses, flat_ccs_base_addr(p.lmem_size))?,
+            guc: guc::Guc::new(&p.guc, &p.fuses),
         })
     }
 
     /// Function reset: every unit back to its reset state, timers restart.
-    pub fn reset(&mut self, now: Duration) {
+    pub fn reset(&mut self, now: Duration, rec: &mut Recorder) {
         self.gunit.reset(now);
         self.pcode.reset(now);
         self.fw.reset();
         self.mcr.reset();
+        self.guc.reset_device(now, rec);
+    }
+
+    /// The GuC.
+    pub fn guc(&self) -> &guc::Guc {
+        &self.guc
     }
 
     /// Whether forcewake domain `d` is awake (its acknowledge reads 1).
@@ -166,6 +180,7 @@ impl RegisterFile {
     pub fn advance(&mut self, now: Duration, rec: &mut Recorder) {
         self.gunit.advance(now, rec);
         self.fw.advance(now, rec);
+        self.guc.advance(now, rec);
     }
 
     /// The power rule: whether an access to `reg` at `offset` reaches it.
@@ -214,6 +229,9 @@ impl RegisterFile {
         if let Some(v) = self.mcr.read(offset, rec) {
             return Some(v);
         }
+        if let Some(v) = self.guc.read(offset, now) {
+            return Some(v);
+        }
         let v = match offset {
             gu_cntl::OFFSET => self.gunit.read_gu_cntl(now),
             gu_debug::OFFSET => self.gunit.read_gu_debug(),
@@ -230,8 +248,19 @@ impl RegisterFile {
     }
 
     /// Writes the dword at `offset` (dword aligned); `None` if no register
-    /// lives there.
+    /// lives there. The GuC sees no memory ([`guc::NoBus`]).
     pub fn write(&mut self, offset: u32, value: u32, rec: &mut Recorder) -> Option<Effect> {
+        self.write_with(offset, value, rec, &mut guc::NoBus)
+    }
+
+    /// [`RegisterFile::write`], with the memory the GuC reaches.
+    pub fn write_with(
+        &mut self,
+        offset: u32,
+        value: u32,
+        rec: &mut Recorder,
+        bus: &mut dyn guc::Bus,
+    ) -> Option<Effect> {
         let now = rec.now();
         self.advance(now, rec);
         let reg = regs::lookup(offset)?;
@@ -248,6 +277,7 @@ impl RegisterFile {
         }
         if self.fuses.write(offset, value, rec).is_some()
             || self.mcr.write(offset, value, rec).is_some()
+            || self.guc.write(offset, value, now, rec, bus).is_some()
         {
             return Some(Effect::None);
         }
@@ -280,10 +310,12 @@ impl RegisterFile {
             _ => return None,
         };
         if effect == Effect::DriverFlr {
-            // [MODEL] A Driver-FLR resets the GT: forcewake requests and
-            // steering go back to their reset state with it.
+            // [MODEL] A Driver-FLR resets the GT: forcewake requests,
+            // steering and the GuC (its write-once WOPCM registers too) go
+            // back to their reset state with it.
             self.fw.reset();
             self.mcr.reset();
+            self.guc.reset_device(now, rec);
         }
         Some(effect)
     }
@@ -310,6 +342,7 @@ pub(crate) mod tests {
             fw_ack_delay: Duration::ZERO,
             fw_ack_never: 0,
             fuses: Fuses::ATS_M150,
+            guc: guc::GucParams::default(),
         }
     }
 

@@ -544,62 +544,372 @@ pub mod mcr {
     ];
 }
 
+/// The GuC shim, DMA and doorbell registers, and the GT registers the GuC
+/// load touches (`research/anchor-xe.md` §4.3). Offsets and fields are
+/// upstream's (`drivers/gpu/drm/xe/regs/xe_guc_regs.h`; `GDRST` and
+/// `PMINTRMSK` from `regs/xe_gt_regs.h`); the seed names the shim and DMA
+/// registers but gives no layout (seed 000 lines 1088-1123). Field names are
+/// upstream's with the register prefix dropped. Behaviour:
+/// [`crate::regfile::guc`].
+pub mod guc {
+    use super::{FieldDef, RegDef};
+
+    const fn field(name: &'static str, hi: u8, lo: u8) -> FieldDef {
+        FieldDef { name, hi, lo }
+    }
+
+    /// The whole dword.
+    pub const VALUE: FieldDef = field("value", 31, 0);
+    const VALUE_ONLY: &[FieldDef] = &[VALUE];
+
+    const fn value(name: &'static str, offset: u32) -> RegDef {
+        RegDef {
+            name,
+            offset,
+            fields: VALUE_ONLY,
+        }
+    }
+
+    /// `N` consecutive `value` registers from `base`, named `names`.
+    const fn array<const N: usize>(names: [&'static str; N], base: u32) -> [RegDef; N] {
+        let mut out = [value("", 0); N];
+        let mut i = 0;
+        while i < N {
+            // CAST: N is at most 64.
+            out[i] = value(names[i], base + 4 * i as u32);
+            i += 1;
+        }
+        out
+    }
+
+    /// `GS_AUTH_STATUS_MASK`: 1 bad, 2 good.
+    pub const AUTH: FieldDef = field("auth", 31, 30);
+    /// `GS_MIA_MASK`.
+    pub const MIA: FieldDef = field("mia", 18, 16);
+    /// `GS_UKERNEL_MASK`: `XEHPG_GUC_UKERNEL_*`.
+    pub const UKERNEL: FieldDef = field("ukernel", 15, 8);
+    /// `GS_BOOTROM_MASK`: `XEHPG_GUC_BOOTROM_*`.
+    pub const BOOTROM: FieldDef = field("bootrom", 7, 1);
+    /// `GS_MIA_IN_RESET`.
+    pub const MIA_IN_RESET: FieldDef = field("mia_in_reset", 0, 0);
+    /// `GUC_STATUS` 0xC000, read-only.
+    pub const GUC_STATUS: RegDef = RegDef {
+        name: "GUC_STATUS",
+        offset: 0xC000,
+        fields: &[AUTH, MIA, UKERNEL, BOOTROM, MIA_IN_RESET],
+    };
+
+    /// `GUC_WOPCM_SIZE_MASK`: the GuC's WOPCM size in bytes (4 KiB units).
+    pub const WOPCM_SIZE: FieldDef = field("size", 31, 12);
+    /// `GUC_WOPCM_SIZE_LOCKED`: set by the first write.
+    pub const WOPCM_LOCKED: FieldDef = field("locked", 0, 0);
+    /// `GUC_WOPCM_SIZE` 0xC050, write-once.
+    pub const GUC_WOPCM_SIZE: RegDef = RegDef {
+        name: "GUC_WOPCM_SIZE",
+        offset: 0xC050,
+        fields: &[WOPCM_SIZE, WOPCM_LOCKED],
+    };
+
+    /// `GUC_ENABLE_READ_CACHE_LOGIC`.
+    pub const READ_CACHE_LOGIC: FieldDef = field("read_cache_logic", 1, 1);
+    /// `GUC_ENABLE_READ_CACHE_FOR_SRAM_DATA`.
+    pub const READ_CACHE_FOR_SRAM_DATA: FieldDef = field("read_cache_for_sram_data", 9, 9);
+    /// `GUC_ENABLE_READ_CACHE_FOR_WOPCM_DATA`.
+    pub const READ_CACHE_FOR_WOPCM_DATA: FieldDef = field("read_cache_for_wopcm_data", 10, 10);
+    /// `GUC_ENABLE_MIA_CLOCK_GATING`.
+    pub const MIA_CLOCK_GATING: FieldDef = field("mia_clock_gating", 15, 15);
+    /// `GUC_SHIM_CONTROL` 0xC064.
+    pub const GUC_SHIM_CONTROL: RegDef = RegDef {
+        name: "GUC_SHIM_CONTROL",
+        offset: 0xC064,
+        fields: &[
+            READ_CACHE_LOGIC,
+            READ_CACHE_FOR_SRAM_DATA,
+            READ_CACHE_FOR_WOPCM_DATA,
+            MIA_CLOCK_GATING,
+        ],
+    };
+
+    /// `SOFT_SCRATCH(n)` 0xC180 + 4n, n < 16.
+    pub const SOFT_SCRATCH: [RegDef; 16] = array(
+        [
+            "SOFT_SCRATCH0",
+            "SOFT_SCRATCH1",
+            "SOFT_SCRATCH2",
+            "SOFT_SCRATCH3",
+            "SOFT_SCRATCH4",
+            "SOFT_SCRATCH5",
+            "SOFT_SCRATCH6",
+            "SOFT_SCRATCH7",
+            "SOFT_SCRATCH8",
+            "SOFT_SCRATCH9",
+            "SOFT_SCRATCH10",
+            "SOFT_SCRATCH11",
+            "SOFT_SCRATCH12",
+            "SOFT_SCRATCH13",
+            "SOFT_SCRATCH14",
+            "SOFT_SCRATCH15",
+        ],
+        0xC180,
+    );
+    /// `UOS_RSA_SCRATCH(i)` 0xC200 + 4i, i < 64.
+    pub const UOS_RSA_SCRATCH: [RegDef; 64] = array(
+        [
+            "UOS_RSA_SCRATCH0",
+            "UOS_RSA_SCRATCH1",
+            "UOS_RSA_SCRATCH2",
+            "UOS_RSA_SCRATCH3",
+            "UOS_RSA_SCRATCH4",
+            "UOS_RSA_SCRATCH5",
+            "UOS_RSA_SCRATCH6",
+            "UOS_RSA_SCRATCH7",
+            "UOS_RSA_SCRATCH8",
+            "UOS_RSA_SCRATCH9",
+            "UOS_RSA_SCRATCH10",
+            "UOS_RSA_SCRATCH11",
+            "UOS_RSA_SCRATCH12",
+            "UOS_RSA_SCRATCH13",
+            "UOS_RSA_SCRATCH14",
+            "UOS_RSA_SCRATCH15",
+            "UOS_RSA_SCRATCH16",
+            "UOS_RSA_SCRATCH17",
+            "UOS_RSA_SCRATCH18",
+            "UOS_RSA_SCRATCH19",
+            "UOS_RSA_SCRATCH20",
+            "UOS_RSA_SCRATCH21",
+            "UOS_RSA_SCRATCH22",
+            "UOS_RSA_SCRATCH23",
+            "UOS_RSA_SCRATCH24",
+            "UOS_RSA_SCRATCH25",
+            "UOS_RSA_SCRATCH26",
+            "UOS_RSA_SCRATCH27",
+            "UOS_RSA_SCRATCH28",
+            "UOS_RSA_SCRATCH29",
+            "UOS_RSA_SCRATCH30",
+            "UOS_RSA_SCRATCH31",
+            "UOS_RSA_SCRATCH32",
+            "UOS_RSA_SCRATCH33",
+            "UOS_RSA_SCRATCH34",
+            "UOS_RSA_SCRATCH35",
+            "UOS_RSA_SCRATCH36",
+            "UOS_RSA_SCRATCH37",
+            "UOS_RSA_SCRATCH38",
+            "UOS_RSA_SCRATCH39",
+            "UOS_RSA_SCRATCH40",
+            "UOS_RSA_SCRATCH41",
+            "UOS_RSA_SCRATCH42",
+            "UOS_RSA_SCRATCH43",
+            "UOS_RSA_SCRATCH44",
+            "UOS_RSA_SCRATCH45",
+            "UOS_RSA_SCRATCH46",
+            "UOS_RSA_SCRATCH47",
+            "UOS_RSA_SCRATCH48",
+            "UOS_RSA_SCRATCH49",
+            "UOS_RSA_SCRATCH50",
+            "UOS_RSA_SCRATCH51",
+            "UOS_RSA_SCRATCH52",
+            "UOS_RSA_SCRATCH53",
+            "UOS_RSA_SCRATCH54",
+            "UOS_RSA_SCRATCH55",
+            "UOS_RSA_SCRATCH56",
+            "UOS_RSA_SCRATCH57",
+            "UOS_RSA_SCRATCH58",
+            "UOS_RSA_SCRATCH59",
+            "UOS_RSA_SCRATCH60",
+            "UOS_RSA_SCRATCH61",
+            "UOS_RSA_SCRATCH62",
+            "UOS_RSA_SCRATCH63",
+        ],
+        0xC200,
+    );
+
+    /// `DMA_ADDR_SPACE_MASK`: `DMA_ADDRESS_SPACE_WOPCM` 7, `_GGTT` 8.
+    pub const DMA_SPACE: FieldDef = field("space", 20, 16);
+    /// Address bits 47:32.
+    pub const DMA_ADDR_HI: FieldDef = field("addr", 15, 0);
+    const DMA_HIGH_FIELDS: &[FieldDef] = &[DMA_SPACE, DMA_ADDR_HI];
+    /// `DMA_ADDR_0_LOW` 0xC300: source address 31:0.
+    pub const DMA_ADDR_0_LOW: RegDef = value("DMA_ADDR_0_LOW", 0xC300);
+    /// `DMA_ADDR_0_HIGH` 0xC304.
+    pub const DMA_ADDR_0_HIGH: RegDef = RegDef {
+        name: "DMA_ADDR_0_HIGH",
+        offset: 0xC304,
+        fields: DMA_HIGH_FIELDS,
+    };
+    /// `DMA_ADDR_1_LOW` 0xC308: destination address 31:0.
+    pub const DMA_ADDR_1_LOW: RegDef = value("DMA_ADDR_1_LOW", 0xC308);
+    /// `DMA_ADDR_1_HIGH` 0xC30C.
+    pub const DMA_ADDR_1_HIGH: RegDef = RegDef {
+        name: "DMA_ADDR_1_HIGH",
+        offset: 0xC30C,
+        fields: DMA_HIGH_FIELDS,
+    };
+    /// `DMA_COPY_SIZE` 0xC310: bytes.
+    pub const DMA_COPY_SIZE: RegDef = value("DMA_COPY_SIZE", 0xC310);
+    /// Write enables of bits 15:0 (a masked register).
+    pub const DMA_CTRL_MASK: FieldDef = field("mask", 31, 16);
+    /// `UOS_MOVE`: the copy is the uKernel.
+    pub const UOS_MOVE: FieldDef = field("uos_move", 4, 4);
+    /// `START_DMA`: reads 1 until the copy is done.
+    pub const START_DMA: FieldDef = field("start_dma", 0, 0);
+    /// `DMA_CTRL` 0xC314, masked.
+    pub const DMA_CTRL: RegDef = RegDef {
+        name: "DMA_CTRL",
+        offset: 0xC314,
+        fields: &[DMA_CTRL_MASK, UOS_MOVE, START_DMA],
+    };
+
+    /// `GUC_WOPCM_OFFSET_MASK`: WOPCM base, 16 KiB aligned.
+    pub const WOPCM_OFFSET: FieldDef = field("offset", 31, 14);
+    /// `HUC_LOADING_AGENT_GUC`.
+    pub const HUC_LOADING_AGENT_GUC: FieldDef = field("huc_loading_agent_guc", 1, 1);
+    /// `GUC_WOPCM_OFFSET_VALID`: set by the first write.
+    pub const WOPCM_OFFSET_VALID: FieldDef = field("valid", 0, 0);
+    /// `DMA_GUC_WOPCM_OFFSET` 0xC340, write-once.
+    pub const DMA_GUC_WOPCM_OFFSET: RegDef = RegDef {
+        name: "DMA_GUC_WOPCM_OFFSET",
+        offset: 0xC340,
+        fields: &[WOPCM_OFFSET, HUC_LOADING_AGENT_GUC, WOPCM_OFFSET_VALID],
+    };
+
+    /// `GUC_TLB_INV_CR_INVALIDATE`.
+    pub const INVALIDATE: FieldDef = field("invalidate", 0, 0);
+    /// `GUC_TLB_INV_CR` 0xCEE8.
+    pub const GUC_TLB_INV_CR: RegDef = RegDef {
+        name: "GUC_TLB_INV_CR",
+        offset: 0xCEE8,
+        fields: &[INVALIDATE],
+    };
+
+    /// `GRDOM_GUC`.
+    pub const GRDOM_GUC: FieldDef = field("grdom_guc", 3, 3);
+    /// `GRDOM_FULL`.
+    pub const GRDOM_FULL: FieldDef = field("grdom_full", 0, 0);
+    /// `GDRST` 0x941C (`regs/xe_gt_regs.h`).
+    pub const GDRST: RegDef = RegDef {
+        name: "GDRST",
+        offset: 0x941C,
+        fields: &[GRDOM_GUC, GRDOM_FULL],
+    };
+
+    /// `ARAT_EXPIRED_INTRMSK`.
+    pub const ARAT_EXPIRED_INTRMSK: FieldDef = field("arat_expired_intrmsk", 9, 9);
+    /// `PMINTRMSK` 0xA168 (`regs/xe_gt_regs.h`).
+    pub const PMINTRMSK: RegDef = RegDef {
+        name: "PMINTRMSK",
+        offset: 0xA168,
+        fields: &[ARAT_EXPIRED_INTRMSK],
+    };
+
+    /// `GT_DOORBELL_ENABLE`.
+    pub const GT_DOORBELL_ENABLE: FieldDef = field("gt_doorbell_enable", 0, 0);
+    /// `GT_PM_CONFIG` 0x13816C, always on.
+    pub const GT_PM_CONFIG: RegDef = RegDef {
+        name: "GT_PM_CONFIG",
+        offset: 0x13_816C,
+        fields: &[GT_DOORBELL_ENABLE],
+    };
+
+    /// `GUC_HOST_INTERRUPT` 0x1901F0: a write rings the GuC's doorbell.
+    pub const GUC_HOST_INTERRUPT: RegDef = value("GUC_HOST_INTERRUPT", 0x19_01F0);
+    /// `VF_SW_FLAG(n)` 0x190240 + 4n, n < 4: the MMIO message registers.
+    pub const VF_SW_FLAG: [RegDef; 4] = array(
+        ["VF_SW_FLAG0", "VF_SW_FLAG1", "VF_SW_FLAG2", "VF_SW_FLAG3"],
+        0x19_0240,
+    );
+}
+
+/// Number of entries of [`REGISTERS`] (checked when the table is built).
+const REGISTER_COUNT: usize = 152;
+
+/// Concatenates `parts` into one array of exactly `N` entries; a count that
+/// does not add up fails the build.
+const fn concat<const N: usize>(parts: &[&[RegDef]]) -> [RegDef; N] {
+    let mut out = [mcr::FF_MODE; N];
+    let mut k = 0;
+    let mut p = 0;
+    while p < parts.len() {
+        let mut i = 0;
+        while i < parts[p].len() {
+            out[k] = parts[p][i];
+            k += 1;
+            i += 1;
+        }
+        p += 1;
+    }
+    assert!(k == N, "REGISTER_COUNT does not match the table");
+    out
+}
+
+const ALL: [RegDef; REGISTER_COUNT] = concat(&[
+    &[
+        forcewake::ACK[2],
+        forcewake::ACK[3],
+        forcewake::ACK[4],
+        forcewake::ACK[5],
+        forcewake::ACK[6],
+        forcewake::ACK[7],
+        forcewake::ACK[8],
+        forcewake::ACK[9],
+        forcewake::ACK[10],
+        forcewake::ACK[11],
+        forcewake::ACK[12],
+        forcewake::ACK[13],
+        forcewake::ACK[1],
+        mcr_selector::STEER_SEMAPHORE,
+        mcr_selector::MTL_MCR_SELECTOR,
+        mcr_selector::SF_MCR_SELECTOR,
+        mcr_selector::MCR_SELECTOR,
+        mcr_selector::GAM_MCR_SELECTOR,
+        mcr::XEHP_FLAT_CCS_BASE_ADDR,
+        mcr::FF_MODE,
+        mcr::XEHP_SQCM,
+        fuse::MIRROR_FUSE3,
+        fuse::XELP_GT_GEOMETRY_DSS_ENABLE,
+        fuse::GT_VEBOX_VDBOX_DISABLE,
+        fuse::XEHP_GT_COMPUTE_DSS_ENABLE,
+        guc::GDRST,
+        guc::PMINTRMSK,
+    ],
+    &forcewake::REQUEST,
+    &[
+        mcr::XEHP_L3NODEARBCFG,
+        mcr::XEHP_L3SQCREG5,
+        guc::GUC_STATUS,
+        guc::GUC_WOPCM_SIZE,
+        guc::GUC_SHIM_CONTROL,
+    ],
+    &guc::SOFT_SCRATCH,
+    &guc::UOS_RSA_SCRATCH,
+    &[
+        guc::DMA_ADDR_0_LOW,
+        guc::DMA_ADDR_0_HIGH,
+        guc::DMA_ADDR_1_LOW,
+        guc::DMA_ADDR_1_HIGH,
+        guc::DMA_COPY_SIZE,
+        guc::DMA_CTRL,
+        guc::DMA_GUC_WOPCM_OFFSET,
+        guc::GUC_TLB_INV_CR,
+        mcr::XEHP_GAMCNTRL_CTRL,
+        mcr::LSC_CHICKEN_BIT_0,
+        mcr::SARB_CHICKEN1,
+        gu_cntl::DEF,
+        gu_debug::DEF,
+        gsmbase::DEF,
+        sg_tile_addr_range::DEF,
+        forcewake::ACK[0],
+        pcode_mailbox::DEF,
+        pcode_data0::DEF,
+        pcode_data1::DEF,
+        guc::GT_PM_CONFIG,
+        guc::GUC_HOST_INTERRUPT,
+        vf_cap_reg::DEF,
+    ],
+    &guc::VF_SW_FLAG,
+]);
+
 /// Every register of the trapped BAR0 range the mock knows, sorted by offset.
-pub const REGISTERS: &[RegDef] = &[
-    forcewake::ACK[2],
-    forcewake::ACK[3],
-    forcewake::ACK[4],
-    forcewake::ACK[5],
-    forcewake::ACK[6],
-    forcewake::ACK[7],
-    forcewake::ACK[8],
-    forcewake::ACK[9],
-    forcewake::ACK[10],
-    forcewake::ACK[11],
-    forcewake::ACK[12],
-    forcewake::ACK[13],
-    forcewake::ACK[1],
-    mcr_selector::STEER_SEMAPHORE,
-    mcr_selector::MTL_MCR_SELECTOR,
-    mcr_selector::SF_MCR_SELECTOR,
-    mcr_selector::MCR_SELECTOR,
-    mcr_selector::GAM_MCR_SELECTOR,
-    mcr::XEHP_FLAT_CCS_BASE_ADDR,
-    mcr::FF_MODE,
-    mcr::XEHP_SQCM,
-    fuse::MIRROR_FUSE3,
-    fuse::XELP_GT_GEOMETRY_DSS_ENABLE,
-    fuse::GT_VEBOX_VDBOX_DISABLE,
-    fuse::XEHP_GT_COMPUTE_DSS_ENABLE,
-    forcewake::REQUEST[0],
-    forcewake::REQUEST[1],
-    forcewake::REQUEST[2],
-    forcewake::REQUEST[3],
-    forcewake::REQUEST[4],
-    forcewake::REQUEST[5],
-    forcewake::REQUEST[6],
-    forcewake::REQUEST[7],
-    forcewake::REQUEST[8],
-    forcewake::REQUEST[9],
-    forcewake::REQUEST[10],
-    forcewake::REQUEST[11],
-    forcewake::REQUEST[12],
-    forcewake::REQUEST[13],
-    mcr::XEHP_L3NODEARBCFG,
-    mcr::XEHP_L3SQCREG5,
-    mcr::XEHP_GAMCNTRL_CTRL,
-    mcr::LSC_CHICKEN_BIT_0,
-    mcr::SARB_CHICKEN1,
-    gu_cntl::DEF,
-    gu_debug::DEF,
-    gsmbase::DEF,
-    sg_tile_addr_range::DEF,
-    forcewake::ACK[0],
-    pcode_mailbox::DEF,
-    pcode_data0::DEF,
-    pcode_data1::DEF,
-    vf_cap_reg::DEF,
-];
+pub const REGISTERS: &[RegDef] = &ALL;
 
 /// The register that contains the byte at `offset`, if any.
 pub fn lookup(offset: u32) -> Option<&'static RegDef> {
@@ -614,6 +924,11 @@ pub fn lookup(offset: u32) -> Option<&'static RegDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A test-lifetime name as `&'static str` (leaked; tests only).
+    fn leak(s: &str) -> &'static str {
+        Box::leak(s.to_owned().into_boxed_str())
+    }
 
     fn fields(r: &RegDef) -> Vec<(&'static str, u8, u8)> {
         r.fields.iter().map(|f| (f.name, f.hi, f.lo)).collect()
@@ -674,6 +989,12 @@ mod tests {
                 vec![("vdbox", 7, 0), ("vebox", 19, 16)],
             ),
             ("XEHP_GT_COMPUTE_DSS_ENABLE", 0x9144, vec![("dss", 31, 0)]),
+            (
+                "GDRST",
+                0x941C,
+                vec![("grdom_guc", 3, 3), ("grdom_full", 0, 0)],
+            ),
+            ("PMINTRMSK", 0xA168, vec![("arat_expired_intrmsk", 9, 9)]),
             ("FORCEWAKE_GT", 0xA188, req.clone()),
             ("FORCEWAKE_RENDER", 0xA278, req.clone()),
         ]);
@@ -699,6 +1020,63 @@ mod tests {
         want.extend([
             ("XEHP_L3NODEARBCFG", 0xB0B4, value.clone()),
             ("XEHP_L3SQCREG5", 0xB158, value.clone()),
+            (
+                "GUC_STATUS",
+                0xC000,
+                vec![
+                    ("auth", 31, 30),
+                    ("mia", 18, 16),
+                    ("ukernel", 15, 8),
+                    ("bootrom", 7, 1),
+                    ("mia_in_reset", 0, 0),
+                ],
+            ),
+            (
+                "GUC_WOPCM_SIZE",
+                0xC050,
+                vec![("size", 31, 12), ("locked", 0, 0)],
+            ),
+            (
+                "GUC_SHIM_CONTROL",
+                0xC064,
+                vec![
+                    ("read_cache_logic", 1, 1),
+                    ("read_cache_for_sram_data", 9, 9),
+                    ("read_cache_for_wopcm_data", 10, 10),
+                    ("mia_clock_gating", 15, 15),
+                ],
+            ),
+        ]);
+        let names: Vec<String> = (0..16).map(|n| format!("SOFT_SCRATCH{n}")).collect();
+        for (n, name) in names.iter().enumerate() {
+            want.push((leak(name), 0xC180 + 4 * n as u32, value.clone()));
+        }
+        let names: Vec<String> = (0..64).map(|n| format!("UOS_RSA_SCRATCH{n}")).collect();
+        for (n, name) in names.iter().enumerate() {
+            want.push((leak(name), 0xC200 + 4 * n as u32, value.clone()));
+        }
+        let high = vec![("space", 20, 16), ("addr", 15, 0)];
+        want.extend([
+            ("DMA_ADDR_0_LOW", 0xC300, value.clone()),
+            ("DMA_ADDR_0_HIGH", 0xC304, high.clone()),
+            ("DMA_ADDR_1_LOW", 0xC308, value.clone()),
+            ("DMA_ADDR_1_HIGH", 0xC30C, high),
+            ("DMA_COPY_SIZE", 0xC310, value.clone()),
+            (
+                "DMA_CTRL",
+                0xC314,
+                vec![("mask", 31, 16), ("uos_move", 4, 4), ("start_dma", 0, 0)],
+            ),
+            (
+                "DMA_GUC_WOPCM_OFFSET",
+                0xC340,
+                vec![
+                    ("offset", 31, 14),
+                    ("huc_loading_agent_guc", 1, 1),
+                    ("valid", 0, 0),
+                ],
+            ),
+            ("GUC_TLB_INV_CR", 0xCEE8, vec![("invalidate", 0, 0)]),
             ("XEHP_GAMCNTRL_CTRL", 0xCF54, value.clone()),
             ("LSC_CHICKEN_BIT_0", 0xE7C8, value.clone()),
             ("SARB_CHICKEN1", 0xE90C, value.clone()),
@@ -727,8 +1105,17 @@ mod tests {
             ),
             ("PCODE_DATA0", 0x138128, value.clone()),
             ("PCODE_DATA1", 0x13812C, value.clone()),
+            ("GT_PM_CONFIG", 0x13816C, vec![("gt_doorbell_enable", 0, 0)]),
+            ("GUC_HOST_INTERRUPT", 0x1901F0, value.clone()),
             ("VF_CAP_REG", 0x1901F8, vec![("vf_cap", 0, 0)]),
         ]);
+        for n in 0..4u32 {
+            want.push((
+                ["VF_SW_FLAG0", "VF_SW_FLAG1", "VF_SW_FLAG2", "VF_SW_FLAG3"][n as usize],
+                0x190240 + 4 * n,
+                value.clone(),
+            ));
+        }
         assert_eq!(got, want);
     }
 

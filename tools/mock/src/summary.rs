@@ -83,6 +83,23 @@ pub struct Summary {
     pub config_reads: u64,
     /// Config-space writes.
     pub config_writes: u64,
+    /// GuC resets through `GDRST`.
+    pub guc_resets: u64,
+    /// GuC DMA starts (accepted or not).
+    pub guc_dmas: u64,
+    /// Images the GuC boot ROM authenticated.
+    pub guc_loads: u64,
+    /// MMIO requests the GuC took.
+    pub h2g_requests: u64,
+    /// `GUC_TLB_INV_CR` invalidations.
+    pub tlb_invalidations: u64,
+    /// Release of the last image loaded.
+    pub guc_last_release: Option<String>,
+    /// SHA-256 of the last image loaded.
+    pub guc_last_sha256: Option<String>,
+    /// A uKernel was started and no GuC reset, Driver-FLR or device reset
+    /// followed (as of this summary; the final one tells the state at exit).
+    pub guc_running_at_exit: bool,
     /// Armed fault switches.
     pub faults: Vec<&'static str>,
     /// Events traced (the next trace `seq`).
@@ -137,8 +154,29 @@ impl Counters {
             Event::DmaUnmap { .. } => s.dma_unmaps += 1,
             Event::Irq { .. } => s.irqs += 1,
             Event::IrqDropped { .. } => s.irqs_dropped += 1,
-            Event::Reset { .. } => s.resets += 1,
-            Event::DriverFlr { phase } if *phase == "start" => s.driver_flrs += 1,
+            Event::Reset { .. } => {
+                s.resets += 1;
+                s.guc_running_at_exit = false;
+            }
+            Event::DriverFlr { phase } if *phase == "start" => {
+                s.driver_flrs += 1;
+                s.guc_running_at_exit = false;
+            }
+            Event::GucReset { .. } => {
+                s.guc_resets += 1;
+                s.guc_running_at_exit = false;
+            }
+            Event::GucDma { .. } => s.guc_dmas += 1,
+            Event::GucLoaded {
+                release, sha256, ..
+            } => {
+                s.guc_loads += 1;
+                s.guc_last_release = Some(release.clone());
+                s.guc_last_sha256 = Some(sha256.clone());
+                s.guc_running_at_exit = true;
+            }
+            Event::GucH2g { .. } => s.h2g_requests += 1,
+            Event::GgttTlbInvalidate { .. } => s.tlb_invalidations += 1,
             Event::Pcode { .. } => s.pcode_commands += 1,
             Event::ConfigWrite { .. } => s.config_writes += 1,
             _ => {}
@@ -288,6 +326,26 @@ mod tests {
                 detail: String::new(),
             });
         }
+        c.count(&Event::GucReset { cause: "grdom_guc" });
+        c.count(&Event::GucDma {
+            src: Hex(0x80_0000),
+            dst: Hex(0x2000),
+            size: 0x100,
+            space: "ggtt",
+            dst_space: "wopcm",
+            uos_move: true,
+        });
+        c.count(&Event::GucLoaded {
+            release: "70.53.0".into(),
+            submission: "1.26.0".into(),
+            sha256: "ab".into(),
+            bytes: 0x100,
+        });
+        c.count(&Event::GucH2g {
+            action: Hex(0x4100),
+            len: 4,
+        });
+        c.count(&Event::GgttTlbInvalidate { entries: 3 });
         c.count_config_read();
         let v = serde_json::to_value(c.summary(42, true)).expect("serialises");
         assert_eq!(
@@ -310,9 +368,35 @@ mod tests {
                 "sleeping_accesses": 1, "terminated_reads": 1,
                 "mcr_selector_writes": {"MCR_SELECTOR": 1},
                 "config_reads": 1, "config_writes": 0,
+                "guc_resets": 1, "guc_dmas": 1, "guc_loads": 1, "h2g_requests": 1,
+                "tlb_invalidations": 1, "guc_last_release": "70.53.0",
+                "guc_last_sha256": "ab", "guc_running_at_exit": true,
                 "faults": ["pcode-stuck"], "events": 42, "final": true
             })
         );
+    }
+
+    /// The GuC counts as running from `guc_loaded` until any reset.
+    #[test]
+    fn guc_running_until_a_reset() {
+        let loaded = Event::GucLoaded {
+            release: "70.53.0".into(),
+            submission: "1.26.0".into(),
+            sha256: "00".into(),
+            bytes: 1,
+        };
+        for reset in [
+            Event::GucReset { cause: "grdom_guc" },
+            Event::Reset { cause: "pcie_flr" },
+            Event::DriverFlr { phase: "start" },
+        ] {
+            let mut c = Counters::default();
+            assert!(!c.summary(0, false).guc_running_at_exit);
+            c.count(&loaded);
+            assert!(c.summary(0, false).guc_running_at_exit);
+            c.count(&reset);
+            assert!(!c.summary(0, true).guc_running_at_exit, "{reset:?}");
+        }
     }
 
     #[test]

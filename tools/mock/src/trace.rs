@@ -261,6 +261,82 @@ pub enum Event {
         /// subsliceid.
         subslice: u32,
     },
+    /// The GuC was reset through `GDRST` (a device reset or Driver-FLR
+    /// resets it too, traced as `reset` / `driver_flr`).
+    GucReset {
+        /// "grdom_guc" or "grdom_full".
+        cause: &'static str,
+    },
+    /// START_DMA was written: the transfer as programmed, before the
+    /// engine's checks.
+    GucDma {
+        /// Source address.
+        src: Hex,
+        /// Destination address.
+        dst: Hex,
+        /// Bytes.
+        size: u64,
+        /// Source address space: "ggtt", "wopcm" or "other".
+        space: &'static str,
+        /// Destination address space, same names.
+        dst_space: &'static str,
+        /// `UOS_MOVE` was set: the copy is the uKernel.
+        uos_move: bool,
+    },
+    /// An accepted GuC DMA completed (START_DMA cleared).
+    GucDmaDone {
+        /// Bytes copied.
+        bytes: u64,
+        /// When it completed, in microseconds.
+        at_us: u64,
+    },
+    /// `GUC_STATUS` changed.
+    GucStatus {
+        /// The whole register.
+        value: Hex,
+        /// UKERNEL (15:8).
+        ukernel: Hex,
+        /// BOOTROM (7:1).
+        bootrom: Hex,
+        /// AUTH (31:30).
+        auth: Hex,
+        /// When it changed, in microseconds.
+        at_us: u64,
+    },
+    /// The boot ROM authenticated an uploaded image.
+    GucLoaded {
+        /// Release from the CSS header ("70.53.0").
+        release: String,
+        /// Submission interface version ("1.26.0").
+        submission: String,
+        /// SHA-256 of the copied bytes (header + uCode), lower-case hex.
+        sha256: String,
+        /// Bytes copied.
+        bytes: u64,
+    },
+    /// The GuC took an MMIO request.
+    GucH2g {
+        /// ACTION (15:0).
+        action: Hex,
+        /// `VF_SW_FLAG` registers written since the last doorbell (highest
+        /// index + 1).
+        len: usize,
+    },
+    /// An MMIO reply became visible in `VF_SW_FLAG(0..3)`.
+    GucG2hReply {
+        /// "success", "failure", "busy" or "retry".
+        #[serde(rename = "type")]
+        kind: &'static str,
+        /// DATA0 (success) or ERROR (failure); 0 otherwise.
+        data0: Hex,
+        /// When it became visible, in microseconds.
+        at_us: u64,
+    },
+    /// `GUC_TLB_INV_CR` dropped the GuC's GGTT translations.
+    GgttTlbInvalidate {
+        /// Translations dropped.
+        entries: usize,
+    },
     /// The mock is shutting down.
     Stop {
         /// Why: "disconnect", "signal SIGTERM", "error: ...".
@@ -472,6 +548,71 @@ mod tests {
             }),
             json!({"seq":7,"t_us":1234,"ev":"steer","selector":"MCR_SELECTOR",
                    "multicast":false,"slice":2,"subslice":3})
+        );
+    }
+
+    #[test]
+    fn guc_event_shapes() {
+        assert_eq!(
+            line(&Event::GucDma {
+                src: Hex(0x80_0000),
+                dst: Hex(0x2000),
+                size: 381_376,
+                space: "ggtt",
+                dst_space: "wopcm",
+                uos_move: true
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_dma","src":"0x800000","dst":"0x2000",
+                   "size":381_376,"space":"ggtt","dst_space":"wopcm","uos_move":true})
+        );
+        assert_eq!(
+            line(&Event::GucStatus {
+                value: Hex(0x8000_F0EC),
+                ukernel: Hex(0xF0),
+                bootrom: Hex(0x76),
+                auth: Hex(2),
+                at_us: 1200
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_status","value":"0x8000f0ec",
+                   "ukernel":"0xf0","bootrom":"0x76","auth":"0x2","at_us":1200})
+        );
+        assert_eq!(
+            line(&Event::GucLoaded {
+                release: "70.53.0".into(),
+                submission: "1.26.0".into(),
+                sha256: "ab".into(),
+                bytes: 4
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_loaded","release":"70.53.0",
+                   "submission":"1.26.0","sha256":"ab","bytes":4})
+        );
+        assert_eq!(
+            line(&Event::GucG2hReply {
+                kind: "success",
+                data0: Hex(100),
+                at_us: 1
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_g2h_reply","type":"success",
+                   "data0":"0x64","at_us":1})
+        );
+        assert_eq!(
+            line(&Event::GucH2g {
+                action: Hex(0x4100),
+                len: 4
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_h2g","action":"0x4100","len":4})
+        );
+        assert_eq!(
+            line(&Event::GucReset { cause: "grdom_guc" }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_reset","cause":"grdom_guc"})
+        );
+        assert_eq!(
+            line(&Event::GucDmaDone { bytes: 8, at_us: 9 }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_dma_done","bytes":8,"at_us":9})
+        );
+        assert_eq!(
+            line(&Event::GgttTlbInvalidate { entries: 3 }),
+            json!({"seq":7,"t_us":1234,"ev":"ggtt_tlb_invalidate","entries":3})
         );
     }
 

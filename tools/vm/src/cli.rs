@@ -53,6 +53,9 @@ Device:
   --mock FILE           mock device (default: <repo>/tools/target/release/xehpg-mock)
   --mock-arg ARG        argument passed to the mock (repeatable)
   --device-id HEX       PCI device ID the mock presents (e.g. 0x56c0)
+  --guc-fw FILE         GuC firmware the mock checks uploads against
+                        (default: the shipped i915/dg2_guc_70.bin, unless
+                        --no-firmware or a --mock-arg --guc-fw)
   --no-device           boot without the mock device
 Output:
   --trace FILE          mock access trace
@@ -99,6 +102,8 @@ pub struct Cli {
     pub mock: Option<PathBuf>,
     pub mock_args: Vec<String>,
     pub device_id: Option<u16>,
+    /// `--guc-fw FILE`: passed to the mock as `--guc-fw`.
+    pub guc_fw: Option<PathBuf>,
     pub no_device: bool,
     pub trace: Option<PathBuf>,
     pub summary: Option<PathBuf>,
@@ -197,6 +202,7 @@ fn apply_valued(cli: &mut Cli, name: &str, value: String) -> Result<()> {
         "--mock" => cli.mock = Some(value.into()),
         "--mock-arg" => cli.mock_args.push(value),
         "--device-id" => cli.device_id = Some(parse_device_id(&value)?),
+        "--guc-fw" => cli.guc_fw = Some(value.into()),
         "--trace" => cli.trace = Some(value.into()),
         "--summary" => cli.summary = Some(value.into()),
         "--console" => cli.console = Some(value.into()),
@@ -226,6 +232,7 @@ const VALUED: &[&str] = &[
     "--mock",
     "--mock-arg",
     "--device-id",
+    "--guc-fw",
     "--trace",
     "--summary",
     "--console",
@@ -406,6 +413,8 @@ mod tests {
             "/fw",
             "--mock",
             "/m",
+            "--guc-fw",
+            "/g.bin",
             "--trace",
             "/t",
             "--summary",
@@ -425,6 +434,7 @@ mod tests {
         assert_eq!(cli.busybox, Some("/bb".into()));
         assert_eq!(cli.firmware_dir, Some("/fw".into()));
         assert_eq!(cli.mock, Some("/m".into()));
+        assert_eq!(cli.guc_fw, Some("/g.bin".into()));
         assert_eq!(cli.trace, Some("/t".into()));
         assert_eq!(cli.summary, Some("/s".into()));
         assert_eq!(cli.console, Some("/c".into()));

@@ -38,6 +38,8 @@ pub struct Firmware {
 pub struct Device {
     pub mock: PathBuf,
     pub device_id: Option<u16>,
+    /// The GuC firmware the mock checks uploads against (`--guc-fw`).
+    pub guc_fw: Option<PathBuf>,
     pub args: Vec<String>,
 }
 
@@ -94,7 +96,7 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
         bail!("--param given but there is no module to pass it to");
     }
     let firmware = resolve_firmware(&cli, env, exists, &mut notes)?;
-    let device = resolve_device(&cli, repo, exists, &mut notes)?;
+    let device = resolve_device(&cli, &firmware, repo, exists, &mut notes)?;
     let busybox = cli
         .busybox
         .clone()
@@ -287,6 +289,7 @@ fn resolve_firmware(
 
 fn resolve_device(
     cli: &Cli,
+    firmware: &[Firmware],
     repo: &Path,
     exists: &dyn Fn(&Path) -> bool,
     notes: &mut Vec<String>,
@@ -296,6 +299,7 @@ fn resolve_device(
             (cli.mock.is_some(), "--mock"),
             (!cli.mock_args.is_empty(), "--mock-arg"),
             (cli.device_id.is_some(), "--device-id"),
+            (cli.guc_fw.is_some(), "--guc-fw"),
             (cli.trace.is_some(), "--trace"),
             (cli.summary.is_some(), "--summary"),
         ];
@@ -317,8 +321,35 @@ fn resolve_device(
     Ok(Some(Device {
         mock,
         device_id: cli.device_id,
+        guc_fw: resolve_guc_fw(cli, firmware, exists)?,
         args: cli.mock_args.clone(),
     }))
+}
+
+/// The firmware file the mock compares GuC uploads with: `--guc-fw`, else
+/// the default GuC firmware when it is shipped into the guest, unless the
+/// mock arguments already name one.
+fn resolve_guc_fw(
+    cli: &Cli,
+    firmware: &[Firmware],
+    exists: &dyn Fn(&Path) -> bool,
+) -> Result<Option<PathBuf>> {
+    let in_mock_args = cli
+        .mock_args
+        .iter()
+        .any(|a| a == "--guc-fw" || a.starts_with("--guc-fw="));
+    match &cli.guc_fw {
+        Some(_) if in_mock_args => bail!("--guc-fw contradicts --mock-arg --guc-fw"),
+        Some(path) => {
+            require_file(path, "--guc-fw", "check the path", exists)?;
+            Ok(Some(path.clone()))
+        }
+        None if in_mock_args => Ok(None),
+        None => Ok(firmware
+            .iter()
+            .find(|f| f.rel == DEFAULT_FIRMWARE)
+            .map(|f| f.host.clone())),
+    }
 }
 
 fn require_file(path: &Path, what: &str, hint: &str, exists: &dyn Fn(&Path) -> bool) -> Result<()> {
@@ -408,6 +439,7 @@ GUC_FW_DIR := /c/fw
             Some(Device {
                 mock: "/r/tools/target/release/xehpg-mock".into(),
                 device_id: None,
+                guc_fw: Some("/c/fw/i915/dg2_guc_70.bin".into()),
                 args: vec![]
             })
         );
@@ -532,6 +564,40 @@ GUC_FW_DIR := /c/fw
             .unwrap()
             .notes
             .is_empty());
+    }
+
+    #[test]
+    fn guc_fw_follows_the_shipped_firmware() {
+        let guc_fw = |args: &[&str], files: &BTreeSet<PathBuf>| {
+            resolve_in(args, files).unwrap().device.unwrap().guc_fw
+        };
+        let files = world(&["/g.bin", "/fw2/x.bin"]);
+        let shipped = Some(PathBuf::from("/c/fw/i915/dg2_guc_70.bin"));
+        assert_eq!(guc_fw(&[], &files), shipped);
+        // Not shipped: nothing to compare with.
+        assert_eq!(guc_fw(&["--no-firmware"], &files), None);
+        assert_eq!(
+            guc_fw(&["--firmware-dir", "/fw2", "--firmware", "x.bin"], &files),
+            None
+        );
+        let mut missing = world(&[]);
+        missing.remove(Path::new("/c/fw/i915/dg2_guc_70.bin"));
+        assert_eq!(guc_fw(&[], &missing), None);
+        // The user's own choice wins.
+        assert_eq!(guc_fw(&["--mock-arg", "--guc-fw=/x"], &files), None);
+        assert_eq!(
+            guc_fw(&["--mock-arg", "--guc-fw", "--mock-arg", "/x"], &files),
+            None
+        );
+        assert_eq!(
+            guc_fw(&["--guc-fw", "/g.bin", "--no-firmware"], &files),
+            Some(PathBuf::from("/g.bin"))
+        );
+        assert!(error(&["--guc-fw", "/nope"], &files).contains("--guc-fw not found"));
+        assert!(
+            error(&["--guc-fw", "/g.bin", "--mock-arg", "--guc-fw=/x"], &files)
+                .contains("contradicts")
+        );
     }
 
     #[test]

@@ -315,6 +315,9 @@ fn start_mock(device: &Device, logs: &Logs, socket: &Path, watch: &Watch) -> Res
     if let Some(id) = device.device_id {
         command.arg("--device-id").arg(format!("{id:#06x}"));
     }
+    if let Some(fw) = &device.guc_fw {
+        command.arg("--guc-fw").arg(fw);
+    }
     if let Some(trace) = &logs.trace {
         command.arg("--trace").arg(trace);
     }

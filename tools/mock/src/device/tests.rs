@@ -565,3 +565,139 @@ fn acknowledges_due_at_exit_are_recorded() {
     d.finish("test");
     assert_eq!(d.summary().fw_wakes.get("render"), Some(&1));
 }
+
+/// A GuC load the way a driver does it, through BAR0, the GGTT window,
+/// guest RAM and LMEMBAR, checked against `--guc-fw`; then GET_HWCONFIG
+/// into local memory, and into a DM page beyond the LMEMBAR memfd.
+#[test]
+fn guc_load_through_device_memory() {
+    use crate::regfile::guc::tests::ads_blob;
+    use crate::regfile::guc::tests::image;
+    use crate::regs::guc as g;
+    const GGTT: u64 = 0x80_0000;
+    const IOVA: u64 = 0x100_0000;
+    let img = image(0x400, 96, 0x3000);
+    let fw_path = temp("guc.bin");
+    std::fs::write(&fw_path, &img).expect("firmware file");
+    let summary = temp("guc-summary.json");
+    let mut o = opts();
+    o.guc_fw = Some(fw_path.clone());
+    o.summary = Some(summary.clone());
+    let (mut d, clock) = device(&o);
+    write32(&mut d, 0xA188, 0x0001_0001);
+    clock.advance_ms(1);
+    // Guest RAM: firmware at +0, log at +0x4000, ADS at +0x6000, private
+    // data at +0x8000; the GGTT maps it linearly from GGTT.
+    let mut ram = MemFd::new("guest", 0x10000).expect("memfd");
+    ram.write(0, &img).expect("firmware");
+    ram.write(0x6000, &ads_blob(GGTT + 0x6000)).expect("ADS");
+    // SAFETY: dup returns a fresh descriptor that the File then owns.
+    let fd = unsafe { libc::dup(ram.raw_fd()) };
+    assert!(fd >= 0);
+    // SAFETY: `fd` is owned by nobody else.
+    let file = unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    d.dma_map(DmaMapFlags::READ_WRITE, 0, IOVA, 0x10000, Some(file))
+        .expect("map");
+    let pte = |d: &mut Device, gaddr: u64, v: u64| {
+        d.region_write(BAR0, GGTT_START + 8 * (gaddr >> 12), &v.to_le_bytes())
+            .expect("PTE");
+    };
+    for i in 0..16 {
+        pte(&mut d, GGTT + i * 0x1000, (IOVA + i * 0x1000) | 1);
+    }
+    pte(&mut d, 0x90_0000, 0x1000 | 3);
+    pte(&mut d, 0x90_1000, (256 << 20) | 3);
+    // The upstream sequence.
+    write32(&mut d, 0x941C, 8);
+    clock.advance(Duration::from_micros(100));
+    write32(&mut d, 0xC050, 0x3F_3000);
+    write32(&mut d, 0xC340, 0x4000);
+    let params = [
+        0x3F7 | (GGTT as u32 + 0x4000),
+        0,
+        0,
+        0x40,
+        ((((GGTT + 0x6000) >> 12) << 1) as u32),
+        0x56C0 << 16 | 0x08,
+    ];
+    write32(&mut d, u64::from(g::SOFT_SCRATCH[0].offset), 0);
+    for (i, p) in params.iter().enumerate() {
+        write32(&mut d, u64::from(g::SOFT_SCRATCH[1 + i].offset), *p);
+    }
+    write32(&mut d, 0xC064, 0x8602);
+    write32(&mut d, 0x13_816C, 1);
+    write32(&mut d, 0xA168, 0xFFFF_FDFF);
+    let upload = 128 + 0x400 * 4;
+    write32(&mut d, 0xC200, GGTT as u32 + upload);
+    write32(&mut d, 0xC300, GGTT as u32);
+    write32(&mut d, 0xC304, 0x8_0000);
+    write32(&mut d, 0xC308, 0x2000);
+    write32(&mut d, 0xC30C, 0x7_0000);
+    write32(&mut d, 0xC310, upload);
+    write32(&mut d, 0xC314, 0x0011_0011);
+    assert_eq!(read32(&mut d, 0xC314) & 1, 1);
+    clock.advance_ms(1);
+    assert_eq!(read32(&mut d, 0xC314) & 1, 0);
+    write32(&mut d, 0xC314, 0x0010_0000);
+    clock.advance_ms(20);
+    assert_eq!(read32(&mut d, 0xC000), 0x8000_F0EC);
+    // GET_HWCONFIG into a DM page: the table lands in LMEMBAR.
+    let send = |d: &mut Device, addr: u32, size: u32| {
+        for (i, v) in [0x4100, addr, 0, size].into_iter().enumerate() {
+            write32(d, 0x19_0240 + 4 * i as u64, v);
+        }
+        write32(d, 0x19_01F0, 0);
+        clock.advance(Duration::from_micros(50));
+        read32(d, 0x19_0240)
+    };
+    let size = send(&mut d, 0, 0) & 0x0FFF_FFFF;
+    assert_eq!(size, 100);
+    assert_eq!(send(&mut d, 0x90_0000, size), 0xF000_0000 | size);
+    let mut first = [0u8; 12];
+    d.region_read(BAR2, 0x1000, &mut first).expect("LMEMBAR");
+    assert_eq!(first, [1, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0], "SLICES = 4");
+    // Beyond the LMEMBAR memfd: a fault, FAILURE INVALID_PARAMS.
+    assert_eq!(send(&mut d, 0x90_1000, size), 0xE000_0060);
+    let s = d.summary();
+    assert_eq!(s.violation_kinds.len(), 1, "{:?}", s.violation_kinds);
+    assert_eq!(s.violation_kinds.get("guc_dma_fault"), Some(&1));
+    assert_eq!((s.guc_loads, s.h2g_requests), (1, 3));
+    d.finish("disconnect");
+    let last: Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).expect("final")).expect("JSON");
+    assert_eq!(last["guc_running_at_exit"], json!(true));
+    assert_eq!(last["guc_last_release"], json!("70.53.0"));
+    let _ = std::fs::remove_file(&fw_path);
+    let _ = std::fs::remove_file(&summary);
+}
+
+#[test]
+fn unreadable_guc_fw_is_a_startup_error() {
+    let mut o = opts();
+    o.guc_fw = Some(PathBuf::from("/nonexistent-dir-xehpg/guc.bin"));
+    let e = Device::new(&o, Arc::new(ManualClock::new()))
+        .err()
+        .expect("fails");
+    assert!(format!("{e:#}").contains("--guc-fw"), "{e:#}");
+    let bad = temp("bad-guc.bin");
+    std::fs::write(&bad, [0u8; 64]).expect("file");
+    o.guc_fw = Some(bad.clone());
+    assert!(Device::new(&o, Arc::new(ManualClock::new())).is_err());
+    let _ = std::fs::remove_file(&bad);
+}
+
+/// A device reset stops the GuC and unlocks the WOPCM registers.
+#[test]
+fn device_reset_resets_the_guc() {
+    let (mut d, clock) = device(&opts());
+    write32(&mut d, 0xA188, 0x0001_0001);
+    clock.advance_ms(1);
+    write32(&mut d, 0xC050, 0x3F_3000);
+    assert_eq!(read32(&mut d, 0xC050), 0x3F_3001);
+    d.reset("vfio_user");
+    write32(&mut d, 0xA188, 0x0001_0001);
+    clock.advance_ms(1);
+    assert_eq!(read32(&mut d, 0xC050), 0);
+    assert_eq!(read32(&mut d, 0xC000), 1);
+    assert_eq!(read32(&mut d, 0xA168), 0xFFFF_FFFF);
+}

@@ -369,7 +369,7 @@ mod tests {
         rf.write(req(Domain::GT), WAKE, &mut rec);
         clock.advance_ms(1);
         assert_eq!(ack_of(&mut rf, &mut rec, Domain::GT), 1);
-        rf.reset(clock.now());
+        rf.reset(clock.now(), &mut rec);
         assert_eq!(ack_of(&mut rf, &mut rec, Domain::GT), 0);
         clock.advance_ms(1);
         assert_eq!(ack_of(&mut rf, &mut rec, Domain::GT), 0);

@@ -188,7 +188,7 @@ mod tests {
         clock.advance_ms(1);
         assert_eq!(rf.read(GU_CNTL, &mut rec), Some(LMEM_INIT));
         // A reset restarts the timer.
-        rf.reset(clock.now());
+        rf.reset(clock.now(), &mut rec);
         assert_eq!(rf.read(GU_CNTL, &mut rec), Some(0));
         clock.advance_ms(100);
         assert_eq!(rf.read(GU_CNTL, &mut rec), Some(LMEM_INIT));
@@ -289,7 +289,7 @@ mod tests {
     fn reset_cancels_a_running_flr() {
         let (mut rf, mut rec, clock) = setup(params());
         rf.write(GU_CNTL, DRIVERFLR, &mut rec);
-        rf.reset(clock.now());
+        rf.reset(clock.now(), &mut rec);
         assert_eq!(rf.read(GU_CNTL, &mut rec), Some(LMEM_INIT));
         clock.advance_ms(100);
         assert_eq!(rf.read(GU_DEBUG, &mut rec), Some(0));

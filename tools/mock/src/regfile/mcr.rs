@@ -486,7 +486,7 @@ mod tests {
         rf.write(0xFDC, sel(false, 1, 1), &mut rec);
         assert_eq!(rf.read(0xFDC, &mut rec), Some(sel(false, 1, 1)));
         assert_eq!(kinds(&rec).violations, 0);
-        rf.reset(Duration::ZERO);
+        rf.reset(Duration::ZERO, &mut rec);
         assert_eq!(rf.read(0xFDC, &mut rec), Some(MC));
     }
 

@@ -227,7 +227,7 @@ mod tests {
         assert_eq!(request(&mut rf, &mut rec, 0x7E, 0).1, 0);
         clock.advance_ms(1);
         assert_eq!(request(&mut rf, &mut rec, 0x7E, 0).1, 1);
-        rf.reset(clock.now());
+        rf.reset(clock.now(), &mut rec);
         assert_eq!(
             request(&mut rf, &mut rec, 0x7E, 0).1,
             0,
@@ -286,7 +286,7 @@ mod tests {
         assert_eq!(s.violation_kinds.get("pcode_busy_write"), Some(&3));
         assert_eq!(s.pcode_commands, 0);
         // Only a reset frees the mailbox.
-        rf.reset(clock.now());
+        rf.reset(clock.now(), &mut rec);
         assert_eq!(rf.read(MAILBOX, &mut rec), Some(0));
     }
 }

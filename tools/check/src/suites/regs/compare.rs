@@ -73,8 +73,46 @@ pub struct Comparison {
     pub notes: Vec<String>,
 }
 
+/// Fixed register arrays with literal sizes become one register per element, named
+/// `NAME0`, `NAME1`, ... as the mock names them; everything else is kept as is.
+pub fn expand_arrays(driver: &[Defined]) -> Vec<Defined> {
+    let mut out = Vec::new();
+    for d in driver {
+        let size = d.reg.array.as_ref().and_then(|a| parse_int(&a.size));
+        let (Location::Fixed(_), Some(size)) = (&d.reg.location, size) else {
+            out.push(d.clone());
+            continue;
+        };
+        for i in 0..size {
+            match element_offset(&d.reg, &i.to_string()) {
+                Ok(off) => {
+                    let mut reg = d.reg.clone();
+                    reg.name = format!("{}{i}", d.reg.name);
+                    reg.location = Location::Fixed(off);
+                    reg.array = None;
+                    out.push(Defined {
+                        file: d.file.clone(),
+                        reg,
+                    });
+                }
+                // A non-literal stride: leave the array for the "not compared" note.
+                Err(_) => {
+                    out.push(d.clone());
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Compares `driver` with `mock`.
 pub fn compare(driver: &[Defined], mock: &[MockReg], allow: &Allow) -> Comparison {
+    // Aliases resolve against the definitions as written (`original`); array elements carry
+    // their own fixed offsets after expansion.
+    let original = driver;
+    let expanded = expand_arrays(driver);
+    let driver = expanded.as_slice();
     let mut out = Comparison::default();
     let mut unresolved = Vec::new();
     for d in driver {
@@ -87,7 +125,7 @@ pub fn compare(driver: &[Defined], mock: &[MockReg], allow: &Allow) -> Compariso
             _ => format!("{} ({}:{})", d.reg.name, d.file, d.reg.line),
         };
         let mut problems = Vec::new();
-        match offset_of(&d.reg, driver, 0) {
+        match offset_of(&d.reg, original, 0) {
             Ok(off) if off != m.offset => problems.push(format!(
                 "offset {off:#x} in the driver, {:#x} in the mock",
                 m.offset
@@ -378,14 +416,13 @@ mod tests {
             mock("H", 0x204, vec![field("b", 0, 0)]),
             mock("BOOT", 0x118, vec![field("d", 0, 0)]),
             mock("R", 0x4, vec![field("e", 0, 0)]),
-            mock("S", 0x100, vec![field("v", 31, 0)]),
+            mock("S0", 0x100, vec![field("v", 31, 0)]),
+            mock("S15", 0x178, vec![field("v", 31, 0)]),
         ];
         let c = compare(&d, &m, &Allow::default());
         assert!(c.cases.iter().all(|c| !c.is_failure()), "{:?}", c.cases);
-        assert_eq!(c.cases.len(), 5);
-        assert!(
-            c.notes[0].starts_with("offset not compared: S (register array), R (relative to Base)")
-        );
+        assert_eq!(c.cases.len(), 6);
+        assert!(c.notes[0].starts_with("offset not compared: R (relative to Base)"));
     }
 
     #[test]
@@ -409,5 +446,43 @@ mod tests {
         );
         assert_eq!(c.cases[0], Case::pass("A (rust/regs.rs:1)"));
         assert!(c.cases[1].is_failure() && c.cases[1].name == "A (rust/regs.rs:2)");
+    }
+
+    #[test]
+    fn arrays_expand_to_the_mock_names() {
+        let text = "register! { pub(crate) VF_SW_FLAG(u32)[4] @ 0x00190240 { 31:0 value; } \
+                    pub(crate) WIDE(u32)[2, stride = 0x10] @ 0x100 { 31:0 value; } }";
+        let regs = super::super::parse::registers_in(text).expect("parses");
+        let driver: Vec<Defined> = regs
+            .into_iter()
+            .map(|reg| Defined {
+                file: "x.rs".into(),
+                reg,
+            })
+            .collect();
+        let out = expand_arrays(&driver);
+        let got: Vec<(String, Option<u64>)> = out
+            .iter()
+            .map(|d| {
+                (
+                    d.reg.name.clone(),
+                    match d.reg.location {
+                        Location::Fixed(o) => Some(o),
+                        _ => None,
+                    },
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("VF_SW_FLAG0".to_string(), Some(0x190240)),
+                ("VF_SW_FLAG1".to_string(), Some(0x190244)),
+                ("VF_SW_FLAG2".to_string(), Some(0x190248)),
+                ("VF_SW_FLAG3".to_string(), Some(0x19024c)),
+                ("WIDE0".to_string(), Some(0x100)),
+                ("WIDE1".to_string(), Some(0x110)),
+            ]
+        );
     }
 }

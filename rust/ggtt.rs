@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Global GTT: the 4 GiB graphics address space shared by the GuC and (later) the VFs.
+//!
+//! Its page table is the GSM half of GTTMMADR ([`crate::mmio::GSM_OFFSET`]): one 8-byte entry
+//! per 4 KiB page. The seed gives the GGTT's size and sharing rules (seed 000 lines 139-143,
+//! 418) but not the entry format; that is upstream's (`regs/xe_gtt_defs.h`, `xe_ggtt.c`):
+//! bit 0 present, bit 1 local memory (DM), bits 11:2 the owning VF (0 for the PF), address in
+//! bits 51:12. Unused entries point at a scratch page in system memory, as upstream does, so a
+//! stray GuC access lands somewhere harmless rather than faulting.
+//!
+//! Only the part the GuC can use is managed here: the GuC cannot reach below the WOPCM top
+//! (4 MiB on discrete parts, upstream `xe_wopcm.c` `DGFX_WOPCM_SIZE`) nor at or above
+//! 0xFEE00000 (`GUC_GGTT_TOP`, `regs/xe_gtt_defs.h`). After changing entries the GuC's GGTT
+//! TLB must be invalidated ([`invalidate`]).
+
+use kernel::{device::Bound, dma::Coherent, prelude::*, sync::Mutex};
+
+use crate::{
+    driver::Bar0,
+    gt::Gt,
+    mcr::{self, Mcr},
+    mmio::GSM_ENTRIES,
+    range::{Range, RangeAllocator},
+    regs::VF_CAP_REG,
+};
+
+/// Page size of the GGTT.
+pub(crate) const PAGE: u64 = 4096;
+/// Lowest GGTT address the GuC can use (the WOPCM top).
+pub(crate) const GUC_GGTT_BOTTOM: u64 = 4 << 20;
+/// First GGTT address the GuC cannot use.
+pub(crate) const GUC_GGTT_TOP: u64 = 0xfee0_0000;
+/// Local memory mapped into the GGTT must be 64 KiB aligned on DG2 (upstream
+/// `XE_GGTT_FLAGS_64K` for `XE_VRAM_FLAGS_NEED64K`).
+pub(crate) const LMEM_ALIGN: u64 = 64 << 10;
+
+const PTE_PRESENT: u64 = 1 << 0;
+const PTE_DM: u64 = 1 << 1;
+const PTE_ADDR_MASK: u64 = ((1 << 52) - 1) & !(PAGE - 1);
+
+/// The entry for a page at `addr` (device physical for local memory, DMA address otherwise).
+pub(crate) fn pte(addr: u64, lmem: bool) -> Result<u64> {
+    if addr & !PTE_ADDR_MASK != 0 {
+        return Err(EINVAL);
+    }
+    Ok(addr | PTE_PRESENT | if lmem { PTE_DM } else { 0 })
+}
+
+/// A GGTT range mapping local memory.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Mapping {
+    pub(crate) ggtt: Range,
+}
+
+impl Mapping {
+    /// GGTT address of `offset` bytes into the mapping.
+    pub(crate) fn addr(&self, offset: u64) -> u64 {
+        self.ggtt.start + offset
+    }
+}
+
+/// GGTT state of one device.
+#[pin_data]
+pub(crate) struct Ggtt {
+    #[pin]
+    alloc: Mutex<RangeAllocator>,
+    scratch: Coherent<[u8; 4096]>,
+}
+
+impl Ggtt {
+    pub(crate) fn new(dev: &kernel::device::Device<Bound>) -> Result<impl PinInit<Self, Error>> {
+        let alloc = RangeAllocator::new(GUC_GGTT_BOTTOM, GUC_GGTT_TOP)?;
+        let scratch = Coherent::<[u8; 4096]>::zeroed(dev, GFP_KERNEL)?;
+        Ok(try_pin_init!(Self {
+            alloc <- kernel::new_mutex!(alloc),
+            scratch,
+        }))
+    }
+
+    fn scratch_pte(&self) -> Result<u64> {
+        pte(self.scratch.dma_address(), false)
+    }
+
+    /// Points every entry of the managed window at the scratch page.
+    pub(crate) fn clear_all(&self, bar: Bar0<'_>) -> Result {
+        let scratch = self.scratch_pte()?;
+        for index in GUC_GGTT_BOTTOM / PAGE..GUC_GGTT_TOP / PAGE {
+            bar.write_gsm(index, scratch)?;
+        }
+        Ok(())
+    }
+
+    /// Maps `size` bytes of local memory at `lmem_offset` (both 64 KiB aligned) into a fresh
+    /// GGTT range. The caller invalidates the GuC TLB before the GuC uses it.
+    pub(crate) fn map_lmem(&self, bar: Bar0<'_>, lmem_offset: u64, size: u64) -> Result<Mapping> {
+        if lmem_offset % LMEM_ALIGN != 0 || size % PAGE != 0 {
+            return Err(EINVAL);
+        }
+        let ggtt = self.alloc.lock().alloc(size, LMEM_ALIGN)?;
+        let mapping = Mapping { ggtt };
+        let res = (0..size / PAGE).try_for_each(|page| {
+            let entry = pte(lmem_offset + page * PAGE, true)?;
+            bar.write_gsm(ggtt.start / PAGE + page, entry)
+        });
+        if let Err(e) = res {
+            self.unmap(bar, mapping);
+            return Err(e);
+        }
+        Ok(mapping)
+    }
+
+    /// Points a mapping's entries back at scratch and frees its range. Best effort: called on
+    /// teardown paths, where the only thing left to do with an error is to report it.
+    pub(crate) fn unmap(&self, bar: Bar0<'_>, mapping: Mapping) {
+        if let Ok(scratch) = self.scratch_pte() {
+            for index in mapping.ggtt.start / PAGE..mapping.ggtt.end / PAGE {
+                if index >= GSM_ENTRIES || bar.write_gsm(index, scratch).is_err() {
+                    break;
+                }
+            }
+        }
+        // A range this allocator handed out is always accepted back.
+        let _ = self.alloc.lock().free(mapping.ggtt);
+    }
+}
+
+/// Makes the GuC drop cached GGTT translations: a read of an always-on register first, so the
+/// entry writes have landed (upstream `xe_ggtt_invalidate`), then the invalidation register.
+/// The caller holds GT forcewake (0xCEE8 is in a GT range, seed 000 line 524).
+pub(crate) fn invalidate(gt: &Gt<'_>, mcr: &Mcr) -> Result {
+    let _ = gt.read(VF_CAP_REG)?;
+    let value = mcr::regs::GUC_TLB_INV_CR::zeroed().with_invalidate(true);
+    mcr.write_multicast(gt, mcr::regs::TLB_INV, value.into_raw())
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_ggtt)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pte_encoding() {
+        assert_eq!(pte(0x1234_5000, false), Ok(0x1234_5001));
+        assert_eq!(pte(0x1234_5000, true), Ok(0x1234_5003));
+        // The top of the 52-bit address field is accepted, a bit above it is not.
+        assert_eq!(pte(1 << 51, true), Ok((1 << 51) | 3));
+        assert_eq!(pte(1 << 52, false), Err(EINVAL));
+        // Unaligned addresses would corrupt the flag and VF-ID bits.
+        assert_eq!(pte(0x1000 | 0x4, false), Err(EINVAL));
+        // VF ID bits 11:2 stay 0 for the PF.
+        assert_eq!(pte(0xf000, true).map(|p| p & 0xffc), Ok(0));
+    }
+
+    #[test]
+    fn guc_window_bounds() {
+        assert_eq!(GUC_GGTT_BOTTOM, 0x40_0000);
+        assert!(GUC_GGTT_TOP / PAGE <= GSM_ENTRIES);
+        assert_eq!(GUC_GGTT_BOTTOM % LMEM_ALIGN, 0);
+    }
+}

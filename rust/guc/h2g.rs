@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Host-to-GuC messages over MMIO, for use before (and besides) the CT buffers.
+//!
+//! The request goes into VF_SW_FLAG(0..3) and GUC_HOST_INTERRUPT rings the GuC; the reply
+//! comes back in the same registers with the origin bit set to GuC (upstream `xe_guc.c`,
+//! `xe_guc_mmio_send_recv`). The PRM's older pair (SOFT_SCRATCH at 0xC180 with
+//! GUC_SEND_INTERRUPT 0xC4C8) still carries the boot parameters, but upstream's comment in
+//! `abi/guc_communication_mmio_abi.h` says the 0x190240 registers are preferred from Gen11 on,
+//! and they are the ones replicated into each VF's MMIO (seed 000 line 127), which the SR-IOV
+//! work needs; so xehpg uses them.
+//!
+//! Every reply is untrusted input: its type and length are checked before use.
+
+use kernel::{
+    io::{poll::read_poll_timeout, register::Array},
+    prelude::*,
+    time::{delay::fsleep, Delta},
+};
+
+use super::regs::{GUC_HOST_INTERRUPT, VF_SW_FLAG};
+use crate::{abi::*, gt::Gt};
+
+/// How long the GuC may take to pick a request up (upstream: 50 ms).
+// TIMEOUT: upstream's value for the first reply.
+const REPLY_TIMEOUT: Delta = Delta::from_millis(50);
+/// How long a BUSY reply may take to turn final (upstream: 2 s).
+// TIMEOUT: upstream's value.
+const BUSY_TIMEOUT: Delta = Delta::from_secs(2);
+/// Resends after RETRY replies before giving up.
+const MAX_RETRIES: u32 = 4;
+
+/// An HXG header field view.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Hxg(pub(crate) u32);
+
+impl Hxg {
+    /// A host request header for `action` with DATA0 `data0` (12 bits).
+    pub(crate) fn request(action: u32, data0: u32) -> Self {
+        Self(
+            (XEHPG_HXG_ORIGIN_HOST << XEHPG_HXG_ORIGIN_SHIFT)
+                | (XEHPG_HXG_TYPE_REQUEST << XEHPG_HXG_TYPE_SHIFT)
+                | ((data0 & XEHPG_HXG_REQUEST_DATA0_MASK) << XEHPG_HXG_REQUEST_DATA0_SHIFT)
+                | (action & XEHPG_HXG_REQUEST_ACTION_MASK),
+        )
+    }
+
+    pub(crate) fn is_from_guc(self) -> bool {
+        self.0 >> XEHPG_HXG_ORIGIN_SHIFT == XEHPG_HXG_ORIGIN_GUC
+    }
+
+    pub(crate) fn kind(self) -> u32 {
+        (self.0 >> XEHPG_HXG_TYPE_SHIFT) & XEHPG_HXG_TYPE_MASK
+    }
+
+    pub(crate) fn aux(self) -> u32 {
+        self.0 & XEHPG_HXG_AUX_MASK
+    }
+}
+
+/// A final reply.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Reply {
+    /// SUCCESS with its DATA0.
+    Success(u32),
+    /// FAILURE with its error and hint.
+    Failure { error: u32, hint: u32 },
+}
+
+/// What one poll of the reply register means.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Seen {
+    /// Still the host's request: not picked up yet.
+    Pending,
+    Busy,
+    Retry,
+    Final(Reply),
+    /// A GuC-origin header of a type that cannot answer a request.
+    Bogus(u32),
+}
+
+/// Classifies VF_SW_FLAG(0) (pure, for tests).
+pub(crate) fn classify(raw: u32) -> Seen {
+    let h = Hxg(raw);
+    if !h.is_from_guc() {
+        return Seen::Pending;
+    }
+    match h.kind() {
+        XEHPG_HXG_TYPE_NO_RESPONSE_BUSY => Seen::Busy,
+        XEHPG_HXG_TYPE_NO_RESPONSE_RETRY => Seen::Retry,
+        XEHPG_HXG_TYPE_RESPONSE_SUCCESS => Seen::Final(Reply::Success(h.aux())),
+        XEHPG_HXG_TYPE_RESPONSE_FAILURE => Seen::Final(Reply::Failure {
+            error: h.aux() & XEHPG_HXG_FAILURE_ERROR_MASK,
+            hint: (h.aux() >> XEHPG_HXG_FAILURE_HINT_SHIFT) & XEHPG_HXG_FAILURE_HINT_MASK,
+        }),
+        _ => Seen::Bogus(raw),
+    }
+}
+
+fn read_flag(gt: &Gt<'_>, i: usize) -> Result<u32> {
+    let loc = VF_SW_FLAG::try_at(i).ok_or(EINVAL)?;
+    Ok(gt.read(loc)?.into_raw())
+}
+
+fn post(gt: &Gt<'_>, request: &[u32]) -> Result {
+    for (i, &dw) in request.iter().enumerate() {
+        let loc = VF_SW_FLAG::try_at(i).ok_or(EINVAL)?;
+        gt.write(loc, VF_SW_FLAG::from_raw(dw))?;
+    }
+    // A read back so the writes have landed before the doorbell (upstream reads the last).
+    let _ = read_flag(gt, XEHPG_GUC_MMIO_MSG_MAX_DWORDS as usize - 1)?;
+    gt.write_reg(GUC_HOST_INTERRUPT::zeroed())
+}
+
+/// Sends `request` (at most 4 dwords, dword 0 a host REQUEST) and waits for the final reply.
+/// Returns the reply registers with the reply. A FAILURE is returned as a reply, not an
+/// error; timeouts, malformed replies and exhausted retries are errors (logged).
+pub(crate) fn send(gt: &Gt<'_>, request: &[u32]) -> Result<(Reply, [u32; 4])> {
+    let header = request.first().map(|&h| Hxg(h)).ok_or(EINVAL)?;
+    if request.len() > XEHPG_GUC_MMIO_MSG_MAX_DWORDS as usize
+        || header.is_from_guc()
+        || header.kind() != XEHPG_HXG_TYPE_REQUEST
+    {
+        return Err(EINVAL);
+    }
+    let action = header.0 & XEHPG_HXG_REQUEST_ACTION_MASK;
+    let mut backoff = Delta::from_millis(1);
+    for _ in 0..=MAX_RETRIES {
+        post(gt, request)?;
+        let first = read_poll_timeout(
+            || read_flag(gt, 0).map(classify),
+            |s| *s != Seen::Pending,
+            Delta::from_micros(20),
+            REPLY_TIMEOUT,
+        )
+        .inspect_err(|_| {
+            dev_err!(
+                gt.dev,
+                "guc: no reply to MMIO action {:#x} within {} ms\n",
+                action,
+                REPLY_TIMEOUT.as_millis()
+            )
+        })?;
+        let seen = match first {
+            Seen::Busy => read_poll_timeout(
+                || read_flag(gt, 0).map(classify),
+                |s| !matches!(s, Seen::Busy | Seen::Pending),
+                Delta::from_micros(100),
+                BUSY_TIMEOUT,
+            )
+            .inspect_err(|_| {
+                dev_err!(
+                    gt.dev,
+                    "guc: MMIO action {:#x} still busy after {} ms\n",
+                    action,
+                    BUSY_TIMEOUT.as_millis()
+                )
+            })?,
+            other => other,
+        };
+        match seen {
+            Seen::Final(reply) => {
+                let mut regs = [0u32; 4];
+                for (i, r) in regs.iter_mut().enumerate() {
+                    *r = read_flag(gt, i)?;
+                }
+                return Ok((reply, regs));
+            }
+            Seen::Retry => {
+                fsleep(backoff);
+                backoff = Delta::from_millis((backoff.as_millis() * 2).min(256));
+            }
+            Seen::Bogus(raw) => {
+                dev_err!(
+                    gt.dev,
+                    "guc: malformed reply {:#010x} to MMIO action {:#x}\n",
+                    raw,
+                    action
+                );
+                return Err(EPROTO);
+            }
+            Seen::Pending | Seen::Busy => return Err(ETIMEDOUT),
+        }
+    }
+    dev_err!(
+        gt.dev,
+        "guc: MMIO action {:#x} still asked to retry after {} resends\n",
+        action,
+        MAX_RETRIES
+    );
+    Err(EAGAIN)
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_guc_hxg)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_header_layout() {
+        assert_eq!(Hxg::request(0x4100, 0).0, 0x0000_4100);
+        // DATA0 is 12 bits at 27:16; excess bits do not leak into TYPE.
+        assert_eq!(Hxg::request(0x4100, 0xffff).0, 0x0fff_4100);
+        assert_eq!(Hxg::request(0x1_0001, 0).0 & 0xffff, 1);
+    }
+
+    #[test]
+    fn reply_classification() {
+        assert_eq!(classify(0x0000_4100), Seen::Pending);
+        assert_eq!(classify(0xf000_1234), Seen::Final(Reply::Success(0x1234)));
+        assert_eq!(
+            classify(0xe005_0030),
+            Seen::Final(Reply::Failure {
+                error: 0x30,
+                hint: 5
+            })
+        );
+        assert_eq!(classify(0xb000_0007), Seen::Busy);
+        assert_eq!(classify(0xd000_0000), Seen::Retry);
+        // A GuC REQUEST or EVENT is not an answer to ours.
+        assert_eq!(classify(0x8000_0001), Seen::Bogus(0x8000_0001));
+        assert_eq!(classify(0x9000_0001), Seen::Bogus(0x9000_0001));
+    }
+}

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A first-fit range allocator over an address window, shared by the GGTT and local memory.
+//!
+//! Ranges are few and long-lived (firmware image, ADS, log, CT buffers, VF partitions), so a
+//! sorted free list is enough; each allocation is a linear scan.
+
+use kernel::prelude::*;
+
+/// A half-open range `[start, end)`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Range {
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+}
+
+impl Range {
+    pub(crate) fn size(&self) -> u64 {
+        self.end - self.start
+    }
+}
+
+/// Free space of a window, as sorted, disjoint, non-adjacent ranges.
+pub(crate) struct RangeAllocator {
+    free: KVec<Range>,
+    window: Range,
+}
+
+impl RangeAllocator {
+    /// An allocator over `[start, end)`, all free.
+    pub(crate) fn new(start: u64, end: u64) -> Result<Self> {
+        if start >= end {
+            return Err(EINVAL);
+        }
+        let window = Range { start, end };
+        let mut free = KVec::new();
+        free.push(window, GFP_KERNEL)?;
+        Ok(Self { free, window })
+    }
+
+    /// Takes `size` bytes aligned to `align` (a power of two) from the first hole that fits.
+    pub(crate) fn alloc(&mut self, size: u64, align: u64) -> Result<Range> {
+        if size == 0 || !align.is_power_of_two() {
+            return Err(EINVAL);
+        }
+        let (idx, start) = self
+            .free
+            .iter()
+            .enumerate()
+            .find_map(|(i, hole)| {
+                let start = hole.start.checked_next_multiple_of(align)?;
+                let end = start.checked_add(size)?;
+                (end <= hole.end).then_some((i, start))
+            })
+            .ok_or(ENOSPC)?;
+        let hole = self.free[idx];
+        let taken = Range {
+            start,
+            end: start + size,
+        };
+        // Replace the hole by what is left on either side of the allocation.
+        let before = Range {
+            start: hole.start,
+            end: taken.start,
+        };
+        let after = Range {
+            start: taken.end,
+            end: hole.end,
+        };
+        match (before.size() > 0, after.size() > 0) {
+            (true, true) => {
+                // Reserve first so a failure leaves the free list untouched.
+                self.free.reserve(1, GFP_KERNEL)?;
+                self.free[idx] = before;
+                self.free
+                    .insert_within_capacity(idx + 1, after)
+                    .map_err(|_| ENOMEM)?;
+            }
+            (true, false) => self.free[idx] = before,
+            (false, true) => self.free[idx] = after,
+            (false, false) => {
+                self.free.remove(idx).map_err(|_| EINVAL)?;
+            }
+        }
+        Ok(taken)
+    }
+
+    /// Returns a range obtained from [`RangeAllocator::alloc`]. A range that is not wholly
+    /// allocated (a double free, or not from this allocator) is refused with `EINVAL`.
+    pub(crate) fn free(&mut self, r: Range) -> Result {
+        if r.start < self.window.start || r.end > self.window.end || r.start >= r.end {
+            return Err(EINVAL);
+        }
+        let idx = self.free.partition_point(|h| h.end <= r.start);
+        if self.free.get(idx).is_some_and(|h| h.start < r.end) {
+            return Err(EINVAL);
+        }
+        let merge_prev = idx > 0 && self.free[idx - 1].end == r.start;
+        let merge_next = self.free.get(idx).is_some_and(|h| h.start == r.end);
+        match (merge_prev, merge_next) {
+            (true, true) => {
+                self.free[idx - 1].end = self.free[idx].end;
+                self.free.remove(idx).map_err(|_| EINVAL)?;
+            }
+            (true, false) => self.free[idx - 1].end = r.end,
+            (false, true) => self.free[idx].start = r.start,
+            (false, false) => {
+                self.free.reserve(1, GFP_KERNEL)?;
+                self.free
+                    .insert_within_capacity(idx, r)
+                    .map_err(|_| ENOMEM)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes still free.
+    #[cfg(xehpg_kunit)]
+    pub(crate) fn free_bytes(&self) -> u64 {
+        self.free.iter().map(Range::size).sum()
+    }
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_range)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_respects_alignment_and_window() -> Result {
+        let mut a = RangeAllocator::new(0x1000, 0x10000)?;
+        let r = a.alloc(0x100, 0x4000)?;
+        assert_eq!((r.start, r.end), (0x4000, 0x4100));
+        // The space below the aligned start stays usable.
+        let low = a.alloc(0x1000, 0x1000)?;
+        assert_eq!(low.start, 0x1000);
+        assert_eq!(a.alloc(0x20000, 0x1000), Err(ENOSPC));
+        assert_eq!(a.alloc(0, 0x1000), Err(EINVAL));
+        assert_eq!(a.alloc(0x10, 3), Err(EINVAL));
+        Ok(())
+    }
+
+    #[test]
+    fn free_merges_and_refuses_double_free() -> Result {
+        let mut a = RangeAllocator::new(0, 0x3000)?;
+        let x = a.alloc(0x1000, 0x1000)?;
+        let y = a.alloc(0x1000, 0x1000)?;
+        let z = a.alloc(0x1000, 0x1000)?;
+        assert_eq!(a.free_bytes(), 0);
+        a.free(y)?;
+        assert_eq!(a.free(y), Err(EINVAL));
+        a.free(x)?;
+        a.free(z)?;
+        assert_eq!(a.free_bytes(), 0x3000);
+        // Fully merged: one allocation of everything succeeds again.
+        assert_eq!(a.alloc(0x3000, 0x1000)?.start, 0);
+        assert_eq!(
+            a.free(Range {
+                start: 0x2000,
+                end: 0x4000
+            }),
+            Err(EINVAL)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn sizes_near_the_top_do_not_overflow() -> Result {
+        let mut a = RangeAllocator::new(u64::MAX - 0x2000, u64::MAX)?;
+        assert_eq!(a.alloc(0x1000, 1 << 63), Err(ENOSPC));
+        assert_eq!(a.alloc(u64::MAX, 1), Err(ENOSPC));
+        Ok(())
+    }
+}

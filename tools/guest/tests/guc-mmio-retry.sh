@@ -1,0 +1,8 @@
+#!/bin/sh
+# The GuC answers the first MMIO request with retry: the driver waits or
+# resends and still reads the hwconfig table.
+# mock-args: --fault guc-mmio-retry
+. /tests/lib.sh
+
+guc_up
+done_testing

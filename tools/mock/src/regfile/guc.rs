@@ -1,0 +1,526 @@
+//! The GuC: its shim registers, the DMA engine that loads the uKernel, the
+//! boot ROM's checks, the uKernel's boot walk and its MMIO message service.
+//!
+//! Sources: the PRM's GuC chapter (seed 000 lines 1075-1140: address map,
+//! DMA rules), upstream `xe` for everything the seed leaves out (register
+//! layout `regs/xe_guc_regs.h`, load sequence `xe_guc.c` / `xe_uc_fw.c` /
+//! `xe_wopcm.c`, codes `abi/guc_errors_abi.h`, messages `abi/guc_*_abi.h`;
+//! summarised in `research/anchor-xe.md` §4-5). Constants come from the ABI
+//! the driver shares ([`crate::abi`]). Invented behaviour is marked
+//! `[MODEL]`.
+//!
+//! Registers (all but `GT_PM_CONFIG`, `GUC_HOST_INTERRUPT` and `VF_SW_FLAG`
+//! need GT forcewake; the register file applies that rule first):
+//!
+//! - `GUC_WOPCM_SIZE`, `DMA_GUC_WOPCM_OFFSET`: write-once. The first write
+//!   latches the value and sets LOCKED / VALID (upstream `__wopcm_init_regs`
+//!   reads them back and fails without). Later writes are ignored; one with
+//!   a different value is `wopcm_locked_write`. They survive GuC resets and
+//!   driver reloads; a device reset or a Driver-FLR clears them.
+//! - `GUC_STATUS`: read-only (`read_only_write`), see [the boot](#boot).
+//! - `GDRST`: `GRDOM_GUC` (or `GRDOM_FULL`, which also resets the GuC; the
+//!   rest of a full GT reset is not modelled) resets the GuC at once: status
+//!   `MIA_IN_RESET` only, uKernel unloaded, SRAM cleared, TLB dropped, a
+//!   running DMA and a pending MMIO reply abandoned. The bit reads 1 for
+//!   [`GDRST_TIME`] (`[MODEL]`; upstream waits up to 5 ms). Shim, scratch
+//!   and DMA registers keep their values (`[MODEL]`).
+//! - `GUC_TLB_INV_CR`: writing `invalidate` drops the GuC's GGTT TLB; the
+//!   bit self-clears at once.
+//! - `PMINTRMSK` resets to all ones, every PM interrupt masked (`[MODEL]`:
+//!   the seeds give no reset value; i915 masks everything when RPS
+//!   interrupts are off, `intel_rps.c` `rps_disable_interrupts` writes `~0`).
+//! - `GUC_SHIM_CONTROL`, `GT_PM_CONFIG`, `SOFT_SCRATCH(n)`,
+//!   `UOS_RSA_SCRATCH(i)`, `DMA_ADDR_*`, `DMA_COPY_SIZE`: storage, reset 0.
+//! - `DMA_CTRL`: masked (bits 31:16 enable 15:0; a write without them is
+//!   `masked_write_no_mask`). See [`dma`].
+//! - `GUC_HOST_INTERRUPT`, `VF_SW_FLAG(n)`: see [`mmio`].
+//!
+//! # Boot
+//!
+//! `GUC_STATUS` is a function of time: every change is planned with the time
+//! it happens and applied when an access notices it (traced as `guc_status`
+//! with `at_us`). Nothing blocks. After reset it reads `MIA_IN_RESET`.
+//! [`boot`] describes the walk from a completed uKernel DMA to READY.
+//!
+//! # Memory and tables
+//!
+//! Every GuC memory access (DMA source, RSA key, ADS, log, hwconfig
+//! destination) goes through [`ggtt`]: GGTT translation with a TLB that the
+//! driver must invalidate. [`css`] reads image headers and the `--guc-fw`
+//! file; [`hwconfig`] builds the table `GET_HWCONFIG` returns.
+//!
+//! Teardown: a GuC reset or a device reset is all the GuC needs; whether one
+//! happened after the last boot shows in the summary
+//! (`guc_running_at_exit`).
+
+pub mod boot;
+pub mod css;
+pub mod dma;
+pub mod ggtt;
+pub mod hwconfig;
+pub mod mmio;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use css::FwFile;
+pub use ggtt::Bus;
+pub use ggtt::NoBus;
+pub use ggtt::Target;
+
+use super::straps;
+use super::Fuses;
+use crate::recorder::Recorder;
+use crate::regs::guc as r;
+use crate::trace::Event;
+use crate::trace::Hex;
+
+/// How long `GDRST.GRDOM_GUC` reads 1 after the write (`[MODEL]`).
+pub const GDRST_TIME: Duration = Duration::from_micros(100);
+/// `PMINTRMSK` reset value (`[MODEL]`, module docs).
+pub const PMINTRMSK_RESET: u32 = 0xFFFF_FFFF;
+
+/// Fault switches of the GuC.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GucFaults {
+    /// `guc-dma-never-completes`: START_DMA never clears.
+    pub dma_never_completes: bool,
+    /// `guc-boot-stall`: the boot stops at GUCINT_DONE.
+    pub boot_stall: bool,
+    /// `guc-boot-error`: the uKernel takes an exception during boot.
+    pub boot_error: bool,
+    /// `guc-rsa-reject`: the boot ROM rejects every signature.
+    pub rsa_reject: bool,
+    /// `guc-mmio-no-reply`: MMIO requests are never answered.
+    pub mmio_no_reply: bool,
+    /// `guc-mmio-busy`: every MMIO request is answered BUSY first.
+    pub mmio_busy: bool,
+    /// `guc-mmio-retry`: the first MMIO request after each boot is answered
+    /// RETRY.
+    pub mmio_retry: bool,
+    /// `guc-hwconfig-corrupt`: the hwconfig table's last entry runs past its
+    /// end.
+    pub hwconfig_corrupt: bool,
+}
+
+/// Device configuration the GuC depends on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GucParams {
+    /// PCI device ID (the uKernel checks `GUC_CTL_DEVID` against it).
+    pub device_id: u16,
+    /// PCI revision.
+    pub revision: u8,
+    /// Time from the uKernel's START to READY (`--guc-boot-ms`).
+    pub boot_time: Duration,
+    /// The firmware file uploads must match (`--guc-fw`).
+    pub fw: Option<Arc<FwFile>>,
+    /// Fault switches.
+    pub faults: GucFaults,
+}
+
+impl Default for GucParams {
+    fn default() -> Self {
+        Self {
+            device_id: 0x56C0,
+            revision: 0x08,
+            boot_time: Duration::from_millis(20),
+            fw: None,
+            faults: GucFaults::default(),
+        }
+    }
+}
+
+/// A `GUC_STATUS` value from its fields.
+pub const fn status(auth: u32, ukernel: u32, bootrom: u32, in_reset: bool) -> u32 {
+    (auth << r::AUTH.lo) | (ukernel << r::UKERNEL.lo) | (bootrom << r::BOOTROM.lo) | in_reset as u32
+}
+
+/// `GS_AUTH_STATUS_BAD`.
+pub const AUTH_BAD: u32 = 1;
+/// `GS_AUTH_STATUS_GOOD`.
+pub const AUTH_GOOD: u32 = 2;
+/// `GUC_STATUS` of a GuC held in reset.
+pub const STATUS_IN_RESET: u32 = status(0, 0, 0, true);
+
+/// `GUC_STATUS` over time: the value applied so far and the planned changes.
+#[derive(Debug)]
+struct Timeline {
+    current: u32,
+    planned: VecDeque<(Duration, u32)>,
+}
+
+impl Timeline {
+    fn new() -> Self {
+        Self {
+            current: STATUS_IN_RESET,
+            planned: VecDeque::new(),
+        }
+    }
+
+    /// The value at `now`.
+    fn at(&self, now: Duration) -> u32 {
+        self.planned
+            .iter()
+            .rev()
+            .find(|(t, _)| *t <= now)
+            .map_or(self.current, |&(_, v)| v)
+    }
+
+    /// Applies the changes due by `now`, tracing each.
+    fn advance(&mut self, now: Duration, rec: &mut Recorder) {
+        while let Some(&(t, v)) = self.planned.front() {
+            if t > now {
+                break;
+            }
+            self.planned.pop_front();
+            self.apply(t, v, rec);
+        }
+    }
+
+    fn apply(&mut self, t: Duration, v: u32, rec: &mut Recorder) {
+        if v == self.current {
+            return;
+        }
+        self.current = v;
+        let field = |f: &crate::regs::FieldDef| Hex(f.get(v.into()));
+        rec.emit(Event::GucStatus {
+            value: Hex(v.into()),
+            ukernel: field(&r::UKERNEL),
+            bootrom: field(&r::BOOTROM),
+            auth: field(&r::AUTH),
+            at_us: micros(t),
+        });
+    }
+
+    /// Sets the value now, dropping every planned change.
+    fn set(&mut self, now: Duration, v: u32, rec: &mut Recorder) {
+        self.planned.clear();
+        self.apply(now, v, rec);
+    }
+
+    /// Replaces the planned changes with `plan` (sorted by time).
+    fn plan(&mut self, plan: impl IntoIterator<Item = (Duration, u32)>) {
+        self.planned.clear();
+        self.planned.extend(plan);
+    }
+}
+
+/// The uKernel image the last uKernel DMA put in WOPCM.
+#[derive(Debug)]
+struct Image {
+    /// WOPCM destination offset.
+    dst: u64,
+    /// The bytes copied.
+    bytes: Vec<u8>,
+    /// When the DMA completes; `None`: never.
+    ready_at: Option<Duration>,
+    /// The boot ROM has started on it.
+    booted: bool,
+}
+
+/// A DMA in flight or completed but not yet traced.
+#[derive(Debug, Clone, Copy)]
+struct DmaRun {
+    /// When START_DMA clears; `None`: never.
+    done_at: Option<Duration>,
+    bytes: u64,
+}
+
+/// The GuC unit.
+#[derive(Debug)]
+pub struct Guc {
+    p: GucParams,
+    /// The hwconfig table, dwords.
+    hwconfig: Vec<u32>,
+    /// `GUC_WOPCM_SIZE` once written: the value with LOCKED.
+    wopcm_size: Option<u32>,
+    /// `DMA_GUC_WOPCM_OFFSET` once written: the value with VALID.
+    wopcm_offset: Option<u32>,
+    shim_control: u32,
+    pmintrmsk: u32,
+    gt_pm_config: u32,
+    soft_scratch: [u32; 16],
+    rsa_scratch: [u32; 64],
+    /// DMA_ADDR_0_LOW, _0_HIGH, _1_LOW, _1_HIGH.
+    dma_addr: [u32; 4],
+    dma_size: u32,
+    /// DMA_CTRL bits 15:0 other than START_DMA.
+    dma_ctrl: u32,
+    dma: Option<DmaRun>,
+    image: Option<Image>,
+    status: Timeline,
+    /// `GDRST` value and until when it reads so.
+    gdrst: Option<(u32, Duration)>,
+    tlb: ggtt::Tlb,
+    /// A boot-error exception's EIP and when it lands in SOFT_SCRATCH(13).
+    eip: Option<(Duration, u32)>,
+    /// VF_SW_FLAG(0..3).
+    flags: [u32; 4],
+    /// Which VF_SW_FLAG registers were written since the last doorbell.
+    flags_written: u8,
+    /// MMIO replies not yet visible, in time order.
+    replies: VecDeque<mmio::Reply>,
+    /// The next MMIO request is answered RETRY (fault `guc-mmio-retry`).
+    retry_armed: bool,
+}
+
+impl Guc {
+    /// A GuC in its power-on state: held in reset, nothing programmed.
+    pub fn new(p: &GucParams, fuses: &Fuses) -> Self {
+        Self::power_on(p.clone(), hwconfig::table(fuses, p.faults.hwconfig_corrupt))
+    }
+
+    fn power_on(p: GucParams, hwconfig: Vec<u32>) -> Self {
+        Self {
+            p,
+            hwconfig,
+            wopcm_size: None,
+            wopcm_offset: None,
+            shim_control: 0,
+            pmintrmsk: PMINTRMSK_RESET,
+            gt_pm_config: 0,
+            soft_scratch: [0; 16],
+            rsa_scratch: [0; 64],
+            dma_addr: [0; 4],
+            dma_size: 0,
+            dma_ctrl: 0,
+            dma: None,
+            image: None,
+            status: Timeline::new(),
+            gdrst: None,
+            tlb: ggtt::Tlb::default(),
+            eip: None,
+            flags: [0; 4],
+            flags_written: 0,
+            replies: VecDeque::new(),
+            retry_armed: false,
+        }
+    }
+
+    /// Device reset or Driver-FLR: every register, the write-once ones
+    /// included, back to power-on, and the GuC in reset.
+    pub fn reset_device(&mut self, now: Duration, rec: &mut Recorder) {
+        let hwconfig = std::mem::take(&mut self.hwconfig);
+        let status = std::mem::replace(&mut self.status, Timeline::new());
+        *self = Guc {
+            status,
+            ..Self::power_on(self.p.clone(), hwconfig)
+        };
+        self.status.set(now, STATUS_IN_RESET, rec);
+    }
+
+    /// GuC reset (`GDRST`): the GuC's own state, not the shim registers.
+    fn reset_guc(&mut self, now: Duration, cause: &'static str, rec: &mut Recorder) {
+        rec.emit(Event::GucReset { cause });
+        self.dma = None;
+        self.image = None;
+        self.eip = None;
+        self.replies.clear();
+        self.retry_armed = false;
+        self.tlb.clear();
+        self.status.set(now, STATUS_IN_RESET, rec);
+    }
+
+    /// Applies the time-driven changes due by `now`: status, DMA completion,
+    /// MMIO replies, the exception EIP.
+    pub fn advance(&mut self, now: Duration, rec: &mut Recorder) {
+        if let Some(run) = self.dma {
+            if run.done_at.is_some_and(|t| t <= now) {
+                self.dma = None;
+                rec.emit(Event::GucDmaDone {
+                    bytes: run.bytes,
+                    at_us: run.done_at.map_or(0, micros),
+                });
+            }
+        }
+        self.status.advance(now, rec);
+        if let Some((t, eip)) = self.eip {
+            if t <= now {
+                self.soft_scratch[13] = eip;
+                self.eip = None;
+            }
+        }
+        self.apply_replies(now, rec);
+    }
+
+    /// `GUC_STATUS` at `now`.
+    pub fn status_at(&self, now: Duration) -> u32 {
+        self.status.at(now)
+    }
+
+    /// Whether the uKernel is READY at `now`.
+    pub fn ready(&self, now: Duration) -> bool {
+        r::UKERNEL.get(self.status_at(now).into()) == u64::from(crate::abi::XEHPG_GUC_UKERNEL_READY)
+    }
+
+    /// The hwconfig table the GuC serves.
+    pub fn hwconfig(&self) -> &[u32] {
+        &self.hwconfig
+    }
+
+    /// Reads the GuC register at `offset`; `None` if it is not one.
+    pub fn read(&self, offset: u32, now: Duration) -> Option<u32> {
+        if let Some(i) = index_in(&r::SOFT_SCRATCH, offset) {
+            return Some(self.soft_scratch[i]);
+        }
+        if let Some(i) = index_in(&r::UOS_RSA_SCRATCH, offset) {
+            return Some(self.rsa_scratch[i]);
+        }
+        if let Some(i) = index_in(&r::VF_SW_FLAG, offset) {
+            return Some(self.flags[i]);
+        }
+        if let Some(i) = dma_addr_index(offset) {
+            return Some(self.dma_addr[i]);
+        }
+        let v = match offset {
+            o if o == r::GUC_STATUS.offset => self.status_at(now),
+            o if o == r::GUC_WOPCM_SIZE.offset => self.wopcm_size.unwrap_or(0),
+            o if o == r::DMA_GUC_WOPCM_OFFSET.offset => self.wopcm_offset.unwrap_or(0),
+            o if o == r::GUC_SHIM_CONTROL.offset => self.shim_control,
+            o if o == r::PMINTRMSK.offset => self.pmintrmsk,
+            o if o == r::GT_PM_CONFIG.offset => self.gt_pm_config,
+            o if o == r::DMA_COPY_SIZE.offset => self.dma_size,
+            o if o == r::DMA_CTRL.offset => self.dma_ctrl | u32::from(self.dma_busy(now)),
+            o if o == r::GDRST.offset => self.gdrst.filter(|&(_, t)| now < t).map_or(0, |(v, _)| v),
+            o if o == r::GUC_TLB_INV_CR.offset || o == r::GUC_HOST_INTERRUPT.offset => 0,
+            _ => return None,
+        };
+        Some(v)
+    }
+
+    /// Writes the GuC register at `offset`; `None` if it is not one.
+    pub fn write(
+        &mut self,
+        offset: u32,
+        value: u32,
+        now: Duration,
+        rec: &mut Recorder,
+        bus: &mut dyn Bus,
+    ) -> Option<()> {
+        if let Some(i) = index_in(&r::SOFT_SCRATCH, offset) {
+            self.soft_scratch[i] = value;
+            return Some(());
+        }
+        if let Some(i) = index_in(&r::UOS_RSA_SCRATCH, offset) {
+            self.rsa_scratch[i] = value;
+            return Some(());
+        }
+        if let Some(i) = index_in(&r::VF_SW_FLAG, offset) {
+            self.flags[i] = value;
+            self.flags_written |= 1 << i;
+            return Some(());
+        }
+        if let Some(i) = dma_addr_index(offset) {
+            self.dma_addr[i] = value;
+            return Some(());
+        }
+        match offset {
+            o if o == r::GUC_STATUS.offset => straps::write_ignored(offset, value, rec),
+            o if o == r::GUC_WOPCM_SIZE.offset => {
+                let keep = r::WOPCM_SIZE.mask32();
+                let latched = latch(&mut self.wopcm_size, value, keep, r::WOPCM_LOCKED.mask32());
+                note_locked(latched, "GUC_WOPCM_SIZE", value, keep, rec);
+            }
+            o if o == r::DMA_GUC_WOPCM_OFFSET.offset => {
+                let keep = r::WOPCM_OFFSET.mask32() | r::HUC_LOADING_AGENT_GUC.mask32();
+                let latched = latch(
+                    &mut self.wopcm_offset,
+                    value,
+                    keep,
+                    r::WOPCM_OFFSET_VALID.mask32(),
+                );
+                note_locked(latched, "DMA_GUC_WOPCM_OFFSET", value, keep, rec);
+            }
+            o if o == r::GUC_SHIM_CONTROL.offset => self.shim_control = value,
+            o if o == r::PMINTRMSK.offset => self.pmintrmsk = value,
+            o if o == r::GT_PM_CONFIG.offset => self.gt_pm_config = value,
+            o if o == r::DMA_COPY_SIZE.offset => self.dma_size = value,
+            o if o == r::DMA_CTRL.offset => self.write_dma_ctrl(value, now, rec, bus),
+            o if o == r::GDRST.offset => self.write_gdrst(value, now, rec),
+            o if o == r::GUC_TLB_INV_CR.offset => {
+                if value & r::INVALIDATE.mask32() != 0 {
+                    let entries = self.tlb.clear();
+                    rec.emit(Event::GgttTlbInvalidate { entries });
+                }
+            }
+            o if o == r::GUC_HOST_INTERRUPT.offset => self.doorbell(now, rec, bus),
+            _ => return None,
+        }
+        Some(())
+    }
+
+    fn write_gdrst(&mut self, value: u32, now: Duration, rec: &mut Recorder) {
+        let bits = value & (r::GRDOM_GUC.mask32() | r::GRDOM_FULL.mask32());
+        if bits == 0 {
+            return;
+        }
+        self.gdrst = Some((bits, now + GDRST_TIME));
+        let cause = if bits & r::GRDOM_FULL.mask32() != 0 {
+            "grdom_full"
+        } else {
+            "grdom_guc"
+        };
+        self.reset_guc(now, cause, rec);
+    }
+
+    /// Whether START_DMA reads 1 at `now`.
+    fn dma_busy(&self, now: Duration) -> bool {
+        self.dma
+            .is_some_and(|run| run.done_at.is_none_or(|t| now < t))
+    }
+}
+
+/// `micros` of a duration, saturated.
+fn micros(t: Duration) -> u64 {
+    u64::try_from(t.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// Index of the register at `offset` in `regs`.
+fn index_in(regs: &[crate::regs::RegDef], offset: u32) -> Option<usize> {
+    regs.iter().position(|d| d.offset == offset)
+}
+
+/// Index of the DMA address register at `offset` (0 = DMA_ADDR_0_LOW ..
+/// 3 = DMA_ADDR_1_HIGH).
+fn dma_addr_index(offset: u32) -> Option<usize> {
+    [
+        r::DMA_ADDR_0_LOW.offset,
+        r::DMA_ADDR_0_HIGH.offset,
+        r::DMA_ADDR_1_LOW.offset,
+        r::DMA_ADDR_1_HIGH.offset,
+    ]
+    .iter()
+    .position(|&o| o == offset)
+}
+
+/// A write-once register: the first write stores `value & keep | set`;
+/// returns the latched value if it was already latched.
+fn latch(slot: &mut Option<u32>, value: u32, keep: u32, set: u32) -> Option<u32> {
+    match slot {
+        Some(v) => Some(*v),
+        None => {
+            *slot = Some((value & keep) | set);
+            None
+        }
+    }
+}
+
+/// Records a write to a latched write-once register if it differs.
+fn note_locked(latched: Option<u32>, name: &str, value: u32, keep: u32, rec: &mut Recorder) {
+    let Some(v) = latched else {
+        return;
+    };
+    if value & keep != v & keep {
+        rec.violation(
+            "wopcm_locked_write",
+            format!(
+                "{name} written with {value:#x}, but it is locked at {v:#x} until a device \
+                 reset or Driver-FLR; write ignored"
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

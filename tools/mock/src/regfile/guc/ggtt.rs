@@ -1,0 +1,348 @@
+//! How the GuC reaches memory: GGTT addresses, translated page by page
+//! through the PTEs the driver wrote, with a TLB.
+//!
+//! The GGTT is the PTE array in the BAR0 GGTT window (`crate::device`
+//! `GGTT_START`, one 8-byte PTE per 4 KiB page of the 4 GiB GGTT, `xe_ggtt.c`;
+//! `research/anchor-xe.md` §1.4). A PTE (upstream `regs/xe_gtt_defs.h`): bit
+//! 0 present (`XE_PAGE_PRESENT`), bit 1 device memory (`XE_GGTT_PTE_DM`),
+//! bits 51:12 the page address (`XE_PAGE_ADDR_MASK(12)`). A DM page is local
+//! memory at that device-physical address, which the mock can only serve
+//! inside its LMEMBAR memfd; any other page is guest memory at that bus
+//! address, reached through QEMU's DMA map.
+//!
+//! The GuC cannot use every GGTT address: below the WOPCM top its addresses
+//! decode to the boot ROM, SRAM and WOPCM, not the GGTT (seed 000 GuC address
+//! table, lines 1086-1090; upstream `guc_bo_ggtt_addr` asserts
+//! `addr >= xe_wopcm_size()`, 4 MiB on DGFX, `xe_wopcm.c`), and from
+//! `GUC_GGTT_TOP` (0xFEE00000, `regs/xe_gtt_defs.h`) up they do not map
+//! through the GGTT (`xe_guc.c`: "GuC addresses above GUC_GGTT_TOP don't map
+//! through the GTT"). An access that touches either, a non-present PTE or a
+//! page the mock cannot reach is a [`Fault`].
+//!
+//! TLB: each translation the GuC uses is cached per page until
+//! `GUC_TLB_INV_CR` is written or the GuC is reset. At every use the cached
+//! PTE is compared with the one in memory; if they differ the access still
+//! goes through the cached (stale) one, as the hardware would, and the
+//! operation records one `stale_ggtt_tlb` violation: the driver changed a
+//! mapping the GuC had used without invalidating (upstream invalidates with
+//! `GUC_TLB_INV_CR` for BOs created with `XE_BO_FLAG_GGTT_INVALIDATE`).
+//! Non-present PTEs are not cached (`[MODEL]`).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::recorder::Recorder;
+
+/// GGTT page size.
+pub const PAGE: u64 = 4096;
+/// First GuC address that maps through the GGTT: the WOPCM top
+/// (`DGFX_WOPCM_SIZE`, `xe_wopcm.c`).
+pub const WOPCM_TOP: u64 = 4 << 20;
+/// First GuC address that no longer maps through the GGTT
+/// (`GUC_GGTT_TOP`, `regs/xe_gtt_defs.h`).
+pub const GUC_GGTT_TOP: u64 = 0xFEE0_0000;
+/// `XE_PAGE_PRESENT`.
+pub const PTE_PRESENT: u64 = 1 << 0;
+/// `XE_GGTT_PTE_DM`: the page is device (local) memory.
+pub const PTE_DM: u64 = 1 << 1;
+/// `XE_PAGE_ADDR_MASK(12)`: bits 51:12.
+pub const PTE_ADDR_MASK: u64 = ((1 << 52) - 1) & !(PAGE - 1);
+
+/// Which memory a translated page is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// Local memory (a DM page), by device-physical address.
+    Lmem,
+    /// Guest memory, by bus address through the DMA map.
+    Sys,
+}
+
+impl Target {
+    fn name(self) -> &'static str {
+        match self {
+            Target::Lmem => "LMEM",
+            Target::Sys => "system memory",
+        }
+    }
+}
+
+/// The memory the GuC can reach. The device implements it over its memfds
+/// and the guest's DMA map; tests over plain buffers.
+pub trait Bus {
+    /// GGTT PTE `index`, or `None` if the device has no GGTT window.
+    fn pte(&self, index: u64) -> Option<u64>;
+    /// Reads `buf.len()` bytes of `target` at `addr`.
+    ///
+    /// # Errors
+    ///
+    /// Why the bytes cannot be read.
+    fn read(&self, target: Target, addr: u64, buf: &mut [u8]) -> Result<(), String>;
+    /// Writes `buf` to `target` at `addr`.
+    ///
+    /// # Errors
+    ///
+    /// Why the bytes cannot be written.
+    fn write(&mut self, target: Target, addr: u64, buf: &[u8]) -> Result<(), String>;
+    /// Checks that `len` bytes of `target` at `addr` could be read, without
+    /// copying them.
+    ///
+    /// # Errors
+    ///
+    /// Why they could not.
+    fn probe(&self, target: Target, addr: u64, len: u64) -> Result<(), String>;
+}
+
+/// No memory at all (register-file tests without a device).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoBus;
+
+impl Bus for NoBus {
+    fn pte(&self, _: u64) -> Option<u64> {
+        None
+    }
+    fn read(&self, _: Target, _: u64, _: &mut [u8]) -> Result<(), String> {
+        Err("no memory".into())
+    }
+    fn write(&mut self, _: Target, _: u64, _: &[u8]) -> Result<(), String> {
+        Err("no memory".into())
+    }
+    fn probe(&self, _: Target, _: u64, _: u64) -> Result<(), String> {
+        Err("no memory".into())
+    }
+}
+
+/// A GuC memory access that cannot complete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault(pub String);
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The GuC's GGTT TLB: page number -> PTE.
+#[derive(Debug, Default)]
+pub struct Tlb {
+    entries: HashMap<u64, u64>,
+}
+
+impl Tlb {
+    /// Drops every entry; returns how many there were.
+    pub fn clear(&mut self) -> usize {
+        let n = self.entries.len();
+        self.entries.clear();
+        n
+    }
+
+    /// Number of cached translations.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// One physically contiguous piece of an access.
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    target: Target,
+    addr: u64,
+    len: usize,
+}
+
+/// The GuC's view of memory for one batch of accesses.
+pub struct Gtt<'a> {
+    bus: &'a mut dyn Bus,
+    tlb: &'a mut Tlb,
+}
+
+impl<'a> Gtt<'a> {
+    /// Accesses through `bus`, caching in `tlb`.
+    pub fn new(bus: &'a mut dyn Bus, tlb: &'a mut Tlb) -> Self {
+        Self { bus, tlb }
+    }
+
+    /// Reads `buf.len()` bytes at GGTT address `gaddr`; `what` names the
+    /// access in violations.
+    ///
+    /// # Errors
+    ///
+    /// A [`Fault`]; nothing is guaranteed about `buf` then.
+    pub fn read(
+        &mut self,
+        gaddr: u64,
+        buf: &mut [u8],
+        what: &str,
+        rec: &mut Recorder,
+    ) -> Result<(), Fault> {
+        let segs = self.translate(gaddr, buf.len() as u64, what, rec)?;
+        let mut done = 0;
+        for s in segs {
+            self.bus
+                .read(s.target, s.addr, &mut buf[done..done + s.len])
+                .map_err(|e| unreachable_page(what, s, &e))?;
+            done += s.len;
+        }
+        Ok(())
+    }
+
+    /// Writes `buf` at GGTT address `gaddr`. Every page is translated and
+    /// checked before anything is written.
+    ///
+    /// # Errors
+    ///
+    /// A [`Fault`].
+    pub fn write(
+        &mut self,
+        gaddr: u64,
+        buf: &[u8],
+        what: &str,
+        rec: &mut Recorder,
+    ) -> Result<(), Fault> {
+        let segs = self.translate(gaddr, buf.len() as u64, what, rec)?;
+        for s in &segs {
+            self.bus
+                .probe(s.target, s.addr, s.len as u64)
+                .map_err(|e| unreachable_page(what, *s, &e))?;
+        }
+        let mut done = 0;
+        for s in segs {
+            self.bus
+                .write(s.target, s.addr, &buf[done..done + s.len])
+                .map_err(|e| unreachable_page(what, s, &e))?;
+            done += s.len;
+        }
+        Ok(())
+    }
+
+    /// Checks that `len` bytes at `gaddr` translate and can be read.
+    ///
+    /// # Errors
+    ///
+    /// A [`Fault`].
+    pub fn probe(
+        &mut self,
+        gaddr: u64,
+        len: u64,
+        what: &str,
+        rec: &mut Recorder,
+    ) -> Result<(), Fault> {
+        for s in self.translate(gaddr, len, what, rec)? {
+            self.bus
+                .probe(s.target, s.addr, s.len as u64)
+                .map_err(|e| unreachable_page(what, s, &e))?;
+        }
+        Ok(())
+    }
+
+    /// The PTE the GuC uses for `page`, and the one in memory if they differ.
+    fn pte(&mut self, page: u64) -> Result<(u64, Option<u64>), Fault> {
+        let current = self
+            .bus
+            .pte(page)
+            .ok_or_else(|| Fault("the device has no GGTT window".into()))?;
+        match self.tlb.entries.get(&page) {
+            Some(&cached) if cached != current => Ok((cached, Some(current))),
+            Some(&cached) => Ok((cached, None)),
+            None => {
+                if current & PTE_PRESENT != 0 {
+                    self.tlb.entries.insert(page, current);
+                }
+                Ok((current, None))
+            }
+        }
+    }
+
+    /// Splits `gaddr..gaddr + len` into physical segments.
+    fn translate(
+        &mut self,
+        gaddr: u64,
+        len: u64,
+        what: &str,
+        rec: &mut Recorder,
+    ) -> Result<Vec<Segment>, Fault> {
+        let end = gaddr
+            .checked_add(len)
+            .ok_or_else(|| Fault(format!("{what}: GGTT range {gaddr:#x}+{len:#x} wraps")))?;
+        if gaddr < WOPCM_TOP {
+            return Err(Fault(format!(
+                "{what}: GGTT address {gaddr:#x} is below the WOPCM top {WOPCM_TOP:#x}; \
+                 the GuC cannot reach it through the GGTT"
+            )));
+        }
+        if end > GUC_GGTT_TOP {
+            return Err(Fault(format!(
+                "{what}: GGTT range {gaddr:#x}..{end:#x} reaches GUC_GGTT_TOP \
+                 {GUC_GGTT_TOP:#x}; the GuC cannot reach it"
+            )));
+        }
+        let mut segs = Vec::new();
+        let mut stale: Option<(u64, u64, u64)> = None;
+        let mut stale_pages = 0u64;
+        let mut at = gaddr;
+        while at < end {
+            let page = at / PAGE;
+            let (pte, changed) = self.pte(page)?;
+            if let Some(current) = changed {
+                stale_pages += 1;
+                stale.get_or_insert((page, pte, current));
+            }
+            if pte & PTE_PRESENT == 0 {
+                return Err(Fault(format!(
+                    "{what}: GGTT address {at:#x}: PTE {page:#x} = {pte:#x} is not present"
+                )));
+            }
+            let target = if pte & PTE_DM != 0 {
+                Target::Lmem
+            } else {
+                Target::Sys
+            };
+            let offset = at % PAGE;
+            let n = (PAGE - offset).min(end - at);
+            // CAST: n <= 4096.
+            segs.push(Segment {
+                target,
+                addr: (pte & PTE_ADDR_MASK) + offset,
+                len: n as usize,
+            });
+            at += n;
+        }
+        if let Some((page, cached, current)) = stale {
+            rec.violation(
+                "stale_ggtt_tlb",
+                format!(
+                    "{what}: the GuC used its cached translation of GGTT page {:#x} \
+                     (PTE {cached:#x}), but memory now holds {current:#x}; {stale_pages} \
+                     stale page(s): GUC_TLB_INV_CR was not written after the GGTT changed",
+                    page * PAGE
+                ),
+            );
+        }
+        Ok(merge(segs))
+    }
+}
+
+/// Joins segments that continue each other in the same memory.
+fn merge(segs: Vec<Segment>) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::with_capacity(segs.len());
+    for s in segs {
+        match out.last_mut() {
+            Some(l) if l.target == s.target && l.addr + l.len as u64 == s.addr => l.len += s.len,
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
+fn unreachable_page(what: &str, s: Segment, why: &str) -> Fault {
+    Fault(format!(
+        "{what}: {} at {:#x}+{:#x} cannot be reached: {why}",
+        s.target.name(),
+        s.addr,
+        s.len
+    ))
+}

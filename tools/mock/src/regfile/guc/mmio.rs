@@ -1,0 +1,197 @@
+//! MMIO messages to the GuC: `VF_SW_FLAG(0..3)` and the
+//! `GUC_HOST_INTERRUPT` doorbell (upstream `xe_guc_mmio_send_recv`,
+//! `abi/guc_communication_mmio_abi.h`, `abi/guc_messages_abi.h`;
+//! `research/anchor-xe.md` §5.1 and §5.4).
+//!
+//! The host writes an HXG request (ORIGIN host, TYPE REQUEST, ACTION 15:0)
+//! into `VF_SW_FLAG(0..n)` and writes `GUC_HOST_INTERRUPT`. A READY GuC reads
+//! all four registers (the GuC keeps a 4-dword message, `GUC_MAX_MMIO_MSG_LEN`)
+//! and replies by overwriting them with an HXG message of ORIGIN GuC, visible
+//! [`REPLY_DELAY`] after the doorbell (`[MODEL]`; upstream waits up to 50 ms):
+//!
+//! - `GET_HWCONFIG` (0x4100) {addr_lo, addr_hi, size}: size 0 -> SUCCESS
+//!   with DATA0 = table size in bytes; size below the table -> FAILURE
+//!   `INVALID_PARAMS`; otherwise the GuC writes the table at that GGTT address
+//!   (through its TLB, into LMEM or guest memory) and answers SUCCESS with
+//!   DATA0 = bytes written. A GGTT fault there is `guc_dma_fault` and FAILURE
+//!   `INVALID_PARAMS` (`[MODEL]`).
+//! - `CLIENT_SOFT_RESET` (0x5507): SUCCESS (`[MODEL]`: nothing else
+//!   happens; the GuC keeps running until it is reset).
+//! - any other action: FAILURE `UNKNOWN_ACTION` (0x30).
+//!
+//! Not requests:
+//!
+//! - a doorbell while `VF_SW_FLAG(0)` has ORIGIN GuC is no MMIO request
+//!   (upstream rings the same doorbell for CT traffic, when the registers
+//!   hold the last reply): ignored, without a violation;
+//! - ORIGIN host with a TYPE other than REQUEST is malformed (upstream only
+//!   sends REQUESTs by MMIO): `guc_h2g_malformed` and FAILURE
+//!   `INVALID_PARAMS` (`[MODEL]`).
+//!
+//! While the GuC is not READY, or still answering the previous request, a
+//! doorbell is ignored: no reply (`[MODEL]`). Faults: `guc-mmio-no-reply`
+//! never answers; `guc-mmio-busy` answers NO_RESPONSE_BUSY first and the
+//! final reply [`BUSY_TIME`] later; `guc-mmio-retry` answers the first
+//! request after each boot with NO_RESPONSE_RETRY (upstream resends; the
+//! resend is served).
+
+use std::time::Duration;
+
+use super::ggtt::Gtt;
+use super::hwconfig;
+use super::micros;
+use super::Bus;
+use super::Guc;
+use crate::abi;
+use crate::recorder::Recorder;
+use crate::trace::Event;
+use crate::trace::Hex;
+
+/// From the doorbell to a visible reply (`[MODEL]`).
+pub const REPLY_DELAY: Duration = Duration::from_micros(50);
+/// From the doorbell to the final reply under `guc-mmio-busy` (`[MODEL]`).
+pub const BUSY_TIME: Duration = Duration::from_millis(5);
+
+/// A reply that becomes visible at `at`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Reply {
+    at: Duration,
+    kind: &'static str,
+    msg: [u32; 4],
+}
+
+/// HXG header of a GuC message of `ty` with `aux` (27:0).
+fn header(ty: u32, aux: u32) -> u32 {
+    (abi::XEHPG_HXG_ORIGIN_GUC << abi::XEHPG_HXG_ORIGIN_SHIFT)
+        | ((ty & abi::XEHPG_HXG_TYPE_MASK) << abi::XEHPG_HXG_TYPE_SHIFT)
+        | (aux & abi::XEHPG_HXG_AUX_MASK)
+}
+
+/// SUCCESS with DATA0.
+pub fn success(data0: u32) -> u32 {
+    header(abi::XEHPG_HXG_TYPE_RESPONSE_SUCCESS, data0)
+}
+
+/// FAILURE with ERROR (hint 0).
+pub fn failure(error: u32) -> u32 {
+    header(
+        abi::XEHPG_HXG_TYPE_RESPONSE_FAILURE,
+        error & abi::XEHPG_HXG_FAILURE_ERROR_MASK,
+    )
+}
+
+/// A final answer: its kind name and header.
+fn answer(ok: Result<u32, u32>) -> (&'static str, u32) {
+    match ok {
+        Ok(data0) => ("success", success(data0)),
+        Err(error) => ("failure", failure(error)),
+    }
+}
+
+impl Guc {
+    /// A `GUC_HOST_INTERRUPT` write.
+    pub(super) fn doorbell(&mut self, now: Duration, rec: &mut Recorder, bus: &mut dyn Bus) {
+        let written = std::mem::take(&mut self.flags_written);
+        if !self.ready(now) || !self.replies.is_empty() {
+            return;
+        }
+        let msg = self.flags;
+        if msg[0] >> abi::XEHPG_HXG_ORIGIN_SHIFT == abi::XEHPG_HXG_ORIGIN_GUC {
+            return;
+        }
+        let ty = (msg[0] >> abi::XEHPG_HXG_TYPE_SHIFT) & abi::XEHPG_HXG_TYPE_MASK;
+        let action = msg[0] & abi::XEHPG_HXG_REQUEST_ACTION_MASK;
+        rec.emit(Event::GucH2g {
+            action: Hex(action.into()),
+            // CAST: at most 4.
+            len: (u8::BITS - written.leading_zeros()) as usize,
+        });
+        if self.p.faults.mmio_no_reply {
+            return;
+        }
+        let (kind, head) = if ty != abi::XEHPG_HXG_TYPE_REQUEST {
+            rec.violation(
+                "guc_h2g_malformed",
+                format!(
+                    "MMIO message {:#x}: TYPE {ty} from the host is not a REQUEST",
+                    msg[0]
+                ),
+            );
+            answer(Err(abi::XEHPG_GUC_ERROR_INVALID_PARAMS))
+        } else if std::mem::take(&mut self.retry_armed) {
+            ("retry", header(abi::XEHPG_HXG_TYPE_NO_RESPONSE_RETRY, 0))
+        } else {
+            answer(self.serve(action, &msg, rec, bus))
+        };
+        let reply = |at, kind, head| Reply {
+            at,
+            kind,
+            msg: [head, 0, 0, 0],
+        };
+        if self.p.faults.mmio_busy && kind != "retry" {
+            let busy = header(abi::XEHPG_HXG_TYPE_NO_RESPONSE_BUSY, 0);
+            self.replies
+                .push_back(reply(now + REPLY_DELAY, "busy", busy));
+            self.replies.push_back(reply(now + BUSY_TIME, kind, head));
+        } else {
+            self.replies.push_back(reply(now + REPLY_DELAY, kind, head));
+        }
+    }
+
+    /// Executes a request; `Ok(DATA0)` or `Err(error code)`.
+    fn serve(
+        &mut self,
+        action: u32,
+        msg: &[u32; 4],
+        rec: &mut Recorder,
+        bus: &mut dyn Bus,
+    ) -> Result<u32, u32> {
+        match action {
+            abi::XEHPG_GUC_ACTION_GET_HWCONFIG => self.get_hwconfig(msg, rec, bus),
+            abi::XEHPG_GUC_ACTION_CLIENT_SOFT_RESET => Ok(0),
+            _ => Err(abi::XEHPG_GUC_ERROR_UNKNOWN_ACTION),
+        }
+    }
+
+    fn get_hwconfig(
+        &mut self,
+        msg: &[u32; 4],
+        rec: &mut Recorder,
+        bus: &mut dyn Bus,
+    ) -> Result<u32, u32> {
+        let table = hwconfig::bytes(&self.hwconfig);
+        // CAST: the table is a few hundred bytes.
+        let len = table.len() as u32;
+        let size = msg[3];
+        if size == 0 {
+            return Ok(len);
+        }
+        if size < len {
+            return Err(abi::XEHPG_GUC_ERROR_INVALID_PARAMS);
+        }
+        let addr = u64::from(msg[1]) | u64::from(msg[2]) << 32;
+        Gtt::new(bus, &mut self.tlb)
+            .write(addr, &table, "GET_HWCONFIG destination", rec)
+            .map_err(|f| {
+                rec.violation("guc_dma_fault", f.0);
+                abi::XEHPG_GUC_ERROR_INVALID_PARAMS
+            })?;
+        Ok(len)
+    }
+
+    /// Makes the replies due by `now` visible.
+    pub(super) fn apply_replies(&mut self, now: Duration, rec: &mut Recorder) {
+        while let Some(r) = self.replies.front().copied() {
+            if r.at > now {
+                break;
+            }
+            self.replies.pop_front();
+            self.flags = r.msg;
+            rec.emit(Event::GucG2hReply {
+                kind: r.kind,
+                data0: Hex(u64::from(r.msg[0] & abi::XEHPG_HXG_AUX_MASK)),
+                at_us: micros(r.at),
+            });
+        }
+    }
+}
