@@ -14,7 +14,17 @@
 //! 0xFEE00000 (`GUC_GGTT_TOP`, `regs/xe_gtt_defs.h`). After changing entries the GuC's GGTT
 //! TLB must be invalidated ([`invalidate`]).
 
-use kernel::{device::Bound, dma::Coherent, prelude::*, sync::Mutex};
+use core::mem::ManuallyDrop;
+
+use kernel::{
+    device::Bound,
+    dma::Coherent,
+    prelude::*,
+    sync::{
+        atomic::{Atomic, Relaxed},
+        Mutex,
+    },
+};
 
 use crate::{
     driver::Bar0,
@@ -61,11 +71,25 @@ impl Mapping {
 }
 
 /// GGTT state of one device.
-#[pin_data]
+#[pin_data(PinnedDrop)]
 pub(crate) struct Ggtt {
     #[pin]
     alloc: Mutex<RangeAllocator>,
-    scratch: Coherent<[u8; 4096]>,
+    /// Dropped with the GGTT unless [`Ggtt::keep_scratch`] was called.
+    scratch: ManuallyDrop<Coherent<[u8; 4096]>>,
+    keep_scratch: Atomic<u32>,
+}
+
+#[pinned_drop]
+impl PinnedDrop for Ggtt {
+    fn drop(self: Pin<&mut Self>) {
+        if self.keep_scratch.load(Relaxed) != 0 {
+            return;
+        }
+        // SAFETY: `scratch` is not used after this point: `self` is being dropped, and this is
+        // the only place that drops it.
+        unsafe { ManuallyDrop::drop(&mut self.get_unchecked_mut().scratch) };
+    }
 }
 
 impl Ggtt {
@@ -74,12 +98,19 @@ impl Ggtt {
         let scratch = Coherent::<[u8; 4096]>::zeroed(dev, GFP_KERNEL)?;
         Ok(try_pin_init!(Self {
             alloc <- kernel::new_mutex!(alloc),
-            scratch,
+            scratch: ManuallyDrop::new(scratch),
+            keep_scratch: Atomic::new(0),
         }))
     }
 
     fn scratch_pte(&self) -> Result<u64> {
         pte(self.scratch.dma_address(), false)
+    }
+
+    /// Never frees the scratch page: for when the GuC could not be stopped and may still
+    /// reach it through the GGTT (freed system memory would then be written by the device).
+    pub(crate) fn keep_scratch(&self) {
+        self.keep_scratch.store(1, Relaxed);
     }
 
     /// Points every entry of the managed window at the scratch page.

@@ -346,6 +346,8 @@ impl Guc {
                     "guc: reset at unbind failed ({:?}); leaking its memory\n",
                     e
                 );
+                // It may still write through the GGTT: keep everything it can reach.
+                ctx.ggtt.keep_scratch();
                 return;
             }
             st.touched = false;
