@@ -121,17 +121,17 @@ mod tests {
     use super::*;
 
     const BOOTSTRAP_OUTPUT: &str = "\
-KDIR := /root/.cache/xehpg/linux-7.3
+KDIR := /home/dev/.cache/xehpg/linux-7.3
 QEMU := /q/ld.so --library-path /q/lib /q/qemu -L /q/seabios -L /q/qemu
-BINDGEN := /root/.cargo/bin/bindgen
+BINDGEN := /home/dev/.cargo/bin/bindgen
 LLVM := -19
-GUC_FW_DIR := /root/.cache/xehpg/firmware/usr/lib/firmware
+GUC_FW_DIR := /home/dev/.cache/xehpg/firmware/usr/lib/firmware
 ";
 
     #[test]
     fn parses_what_bootstrap_writes() {
         let env = EnvMk::parse(BOOTSTRAP_OUTPUT).unwrap();
-        assert_eq!(env.get("KDIR"), Some("/root/.cache/xehpg/linux-7.3"));
+        assert_eq!(env.get("KDIR"), Some("/home/dev/.cache/xehpg/linux-7.3"));
         assert_eq!(
             env.get("QEMU"),
             Some("/q/ld.so --library-path /q/lib /q/qemu -L /q/seabios -L /q/qemu")
@@ -139,7 +139,7 @@ GUC_FW_DIR := /root/.cache/xehpg/firmware/usr/lib/firmware
         assert_eq!(env.get("LLVM"), Some("-19"));
         assert_eq!(
             env.get("GUC_FW_DIR"),
-            Some("/root/.cache/xehpg/firmware/usr/lib/firmware")
+            Some("/home/dev/.cache/xehpg/firmware/usr/lib/firmware")
         );
         assert_eq!(env.get("MISSING"), None);
     }
