@@ -15,6 +15,7 @@ use clap::ValueEnum;
 
 use crate::ids;
 use crate::power::Domain;
+use crate::regfile::guc::WopcmLock;
 use crate::regfile::Fuses;
 
 /// A fault the device can be told to exhibit (`--fault NAME`, repeatable).
@@ -32,6 +33,9 @@ pub enum Fault {
     /// The forcewake acknowledge never comes: `fw-ack-never` for every
     /// domain, `fw-ack-never=D` for domain D only.
     FwAckNever(Option<Domain>),
+    /// `fw-ack-dead=D`: domain D's acknowledge register reads 0xFFFFFFFF, as
+    /// a device that stopped answering for that register would.
+    FwAckDead(Domain),
     /// The GuC DMA never completes: START_DMA stays 1.
     GucDmaNeverCompletes,
     /// The GuC boot stops at UKERNEL GUCINT_DONE.
@@ -50,6 +54,8 @@ pub enum Fault {
     GucMmioRetry,
     /// The hwconfig table's last entry claims more dwords than remain.
     GucHwconfigCorrupt,
+    /// Once the GuC is READY, a `GDRST` GuC reset never completes.
+    GucResetStuckAfterLoad,
 }
 
 /// Names of `fw-ack-never=D`, by [`Domain::index`].
@@ -70,6 +76,24 @@ const FW_ACK_NEVER_NAMES: [&str; Domain::COUNT] = [
     "fw-ack-never=vebox3",
 ];
 
+/// Names of `fw-ack-dead=D`, by [`Domain::index`].
+const FW_ACK_DEAD_NAMES: [&str; Domain::COUNT] = [
+    "fw-ack-dead=gt",
+    "fw-ack-dead=render",
+    "fw-ack-dead=vdbox0",
+    "fw-ack-dead=vdbox1",
+    "fw-ack-dead=vdbox2",
+    "fw-ack-dead=vdbox3",
+    "fw-ack-dead=vdbox4",
+    "fw-ack-dead=vdbox5",
+    "fw-ack-dead=vdbox6",
+    "fw-ack-dead=vdbox7",
+    "fw-ack-dead=vebox0",
+    "fw-ack-dead=vebox1",
+    "fw-ack-dead=vebox2",
+    "fw-ack-dead=vebox3",
+];
+
 /// Every fault switch, for clap.
 static ALL_FAULTS: LazyLock<Vec<Fault>> = LazyLock::new(|| {
     let mut v = vec![
@@ -86,8 +110,10 @@ static ALL_FAULTS: LazyLock<Vec<Fault>> = LazyLock::new(|| {
         Fault::GucMmioBusy,
         Fault::GucMmioRetry,
         Fault::GucHwconfigCorrupt,
+        Fault::GucResetStuckAfterLoad,
     ];
     v.extend(Domain::all().map(|d| Fault::FwAckNever(Some(d))));
+    v.extend(Domain::all().map(Fault::FwAckDead));
     v
 });
 
@@ -101,6 +127,7 @@ impl Fault {
             Fault::PcodeStuck => "pcode-stuck",
             Fault::FwAckNever(None) => "fw-ack-never",
             Fault::FwAckNever(Some(d)) => FW_ACK_NEVER_NAMES[d.index()],
+            Fault::FwAckDead(d) => FW_ACK_DEAD_NAMES[d.index()],
             Fault::GucDmaNeverCompletes => "guc-dma-never-completes",
             Fault::GucBootStall => "guc-boot-stall",
             Fault::GucBootError => "guc-boot-error",
@@ -109,6 +136,7 @@ impl Fault {
             Fault::GucMmioBusy => "guc-mmio-busy",
             Fault::GucMmioRetry => "guc-mmio-retry",
             Fault::GucHwconfigCorrupt => "guc-hwconfig-corrupt",
+            Fault::GucResetStuckAfterLoad => "guc-reset-stuck-after-load",
         }
     }
 }
@@ -131,6 +159,12 @@ impl ValueEnum for Fault {
             ),
             // Keep --help short: the per-domain forms are described above.
             Fault::FwAckNever(Some(_)) => pv.hide(true),
+            // One visible entry describes the family.
+            Fault::FwAckDead(Domain::GT) => pv.help(
+                "fw-ack-dead=DOMAIN (gt, render, vdbox0-7, vebox0-3): that domain's \
+                 acknowledge register reads 0xFFFFFFFF",
+            ),
+            Fault::FwAckDead(_) => pv.hide(true),
             Fault::GucDmaNeverCompletes => pv.help("GuC DMA_CTRL.START_DMA never clears"),
             Fault::GucBootStall => pv.help("the GuC boot stops at UKERNEL GUCINT_DONE"),
             Fault::GucBootError => {
@@ -146,6 +180,9 @@ impl ValueEnum for Fault {
             }
             Fault::GucHwconfigCorrupt => {
                 pv.help("the hwconfig table's last entry runs past its end")
+            }
+            Fault::GucResetStuckAfterLoad => {
+                pv.help("once the GuC is READY, a GDRST GuC reset never completes")
             }
         })
     }
@@ -276,6 +313,12 @@ pub struct Options {
     #[arg(long, value_name = "MS", default_value_t = 20)]
     pub guc_boot_ms: u64,
 
+    /// GuC WOPCM base and size (hex) the write-once WOPCM registers hold,
+    /// LOCKED / VALID, from every reset on: as if firmware or an earlier
+    /// driver had locked them. BASE a multiple of 16 KiB, SIZE of 4 KiB.
+    #[arg(long, value_name = "BASE,SIZE", value_parser = parse_wopcm)]
+    pub wopcm_prelocked: Option<WopcmLock>,
+
     /// Arm a fault switch (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<Fault>,
@@ -329,6 +372,7 @@ impl Options {
             fuse_media: None,
             guc_fw: None,
             guc_boot_ms: 20,
+            wopcm_prelocked: None,
             faults: Vec::new(),
             trace: None,
             summary: None,
@@ -365,6 +409,15 @@ impl Options {
         self.faults.iter().fold(0, |m, f| match f {
             Fault::FwAckNever(None) => u16::MAX,
             Fault::FwAckNever(Some(d)) => m | 1 << d.index(),
+            _ => m,
+        })
+    }
+
+    /// Domains whose forcewake acknowledge register reads all ones, as a
+    /// bit per [`Domain::index`].
+    pub fn fw_ack_dead(&self) -> u16 {
+        self.faults.iter().fold(0, |m, f| match f {
+            Fault::FwAckDead(d) => m | 1 << d.index(),
             _ => m,
         })
     }
@@ -415,6 +468,23 @@ fn parse_int(s: &str) -> Result<u64, String> {
 fn parse_hex32(s: &str) -> Result<u32, String> {
     let hex = s.trim().trim_start_matches("0x").trim_start_matches("0X");
     u32::from_str_radix(hex, 16).map_err(|e| format!("`{s}` is not a 32-bit hex value: {e}"))
+}
+
+/// `--wopcm-prelocked BASE,SIZE`: two hex values (`0x` optional) that the
+/// registers' fields can hold: `DMA_GUC_WOPCM_OFFSET.offset` is bits 31:14
+/// (a multiple of 16 KiB), `GUC_WOPCM_SIZE.size` bits 31:12 (of 4 KiB).
+fn parse_wopcm(s: &str) -> Result<WopcmLock, String> {
+    let (base, size) = s
+        .split_once(',')
+        .ok_or_else(|| format!("`{s}` is not BASE,SIZE"))?;
+    let (base, size) = (parse_hex32(base)?, parse_hex32(size)?);
+    if base & !crate::regs::guc::WOPCM_OFFSET.mask32() != 0 {
+        return Err(format!("WOPCM base {base:#x} is not a multiple of 16 KiB"));
+    }
+    if size & !crate::regs::guc::WOPCM_SIZE.mask32() != 0 {
+        return Err(format!("WOPCM size {size:#x} is not a multiple of 4 KiB"));
+    }
+    Ok(WopcmLock { base, size })
 }
 
 /// The meml3 mask: 4 bits (`fuse_meml3_en[3:0]`, seed 000 line 754).
@@ -603,7 +673,7 @@ mod tests {
             let o = parse(&["--fault", f.name()]).expect("every name parses");
             assert_eq!(o.faults, vec![*f]);
         }
-        assert_eq!(Fault::value_variants().len(), 13 + Domain::COUNT);
+        assert_eq!(Fault::value_variants().len(), 14 + 2 * Domain::COUNT);
     }
 
     #[test]
@@ -622,6 +692,61 @@ mod tests {
             1 << Domain::GT.index() | 1 << Domain::vebox(3).map_or(0, Domain::index)
         );
         assert!(parse(&["--fault", "fw-ack-never=vebox4"]).is_err());
+    }
+
+    #[test]
+    fn fw_ack_dead_names_one_domain() {
+        let o = parse(&[
+            "--fault",
+            "fw-ack-dead=render",
+            "--fault",
+            "fw-ack-dead=vdbox7",
+            "--fault",
+            "fw-ack-never=gt",
+        ])
+        .expect("parses");
+        assert_eq!(
+            o.fw_ack_dead(),
+            1 << Domain::RENDER.index() | 1 << Domain::vdbox(7).map_or(0, Domain::index)
+        );
+        assert_eq!(o.fw_ack_never(), 1 << Domain::GT.index());
+        assert_eq!(parse(&[]).expect("parses").fw_ack_dead(), 0);
+        for bad in ["fw-ack-dead", "fw-ack-dead=vebox4", "fw-ack-dead=RENDER"] {
+            assert!(parse(&["--fault", bad]).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn wopcm_prelocked_is_base_comma_size_in_hex() {
+        let o = parse(&["--wopcm-prelocked", "0x4000,0x3f3000"]).expect("parses");
+        assert_eq!(
+            o.wopcm_prelocked,
+            Some(WopcmLock {
+                base: 0x4000,
+                size: 0x3F_3000
+            })
+        );
+        let o = parse(&["--wopcm-prelocked=c000,10000"]).expect("0x is optional");
+        assert_eq!(
+            o.wopcm_prelocked,
+            Some(WopcmLock {
+                base: 0xC000,
+                size: 0x1_0000
+            })
+        );
+        assert_eq!(parse(&[]).expect("parses").wopcm_prelocked, None);
+        for bad in [
+            "0x4000",
+            "0x4000,",
+            "0x4000,0x3f3000,1",
+            "0x2000,0x10000",
+            "0x4000,0x10800",
+            "0x1_0000_0000,0x1000",
+            "zz,0x1000",
+        ] {
+            let e = parse(&["--wopcm-prelocked", bad]).expect_err(bad);
+            assert_eq!(e.kind(), ErrorKind::ValueValidation, "{bad}");
+        }
     }
 
     #[test]

@@ -57,6 +57,7 @@ use crate::trace::Hex;
 use crate::trace::Mmio;
 use crate::trace::Op;
 use crate::trace::TraceWriter;
+use crate::trace::WopcmBounds;
 
 /// End of the trapped register window (`xe_mmio.c`: `SZ_4M` per tile).
 pub const REGS_END: u64 = 4 << 20;
@@ -157,6 +158,10 @@ impl Device {
             fuse_meml3: Hex(fuses.meml3.into()),
             fuse_media: Hex(fuses.media.into()),
             fw_ack_delay_us: o.fw_ack_delay_us,
+            wopcm_prelocked: o.wopcm_prelocked.map(|w| WopcmBounds {
+                base: Hex(w.base.into()),
+                size: Hex(w.size.into()),
+            }),
         };
         let mut faults = o.faults.clone();
         faults.sort();
@@ -761,12 +766,14 @@ fn reg_params(o: &Options, fw: Option<Arc<FwFile>>) -> RegParams {
         pcode_stuck: o.has_fault(Fault::PcodeStuck),
         fw_ack_delay: std::time::Duration::from_micros(o.fw_ack_delay_us),
         fw_ack_never: o.fw_ack_never(),
+        fw_ack_dead: o.fw_ack_dead(),
         fuses: o.fuses(),
         guc: guc::GucParams {
             device_id: o.device_id,
             revision: o.revision,
             boot_time: std::time::Duration::from_millis(o.guc_boot_ms),
             fw,
+            wopcm_prelocked: o.wopcm_prelocked,
             faults: guc::GucFaults {
                 dma_never_completes: o.has_fault(Fault::GucDmaNeverCompletes),
                 boot_stall: o.has_fault(Fault::GucBootStall),
@@ -776,6 +783,7 @@ fn reg_params(o: &Options, fw: Option<Arc<FwFile>>) -> RegParams {
                 mmio_busy: o.has_fault(Fault::GucMmioBusy),
                 mmio_retry: o.has_fault(Fault::GucMmioRetry),
                 hwconfig_corrupt: o.has_fault(Fault::GucHwconfigCorrupt),
+                reset_stuck_after_load: o.has_fault(Fault::GucResetStuckAfterLoad),
             },
         },
     }

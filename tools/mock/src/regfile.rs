@@ -80,6 +80,8 @@ pub struct RegParams {
     pub fw_ack_delay: Duration,
     /// Faults `fw-ack-never[=D]`: bit per [`Domain::index`].
     pub fw_ack_never: u16,
+    /// Faults `fw-ack-dead=D`: bit per [`Domain::index`].
+    pub fw_ack_dead: u16,
     /// The fuses.
     pub fuses: Fuses,
     /// The GuC's configuration.
@@ -148,7 +150,7 @@ impl RegisterFile {
             pcode: pcode::Pcode::new(p, now),
             straps: straps::Straps::new(p),
             fuses: p.fuses,
-            fw: forcewake::Forcewake::new(p.fw_ack_delay, &p.fuses, p.fw_ack_never),
+            fw: forcewake::Forcewake::new(p.fw_ack_delay, &p.fuses, p.fw_ack_never, p.fw_ack_dead),
             mcr: mcr::Mcr::new(&map, p.fuses, flat_ccs_base_addr(p.lmem_size))?,
             guc: guc::Guc::new(&p.guc, &p.fuses),
         })
@@ -341,6 +343,7 @@ pub(crate) mod tests {
             pcode_stuck: false,
             fw_ack_delay: Duration::ZERO,
             fw_ack_never: 0,
+            fw_ack_dead: 0,
             fuses: Fuses::ATS_M150,
             guc: guc::GucParams::default(),
         }

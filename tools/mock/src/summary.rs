@@ -85,6 +85,9 @@ pub struct Summary {
     pub config_writes: u64,
     /// GuC resets through `GDRST`.
     pub guc_resets: u64,
+    /// `GDRST` GuC resets that never completed (fault
+    /// `guc-reset-stuck-after-load`; not in `guc_resets`).
+    pub guc_resets_stuck: u64,
     /// GuC DMA starts (accepted or not).
     pub guc_dmas: u64,
     /// Images the GuC boot ROM authenticated.
@@ -166,6 +169,8 @@ impl Counters {
                 s.guc_resets += 1;
                 s.guc_running_at_exit = false;
             }
+            // The GuC was not reset: it keeps running.
+            Event::GucResetStuck { .. } => s.guc_resets_stuck += 1,
             Event::GucDma { .. } => s.guc_dmas += 1,
             Event::GucLoaded {
                 release, sha256, ..
@@ -346,6 +351,7 @@ mod tests {
             len: 4,
         });
         c.count(&Event::GgttTlbInvalidate { entries: 3 });
+        c.count(&Event::GucResetStuck { cause: "grdom_guc" });
         c.count_config_read();
         let v = serde_json::to_value(c.summary(42, true)).expect("serialises");
         assert_eq!(
@@ -368,7 +374,7 @@ mod tests {
                 "sleeping_accesses": 1, "terminated_reads": 1,
                 "mcr_selector_writes": {"MCR_SELECTOR": 1},
                 "config_reads": 1, "config_writes": 0,
-                "guc_resets": 1, "guc_dmas": 1, "guc_loads": 1, "h2g_requests": 1,
+                "guc_resets": 1, "guc_resets_stuck": 1, "guc_dmas": 1, "guc_loads": 1, "h2g_requests": 1,
                 "tlb_invalidations": 1, "guc_last_release": "70.53.0",
                 "guc_last_sha256": "ab", "guc_running_at_exit": true,
                 "faults": ["pcode-stuck"], "events": 42, "final": true
@@ -397,6 +403,13 @@ mod tests {
             c.count(&reset);
             assert!(!c.summary(0, true).guc_running_at_exit, "{reset:?}");
         }
+        // A reset that never completed leaves it running.
+        let mut c = Counters::default();
+        c.count(&loaded);
+        c.count(&Event::GucResetStuck { cause: "grdom_guc" });
+        let s = c.summary(0, true);
+        assert!(s.guc_running_at_exit);
+        assert_eq!((s.guc_resets, s.guc_resets_stuck), (0, 1));
     }
 
     #[test]

@@ -88,6 +88,15 @@ pub struct Mmio {
     pub dropped: bool,
 }
 
+/// A GuC WOPCM partition, bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct WopcmBounds {
+    /// Base (`DMA_GUC_WOPCM_OFFSET`).
+    pub base: Hex,
+    /// Size (`GUC_WOPCM_SIZE`).
+    pub size: Hex,
+}
+
 /// Everything the device reports. `ev` in the JSON is the snake-case variant name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "ev", rename_all = "snake_case")]
@@ -118,6 +127,10 @@ pub enum Event {
         fuse_media: Hex,
         /// Forcewake acknowledge delay in microseconds.
         fw_ack_delay_us: u64,
+        /// `--wopcm-prelocked`: the WOPCM base and size latched at reset;
+        /// absent without the option.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        wopcm_prelocked: Option<WopcmBounds>,
     },
     /// A `--fault` switch is active.
     FaultArmed {
@@ -264,6 +277,12 @@ pub enum Event {
     /// The GuC was reset through `GDRST` (a device reset or Driver-FLR
     /// resets it too, traced as `reset` / `driver_flr`).
     GucReset {
+        /// "grdom_guc" or "grdom_full".
+        cause: &'static str,
+    },
+    /// A `GDRST` GuC reset that never completes (fault
+    /// `guc-reset-stuck-after-load`): the bit stays set, the GuC runs on.
+    GucResetStuck {
         /// "grdom_guc" or "grdom_full".
         cause: &'static str,
     },
@@ -605,6 +624,10 @@ mod tests {
         assert_eq!(
             line(&Event::GucReset { cause: "grdom_guc" }),
             json!({"seq":7,"t_us":1234,"ev":"guc_reset","cause":"grdom_guc"})
+        );
+        assert_eq!(
+            line(&Event::GucResetStuck { cause: "grdom_guc" }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_reset_stuck","cause":"grdom_guc"})
         );
         assert_eq!(
             line(&Event::GucDmaDone { bytes: 8, at_us: 9 }),

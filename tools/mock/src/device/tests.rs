@@ -701,3 +701,56 @@ fn device_reset_resets_the_guc() {
     assert_eq!(read32(&mut d, 0xC000), 1);
     assert_eq!(read32(&mut d, 0xA168), 0xFFFF_FFFF);
 }
+
+#[test]
+fn fw_ack_dead_fault_through_bar0() {
+    let mut o = opts();
+    o.faults = vec![Fault::FwAckDead(crate::power::Domain::RENDER)];
+    let (mut d, clock) = device(&o);
+    assert_eq!(read32(&mut d, 0x0D84), 0xFFFF_FFFF, "RENDER ack");
+    assert_eq!(read32(&mut d, 0x13_0044), 0, "GT ack answers");
+    write32(&mut d, 0xA188, 0x0001_0001);
+    clock.advance_ms(1);
+    assert_eq!(read32(&mut d, 0x13_0044), 1);
+    assert_eq!(read32(&mut d, 0x0D84), 0xFFFF_FFFF);
+    let s = d.summary();
+    assert_eq!(s.faults, vec!["fw-ack-dead=render"]);
+    assert_eq!(s.violations, 0);
+}
+
+/// `--wopcm-prelocked`: latched from the start, traced in `start`, and
+/// latched again after a device reset.
+#[test]
+fn wopcm_prelocked_through_bar0() {
+    let path = temp("wopcm-trace.jsonl");
+    let mut o = opts();
+    o.trace = Some(path.clone());
+    o.wopcm_prelocked = Some(crate::regfile::guc::WopcmLock {
+        base: 0x4000,
+        size: 0x1_0000,
+    });
+    let (mut d, clock) = device(&o);
+    for round in 0..2 {
+        write32(&mut d, 0xA188, 0x0001_0001);
+        clock.advance_ms(1);
+        assert_eq!(read32(&mut d, 0xC050), 0x1_0001, "size, LOCKED ({round})");
+        assert_eq!(read32(&mut d, 0xC340), 0x4001, "base, VALID ({round})");
+        d.reset("vfio_user");
+    }
+    assert_eq!(d.summary().violations, 0);
+    d.finish("test");
+    let lines = trace_lines(&path);
+    assert_eq!(
+        lines[0]["wopcm_prelocked"],
+        json!({"base": "0x4000", "size": "0x10000"})
+    );
+    let _ = std::fs::remove_file(&path);
+    // Without the option the key is absent.
+    let path = temp("plain-trace.jsonl");
+    let mut o = opts();
+    o.trace = Some(path.clone());
+    let (mut d, _) = device(&o);
+    d.finish("test");
+    assert!(trace_lines(&path)[0].get("wopcm_prelocked").is_none());
+    let _ = std::fs::remove_file(&path);
+}

@@ -21,7 +21,14 @@
 //! - a domain whose engine is fused off (`GT_VEBOX_VDBOX_DISABLE`) never
 //!   acknowledges, and any write to its request register is recorded as
 //!   `fw_absent_domain`. So does a domain under `--fault fw-ack-never[=D]`
-//!   (without the violation).
+//!   (without the violation);
+//! - under `--fault fw-ack-dead=D` domain D's acknowledge register reads
+//!   0xFFFFFFFF, what a read completes with when nothing answers it
+//!   (upstream `xe_force_wake.c` `__domain_wait` reports "MMIO unreliable"
+//!   for an ack of `~0`, the driver "device not responding"). `[MODEL]`: only
+//!   that register is dead; the domain never wakes either (it acknowledges
+//!   nothing, as under `fw-ack-never`), and requests to it are taken
+//!   without a violation.
 //!
 //! Acknowledge changes are applied lazily at the next register access and
 //! traced as `fw_ack` events carrying the time they happened.
@@ -57,12 +64,16 @@ pub struct Forcewake {
     present: u16,
     /// Bit per domain index: the acknowledge never comes (fault).
     never_ack: u16,
+    /// Bit per domain index: the acknowledge register reads all ones (fault).
+    dead_ack: u16,
     domains: [State; Domain::COUNT],
 }
 
 impl Forcewake {
-    /// Reset state: nothing requested, every domain asleep.
-    pub fn new(delay: Duration, fuses: &Fuses, never_ack: u16) -> Self {
+    /// Reset state: nothing requested, every domain asleep. `never_ack` and
+    /// `dead_ack` are the faults `fw-ack-never` and `fw-ack-dead`, a bit per
+    /// [`Domain::index`].
+    pub fn new(delay: Duration, fuses: &Fuses, never_ack: u16, dead_ack: u16) -> Self {
         let present = Domain::all()
             .filter(|d| fuses.domain_present(*d))
             .fold(0u16, |m, d| m | 1 << d.index());
@@ -70,6 +81,7 @@ impl Forcewake {
             delay,
             present,
             never_ack,
+            dead_ack,
             domains: Default::default(),
         }
     }
@@ -88,7 +100,7 @@ impl Forcewake {
     }
 
     fn acks(&self, d: Domain) -> bool {
-        self.is_present(d) && self.never_ack >> d.index() & 1 == 0
+        self.is_present(d) && (self.never_ack | self.dead_ack) >> d.index() & 1 == 0
     }
 
     /// Applies the acknowledge changes due by `now`, in time order, and
@@ -130,9 +142,11 @@ impl Forcewake {
         u32::from(self.state(d).req)
     }
 
-    /// The acknowledge register: bit 0.
+    /// The acknowledge register: bit 0; all ones under `fw-ack-dead`.
     pub fn read_ack(&self, d: Domain) -> u32 {
-        if self.awake(d) {
+        if self.dead_ack >> d.index() & 1 != 0 {
+            u32::MAX
+        } else if self.awake(d) {
             forcewake::KERNEL.mask32()
         } else {
             0
@@ -361,6 +375,35 @@ mod tests {
         for d in Domain::all() {
             assert_eq!(ack_of(&mut rf, &mut rec, d), 0, "{}", d.name());
         }
+    }
+
+    #[test]
+    fn ack_dead_fault_reads_all_ones_for_that_domain_only() {
+        let mut p = params();
+        p.fw_ack_dead = 1 << Domain::RENDER.index();
+        let (mut rf, mut rec, clock) = setup(p);
+        // All ones from reset on, before any request.
+        assert_eq!(ack_of(&mut rf, &mut rec, Domain::RENDER), u32::MAX);
+        assert_eq!(ack_of(&mut rf, &mut rec, Domain::GT), 0);
+        rf.write(req(Domain::RENDER), WAKE, &mut rec);
+        rf.write(req(Domain::GT), WAKE, &mut rec);
+        clock.advance_ms(1000);
+        assert_eq!(ack_of(&mut rf, &mut rec, Domain::RENDER), u32::MAX);
+        assert_eq!(ack_of(&mut rf, &mut rec, Domain::GT), 1);
+        // The domain itself never wakes: its registers stay unreachable.
+        assert!(!rf.awake(Domain::RENDER));
+        let lsc = crate::regs::mcr::LSC_CHICKEN_BIT_0.offset;
+        assert_eq!(rf.read(lsc, &mut rec), Some(0));
+        let s = rec.summary(false);
+        assert_eq!(s.violation_kinds.get("sleeping_domain"), Some(&1));
+        assert_eq!(s.violations, 1, "the request itself is no violation");
+        assert_eq!(s.fw_wakes.get("render"), None);
+        // Releasing changes nothing; a reset does not revive the register.
+        rf.write(req(Domain::RENDER), RELEASE, &mut rec);
+        rf.reset(clock.now(), &mut rec);
+        clock.advance_ms(1);
+        assert_eq!(ack_of(&mut rf, &mut rec, Domain::RENDER), u32::MAX);
+        assert_eq!(ack_of(&mut rf, &mut rec, Domain::GT), 0);
     }
 
     #[test]

@@ -16,14 +16,21 @@
 //!   latches the value and sets LOCKED / VALID (upstream `__wopcm_init_regs`
 //!   reads them back and fails without). Later writes are ignored; one with
 //!   a different value is `wopcm_locked_write`. They survive GuC resets and
-//!   driver reloads; a device reset or a Driver-FLR clears them.
+//!   driver reloads; a device reset or a Driver-FLR clears them. With
+//!   `--wopcm-prelocked` they start latched instead, LOCKED / VALID, and a
+//!   device reset or Driver-FLR latches them again (`[MODEL]`: firmware that
+//!   locks them does so before any driver can look; see [`WopcmLock`]).
 //! - `GUC_STATUS`: read-only (`read_only_write`), see [the boot](#boot).
 //! - `GDRST`: `GRDOM_GUC` (or `GRDOM_FULL`, which also resets the GuC; the
 //!   rest of a full GT reset is not modelled) resets the GuC at once: status
 //!   `MIA_IN_RESET` only, uKernel unloaded, SRAM cleared, TLB dropped, a
 //!   running DMA and a pending MMIO reply abandoned. The bit reads 1 for
 //!   [`GDRST_TIME`] (`[MODEL]`; upstream waits up to 5 ms). Shim, scratch
-//!   and DMA registers keep their values (`[MODEL]`).
+//!   and DMA registers keep their values (`[MODEL]`). Under the fault
+//!   `guc-reset-stuck-after-load` a reset requested while the uKernel is
+//!   READY never completes: the bit reads 1 until a device reset or
+//!   Driver-FLR and the GuC is not reset, it keeps running (`[MODEL]`; traced
+//!   as `guc_reset_stuck`, not `guc_reset`).
 //! - `GUC_TLB_INV_CR`: writing `invalidate` drops the GuC's GGTT TLB; the
 //!   bit self-clears at once.
 //! - `PMINTRMSK` resets to all ones, every PM interrupt masked (`[MODEL]`:
@@ -102,6 +109,24 @@ pub struct GucFaults {
     /// `guc-hwconfig-corrupt`: the hwconfig table's last entry runs past its
     /// end.
     pub hwconfig_corrupt: bool,
+    /// `guc-reset-stuck-after-load`: a `GDRST` GuC reset requested while the
+    /// uKernel is READY never completes.
+    pub reset_stuck_after_load: bool,
+}
+
+/// WOPCM values latched before the driver starts (`--wopcm-prelocked`).
+///
+/// `[MODEL]`: upstream `xe_wopcm.c` `xe_wopcm_init` reads both registers
+/// first and, when they are already locked ("preprogrammed by BIOS/IFWI"),
+/// checks and keeps their values instead of programming its own. The mock
+/// models that firmware case: the values are part of the reset state, so
+/// they are there after every device reset and Driver-FLR too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WopcmLock {
+    /// `DMA_GUC_WOPCM_OFFSET.offset`, bytes (a multiple of 16 KiB).
+    pub base: u32,
+    /// `GUC_WOPCM_SIZE.size`, bytes (a multiple of 4 KiB).
+    pub size: u32,
 }
 
 /// Device configuration the GuC depends on.
@@ -115,6 +140,8 @@ pub struct GucParams {
     pub boot_time: Duration,
     /// The firmware file uploads must match (`--guc-fw`).
     pub fw: Option<Arc<FwFile>>,
+    /// WOPCM registers latched at reset (`--wopcm-prelocked`).
+    pub wopcm_prelocked: Option<WopcmLock>,
     /// Fault switches.
     pub faults: GucFaults,
 }
@@ -126,6 +153,7 @@ impl Default for GucParams {
             revision: 0x08,
             boot_time: Duration::from_millis(20),
             fw: None,
+            wopcm_prelocked: None,
             faults: GucFaults::default(),
         }
     }
@@ -250,8 +278,9 @@ pub struct Guc {
     dma: Option<DmaRun>,
     image: Option<Image>,
     status: Timeline,
-    /// `GDRST` value and until when it reads so.
-    gdrst: Option<(u32, Duration)>,
+    /// `GDRST` value and until when it reads so; `None`: for ever (fault
+    /// `guc-reset-stuck-after-load`).
+    gdrst: Option<(u32, Option<Duration>)>,
     tlb: ggtt::Tlb,
     /// A boot-error exception's EIP and when it lands in SOFT_SCRATCH(13).
     eip: Option<(Duration, u32)>,
@@ -272,11 +301,12 @@ impl Guc {
     }
 
     fn power_on(p: GucParams, hwconfig: Vec<u32>) -> Self {
+        let lock = p.wopcm_prelocked;
         Self {
             p,
             hwconfig,
-            wopcm_size: None,
-            wopcm_offset: None,
+            wopcm_size: lock.map(|l| l.size | r::WOPCM_LOCKED.mask32()),
+            wopcm_offset: lock.map(|l| l.base | r::WOPCM_OFFSET_VALID.mask32()),
             shim_control: 0,
             pmintrmsk: PMINTRMSK_RESET,
             gt_pm_config: 0,
@@ -382,7 +412,10 @@ impl Guc {
             o if o == r::GT_PM_CONFIG.offset => self.gt_pm_config,
             o if o == r::DMA_COPY_SIZE.offset => self.dma_size,
             o if o == r::DMA_CTRL.offset => self.dma_ctrl | u32::from(self.dma_busy(now)),
-            o if o == r::GDRST.offset => self.gdrst.filter(|&(_, t)| now < t).map_or(0, |(v, _)| v),
+            o if o == r::GDRST.offset => self
+                .gdrst
+                .filter(|&(_, until)| until.is_none_or(|t| now < t))
+                .map_or(0, |(v, _)| v),
             o if o == r::GUC_TLB_INV_CR.offset || o == r::GUC_HOST_INTERRUPT.offset => 0,
             _ => return None,
         };
@@ -455,12 +488,20 @@ impl Guc {
         if bits == 0 {
             return;
         }
-        self.gdrst = Some((bits, now + GDRST_TIME));
         let cause = if bits & r::GRDOM_FULL.mask32() != 0 {
             "grdom_full"
         } else {
             "grdom_guc"
         };
+        if self.p.faults.reset_stuck_after_load && self.ready(now) {
+            // The reset never completes: the bit stays set and the uKernel
+            // keeps running (module docs). A fault, not a driver error: no
+            // violation.
+            self.gdrst = Some((bits, None));
+            rec.emit(Event::GucResetStuck { cause });
+            return;
+        }
+        self.gdrst = Some((bits, Some(now + GDRST_TIME)));
         self.reset_guc(now, cause, rec);
     }
 

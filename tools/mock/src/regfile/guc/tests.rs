@@ -552,6 +552,69 @@ fn wopcm_registers_are_write_once() {
     assert_eq!(h.r(WOPCM_SIZE), 0);
 }
 
+/// `--wopcm-prelocked`: latched from power-on, LOCKED / VALID, and again
+/// after a device reset or Driver-FLR; GuC resets keep them.
+#[test]
+fn prelocked_wopcm_registers() {
+    let mut h = H::with_guc(|g| {
+        g.wopcm_prelocked = Some(WopcmLock {
+            base: 0x8000,
+            size: 0x1_0000,
+        });
+    });
+    let latched = |h: &mut H| (h.r(WOPCM_OFFSET), h.r(WOPCM_SIZE));
+    assert_eq!(latched(&mut h), (0x8001, 0x1_0001));
+    // The same values again: a no-op; others: ignored and recorded.
+    h.w(WOPCM_SIZE, 0x1_0000);
+    h.w(WOPCM_OFFSET, 0x8000);
+    assert_eq!(h.kind("wopcm_locked_write"), 0);
+    h.w(WOPCM_SIZE, GUC_WOPCM);
+    h.w(WOPCM_OFFSET, GUC_BASE);
+    assert_eq!(h.kind("wopcm_locked_write"), 2);
+    assert_eq!(latched(&mut h), (0x8001, 0x1_0001));
+    h.guc_reset();
+    assert_eq!(latched(&mut h), (0x8001, 0x1_0001), "GuC reset");
+    let now = h.clock.now();
+    h.rf.reset(now, &mut h.rec);
+    awake(&mut h.rf, &mut h.rec, &h.clock, &[Domain::GT]);
+    assert_eq!(latched(&mut h), (0x8001, 0x1_0001), "device reset");
+    h.w(regs::gu_cntl::OFFSET, regs::gu_cntl::DRIVERFLR.mask32());
+    awake(&mut h.rf, &mut h.rec, &h.clock, &[Domain::GT]);
+    assert_eq!(latched(&mut h), (0x8001, 0x1_0001), "Driver-FLR");
+    assert_eq!(h.kinds().len(), 1, "{:?}", h.kinds());
+}
+
+/// A load that finds the WOPCM locked with usable values boots without
+/// writing it; one locked too small has its DMA rejected.
+#[test]
+fn prelocked_wopcm_good_and_too_small() {
+    let lock = |size| {
+        move |g: &mut GucParams| {
+            g.wopcm_prelocked = Some(WopcmLock {
+                base: GUC_BASE,
+                size,
+            });
+        }
+    };
+    let mut h = H::with_guc(lock(GUC_WOPCM));
+    h.guc_reset();
+    h.params();
+    h.prepare();
+    h.rsa();
+    h.upload();
+    h.ms(20);
+    assert_eq!(h.status(), READY, "{:?}", h.kinds());
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // Room for 4 KiB above the uKernel's 8 KiB offset: the image is larger.
+    let mut h = H::with_guc(lock(0x3000));
+    h.guc_reset();
+    h.dma_regs(FW_GGTT, 0x2000, h.css().upload_bytes() as u32);
+    h.start();
+    assert_eq!(h.r(DMA_CTRL) & 1, 0);
+    assert_eq!(h.kind("guc_dma_rejected"), 1);
+    assert_eq!(h.status(), 1, "the GuC stays in reset");
+}
+
 #[test]
 fn huc_agent_bit_latches_with_the_offset() {
     let mut h = H::new();
@@ -1285,6 +1348,58 @@ fn fault_rsa_reject() {
     let st = h.status();
     assert_eq!((st >> 30, bootrom(st), ukernel(st)), (1, 0x50, 0));
     assert!(h.kinds().is_empty(), "a good key: no violation");
+}
+
+/// `guc-reset-stuck-after-load`: resets before READY work; once READY, a
+/// GDRST reset never completes and the GuC runs on, until a device reset.
+#[test]
+fn fault_reset_stuck_after_load() {
+    let mut h = H::with_guc(|g| g.faults.reset_stuck_after_load = true);
+    // load_ready's own reset (GuC in reset, not READY) completes.
+    h.load_ready();
+    for bits in [
+        regs::guc::GRDOM_GUC.mask32(),
+        regs::guc::GRDOM_FULL.mask32(),
+    ] {
+        h.w(GDRST, bits);
+        h.ms(1000);
+        assert_eq!(h.r(GDRST), bits, "the bit stays set");
+        assert_eq!(h.status(), READY, "not reset");
+    }
+    // Still serving MMIO requests.
+    let n = hwconfig::bytes(h.rf.guc().hwconfig()).len() as u32;
+    assert_eq!(h.mmio(&get_hwconfig(0, 0)), mmio::success(n));
+    let s = h.rec.summary(false);
+    assert_eq!((s.guc_resets, s.guc_resets_stuck), (1, 2));
+    assert!(s.guc_running_at_exit);
+    assert_eq!(s.violations, 0, "a fault, not a driver error");
+    let causes: Vec<_> = h
+        .events("guc_reset_stuck")
+        .iter()
+        .map(|e| e["cause"].clone())
+        .collect();
+    assert_eq!(causes, ["grdom_guc", "grdom_full"]);
+    // A device reset clears the bit and resets the GuC; the next boot is
+    // stuck again once READY.
+    let now = h.clock.now();
+    h.rf.reset(now, &mut h.rec);
+    awake(&mut h.rf, &mut h.rec, &h.clock, &[Domain::GT]);
+    assert_eq!(h.r(GDRST), 0);
+    assert_eq!(h.status(), 1);
+    h.load_ready();
+    h.w(GDRST, regs::guc::GRDOM_GUC.mask32());
+    h.ms(10);
+    assert_eq!(h.r(GDRST), 8);
+    assert_eq!(h.status(), READY);
+}
+
+/// Without the fault a reset of a READY GuC completes.
+#[test]
+fn reset_of_a_ready_guc_completes_without_the_fault() {
+    let mut h = H::new();
+    h.load_ready();
+    h.guc_reset();
+    assert!(h.events("guc_reset_stuck").is_empty());
 }
 
 // ---- MMIO messages -----------------------------------------------------
