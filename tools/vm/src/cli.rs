@@ -24,7 +24,8 @@ to stdout, and without -q so does the console, a line at a time as each
 arrives. Without COMMAND: an interactive shell on the console (Ctrl-A X kills
 QEMU).
 Exit status: COMMAND's, 124 on timeout, 125 when the guest never reported
-one (panic, QEMU failure, setup error), 128+N on signal N, 2 on bad usage.
+one (panic, QEMU failure, setup error), 126 when the boot hung (COMMAND never
+started within --boot-timeout), 128+N on signal N, 2 on bad usage.
 
 Defaults come from $XEHPG_CACHE/env.mk (default $HOME/.cache/xehpg), written
 by tools/bootstrap.sh.
@@ -67,6 +68,9 @@ Output:
                         DIR (console.log, output.log, ...)
   --timeout SECS        kill everything after SECS (default 600 with COMMAND,
                         none for the interactive shell; 0 = none)
+  --boot-timeout SECS   stop everything, exiting 126, if the guest's /init has
+                        not started COMMAND after SECS (default 60; 0 = none;
+                        not for the interactive shell)
   -q, --quiet           print only COMMAND's output, not the kernel console
   -h, --help            this text
 ";
@@ -112,6 +116,8 @@ pub struct Cli {
     pub keep_logs: Option<PathBuf>,
     /// Seconds; `Some(0)` means no timeout.
     pub timeout: Option<u64>,
+    /// Seconds; `Some(0)` means no boot timeout.
+    pub boot_timeout: Option<u64>,
     pub quiet: bool,
     /// The words after `--`; empty for the interactive shell.
     pub command: Vec<String>,
@@ -209,6 +215,7 @@ fn apply_valued(cli: &mut Cli, name: &str, value: String) -> Result<()> {
         "--output" => cli.output = Some(value.into()),
         "--keep-logs" => cli.keep_logs = Some(value.into()),
         "--timeout" => cli.timeout = Some(parse_number(name, &value)?),
+        "--boot-timeout" => cli.boot_timeout = Some(parse_number(name, &value)?),
         _ => bail!("{}", unknown(name)),
     }
     Ok(())
@@ -239,6 +246,7 @@ const VALUED: &[&str] = &[
     "--output",
     "--keep-logs",
     "--timeout",
+    "--boot-timeout",
 ];
 
 fn unknown(name: &str) -> String {
@@ -427,6 +435,8 @@ mod tests {
             "/l",
             "--timeout",
             "0",
+            "--boot-timeout",
+            "7",
         ]);
         assert_eq!(cli.repo, Some("/r".into()));
         assert_eq!(cli.kernel, Some("/k".into()));
@@ -441,6 +451,7 @@ mod tests {
         assert_eq!(cli.output, Some("/o".into()));
         assert_eq!(cli.keep_logs, Some("/l".into()));
         assert_eq!(cli.timeout, Some(0));
+        assert_eq!(cli.boot_timeout, Some(7));
     }
 
     #[test]

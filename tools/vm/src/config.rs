@@ -23,6 +23,9 @@ use crate::qemu;
 pub const DEFAULT_FIRMWARE: &str = "i915/dg2_guc_70.bin";
 const DEFAULT_BUSYBOX: &str = "/bin/busybox";
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// Time for the guest's /init to start the command; a TCG boot takes ~3 s,
+/// so far more than this is a boot hang.
+const DEFAULT_BOOT_TIMEOUT: Duration = Duration::from_secs(60);
 const DEFAULT_MEM_MIB: u32 = 512;
 const DEFAULT_SMP: u32 = 2;
 
@@ -73,6 +76,8 @@ pub struct Plan {
     pub device: Option<Device>,
     pub outputs: Outputs,
     pub timeout: Option<Duration>,
+    /// Until the command starts (batch mode only).
+    pub boot_timeout: Option<Duration>,
     pub quiet: bool,
     /// The guest command; `None` for the interactive shell.
     pub command: Option<String>,
@@ -117,6 +122,16 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
         // An interactive session ends when the user says so.
         None => command.as_ref().map(|_| DEFAULT_TIMEOUT),
     };
+    // The interactive shell's console is the terminal's: BEGIN is not seen.
+    let boot_timeout = match (cli.boot_timeout, &command) {
+        (_, None) => None,
+        (Some(0), Some(_)) => None,
+        (Some(secs), Some(_)) => Some(Duration::from_secs(secs)),
+        (None, Some(_)) => Some(DEFAULT_BOOT_TIMEOUT),
+    };
+    if command.is_none() && cli.boot_timeout.is_some_and(|secs| secs > 0) {
+        notes.push("--boot-timeout has no effect on the interactive shell".into());
+    }
     if command.is_none() && cli.quiet {
         notes.push("--quiet has no effect on the interactive shell".into());
     }
@@ -148,6 +163,7 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
             summary: cli.summary,
         },
         timeout,
+        boot_timeout,
         quiet: cli.quiet,
         command,
         notes,
@@ -446,6 +462,7 @@ GUC_FW_DIR := /c/fw
         assert_eq!(plan.busybox, PathBuf::from("/bin/busybox"));
         assert_eq!(plan.command.as_deref(), Some("uname -a"));
         assert_eq!(plan.timeout, Some(Duration::from_secs(600)));
+        assert_eq!(plan.boot_timeout, Some(Duration::from_secs(60)));
         assert_eq!((plan.mem_mib, plan.smp), (512, 2));
         assert_eq!(plan.cmdline, "console=ttyS0 panic=-1");
         assert!(plan.notes.is_empty(), "{:?}", plan.notes);
@@ -517,6 +534,24 @@ GUC_FW_DIR := /c/fw
             Some(Duration::from_secs(9))
         );
         assert_eq!(plan(&["--timeout", "0", "--", "x"]).timeout, None);
+    }
+
+    #[test]
+    fn boot_timeout_only_with_a_command() {
+        let boot = |args: &[&str]| plan(args).boot_timeout;
+        assert_eq!(
+            boot(&["--boot-timeout", "5", "--", "x"]),
+            Some(Duration::from_secs(5))
+        );
+        assert_eq!(boot(&["--boot-timeout", "0", "--", "x"]), None);
+        assert_eq!(boot(&[]), None);
+        let interactive = plan(&["--boot-timeout", "5"]);
+        assert_eq!(interactive.boot_timeout, None);
+        assert_eq!(
+            interactive.notes,
+            ["--boot-timeout has no effect on the interactive shell"]
+        );
+        assert!(plan(&["--boot-timeout", "0"]).notes.is_empty());
     }
 
     #[test]

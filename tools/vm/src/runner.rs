@@ -72,14 +72,19 @@ const MAX_SOCKET_PATH: usize = 107;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
     Timeout(Duration),
+    /// The guest's /init did not reach the command (no BEGIN marker on the
+    /// command channel) within the boot timeout.
+    BootHang(Duration),
     Signal(i32),
 }
 
 impl Stop {
-    /// The runner's exit status: 124 like timeout(1), 128+N like a shell.
+    /// The runner's exit status: 124 like timeout(1), [`BOOT_HANG`], 128+N
+    /// like a shell.
     pub fn exit_code(self) -> i32 {
         match self {
             Self::Timeout(_) => 124,
+            Self::BootHang(_) => BOOT_HANG,
             Self::Signal(signal) => 128 + signal,
         }
     }
@@ -89,6 +94,11 @@ impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Timeout(limit) => write!(f, "timed out after {} s", limit.as_secs()),
+            Self::BootHang(limit) => write!(
+                f,
+                "boot hang: the guest's /init did not reach the command within {} s (--boot-timeout)",
+                limit.as_secs()
+            ),
             Self::Signal(signal) => write!(f, "interrupted by signal {signal}"),
         }
     }
@@ -113,6 +123,10 @@ enum Outcome {
 /// Exit status when the guest reported none, or the runner failed.
 pub const NO_STATUS: i32 = 125;
 
+/// Exit status when the guest's boot hung: no BEGIN marker within the boot
+/// timeout. Distinct so a harness can retry it: the command never ran.
+pub const BOOT_HANG: i32 = 126;
+
 /// Runs the plan and returns the process exit status. Prints its own
 /// messages; everything is cleaned up before it returns.
 pub fn run(plan: &Plan, signals: &Signals) -> i32 {
@@ -134,7 +148,11 @@ pub fn run(plan: &Plan, signals: &Signals) -> i32 {
     };
     let watch = Watch {
         signals,
-        deadline: plan.timeout.map(|limit| (started + limit, limit)),
+        started,
+        limits: Limits {
+            timeout: plan.timeout,
+            boot: plan.boot_timeout,
+        },
     };
     let result = session(plan, &logs, tmp.path(), &watch, started);
     // All children are gone here: `session` owned them.
@@ -155,7 +173,7 @@ fn session(
 ) -> Result<Outcome> {
     let initrd = tmp.join("initramfs.cpio");
     write_initramfs(plan, &initrd)?;
-    watch.check()?;
+    watch.check(false)?;
     let command_socket = tmp.join("command.sock");
     let listener = match plan.command {
         Some(_) => Some(listen(&command_socket)?),
@@ -261,21 +279,47 @@ impl Logs {
     }
 }
 
+/// The run's time limits, both counted from its start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Limits {
+    /// `--timeout`: for the whole run.
+    timeout: Option<Duration>,
+    /// `--boot-timeout`: until the BEGIN marker (batch mode only).
+    boot: Option<Duration>,
+}
+
+impl Limits {
+    /// The stop due `elapsed` into the run, given whether the guest's /init
+    /// has reached the command (`booted`). When both limits have passed, the
+    /// shorter one is the one that fired.
+    fn expired(self, elapsed: Duration, booted: bool) -> Option<Stop> {
+        let boot = self.boot.filter(|&limit| !booted && elapsed >= limit);
+        let timeout = self.timeout.filter(|&limit| elapsed >= limit);
+        match (boot, timeout) {
+            (Some(boot), Some(timeout)) if timeout < boot => Some(Stop::Timeout(timeout)),
+            (Some(boot), _) => Some(Stop::BootHang(boot)),
+            (None, Some(timeout)) => Some(Stop::Timeout(timeout)),
+            (None, None) => None,
+        }
+    }
+}
+
 /// The timeout and signal checks the waiting loops share.
 struct Watch<'a> {
     signals: &'a Signals,
-    /// The deadline and the timeout it came from (for the message).
-    deadline: Option<(Instant, Duration)>,
+    started: Instant,
+    limits: Limits,
 }
 
 impl Watch<'_> {
-    fn check(&self) -> Result<(), Stop> {
+    /// `booted`: whether the BEGIN marker has arrived.
+    fn check(&self, booted: bool) -> Result<(), Stop> {
         if let Some(signal) = self.signals.caught() {
             return Err(Stop::Signal(signal));
         }
-        match self.deadline {
-            Some((deadline, limit)) if Instant::now() >= deadline => Err(Stop::Timeout(limit)),
-            _ => Ok(()),
+        match self.limits.expired(self.started.elapsed(), booted) {
+            Some(stop) => Err(stop),
+            None => Ok(()),
         }
     }
 }
@@ -339,7 +383,7 @@ fn start_mock(device: &Device, logs: &Logs, socket: &Path, watch: &Watch) -> Res
                 mock_stderr(logs)
             );
         }
-        watch.check()?;
+        watch.check(false)?;
         if Instant::now() >= limit {
             bail!(
                 "the mock did not create {} within {} s",
@@ -461,7 +505,7 @@ fn batch(
             boot = Some(started.elapsed());
         }
         if streams.session.exit_status().is_none() {
-            watch.check()?;
+            watch.check(boot.is_some())?;
             continue;
         }
         let markers = streams.session.exit_markers;
@@ -504,7 +548,9 @@ fn interactive(argv: &[String], logs: &Logs, watch: &Watch) -> Result<Outcome> {
         if let Some(status) = qemu.poll()? {
             break status;
         }
-        watch.check()?;
+        // The console is the terminal's: BEGIN is not seen, and there is no
+        // boot limit without a command.
+        watch.check(false)?;
         thread::sleep(POLL);
     };
     let log = fs::read(&logs.console).unwrap_or_default();
@@ -622,7 +668,15 @@ fn report(plan: &Plan, logs: &Logs, result: &Result<Outcome>, started: Instant) 
                     Some(_) => "QEMU and the mock",
                     None => "QEMU",
                 };
-                (stop.exit_code(), format!("{stop}; stopped {stopped}"))
+                let mut reason = format!("{stop}; stopped {stopped}");
+                if let Stop::BootHang(_) = stop {
+                    // Where it hung, also when the console is on screen.
+                    match tail(&logs.console, 1) {
+                        last if last.is_empty() => reason.push_str("; the console is empty"),
+                        last => reason.push_str(&format!("; last console line: {last}")),
+                    }
+                }
+                (stop.exit_code(), reason)
             }
             None => (NO_STATUS, format!("{err:#}")),
         },
@@ -769,17 +823,60 @@ mod tests {
     }
 
     #[test]
+    fn boot_hang_code_and_message() {
+        let stop = Stop::BootHang(Duration::from_secs(60));
+        assert_eq!(stop.exit_code(), 126);
+        assert!(stop.to_string().starts_with("boot hang: "), "{stop}");
+        assert!(stop.to_string().contains("within 60 s"), "{stop}");
+    }
+
+    #[test]
+    fn limits_decide_between_timeout_and_boot_hang() {
+        let s = Duration::from_secs;
+        let limits = Limits {
+            timeout: Some(s(180)),
+            boot: Some(s(60)),
+        };
+        assert_eq!(limits.expired(s(59), false), None);
+        assert_eq!(limits.expired(s(60), false), Some(Stop::BootHang(s(60))));
+        // Once BEGIN is in, only the timeout counts.
+        assert_eq!(limits.expired(s(100), true), None);
+        assert_eq!(limits.expired(s(180), true), Some(Stop::Timeout(s(180))));
+        // Never booted: the boot limit fired first.
+        assert_eq!(limits.expired(s(200), false), Some(Stop::BootHang(s(60))));
+        // A timeout shorter than the boot limit fires first.
+        let short = Limits {
+            timeout: Some(s(30)),
+            boot: Some(s(60)),
+        };
+        assert_eq!(short.expired(s(30), false), Some(Stop::Timeout(s(30))));
+        assert_eq!(short.expired(s(90), false), Some(Stop::Timeout(s(30))));
+        // Off.
+        let no_boot = Limits {
+            timeout: Some(s(180)),
+            boot: None,
+        };
+        assert_eq!(no_boot.expired(s(179), false), None);
+        assert_eq!(Limits::default().expired(s(100_000), false), None);
+    }
+
+    #[test]
     fn watch_reports_the_deadline() {
         let signals = Signals::install().unwrap();
         let limit = Duration::from_secs(7);
         let watch = Watch {
             signals: &signals,
-            deadline: Some((Instant::now(), limit)),
+            started: Instant::now() - limit,
+            limits: Limits {
+                timeout: Some(limit),
+                boot: None,
+            },
         };
         // The signals test may have raised SIGHUP in this process already.
-        match watch.check() {
+        match watch.check(true) {
             Err(Stop::Timeout(got)) => assert_eq!(got, limit),
             Err(Stop::Signal(signal)) => assert_eq!(signal, libc::SIGHUP),
+            Err(other) => panic!("unexpected {other:?}"),
             Ok(()) => panic!("deadline not noticed"),
         }
     }

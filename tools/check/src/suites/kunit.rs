@@ -12,7 +12,9 @@
 mod console;
 mod results;
 
-use super::{vm_exit_meaning, Context};
+use super::vm::exit_meaning;
+use super::vm::retry::run_vm;
+use super::Context;
 use crate::process::run_logged;
 use crate::report::{tail, Case, Reporter, Status};
 use std::path::Path;
@@ -44,7 +46,10 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     }
     let console = logs.join("console.log");
     let (vm_log, summary) = (logs.join("vm.log"), logs.join("mock.json"));
-    r.case(boot(ctx, &module, &console, &vm_log, &summary));
+    let booted = boot(ctx, &module, &console, &vm_log, &summary, &mut |note| {
+        r.note(&note)
+    });
+    r.case(booted);
     let text = String::from_utf8_lossy(&std::fs::read(&console).unwrap_or_default()).into_owned();
     let mut suites = Vec::new();
     for (i, doc) in console::driver_documents(&text).iter().enumerate() {
@@ -78,22 +83,30 @@ fn report_document(
     suites
 }
 
-/// Boots the VM with the KUnit module and a trivial guest command.
-fn boot(ctx: &Context, module: &Path, console: &Path, log: &Path, summary: &Path) -> Case {
+/// Boots the VM with the KUnit module and a trivial guest command (twice if
+/// the first boot hung).
+fn boot(
+    ctx: &Context,
+    module: &Path,
+    console: &Path,
+    log: &Path,
+    summary: &Path,
+    note: &mut dyn FnMut(String),
+) -> Case {
     let mut cmd = ctx.vm_command();
     cmd.arg(format!("--module={}", module.display()))
         .arg(format!("--console={}", console.display()))
         .arg(format!("--summary={}", summary.display()))
         .arg(format!("--timeout={GUEST_TIMEOUT_SECS}"))
         .args(["-q", "--", "true"]);
-    match run_logged(&mut cmd, log, VM_LIMIT) {
+    match run_vm("kunit", &mut cmd, log, &[console, summary], VM_LIMIT, note) {
         Ok(f) if f.success() => Case::pass("vm run"),
         Ok(f) => {
             let mut details = tail(log, CONSOLE_LINES);
             details.push("--- console (tail) ---".into());
             details.extend(tail(console, CONSOLE_LINES));
             details.push(format!("(logs: {})", log.parent().unwrap_or(log).display()));
-            Case::fail("vm run", vm_exit_meaning(&f)).with_details(details)
+            Case::fail("vm run", exit_meaning(&f)).with_details(details)
         }
         Err(e) => Case::fail("vm run", format!("{e:#}")),
     }

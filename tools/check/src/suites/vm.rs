@@ -16,15 +16,19 @@
 //!   `mmio_report` (`# mmio reads=N writes=N`): the driver's own count of its
 //!   BAR accesses equals the mock's ([`mmio`]). Only meaningful in a scenario
 //!   that loads the driver once: unloading resets the driver's counters.
+//!
+//! A run whose guest hung while booting is run once more ([`retry`]).
 
 pub(crate) mod mmio;
 pub(crate) mod mock_summary;
+pub(super) mod retry;
 mod scenario;
 mod tap;
 
 use super::{vm_exit_meaning, Context, VM_EXIT_NO_STATUS, VM_EXIT_TIMEOUT};
-use crate::process::{run_logged, Finished};
+use crate::process::Finished;
 use crate::report::{tail, Case, Reporter};
+use retry::{run_vm, VM_EXIT_BOOT_HANG};
 use scenario::{discover, Header, Scenario};
 use std::path::Path;
 use std::process::Command;
@@ -104,7 +108,14 @@ fn run_scenario(ctx: &Context, s: &Scenario, r: &mut Reporter) {
     );
     let mut cmd = scenario_command(ctx, s, header, &console, &summary);
     let limit = Duration::from_secs(header.timeout_secs() + BOOT_MARGIN_SECS);
-    let finished = match run_logged(&mut cmd, &out, limit) {
+    let finished = match run_vm(
+        &s.name,
+        &mut cmd,
+        &out,
+        &[&console, &summary],
+        limit,
+        &mut |note| r.note(&note),
+    ) {
         Ok(f) => f,
         Err(e) => return r.case(Case::fail(format!("{}: run", s.name), format!("{e:#}"))),
     };
@@ -214,8 +225,11 @@ fn run_case(scenario: &str, f: &Finished, tap: &Tap, console: &Path) -> Case {
     details.extend(tail(&f.log, CONSOLE_LINES));
     // The output is the guest command's part of the console; the rest of the
     // console matters when the guest never got to report (panic, hang).
-    let guest_lost =
-        f.timed_out || matches!(f.code(), Some(VM_EXIT_TIMEOUT | VM_EXIT_NO_STATUS) | None);
+    let guest_lost = f.timed_out
+        || matches!(
+            f.code(),
+            Some(VM_EXIT_TIMEOUT | VM_EXIT_NO_STATUS | VM_EXIT_BOOT_HANG) | None
+        );
     if guest_lost {
         details.push("--- console (tail) ---".into());
         details.extend(tail(console, CONSOLE_LINES));
@@ -236,9 +250,21 @@ fn exit_problem(f: &Finished, tap: &Tap) -> Option<String> {
     match f.code() {
         _ if f.timed_out => Some(vm_exit_meaning(f)),
         Some(0) => None,
-        Some(VM_EXIT_TIMEOUT | VM_EXIT_NO_STATUS) | None => Some(vm_exit_meaning(f)),
+        Some(VM_EXIT_TIMEOUT | VM_EXIT_NO_STATUS | VM_EXIT_BOOT_HANG) | None => {
+            Some(exit_meaning(f))
+        }
         Some(c) if !any_not_ok => Some(format!("the script exited {c} without a `not ok`")),
         Some(_) => None,
+    }
+}
+
+/// A `tools/vm/run` exit in words, boot hangs included.
+pub(super) fn exit_meaning(f: &Finished) -> String {
+    match f.code() {
+        Some(VM_EXIT_BOOT_HANG) if !f.timed_out => {
+            "the guest's boot hung before its /init started the command, on the retry too".into()
+        }
+        _ => vm_exit_meaning(f),
     }
 }
 
@@ -356,6 +382,9 @@ mod tests {
         assert!(exit_problem(&finished(VM_EXIT_TIMEOUT), &failing)
             .unwrap()
             .contains("timed out"));
+        assert!(exit_problem(&finished(VM_EXIT_BOOT_HANG), &failing)
+            .unwrap()
+            .contains("boot hung"));
         let mut killed = finished(0);
         killed.timed_out = true;
         assert!(exit_problem(&killed, &passing)
