@@ -98,6 +98,14 @@ struct Obj {
     map: Mapping,
 }
 
+impl Obj {
+    /// Unmaps the GGTT range and returns the local memory.
+    fn free(&self, ctx: &Ctx<'_>) {
+        ctx.ggtt.unmap(ctx.gt.bar, self.map);
+        ctx.pool.free(self.lmem);
+    }
+}
+
 /// Everything the debugfs files report, plus the objects to release.
 pub(crate) struct GucState {
     pub(crate) path: Option<CString>,
@@ -265,6 +273,12 @@ impl Guc {
         Ok(obj)
     }
 
+    /// Unmaps and frees `obj`, which the GuC no longer uses.
+    fn release(&self, ctx: &Ctx<'_>, st: &mut GucState, obj: Obj) {
+        st.objs.retain(|o| o.lmem != obj.lmem);
+        obj.free(ctx);
+    }
+
     /// GET_HWCONFIG: ask the size, give the GuC a buffer, check the table it wrote.
     fn hwconfig(&self, ctx: &Ctx<'_>, st: &mut GucState) -> Result<KVec<u32>> {
         let ask = Hxg::request(XEHPG_GUC_ACTION_GET_HWCONFIG, 0).0;
@@ -318,6 +332,9 @@ impl Guc {
         for i in 0..u64::from(size / 4) {
             table.push(ctx.lmem.read32(buf.lmem.start + 4 * i)?, GFP_KERNEL)?;
         }
+        // The GuC answered, so it is done with the buffer. (On the error paths above it is kept
+        // until unbind: a GuC that did not answer may still write into it.)
+        self.release(ctx, st, buf);
         check_klvs(&table).map_err(|(entry, claimed, left)| {
             dev_err!(
                 ctx.gt.dev,
@@ -353,8 +370,7 @@ impl Guc {
             st.touched = false;
         }
         for obj in core::mem::take(&mut st.objs).iter() {
-            ctx.ggtt.unmap(ctx.gt.bar, obj.map);
-            ctx.pool.free(obj.lmem);
+            obj.free(ctx);
         }
         st.state = State::NotLoaded;
     }
