@@ -30,6 +30,9 @@ pub enum Fault {
     PcodeNeverInit,
     /// PCODE never completes a mailbox command (READY stays set).
     PcodeStuck,
+    /// The `DGFX_PCODE_STATUS` init-status command completes with error 0x3
+    /// (`PCODE_ILLEGAL_DATA`).
+    PcodeInitError,
     /// The forcewake acknowledge never comes: `fw-ack-never` for every
     /// domain, `fw-ack-never=D` for domain D only.
     FwAckNever(Option<Domain>),
@@ -56,6 +59,13 @@ pub enum Fault {
     GucHwconfigCorrupt,
     /// Once the GuC is READY, a `GDRST` GuC reset never completes.
     GucResetStuckAfterLoad,
+    /// Every `GDRST` GuC reset never completes.
+    GucResetStuck,
+    /// Writes to the write-once WOPCM registers are dropped: LOCKED / VALID
+    /// never set.
+    GucWopcmNoLatch,
+    /// The GuC answers every MMIO request with a GuC-origin EVENT header.
+    GucMmioBogusReply,
 }
 
 /// Names of `fw-ack-never=D`, by [`Domain::index`].
@@ -101,6 +111,7 @@ static ALL_FAULTS: LazyLock<Vec<Fault>> = LazyLock::new(|| {
         Fault::LmemNeverInit,
         Fault::PcodeNeverInit,
         Fault::PcodeStuck,
+        Fault::PcodeInitError,
         Fault::FwAckNever(None),
         Fault::GucDmaNeverCompletes,
         Fault::GucBootStall,
@@ -111,6 +122,9 @@ static ALL_FAULTS: LazyLock<Vec<Fault>> = LazyLock::new(|| {
         Fault::GucMmioRetry,
         Fault::GucHwconfigCorrupt,
         Fault::GucResetStuckAfterLoad,
+        Fault::GucResetStuck,
+        Fault::GucWopcmNoLatch,
+        Fault::GucMmioBogusReply,
     ];
     v.extend(Domain::all().map(|d| Fault::FwAckNever(Some(d))));
     v.extend(Domain::all().map(Fault::FwAckDead));
@@ -125,6 +139,7 @@ impl Fault {
             Fault::LmemNeverInit => "lmem-never-init",
             Fault::PcodeNeverInit => "pcode-never-init",
             Fault::PcodeStuck => "pcode-stuck",
+            Fault::PcodeInitError => "pcode-init-error",
             Fault::FwAckNever(None) => "fw-ack-never",
             Fault::FwAckNever(Some(d)) => FW_ACK_NEVER_NAMES[d.index()],
             Fault::FwAckDead(d) => FW_ACK_DEAD_NAMES[d.index()],
@@ -137,6 +152,9 @@ impl Fault {
             Fault::GucMmioRetry => "guc-mmio-retry",
             Fault::GucHwconfigCorrupt => "guc-hwconfig-corrupt",
             Fault::GucResetStuckAfterLoad => "guc-reset-stuck-after-load",
+            Fault::GucResetStuck => "guc-reset-stuck",
+            Fault::GucWopcmNoLatch => "guc-wopcm-no-latch",
+            Fault::GucMmioBogusReply => "guc-mmio-bogus-reply",
         }
     }
 }
@@ -153,6 +171,9 @@ impl ValueEnum for Fault {
             Fault::LmemNeverInit => pv.help("GU_CNTL.LMEM_INIT never sets"),
             Fault::PcodeNeverInit => pv.help("PCODE never reports init complete"),
             Fault::PcodeStuck => pv.help("PCODE_MAILBOX.READY never clears"),
+            Fault::PcodeInitError => {
+                pv.help("the PCODE init-status command fails with error 0x3 (illegal data)")
+            }
             Fault::FwAckNever(None) => pv.help(
                 "no forcewake acknowledge ever; fw-ack-never=DOMAIN for one domain \
                  (gt, render, vdbox0-7, vebox0-3)",
@@ -183,6 +204,13 @@ impl ValueEnum for Fault {
             }
             Fault::GucResetStuckAfterLoad => {
                 pv.help("once the GuC is READY, a GDRST GuC reset never completes")
+            }
+            Fault::GucResetStuck => pv.help("no GDRST GuC reset ever completes"),
+            Fault::GucWopcmNoLatch => {
+                pv.help("GuC WOPCM register writes are dropped, LOCKED / VALID never set")
+            }
+            Fault::GucMmioBogusReply => {
+                pv.help("the GuC answers MMIO requests with an EVENT header (0x90000001)")
             }
         })
     }
@@ -319,6 +347,12 @@ pub struct Options {
     #[arg(long, value_name = "BASE,SIZE", value_parser = parse_wopcm)]
     pub wopcm_prelocked: Option<WopcmLock>,
 
+    /// The GuC answers the hwconfig size query (GET_HWCONFIG with size 0)
+    /// SUCCESS with this many bytes instead of the table's size (hex or
+    /// decimal, up to 0x0FFFFFFF, the reply's DATA0 field).
+    #[arg(long, value_name = "BYTES", value_parser = parse_hxg_data0)]
+    pub guc_hwconfig_size_reply: Option<u32>,
+
     /// Arm a fault switch (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<Fault>,
@@ -373,6 +407,7 @@ impl Options {
             guc_fw: None,
             guc_boot_ms: 20,
             wopcm_prelocked: None,
+            guc_hwconfig_size_reply: None,
             faults: Vec::new(),
             trace: None,
             summary: None,
@@ -485,6 +520,15 @@ fn parse_wopcm(s: &str) -> Result<WopcmLock, String> {
         return Err(format!("WOPCM size {size:#x} is not a multiple of 4 KiB"));
     }
     Ok(WopcmLock { base, size })
+}
+
+/// A GuC reply's DATA0: 28 bits (`XEHPG_HXG_AUX_MASK`).
+fn parse_hxg_data0(s: &str) -> Result<u32, String> {
+    let v = parse_int(s)?;
+    u32::try_from(v)
+        .ok()
+        .filter(|v| v & !crate::abi::XEHPG_HXG_AUX_MASK == 0)
+        .ok_or_else(|| format!("{v:#x} does not fit a GuC reply's 28-bit DATA0"))
 }
 
 /// The meml3 mask: 4 bits (`fuse_meml3_en[3:0]`, seed 000 line 754).
@@ -673,7 +717,23 @@ mod tests {
             let o = parse(&["--fault", f.name()]).expect("every name parses");
             assert_eq!(o.faults, vec![*f]);
         }
-        assert_eq!(Fault::value_variants().len(), 14 + 2 * Domain::COUNT);
+        assert_eq!(Fault::value_variants().len(), 18 + 2 * Domain::COUNT);
+    }
+
+    #[test]
+    fn hwconfig_size_reply_is_a_28_bit_data0() {
+        assert_eq!(parse(&[]).expect("parses").guc_hwconfig_size_reply, None);
+        for (arg, want) in [
+            ("0x12345", 0x12345),
+            ("100", 100),
+            ("0xFFFFFFF", 0x0FFF_FFFF),
+        ] {
+            let o = parse(&["--guc-hwconfig-size-reply", arg]).expect("parses");
+            assert_eq!(o.guc_hwconfig_size_reply, Some(want), "{arg}");
+        }
+        for bad in ["0x10000000", "-1", "lots"] {
+            assert!(parse(&["--guc-hwconfig-size-reply", bad]).is_err(), "{bad}");
+        }
     }
 
     #[test]

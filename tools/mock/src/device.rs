@@ -764,6 +764,7 @@ fn reg_params(o: &Options, fw: Option<Arc<FwFile>>) -> RegParams {
         lmem_never_init: o.has_fault(Fault::LmemNeverInit),
         pcode_never_init: o.has_fault(Fault::PcodeNeverInit),
         pcode_stuck: o.has_fault(Fault::PcodeStuck),
+        pcode_init_error: o.has_fault(Fault::PcodeInitError),
         fw_ack_delay: std::time::Duration::from_micros(o.fw_ack_delay_us),
         fw_ack_never: o.fw_ack_never(),
         fw_ack_dead: o.fw_ack_dead(),
@@ -784,7 +785,11 @@ fn reg_params(o: &Options, fw: Option<Arc<FwFile>>) -> RegParams {
                 mmio_retry: o.has_fault(Fault::GucMmioRetry),
                 hwconfig_corrupt: o.has_fault(Fault::GucHwconfigCorrupt),
                 reset_stuck_after_load: o.has_fault(Fault::GucResetStuckAfterLoad),
+                reset_stuck: o.has_fault(Fault::GucResetStuck),
+                wopcm_no_latch: o.has_fault(Fault::GucWopcmNoLatch),
+                mmio_bogus_reply: o.has_fault(Fault::GucMmioBogusReply),
             },
+            hwconfig_size_reply: o.guc_hwconfig_size_reply,
         },
     }
 }

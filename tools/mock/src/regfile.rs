@@ -76,6 +76,8 @@ pub struct RegParams {
     pub pcode_never_init: bool,
     /// Fault `pcode-stuck`.
     pub pcode_stuck: bool,
+    /// Fault `pcode-init-error`.
+    pub pcode_init_error: bool,
     /// Time from a forcewake request change to the acknowledge change.
     pub fw_ack_delay: Duration,
     /// Faults `fw-ack-never[=D]`: bit per [`Domain::index`].
@@ -341,6 +343,7 @@ pub(crate) mod tests {
             lmem_never_init: false,
             pcode_never_init: false,
             pcode_stuck: false,
+            pcode_init_error: false,
             fw_ack_delay: Duration::ZERO,
             fw_ack_never: 0,
             fw_ack_dead: 0,

@@ -85,7 +85,7 @@ pub struct Summary {
     pub config_writes: u64,
     /// GuC resets through `GDRST`.
     pub guc_resets: u64,
-    /// `GDRST` GuC resets that never completed (fault
+    /// `GDRST` GuC resets that never completed (faults `guc-reset-stuck`,
     /// `guc-reset-stuck-after-load`; not in `guc_resets`).
     pub guc_resets_stuck: u64,
     /// GuC DMA starts (accepted or not).

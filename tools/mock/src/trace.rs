@@ -280,8 +280,9 @@ pub enum Event {
         /// "grdom_guc" or "grdom_full".
         cause: &'static str,
     },
-    /// A `GDRST` GuC reset that never completes (fault
-    /// `guc-reset-stuck-after-load`): the bit stays set, the GuC runs on.
+    /// A `GDRST` GuC reset that never completes (faults `guc-reset-stuck`,
+    /// `guc-reset-stuck-after-load`): the bit stays set, the GuC keeps its
+    /// state.
     GucResetStuck {
         /// "grdom_guc" or "grdom_full".
         cause: &'static str,
@@ -343,7 +344,8 @@ pub enum Event {
     },
     /// An MMIO reply became visible in `VF_SW_FLAG(0..3)`.
     GucG2hReply {
-        /// "success", "failure", "busy" or "retry".
+        /// "success", "failure", "busy", "retry" or "event" (fault
+        /// `guc-mmio-bogus-reply`).
         #[serde(rename = "type")]
         kind: &'static str,
         /// DATA0 (success) or ERROR (failure); 0 otherwise.

@@ -20,6 +20,8 @@
 //!   `--wopcm-prelocked` they start latched instead, LOCKED / VALID, and a
 //!   device reset or Driver-FLR latches them again (`[MODEL]`: firmware that
 //!   locks them does so before any driver can look; see [`WopcmLock`]).
+//!   Under `guc-wopcm-no-latch` every write to them is dropped, without a
+//!   violation: they keep reading 0 (or the `--wopcm-prelocked` values).
 //! - `GUC_STATUS`: read-only (`read_only_write`), see [the boot](#boot).
 //! - `GDRST`: `GRDOM_GUC` (or `GRDOM_FULL`, which also resets the GuC; the
 //!   rest of a full GT reset is not modelled) resets the GuC at once: status
@@ -30,7 +32,8 @@
 //!   `guc-reset-stuck-after-load` a reset requested while the uKernel is
 //!   READY never completes: the bit reads 1 until a device reset or
 //!   Driver-FLR and the GuC is not reset, it keeps running (`[MODEL]`; traced
-//!   as `guc_reset_stuck`, not `guc_reset`).
+//!   as `guc_reset_stuck`, not `guc_reset`). Under `guc-reset-stuck` every
+//!   reset is like that, whatever the GuC's state.
 //! - `GUC_TLB_INV_CR`: writing `invalidate` drops the GuC's GGTT TLB; the
 //!   bit self-clears at once.
 //! - `PMINTRMSK` resets to all ones, every PM interrupt masked (`[MODEL]`:
@@ -112,6 +115,13 @@ pub struct GucFaults {
     /// `guc-reset-stuck-after-load`: a `GDRST` GuC reset requested while the
     /// uKernel is READY never completes.
     pub reset_stuck_after_load: bool,
+    /// `guc-reset-stuck`: no `GDRST` GuC reset ever completes.
+    pub reset_stuck: bool,
+    /// `guc-wopcm-no-latch`: writes to the WOPCM registers are dropped.
+    pub wopcm_no_latch: bool,
+    /// `guc-mmio-bogus-reply`: MMIO requests are answered with a GuC-origin
+    /// EVENT header.
+    pub mmio_bogus_reply: bool,
 }
 
 /// WOPCM values latched before the driver starts (`--wopcm-prelocked`).
@@ -144,6 +154,9 @@ pub struct GucParams {
     pub wopcm_prelocked: Option<WopcmLock>,
     /// Fault switches.
     pub faults: GucFaults,
+    /// DATA0 of the hwconfig size query's SUCCESS instead of the table's
+    /// size (`--guc-hwconfig-size-reply`).
+    pub hwconfig_size_reply: Option<u32>,
 }
 
 impl Default for GucParams {
@@ -155,6 +168,7 @@ impl Default for GucParams {
             fw: None,
             wopcm_prelocked: None,
             faults: GucFaults::default(),
+            hwconfig_size_reply: None,
         }
     }
 }
@@ -450,6 +464,12 @@ impl Guc {
         }
         match offset {
             o if o == r::GUC_STATUS.offset => straps::write_ignored(offset, value, rec),
+            o if (o == r::GUC_WOPCM_SIZE.offset || o == r::DMA_GUC_WOPCM_OFFSET.offset)
+                && self.p.faults.wopcm_no_latch =>
+            {
+                // Dropped (module docs); the access itself is traced. A
+                // fault, not a driver error: no violation.
+            }
             o if o == r::GUC_WOPCM_SIZE.offset => {
                 let keep = r::WOPCM_SIZE.mask32();
                 let latched = latch(&mut self.wopcm_size, value, keep, r::WOPCM_LOCKED.mask32());
@@ -493,9 +513,9 @@ impl Guc {
         } else {
             "grdom_guc"
         };
-        if self.p.faults.reset_stuck_after_load && self.ready(now) {
-            // The reset never completes: the bit stays set and the uKernel
-            // keeps running (module docs). A fault, not a driver error: no
+        if self.p.faults.reset_stuck || (self.p.faults.reset_stuck_after_load && self.ready(now)) {
+            // The reset never completes: the bit stays set and the GuC
+            // keeps its state (module docs). A fault, not a driver error: no
             // violation.
             self.gdrst = Some((bits, None));
             rec.emit(Event::GucResetStuck { cause });

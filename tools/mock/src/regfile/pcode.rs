@@ -16,6 +16,9 @@
 //!   (`xe_pcode_ready`). Another param1 answers `PCODE_ILLEGAL_SUBCOMMAND`.
 //! - anything else answers `PCODE_ILLEGAL_CMD`, data unchanged.
 //!
+//! With `pcode-init-error`, the init-status command completes with
+//! `PCODE_ILLEGAL_DATA` (0x3), data unchanged, every time.
+//!
 //! With `pcode-stuck`, READY never clears. Writing any mailbox register
 //! while READY is set breaks the protocol (upstream returns -EAGAIN rather
 //! than do it): the write is ignored and recorded as `pcode_busy_write`.
@@ -38,6 +41,8 @@ pub const DGFX_INIT_STATUS_COMPLETE: u32 = 0x1;
 pub const PCODE_SUCCESS: u8 = 0x0;
 /// `PCODE_ILLEGAL_CMD` (`xe_pcode_api.h`).
 pub const PCODE_ILLEGAL_CMD: u8 = 0x1;
+/// `PCODE_ILLEGAL_DATA` (`xe_pcode_api.h`).
+pub const PCODE_ILLEGAL_DATA: u8 = 0x3;
 /// `PCODE_ILLEGAL_SUBCOMMAND` (`xe_pcode_api.h`).
 pub const PCODE_ILLEGAL_SUBCOMMAND: u8 = 0x4;
 
@@ -47,6 +52,7 @@ pub struct Pcode {
     init_delay: Duration,
     never_init: bool,
     stuck: bool,
+    init_error: bool,
     /// When PCODE (re)started initialising.
     epoch: Duration,
     mailbox: u32,
@@ -66,6 +72,7 @@ impl Pcode {
             init_delay: p.pcode_init_delay,
             never_init: p.pcode_never_init,
             stuck: p.pcode_stuck,
+            init_error: p.pcode_init_error,
             epoch: now,
             mailbox: 0,
             data: [0; 2],
@@ -154,6 +161,10 @@ impl Pcode {
     fn execute(&self, command: u8, param1: u8, now: Duration) -> Reply {
         let unchanged = self.data;
         match (command, param1) {
+            (DGFX_PCODE_STATUS, DGFX_GET_INIT_STATUS) if self.init_error => Reply {
+                error: PCODE_ILLEGAL_DATA,
+                data: unchanged,
+            },
             (DGFX_PCODE_STATUS, DGFX_GET_INIT_STATUS) => Reply {
                 error: PCODE_SUCCESS,
                 data: [self.init_status(now), 0],
@@ -243,6 +254,27 @@ mod tests {
         clock.advance(Duration::from_secs(1000));
         let (m, d0, _) = request(&mut rf, &mut rec, 0x7E, 0);
         assert_eq!((m & 0xFF, d0), (0, 0), "success, but never complete");
+    }
+
+    #[test]
+    fn pcode_init_error_fault() {
+        let mut p = params();
+        p.pcode_init_error = true;
+        let (mut rf, mut rec, clock) = setup(p);
+        clock.advance(Duration::from_secs(1));
+        // Error 0x3 in bits 7:0, READY clear, params kept, data untouched.
+        assert_eq!(request(&mut rf, &mut rec, 0x7E, 0), (0x03, 0, 0));
+        assert_eq!(request(&mut rf, &mut rec, 0x7E, 0x55), (0x03, 0x55, 0));
+        // Only the init-status command fails.
+        assert_eq!(request(&mut rf, &mut rec, 0x57E, 0).0, 0x504);
+        rf.reset(clock.now(), &mut rec);
+        assert_eq!(
+            request(&mut rf, &mut rec, 0x7E, 0).0,
+            0x03,
+            "after reset too"
+        );
+        let s = rec.summary(false);
+        assert_eq!((s.pcode_commands, s.violations), (4, 0));
     }
 
     #[test]

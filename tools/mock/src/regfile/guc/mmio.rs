@@ -33,7 +33,11 @@
 //! never answers; `guc-mmio-busy` answers NO_RESPONSE_BUSY first and the
 //! final reply [`BUSY_TIME`] later; `guc-mmio-retry` answers the first
 //! request after each boot with NO_RESPONSE_RETRY (upstream resends; the
-//! resend is served).
+//! resend is served); `guc-mmio-bogus-reply` answers every request with
+//! [`BOGUS_REPLY`], a GuC-origin EVENT header, which no request may get
+//! (traced as reply `event`; the request is not served).
+//! `--guc-hwconfig-size-reply N` makes the size query answer SUCCESS with
+//! DATA0 = N; the copy request is unchanged.
 
 use std::time::Duration;
 
@@ -51,6 +55,11 @@ use crate::trace::Hex;
 pub const REPLY_DELAY: Duration = Duration::from_micros(50);
 /// From the doorbell to the final reply under `guc-mmio-busy` (`[MODEL]`).
 pub const BUSY_TIME: Duration = Duration::from_millis(5);
+
+/// The reply under `guc-mmio-bogus-reply`: ORIGIN GuC, TYPE EVENT, data 1.
+pub const BOGUS_REPLY: u32 = (abi::XEHPG_HXG_ORIGIN_GUC << abi::XEHPG_HXG_ORIGIN_SHIFT)
+    | (abi::XEHPG_HXG_TYPE_EVENT << abi::XEHPG_HXG_TYPE_SHIFT)
+    | 1;
 
 /// A reply that becomes visible at `at`.
 #[derive(Debug, Clone, Copy)]
@@ -118,6 +127,8 @@ impl Guc {
                 ),
             );
             answer(Err(abi::XEHPG_GUC_ERROR_INVALID_PARAMS))
+        } else if self.p.faults.mmio_bogus_reply {
+            ("event", BOGUS_REPLY)
         } else if std::mem::take(&mut self.retry_armed) {
             ("retry", header(abi::XEHPG_HXG_TYPE_NO_RESPONSE_RETRY, 0))
         } else {
@@ -164,7 +175,7 @@ impl Guc {
         let len = table.len() as u32;
         let size = msg[3];
         if size == 0 {
-            return Ok(len);
+            return Ok(self.p.hwconfig_size_reply.unwrap_or(len));
         }
         if size < len {
             return Err(abi::XEHPG_GUC_ERROR_INVALID_PARAMS);

@@ -1402,6 +1402,44 @@ fn reset_of_a_ready_guc_completes_without_the_fault() {
     assert!(h.events("guc_reset_stuck").is_empty());
 }
 
+/// `guc-reset-stuck`: every GDRST reset hangs, the first one (GuC in
+/// reset, never loaded) included; no violation; a device reset clears it.
+#[test]
+fn fault_reset_stuck() {
+    let mut h = H::with_guc(|g| g.faults.reset_stuck = true);
+    let grdom_guc = regs::guc::GRDOM_GUC.mask32();
+    h.w(GDRST, grdom_guc);
+    h.ms(1000);
+    assert_eq!(h.r(GDRST), grdom_guc, "the bit stays set");
+    assert_eq!(h.status(), 1, "still MIA_IN_RESET from power-on");
+    // Written again (a reloaded driver): still stuck.
+    h.w(GDRST, grdom_guc);
+    h.ms(10);
+    assert_eq!(h.r(GDRST), grdom_guc);
+    let s = h.rec.summary(false);
+    assert_eq!((s.guc_resets, s.guc_resets_stuck), (0, 2));
+    assert!(!s.guc_running_at_exit);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    let now = h.clock.now();
+    h.rf.reset(now, &mut h.rec);
+    awake(&mut h.rf, &mut h.rec, &h.clock, &[Domain::GT]);
+    assert_eq!(h.r(GDRST), 0, "a device reset clears the bit");
+}
+
+/// `guc-wopcm-no-latch`: WOPCM writes are dropped, the registers read 0
+/// (LOCKED / VALID clear), and no violation is recorded.
+#[test]
+fn fault_wopcm_no_latch() {
+    let mut h = H::with_guc(|g| g.faults.wopcm_no_latch = true);
+    for _ in 0..2 {
+        h.wopcm();
+        assert_eq!([h.r(WOPCM_SIZE), h.r(WOPCM_OFFSET)], [0, 0]);
+    }
+    h.w(WOPCM_SIZE, 0x1000);
+    assert_eq!(h.r(WOPCM_SIZE), 0);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
 // ---- MMIO messages -----------------------------------------------------
 
 #[test]
@@ -1572,6 +1610,41 @@ fn fault_hwconfig_corrupt() {
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
     assert!(hwconfig::lookup(&dwords, hwconfig::KEY_DSS_MASKS).is_err());
+}
+
+/// `guc-mmio-bogus-reply`: every request is taken and answered with a
+/// GuC-origin EVENT header; nothing is served, no violation.
+#[test]
+fn fault_mmio_bogus_reply() {
+    let mut h = H::with_guc(|g| g.faults.mmio_bogus_reply = true);
+    h.load_ready();
+    assert_eq!(mmio::BOGUS_REPLY, 0x9000_0001);
+    h.bus.map_sys(HWCONFIG_GGTT, 0x4000_0000, &[0; 4096]);
+    assert_eq!(h.mmio(&get_hwconfig(0, 0)), 0x9000_0001);
+    // A new request (the registers rewritten) gets the same.
+    assert_eq!(h.mmio(&get_hwconfig(HWCONFIG_GGTT, 4096)), 0x9000_0001);
+    assert_eq!(h.bus.sys_bytes(0x4000_0000, 16), [0; 16], "not served");
+    assert_eq!(h.rec.summary(false).h2g_requests, 2);
+    let kinds: Vec<_> = h
+        .events("guc_g2h_reply")
+        .iter()
+        .map(|e| e["type"].clone())
+        .collect();
+    assert_eq!(kinds, ["event", "event"]);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
+/// `--guc-hwconfig-size-reply`: the size query answers that DATA0; the copy
+/// is served as before.
+#[test]
+fn hwconfig_size_reply_override() {
+    let mut h = H::with_guc(|g| g.hwconfig_size_reply = Some(0x12345));
+    h.load_ready();
+    assert_eq!(h.mmio(&get_hwconfig(0, 0)), mmio::success(0x12345));
+    let n = hwconfig::bytes(h.rf.guc().hwconfig()).len() as u32;
+    h.bus.map_sys(HWCONFIG_GGTT, 0x4000_0000, &[0; 4096]);
+    assert_eq!(h.mmio(&get_hwconfig(HWCONFIG_GGTT, n)), mmio::success(n));
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
 }
 
 // ---- the real firmware -------------------------------------------------
