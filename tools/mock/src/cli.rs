@@ -522,12 +522,12 @@ fn parse_wopcm(s: &str) -> Result<WopcmLock, String> {
     Ok(WopcmLock { base, size })
 }
 
-/// A GuC reply's DATA0: 28 bits (`XEHPG_HXG_AUX_MASK`).
+/// A GuC reply's DATA0: 28 bits (`abi::hxg::AUX`).
 fn parse_hxg_data0(s: &str) -> Result<u32, String> {
     let v = parse_int(s)?;
     u32::try_from(v)
         .ok()
-        .filter(|v| v & !crate::abi::XEHPG_HXG_AUX_MASK == 0)
+        .filter(|v| v & !crate::abi::hxg::AUX == 0)
         .ok_or_else(|| format!("{v:#x} does not fit a GuC reply's 28-bit DATA0"))
 }
 

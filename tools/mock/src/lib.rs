@@ -10,8 +10,8 @@
 //!
 //! Layout, one module per block:
 //!
-//! - [`abi`]: the firmware/GuC ABI shared with the driver (bindgen output
-//!   of `include/xehpg_abi.h`);
+//! - [`abi`]: the firmware/GuC ABI, the mock's own reading of upstream's
+//!   headers (checked against them by the `uabi` suite of `tools/check`);
 //! - [`cli`]: command-line options and fault switches;
 //! - [`device`]: the [`Device`] state and the BAR0/BAR2/config dispatch;
 //! - [`config_space`]: PCI configuration space;

@@ -5,8 +5,8 @@
 //! DMA rules), upstream `xe` for everything the seed leaves out (register
 //! layout `regs/xe_guc_regs.h`, load sequence `xe_guc.c` / `xe_uc_fw.c` /
 //! `xe_wopcm.c`, codes `abi/guc_errors_abi.h`, messages `abi/guc_*_abi.h`;
-//! summarised in `research/anchor-xe.md` §4-5). Constants come from the ABI
-//! the driver shares ([`crate::abi`]). Invented behaviour is marked
+//! summarised in `research/anchor-xe.md` §4-5). Constants come from the mock's own
+//! reading of the upstream headers ([`crate::abi`]), not from the driver's. Invented behaviour is marked
 //! `[MODEL]`.
 //!
 //! Registers (all but `GT_PM_CONFIG`, `GUC_HOST_INTERRUPT` and `VF_SW_FLAG`
@@ -395,7 +395,7 @@ impl Guc {
 
     /// Whether the uKernel is READY at `now`.
     pub fn ready(&self, now: Duration) -> bool {
-        r::UKERNEL.get(self.status_at(now).into()) == u64::from(crate::abi::XEHPG_GUC_UKERNEL_READY)
+        r::UKERNEL.get(self.status_at(now).into()) == u64::from(crate::abi::ukernel::READY)
     }
 
     /// The hwconfig table the GuC serves.

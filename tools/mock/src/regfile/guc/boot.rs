@@ -48,8 +48,8 @@
 //!      page translates;
 //!    - `GUC_CTL_ADS`: the ADS at `(field 21:1) << 12` translates; its
 //!      `scheduler_policies` and `gt_system_info` point into the ADS buffer
-//!      region `[ads, ads + XEHPG_GUC_ADS_PRIVATE_OFFSET)` (`[MODEL]`: the
-//!      layout of the shared ABI) and translate; `policies.is_valid` is 1;
+//!      region `[ads, ads + abi::DRIVER_ADS_REGION)` (`[MODEL]`: the
+//!      driver's layout, not a GuC rule) and translate; `policies.is_valid` is 1;
 //!      `private_data` is not 0 and, if the CSS header's
 //!      `private_data_size` is, the whole private area translates.
 //!
@@ -63,7 +63,6 @@
 //!    `LAPIC_DONE` to `EXCEPTION` (0x70) with [`EXCEPTION_EIP`] in
 //!    `SOFT_SCRATCH(13)` (upstream prints it from there).
 
-use std::mem::offset_of;
 use std::time::Duration;
 
 use sha2::Digest;
@@ -78,7 +77,6 @@ use super::Guc;
 use super::AUTH_BAD;
 use super::AUTH_GOOD;
 use crate::abi;
-use crate::abi::size_of_u64;
 use crate::recorder::Recorder;
 use crate::regs::guc as r;
 use crate::trace::Event;
@@ -89,13 +87,13 @@ pub const EXCEPTION_EIP: u32 = 0x0000_8A3C;
 
 /// The uKernel states of a good boot, in order (`abi/guc_errors_abi.h`).
 pub const WALK: [u32; 7] = [
-    abi::XEHPG_GUC_UKERNEL_START,
-    abi::XEHPG_GUC_UKERNEL_GDT_DONE,
-    abi::XEHPG_GUC_UKERNEL_IDT_DONE,
-    abi::XEHPG_GUC_UKERNEL_LAPIC_DONE,
-    abi::XEHPG_GUC_UKERNEL_GUCINT_DONE,
-    abi::XEHPG_GUC_UKERNEL_DPC_READY,
-    abi::XEHPG_GUC_UKERNEL_READY,
+    abi::ukernel::START,
+    abi::ukernel::GDT_DONE,
+    abi::ukernel::IDT_DONE,
+    abi::ukernel::LAPIC_DONE,
+    abi::ukernel::GUCINT_DONE,
+    abi::ukernel::DPC_READY,
+    abi::ukernel::READY,
 ];
 
 /// `GUC_SHIM_CONTROL` bits the load needs (0x8602).
@@ -106,12 +104,7 @@ pub const SHIM_REQUIRED: u32 = r::READ_CACHE_LOGIC.mask32()
 
 /// Status of a running uKernel in state `ukernel`.
 const fn running(ukernel: u32) -> u32 {
-    status(
-        AUTH_GOOD,
-        ukernel,
-        abi::XEHPG_GUC_BOOTROM_JUMP_PASSED,
-        false,
-    )
+    status(AUTH_GOOD, ukernel, abi::bootrom::JUMP_PASSED, false)
 }
 
 /// A failed check: the status code and the violation to record.
@@ -139,7 +132,7 @@ impl Guc {
             return;
         }
         img.booted = true;
-        let rejected = status(AUTH_BAD, 0, abi::XEHPG_GUC_BOOTROM_RSA_FAILED, false);
+        let rejected = status(AUTH_BAD, 0, abi::bootrom::RSA_FAILED, false);
         let css = match self.authenticate(rec, bus) {
             // The fault rejects a good image without a violation.
             Ok(_) if self.p.faults.rsa_reject => {
@@ -164,8 +157,7 @@ impl Guc {
             bytes: img.bytes.len() as u64,
         });
         self.retry_armed = self.p.faults.mmio_retry;
-        self.status
-            .set(now, running(abi::XEHPG_GUC_UKERNEL_START), rec);
+        self.status.set(now, running(abi::ukernel::START), rec);
         if !self.preload_ok(rec) {
             return;
         }
@@ -180,13 +172,13 @@ impl Guc {
         let mut t = now;
         for &uk in &WALK[1..] {
             t += step;
-            if faults.boot_error && uk == abi::XEHPG_GUC_UKERNEL_GUCINT_DONE {
-                plan.push((t, running(abi::XEHPG_GUC_UKERNEL_EXCEPTION)));
+            if faults.boot_error && uk == abi::ukernel::GUCINT_DONE {
+                plan.push((t, running(abi::ukernel::EXCEPTION)));
                 self.eip = Some((t, EXCEPTION_EIP));
                 break;
             }
             plan.push((t, running(uk)));
-            if faults.boot_stall && uk == abi::XEHPG_GUC_UKERNEL_GUCINT_DONE {
+            if faults.boot_stall && uk == abi::ukernel::GUCINT_DONE {
                 break;
             }
         }
@@ -195,7 +187,7 @@ impl Guc {
 
     /// The boot ROM's checks (module docs); the header on success.
     fn authenticate(&mut self, rec: &mut Recorder, bus: &mut dyn Bus) -> Result<Css, Failure> {
-        let rsa_failed = abi::XEHPG_GUC_BOOTROM_RSA_FAILED;
+        let rsa_failed = abi::bootrom::RSA_FAILED;
         let Some(img) = self.image.as_ref() else {
             return Err(fail(rsa_failed, "guc_css_invalid", "no image"));
         };
@@ -280,7 +272,7 @@ impl Guc {
         }
         if len > 64 << 10 {
             return Err(fail(
-                abi::XEHPG_GUC_BOOTROM_RSA_FAILED,
+                abi::bootrom::RSA_FAILED,
                 "guc_css_invalid",
                 format!("CSS header: a {len}-byte RSA key"),
             ));
@@ -289,7 +281,7 @@ impl Guc {
         let mut key = vec![0u8; len];
         Gtt::new(bus, &mut self.tlb)
             .read(addr, &mut key, "RSA key (UOS_RSA_SCRATCH(0))", rec)
-            .map_err(|f| fail(abi::XEHPG_GUC_BOOTROM_RSA_FAILED, "guc_dma_fault", f.0))?;
+            .map_err(|f| fail(abi::bootrom::RSA_FAILED, "guc_dma_fault", f.0))?;
         Ok(key)
     }
 
@@ -339,7 +331,7 @@ impl Guc {
     ) -> Result<(), Failure> {
         let invalid = |detail: String| {
             fail(
-                abi::XEHPG_GUC_UKERNEL_INIT_DATA_INVALID,
+                abi::ukernel::INIT_DATA_INVALID,
                 "guc_init_data_invalid",
                 detail,
             )
@@ -351,35 +343,31 @@ impl Guc {
             )));
         }
         let devid = u32::from(self.p.device_id) << 16 | u32::from(self.p.revision);
-        let got = self.param(abi::XEHPG_GUC_CTL_DEVID);
+        let got = self.param(abi::ctl::DEVID);
         if got != devid {
             return Err(fail(
-                abi::XEHPG_GUC_UKERNEL_DEVID_BUILD_MISMATCH,
+                abi::ukernel::DEVID_BUILD_MISMATCH,
                 "guc_devid_mismatch",
                 format!(
                     "GUC_CTL_DEVID is {got:#x}; this device is {devid:#x} (devid << 16 | revid)"
                 ),
             ));
         }
-        let log = self.param(abi::XEHPG_GUC_CTL_LOG_PARAMS);
-        if log & abi::XEHPG_GUC_LOG_VALID == 0 {
+        let log = self.param(abi::ctl::LOG_PARAMS);
+        if log & abi::ctl::LOG_VALID == 0 {
             return Err(invalid(format!("GUC_CTL_LOG_PARAMS {log:#x} lacks VALID")));
         }
-        let ads_param = self.param(abi::XEHPG_GUC_CTL_ADS);
+        let ads_param = self.param(abi::ctl::ADS);
         let mut gtt = Gtt::new(bus, &mut self.tlb);
-        let log_buf = u64::from(log & abi::XEHPG_GUC_LOG_BUF_ADDR_MASK);
+        let log_buf = u64::from(log & abi::ctl::LOG_BUF_ADDR);
         gtt.probe(log_buf, PAGE, "GuC log buffer (GUC_CTL_LOG_PARAMS)", rec)
             .map_err(|f| invalid(f.0))?;
-        let ads =
-            u64::from((ads_param >> abi::XEHPG_GUC_ADS_ADDR_SHIFT) & abi::XEHPG_GUC_ADS_ADDR_MASK)
-                << 12;
-        let ads_len = size_of_u64::<abi::xehpg_guc_ads>();
-        // CAST: a few KiB.
-        let mut blob = vec![0u8; ads_len as usize];
+        let ads = u64::from(abi::field(ads_param, abi::ctl::ADS_ADDR)) << 12;
+        let mut blob = vec![0u8; abi::ads::SIZE];
         gtt.read(ads, &mut blob, "ADS (GUC_CTL_ADS)", rec)
             .map_err(|f| invalid(f.0))?;
         let field = |off: usize| u64::from(abi::dword(&blob, off).unwrap_or(0));
-        let region_end = ads + u64::from(abi::XEHPG_GUC_ADS_PRIVATE_OFFSET);
+        let region_end = ads + abi::DRIVER_ADS_REGION;
         let inside = |what: &str, p: u64, len: u64| {
             if p >= ads && p + len <= region_end {
                 Ok(())
@@ -389,25 +377,26 @@ impl Guc {
                 )))
             }
         };
-        let policies = field(offset_of!(abi::xehpg_guc_ads, scheduler_policies));
-        let policies_len = size_of_u64::<abi::xehpg_guc_policies>();
-        inside("scheduler_policies", policies, policies_len)?;
+        let policies = field(abi::ads::SCHEDULER_POLICIES);
+        let policies_len = abi::policies::SIZE;
         // CAST: 96 bytes.
-        let mut pol = vec![0u8; policies_len as usize];
+        inside("scheduler_policies", policies, policies_len as u64)?;
+        let mut pol = vec![0u8; policies_len];
         gtt.read(policies, &mut pol, "ADS scheduler_policies", rec)
             .map_err(|f| invalid(f.0))?;
-        let is_valid = abi::dword(&pol, offset_of!(abi::xehpg_guc_policies, is_valid)).unwrap_or(0);
+        let is_valid = abi::dword(&pol, abi::policies::IS_VALID).unwrap_or(0);
         if is_valid != 1 {
             return Err(invalid(format!(
                 "ADS scheduler_policies.is_valid is {is_valid}, not 1"
             )));
         }
-        let sysinfo = field(offset_of!(abi::xehpg_guc_ads, gt_system_info));
-        let sysinfo_len = size_of_u64::<abi::xehpg_guc_gt_system_info>();
+        let sysinfo = field(abi::ads::GT_SYSTEM_INFO);
+        // CAST: 640 bytes.
+        let sysinfo_len = abi::gt_system_info::SIZE as u64;
         inside("gt_system_info", sysinfo, sysinfo_len)?;
         gtt.probe(sysinfo, sysinfo_len, "ADS gt_system_info", rec)
             .map_err(|f| invalid(f.0))?;
-        let private = field(offset_of!(abi::xehpg_guc_ads, private_data));
+        let private = field(abi::ads::PRIVATE_DATA);
         if private == 0 {
             return Err(invalid("ADS private_data is 0".into()));
         }

@@ -1,8 +1,8 @@
 //! The CSS header of a GuC image and the firmware file the mock compares
 //! uploads with (`--guc-fw`).
 //!
-//! Layout: `xehpg_css_header` of the shared ABI (upstream
-//! `abi/uc_fw_abi.h`). A file is `[CSS header 128 B][uCode][RSA key]
+//! Layout: [`abi::css`], the mock's reading of upstream
+//! `abi/uc_fw_abi.h`. A file is `[CSS header 128 B][uCode][RSA key]
 //! [modulus][exponent]`, the last two optional; lengths are in dwords
 //! (`research/anchor-xe.md` §4.2). The consistency rules are the ones
 //! upstream's `parse_css_header` (`xe_uc_fw.c`) applies before it uploads:
@@ -14,14 +14,13 @@
 //! - the DMA copies header + uCode, `128 + ucode` bytes; the RSA key
 //!   follows at `128 + ucode` and is handed over separately.
 
-use std::mem::offset_of;
 use std::path::Path;
 
 use crate::abi;
-use crate::abi::xehpg_css_header as H;
 
 /// CSS header size in bytes.
-pub const HEADER_BYTES: u64 = abi::XEHPG_CSS_HEADER_BYTES as u64;
+// CAST: 128.
+pub const HEADER_BYTES: u64 = abi::css::HEADER_BYTES as u64;
 
 /// The fields of a CSS header the mock uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,14 +52,14 @@ impl Css {
         }
         let d = |off: usize| abi::dword(bytes, off);
         Some(Css {
-            header_size_dw: d(offset_of!(H, header_size_dw))?,
-            size_dw: d(offset_of!(H, size_dw))?,
-            key_size_dw: d(offset_of!(H, key_size_dw))?,
-            modulus_size_dw: d(offset_of!(H, modulus_size_dw))?,
-            exponent_size_dw: d(offset_of!(H, exponent_size_dw))?,
-            sw_version: d(offset_of!(H, sw_version))?,
-            submission_version: d(offset_of!(H, submission_version))?,
-            private_data_size: d(offset_of!(H, private_data_size))?,
+            header_size_dw: d(abi::css::HEADER_SIZE_DW)?,
+            size_dw: d(abi::css::SIZE_DW)?,
+            key_size_dw: d(abi::css::KEY_SIZE_DW)?,
+            modulus_size_dw: d(abi::css::MODULUS_SIZE_DW)?,
+            exponent_size_dw: d(abi::css::EXPONENT_SIZE_DW)?,
+            sw_version: d(abi::css::SW_VERSION)?,
+            submission_version: d(abi::css::SUBMISSION_VERSION)?,
+            private_data_size: d(abi::css::PRIVATE_DATA_SIZE)?,
         })
     }
 

@@ -151,7 +151,7 @@ impl Guc {
             rec.violation("guc_dma_fault", fault.0);
             if uos_move {
                 self.image = None;
-                let loadloc = status(0, 0, abi::XEHPG_GUC_BOOTROM_LOADLOC_FAILED, true);
+                let loadloc = status(0, 0, abi::bootrom::LOADLOC_FAILED, true);
                 self.status.set(now, loadloc, rec);
             }
             return;

@@ -57,8 +57,8 @@ pub const REPLY_DELAY: Duration = Duration::from_micros(50);
 pub const BUSY_TIME: Duration = Duration::from_millis(5);
 
 /// The reply under `guc-mmio-bogus-reply`: ORIGIN GuC, TYPE EVENT, data 1.
-pub const BOGUS_REPLY: u32 = (abi::XEHPG_HXG_ORIGIN_GUC << abi::XEHPG_HXG_ORIGIN_SHIFT)
-    | (abi::XEHPG_HXG_TYPE_EVENT << abi::XEHPG_HXG_TYPE_SHIFT)
+pub const BOGUS_REPLY: u32 = abi::prep(abi::hxg::ORIGIN, abi::hxg::ORIGIN_GUC)
+    | abi::prep(abi::hxg::TYPE, abi::hxg::TYPE_EVENT)
     | 1;
 
 /// A reply that becomes visible at `at`.
@@ -71,21 +71,21 @@ pub(super) struct Reply {
 
 /// HXG header of a GuC message of `ty` with `aux` (27:0).
 fn header(ty: u32, aux: u32) -> u32 {
-    (abi::XEHPG_HXG_ORIGIN_GUC << abi::XEHPG_HXG_ORIGIN_SHIFT)
-        | ((ty & abi::XEHPG_HXG_TYPE_MASK) << abi::XEHPG_HXG_TYPE_SHIFT)
-        | (aux & abi::XEHPG_HXG_AUX_MASK)
+    abi::prep(abi::hxg::ORIGIN, abi::hxg::ORIGIN_GUC)
+        | abi::prep(abi::hxg::TYPE, ty)
+        | abi::prep(abi::hxg::AUX, aux)
 }
 
 /// SUCCESS with DATA0.
 pub fn success(data0: u32) -> u32 {
-    header(abi::XEHPG_HXG_TYPE_RESPONSE_SUCCESS, data0)
+    header(abi::hxg::TYPE_RESPONSE_SUCCESS, data0)
 }
 
 /// FAILURE with ERROR (hint 0).
 pub fn failure(error: u32) -> u32 {
     header(
-        abi::XEHPG_HXG_TYPE_RESPONSE_FAILURE,
-        error & abi::XEHPG_HXG_FAILURE_ERROR_MASK,
+        abi::hxg::TYPE_RESPONSE_FAILURE,
+        abi::prep(abi::hxg::FAILURE_ERROR, error),
     )
 }
 
@@ -105,11 +105,11 @@ impl Guc {
             return;
         }
         let msg = self.flags;
-        if msg[0] >> abi::XEHPG_HXG_ORIGIN_SHIFT == abi::XEHPG_HXG_ORIGIN_GUC {
+        if abi::field(msg[0], abi::hxg::ORIGIN) == abi::hxg::ORIGIN_GUC {
             return;
         }
-        let ty = (msg[0] >> abi::XEHPG_HXG_TYPE_SHIFT) & abi::XEHPG_HXG_TYPE_MASK;
-        let action = msg[0] & abi::XEHPG_HXG_REQUEST_ACTION_MASK;
+        let ty = abi::field(msg[0], abi::hxg::TYPE);
+        let action = abi::field(msg[0], abi::hxg::REQUEST_ACTION);
         rec.emit(Event::GucH2g {
             action: Hex(action.into()),
             // CAST: at most 4.
@@ -118,7 +118,7 @@ impl Guc {
         if self.p.faults.mmio_no_reply {
             return;
         }
-        let (kind, head) = if ty != abi::XEHPG_HXG_TYPE_REQUEST {
+        let (kind, head) = if ty != abi::hxg::TYPE_REQUEST {
             rec.violation(
                 "guc_h2g_malformed",
                 format!(
@@ -126,11 +126,11 @@ impl Guc {
                     msg[0]
                 ),
             );
-            answer(Err(abi::XEHPG_GUC_ERROR_INVALID_PARAMS))
+            answer(Err(abi::error::INVALID_PARAMS))
         } else if self.p.faults.mmio_bogus_reply {
             ("event", BOGUS_REPLY)
         } else if std::mem::take(&mut self.retry_armed) {
-            ("retry", header(abi::XEHPG_HXG_TYPE_NO_RESPONSE_RETRY, 0))
+            ("retry", header(abi::hxg::TYPE_NO_RESPONSE_RETRY, 0))
         } else {
             answer(self.serve(action, &msg, rec, bus))
         };
@@ -140,7 +140,7 @@ impl Guc {
             msg: [head, 0, 0, 0],
         };
         if self.p.faults.mmio_busy && kind != "retry" {
-            let busy = header(abi::XEHPG_HXG_TYPE_NO_RESPONSE_BUSY, 0);
+            let busy = header(abi::hxg::TYPE_NO_RESPONSE_BUSY, 0);
             self.replies
                 .push_back(reply(now + REPLY_DELAY, "busy", busy));
             self.replies.push_back(reply(now + BUSY_TIME, kind, head));
@@ -158,9 +158,9 @@ impl Guc {
         bus: &mut dyn Bus,
     ) -> Result<u32, u32> {
         match action {
-            abi::XEHPG_GUC_ACTION_GET_HWCONFIG => self.get_hwconfig(msg, rec, bus),
-            abi::XEHPG_GUC_ACTION_CLIENT_SOFT_RESET => Ok(0),
-            _ => Err(abi::XEHPG_GUC_ERROR_UNKNOWN_ACTION),
+            abi::action::GET_HWCONFIG => self.get_hwconfig(msg, rec, bus),
+            abi::action::CLIENT_SOFT_RESET => Ok(0),
+            _ => Err(abi::error::UNKNOWN_ACTION),
         }
     }
 
@@ -178,14 +178,14 @@ impl Guc {
             return Ok(self.p.hwconfig_size_reply.unwrap_or(len));
         }
         if size < len {
-            return Err(abi::XEHPG_GUC_ERROR_INVALID_PARAMS);
+            return Err(abi::error::INVALID_PARAMS);
         }
         let addr = u64::from(msg[1]) | u64::from(msg[2]) << 32;
         Gtt::new(bus, &mut self.tlb)
             .write(addr, &table, "GET_HWCONFIG destination", rec)
             .map_err(|f| {
                 rec.violation("guc_dma_fault", f.0);
-                abi::XEHPG_GUC_ERROR_INVALID_PARAMS
+                abi::error::INVALID_PARAMS
             })?;
         Ok(len)
     }
@@ -200,7 +200,7 @@ impl Guc {
             self.flags = r.msg;
             rec.emit(Event::GucG2hReply {
                 kind: r.kind,
-                data0: Hex(u64::from(r.msg[0] & abi::XEHPG_HXG_AUX_MASK)),
+                data0: Hex(u64::from(r.msg[0] & abi::hxg::AUX)),
                 at_us: micros(r.at),
             });
         }

@@ -3,8 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;
-use std::mem::offset_of;
-use std::mem::size_of;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering;
@@ -159,16 +157,15 @@ pub(crate) fn image(ucode_dw: u32, key_dw: u32, private: u32) -> Vec<u8> {
     let header_size_dw = 32 + 2 * key_dw + 1;
     let mut h = vec![0u8; 128];
     let mut put = |off: usize, v: u32| h[off..off + 4].copy_from_slice(&v.to_le_bytes());
-    type H = abi::xehpg_css_header;
-    put(offset_of!(H, module_type), 6);
-    put(offset_of!(H, header_size_dw), header_size_dw);
-    put(offset_of!(H, size_dw), header_size_dw + ucode_dw);
-    put(offset_of!(H, key_size_dw), key_dw);
-    put(offset_of!(H, modulus_size_dw), key_dw);
-    put(offset_of!(H, exponent_size_dw), 1);
-    put(offset_of!(H, sw_version), 0x0046_3500);
-    put(offset_of!(H, submission_version), 0x0001_1A00);
-    put(offset_of!(H, private_data_size), private);
+    put(abi::css::MODULE_TYPE, 6);
+    put(abi::css::HEADER_SIZE_DW, header_size_dw);
+    put(abi::css::SIZE_DW, header_size_dw + ucode_dw);
+    put(abi::css::KEY_SIZE_DW, key_dw);
+    put(abi::css::MODULUS_SIZE_DW, key_dw);
+    put(abi::css::EXPONENT_SIZE_DW, 1);
+    put(abi::css::SW_VERSION, 0x0046_3500);
+    put(abi::css::SUBMISSION_VERSION, 0x0001_1A00);
+    put(abi::css::PRIVATE_DATA_SIZE, private);
     let body = (0..(ucode_dw + key_dw) * 4).map(|i| (i * 7 + 3) as u8);
     h.extend(body);
     h
@@ -193,23 +190,25 @@ const HWCONFIG_GGTT: u64 = 0x0300_0000;
 /// Private data size of the synthetic images.
 const PRIVATE: u32 = 0x3000;
 
-/// The ADS blob: ADS, policies, system info (the shared ABI's
-/// `xehpg_guc_ads_blob`), pointers filled for `ads`.
+/// Offset of the policies in [`ads_blob`]: right after the ADS, as the
+/// driver lays them out.
+const BLOB_POLICIES: usize = abi::ads::SIZE;
+
+/// The ADS blob: ADS, policies, system info (the driver's layout), pointers
+/// filled for `ads`.
 pub(crate) fn ads_blob(ads: u64) -> Vec<u8> {
-    let mut b = vec![0u8; size_of::<abi::xehpg_guc_ads_blob>()];
-    let pol = ads + offset_of!(abi::xehpg_guc_ads_blob, policies) as u64;
-    let sys = ads + offset_of!(abi::xehpg_guc_ads_blob, system_info) as u64;
-    type A = abi::xehpg_guc_ads;
-    put32(&mut b, offset_of!(A, scheduler_policies), pol as u32);
-    put32(&mut b, offset_of!(A, gt_system_info), sys as u32);
+    let sys_off = BLOB_POLICIES + abi::policies::SIZE;
+    let mut b = vec![0u8; sys_off + abi::gt_system_info::SIZE];
+    let pol = ads + BLOB_POLICIES as u64;
+    let sys = ads + sys_off as u64;
+    put32(&mut b, abi::ads::SCHEDULER_POLICIES, pol as u32);
+    put32(&mut b, abi::ads::GT_SYSTEM_INFO, sys as u32);
     put32(
         &mut b,
-        offset_of!(A, private_data),
-        (ads + u64::from(abi::XEHPG_GUC_ADS_PRIVATE_OFFSET)) as u32,
+        abi::ads::PRIVATE_DATA,
+        (ads + abi::DRIVER_ADS_REGION) as u32,
     );
-    let valid = offset_of!(abi::xehpg_guc_ads_blob, policies)
-        + offset_of!(abi::xehpg_guc_policies, is_valid);
-    put32(&mut b, valid, 1);
+    put32(&mut b, BLOB_POLICIES + abi::policies::IS_VALID, 1);
     b
 }
 
@@ -289,7 +288,7 @@ impl H {
         bus.map_sys(FW_GGTT, FW_PHYS, &img);
         bus.map_sys(LOG_GGTT, 0x2000_0000, &[0; 16]);
         bus.map_sys(ADS_GGTT, 0x3000_0000, &ads_blob(ADS_GGTT));
-        let private = ADS_GGTT + u64::from(abi::XEHPG_GUC_ADS_PRIVATE_OFFSET);
+        let private = ADS_GGTT + abi::DRIVER_ADS_REGION;
         bus.map_sys(private, 0x3100_0000, &vec![0; PRIVATE as usize]);
         H {
             rf,
@@ -462,7 +461,7 @@ impl H {
 
 fn get_hwconfig(addr: u64, size: u32) -> [u32; 4] {
     [
-        abi::XEHPG_GUC_ACTION_GET_HWCONFIG,
+        abi::action::GET_HWCONFIG,
         addr as u32,
         (addr >> 32) as u32,
         size,
@@ -1096,11 +1095,7 @@ fn unreachable_in_memory_key_fails_the_boot() {
 fn inconsistent_header_or_copy_size_fails_the_boot() {
     // header_size_dw does not add up.
     let mut img = image(0x400, 96, PRIVATE);
-    put32(
-        &mut img,
-        offset_of!(abi::xehpg_css_header, header_size_dw),
-        200,
-    );
+    put32(&mut img, abi::css::HEADER_SIZE_DW, 200);
     let mut h = H::with(params(), img);
     h.guc_reset();
     h.wopcm();
@@ -1165,10 +1160,9 @@ fn preload_misses_stall_at_start() {
 /// Each bad boot parameter, with the code it must produce.
 #[test]
 fn boot_parameter_checks() {
-    let invalid = abi::XEHPG_GUC_UKERNEL_INIT_DATA_INVALID;
+    let invalid = abi::ukernel::INIT_DATA_INVALID;
     let ads_field = |f: usize| ADS_GGTT + f as u64;
-    type A = abi::xehpg_guc_ads;
-    let policies_ptr = ads_field(offset_of!(A, scheduler_policies));
+    let policies_ptr = ads_field(abi::ads::SCHEDULER_POLICIES);
     let cases: Vec<(&str, u32, &str, Step)> = vec![
         (
             "scratch 0",
@@ -1178,13 +1172,13 @@ fn boot_parameter_checks() {
         ),
         (
             "devid",
-            abi::XEHPG_GUC_UKERNEL_DEVID_BUILD_MISMATCH,
+            abi::ukernel::DEVID_BUILD_MISMATCH,
             "guc_devid_mismatch",
             Box::new(|h: &mut H| h.w(scratch(6), 0x56C1 << 16 | 8)),
         ),
         (
             "revision",
-            abi::XEHPG_GUC_UKERNEL_DEVID_BUILD_MISMATCH,
+            abi::ukernel::DEVID_BUILD_MISMATCH,
             "guc_devid_mismatch",
             Box::new(|h: &mut H| h.w(scratch(6), 0x56C0 << 16 | 4)),
         ),
@@ -1233,8 +1227,7 @@ fn boot_parameter_checks() {
             invalid,
             "guc_init_data_invalid",
             Box::new(|h: &mut H| {
-                let off = offset_of!(abi::xehpg_guc_ads_blob, policies)
-                    + offset_of!(abi::xehpg_guc_policies, is_valid);
+                let off = BLOB_POLICIES + abi::policies::IS_VALID;
                 h.bus
                     .write(Target::Sys, 0x3000_0000 + off as u64, &0u32.to_le_bytes())
                     .expect("write");
@@ -1245,7 +1238,7 @@ fn boot_parameter_checks() {
             invalid,
             "guc_init_data_invalid",
             Box::new(|h: &mut H| {
-                let off = offset_of!(abi::xehpg_guc_ads, gt_system_info);
+                let off = abi::ads::GT_SYSTEM_INFO;
                 let bad = (ADS_GGTT + 0x1F00) as u32;
                 h.bus
                     .write(Target::Sys, 0x3000_0000 + off as u64, &bad.to_le_bytes())
@@ -1257,7 +1250,7 @@ fn boot_parameter_checks() {
             invalid,
             "guc_init_data_invalid",
             Box::new(|h: &mut H| {
-                let off = offset_of!(abi::xehpg_guc_ads, private_data);
+                let off = abi::ads::PRIVATE_DATA;
                 h.bus
                     .write(Target::Sys, 0x3000_0000 + off as u64, &0u32.to_le_bytes())
                     .expect("write");
@@ -1268,7 +1261,7 @@ fn boot_parameter_checks() {
             invalid,
             "guc_init_data_invalid",
             Box::new(|h: &mut H| {
-                let last = ADS_GGTT + u64::from(abi::XEHPG_GUC_ADS_PRIVATE_OFFSET) + 0x2000;
+                let last = ADS_GGTT + abi::DRIVER_ADS_REGION + 0x2000;
                 h.bus.ptes.remove(&(last / PAGE));
             }),
         ),
@@ -1468,7 +1461,7 @@ fn get_hwconfig_size_copy_and_errors() {
     }
     h.w(HOST_INT, 0);
     h.us(49);
-    assert_eq!(h.r(flag(0)), abi::XEHPG_GUC_ACTION_GET_HWCONFIG);
+    assert_eq!(h.r(flag(0)), abi::action::GET_HWCONFIG);
     h.us(1);
     assert_eq!(h.r(flag(0)), mmio::success(n));
     assert_eq!(h.r(flag(0)) >> 31, 1, "ORIGIN GuC");
@@ -1476,7 +1469,7 @@ fn get_hwconfig_size_copy_and_errors() {
     // Too small.
     assert_eq!(
         h.mmio(&get_hwconfig(HWCONFIG_GGTT, n - 4)),
-        mmio::failure(abi::XEHPG_GUC_ERROR_INVALID_PARAMS)
+        mmio::failure(abi::error::INVALID_PARAMS)
     );
     // Into LMEM.
     h.bus.map_lmem(HWCONFIG_GGTT, 0x40_0000, &[0; 4096]);
@@ -1493,7 +1486,7 @@ fn get_hwconfig_size_copy_and_errors() {
     // To an unmapped address: a fault, FAILURE.
     assert_eq!(
         h.mmio(&get_hwconfig(0x0900_0000, n)),
-        mmio::failure(abi::XEHPG_GUC_ERROR_INVALID_PARAMS)
+        mmio::failure(abi::error::INVALID_PARAMS)
     );
     assert_eq!(h.kind("guc_dma_fault"), 1);
     let replies: Vec<_> = h
@@ -1520,18 +1513,12 @@ fn get_hwconfig_size_copy_and_errors() {
 fn mmio_unknown_soft_reset_malformed_and_guc_origin() {
     let mut h = H::new();
     h.load_ready();
-    assert_eq!(
-        h.mmio(&[0x1234]),
-        mmio::failure(abi::XEHPG_GUC_ERROR_UNKNOWN_ACTION)
-    );
-    assert_eq!(
-        h.mmio(&[abi::XEHPG_GUC_ACTION_CLIENT_SOFT_RESET]),
-        mmio::success(0)
-    );
+    assert_eq!(h.mmio(&[0x1234]), mmio::failure(abi::error::UNKNOWN_ACTION));
+    assert_eq!(h.mmio(&[abi::action::CLIENT_SOFT_RESET]), mmio::success(0));
     // A FAST_REQUEST is no MMIO request.
     assert_eq!(
-        h.mmio(&[2 << 28 | abi::XEHPG_GUC_ACTION_GET_HWCONFIG]),
-        mmio::failure(abi::XEHPG_GUC_ERROR_INVALID_PARAMS)
+        h.mmio(&[2 << 28 | abi::action::GET_HWCONFIG]),
+        mmio::failure(abi::error::INVALID_PARAMS)
     );
     assert_eq!(h.kind("guc_h2g_malformed"), 1);
     // The doorbell over a GuC-origin message (a CT notification) is ignored.
@@ -1554,7 +1541,7 @@ fn fault_mmio_busy() {
     let mut h = H::with_guc(|g| g.faults.mmio_busy = true);
     h.load_ready();
     let busy = h.mmio(&get_hwconfig(0, 0));
-    assert_eq!((busy >> 28) & 7, abi::XEHPG_HXG_TYPE_NO_RESPONSE_BUSY);
+    assert_eq!((busy >> 28) & 7, abi::hxg::TYPE_NO_RESPONSE_BUSY);
     assert_eq!(busy >> 31, 1);
     // A doorbell meanwhile is ignored.
     h.w(HOST_INT, 0);
@@ -1572,14 +1559,14 @@ fn fault_mmio_retry() {
     let mut h = H::with_guc(|g| g.faults.mmio_retry = true);
     h.load_ready();
     let retry = h.mmio(&get_hwconfig(0, 0));
-    assert_eq!((retry >> 28) & 7, abi::XEHPG_HXG_TYPE_NO_RESPONSE_RETRY);
+    assert_eq!((retry >> 28) & 7, abi::hxg::TYPE_NO_RESPONSE_RETRY);
     let n = hwconfig::bytes(h.rf.guc().hwconfig()).len() as u32;
     assert_eq!(h.mmio(&get_hwconfig(0, 0)), mmio::success(n), "the resend");
     assert_eq!(h.mmio(&get_hwconfig(0, 0)), mmio::success(n));
     // Armed again by the next boot.
     h.load_ready();
     let again = h.mmio(&get_hwconfig(0, 0));
-    assert_eq!((again >> 28) & 7, abi::XEHPG_HXG_TYPE_NO_RESPONSE_RETRY);
+    assert_eq!((again >> 28) & 7, abi::hxg::TYPE_NO_RESPONSE_RETRY);
 }
 
 #[test]
@@ -1690,7 +1677,7 @@ fn real_dg2_blob_parses_and_loads() {
     p.guc.fw = Some(Arc::new(fw));
     let mut h = H::with(p, blob.clone());
     h.bus.map_sys(
-        ADS_GGTT + u64::from(abi::XEHPG_GUC_ADS_PRIVATE_OFFSET),
+        ADS_GGTT + abi::DRIVER_ADS_REGION,
         0x3100_0000,
         &vec![0; c.private_data_size as usize],
     );
