@@ -7,6 +7,7 @@ mod kunit;
 pub(crate) mod regs;
 mod style;
 mod tools;
+mod upstream_abi;
 pub(crate) mod vm;
 
 use crate::cli::Selection;
@@ -47,6 +48,12 @@ pub const SUITES: &[Suite] = &[
         name: "abi",
         title: "checked-in bindgen output is current",
         run: abi::run,
+        list: None,
+    },
+    Suite {
+        name: "uabi",
+        title: "driver and mock ABI against the kernel tree's upstream headers",
+        run: upstream_abi::run,
         list: None,
     },
     Suite {
@@ -188,7 +195,7 @@ mod tests {
         let names = |s: Vec<&Suite>| s.iter().map(|x| x.name).collect::<Vec<_>>();
         assert_eq!(
             names(selected(&[]).unwrap()),
-            ["tools", "style", "abi", "regs", "fwtable", "kunit", "vm"]
+            ["tools", "style", "abi", "uabi", "regs", "fwtable", "kunit", "vm"]
         );
         let picked = selected(&[sel("vm", Some("probe")), sel("regs", None)]).unwrap();
         assert_eq!(names(picked), ["regs", "vm"]);
