@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xehpg firmware/GuC ABI shared by the driver (rust/) and the mock device
- * (tools/mock). bindgen turns this header into rust/abi/bindings.rs
- * (`make bindings`); that file is checked in and `make check` fails when it
- * is stale. Only fixed-width integer types and packed layouts here: the same
- * bytes are read by a kernel crate and a userspace process.
+ * xehpg firmware/GuC ABI of the driver (rust/). bindgen turns this header
+ * into rust/abi/bindings.rs (`make bindings`); that file is checked in and
+ * `make check` fails when it is stale. The mock device keeps its own reading
+ * of upstream (tools/mock/src/abi.rs) so that a misreading here is not
+ * shared; the `uabi` suite checks both against the kernel tree's headers.
+ * Only fixed-width integer types and packed layouts here: these are the
+ * bytes the GuC reads.
  *
  * Every definition names its source. The PRM seeds in ../shared/seeds give
  * the GuC load constraints but not the CSS layout (research note
@@ -154,7 +156,13 @@ struct xehpg_css_header {
 #define XEHPG_GUC_LOG_BUF_ADDR_MASK 0xfffff000
 /* DEBUG: log disabled 6. */
 #define XEHPG_GUC_DEBUG_LOG_DISABLED 0x40
-/* ADS: GGTT address >> 12 in bits 21:1. */
+/*
+ * ADS: GGTT address >> 12 in bits 21:1, as xe's GUC_ADS_ADDR
+ * (REG_GENMASK(21, 1), xe_guc_fwif.h); the seeds do not describe GUC_CTL.
+ * i915's intel_guc_fwif.h has (0xFFFFF << 1), bits 20:1: the readings differ
+ * only in bit 21, which no GuC GGTT address (below GUC_GGTT_TOP, 0xFEE00000)
+ * sets. Checked against xe by the `uabi` suite (tools/check/uabi.toml).
+ */
 #define XEHPG_GUC_ADS_ADDR_SHIFT 1
 #define XEHPG_GUC_ADS_ADDR_MASK 0x1fffff
 

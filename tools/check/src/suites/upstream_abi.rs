@@ -119,10 +119,7 @@ fn mock_values() -> BTreeMap<String, u64> {
         policies::IS_VALID,
         gt_system_info::SIZE,
     ];
-    table
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect()
+    table.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 fn mock_registers() -> Vec<MockRegister> {

@@ -65,7 +65,12 @@ pub const STDINT_SHIM: &str = "#include <linux/types.h>\n";
 /// `drivers/gpu/drm/xe`: no libc headers, the kernel's include directories,
 /// `kconfig.h` and `compiler_types.h` forced in, `__KERNEL__` defined.
 /// `shim_dir` holds [`STDINT_SHIM`] as `stdint.h`.
-pub fn compiler_args(kdir: &Path, resource_include: &str, shim_dir: &Path, tu: &Path) -> Vec<String> {
+pub fn compiler_args(
+    kdir: &Path,
+    resource_include: &str,
+    shim_dir: &Path,
+    tu: &Path,
+) -> Vec<String> {
     let k = |p: &str| kdir.join(p).display().to_string();
     let mut args: Vec<String> = [
         "-fsyntax-only",
@@ -161,12 +166,18 @@ pub fn verdicts(diags: &[Diagnostic], tu: &str, owner: &BTreeMap<usize, usize>) 
     // Notes follow their error; `last` is where the last error went.
     let mut last: Option<Option<usize>> = None;
     for d in diags {
-        let own = (d.file == tu).then(|| owner.get(&d.line).copied()).flatten();
+        let own = (d.file == tu)
+            .then(|| owner.get(&d.line).copied())
+            .flatten();
         match d.level.as_str() {
             "error" | "fatal error" => {
                 let text = format!("{}:{}: {}", short(&d.file), d.line, d.message);
                 match own {
-                    Some(i) => v.failed.entry(i).or_default().push(assertion_reason(&d.message)),
+                    Some(i) => v
+                        .failed
+                        .entry(i)
+                        .or_default()
+                        .push(assertion_reason(&d.message)),
                     None => v.global.push(text),
                 }
                 last = Some(own);
@@ -174,11 +185,15 @@ pub fn verdicts(diags: &[Diagnostic], tu: &str, owner: &BTreeMap<usize, usize>) 
             "note" => {
                 let values = evaluated(&d.message);
                 match (last, values) {
-                    (Some(Some(i)), Some((ours, theirs))) => v
-                        .failed
-                        .entry(i)
-                        .or_default()
-                        .push(format!("ours {ours}, upstream {theirs}")),
+                    (Some(Some(i)), Some((ours, theirs))) => {
+                        // The values belong on the reason line of the error.
+                        let lines = v.failed.entry(i).or_default();
+                        let values = format!("ours {ours}, upstream {theirs}");
+                        match lines.last_mut() {
+                            Some(l) => *l = format!("{l}: {values}"),
+                            None => lines.push(values),
+                        }
+                    }
                     (Some(Some(i)), None) => {
                         v.failed.entry(i).or_default().push(d.message.clone());
                     }
@@ -196,7 +211,9 @@ pub fn verdicts(diags: &[Diagnostic], tu: &str, owner: &BTreeMap<usize, usize>) 
 fn assertion_reason(message: &str) -> String {
     match message.rsplit_once("': ") {
         Some((_, tag)) if message.starts_with("static assertion failed") => {
-            format!("{tag} differs from upstream")
+            // The tag is `case name: what`; the case name is printed anyway.
+            let what = tag.rsplit_once(": ").map_or(tag, |(_, w)| w);
+            format!("{what} differs from upstream")
         }
         _ => message.to_string(),
     }
@@ -245,7 +262,11 @@ mod tests {
 
     #[test]
     fn each_assertion_has_its_own_line_and_owner() {
-        let checks = [check("a", 2, false), check("b", 1, true), check("c", 1, false)];
+        let checks = [
+            check("a", 2, false),
+            check("b", 1, true),
+            check("c", 1, false),
+        ];
         let u = unit(&checks, &[PathBuf::from("/k/x.h")], Path::new("/r/ours.h"));
         let lines: Vec<&str> = u.text.lines().collect();
         assert_eq!(lines[4], "#include \"/k/x.h\"");
@@ -286,10 +307,7 @@ In file included from /b/uabi.c:5:
         let v = verdicts(&d, "/b/uabi.c", &owner);
         assert_eq!(
             v.failed[&0],
-            [
-                "ADS_ADDR (driver): value differs from upstream",
-                "ours 0x3ffffe, upstream 0x1ffffe"
-            ]
+            ["value differs from upstream: ours 0x3ffffe, upstream 0x1ffffe"]
         );
         assert!(!v.failed.contains_key(&1));
         assert_eq!(v.failed[&2], ["use of undeclared identifier 'NO_SUCH'"]);
@@ -306,19 +324,39 @@ In file included from /b/uabi.c:5:
 
     #[test]
     fn lines_that_are_not_diagnostics_are_ignored() {
-        assert_eq!(diagnostics("In file included from a.c:3:\n1 error generated.\n"), []);
+        assert_eq!(
+            diagnostics("In file included from a.c:3:\n1 error generated.\n"),
+            []
+        );
         assert_eq!(parse_line("a.c:x:1: error: e"), None);
         let p = parse_line("/p/a b.c:3:1: note: n: with colon").unwrap();
-        assert_eq!((p.file.as_str(), p.line, p.message.as_str()), ("/p/a b.c", 3, "n: with colon"));
+        assert_eq!(
+            (p.file.as_str(), p.line, p.message.as_str()),
+            ("/p/a b.c", 3, "n: with colon")
+        );
     }
 
     #[test]
     fn kernel_flags() {
-        let a = compiler_args(Path::new("/k"), "/res", Path::new("/shim"), Path::new("/t.c"));
-        for want in ["-nostdinc", "-D__KERNEL__", "-I/k/include", "-I/shim", "-I/k/drivers/gpu/drm/xe"] {
+        let a = compiler_args(
+            Path::new("/k"),
+            "/res",
+            Path::new("/shim"),
+            Path::new("/t.c"),
+        );
+        for want in [
+            "-nostdinc",
+            "-D__KERNEL__",
+            "-I/k/include",
+            "-I/shim",
+            "-I/k/drivers/gpu/drm/xe",
+        ] {
             assert!(a.iter().any(|x| x == want), "{want}");
         }
-        let kconfig = a.iter().position(|x| x == "/k/include/linux/kconfig.h").unwrap();
+        let kconfig = a
+            .iter()
+            .position(|x| x == "/k/include/linux/kconfig.h")
+            .unwrap();
         assert_eq!(a[kconfig - 1], "-include");
         assert_eq!(a.last().unwrap(), "/t.c");
     }

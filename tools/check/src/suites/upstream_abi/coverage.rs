@@ -99,7 +99,11 @@ pub fn mock_items(text: &str) -> Vec<String> {
 /// Identifiers of a C expression.
 fn identifiers(expr: &str) -> impl Iterator<Item = &str> {
     expr.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_'))
+        .filter(|w| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        })
 }
 
 /// Items of ours the table mentions: driver identifiers and struct members,

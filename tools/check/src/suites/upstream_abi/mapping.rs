@@ -261,7 +261,9 @@ fn check(name: String, file: &str, asserts: Result<Vec<Assert>>) -> Check {
 fn mock_value(mock: &MockSide, name: &str) -> Result<String> {
     match mock.values.get(name) {
         Some(v) => Ok(format!("{v:#x}ULL")),
-        None => bail!("the mock has no ABI constant {name} (or the suite's table of them lacks it)"),
+        None => {
+            bail!("the mock has no ABI constant {name} (or the suite's table of them lacks it)")
+        }
     }
 }
 
@@ -520,7 +522,11 @@ mod tests {
                      fields = { renamed = \"X\" }\n";
         let checks = Mapping::parse(table).unwrap().checks(&side);
         assert!(checks[0].broken.as_deref().unwrap().contains("no NOPE"));
-        assert!(checks[1].broken.as_deref().unwrap().contains("no field renamed"));
+        assert!(checks[1]
+            .broken
+            .as_deref()
+            .unwrap()
+            .contains("no field renamed"));
     }
 
     #[test]
