@@ -316,7 +316,7 @@ In file included from /b/uabi.c:5:
         assert_eq!(
             v.global,
             [
-                "b/uabi.c:2: 'linux/bits.h' file not found",
+                "/b/uabi.c:2: 'linux/bits.h' file not found",
                 "xe/abi/guc_klvs_abi.h:11: 'abi/x.h' file not found"
             ]
         );
