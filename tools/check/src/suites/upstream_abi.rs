@@ -21,12 +21,13 @@
 mod compile;
 mod coverage;
 mod mapping;
+mod rust_consts;
 
 use super::Context;
 use crate::process::run_logged;
 use crate::report::{Case, Reporter};
 use anyhow::{bail, Context as _, Result};
-use mapping::{Check, Mapping, MockRegister, MockSide};
+use mapping::{Check, Mapping, MockRegister, Sides};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -148,7 +149,9 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     };
     let values = mock_values();
     let registers = mock_registers();
-    let side = MockSide {
+    let rust = driver_consts(&ctx.repo);
+    let side = Sides {
+        rust: &rust,
         values: &values,
         registers: &registers,
     };
@@ -168,6 +171,35 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     for case in compare(ctx, &checks) {
         r.case(case);
     }
+}
+
+/// The integer `const` items of the driver's `rust/` (bindgen output
+/// aside: it is the header, checked as such).
+fn driver_consts(repo: &Path) -> rust_consts::Consts {
+    let mut out = rust_consts::Consts::new();
+    let mut stack = vec![repo.join("rust")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && !path.ends_with("abi/bindings.rs")
+            {
+                let rel = path
+                    .strip_prefix(repo)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    rust_consts::scan(&text, &rel, &mut out);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Why the kernel tree cannot be used, if it cannot.

@@ -9,6 +9,7 @@
 //! coverage cases ([`super::coverage`]) require every item to be in one of
 //! the two.
 
+use super::rust_consts::{self, Consts};
 use anyhow::{bail, Context as _, Result};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -45,6 +46,9 @@ pub struct Constant {
     pub driver: Option<String>,
     /// Name in the mock's ABI table (`module::NAME`), if the mock has it.
     pub mock: Option<String>,
+    /// Name of an integer `const` of the driver's Rust sources, if the
+    /// driver defines the fact there rather than in the header.
+    pub rust: Option<String>,
 }
 
 /// One struct whose layout we describe.
@@ -104,6 +108,8 @@ pub struct Unmapped {
 pub enum Side {
     /// `include/xehpg_abi.h`.
     Driver,
+    /// A `const` of the driver's Rust sources.
+    DriverRust,
     /// The mock's own ABI and register table.
     Mock,
 }
@@ -112,6 +118,7 @@ impl Side {
     fn label(self) -> &'static str {
         match self {
             Side::Driver => "driver",
+            Side::DriverRust => "driver rust",
             Side::Mock => "mock",
         }
     }
@@ -142,9 +149,11 @@ pub struct Check {
     pub broken: Option<String>,
 }
 
-/// What the mock side provides: its ABI constants by `module::NAME`, and
-/// its registers.
-pub struct MockSide<'a> {
+/// What our sides provide besides the header: the mock's ABI constants by
+/// `module::NAME` and its registers, and the driver's Rust constants.
+pub struct Sides<'a> {
+    /// The driver's integer `const` items.
+    pub rust: &'a Consts,
     /// The mock's ABI constants.
     pub values: &'a BTreeMap<String, u64>,
     /// The mock's register table.
@@ -173,8 +182,11 @@ impl Mapping {
         let m: Mapping = toml::from_str(text).context("parsing the mapping table")?;
         let mut names = BTreeSet::new();
         for c in &m.constant {
-            if c.driver.is_none() && c.mock.is_none() {
-                bail!("constant {}: neither `driver` nor `mock` is given", c.name);
+            if c.driver.is_none() && c.mock.is_none() && c.rust.is_none() {
+                bail!(
+                    "constant {}: none of `driver`, `rust`, `mock` is given",
+                    c.name
+                );
             }
             if !names.insert(c.name.clone()) {
                 bail!("constant {} is listed twice", c.name);
@@ -211,7 +223,7 @@ impl Mapping {
 
     /// Every case of the table, in table order: constants, layouts,
     /// registers.
-    pub fn checks(&self, mock: &MockSide) -> Vec<Check> {
+    pub fn checks(&self, mock: &Sides) -> Vec<Check> {
         let mut out = Vec::new();
         for c in &self.constant {
             let mut push = |side: Side, ours: Result<String>| {
@@ -229,6 +241,12 @@ impl Mapping {
             };
             if let Some(d) = &c.driver {
                 push(Side::Driver, Ok(d.clone()));
+            }
+            if let Some(r) = &c.rust {
+                push(
+                    Side::DriverRust,
+                    rust_consts::to_c(mock.rust, r).map_err(|e| anyhow::anyhow!(e)),
+                );
             }
             if let Some(m) = &c.mock {
                 push(Side::Mock, mock_value(mock, m));
@@ -258,7 +276,7 @@ fn check(name: String, file: &str, asserts: Result<Vec<Assert>>) -> Check {
 }
 
 /// The mock constant `name` as a C literal.
-fn mock_value(mock: &MockSide, name: &str) -> Result<String> {
+fn mock_value(mock: &Sides, name: &str) -> Result<String> {
     match mock.values.get(name) {
         Some(v) => Ok(format!("{v:#x}ULL")),
         None => {
@@ -267,7 +285,7 @@ fn mock_value(mock: &MockSide, name: &str) -> Result<String> {
     }
 }
 
-fn layout_checks(l: &Layout, mock: &MockSide, out: &mut Vec<Check>) {
+fn layout_checks(l: &Layout, mock: &Sides, out: &mut Vec<Check>) {
     let up = format!("struct {}", l.upstream);
     let size = |ours: String| Assert {
         what: "size".into(),
@@ -323,7 +341,7 @@ fn layout_checks(l: &Layout, mock: &MockSide, out: &mut Vec<Check>) {
 }
 
 /// One case for a register or a whole array: offsets and field masks.
-fn register_check(r: &Register, mock: &MockSide) -> Check {
+fn register_check(r: &Register, mock: &Sides) -> Check {
     let name = format!("register {} (mock)", r.mock.replace("{n}", "[n]"));
     let count = r.count.unwrap_or(1);
     let mut asserts = Vec::new();
@@ -446,7 +464,9 @@ mod tests {
     fn each_side_of_each_fact_is_its_own_case() {
         let m = Mapping::parse(TABLE).unwrap();
         let (values, registers) = mock_side();
-        let side = MockSide {
+        let rust = Consts::new();
+        let side = Sides {
+            rust: &rust,
             values: &values,
             registers: &registers,
         };
@@ -499,7 +519,7 @@ mod tests {
         assert!(Mapping::parse(neither)
             .unwrap_err()
             .to_string()
-            .contains("neither"));
+            .contains("none of"));
         let twice = format!("{0}driver = \"B\"\n{0}driver = \"C\"\n", neither);
         assert!(format!("{:#}", Mapping::parse(&twice).unwrap_err()).contains("twice"));
         let unknown = "[[constant]]\nname = \"A\"\nupstream = \"A\"\nfile = \"f\"\ndriver = \"B\"\ntypo = 1\n";
@@ -513,7 +533,9 @@ mod tests {
     #[test]
     fn a_missing_register_or_field_breaks_the_case() {
         let (values, registers) = mock_side();
-        let side = MockSide {
+        let rust = Consts::new();
+        let side = Sides {
+            rust: &rust,
             values: &values,
             registers: &registers,
         };
@@ -527,6 +549,33 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("no field renamed"));
+    }
+
+    #[test]
+    fn a_driver_rust_constant_is_its_own_case() {
+        let mut rust = Consts::new();
+        rust_consts::scan(
+            "const GUC_GGTT_TOP: u64 = 0xfee0_0000;\n",
+            "rust/ggtt.rs",
+            &mut rust,
+        );
+        let (values, registers) = mock_side();
+        let side = Sides {
+            rust: &rust,
+            values: &values,
+            registers: &registers,
+        };
+        let table = "[[constant]]\nname = \"T\"\nupstream = \"GUC_GGTT_TOP\"\nfile = \"f\"\n\
+                     rust = \"GUC_GGTT_TOP\"\n\
+                     [[constant]]\nname = \"U\"\nupstream = \"U\"\nfile = \"f\"\nrust = \"GONE\"\n";
+        let checks = Mapping::parse(table).unwrap().checks(&side);
+        assert_eq!(checks[0].name, "T (driver rust)");
+        assert_eq!(checks[0].asserts[0].ours, "((__u64)(0xfee00000ULL))");
+        assert!(checks[1]
+            .broken
+            .as_deref()
+            .unwrap()
+            .contains("no `const GONE`"));
     }
 
     #[test]
