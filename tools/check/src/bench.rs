@@ -12,7 +12,7 @@
 //! saw). A mismatch, a guest error or a VM failure is printed as `error:`
 //! and the command exits non-zero. Logs go to `build/bench/`.
 
-use crate::process::run_logged;
+use xehpg_common::process::run_logged;
 use crate::suites::vm::{mmio, mock_summary};
 use crate::suites::vm_exit_meaning;
 use anyhow::{bail, Context as _, Result};

@@ -12,19 +12,17 @@
 
 mod bench;
 mod cli;
-mod envmk;
 mod floor;
-mod process;
 mod report;
 mod suites;
 
 use anyhow::{Context as _, Result};
-use envmk::EnvMk;
 use report::{Case, Reporter};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 use suites::Context;
+use xehpg_common::envmk::EnvMk;
 
 /// The floor file, relative to the repository.
 const FLOOR_FILE: &str = "tools/check-floor";
@@ -57,7 +55,7 @@ fn run(args: impl Iterator<Item = String>) -> Result<bool> {
     if opts.bench {
         return bench::run(&repo);
     }
-    let env = EnvMk::load_default();
+    let env = EnvMk::load_default()?;
     let kdir = kernel_dir(opts.kdir, &env)?;
     let ctx = Context {
         repo,
@@ -98,7 +96,7 @@ fn kernel_dir(arg: Option<PathBuf>, env: &EnvMk) -> Result<PathBuf> {
         (None, Some(k)) => PathBuf::from(k),
         (None, None) => anyhow::bail!(
             "no --kdir and no KDIR in {} (run tools/bootstrap.sh)",
-            env.path.display()
+            env.origin()
         ),
     };
     kdir.canonicalize()

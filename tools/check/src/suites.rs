@@ -10,8 +10,8 @@ mod tools;
 pub(crate) mod vm;
 
 use crate::cli::Selection;
-use crate::envmk::EnvMk;
-use crate::process::Finished;
+use xehpg_common::envmk::EnvMk;
+use xehpg_common::process::Finished;
 use crate::report::Reporter;
 use anyhow::{bail, Result};
 use std::path::PathBuf;
@@ -136,7 +136,7 @@ impl Context {
             Some(v) => Ok(v.to_string()),
             None => bail!(
                 "no LLVM in {} (run tools/bootstrap.sh) or the environment",
-                self.env.path.display()
+                self.env.origin()
             ),
         }
     }

@@ -16,7 +16,7 @@ use anyhow::Result;
 
 use crate::cli::Cli;
 use crate::cli::GuestFile;
-use crate::envmk::EnvMk;
+use xehpg_common::envmk::EnvMk;
 use crate::qemu;
 
 /// The GuC firmware the driver loads for DG2 (Xe-HPG).

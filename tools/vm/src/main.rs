@@ -13,10 +13,8 @@ mod cli;
 mod config;
 mod console;
 mod cpio;
-mod envmk;
 mod init_script;
 mod initramfs;
-mod process;
 mod qemu;
 mod runner;
 mod signals;
@@ -29,6 +27,7 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use anyhow::Context;
 use anyhow::Result;
+use xehpg_common::envmk::EnvMk;
 
 /// Exit status for a bad command line.
 const USAGE_ERROR: i32 = 2;
@@ -90,11 +89,7 @@ fn plan(cli: cli::Cli) -> Result<config::Plan> {
         Some(repo) => repo.clone(),
         None => find_repo(&is_file)?,
     };
-    let env_path = envmk::default_path(
-        std::env::var("XEHPG_CACHE").ok().as_deref(),
-        std::env::var("HOME").ok().as_deref(),
-    )?;
-    let env = envmk::EnvMk::load(&env_path)?;
+    let env = EnvMk::load_default()?;
     config::resolve(cli, &env, &repo, &is_file)
 }
 

@@ -6,7 +6,7 @@
 //! result byte for byte with `rust/abi/bindings.rs`.
 
 use super::Context;
-use crate::process::run_split;
+use xehpg_common::process::run_split;
 use crate::report::{tail, Case, Reporter};
 use anyhow::{bail, Context as _, Result};
 use std::path::Path;

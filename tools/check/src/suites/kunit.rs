@@ -15,7 +15,7 @@ mod results;
 use super::vm::exit_meaning;
 use super::vm::retry::run_vm;
 use super::Context;
-use crate::process::run_logged;
+use xehpg_common::process::run_logged;
 use crate::report::{tail, Case, Reporter, Status};
 use std::path::Path;
 use std::process::Command;

@@ -16,7 +16,7 @@
 mod layering;
 
 use super::Context;
-use crate::process::run_logged;
+use xehpg_common::process::run_logged;
 use crate::report::{Case, Reporter, TAIL_LINES};
 use anyhow::{bail, Context as _, Result};
 use std::collections::BTreeMap;

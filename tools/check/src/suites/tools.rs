@@ -5,7 +5,7 @@
 
 use super::cargo_test;
 use super::Context;
-use crate::process::run_logged;
+use xehpg_common::process::run_logged;
 use crate::report::{Case, Reporter};
 use std::process::Command;
 use std::time::Duration;

@@ -26,7 +26,7 @@ mod scenario;
 mod tap;
 
 use super::{vm_exit_meaning, Context, VM_EXIT_NO_STATUS, VM_EXIT_TIMEOUT};
-use crate::process::Finished;
+use xehpg_common::process::Finished;
 use crate::report::{tail, Case, Reporter};
 use retry::{run_vm, VM_EXIT_BOOT_HANG};
 use scenario::{discover, Header, Scenario};

@@ -7,7 +7,7 @@
 //! else is retried: a failing test, a command timeout (124), a guest that
 //! reported no status (125) are results.
 
-use crate::process::{run_logged, Finished};
+use xehpg_common::process::{run_logged, Finished};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::process::Command;
