@@ -12,13 +12,13 @@
 //! saw). A mismatch, a guest error or a VM failure is printed as `error:`
 //! and the command exits non-zero. Logs go to `build/bench/`.
 
-use xehpg_common::process::run_logged;
 use crate::suites::vm::{mmio, mock_summary};
 use crate::suites::vm_exit_meaning;
 use anyhow::{bail, Context as _, Result};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
+use xehpg_common::process::run_logged;
 
 /// Limit for the whole VM run.
 const LIMIT: Duration = Duration::from_secs(15 * 60);

@@ -10,12 +10,12 @@ mod tools;
 pub(crate) mod vm;
 
 use crate::cli::Selection;
-use xehpg_common::envmk::EnvMk;
-use xehpg_common::process::Finished;
 use crate::report::Reporter;
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 use std::process::Command;
+use xehpg_common::envmk::EnvMk;
+use xehpg_common::process::Finished;
 
 /// One suite: a name for `--only`, a title for its header, and its body.
 pub struct Suite {

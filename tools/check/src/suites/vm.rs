@@ -26,7 +26,6 @@ mod scenario;
 mod tap;
 
 use super::{vm_exit_meaning, Context, VM_EXIT_NO_STATUS, VM_EXIT_TIMEOUT};
-use xehpg_common::process::Finished;
 use crate::report::{tail, Case, Reporter};
 use retry::{run_vm, VM_EXIT_BOOT_HANG};
 use scenario::{discover, Header, Scenario};
@@ -34,6 +33,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 use tap::{Directive, Tap, TapTest};
+use xehpg_common::process::Finished;
 
 /// The production module `make check` builds, relative to the repository.
 const MODULE: &str = "build/module/xehpg.ko";
