@@ -17,6 +17,7 @@ mod report;
 mod suites;
 
 use anyhow::{Context as _, Result};
+use clap::Parser;
 use report::{Case, Reporter};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,7 +29,15 @@ use xehpg_common::envmk::EnvMk;
 const FLOOR_FILE: &str = "tools/check-floor";
 
 fn main() -> ExitCode {
-    match run(std::env::args().skip(1)) {
+    let opts = match cli::Options::try_parse() {
+        Ok(opts) => opts,
+        Err(e) => {
+            // --help (exit 0) and bad usage (exit 2) both end here.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    match run(opts) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
@@ -39,12 +48,7 @@ fn main() -> ExitCode {
 }
 
 /// Runs what the arguments ask for; `Ok(false)` if a test failed.
-fn run(args: impl Iterator<Item = String>) -> Result<bool> {
-    let opts = cli::parse(args).map_err(|e| anyhow::anyhow!("{e:#}\n\n{}", cli::USAGE))?;
-    if opts.help {
-        print!("{}", cli::USAGE);
-        return Ok(true);
-    }
+fn run(opts: cli::Options) -> Result<bool> {
     let repo = match opts.repo {
         Some(r) => r,
         None => std::env::current_dir()?,

@@ -175,7 +175,9 @@ GUC_FW_DIR := /home/dev/.cache/xehpg/firmware/usr/lib/firmware
     /// settings; the rest would be read differently by one of the two.
     #[test]
     fn only_the_makefiles_form_is_a_setting() {
-        for line in ["A=1", "A = 1", "A ?= 1", "A:=1", " A := 1", "a b := 1", " := 1"] {
+        for line in [
+            "A=1", "A = 1", "A ?= 1", "A:=1", " A := 1", "a b := 1", " := 1",
+        ] {
             let err = EnvMk::parse(&format!("K := v\n{line}\n")).unwrap_err();
             assert!(format!("{err:#}").contains("line 2"), "{line}: {err:#}");
         }

@@ -174,7 +174,6 @@ impl Drop for Proc {
     }
 }
 
-
 /// How a logged command ended.
 #[derive(Debug)]
 pub struct Finished {
@@ -402,7 +401,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut cmd = Command::new("sleep");
         cmd.arg("30");
-        let f = run_logged(&mut cmd, &dir.path().join("s.log"), Duration::from_millis(300)).unwrap();
+        let f = run_logged(
+            &mut cmd,
+            &dir.path().join("s.log"),
+            Duration::from_millis(300),
+        )
+        .unwrap();
         assert!(f.timed_out && !f.success());
         assert_eq!(f.describe(), "timed out after 0 s");
     }

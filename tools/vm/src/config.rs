@@ -16,8 +16,8 @@ use anyhow::Result;
 
 use crate::cli::Cli;
 use crate::cli::GuestFile;
-use xehpg_common::envmk::EnvMk;
 use crate::qemu;
+use xehpg_common::envmk::EnvMk;
 
 /// The GuC firmware the driver loads for DG2 (Xe-HPG).
 pub const DEFAULT_FIRMWARE: &str = "i915/dg2_guc_70.bin";
@@ -410,10 +410,9 @@ GUC_FW_DIR := /c/fw
     }
 
     fn resolve_in(args: &[&str], files: &BTreeSet<PathBuf>) -> Result<Plan> {
-        let cli = match cli::parse(args.iter().map(|s| s.to_string()))? {
-            cli::Parsed::Run(cli) => *cli,
-            cli::Parsed::Help => panic!("help"),
-        };
+        let cli = <Cli as clap::Parser>::try_parse_from(
+            std::iter::once("xehpg-vm").chain(args.iter().copied()),
+        )?;
         let env = EnvMk::parse(ENV)?;
         resolve(cli, &env, Path::new("/r"), &|p| files.contains(p))
     }

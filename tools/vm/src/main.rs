@@ -27,10 +27,8 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use anyhow::Context;
 use anyhow::Result;
+use clap::Parser;
 use xehpg_common::envmk::EnvMk;
-
-/// Exit status for a bad command line.
-const USAGE_ERROR: i32 = 2;
 
 fn main() {
     // `process::exit` skips destructors, so everything that cleans up lives
@@ -47,15 +45,13 @@ fn real_main() -> i32 {
             return runner::NO_STATUS;
         }
     };
-    let cli = match parse_args() {
-        Ok(cli::Parsed::Run(cli)) => *cli,
-        Ok(cli::Parsed::Help) => {
-            print!("{}", cli::USAGE);
-            return 0;
-        }
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
         Err(err) => {
-            eprintln!("xehpg-vm: {err:#}\nTry --help.");
-            return USAGE_ERROR;
+            // --help and bad usage both end here; clap knows which is which
+            // (exit 0 or 2) and where the text goes.
+            let _ = err.print();
+            return err.exit_code();
         }
     };
     let plan = match plan(cli) {
@@ -69,17 +65,6 @@ fn real_main() -> i32 {
         eprintln!("xehpg-vm: note: {note}");
     }
     runner::run(&plan, &signals)
-}
-
-fn parse_args() -> Result<cli::Parsed> {
-    let args = std::env::args_os()
-        .skip(1)
-        .map(|arg| {
-            arg.into_string()
-                .map_err(|arg| anyhow!("argument {arg:?} is not valid UTF-8"))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    cli::parse(args)
 }
 
 /// Finds the repository and `env.mk`, and resolves the options.

@@ -41,13 +41,13 @@ use crate::console::Source;
 use crate::console::Streams;
 use crate::init_script;
 use crate::initramfs;
-use xehpg_common::process;
-use xehpg_common::process::Proc;
 use crate::qemu;
 use crate::signals::Signals;
 use crate::summary;
 use crate::tempdir;
 use crate::tempdir::TempDir;
+use xehpg_common::process;
+use xehpg_common::process::Proc;
 
 /// Temp dir name prefix, also what [`tempdir::sweep_stale`] looks for.
 const TEMP_PREFIX: &str = "xehpg-vm";
