@@ -387,7 +387,6 @@ pub fn find_repo(exe: &Path, exists: &dyn Fn(&Path) -> bool) -> Option<PathBuf> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli;
     use std::collections::BTreeSet;
 
     const ENV: &str = "\
