@@ -256,7 +256,6 @@ mod tests {
     use super::*;
     use crate::cpio::read::entries;
     use crate::cpio::read::Entry;
-    use crate::tempdir::TempDir;
 
     fn find<'a>(entries: &'a [Entry], name: &str) -> &'a Entry {
         entries
@@ -267,7 +266,7 @@ mod tests {
 
     #[test]
     fn layout_puts_everything_in_place() {
-        let tmp = TempDir::new("xehpg-vm-test").unwrap();
+        let tmp = tempfile::tempdir().unwrap();
         let host = |name: &str, data: &[u8], mode: u32| {
             let path = tmp.path().join(name);
             fs::write(&path, data).unwrap();

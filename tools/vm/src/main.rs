@@ -7,7 +7,7 @@
 //! `env.mk` ([`envmk`]) into a plan, and [`runner`] executes it: the
 //! [`initramfs`] (a [`cpio`] archive with an [`init_script`]), the mock and
 //! QEMU ([`qemu`], [`process`]), the [`console`] stream and the mock's
-//! [`summary`], inside a [`tempdir`], watching [`signals`].
+//! [`summary`], inside a temporary directory, watching [`signals`].
 
 mod cli;
 mod config;
@@ -19,7 +19,6 @@ mod qemu;
 mod runner;
 mod signals;
 mod summary;
-mod tempdir;
 
 use std::path::Path;
 use std::path::PathBuf;
