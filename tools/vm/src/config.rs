@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::bail;
+use anyhow::Context;
 use anyhow::Result;
 
 use crate::cli::Cli;
@@ -61,6 +62,8 @@ pub struct Outputs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     pub kernel: PathBuf,
+    /// The kernel tree's `usr/gen_init_cpio`, which writes the initramfs.
+    pub gen_init_cpio: PathBuf,
     /// The QEMU command split into words.
     pub qemu: Vec<String>,
     pub qemu_args: Vec<String>,
@@ -96,6 +99,7 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
     let mut notes = Vec::new();
     let kernel = resolve_kernel(&cli, env, exists)?;
     let qemu = resolve_qemu(&cli, env, exists)?;
+    let gen_init_cpio = resolve_gen_init_cpio(env, exists)?;
     let (modules, load) = resolve_modules(&cli, repo, exists, &mut notes)?;
     if !cli.params.is_empty() && modules.is_empty() {
         bail!("--param given but there is no module to pass it to");
@@ -143,6 +147,7 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
     }
     Ok(Plan {
         kernel,
+        gen_init_cpio,
         qemu,
         qemu_args: cli.qemu_args,
         busybox,
@@ -168,6 +173,25 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
         command,
         notes,
     })
+}
+
+/// `$KDIR/usr/gen_init_cpio`, built with the kernel (CONFIG_BLK_DEV_INITRD).
+fn resolve_gen_init_cpio(env: &EnvMk, exists: &dyn Fn(&Path) -> bool) -> Result<PathBuf> {
+    let kdir = env.get("KDIR").with_context(|| {
+        format!(
+            "KDIR is not set in {}: the initramfs is written by the kernel tree's \
+                 usr/gen_init_cpio; run tools/bootstrap.sh",
+            env.origin()
+        )
+    })?;
+    let tool = Path::new(kdir).join("usr/gen_init_cpio");
+    require_file(
+        &tool,
+        "initramfs writer",
+        &format!("build it with `make -C {kdir} usr/gen_init_cpio`"),
+        exists,
+    )?;
+    Ok(tool)
 }
 
 fn resolve_kernel(cli: &Cli, env: &EnvMk, exists: &dyn Fn(&Path) -> bool) -> Result<PathBuf> {
@@ -399,6 +423,7 @@ GUC_FW_DIR := /c/fw
     fn world(extra: &[&str]) -> BTreeSet<PathBuf> {
         let base = [
             "/c/linux/arch/x86/boot/bzImage",
+            "/c/linux/usr/gen_init_cpio",
             "/q/ld.so",
             "/bin/busybox",
             "/r/build/module/xehpg.ko",

@@ -5,14 +5,14 @@
 //!
 //! Flow: [`cli`] parses the arguments, [`config`] resolves them against
 //! `env.mk` ([`envmk`]) into a plan, and [`runner`] executes it: the
-//! [`initramfs`] (a [`cpio`] archive with an [`init_script`]), the mock and
+//! [`initramfs`] (written by the kernel's `usr/gen_init_cpio`, with an
+//! [`init_script`]), the mock and
 //! QEMU ([`qemu`], [`process`]), the [`console`] stream and the mock's
 //! [`summary`], inside a temporary directory, watching [`signals`].
 
 mod cli;
 mod config;
 mod console;
-mod cpio;
 mod init_script;
 mod initramfs;
 mod qemu;

@@ -348,10 +348,9 @@ fn write_initramfs(plan: &Plan, path: &Path) -> Result<()> {
         guest_files: &plan.guest_files,
         init: &init,
     })?;
-    let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    tree.write(std::io::BufWriter::new(file))
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    let scratch = path.parent().unwrap_or(Path::new("."));
+    tree.write(&plan.gen_init_cpio, scratch, path)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Starts the mock and waits until its socket exists.
