@@ -319,13 +319,9 @@ fn reconcile(output: &Output, summary: &Path) -> bool {
             return false;
         }
     };
-    let show = |o: Option<u64>| o.map_or("?".to_string(), |v| v.to_string());
     println!(
         "\nMMIO reconciliation: driver mmio_stats reads={} writes={}; mock saw reads={} writes={}",
-        driver.reads,
-        driver.writes,
-        show(mock.mmio_reads),
-        show(mock.mmio_writes)
+        driver.reads, driver.writes, mock.mmio_reads, mock.mmio_writes
     );
     match mmio::reconcile(driver, &mock) {
         Ok(()) => {

@@ -636,9 +636,9 @@ fn print_summary(path: &Path, kept: bool) {
     } else {
         String::new()
     };
-    match serde_json::from_str(&text) {
+    match serde_json::from_str::<summary::Summary>(&text) {
         Ok(value) => eprintln!("xehpg-vm: {}{place}", summary::describe(&value)),
-        Err(err) => eprintln!("xehpg-vm: mock summary{place} is not JSON: {err}"),
+        Err(err) => eprintln!("xehpg-vm: mock summary{place} unreadable: {err}"),
     }
 }
 
