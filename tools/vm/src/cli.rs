@@ -23,20 +23,20 @@ pub struct GuestFile {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Parser)]
 #[command(
     name = "xehpg-vm",
-    about = "Boots the test kernel in QEMU with the xehpg mock device, loads the driver and \
-runs COMMAND in the guest with `sh -c` (words are joined with spaces), and exits with \
-COMMAND's status.",
-    long_about = "Boots the test kernel in QEMU with the xehpg mock device, loads the driver and \
-runs COMMAND in the guest with `sh -c` (words are joined with spaces), and exits with \
-COMMAND's status. COMMAND's output (stdout and stderr, and insmod's errors) has a serial port \
-of its own, apart from the kernel console; it goes to stdout, and without -q so does the \
-console, a line at a time as each arrives. Without COMMAND: an interactive shell on the \
-console (Ctrl-A X kills QEMU).\n\nDefaults come from $XEHPG_CACHE/env.mk (default \
-$HOME/.cache/xehpg), written by tools/bootstrap.sh.",
-    after_help = "Exit status: COMMAND's, 124 on timeout, 125 when the guest never reported one \
-(panic, QEMU failure, setup error), 126 when the boot hung (COMMAND never started within \
---boot-timeout), 128+N on signal N, 2 on bad usage.",
-    max_term_width = 100
+    about = "Boots the test kernel in QEMU with the xehpg mock device, loads the driver and\n\
+runs COMMAND in the guest.",
+    long_about = "Boots the test kernel in QEMU with the xehpg mock device, loads the driver and\n\
+runs COMMAND in the guest with `sh -c` (words are joined with spaces), and\n\
+exits with COMMAND's status. COMMAND's output (stdout and stderr, and insmod's\n\
+errors) has a serial port of its own, apart from the kernel console; it goes\n\
+to stdout, and without -q so does the console, a line at a time as each\n\
+arrives. Without COMMAND: an interactive shell on the console (Ctrl-A X kills\n\
+QEMU).\n\n\
+Defaults come from $XEHPG_CACHE/env.mk (default $HOME/.cache/xehpg), written\n\
+by tools/bootstrap.sh.",
+    after_help = "Exit status: COMMAND's, 124 on timeout, 125 when the guest never reported\n\
+one (panic, QEMU failure, setup error), 126 when the boot hung (COMMAND never\n\
+started within --boot-timeout), 128+N on signal N, 2 on bad usage."
 )]
 pub struct Cli {
     /// Repository root (default: found from the binary's path)
