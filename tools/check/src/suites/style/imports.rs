@@ -102,14 +102,20 @@ pub fn graph(sources: &BTreeMap<String, String>, prefix: &str) -> Result<Graph> 
         })
         .collect();
     let mut g = Graph::default();
-    for (rel, src) in sources {
-        let module = module_path(rel);
-        let block = module.first().cloned().unwrap_or_else(|| root_name.clone());
-        if !module.is_empty() && !blocks.contains(&block) {
-            // A file no `mod` of the root reaches is not part of the crate.
+    // Only files the crate reaches count: from the root through non-test
+    // `mod x;` declarations and `include!`s, as the compiler reads them.
+    let mut queue = vec![(ROOT_FILE.to_owned(), Vec::<String>::new())];
+    let mut seen = BTreeSet::new();
+    while let Some((rel, module)) = queue.pop() {
+        if !seen.insert(rel.clone()) {
             continue;
         }
+        let src = sources.get(&rel).with_context(|| {
+            format!("{prefix}{rel}: declared by a `mod` or `include!`, but missing")
+        })?;
         let ast = syn::parse_file(src).with_context(|| format!("{prefix}{rel}"))?;
+        queue.extend(children(&rel, &module, &ast.items, sources));
+        let block = module.first().cloned().unwrap_or_else(|| root_name.clone());
         let mut v = Visitor {
             blocks: &blocks,
             root: &root_name,
@@ -132,21 +138,50 @@ pub fn graph(sources: &BTreeMap<String, String>, prefix: &str) -> Result<Graph> 
     Ok(g)
 }
 
-/// The module path of a file under `rust/`: `gt/forcewake.rs` is
-/// `[gt, forcewake]`, `gt/mod.rs` and `gt.rs` are `[gt]`, the root is `[]`.
-fn module_path(rel: &str) -> Vec<String> {
-    if rel == ROOT_FILE {
-        return Vec::new();
+/// The files `items` (of file `rel`, module `module`) pull in, with their
+/// module paths: `mod x;` is `x.rs` or `x/mod.rs` in the file's directory
+/// for children (`gt.rs` and `gt/mod.rs` keep them in `gt/`), and
+/// `include!("f")` is `f` beside the file, in the same module.
+fn children(
+    rel: &str,
+    module: &[String],
+    items: &[syn::Item],
+    sources: &BTreeMap<String, String>,
+) -> Vec<(String, Vec<String>)> {
+    let here = rel.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let join = |dir: &str, name: &str| match dir {
+        "" => name.to_owned(),
+        dir => format!("{dir}/{name}"),
+    };
+    let child_dir = if rel == ROOT_FILE || rel.ends_with("/mod.rs") {
+        here.to_owned()
+    } else {
+        rel.trim_end_matches(".rs").to_owned()
+    };
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            syn::Item::Mod(m) if m.content.is_none() && !is_test_only(&m.attrs) => {
+                let name = m.ident.to_string();
+                let nested = join(&child_dir, &format!("{name}/mod.rs"));
+                let file = if sources.contains_key(&nested) {
+                    nested
+                } else {
+                    join(&child_dir, &format!("{name}.rs"))
+                };
+                let mut path = module.to_vec();
+                path.push(name);
+                out.push((file, path));
+            }
+            syn::Item::Macro(m) if m.mac.path.is_ident("include") => {
+                if let Ok(lit) = m.mac.parse_body::<syn::LitStr>() {
+                    out.push((join(here, &lit.value()), module.to_vec()));
+                }
+            }
+            _ => {}
+        }
     }
-    let mut parts: Vec<String> = rel
-        .trim_end_matches(".rs")
-        .split('/')
-        .map(str::to_owned)
-        .collect();
-    if parts.last().is_some_and(|p| p == "mod") {
-        parts.pop();
-    }
-    parts
+    out
 }
 
 /// `#[cfg(test)]` or `#[kunit_tests(..)]` (any path ending so).
@@ -641,6 +676,32 @@ mod tests {
         // Only the `cfg(CONFIG_X)` function counts: it is not a test.
         assert_eq!(edges(&g), [("a", "b")]);
         assert_eq!(g.edges[&("a".into(), "b".into())][0].line, 11);
+    }
+
+    #[test]
+    fn only_files_the_crate_reaches_count() {
+        let g = krate(&[
+            ("xehpg.rs", "mod a; mod b;\n"),
+            (
+                "a.rs",
+                "include!(\"a/gen.rs\");\n#[cfg(test)]\nmod tests;\n",
+            ),
+            ("a/gen.rs", "use crate::b::B;\n"),
+            ("a/tests.rs", "use crate::xehpg::X;\n"),
+            ("b.rs", ""),
+            ("stale.rs", "use crate::a::A;\n"),
+        ]);
+        assert_eq!(edges(&g), [("a", "b")]);
+        assert_eq!(g.edges[&("a".into(), "b".into())][0].file, "rust/a/gen.rs");
+        let missing = [("xehpg.rs", "mod a;")]
+            .iter()
+            .map(|(p, s)| (p.to_string(), s.to_string()))
+            .collect();
+        let err = graph(&missing, "rust/").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("rust/a.rs: declared"),
+            "{err:#}"
+        );
     }
 
     #[test]
