@@ -22,7 +22,10 @@ TOOLS_BIN := $(REPO)/tools/target/release
 VM := $(REPO)/tools/vm/run
 
 # Variables for the bootstrapped tree, read from the bootstrap's env.mk only by
-# the targets that use it (a plain `make` must not depend on the cache).
+# the targets that use it (a plain `make` must not depend on the cache). Not
+# `include`d: env.mk sets KDIR, LLVM and BINDGEN, which would replace this
+# file's defaults for a plain `make`. The rule (a setting is `KEY := VALUE`,
+# the value the rest of the line) is the one tools/common/src/envmk.rs reads.
 boot_var = $(shell sed -n 's/^$(1) := //p' $(ENV_MK) 2>/dev/null)
 BOOT_MAKE = $(MAKE) -C $(call boot_var,KDIR) LLVM=$(call boot_var,LLVM) M=$(REPO)
 

@@ -12,13 +12,13 @@
 //! saw). A mismatch, a guest error or a VM failure is printed as `error:`
 //! and the command exits non-zero. Logs go to `build/bench/`.
 
-use crate::process::run_logged;
 use crate::suites::vm::{mmio, mock_summary};
 use crate::suites::vm_exit_meaning;
 use anyhow::{bail, Context as _, Result};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
+use xehpg_common::process::run_logged;
 
 /// Limit for the whole VM run.
 const LIMIT: Duration = Duration::from_secs(15 * 60);
@@ -319,13 +319,9 @@ fn reconcile(output: &Output, summary: &Path) -> bool {
             return false;
         }
     };
-    let show = |o: Option<u64>| o.map_or("?".to_string(), |v| v.to_string());
     println!(
         "\nMMIO reconciliation: driver mmio_stats reads={} writes={}; mock saw reads={} writes={}",
-        driver.reads,
-        driver.writes,
-        show(mock.mmio_reads),
-        show(mock.mmio_writes)
+        driver.reads, driver.writes, mock.mmio_reads, mock.mmio_writes
     );
     match mmio::reconcile(driver, &mock) {
         Ok(()) => {

@@ -12,25 +12,32 @@
 
 mod bench;
 mod cli;
-mod envmk;
 mod floor;
-mod process;
 mod report;
 mod suites;
 
 use anyhow::{Context as _, Result};
-use envmk::EnvMk;
+use clap::Parser;
 use report::{Case, Reporter};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 use suites::Context;
+use xehpg_common::envmk::EnvMk;
 
 /// The floor file, relative to the repository.
 const FLOOR_FILE: &str = "tools/check-floor";
 
 fn main() -> ExitCode {
-    match run(std::env::args().skip(1)) {
+    let opts = match cli::Options::try_parse() {
+        Ok(opts) => opts,
+        Err(e) => {
+            // --help (exit 0) and bad usage (exit 2) both end here.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    match run(opts) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
@@ -41,12 +48,7 @@ fn main() -> ExitCode {
 }
 
 /// Runs what the arguments ask for; `Ok(false)` if a test failed.
-fn run(args: impl Iterator<Item = String>) -> Result<bool> {
-    let opts = cli::parse(args).map_err(|e| anyhow::anyhow!("{e:#}\n\n{}", cli::USAGE))?;
-    if opts.help {
-        print!("{}", cli::USAGE);
-        return Ok(true);
-    }
+fn run(opts: cli::Options) -> Result<bool> {
     let repo = match opts.repo {
         Some(r) => r,
         None => std::env::current_dir()?,
@@ -57,7 +59,7 @@ fn run(args: impl Iterator<Item = String>) -> Result<bool> {
     if opts.bench {
         return bench::run(&repo);
     }
-    let env = EnvMk::load_default();
+    let env = EnvMk::load_default()?;
     let kdir = kernel_dir(opts.kdir, &env)?;
     let ctx = Context {
         repo,
@@ -98,7 +100,7 @@ fn kernel_dir(arg: Option<PathBuf>, env: &EnvMk) -> Result<PathBuf> {
         (None, Some(k)) => PathBuf::from(k),
         (None, None) => anyhow::bail!(
             "no --kdir and no KDIR in {} (run tools/bootstrap.sh)",
-            env.path.display()
+            env.origin()
         ),
     };
     kdir.canonicalize()

@@ -11,12 +11,12 @@ mod upstream_abi;
 pub(crate) mod vm;
 
 use crate::cli::Selection;
-use crate::envmk::EnvMk;
-use crate::process::Finished;
 use crate::report::Reporter;
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 use std::process::Command;
+use xehpg_common::envmk::EnvMk;
+use xehpg_common::process::Finished;
 
 /// One suite: a name for `--only`, a title for its header, and its body.
 pub struct Suite {
@@ -143,7 +143,7 @@ impl Context {
             Some(v) => Ok(v.to_string()),
             None => bail!(
                 "no LLVM in {} (run tools/bootstrap.sh) or the environment",
-                self.env.path.display()
+                self.env.origin()
             ),
         }
     }

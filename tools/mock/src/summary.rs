@@ -13,6 +13,7 @@ use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
+use serde::Deserialize;
 use serde::Serialize;
 
 use crate::trace::Event;
@@ -25,7 +26,7 @@ pub const SLEEPING_DOMAIN: &str = "sleeping_domain";
 pub const TERMINATED_READ: &str = "terminated_read";
 
 /// One unknown register dword and how often it was touched.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnknownEntry {
     /// "read" or "write".
     pub op: Op,
@@ -35,8 +36,9 @@ pub struct UnknownEntry {
     pub count: u64,
 }
 
-/// The summary file's content.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// The summary file's content; the test harness and the VM runner read it
+/// back with this type.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     /// BAR accesses that reached the mock, reads.
     pub mmio_reads: u64,
@@ -103,7 +105,9 @@ pub struct Summary {
     /// A uKernel was started and no GuC reset, Driver-FLR or device reset
     /// followed (as of this summary; the final one tells the state at exit).
     pub guc_running_at_exit: bool,
-    /// Armed fault switches.
+    /// Armed fault switches (written only: readers do not need them, and
+    /// the names are the mock's own static strings).
+    #[serde(skip_deserializing)]
     pub faults: Vec<&'static str>,
     /// Events traced (the next trace `seq`).
     pub events: u64,

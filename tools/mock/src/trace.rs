@@ -19,12 +19,27 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde::Serialize;
 use serde::Serializer;
 
 /// A number written as a lower-case hex string with `0x` prefix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(try_from = "String")]
 pub struct Hex(pub u64);
+
+/// Reads back what [`Hex`]'s `Serialize` writes (the test harness reads the
+/// summary with the mock's own types).
+impl TryFrom<String> for Hex {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, String> {
+        text.strip_prefix("0x")
+            .and_then(|digits| u64::from_str_radix(digits, 16).ok())
+            .map(Hex)
+            .ok_or_else(|| format!("expected a 0x-prefixed hex number, got {text:?}"))
+    }
+}
 
 impl Serialize for Hex {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -33,7 +48,7 @@ impl Serialize for Hex {
 }
 
 /// Direction of an access.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
     /// A read.

@@ -12,12 +12,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::bail;
+use anyhow::Context;
 use anyhow::Result;
 
 use crate::cli::Cli;
 use crate::cli::GuestFile;
-use crate::envmk::EnvMk;
 use crate::qemu;
+use xehpg_common::envmk::EnvMk;
 
 /// The GuC firmware the driver loads for DG2 (Xe-HPG).
 pub const DEFAULT_FIRMWARE: &str = "i915/dg2_guc_70.bin";
@@ -61,6 +62,8 @@ pub struct Outputs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     pub kernel: PathBuf,
+    /// The kernel tree's `usr/gen_init_cpio`, which writes the initramfs.
+    pub gen_init_cpio: PathBuf,
     /// The QEMU command split into words.
     pub qemu: Vec<String>,
     pub qemu_args: Vec<String>,
@@ -96,6 +99,7 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
     let mut notes = Vec::new();
     let kernel = resolve_kernel(&cli, env, exists)?;
     let qemu = resolve_qemu(&cli, env, exists)?;
+    let gen_init_cpio = resolve_gen_init_cpio(env, exists)?;
     let (modules, load) = resolve_modules(&cli, repo, exists, &mut notes)?;
     if !cli.params.is_empty() && modules.is_empty() {
         bail!("--param given but there is no module to pass it to");
@@ -143,6 +147,7 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
     }
     Ok(Plan {
         kernel,
+        gen_init_cpio,
         qemu,
         qemu_args: cli.qemu_args,
         busybox,
@@ -168,6 +173,25 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
         command,
         notes,
     })
+}
+
+/// `$KDIR/usr/gen_init_cpio`, built with the kernel (CONFIG_BLK_DEV_INITRD).
+fn resolve_gen_init_cpio(env: &EnvMk, exists: &dyn Fn(&Path) -> bool) -> Result<PathBuf> {
+    let kdir = env.get("KDIR").with_context(|| {
+        format!(
+            "KDIR is not set in {}: the initramfs is written by the kernel tree's \
+                 usr/gen_init_cpio; run tools/bootstrap.sh",
+            env.origin()
+        )
+    })?;
+    let tool = Path::new(kdir).join("usr/gen_init_cpio");
+    require_file(
+        &tool,
+        "initramfs writer",
+        &format!("build it with `make -C {kdir} usr/gen_init_cpio`"),
+        exists,
+    )?;
+    Ok(tool)
 }
 
 fn resolve_kernel(cli: &Cli, env: &EnvMk, exists: &dyn Fn(&Path) -> bool) -> Result<PathBuf> {
@@ -387,7 +411,6 @@ pub fn find_repo(exe: &Path, exists: &dyn Fn(&Path) -> bool) -> Option<PathBuf> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli;
     use std::collections::BTreeSet;
 
     const ENV: &str = "\
@@ -400,6 +423,7 @@ GUC_FW_DIR := /c/fw
     fn world(extra: &[&str]) -> BTreeSet<PathBuf> {
         let base = [
             "/c/linux/arch/x86/boot/bzImage",
+            "/c/linux/usr/gen_init_cpio",
             "/q/ld.so",
             "/bin/busybox",
             "/r/build/module/xehpg.ko",
@@ -410,10 +434,9 @@ GUC_FW_DIR := /c/fw
     }
 
     fn resolve_in(args: &[&str], files: &BTreeSet<PathBuf>) -> Result<Plan> {
-        let cli = match cli::parse(args.iter().map(|s| s.to_string()))? {
-            cli::Parsed::Run(cli) => *cli,
-            cli::Parsed::Help => panic!("help"),
-        };
+        let cli = <Cli as clap::Parser>::try_parse_from(
+            std::iter::once("xehpg-vm").chain(args.iter().copied()),
+        )?;
         let env = EnvMk::parse(ENV)?;
         resolve(cli, &env, Path::new("/r"), &|p| files.contains(p))
     }

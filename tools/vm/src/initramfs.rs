@@ -1,13 +1,16 @@
 //! The guest's root file system: a static busybox, its applet links, the
-//! modules, firmware, user files and `/init`, written as one newc archive.
+//! modules, firmware, user files and `/init`, written as one newc archive by
+//! the kernel's own `usr/gen_init_cpio` from a list this module writes.
 //!
-//! The tree is collected first and written sorted by path, which puts every
+//! The tree is collected first and listed sorted by path, which puts every
 //! directory before its contents as the kernel's unpacker requires, and makes
-//! the archive independent of the order options were given in.
+//! the archive independent of the order options were given in. Everything is
+//! owned by root with mtime 0 (`-t 0`), so the archive depends only on its
+//! inputs, and `/dev/console` needs no root on the host.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::path::PathBuf;
@@ -19,7 +22,6 @@ use anyhow::Result;
 
 use crate::cli::GuestFile;
 use crate::config::Firmware;
-use crate::cpio;
 
 /// Where busybox lives in the guest; applet links point here.
 const BUSYBOX: &str = "bin/busybox";
@@ -115,31 +117,83 @@ impl Tree {
         Ok(())
     }
 
-    /// Writes the archive to `out`.
+    /// The `gen_init_cpio` list of the tree. Files given as bytes are
+    /// written into `scratch` first, since the list names host files.
     ///
     /// # Errors
     ///
-    /// A host file cannot be read, or writing fails.
-    pub fn write<W: Write>(&self, out: W) -> Result<W> {
-        let mut writer = cpio::Writer::new(out);
-        for (path, node) in &self.nodes {
-            match node {
-                Node::Dir { perm } => writer.dir(path, *perm)?,
+    /// A path that the list's whitespace-separated format cannot hold, or a
+    /// scratch file that cannot be written.
+    pub fn cpio_list(&self, scratch: &Path) -> Result<String> {
+        let mut out = String::new();
+        for (index, (path, node)) in self.nodes.iter().enumerate() {
+            let name = format!("/{path}");
+            list_word(&name)?;
+            // Infallible: writing to a String.
+            let _ = match node {
+                Node::Dir { perm } => writeln!(out, "dir {name} {perm:04o} 0 0"),
                 Node::File { perm, source } => {
-                    let data = match source {
-                        Source::Host(host) => {
-                            fs::read(host).with_context(|| format!("reading {}", host.display()))?
+                    let host = match source {
+                        Source::Host(host) => host.clone(),
+                        Source::Bytes(data) => {
+                            let host = scratch.join(format!("initramfs-{index}"));
+                            fs::write(&host, data)
+                                .with_context(|| format!("writing {}", host.display()))?;
+                            host
                         }
-                        Source::Bytes(data) => data.clone(),
                     };
-                    writer.file(path, *perm, &data)?;
+                    let host = host.to_str().unwrap_or_default().to_owned();
+                    list_word(&host)?;
+                    writeln!(out, "file {name} {host} {perm:04o} 0 0")
                 }
-                Node::Symlink { target } => writer.symlink(path, target)?,
-                Node::CharDev { major, minor } => writer.char_dev(path, 0o600, *major, *minor)?,
-            }
+                Node::Symlink { target } => {
+                    list_word(target)?;
+                    writeln!(out, "slink {name} {target} 0777 0 0")
+                }
+                Node::CharDev { major, minor } => {
+                    writeln!(out, "nod {name} 0600 0 0 c {major} {minor}")
+                }
+            };
         }
-        writer.finish()
+        Ok(out)
     }
+
+    /// Writes the archive to `out` with the kernel's `gen_init_cpio`; its
+    /// list and the files given as bytes go to `scratch`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tree::cpio_list`], or `gen_init_cpio` fails (a host file it
+    /// cannot read, for one).
+    pub fn write(&self, gen_init_cpio: &Path, scratch: &Path, out: &Path) -> Result<()> {
+        let list = scratch.join("initramfs.list");
+        fs::write(&list, self.cpio_list(scratch)?)
+            .with_context(|| format!("writing {}", list.display()))?;
+        let result = Command::new(gen_init_cpio)
+            .args(["-t", "0", "-o"])
+            .arg(out)
+            .arg(&list)
+            .output()
+            .with_context(|| format!("running {}", gen_init_cpio.display()))?;
+        if !result.status.success() {
+            bail!(
+                "{} {}: {}",
+                gen_init_cpio.display(),
+                result.status,
+                String::from_utf8_lossy(&result.stderr).trim()
+            );
+        }
+        Ok(())
+    }
+}
+
+/// A name, host path or link target as one word of the list: the format
+/// splits on whitespace and expands `${VAR}` in host paths.
+fn list_word(word: &str) -> Result<()> {
+    if word.is_empty() || word.contains(char::is_whitespace) || word.contains("${") {
+        bail!("initramfs: {word:?} cannot be named in a gen_init_cpio list (whitespace or ${{)");
+    }
+    Ok(())
 }
 
 /// Strips the leading `/` and rejects empty, `.` and `..` components, so
@@ -254,34 +308,24 @@ pub fn busybox_applets(busybox: &Path) -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpio::read::entries;
-    use crate::cpio::read::Entry;
-    use crate::tempdir::TempDir;
-
-    fn find<'a>(entries: &'a [Entry], name: &str) -> &'a Entry {
-        entries
-            .iter()
-            .find(|e| e.name == name)
-            .unwrap_or_else(|| panic!("{name} missing"))
-    }
 
     #[test]
     fn layout_puts_everything_in_place() {
-        let tmp = TempDir::new("xehpg-vm-test").unwrap();
-        let host = |name: &str, data: &[u8], mode: u32| {
+        let tmp = tempfile::tempdir().unwrap();
+        let host = |name: &str, mode: u32| {
             let path = tmp.path().join(name);
-            fs::write(&path, data).unwrap();
+            fs::write(&path, name).unwrap();
             fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
             path
         };
-        let busybox = host("busybox", b"BB", 0o755);
-        let modules = [host("xehpg.ko", b"KO", 0o600)];
+        let busybox = host("busybox", 0o755);
+        let modules = [host("xehpg.ko", 0o600)];
         let firmware = [Firmware {
-            host: host("guc.bin", b"FW", 0o600),
+            host: host("guc.bin", 0o600),
             rel: "i915/dg2_guc_70.bin".into(),
         }];
         let guest_files = [GuestFile {
-            host: host("t.sh", b"#!/bin/sh\n", 0o750),
+            host: host("t.sh", 0o750),
             guest: "/tests/t.sh".into(),
         }];
         let applets = parse_applets("bin/sh\nsbin/insmod\nusr/bin/env\n");
@@ -293,43 +337,98 @@ mod tests {
             guest_files: &guest_files,
             init: "#!/bin/sh\n",
         };
-        let archive = layout(&contents).unwrap().write(Vec::new()).unwrap();
-        let got = entries(&archive);
-
-        // Parents come before children.
-        for (index, entry) in got.iter().enumerate() {
-            if let Some((parent, _)) = entry.name.rsplit_once('/') {
-                let parent_index = got.iter().position(|e| e.name == parent).unwrap();
-                assert!(parent_index < index, "{} before its parent", entry.name);
-            }
-        }
-        assert_eq!(find(&got, "bin/busybox").data, b"BB");
-        assert_eq!(find(&got, "bin/busybox").mode, cpio::S_IFREG | 0o755);
-        for applet in ["bin/sh", "sbin/insmod", "usr/bin/env"] {
-            assert_eq!(find(&got, applet).data, b"/bin/busybox");
-            assert_eq!(find(&got, applet).mode, cpio::S_IFLNK | 0o777);
-        }
-        assert_eq!(find(&got, "lib/modules/xehpg.ko").data, b"KO");
-        assert_eq!(
-            find(&got, "lib/modules/xehpg.ko").mode,
-            cpio::S_IFREG | 0o644
+        let scratch = tmp.path().join("scratch");
+        fs::create_dir(&scratch).unwrap();
+        let list = layout(&contents).unwrap().cpio_list(&scratch).unwrap();
+        let t = tmp.path().display();
+        let s = scratch.display();
+        // Sorted by path, so parents come before children.
+        let expected = format!(
+            "dir /bin 0755 0 0
+file /bin/busybox {t}/busybox 0755 0 0
+slink /bin/sh /bin/busybox 0777 0 0
+dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+file /init {s}/initramfs-5 0755 0 0
+dir /lib 0755 0 0
+dir /lib/firmware 0755 0 0
+dir /lib/firmware/i915 0755 0 0
+file /lib/firmware/i915/dg2_guc_70.bin {t}/guc.bin 0644 0 0
+dir /lib/modules 0755 0 0
+file /lib/modules/xehpg.ko {t}/xehpg.ko 0644 0 0
+dir /proc 0555 0 0
+dir /sbin 0755 0 0
+slink /sbin/insmod /bin/busybox 0777 0 0
+dir /sys 0555 0 0
+dir /sys/kernel 0755 0 0
+dir /sys/kernel/debug 0700 0 0
+dir /tests 0755 0 0
+file /tests/t.sh {t}/t.sh 0750 0 0
+dir /tmp 1777 0 0
+dir /usr 0755 0 0
+dir /usr/bin 0755 0 0
+slink /usr/bin/env /bin/busybox 0777 0 0
+"
         );
-        assert_eq!(find(&got, "lib/firmware/i915/dg2_guc_70.bin").data, b"FW");
-        assert_eq!(find(&got, "lib/firmware/i915").mode, cpio::S_IFDIR | 0o755);
-        assert_eq!(find(&got, "tests/t.sh").mode, cpio::S_IFREG | 0o750);
-        assert_eq!(find(&got, "init").mode, cpio::S_IFREG | 0o755);
-        assert_eq!(find(&got, "dev/console").rdev, (5, 1));
-        assert_eq!(find(&got, "tmp").mode, cpio::S_IFDIR | 0o1777);
-        assert_eq!(find(&got, "sys/kernel/debug").mode, cpio::S_IFDIR | 0o700);
+        assert_eq!(list, expected);
+        assert_eq!(
+            fs::read(scratch.join("initramfs-5")).unwrap(),
+            b"#!/bin/sh\n"
+        );
+    }
+
+    /// The kernel's tool, where the bootstrap built it, accepts the list.
+    #[test]
+    fn gen_init_cpio_writes_the_archive() {
+        let Ok(env) = xehpg_common::envmk::EnvMk::load_default() else {
+            return;
+        };
+        let Some(tool) = env
+            .get("KDIR")
+            .map(|k| Path::new(k).join("usr/gen_init_cpio"))
+        else {
+            eprintln!("no KDIR in env.mk; skipping");
+            return;
+        };
+        if !tool.exists() {
+            eprintln!("no {}; skipping", tool.display());
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let mut tree = Tree::default();
+        tree.char_dev("dev/console", 5, 1).unwrap();
+        tree.bytes_file("init", 0o755, b"#!/bin/sh\n".to_vec())
+            .unwrap();
+        tree.symlink("bin/sh", "/bin/busybox").unwrap();
+        let out = tmp.path().join("a.cpio");
+        tree.write(&tool, tmp.path(), &out).unwrap();
+        let archive = fs::read(&out).unwrap();
+        assert!(archive.starts_with(b"070701"));
+        // Each name once, without the leading slash, and the trailer.
+        for name in [
+            "dev\0",
+            "dev/console\0",
+            "init\0",
+            "bin/sh\0",
+            "TRAILER!!!\0",
+        ] {
+            assert!(
+                archive.windows(name.len()).any(|w| w == name.as_bytes()),
+                "{name}"
+            );
+        }
+        assert!(archive.windows(10).any(|w| w == b"#!/bin/sh\n"));
     }
 
     #[test]
     fn conflicts_are_errors_and_files_replace_files() {
+        let tmp = tempfile::tempdir().unwrap();
         let mut tree = Tree::default();
         tree.symlink("bin/ls", "/bin/busybox").unwrap();
         tree.bytes_file("bin/ls", 0o755, b"mine".to_vec()).unwrap();
-        let got = entries(&tree.write(Vec::new()).unwrap());
-        assert_eq!(find(&got, "bin/ls").data, b"mine");
+        let list = tree.cpio_list(tmp.path()).unwrap();
+        assert!(list.contains("file /bin/ls "), "{list}");
+        assert!(!list.contains("slink"), "{list}");
         assert!(tree.bytes_file("bin/ls/x", 0o644, vec![]).is_err());
         assert!(tree.dir("bin/ls", 0o755).is_err());
         assert!(tree.bytes_file("bin", 0o644, vec![]).is_err());
@@ -338,11 +437,17 @@ mod tests {
     }
 
     #[test]
-    fn paths_stay_inside_the_root() {
+    fn paths_stay_inside_the_root_and_fit_the_list() {
         let mut tree = Tree::default();
         for bad in ["", "/", "a//b", "a/../b", "./a", "a/"] {
             assert!(tree.bytes_file(bad, 0o644, vec![]).is_err(), "{bad:?}");
         }
+        tree.host_file("a b", 0o644, Path::new("/x")).unwrap();
+        let err = tree.cpio_list(Path::new("/nonexistent")).unwrap_err();
+        assert!(err.to_string().contains("gen_init_cpio"), "{err}");
+        let mut tree = Tree::default();
+        tree.host_file("a", 0o644, Path::new("/h/${HOME}")).unwrap();
+        assert!(tree.cpio_list(Path::new("/nonexistent")).is_err());
     }
 
     #[test]

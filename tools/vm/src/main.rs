@@ -5,23 +5,20 @@
 //!
 //! Flow: [`cli`] parses the arguments, [`config`] resolves them against
 //! `env.mk` ([`envmk`]) into a plan, and [`runner`] executes it: the
-//! [`initramfs`] (a [`cpio`] archive with an [`init_script`]), the mock and
+//! [`initramfs`] (written by the kernel's `usr/gen_init_cpio`, with an
+//! [`init_script`]), the mock and
 //! QEMU ([`qemu`], [`process`]), the [`console`] stream and the mock's
-//! [`summary`], inside a [`tempdir`], watching [`signals`].
+//! [`summary`], inside a temporary directory, watching [`signals`].
 
 mod cli;
 mod config;
 mod console;
-mod cpio;
-mod envmk;
 mod init_script;
 mod initramfs;
-mod process;
 mod qemu;
 mod runner;
 mod signals;
 mod summary;
-mod tempdir;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -29,9 +26,8 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use anyhow::Context;
 use anyhow::Result;
-
-/// Exit status for a bad command line.
-const USAGE_ERROR: i32 = 2;
+use clap::Parser;
+use xehpg_common::envmk::EnvMk;
 
 fn main() {
     // `process::exit` skips destructors, so everything that cleans up lives
@@ -48,15 +44,13 @@ fn real_main() -> i32 {
             return runner::NO_STATUS;
         }
     };
-    let cli = match parse_args() {
-        Ok(cli::Parsed::Run(cli)) => *cli,
-        Ok(cli::Parsed::Help) => {
-            print!("{}", cli::USAGE);
-            return 0;
-        }
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
         Err(err) => {
-            eprintln!("xehpg-vm: {err:#}\nTry --help.");
-            return USAGE_ERROR;
+            // --help and bad usage both end here; clap knows which is which
+            // (exit 0 or 2) and where the text goes.
+            let _ = err.print();
+            return err.exit_code();
         }
     };
     let plan = match plan(cli) {
@@ -72,17 +66,6 @@ fn real_main() -> i32 {
     runner::run(&plan, &signals)
 }
 
-fn parse_args() -> Result<cli::Parsed> {
-    let args = std::env::args_os()
-        .skip(1)
-        .map(|arg| {
-            arg.into_string()
-                .map_err(|arg| anyhow!("argument {arg:?} is not valid UTF-8"))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    cli::parse(args)
-}
-
 /// Finds the repository and `env.mk`, and resolves the options.
 fn plan(cli: cli::Cli) -> Result<config::Plan> {
     let is_file = |path: &Path| path.is_file();
@@ -90,11 +73,7 @@ fn plan(cli: cli::Cli) -> Result<config::Plan> {
         Some(repo) => repo.clone(),
         None => find_repo(&is_file)?,
     };
-    let env_path = envmk::default_path(
-        std::env::var("XEHPG_CACHE").ok().as_deref(),
-        std::env::var("HOME").ok().as_deref(),
-    )?;
-    let env = envmk::EnvMk::load(&env_path)?;
+    let env = EnvMk::load_default()?;
     config::resolve(cli, &env, &repo, &is_file)
 }
 

@@ -5,7 +5,7 @@
 //! runner's command channel socket in batch mode, and after QEMU
 //! exits the mock gets a moment to notice the disconnect and write its
 //! summary before it is stopped. Every early return goes through the
-//! [`Proc`] and [`TempDir`] drops, which stop the children (QEMU first, it
+//! [`Proc`] and `tempfile::TempDir` drops, which stop the children (QEMU first, it
 //! was started last) and remove the temp dir.
 
 use std::fmt;
@@ -41,15 +41,13 @@ use crate::console::Source;
 use crate::console::Streams;
 use crate::init_script;
 use crate::initramfs;
-use crate::process;
-use crate::process::Proc;
 use crate::qemu;
 use crate::signals::Signals;
 use crate::summary;
-use crate::tempdir;
-use crate::tempdir::TempDir;
+use xehpg_common::process;
+use xehpg_common::process::Proc;
 
-/// Temp dir name prefix, also what [`tempdir::sweep_stale`] looks for.
+/// Temp dir name prefix, also what [`sweep_stale`] looks for.
 const TEMP_PREFIX: &str = "xehpg-vm";
 /// How often the loops check for signals, the deadline and child exits.
 const POLL: Duration = Duration::from_millis(50);
@@ -131,8 +129,13 @@ pub const BOOT_HANG: i32 = 126;
 /// messages; everything is cleaned up before it returns.
 pub fn run(plan: &Plan, signals: &Signals) -> i32 {
     let started = Instant::now();
-    tempdir::sweep_stale(&std::env::temp_dir(), TEMP_PREFIX);
-    let tmp = match TempDir::new(TEMP_PREFIX) {
+    sweep_stale(&std::env::temp_dir(), TEMP_PREFIX);
+    // Mode 0700; the pid in the name is what `sweep_stale` looks for.
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("{TEMP_PREFIX}.{}.", std::process::id()))
+        .tempdir()
+        .context("creating the run's temporary directory");
+    let tmp = match tmp {
         Ok(tmp) => tmp,
         Err(err) => {
             eprintln!("xehpg-vm: {err:#}");
@@ -345,10 +348,9 @@ fn write_initramfs(plan: &Plan, path: &Path) -> Result<()> {
         guest_files: &plan.guest_files,
         init: &init,
     })?;
-    let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    tree.write(std::io::BufWriter::new(file))
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    let scratch = path.parent().unwrap_or(Path::new("."));
+    tree.write(&plan.gen_init_cpio, scratch, path)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Starts the mock and waits until its socket exists.
@@ -634,9 +636,9 @@ fn print_summary(path: &Path, kept: bool) {
     } else {
         String::new()
     };
-    match serde_json::from_str(&text) {
+    match serde_json::from_str::<summary::Summary>(&text) {
         Ok(value) => eprintln!("xehpg-vm: {}{place}", summary::describe(&value)),
-        Err(err) => eprintln!("xehpg-vm: mock summary{place} is not JSON: {err}"),
+        Err(err) => eprintln!("xehpg-vm: mock summary{place} unreadable: {err}"),
     }
 }
 
@@ -756,6 +758,31 @@ fn tail_of(text: &str, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
+/// Removes `<prefix>.<pid>.*` directories in `base` whose process is gone:
+/// what runs killed with SIGKILL left behind (any other exit removes the
+/// run's directory when it is dropped).
+fn sweep_stale(base: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| owner_pid(n, prefix)) else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The pid in a run directory's name, `<prefix>.<pid>.<random>`.
+fn owner_pid(name: &str, prefix: &str) -> Option<u32> {
+    let rest = name.strip_prefix(prefix)?.strip_prefix('.')?;
+    let (pid, _) = rest.split_once('.')?;
+    pid.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -788,7 +815,7 @@ mod tests {
 
     #[test]
     fn logs_default_to_the_temp_dir() {
-        let tmp = TempDir::new("xehpg-vm-test").unwrap();
+        let tmp = tempfile::tempdir().unwrap();
         let logs = Logs::new(&Outputs::default(), tmp.path()).unwrap();
         assert_eq!(logs.console, tmp.path().join("console.log"));
         assert_eq!(logs.output, tmp.path().join("output.log"));
@@ -799,7 +826,7 @@ mod tests {
 
     #[test]
     fn keep_dir_collects_everything_and_explicit_paths_win() {
-        let tmp = TempDir::new("xehpg-vm-test").unwrap();
+        let tmp = tempfile::tempdir().unwrap();
         let keep = tmp.path().join("keep/nested");
         let outputs = Outputs {
             keep_dir: Some(keep.clone()),
@@ -879,5 +906,29 @@ mod tests {
             Err(other) => panic!("unexpected {other:?}"),
             Ok(()) => panic!("deadline not noticed"),
         }
+    }
+
+    #[test]
+    fn sweeps_only_dead_owners() {
+        let base = tempfile::tempdir().unwrap();
+        // Pid 0x7fffffff is above pid_max, so no such process exists.
+        let stale = base.path().join("run.2147483647.1a");
+        let live = base.path().join(format!("run.{}.1b", std::process::id()));
+        let other = base.path().join("other.2147483647.1c");
+        for dir in [&stale, &live, &other] {
+            std::fs::create_dir(dir).unwrap();
+        }
+        sweep_stale(base.path(), "run");
+        assert!(!stale.exists());
+        assert!(live.exists());
+        assert!(other.exists());
+    }
+
+    #[test]
+    fn owner_pid_parsing() {
+        assert_eq!(owner_pid("xehpg-vm.123.abc", "xehpg-vm"), Some(123));
+        assert_eq!(owner_pid("xehpg-vm-test.123.abc", "xehpg-vm"), None);
+        assert_eq!(owner_pid("xehpg-vm.x.abc", "xehpg-vm"), None);
+        assert_eq!(owner_pid("xehpg-vm.123", "xehpg-vm"), None);
     }
 }

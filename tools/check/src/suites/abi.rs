@@ -6,12 +6,12 @@
 //! result byte for byte with `rust/abi/bindings.rs`.
 
 use super::Context;
-use crate::process::run_split;
 use crate::report::{tail, Case, Reporter};
 use anyhow::{bail, Context as _, Result};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
+use xehpg_common::process::run_split;
 
 /// The checked-in bindings, relative to the repository.
 const BINDINGS: &str = "rust/abi/bindings.rs";

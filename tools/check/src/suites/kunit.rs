@@ -15,11 +15,11 @@ mod results;
 use super::vm::exit_meaning;
 use super::vm::retry::run_vm;
 use super::Context;
-use crate::process::run_logged;
 use crate::report::{tail, Case, Reporter, Status};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
+use xehpg_common::process::run_logged;
 
 /// The KUnit module, relative to the repository.
 const MODULE: &str = "build/kunit/xehpg.ko";

@@ -6,23 +6,20 @@
 //!   its `mod` declarations reach) with the kernel's `.rustfmt.toml`.
 //! - `driver: clippy`: a from-scratch Kbuild build with `CLIPPY=1` into
 //!   `build/clippy`; any `warning:` or `error:` in its output fails.
-//! - `driver: no direct BAR access outside the register layer`: only the
-//!   files in `tools/check/bar-access-allow.txt` call `Mmio`'s access
-//!   methods or name `pci::Bar` ([`layering`]).
-//! - `driver: registers accessed without Gt need no forcewake`: the registers
-//!   those files define or access directly are always-on per the driver's
-//!   forcewake table, or forcewake requests that are only written.
+//! - `driver: no import cycle across top-level blocks` and `driver: imports
+//!   follow the layer order`: the driver's import graph, read with `syn`
+//!   ([`imports`]), against `tools/check/layers.toml`. Which code may touch
+//!   the BAR, and that GT access holds forcewake, the driver's types enforce.
 
-mod layering;
+mod imports;
 
 use super::Context;
-use crate::process::run_logged;
 use crate::report::{Case, Reporter, TAIL_LINES};
 use anyhow::{bail, Context as _, Result};
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
+use xehpg_common::process::run_logged;
 
 /// Limit for a cargo lint or format run.
 const CARGO_LIMIT: Duration = Duration::from_secs(30 * 60);
@@ -87,7 +84,7 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     let clippy = driver_clippy(ctx, &log);
     r.case(Case::from_result("driver: clippy", clippy).with_details(lint_lines(&log)));
 
-    for case in bar_access_layering(ctx) {
+    for case in import_graph(ctx) {
         r.case(case);
     }
 }
@@ -159,124 +156,54 @@ fn is_diagnostic(line: &str) -> bool {
             .any(|p| line.trim_start().starts_with(p))
 }
 
-/// Both layering tests: no direct BAR access outside the allowed files, and
-/// only always-on registers (or written forcewake requests) inside them.
-fn bar_access_layering(ctx: &Context) -> [Case; 2] {
-    const LAYER: &str = "driver: no direct BAR access outside the register layer";
-    const ALWAYS_ON: &str = "driver: registers accessed without Gt need no forcewake";
-    let scans = match scan_driver(ctx) {
-        Ok(s) => s,
+/// The two import-graph tests: no cycle across the driver's blocks, and
+/// every import follows the layer order of `tools/check/layers.toml`.
+fn import_graph(ctx: &Context) -> [Case; 2] {
+    const ACYCLIC: &str = "driver: no import cycle across top-level blocks";
+    const LAYERED: &str = "driver: imports follow the layer order";
+    let graph = imports::read_sources(&ctx.repo.join("rust"))
+        .and_then(|sources| imports::graph(&sources, "rust/"));
+    let graph = match graph {
+        Ok(g) => g,
         Err(e) => {
             let why = format!("{e:#}");
-            return [Case::fail(LAYER, why.clone()), Case::fail(ALWAYS_ON, why)];
+            return [Case::fail(ACYCLIC, why.clone()), Case::fail(LAYERED, why)];
         }
     };
-    [
-        layer_case(LAYER, &scans),
-        always_on_case(ALWAYS_ON, ctx, &scans),
-    ]
-}
-
-/// The driver's files, scanned, and the allow-list.
-struct DriverScan {
-    allow: Vec<layering::Allowed>,
-    /// Repository-relative path -> (source, scan).
-    files: BTreeMap<String, (String, layering::Scan)>,
-}
-
-fn scan_driver(ctx: &Context) -> Result<DriverScan> {
-    let allow_path = ctx.repo.join(layering::ALLOW_FILE);
-    let allow = std::fs::read_to_string(&allow_path)
-        .with_context(|| format!("reading {}", layering::ALLOW_FILE))
-        .and_then(|t| layering::parse_allow(&t).context(layering::ALLOW_FILE))?;
-    let mut paths = Vec::new();
-    super::regs::rust_files(&ctx.repo.join("rust"), &mut paths)?;
-    let mut files = BTreeMap::new();
-    for path in paths {
-        let rel = path
-            .strip_prefix(&ctx.repo)
-            .unwrap_or(&path)
-            .display()
-            .to_string();
-        let src = std::fs::read_to_string(&path).with_context(|| format!("reading {rel}"))?;
-        let scan = layering::scan(&src).with_context(|| format!("lexing {rel}"))?;
-        files.insert(rel, (src, scan));
-    }
-    Ok(DriverScan { allow, files })
-}
-
-fn layer_case(name: &str, d: &DriverScan) -> Case {
-    let allowed = |f: &str| d.allow.iter().any(|a| a.file == f);
-    let mut problems = Vec::new();
-    for (file, (_, scan)) in &d.files {
-        if allowed(file) {
-            continue;
-        }
-        for a in &scan.accesses {
-            problems.push(format!(
-                "{file}:{}: {}.{}(..) touches the BAR; go through Gt or Mcr, or list the file in {}",
-                a.line,
-                a.receiver,
-                a.method,
-                layering::ALLOW_FILE
-            ));
-        }
-        for line in &scan.pci_bar {
-            problems.push(format!(
-                "{file}:{line}: names pci::Bar outside the register layer"
-            ));
-        }
-    }
-    for a in d.allow.iter().filter(|a| !d.files.contains_key(&a.file)) {
-        problems.push(format!(
-            "{}: lists {}, which does not exist",
-            layering::ALLOW_FILE,
-            a.file
-        ));
-    }
-    if problems.is_empty() {
-        let direct: usize = d.files.values().map(|(_, s)| s.accesses.len()).sum();
-        return Case::pass(format!(
-            "{name} ({direct} direct accesses in {} allowed files)",
-            d.allow.len()
-        ));
-    }
-    Case::fail(name, format!("{} violations", problems.len())).with_details(problems)
-}
-
-fn always_on_case(name: &str, ctx: &Context, d: &DriverScan) -> Case {
-    let table_file = super::fwtable::driver::TABLE_FILE;
-    let table = match std::fs::read_to_string(ctx.repo.join(table_file))
-        .with_context(|| format!("reading {table_file}"))
-        .and_then(|t| super::fwtable::driver::forcewake_table(&t).context(table_file))
-    {
-        Ok(t) => t,
-        Err(e) => return Case::fail(name, format!("{e:#}")),
-    };
-    let mut registers = Vec::new();
-    for (file, (src, _)) in &d.files {
-        match super::regs::parse::registers_in(src) {
-            Ok(regs) => registers.extend(regs.into_iter().map(|reg| layering::DefinedIn {
-                file: file.clone(),
-                reg,
-            })),
-            Err(e) => return Case::fail(name, format!("{file}: {e:#}")),
-        }
-    }
-    let allowed: BTreeMap<String, layering::Scan> = d
-        .files
-        .iter()
-        .filter(|(f, _)| d.allow.iter().any(|a| &a.file == *f))
-        .map(|(f, (_, s))| (f.clone(), s.clone()))
-        .collect();
-    let (problems, notes, checked) = layering::always_on_problems(&allowed, &registers, &table);
-    let name = format!("{name} ({checked} registers in {} files)", allowed.len());
-    if problems.is_empty() {
-        Case::pass(name)
+    let size = format!(
+        "({} blocks, {} imports)",
+        graph.blocks.len(),
+        graph.edges.len()
+    );
+    let cycles = graph.cycles();
+    let acyclic = if cycles.is_empty() {
+        Case::pass(format!("{ACYCLIC} {size}"))
     } else {
-        Case::fail(name, format!("{} registers need forcewake", problems.len()))
-            .with_details(problems.into_iter().chain(notes))
-    }
+        let largest = cycles
+            .iter()
+            .map(|(blocks, _)| blocks.len())
+            .max()
+            .unwrap_or(0);
+        Case::fail(
+            ACYCLIC,
+            format!(
+                "{} cycles, the longest through {largest} blocks",
+                cycles.len()
+            ),
+        )
+        .with_details(cycles.iter().map(|(b, c)| imports::render_component(b, c)))
+    };
+    let layers = std::fs::read_to_string(ctx.repo.join(imports::LAYERS_FILE))
+        .with_context(|| format!("reading {}", imports::LAYERS_FILE))
+        .and_then(|t| imports::Layers::parse(&t).context(imports::LAYERS_FILE));
+    let layered = match layers.map(|l| l.problems(&graph)) {
+        Ok(p) if p.is_empty() => {
+            Case::pass(format!("{LAYERED} of {} {size}", imports::LAYERS_FILE))
+        }
+        Ok(p) => Case::fail(LAYERED, format!("{} violations", p.len())).with_details(p),
+        Err(e) => Case::fail(LAYERED, format!("{e:#}")),
+    };
+    [acyclic, layered]
 }
 
 #[cfg(test)]

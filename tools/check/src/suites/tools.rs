@@ -5,10 +5,10 @@
 
 use super::cargo_test;
 use super::Context;
-use crate::process::run_logged;
 use crate::report::{Case, Reporter};
 use std::process::Command;
 use std::time::Duration;
+use xehpg_common::process::run_logged;
 
 /// Upper bound for building and running the workspace's tests on 2 cores.
 const LIMIT: Duration = Duration::from_secs(40 * 60);

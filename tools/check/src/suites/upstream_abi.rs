@@ -24,7 +24,6 @@ mod mapping;
 mod rust_consts;
 
 use super::Context;
-use crate::process::run_logged;
 use crate::report::{Case, Reporter};
 use anyhow::{bail, Context as _, Result};
 use mapping::{Check, Mapping, MockRegister, Sides};
@@ -32,6 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+use xehpg_common::process::{run_logged, run_split};
 
 /// The mapping table, relative to the repository.
 const TABLE: &str = "tools/check/uabi.toml";
@@ -378,7 +378,7 @@ fn resource_include(clang: &str, logs: &Path) -> Result<String> {
     let out = logs.join("resource-dir.txt");
     let mut cmd = Command::new(clang);
     cmd.arg("-print-file-name=include");
-    let f = crate::process::run_split(&mut cmd, &out, &logs.join("resource-dir.log"), LIMIT)?;
+    let f = run_split(&mut cmd, &out, &logs.join("resource-dir.log"), LIMIT)?;
     if !f.success() {
         bail!("{clang} -print-file-name=include: {}", f.describe());
     }

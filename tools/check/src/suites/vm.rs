@@ -26,7 +26,6 @@ mod scenario;
 mod tap;
 
 use super::{vm_exit_meaning, Context, VM_EXIT_NO_STATUS, VM_EXIT_TIMEOUT};
-use crate::process::Finished;
 use crate::report::{tail, Case, Reporter};
 use retry::{run_vm, VM_EXIT_BOOT_HANG};
 use scenario::{discover, Header, Scenario};
@@ -34,6 +33,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 use tap::{Directive, Tap, TapTest};
+use xehpg_common::process::Finished;
 
 /// The production module `make check` builds, relative to the repository.
 const MODULE: &str = "build/module/xehpg.ko";
@@ -409,11 +409,12 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("xehpg-check-mmio-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let summary = dir.join("mock.json");
-        std::fs::write(
-            &summary,
-            r#"{"unknown_accesses": 0, "violations": 0, "mmio_reads": 7, "mmio_writes": 3}"#,
-        )
-        .unwrap();
+        let mock = mock_summary::Summary {
+            mmio_reads: 7,
+            mmio_writes: 3,
+            ..mock_summary::Summary::default()
+        };
+        std::fs::write(&summary, serde_json::to_string(&mock).unwrap()).unwrap();
         assert!(mmio_case("bind", "ok 1 - a\n", &summary).is_none());
         let ok = mmio_case("m", "# mmio reads=7 writes=3\n", &summary).unwrap();
         assert_eq!(ok, Case::pass("m: driver MMIO count matches the mock"));

@@ -1,10 +1,9 @@
 //! Reads the JSON `kunit.py parse --json FILE` writes.
 //!
-//! The JSON (tools/testing/kunit/kunit_json.py) is a tree of groups:
-//! `{name, sub_groups: [...], test_cases: [{name, status}], misc: {tests,
-//! passed, failed, crashed, skipped, errors}}` with status `PASS`, `FAIL`,
-//! `SKIP` or `ERROR` (crashed or missing). The root is "KUnit Test Group";
-//! its sub-groups are the suites; a parameterised test is a nested group.
+//! The JSON (tools/testing/kunit/kunit_json.py) is a tree of groups
+//! ([`Group`]) with status `PASS`, `FAIL`, `SKIP` or `ERROR` (crashed or
+//! missing) per test case. The root is "KUnit Test Group"; its sub-groups
+//! are the suites; a parameterised test is a nested group.
 //!
 //! Each test case becomes one [`Case`] named `suite.test`. A group whose own
 //! counts report a failure, crash or parse error that none of its cases shows
@@ -13,17 +12,50 @@
 
 use crate::report::Case;
 use anyhow::{Context as _, Result};
-use serde_json::Value;
+use serde::Deserialize;
+
+/// A group of tests: the root, a suite, or a parameterised test. Fields
+/// kunit.py adds for KernelCI (arch, lab_name, ...) are not read.
+#[derive(Debug, Deserialize)]
+pub struct Group {
+    pub name: String,
+    pub sub_groups: Vec<Group>,
+    pub test_cases: Vec<TestCase>,
+    pub misc: Counts,
+}
+
+/// One test case's result.
+#[derive(Debug, Deserialize)]
+pub struct TestCase {
+    pub name: String,
+    pub status: String,
+}
+
+/// A group's counts, its subtests included.
+#[derive(Debug, Deserialize)]
+pub struct Counts {
+    pub failed: u64,
+    pub crashed: u64,
+    pub errors: u64,
+}
+
+/// Parses kunit.py's JSON.
+///
+/// # Errors
+///
+/// Not the JSON kunit.py writes.
+pub fn parse(json: &str) -> Result<Group> {
+    serde_json::from_str(json).context("kunit.py JSON does not parse")
+}
 
 /// Parses the JSON into cases; also returns the names of the suites seen.
 pub fn cases(json: &str) -> Result<(Vec<Case>, Vec<String>)> {
-    let root: Value = serde_json::from_str(json).context("kunit.py JSON does not parse")?;
+    let root = parse(json)?;
     let mut cases = Vec::new();
     let mut suites = Vec::new();
-    for g in array(&root, "sub_groups") {
-        let name = str_field(g, "name");
-        suites.push(name.clone());
-        walk(g, &name, &mut cases);
+    for g in &root.sub_groups {
+        suites.push(g.name.clone());
+        walk(g, &g.name, &mut cases);
     }
     let failures = cases.iter().filter(|c| c.is_failure()).count();
     if let Some(c) = unexplained(&root, "kunit.py", failures) {
@@ -33,13 +65,13 @@ pub fn cases(json: &str) -> Result<(Vec<Case>, Vec<String>)> {
 }
 
 /// Adds the cases of group `g` (called `path`) and its sub-groups.
-fn walk(g: &Value, path: &str, out: &mut Vec<Case>) {
+fn walk(g: &Group, path: &str, out: &mut Vec<Case>) {
     let before = out.len();
-    for (i, t) in array(g, "test_cases").iter().enumerate() {
+    for (i, t) in g.test_cases.iter().enumerate() {
         out.push(test_case(path, i, t));
     }
-    for sub in array(g, "sub_groups") {
-        walk(sub, &format!("{path}.{}", str_field(sub, "name")), out);
+    for sub in &g.sub_groups {
+        walk(sub, &format!("{path}.{}", sub.name), out);
     }
     let failures = out[before..].iter().filter(|c| c.is_failure()).count();
     if let Some(c) = unexplained(g, path, failures) {
@@ -47,12 +79,12 @@ fn walk(g: &Value, path: &str, out: &mut Vec<Case>) {
     }
 }
 
-fn test_case(path: &str, index: usize, t: &Value) -> Case {
-    let name = match str_field(t, "name") {
-        n if n.is_empty() => format!("{path}.<test {} (no name)>", index + 1),
+fn test_case(path: &str, index: usize, t: &TestCase) -> Case {
+    let name = match t.name.as_str() {
+        "" => format!("{path}.<test {} (no name)>", index + 1),
         n => format!("{path}.{n}"),
     };
-    match str_field(t, "status").as_str() {
+    match t.status.as_str() {
         "PASS" => Case::pass(name),
         "SKIP" => Case::skip(name, "skipped by KUnit"),
         "ERROR" => Case::fail(name, "crashed or missing (no result line)"),
@@ -61,14 +93,12 @@ fn test_case(path: &str, index: usize, t: &Value) -> Case {
 }
 
 /// A failed case if `g`'s counts report trouble beyond `failures` failed cases.
-fn unexplained(g: &Value, path: &str, failures: usize) -> Option<Case> {
-    let misc = g.get("misc");
-    let n = |k: &str| {
-        misc.and_then(|m| m.get(k))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    let (failed, crashed, errors) = (n("failed"), n("crashed"), n("errors"));
+fn unexplained(g: &Group, path: &str, failures: usize) -> Option<Case> {
+    let Counts {
+        failed,
+        crashed,
+        errors,
+    } = g.misc;
     if failures > 0 || failed + crashed + errors == 0 {
         return None;
     }
@@ -76,19 +106,6 @@ fn unexplained(g: &Value, path: &str, failures: usize) -> Option<Case> {
         format!("{path}: suite result"),
         format!("kunit.py counts {failed} failed, {crashed} crashed, {errors} errors that no test case shows"),
     ))
-}
-
-fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
-fn str_field(v: &Value, key: &str) -> String {
-    v.get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
 }
 
 #[cfg(test)]

@@ -1,100 +1,26 @@
 //! The mock's end-of-run summary (`--summary FILE`, JSON) and its verdict.
 //!
-//! Fields read: `unknown_accesses` (count of accesses to registers the mock
-//! does not model), `unknown` (`[{op, offset, count}]`), `violations` (count of
-//! protocol or programming-model violations) and `violation_kinds`
-//! (`{kind: count}`) and `final` (true only in the file written when the mock
+//! The summary is read with the mock's own type ([`Summary`]), so a field the
+//! mock renames or drops fails the build or the parse, not the verdict.
+//! Fields judged: `unknown` (`[{op, offset, count}]`) and `unknown_accesses`
+//! (accesses to registers the mock does not model), `violation_kinds`
+//! (`{kind: count}`) and `violations` (protocol or programming-model
+//! violations), and `final` (true only in the file written when the mock
 //! exited cleanly). A scenario is clean when every unknown access is at an
 //! `expect-unknown` offset, every violation kind is an `expect-violation` one,
 //! every `expect-violation` kind did happen, and the mock exited cleanly.
 
 use super::scenario::Header;
 use anyhow::{Context as _, Result};
-use serde_json::Value;
-use std::collections::BTreeMap;
+pub use xehpg_mock::summary::Summary;
 
-/// One entry of `unknown`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unknown {
-    /// `read` / `write` (as the mock spells it).
-    pub op: String,
-    /// BAR offset.
-    pub offset: u64,
-    /// How many times.
-    pub count: u64,
-}
-
-/// The fields of the summary the check uses.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Summary {
-    /// Total unknown accesses.
-    pub unknown_accesses: u64,
-    /// Unknown accesses by op and offset.
-    pub unknown: Vec<Unknown>,
-    /// Total violations.
-    pub violations: u64,
-    /// Violations by kind.
-    pub violation_kinds: BTreeMap<String, u64>,
-    /// `final`, if the summary has it: false means the mock died mid-run.
-    pub is_final: Option<bool>,
-    /// `mmio_reads`, if the summary has it.
-    pub mmio_reads: Option<u64>,
-    /// `mmio_writes`, if the summary has it.
-    pub mmio_writes: Option<u64>,
-}
-
-/// Parses the summary JSON; offsets may be numbers or `"0x..."` strings.
+/// Parses the summary JSON.
+///
+/// # Errors
+///
+/// Not JSON, or not the mock's summary.
 pub fn parse(text: &str) -> Result<Summary> {
-    let v: Value = serde_json::from_str(text).context("mock summary is not JSON")?;
-    let count = |key: &str| -> Result<u64> {
-        v.get(key)
-            .and_then(Value::as_u64)
-            .with_context(|| format!("mock summary has no numeric `{key}`"))
-    };
-    let unknown = match v.get("unknown").and_then(Value::as_array) {
-        Some(list) => list.iter().map(unknown_entry).collect::<Result<_>>()?,
-        None => Vec::new(),
-    };
-    let violation_kinds = match v.get("violation_kinds").and_then(Value::as_object) {
-        Some(map) => map
-            .iter()
-            .map(|(k, n)| {
-                Ok((
-                    k.clone(),
-                    n.as_u64().with_context(|| format!("violation_kinds.{k}"))?,
-                ))
-            })
-            .collect::<Result<_>>()?,
-        None => BTreeMap::new(),
-    };
-    Ok(Summary {
-        unknown_accesses: count("unknown_accesses")?,
-        unknown,
-        violations: count("violations")?,
-        violation_kinds,
-        is_final: v.get("final").and_then(Value::as_bool),
-        mmio_reads: v.get("mmio_reads").and_then(Value::as_u64),
-        mmio_writes: v.get("mmio_writes").and_then(Value::as_u64),
-    })
-}
-
-fn unknown_entry(v: &Value) -> Result<Unknown> {
-    let offset = match v.get("offset") {
-        Some(Value::Number(n)) => n.as_u64(),
-        Some(Value::String(s)) => s
-            .strip_prefix("0x")
-            .and_then(|h| u64::from_str_radix(h, 16).ok()),
-        _ => None,
-    };
-    Ok(Unknown {
-        op: v
-            .get("op")
-            .and_then(Value::as_str)
-            .unwrap_or("access")
-            .to_string(),
-        offset: offset.with_context(|| format!("unknown entry without a usable offset: {v}"))?,
-        count: v.get("count").and_then(Value::as_u64).unwrap_or(1),
-    })
+    serde_json::from_str(text).context("not a mock summary")
 }
 
 /// Everything in `s` that `h` did not declare, and every declared violation
@@ -103,8 +29,15 @@ pub fn judge(s: &Summary, h: &Header) -> Vec<String> {
     let mut problems: Vec<String> = s
         .unknown
         .iter()
-        .filter(|u| !h.expect_unknown.contains(&u.offset))
-        .map(|u| format!("unknown {} at {:#x} ({}x)", u.op, u.offset, u.count))
+        .filter(|u| !h.expect_unknown.contains(&u.offset.0))
+        .map(|u| {
+            format!(
+                "unknown {} at {:#x} ({}x)",
+                u.op.name(),
+                u.offset.0,
+                u.count
+            )
+        })
         .collect();
     if s.unknown_accesses > 0 && s.unknown.is_empty() {
         problems.push(format!(
@@ -131,7 +64,7 @@ pub fn judge(s: &Summary, h: &Header) -> Vec<String> {
             ));
         }
     }
-    if s.is_final == Some(false) {
+    if !s.is_final {
         problems.push("the mock did not exit cleanly (its last summary is not final)".into());
     }
     problems
@@ -140,62 +73,65 @@ pub fn judge(s: &Summary, h: &Header) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xehpg_mock::summary::UnknownEntry;
+    use xehpg_mock::trace::{Hex, Op};
 
-    const DIRTY: &str = r#"{
-        "unknown_accesses": 3,
-        "unknown": [
-            {"op": "read", "offset": 4660, "count": 2},
-            {"op": "write", "offset": "0x8000", "count": 1}
-        ],
-        "violations": 2,
-        "violation_kinds": {"write-while-busy": 1, "bad-doorbell": 1},
-        "other": "ignored",
-        "mmio_reads": 12,
-        "final": true
-    }"#;
+    fn dirty() -> Summary {
+        Summary {
+            unknown_accesses: 3,
+            unknown: vec![
+                UnknownEntry {
+                    op: Op::Read,
+                    offset: Hex(0x1234),
+                    count: 2,
+                },
+                UnknownEntry {
+                    op: Op::Write,
+                    offset: Hex(0x8000),
+                    count: 1,
+                },
+            ],
+            violations: 2,
+            violation_kinds: [("write-while-busy", 1), ("bad-doorbell", 1)]
+                .map(|(k, n)| (k.to_string(), n))
+                .into(),
+            mmio_reads: 12,
+            is_final: true,
+            ..Summary::default()
+        }
+    }
 
     #[test]
-    fn parses_numbers_and_hex_strings() {
-        let s = parse(DIRTY).unwrap();
-        assert_eq!(s.unknown_accesses, 3);
-        assert_eq!(
-            s.unknown[0],
-            Unknown {
-                op: "read".into(),
-                offset: 0x1234,
-                count: 2
-            }
-        );
-        assert_eq!(s.unknown[1].offset, 0x8000);
-        assert_eq!(s.violation_kinds["bad-doorbell"], 1);
-        assert_eq!(s.is_final, Some(true));
-        assert_eq!((s.mmio_reads, s.mmio_writes), (Some(12), None));
+    fn reads_what_the_mock_writes() {
+        let text = serde_json::to_string(&dirty()).unwrap();
+        assert!(text.contains(r#""offset":"0x1234""#), "{text}");
+        assert!(text.contains(r#""final":true"#), "{text}");
+        assert_eq!(parse(&text).unwrap(), dirty());
     }
 
     #[test]
     fn missing_or_malformed_fields_are_errors() {
+        let text = serde_json::to_string(&dirty()).unwrap();
         assert!(parse("not json").is_err());
         assert!(parse(r#"{"violations": 0}"#).is_err());
-        assert!(
-            parse(r#"{"unknown_accesses": 1, "violations": 0, "unknown": [{"op": "read"}]}"#)
-                .is_err()
-        );
+        assert!(parse(&text.replace(r#""0x1234""#, "4660")).is_err());
+        assert!(parse(&text.replace(r#""0x1234""#, r#""1234""#)).is_err());
+        assert!(parse(&text.replace(r#""read""#, r#""peek""#)).is_err());
     }
 
     #[test]
     fn clean_summary_passes() {
-        let s = parse(
-            r#"{"unknown_accesses": 0, "unknown": [], "violations": 0, "violation_kinds": {}}"#,
-        )
-        .unwrap();
+        let s = Summary {
+            is_final: true,
+            ..Summary::default()
+        };
         assert!(judge(&s, &Header::default()).is_empty());
     }
 
     #[test]
     fn undeclared_findings_fail() {
-        let s = parse(DIRTY).unwrap();
         assert_eq!(
-            judge(&s, &Header::default()),
+            judge(&dirty(), &Header::default()),
             [
                 "unknown read at 0x1234 (2x)",
                 "unknown write at 0x8000 (1x)",
@@ -207,14 +143,16 @@ mod tests {
 
     #[test]
     fn declared_findings_pass_and_missing_expected_violations_fail() {
-        let s = parse(DIRTY).unwrap();
         let h = Header {
             expect_unknown: vec![0x1234, 0x8000],
             expect_violations: vec!["bad-doorbell".into(), "write-while-busy".into()],
             ..Header::default()
         };
-        assert!(judge(&s, &h).is_empty());
-        let clean = Summary::default();
+        assert!(judge(&dirty(), &h).is_empty());
+        let clean = Summary {
+            is_final: true,
+            ..Summary::default()
+        };
         assert_eq!(
             judge(&clean, &h),
             [
@@ -229,7 +167,7 @@ mod tests {
         let s = Summary {
             unknown_accesses: 2,
             violations: 1,
-            is_final: Some(false),
+            is_final: false,
             ..Summary::default()
         };
         assert_eq!(

@@ -7,11 +7,11 @@
 //! else is retried: a failing test, a command timeout (124), a guest that
 //! reported no status (125) are results.
 
-use crate::process::{run_logged, Finished};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+use xehpg_common::process::{run_logged, Finished};
 
 /// Exit status of `tools/vm/run` when the guest's boot hung: no BEGIN
 /// marker within its `--boot-timeout`, so the command never started.

@@ -7,6 +7,13 @@
 //! scenario script (`/tests/x.sh: line 7: helper: not found`) are kept too:
 //! they mean the script is broken. Everything else (kernel messages on a
 //! shared console, indented subtests) is ignored.
+//!
+//! Not the kernel's `kunit.py parse` (which the kunit suite uses): on a
+//! scenario's output it reports a plan printed at the end (`done_testing`,
+//! valid TAP 13) as "No more test results!" plus a nameless failed test, its
+//! JSON drops the `#` diagnostics that explain each failure here, and it
+//! skips the shell's error lines. Using it would mean keeping this parser
+//! for those anyway, plus a Python start per scenario.
 
 /// A `# SKIP` or `# TODO` directive.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,15 +1,27 @@
-//! Child processes (QEMU, the mock) that cannot outlive the runner.
+//! Child processes that cannot outlive their parent (QEMU and the mock under
+//! the VM runner, the runner and the builds under the test orchestrator).
 //!
 //! Three layers make sure of it: each child gets PR_SET_PDEATHSIG(SIGKILL),
-//! so the kernel kills it if the runner dies, even by SIGKILL; a [`Proc`]
-//! stops its child when dropped, on every error path; and the runner stops
+//! so the kernel kills it if the parent dies, even by SIGKILL; a [`Proc`]
+//! stops its child when dropped, on every error path; and the parent stops
 //! children explicitly, in order, on the normal path.
+//!
+//! [`run_logged`] and [`run_split`] run a command to completion under a time
+//! limit with its output in a log file headed by the command line, so a
+//! failure can show the log's tail and CI keeps the whole of it. A command
+//! that outlives its limit gets SIGTERM (so a VM runner can stop QEMU and the
+//! mock), then SIGKILL after a grace period.
 
+use std::fs::File;
+use std::io::Write;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::path::PathBuf;
 use std::process::Child;
 use std::process::ChildStdout;
 use std::process::Command;
 use std::process::ExitStatus;
+use std::process::Stdio;
 use std::thread;
 use std::time::Duration;
 use std::time::Instant;
@@ -21,6 +33,9 @@ use anyhow::Result;
 const POLL: Duration = Duration::from_millis(20);
 /// How long a dropped child gets between SIGTERM and SIGKILL.
 const DROP_GRACE: Duration = Duration::from_secs(3);
+/// How long a logged command over its limit gets between SIGTERM and SIGKILL:
+/// a VM runner then stops QEMU and the mock in order.
+const LOGGED_GRACE: Duration = Duration::from_secs(10);
 
 /// A running child, stopped on drop unless it was reaped.
 #[derive(Debug)]
@@ -159,10 +174,103 @@ impl Drop for Proc {
     }
 }
 
+/// How a logged command ended.
+#[derive(Debug)]
+pub struct Finished {
+    /// Exit status; `None` if it could not be collected.
+    pub status: Option<ExitStatus>,
+    /// Whether the command was stopped for exceeding its limit.
+    pub timed_out: bool,
+    /// The limit it ran under.
+    pub limit: Duration,
+    /// The log holding its output.
+    pub log: PathBuf,
+}
+
+impl Finished {
+    /// Whether it exited with status 0 in time.
+    pub fn success(&self) -> bool {
+        !self.timed_out && self.status.is_some_and(|s| s.success())
+    }
+
+    /// Exit code, if it exited rather than being killed.
+    pub fn code(&self) -> Option<i32> {
+        self.status.and_then(|s| s.code())
+    }
+
+    /// One phrase for messages: "exit status 2", "timed out after 300 s".
+    pub fn describe(&self) -> String {
+        if self.timed_out {
+            return format!("timed out after {} s", self.limit.as_secs());
+        }
+        match self.status {
+            Some(s) => s.to_string(),
+            None => "exit status unknown".to_string(),
+        }
+    }
+}
+
+/// Runs `cmd` with stdout and stderr into `log`, stopped after `limit`.
+///
+/// # Errors
+///
+/// The log cannot be created or the command cannot be started or waited for.
+pub fn run_logged(cmd: &mut Command, log: &Path, limit: Duration) -> Result<Finished> {
+    let out = open_log(cmd, log)?;
+    let err = out.try_clone().context("duplicating the log handle")?;
+    cmd.stdout(out).stderr(err);
+    run_limited(cmd, log, limit)
+}
+
+/// Runs `cmd` with stdout into `stdout` and stderr into `log`, stopped after
+/// `limit`.
+///
+/// # Errors
+///
+/// A file cannot be created or the command cannot be started or waited for.
+pub fn run_split(
+    cmd: &mut Command,
+    stdout: &Path,
+    log: &Path,
+    limit: Duration,
+) -> Result<Finished> {
+    let err = open_log(cmd, log)?;
+    let out = File::create(stdout).with_context(|| format!("creating {}", stdout.display()))?;
+    cmd.stdout(out).stderr(err);
+    run_limited(cmd, log, limit)
+}
+
+/// Creates `log` and its directory, headed by the command line.
+fn open_log(cmd: &Command, log: &Path) -> Result<File> {
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut f = File::create(log).with_context(|| format!("creating {}", log.display()))?;
+    // Debug output of a Command is a shell line, `cd DIR && ` included.
+    writeln!(f, "$ {cmd:?}").with_context(|| format!("writing {}", log.display()))?;
+    Ok(f)
+}
+
+fn run_limited(cmd: &mut Command, log: &Path, limit: Duration) -> Result<Finished> {
+    cmd.stdin(Stdio::null());
+    // The child stays in the parent's process group: a Ctrl-C at the
+    // terminal then reaches it too, as it did before it had a parent.
+    let mut proc = spawn("the command", cmd, false)?;
+    let (status, timed_out) = match proc.wait_for(limit)? {
+        Some(status) => (status, false),
+        None => (proc.stop(LOGGED_GRACE)?, true),
+    };
+    Ok(Finished {
+        status: Some(status),
+        timed_out,
+        limit,
+        log: log.to_path_buf(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Stdio;
 
     fn sh(script: &str) -> Command {
         let mut command = Command::new("sh");
@@ -262,5 +370,44 @@ mod tests {
     fn missing_program_is_an_error() {
         let err = spawn("nothing", &mut Command::new("/nonexistent/prog"), true).unwrap_err();
         assert!(format!("{err:#}").contains("starting nothing"));
+    }
+    #[test]
+    fn logged_output_and_status_land_in_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("logs/a.log");
+        let mut cmd = sh("echo out; echo err >&2; exit 3");
+        let f = run_logged(&mut cmd, &log, Duration::from_secs(20)).unwrap();
+        assert_eq!(f.code(), Some(3));
+        assert!(!f.success());
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(text.starts_with("$ \"sh\""), "{text}");
+        assert!(text.contains("out\n") && text.contains("err\n"));
+    }
+
+    #[test]
+    fn split_stdout_goes_to_its_own_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, log) = (dir.path().join("o"), dir.path().join("l"));
+        let mut cmd = sh("echo data; echo noise >&2");
+        assert!(run_split(&mut cmd, &out, &log, Duration::from_secs(20))
+            .unwrap()
+            .success());
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "data\n");
+        assert!(std::fs::read_to_string(&log).unwrap().contains("noise"));
+    }
+
+    #[test]
+    fn a_logged_command_over_its_limit_is_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new("sleep");
+        cmd.arg("30");
+        let f = run_logged(
+            &mut cmd,
+            &dir.path().join("s.log"),
+            Duration::from_millis(300),
+        )
+        .unwrap();
+        assert!(f.timed_out && !f.success());
+        assert_eq!(f.describe(), "timed out after 0 s");
     }
 }

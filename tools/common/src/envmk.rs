@@ -1,11 +1,14 @@
 //! Reader for `env.mk`, the settings file `tools/bootstrap.sh` writes into
-//! the cache directory.
+//! the cache directory (`$XEHPG_CACHE`, default `$HOME/.cache/xehpg`).
 //!
 //! The file is a Makefile fragment of `KEY := VALUE` lines (KDIR, QEMU,
-//! BINDGEN, LLVM, GUC_FW_DIR). Only that subset of make syntax is understood:
-//! assignments with `:=`, `=` or `?=`, blank lines and `#` comments. Values
-//! are taken literally; make variable references are not expanded, because the
-//! bootstrap never writes any.
+//! BINDGEN, LLVM, GUC_FW_DIR). This reader and the Makefile's `boot_var`
+//! (`sed -n 's/^KEY := //p'`) follow one rule: a setting is a line that
+//! starts with an identifier followed by ` := `, and its value is the rest of
+//! the line, taken literally (the bootstrap writes no make references).
+//! Blank lines and `#` comments are allowed; any other line is an error here,
+//! since silently skipping it could hide a truncated or hand-edited file that
+//! the Makefile would read differently.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -15,11 +18,15 @@ use anyhow::bail;
 use anyhow::Context;
 use anyhow::Result;
 
+/// The separator between key and value, spaces included (as the Makefile's
+/// `sed` expects them).
+const ASSIGN: &str = " := ";
+
 /// The variables of one `env.mk` file.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct EnvMk {
     vars: BTreeMap<String, String>,
-    /// Where the values came from, for error messages.
+    /// Where the values came from, for messages.
     origin: Option<PathBuf>,
 }
 
@@ -28,18 +35,16 @@ impl EnvMk {
     ///
     /// # Errors
     ///
-    /// A line that is neither blank, a comment nor an assignment to a plain
-    /// identifier: silently skipping it could hide a truncated file.
+    /// A line that is neither blank, a comment nor `KEY := VALUE`.
     pub fn parse(text: &str) -> Result<Self> {
         let mut vars = BTreeMap::new();
         for (index, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
+            if line.trim().is_empty() || line.starts_with('#') {
                 continue;
             }
-            let (key, value) = split_assignment(line).with_context(|| {
-                format!("line {}: not a `KEY := VALUE` line: {line}", index + 1)
-            })?;
+            let Some((key, value)) = split_assignment(line) else {
+                bail!("line {}: not a `KEY := VALUE` line: {line}", index + 1);
+            };
             vars.insert(key.to_owned(), value.to_owned());
         }
         Ok(Self { vars, origin: None })
@@ -62,12 +67,33 @@ impl EnvMk {
         Ok(env)
     }
 
+    /// Reads the `env.mk` of the cache named by the environment
+    /// ([`default_path`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`default_path`] and [`EnvMk::load`].
+    pub fn load_default() -> Result<Self> {
+        let path = default_path(
+            std::env::var("XEHPG_CACHE").ok().as_deref(),
+            std::env::var("HOME").ok().as_deref(),
+        )?;
+        Self::load(&path)
+    }
+
     /// The value of `key`, if set and not empty.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.vars
             .get(key)
             .map(String::as_str)
             .filter(|v| !v.is_empty())
+    }
+
+    /// Where the values came from, for messages.
+    pub fn origin(&self) -> String {
+        self.origin
+            .as_ref()
+            .map_or_else(|| "env.mk".to_owned(), |p| p.display().to_string())
     }
 
     /// The value of `key`, or an error that says which option replaces it.
@@ -78,28 +104,21 @@ impl EnvMk {
     pub fn require(&self, key: &str, option: &str) -> Result<&str> {
         match self.get(key) {
             Some(value) => Ok(value),
-            None => {
-                let origin = self
-                    .origin
-                    .as_ref()
-                    .map_or_else(|| "env.mk".to_owned(), |p| p.display().to_string());
-                bail!("{key} is not set in {origin}: run tools/bootstrap.sh or pass {option}")
-            }
+            None => bail!(
+                "{key} is not set in {}: run tools/bootstrap.sh or pass {option}",
+                self.origin()
+            ),
         }
     }
 }
 
-/// Splits `KEY := VALUE` (or `=`, `?=`) into trimmed key and value.
+/// Splits `KEY := VALUE` into key and value; the value keeps inner spaces
+/// and loses trailing ones, which make drops too.
 fn split_assignment(line: &str) -> Option<(&str, &str)> {
-    let (left, value) = line.split_once('=')?;
-    let key = left
-        .strip_suffix(':')
-        .or_else(|| left.strip_suffix('?'))
-        .unwrap_or(left)
-        .trim();
+    let (key, value) = line.split_once(ASSIGN)?;
     let is_identifier =
         !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    is_identifier.then_some((key, value.trim()))
+    is_identifier.then_some((key, value.trim_end()))
 }
 
 /// The path of `env.mk`: `$XEHPG_CACHE/env.mk`, else `$HOME/.cache/xehpg/env.mk`.
@@ -145,27 +164,29 @@ GUC_FW_DIR := /home/dev/.cache/xehpg/firmware/usr/lib/firmware
     }
 
     #[test]
-    fn accepts_other_assignment_forms_comments_and_blank_lines() {
-        let env = EnvMk::parse("# comment\n\nA=1\nB ?= two words \n  C:=x=y\nD :=\n").unwrap();
-        assert_eq!(env.get("A"), Some("1"));
-        assert_eq!(env.get("B"), Some("two words"));
-        assert_eq!(env.get("C"), Some("x=y"));
+    fn comments_blank_lines_and_values_with_separators() {
+        let env = EnvMk::parse("# comment\n\nC := x := y \nD := \n").unwrap();
+        assert_eq!(env.get("C"), Some("x := y"));
         // An empty value counts as unset, so the error message asks for it.
         assert_eq!(env.get("D"), None);
+    }
+
+    /// Exactly the lines the Makefile's `sed -n 's/^KEY := //p'` reads are
+    /// settings; the rest would be read differently by one of the two.
+    #[test]
+    fn only_the_makefiles_form_is_a_setting() {
+        for line in [
+            "A=1", "A = 1", "A ?= 1", "A:=1", " A := 1", "a b := 1", " := 1",
+        ] {
+            let err = EnvMk::parse(&format!("K := v\n{line}\n")).unwrap_err();
+            assert!(format!("{err:#}").contains("line 2"), "{line}: {err:#}");
+        }
     }
 
     #[test]
     fn later_assignment_wins() {
         let env = EnvMk::parse("A := 1\nA := 2\n").unwrap();
         assert_eq!(env.get("A"), Some("2"));
-    }
-
-    #[test]
-    fn rejects_lines_that_are_not_assignments() {
-        let err = EnvMk::parse("A := 1\nthis is garbage\n").unwrap_err();
-        assert!(format!("{err:#}").contains("line 2"), "{err:#}");
-        assert!(EnvMk::parse("bad key := 1").is_err());
-        assert!(EnvMk::parse(":= 1").is_err());
     }
 
     #[test]
@@ -179,6 +200,7 @@ GUC_FW_DIR := /home/dev/.cache/xehpg/firmware/usr/lib/firmware
     fn missing_file_is_empty() {
         let env = EnvMk::load(Path::new("/nonexistent/xehpg/env.mk")).unwrap();
         assert_eq!(env.get("KDIR"), None);
+        assert_eq!(env.origin(), "/nonexistent/xehpg/env.mk");
     }
 
     #[test]
