@@ -20,9 +20,13 @@ pub struct Options {
     /// vm suite. Skips the floor check.
     #[arg(long, value_name = "SUITE[:SCENARIO]", value_parser = selection)]
     pub only: Vec<Selection>,
-    /// Rewrite tools/check-floor from this run's test counts (needs a full run)
+    /// Record this full run's cases in tools/check-floor.toml (adds new cases;
+    /// drops cases that did not run only with --floor-reason)
     #[arg(long, conflicts_with = "only")]
     pub update_floor: bool,
+    /// Why cases that no longer run may leave the floor (logged in the file)
+    #[arg(long, value_name = "TEXT", requires = "update_floor")]
+    pub floor_reason: Option<String>,
     /// List the suites and vm scenarios, run nothing
     #[arg(long)]
     pub list: bool,

@@ -1,162 +1,192 @@
-//! The test-count floor, `tools/check-floor`.
+//! The test floor, `tools/check-floor.toml`: the names of the cases every
+//! suite must run.
 //!
-//! Tests that silently stop running look like passing tests. The floor file
-//! records the fewest tests each suite (and the whole run) may run:
+//! Tests that silently stop running look like passing tests, and a count can
+//! be kept up by a trivial test standing in for a removed one. So the floor
+//! lists every case by name, per suite; a full run fails the floor case when a
+//! listed case did not run (it is missing or was skipped). New cases are
+//! noted until `--update-floor` records them.
 //!
-//! ```text
-//! # comment
-//! total 180
-//! suite tools 95
-//! suite vm 30
-//! ```
-//!
-//! A full run fails one extra test if a suite listed there is missing or ran
-//! fewer tests (passed + failed; skips do not count), or the total is below
-//! `total`. `--update-floor` rewrites the file from the current run.
+//! `--update-floor` adds the names of a full run. It drops a name only when
+//! `--floor-reason` explains why, and then appends the reason and the dropped
+//! names to the file's `lowered` log, so lowering the floor is never silent.
 
 use crate::report::SuiteTotals;
-use anyhow::{bail, Context as _, Result};
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Minimum test counts.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The file's content.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Floor {
-    /// Minimum over all suites.
-    pub total: usize,
-    /// Minimum per suite, in file order.
-    pub suites: Vec<(String, usize)>,
+    /// Every time cases were dropped from the floor, oldest first.
+    #[serde(default)]
+    pub lowered: Vec<Lowered>,
+    /// Case names per suite.
+    pub suites: BTreeMap<String, BTreeSet<String>>,
 }
 
-/// Parses the floor file; every line must be a comment, blank, `total N` or `suite NAME N`.
+/// One logged removal of cases from the floor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lowered {
+    /// Why they went.
+    pub reason: String,
+    /// `suite: case` names dropped.
+    pub removed: Vec<String>,
+}
+
+/// Header comment written above the TOML.
+const HEADER: &str = "\
+# The cases `make check` must run, by name, per suite (tools/check/src/floor.rs).
+# A full run fails when a listed case did not run. `xehpg-check --update-floor`
+# adds new cases; dropping one needs `--floor-reason`, logged under `lowered`.
+";
+
+/// Parses the floor file.
 pub fn parse(text: &str) -> Result<Floor> {
-    let mut floor = Floor::default();
-    let mut seen_total = false;
-    for (i, line) in text.lines().enumerate() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let n = i + 1;
-        match words.as_slice() {
-            [] => {}
-            [w, ..] if w.starts_with('#') => {}
-            ["total", count] => {
-                floor.total = number(count).with_context(|| format!("line {n}"))?;
-                seen_total = true;
-            }
-            ["suite", name, count] => {
-                let count = number(count).with_context(|| format!("line {n}"))?;
-                if floor.suites.iter().any(|(s, _)| s == name) {
-                    bail!("line {n}: suite {name} listed twice");
-                }
-                floor.suites.push((name.to_string(), count));
-            }
-            _ => bail!("line {n}: expected `total N` or `suite NAME N`, found {line:?}"),
-        }
-    }
-    if !seen_total {
-        bail!("no `total N` line");
-    }
-    Ok(floor)
-}
-
-fn number(word: &str) -> Result<usize> {
-    word.parse()
-        .with_context(|| format!("{word:?} is not a test count"))
-}
-
-/// The floor a run sets: what each suite ran.
-pub fn from_run(suites: &[SuiteTotals]) -> Floor {
-    Floor {
-        total: suites.iter().map(SuiteTotals::ran).sum(),
-        suites: suites.iter().map(|s| (s.name.clone(), s.ran())).collect(),
-    }
+    Ok(toml::from_str(text)?)
 }
 
 /// The file text for `floor`.
-pub fn render(floor: &Floor) -> String {
-    let mut text = String::from(
-        "# Fewest tests `make check` may run, per suite and in total (passed + failed).\n\
-         # Checked by tools/check; rewrite with `xehpg-check --update-floor` when tests\n\
-         # are added on purpose, never to hide tests that stopped running.\n",
-    );
-    text.push_str(&format!("total {}\n", floor.total));
-    for (name, count) in &floor.suites {
-        text.push_str(&format!("suite {name} {count}\n"));
-    }
-    text
+pub fn render(floor: &Floor) -> Result<String> {
+    Ok(format!("{HEADER}\n{}", toml::to_string(floor)?))
 }
 
-/// Every way `run` falls short of `floor`; empty if it does not.
-pub fn shortfalls(floor: &Floor, run: &[SuiteTotals]) -> Vec<String> {
-    let mut problems = Vec::new();
-    for (name, min) in &floor.suites {
-        match run.iter().find(|s| &s.name == name) {
-            None => problems.push(format!("suite {name} did not run (floor {min})")),
-            Some(s) if s.ran() < *min => {
-                problems.push(format!("suite {name} ran {} tests, floor {min}", s.ran()))
-            }
-            Some(_) => {}
-        }
+/// Names of the cases that ran in `run`, per suite.
+fn ran(run: &[SuiteTotals]) -> BTreeMap<String, BTreeSet<String>> {
+    run.iter()
+        .map(|s| (s.name.clone(), s.ran_names.iter().cloned().collect()))
+        .collect()
+}
+
+/// `suite: case` for every case `floor` lists that `run` did not run.
+pub fn missing(floor: &Floor, run: &[SuiteTotals]) -> Vec<String> {
+    let ran = ran(run);
+    let empty = BTreeSet::new();
+    floor
+        .suites
+        .iter()
+        .flat_map(|(suite, cases)| {
+            let got = ran.get(suite).unwrap_or(&empty);
+            cases.difference(got).map(move |c| format!("{suite}: {c}"))
+        })
+        .collect()
+}
+
+/// How many cases of `run` the floor does not list yet.
+pub fn unlisted(floor: &Floor, run: &[SuiteTotals]) -> usize {
+    let empty = BTreeSet::new();
+    ran(run)
+        .iter()
+        .map(|(suite, cases)| {
+            cases
+                .difference(floor.suites.get(suite).unwrap_or(&empty))
+                .count()
+        })
+        .sum()
+}
+
+/// The floor after a full run: `old` plus every case that ran. Cases of `old`
+/// that did not run are dropped only with a `reason`, which is logged.
+///
+/// # Errors
+///
+/// Cases would be dropped and no reason was given.
+pub fn update(old: &Floor, run: &[SuiteTotals], reason: Option<&str>) -> Result<Floor> {
+    let gone = missing(old, run);
+    let mut new = Floor {
+        lowered: old.lowered.clone(),
+        suites: ran(run),
+    };
+    if !gone.is_empty() {
+        let Some(reason) = reason.filter(|r| !r.trim().is_empty()) else {
+            bail!(
+                "{} floor case(s) did not run ({}{}); say why with --floor-reason to drop them",
+                gone.len(),
+                gone.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
+                if gone.len() > 5 { ", ..." } else { "" }
+            );
+        };
+        new.lowered.push(Lowered {
+            reason: reason.to_string(),
+            removed: gone,
+        });
     }
-    let total: usize = run.iter().map(SuiteTotals::ran).sum();
-    if total < floor.total {
-        problems.push(format!("{total} tests ran in total, floor {}", floor.total));
-    }
-    problems
+    Ok(new)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn suite(name: &str, passed: usize, failed: usize, skipped: usize) -> SuiteTotals {
+    fn suite(name: &str, cases: &[&str]) -> SuiteTotals {
         SuiteTotals {
             name: name.into(),
-            passed,
-            failed,
-            skipped,
+            passed: cases.len(),
+            ran_names: cases.iter().map(|c| c.to_string()).collect(),
             ..SuiteTotals::default()
         }
     }
 
-    #[test]
-    fn parses_comments_total_and_suites() {
-        let f = parse("# hi\n\ntotal 10\nsuite tools 4\n  suite vm 6  \n").unwrap();
-        assert_eq!(f.total, 10);
-        assert_eq!(f.suites, vec![("tools".into(), 4), ("vm".into(), 6)]);
+    fn floor(suites: &[(&str, &[&str])]) -> Floor {
+        Floor {
+            lowered: Vec::new(),
+            suites: suites
+                .iter()
+                .map(|(s, c)| (s.to_string(), c.iter().map(|c| c.to_string()).collect()))
+                .collect(),
+        }
     }
 
     #[test]
-    fn rejects_bad_lines() {
-        assert!(parse("suite tools 4\n").is_err(), "no total");
-        assert!(parse("total x\n").is_err());
-        assert!(parse("total 1\nsuite a\n").is_err());
-        assert!(parse("total 1\nsuite a 1\nsuite a 2\n").is_err());
-        assert!(parse("total 1\nminimum 3\n").is_err());
+    fn a_listed_case_that_did_not_run_is_missing() {
+        let f = floor(&[("vm", &["bind", "guc"]), ("abi", &["bindings"])]);
+        let run = [suite("vm", &["bind", "new"])];
+        assert_eq!(missing(&f, &run), ["abi: bindings", "vm: guc"]);
+        assert_eq!(unlisted(&f, &run), 1);
+        let all = [suite("vm", &["bind", "guc"]), suite("abi", &["bindings"])];
+        assert!(missing(&f, &all).is_empty());
     }
 
     #[test]
-    fn render_round_trips() {
-        let run = [suite("tools", 5, 1, 3), suite("style", 4, 0, 1)];
-        let f = from_run(&run);
-        assert_eq!(f.total, 10, "skips are not counted");
-        assert_eq!(parse(&render(&f)).unwrap(), f);
+    fn a_renamed_case_counts_as_missing_even_if_the_count_holds() {
+        let f = floor(&[("vm", &["bind", "guc"])]);
+        let run = [suite("vm", &["bind", "trivial"])];
+        assert_eq!(missing(&f, &run), ["vm: guc"]);
     }
 
     #[test]
-    fn reports_missing_and_short_suites_and_total() {
-        let floor = parse("total 20\nsuite tools 5\nsuite vm 3\nsuite abi 1\n").unwrap();
-        let run = [suite("tools", 4, 0, 9), suite("abi", 0, 1, 0)];
+    fn update_adds_silently_but_drops_only_with_a_logged_reason() {
+        let f = floor(&[("vm", &["bind", "guc"])]);
+        let grown = update(&f, &[suite("vm", &["bind", "guc", "mcr"])], None).unwrap();
+        assert_eq!(grown.suites["vm"].len(), 3);
+        assert!(grown.lowered.is_empty());
+
+        let run = [suite("vm", &["bind"])];
+        assert!(update(&f, &run, None).is_err());
+        assert!(update(&f, &run, Some("  ")).is_err());
+        let lowered = update(&f, &run, Some("guc merged into bind")).unwrap();
+        assert_eq!(lowered.suites["vm"].len(), 1);
         assert_eq!(
-            shortfalls(&floor, &run),
-            vec![
-                "suite tools ran 4 tests, floor 5".to_string(),
-                "suite vm did not run (floor 3)".to_string(),
-                "5 tests ran in total, floor 20".to_string(),
-            ]
+            lowered.lowered,
+            [Lowered {
+                reason: "guc merged into bind".into(),
+                removed: vec!["vm: guc".into()],
+            }]
         );
-        let ok = [
-            suite("tools", 5, 0, 0),
-            suite("vm", 14, 0, 0),
-            suite("abi", 1, 0, 0),
-        ];
-        assert!(shortfalls(&floor, &ok).is_empty());
+    }
+
+    #[test]
+    fn render_round_trips_and_rejects_unknown_keys() {
+        let mut f = floor(&[("vm", &["bind: a \"quoted\" name"]), ("tools", &[])]);
+        f.lowered.push(Lowered {
+            reason: "r".into(),
+            removed: vec!["vm: x".into()],
+        });
+        assert_eq!(parse(&render(&f).unwrap()).unwrap(), f);
+        assert!(parse("total = 3\n[suites]\n").is_err());
+        assert!(parse("[suites]\nvm = 3\n").is_err());
     }
 }

@@ -3,7 +3,7 @@
 //! Runs the suites of [`suites::SUITES`] in order (tools, style, abi, regs, fwtable,
 //! kunit, vm), printing a header per suite, one `ok - ` / `FAIL - ` /
 //! `skip - ` line per test and the suite's time ([`report`]). A full run then
-//! checks the test-count floor in `tools/check-floor` ([`floor`]). The last
+//! checks that every case named in `tools/check-floor.toml` ran ([`floor`]). The last
 //! line is always `N passed, N failed`; the exit status is 0 only when
 //! nothing failed (1 on failures, 2 on bad usage). Subprocess output is kept
 //! under `build/check-logs/<suite>/`.
@@ -26,7 +26,7 @@ use suites::Context;
 use xehpg_common::envmk::EnvMk;
 
 /// The floor file, relative to the repository.
-const FLOOR_FILE: &str = "tools/check-floor";
+const FLOOR_FILE: &str = "tools/check-floor.toml";
 
 fn main() -> ExitCode {
     let opts = match cli::Options::try_parse() {
@@ -87,7 +87,12 @@ fn run(opts: cli::Options) -> Result<bool> {
         r.end(start.elapsed());
     }
     if opts.only.is_empty() {
-        floor_suite(&ctx.repo.join(FLOOR_FILE), opts.update_floor, &mut r);
+        floor_suite(
+            &ctx.repo.join(FLOOR_FILE),
+            opts.update_floor,
+            opts.floor_reason.as_deref(),
+            &mut r,
+        );
     }
     r.summary();
     Ok(r.totals().1 == 0)
@@ -119,33 +124,46 @@ fn list(ctx: &Context) {
     }
 }
 
-/// The `floor` pseudo-suite: checks (or with `update`, rewrites) the floor file.
-fn floor_suite(path: &Path, update: bool, r: &mut Reporter) {
+/// The `floor` pseudo-suite: checks that every case the floor lists ran, or
+/// with `update`, rewrites the floor from this run.
+fn floor_suite(path: &Path, update: bool, reason: Option<&str>, r: &mut Reporter) {
     let ran = r.suites().to_vec();
-    r.begin("floor", "every suite ran at least its floor of tests");
+    r.begin("floor", "every case tools/check-floor.toml lists ran");
     let start = Instant::now();
-    let name = "test counts at or above tools/check-floor";
-    if update {
-        let new = floor::from_run(&ran);
-        let written = std::fs::write(path, floor::render(&new))
-            .with_context(|| format!("writing {}", path.display()));
-        r.case(Case::from_result(name, written));
-        r.note(&format!(
-            "{} rewritten: total {}",
-            path.display(),
-            new.total
-        ));
-    } else {
-        let problems = std::fs::read_to_string(path)
-            .with_context(|| format!("reading {} (create it with --update-floor)", path.display()))
-            .and_then(|t| floor::parse(&t).with_context(|| format!("{}", path.display())))
-            .map(|f| floor::shortfalls(&f, &ran));
-        let case = match problems {
-            Ok(p) if p.is_empty() => Case::pass(name),
-            Ok(p) => Case::fail(name, p.join("; ")).with_details(p),
-            Err(e) => Case::fail(name, format!("{e:#}")),
-        };
-        r.case(case);
-    }
+    let name = "every floor case ran";
+    let old = std::fs::read_to_string(path)
+        .with_context(|| format!("reading {}", path.display()))
+        .and_then(|t| floor::parse(&t).with_context(|| format!("{}", path.display())));
+    let case = match (old, update) {
+        (Ok(old), true) => {
+            let written = floor::update(&old, &ran, reason).and_then(|new| {
+                r.note(&format!(
+                    "{} rewritten: {} cases",
+                    path.display(),
+                    new.suites.values().map(|s| s.len()).sum::<usize>()
+                ));
+                std::fs::write(path, floor::render(&new)?)
+                    .with_context(|| format!("writing {}", path.display()))
+            });
+            Case::from_result(name, written)
+        }
+        (Ok(old), false) => {
+            let missing = floor::missing(&old, &ran);
+            let new = floor::unlisted(&old, &ran);
+            if new > 0 {
+                r.note(&format!(
+                    "{new} case(s) not in the floor yet: record them with --update-floor"
+                ));
+            }
+            if missing.is_empty() {
+                Case::pass(name)
+            } else {
+                let reason = format!("{} floor case(s) did not run", missing.len());
+                Case::fail(name, reason).with_details(missing)
+            }
+        }
+        (Err(e), _) => Case::fail(name, format!("{e:#}")),
+    };
+    r.case(case);
     r.end(start.elapsed());
 }

@@ -16,6 +16,11 @@
 //!
 //! and, after all suites, a table, the list of failures and the last line
 //! `N passed, N failed`. Skipped tests count as neither.
+//!
+//! One test is one [`Case`]: one behaviour checked, however many assertions it
+//! makes (a VM scenario is one case; its TAP lines are its assertions). The
+//! summary shows the assertions beside the cases, so neither number can pass
+//! for the other.
 
 use std::io::Write;
 use std::path::Path;
@@ -44,6 +49,8 @@ pub struct Case {
     pub status: Status,
     /// Context printed under a failure (log tail, diff, diagnostics).
     pub details: Vec<String>,
+    /// Assertions the case made (at least 1 for a case that ran).
+    pub assertions: usize,
 }
 
 impl Case {
@@ -75,6 +82,55 @@ impl Case {
             name: name.into(),
             status,
             details: Vec::new(),
+            assertions: 1,
+        }
+    }
+
+    /// One case made of the assertions `parts`: it passes when every part
+    /// passed, fails with the failed parts' names, reasons and details
+    /// otherwise. A part that skipped is neither, so a case whose parts all
+    /// skipped is a skip.
+    pub fn combine(name: impl Into<String>, parts: Vec<Case>) -> Self {
+        let failed: Vec<&Case> = parts.iter().filter(|p| p.is_failure()).collect();
+        let ran = parts
+            .iter()
+            .filter(|p| !matches!(p.status, Status::Skip(_)))
+            .count();
+        let status = if !failed.is_empty() {
+            let reasons: Vec<String> = failed
+                .iter()
+                .map(|p| match &p.status {
+                    Status::Fail(r) => format!("{}: {}", p.name, one_line(r)),
+                    _ => unreachable!("filtered on failures"),
+                })
+                .collect();
+            Status::Fail(format!(
+                "{} of {} assertions failed: {}",
+                failed.len(),
+                ran,
+                reasons.join("; ")
+            ))
+        } else if ran == 0 {
+            Status::Skip(
+                parts
+                    .first()
+                    .map_or("no assertions".to_string(), |p| match &p.status {
+                        Status::Skip(r) => r.clone(),
+                        _ => String::new(),
+                    }),
+            )
+        } else {
+            Status::Pass
+        };
+        let details = failed
+            .iter()
+            .flat_map(|p| std::iter::once(format!("[{}]", p.name)).chain(p.details.iter().cloned()))
+            .collect();
+        Self {
+            name: name.into(),
+            status,
+            details,
+            assertions: ran,
         }
     }
 
@@ -127,15 +183,12 @@ pub struct SuiteTotals {
     pub failed: usize,
     /// Skipped tests.
     pub skipped: usize,
+    /// Assertions made by the cases that ran.
+    pub assertions: usize,
+    /// Names of the cases that ran (passed or failed), in order.
+    pub ran_names: Vec<String>,
     /// Wall time of the suite.
     pub elapsed: Duration,
-}
-
-impl SuiteTotals {
-    /// Tests that ran (passed or failed); skips are not runs.
-    pub fn ran(&self) -> usize {
-        self.passed + self.failed
-    }
 }
 
 /// Prints verdicts as they come and keeps the counts.
@@ -191,6 +244,10 @@ impl Reporter {
                 Status::Fail(_) => s.failed += 1,
                 Status::Skip(_) => s.skipped += 1,
             }
+            if !matches!(case.status, Status::Skip(_)) {
+                s.assertions += case.assertions;
+                s.ran_names.push(case.name);
+            }
         }
     }
 
@@ -206,11 +263,12 @@ impl Reporter {
         };
         s.elapsed = elapsed;
         let text = format!(
-            "--- {}: {} passed, {} failed, {} skipped ({:.1} s)",
+            "--- {}: {} passed, {} failed, {} skipped; {} assertions ({:.1} s)",
             s.name,
             s.passed,
             s.failed,
             s.skipped,
+            s.assertions,
             elapsed.as_secs_f64()
         );
         self.line(&text);
@@ -236,11 +294,12 @@ impl Reporter {
             .iter()
             .map(|s| {
                 format!(
-                    "{:<8} {:>5} passed {:>4} failed {:>4} skipped {:>8.1} s",
+                    "{:<8} {:>5} passed {:>4} failed {:>4} skipped {:>6} assertions {:>8.1} s",
                     s.name,
                     s.passed,
                     s.failed,
                     s.skipped,
+                    s.assertions,
                     s.elapsed.as_secs_f64()
                 )
             })
@@ -313,9 +372,49 @@ mod tests {
         assert!(out.contains(
             "=== regs: registers ===\nok - A\nFAIL - B: bad / offset\n    | why\nFAIL - D: same\nskip - C: later\n"
         ));
-        assert!(out.contains("--- regs: 1 passed, 2 failed, 1 skipped (1.5 s)"));
+        assert!(out.contains("--- regs: 1 passed, 2 failed, 1 skipped; 3 assertions (1.5 s)"));
+        assert_eq!(
+            r.suites()[0].ran_names,
+            ["A", "B", "D"],
+            "a skip did not run"
+        );
         assert!(out.contains("failures:\n  regs: B\n  regs: D\n"));
         assert!(out.ends_with("\n1 passed, 2 failed\n"));
+    }
+
+    #[test]
+    fn assertions_of_cases_that_ran_are_summed() {
+        let mut r = Reporter::new(Box::new(Shared::default()));
+        r.begin("vm", "scenarios");
+        let passes = |n| (0..n).map(|i| Case::pass(format!("p{i}"))).collect();
+        r.case(Case::combine("a", passes(7)));
+        let mut b: Vec<Case> = passes(2);
+        b.push(Case::fail("f", "x"));
+        r.case(Case::combine("b", b));
+        r.case(Case::skip("c", "y"));
+        assert_eq!(r.suites()[0].assertions, 10);
+        assert_eq!((r.suites()[0].passed, r.suites()[0].failed), (1, 1));
+    }
+
+    #[test]
+    fn combine_passes_only_when_every_part_passed() {
+        let ok = Case::combine("s", vec![Case::pass("a"), Case::pass("b")]);
+        assert_eq!((ok.status, ok.assertions), (Status::Pass, 2));
+        let bad = Case::combine(
+            "s",
+            vec![
+                Case::pass("a"),
+                Case::fail("b", "wrong\nvalue").with_details(vec!["d".into()]),
+                Case::skip("c", "n/a"),
+            ],
+        );
+        assert_eq!(
+            bad.status,
+            Status::Fail("1 of 2 assertions failed: b: wrong / value".into())
+        );
+        assert_eq!(bad.details, ["[b]", "d"]);
+        let skipped = Case::combine("s", vec![Case::skip("a", "no tree")]);
+        assert_eq!(skipped.status, Status::Skip("no tree".into()));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! at `/tests/lib.sh` and itself at `/tests/<name>.sh`, and runs
 //! `sh /tests/<name>.sh`. Its header
 //! ([`scenario`]) sets the device ID, mock arguments, module parameters, the
-//! timeout and what the mock may or must report. Tests per scenario:
+//! timeout and what the mock may or must report. A scenario is one test case
+//! named `<name>`; it passes when all of its assertions pass:
 //!
 //! - one per TAP line (`<name>: <description>`, [`tap`]);
 //! - `<name>: run`: the guest reported an exit status, the plan matched, and a
@@ -97,7 +98,7 @@ fn selected(ctx: &Context) -> Result<Vec<Scenario>, String> {
 fn run_scenario(ctx: &Context, s: &Scenario, r: &mut Reporter) {
     let header = match &s.header {
         Ok(h) => h,
-        Err(e) => return r.case(Case::fail(format!("{}: header", s.name), e.clone())),
+        Err(e) => return r.case(Case::fail(&s.name, format!("header: {e}"))),
     };
     let start = Instant::now();
     let logs = ctx.log_dir("vm").join(&s.name);
@@ -117,18 +118,17 @@ fn run_scenario(ctx: &Context, s: &Scenario, r: &mut Reporter) {
         &mut |note| r.note(&note),
     ) {
         Ok(f) => f,
-        Err(e) => return r.case(Case::fail(format!("{}: run", s.name), format!("{e:#}"))),
+        Err(e) => return r.case(Case::fail(&s.name, format!("{e:#}"))),
     };
     let text = String::from_utf8_lossy(&std::fs::read(&out).unwrap_or_default()).into_owned();
     let tap = tap::parse(&text);
-    for c in tap_cases(&s.name, &tap) {
-        r.case(c);
-    }
-    r.case(run_case(&s.name, &finished, &tap, &console));
-    r.case(mock_case(&s.name, header, &summary));
-    if let Some(case) = mmio_case(&s.name, &text, &summary) {
-        r.case(case);
-    }
+    // One scenario is one test case; its TAP lines, the run itself, the mock's
+    // verdict and the MMIO reconciliation are the case's assertions.
+    let mut parts = tap_cases(&s.name, &tap);
+    parts.push(run_case(&s.name, &finished, &tap, &console));
+    parts.push(mock_case(&s.name, header, &summary));
+    parts.extend(mmio_case(&s.name, &text, &summary));
+    r.case(Case::combine(&s.name, parts));
     r.note(&format!(
         "{}: {:.1} s",
         s.name,
