@@ -245,11 +245,7 @@ fn layer_case(name: &str, d: &DriverScan) -> Case {
 }
 
 fn always_on_case(name: &str, ctx: &Context, d: &DriverScan) -> Case {
-    let table_file = super::fwtable::driver::TABLE_FILE;
-    let table = match std::fs::read_to_string(ctx.repo.join(table_file))
-        .with_context(|| format!("reading {table_file}"))
-        .and_then(|t| super::fwtable::driver::forcewake_table(&t).context(table_file))
-    {
+    let table = match super::fwtable::driver_table(&ctx.repo) {
         Ok(t) => t,
         Err(e) => return Case::fail(name, format!("{e:#}")),
     };
