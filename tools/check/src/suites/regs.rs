@@ -1,11 +1,12 @@
 //! Suite `regs`: the driver and the mock agree on every register both define.
 //!
 //! The driver side is read from the `register!` invocations in `rust/**/*.rs`
-//! ([`parse`]); the mock side is `xehpg_mock::regs::REGISTERS`, compiled into
+//! with `syn` ([`parse`]); the mock side is `xehpg_mock::regs::REGISTERS`, compiled into
 //! this binary. [`compare`] judges them. Registers whose fields legitimately
 //! differ are listed with a reason in `tools/check/regs-allow.toml`.
 
 mod compare;
+// Only the `style` suite's layering scan still uses this lexer; it goes with that scan.
 pub(crate) mod lex;
 pub(crate) mod parse;
 
