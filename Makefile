@@ -91,6 +91,13 @@ check: boot-modules kunit-module tools
 bench: boot-modules tools
 	@$(TOOLS_BIN)/xehpg-check --bench --repo $(REPO)
 
+# The driver's forcewake and MCR tables (rust/gt/forcewake/table.rs,
+# rust/gt/mcr/table.rs), generated from the seed's table and the decisions in
+# tools/gen/tables.toml. Checked in; `make check` fails when they are stale.
+.PHONY: tables
+tables:
+	@cargo run --release -q --manifest-path tools/Cargo.toml -p xehpg-gen --bin xehpg-gen-tables -- --repo $(REPO)
+
 # bindgen on the shared ABI header. The output is checked in; `make check`
 # regenerates it to a temporary file and fails on any difference.
 BINDGEN_CMD = $(or $(call boot_var,BINDGEN),$(BINDGEN)) --use-core --no-layout-tests \

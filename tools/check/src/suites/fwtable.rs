@@ -1,27 +1,29 @@
-//! Suite `fwtable`: the forcewake and steering tables agree with the seed,
-//! with each other and (up to explained differences) with upstream i915.
+//! Suite `fwtable`: the driver's generated forcewake and steering tables
+//! agree with the seed, are current, and (up to explained differences) agree
+//! with upstream i915.
 //!
 //! Sources: the PRM's "Force Wake and Steering Table" (seed 000 lines
 //! 455-704), kept as `tools/mock/data/fw-steering.tsv` and read with
-//! `xehpg_mock::seed_table`; the driver's `rust/forcewake/table.rs` and
-//! `rust/mcr.rs` ([`driver`]); i915's `__dg2_fw_ranges` in the kernel tree
-//! ([`i915`]). Tests:
+//! `xehpg_mock::seed_table`; the tables `xehpg_gen` builds from it and the
+//! decisions in `tools/gen/tables.toml` (the rows `make tables` writes to
+//! `rust/gt/forcewake/table.rs` and `rust/gt/mcr/table.rs`); i915's
+//! `__dg2_fw_ranges` in the kernel tree ([`i915`]). Tests:
 //!
 //! - the checked-in TSV is what `seed_table::extract` makes of the seed
 //!   (skipped when the seed is not beside the repository, `../shared/seeds/`);
-//! - the driver's table is sorted and contiguous from 0 to 0x23FFFF;
-//! - the driver maps every seed row to its wake target, except ranges settled
-//!   in `tools/check/fw-settled.txt`; one test per settled entry checks the
+//! - each checked-in generated file is what the generator makes today;
+//! - the forcewake table is sorted and contiguous from 0 to 0x23FFFF;
+//! - it maps every seed row to its wake target, except ranges settled by an
+//!   `[[override]]` of the decisions; one test per override checks the
 //!   difference still exists. Unlisted holes of the seed are notes;
-//! - every range where the driver and i915 differ is explained in
-//!   `tools/check/fw-upstream-diffs.txt`, and every explanation still
+//! - every range where the table and i915 differ is explained in
+//!   `tools/check/fw-upstream-diffs.toml`, and every explanation still
 //!   describes a real difference (skipped without the kernel tree's file);
-//! - the driver's multicast ranges cover exactly the seed's replicated rows,
-//!   with the seed's group, up to the documented mapping (SQIDI behind the
-//!   SF or MCFG selector; GAM for MSLICE on three ranges).
+//! - the multicast ranges cover exactly the seed's replicated rows, with the
+//!   seed's group, up to the documented mapping (SQIDI behind the SF or MCFG
+//!   selector; GAM for MSLICE on the decisions' GAM ranges).
 
 mod compare;
-pub(crate) mod driver;
 mod i915;
 mod notes;
 pub(crate) mod wake;
@@ -31,16 +33,12 @@ use crate::report::{Case, Reporter};
 use anyhow::{Context as _, Result};
 use std::path::{Path, PathBuf};
 use wake::{Span, Wake};
+use xehpg_gen::targets::Steering;
+use xehpg_gen::{Generated, DECISIONS_FILE, FORCEWAKE_FILE, MCR_FILE, TSV_FILE};
 use xehpg_mock::seed_table::{self, Group, Row};
 
-/// The checked-in seed table, relative to the repository.
-const TSV_FILE: &str = "tools/mock/data/fw-steering.tsv";
-
-/// Settled seed differences, relative to the repository.
-const SETTLED_FILE: &str = "tools/check/fw-settled.txt";
-
 /// Explained differences with i915, relative to the repository.
-const UPSTREAM_FILE: &str = "tools/check/fw-upstream-diffs.txt";
+const UPSTREAM_FILE: &str = "tools/check/fw-upstream-diffs.toml";
 
 /// Seed directory relative to the repository (CI has `shared/` beside the clone).
 const SEED_DIR: &str = "../shared/seeds";
@@ -52,28 +50,98 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         Err(e) => return r.case(Case::fail(format!("{TSV_FILE} parses"), format!("{e:#}"))),
     };
     r.case(seed_fresh(&ctx.repo, &rows));
+    let generated = match xehpg_gen::generate(&ctx.repo) {
+        Ok(g) => g,
+        Err(e) => {
+            return r.case(Case::fail(
+                format!("generate the tables from {TSV_FILE} and {DECISIONS_FILE}"),
+                format!("{e:#}"),
+            ))
+        }
+    };
+    for (rel, text) in &generated.files {
+        r.case(file_current(&ctx.repo, rel, text));
+    }
     let seed: Vec<Span<Wake>> = rows.iter().map(seed_wake).collect();
     let groups: Vec<Span<Group>> = rows.iter().filter_map(seed_group).collect();
+    let table = forcewake_spans(&generated);
+    r.case(driver_shape(&table));
+    seed_cases(&generated, &seed, &table, r);
+    upstream_cases(ctx, &table, r);
+    mcr_cases(&generated, &groups, r);
+}
 
-    match read(&ctx.repo, driver::TABLE_FILE).and_then(|t| driver::forcewake_table(&t)) {
-        Ok(table) => {
-            r.case(driver_shape(&table));
-            seed_cases(ctx, &seed, &table, r);
-            upstream_cases(ctx, &table, r);
-        }
-        Err(e) => r.case(Case::fail(
-            format!("parse {}", driver::TABLE_FILE),
-            format!("{e:#}"),
-        )),
-    }
+/// Line of the first row of the `RANGES` array in a generated file.
+fn first_row_line(text: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains("const RANGES"))
+        .map_or(0, |i| i + 2)
+}
 
-    match read(&ctx.repo, driver::MCR_FILE).and_then(|t| driver::mcr_table(&t)) {
-        Ok(mcr) => mcr_cases(&mcr, &groups, r),
-        Err(e) => r.case(Case::fail(
-            format!("parse {}", driver::MCR_FILE),
-            format!("{e:#}"),
-        )),
+/// The forcewake rows, with their lines in the generated file.
+fn forcewake_spans(g: &Generated) -> Vec<Span<Wake>> {
+    let first = g
+        .files
+        .iter()
+        .find(|(rel, _)| *rel == FORCEWAKE_FILE)
+        .map_or(0, |(_, t)| first_row_line(t));
+    g.forcewake
+        .iter()
+        .enumerate()
+        .map(|(i, row)| Span {
+            start: row.start,
+            end: row.end,
+            value: row.wake,
+            line: first + i,
+        })
+        .collect()
+}
+
+/// The multicast rows, with their lines in the generated file.
+fn mcr_spans(g: &Generated) -> Vec<Span<Steering>> {
+    let first = g
+        .files
+        .iter()
+        .find(|(rel, _)| *rel == MCR_FILE)
+        .map_or(0, |(_, t)| first_row_line(t));
+    g.mcr
+        .iter()
+        .enumerate()
+        .map(|(i, row)| Span {
+            start: row.start,
+            end: row.end,
+            value: row.steering,
+            line: first + i,
+        })
+        .collect()
+}
+
+/// A checked-in generated file is byte for byte what the generator makes.
+fn file_current(repo: &Path, rel: &str, want: &str) -> Case {
+    let name = format!("{rel} is what `make tables` generates");
+    let have = match std::fs::read_to_string(repo.join(rel)) {
+        Ok(t) => t,
+        Err(e) => return Case::fail(name, format!("reading {rel}: {e}")),
+    };
+    if have == want {
+        return Case::pass(name);
     }
+    let mut details: Vec<String> = want
+        .lines()
+        .filter(|l| !have.lines().any(|h| h == *l))
+        .map(|l| format!("generated: {l}"))
+        .chain(
+            have.lines()
+                .filter(|l| !want.lines().any(|w| w == *l))
+                .map(|l| format!("checked in: {l}")),
+        )
+        .collect();
+    details.truncate(crate::report::TAIL_LINES);
+    Case::fail(
+        name,
+        "stale: run `make tables` and commit the result (edit tools/gen/tables.toml, not the file)",
+    )
+    .with_details(details)
 }
 
 fn read(repo: &Path, rel: &str) -> Result<String> {
@@ -84,7 +152,7 @@ fn seed_wake(row: &Row) -> Span<Wake> {
     Span {
         start: row.start,
         end: row.end,
-        value: Wake::from_seed(row.wake),
+        value: wake::from_seed(row.wake),
         line: row.seed_line,
     }
 }
@@ -165,7 +233,7 @@ fn seed_fresh(repo: &Path, tsv: &[Row]) -> Case {
 fn driver_shape(table: &[Span<Wake>]) -> Case {
     let name = format!(
         "{} is sorted and contiguous from 0 to {:#08X} ({} rows)",
-        driver::TABLE_FILE,
+        FORCEWAKE_FILE,
         compare::TABLE_END,
         table.len()
     );
@@ -178,21 +246,15 @@ fn driver_shape(table: &[Span<Wake>]) -> Case {
 }
 
 /// (b) Driver against every seed row, settled entries, holes.
-fn seed_cases(ctx: &Context, seed: &[Span<Wake>], table: &[Span<Wake>], r: &mut Reporter) {
-    let settled = match read_optional(&ctx.repo.join(SETTLED_FILE)) {
-        Ok(text) => match notes::parse_settled(&text) {
-            Ok(s) => s,
-            Err(e) => return r.case(Case::fail(SETTLED_FILE, format!("{e:#}"))),
-        },
-        Err(e) => return r.case(Case::fail(SETTLED_FILE, format!("{e:#}"))),
-    };
+fn seed_cases(g: &Generated, seed: &[Span<Wake>], table: &[Span<Wake>], r: &mut Reporter) {
+    let settled = notes::settled(&g.decisions);
     let check = compare::seed_vs_driver(seed, table, &settled);
     let name = format!("driver table matches the seed ({} rows)", seed.len());
     if check.mismatches.is_empty() {
         r.case(Case::pass(name));
     } else {
         let reason = format!(
-            "{} seed rows differ (settle deliberate ones in {SETTLED_FILE})",
+            "{} seed rows differ (settle deliberate ones by an [[override]] in {DECISIONS_FILE})",
             check.mismatches.len()
         );
         r.case(Case::fail(name, reason).with_details(check.mismatches.clone()));
@@ -207,7 +269,7 @@ fn seed_cases(ctx: &Context, seed: &[Span<Wake>], table: &[Span<Wake>], r: &mut 
     }
     if check.settled_rows > 0 {
         r.note(&format!(
-            "{} seed rows differ as settled in {SETTLED_FILE}",
+            "{} seed rows differ as settled in {DECISIONS_FILE}",
             check.settled_rows
         ));
     }
@@ -269,24 +331,28 @@ fn upstream_cases(ctx: &Context, table: &[Span<Wake>], r: &mut Reporter) {
 }
 
 /// (d) Multicast ranges against the seed's replication column.
-fn mcr_cases(mcr: &[Span<driver::Steering>], groups: &[Span<Group>], r: &mut Reporter) {
+fn mcr_cases(g: &Generated, groups: &[Span<Group>], r: &mut Reporter) {
+    let mcr = mcr_spans(g);
     let name = format!(
-        "{} multicast ranges match the seed's replication groups ({} ranges)",
-        driver::MCR_FILE,
+        "{MCR_FILE} multicast ranges match the seed's replication groups ({} ranges)",
         mcr.len()
     );
-    let mut problems = wake::order_problems(mcr);
-    problems.extend(compare::mcr_vs_seed(mcr, groups));
+    let gam: Vec<(u32, u32)> = g
+        .decisions
+        .steers
+        .iter()
+        .filter(|s| s.steering == Steering::Gam && s.group == Group::Mslice.name())
+        .map(|s| (s.start, s.end))
+        .collect();
+    let mut problems = wake::order_problems(&mcr);
+    problems.extend(compare::mcr_vs_seed(&mcr, groups, &gam));
     if problems.is_empty() {
         r.case(Case::pass(name));
     } else {
         let reason = format!("{} ranges differ", problems.len());
         r.case(Case::fail(name, reason).with_details(problems));
     }
-    let gam: Vec<String> = compare::GAM_AS_MSLICE
-        .iter()
-        .map(|&(s, e)| wake::range_text(s, e))
-        .collect();
+    let gam: Vec<String> = gam.iter().map(|&(s, e)| wake::range_text(s, e)).collect();
     r.note(&format!(
         "documented MCR mapping: SqidiSf/SqidiMcfg = SQIDI; Gam = MSLICE on {} only",
         gam.join(", ")

@@ -1,8 +1,8 @@
 //! The judgements of the suite, on tables already read.
 
-use super::driver::Steering;
 use super::notes::{Settled, UpstreamDiff};
 use super::wake::{cuts, find, gaps, merge_runs, order_problems, range_text, segments, Span, Wake};
+use xehpg_gen::targets::Steering;
 use xehpg_mock::seed_table::Group;
 
 /// Last offset of the GT MMIO map the seed's table covers (seed 000 line 702).
@@ -195,24 +195,16 @@ pub fn driver_vs_i915(
                 let said = x.map_or(String::new(), |x| {
                     format!(" (entry says {} vs {})", x.value.driver, x.value.i915)
                 });
-                format!("line {line}: {} {what}{said}", range_text(s, e))
+                format!("entry {line}: {} {what}{said}", range_text(s, e))
             })
             .collect(),
     }
 }
 
-/// The three ranges the seed calls MSLICE and the driver steers as GAM
-/// (seed 000 lines 472-475, 524, 544-545; `rust/mcr.rs` explains why).
-pub const GAM_AS_MSLICE: [(u32, u32); 3] = [
-    (0x00_4000, 0x00_4AFF),
-    (0x00_C800, 0x00_CFFF),
-    (0x00_F000, 0x00_FFFF),
-];
-
 /// The seed group a driver steering stands for over `s..=e`, or `None` when
-/// the driver's choice has no seed counterpart there (GAM outside
-/// [`GAM_AS_MSLICE`]).
-fn seed_group_of(steering: Steering, s: u32, e: u32) -> Option<Group> {
+/// the driver's choice has no seed counterpart there (GAM outside the
+/// documented `gam` ranges, which the seed calls MSLICE).
+fn seed_group_of(steering: Steering, s: u32, e: u32, gam: &[(u32, u32)]) -> Option<Group> {
     Some(match steering {
         Steering::Dss => Group::Dss,
         Steering::Gslice => Group::Gslice,
@@ -221,7 +213,7 @@ fn seed_group_of(steering: Steering, s: u32, e: u32) -> Option<Group> {
         Steering::Mslice => Group::Mslice,
         Steering::SqidiSf | Steering::SqidiMcfg => Group::Sqidi,
         Steering::Gam => {
-            if GAM_AS_MSLICE.iter().any(|&(gs, ge)| gs <= s && e <= ge) {
+            if gam.iter().any(|&(gs, ge)| gs <= s && e <= ge) {
                 Group::Mslice
             } else {
                 return None;
@@ -231,15 +223,20 @@ fn seed_group_of(steering: Steering, s: u32, e: u32) -> Option<Group> {
 }
 
 /// Where the driver's multicast ranges and the seed's replication column
-/// disagree (coverage or group), one line per run.
-pub fn mcr_vs_seed(driver: &[Span<Steering>], seed: &[Span<Group>]) -> Vec<String> {
+/// disagree (coverage or group), one line per run; `gam` are the ranges
+/// documented as GAM although the seed says MSLICE.
+pub fn mcr_vs_seed(
+    driver: &[Span<Steering>],
+    seed: &[Span<Group>],
+    gam: &[(u32, u32)],
+) -> Vec<String> {
     let mut wrong = Vec::new();
     for (s, e) in segments(cuts(driver).chain(cuts(seed)), 0, u32::MAX) {
         let d = find(driver, s).map(|x| x.value);
         let g = find(seed, s).map(|x| x.value);
         let agrees = match d {
             None => g.is_none(),
-            Some(st) => g.is_some() && seed_group_of(st, s, e) == g,
+            Some(st) => g.is_some() && seed_group_of(st, s, e, gam) == g,
         };
         if !agrees {
             wrong.push((s, e, (d, g)));
@@ -438,7 +435,7 @@ mod tests {
         let c = driver_vs_i915(&driver, &i915, &notes);
         assert_eq!(
             c.stale,
-            ["line 7: 0x000080-0x0000FF both GT now (entry says NONE vs GT)"]
+            ["entry 7: 0x000080-0x0000FF both GT now (entry says NONE vs GT)"]
         );
         // An explanation naming the wrong wakes explains nothing.
         let notes = [diff(0x100, 0x1ff, Wake::None, Wake::Render, 4)];
@@ -446,7 +443,7 @@ mod tests {
         assert_eq!(c.unexplained.len(), 2);
         assert_eq!(
             c.stale,
-            ["line 4: 0x000100-0x0001FF now driver NONE, i915 GT (entry says NONE vs RENDER)"]
+            ["entry 4: 0x000100-0x0001FF now driver NONE, i915 GT (entry says NONE vs RENDER)"]
         );
     }
 
@@ -464,7 +461,8 @@ mod tests {
             span(0xdd00, 0xddff, Steering::Mslice, 3),
             span(0xe100, 0xe8ff, Steering::Dss, 4),
         ];
-        assert!(mcr_vs_seed(&driver, &seed).is_empty());
+        let gam = [(0x4000, 0x4aff)];
+        assert!(mcr_vs_seed(&driver, &seed, &gam).is_empty());
         let driver = vec![
             span(0x0b00, 0x0bff, Steering::SqidiMcfg, 1),
             span(0x4000, 0x4aff, Steering::Gam, 2),
@@ -473,7 +471,7 @@ mod tests {
             span(0x10000, 0x100ff, Steering::Gslice, 5),
         ];
         assert_eq!(
-            mcr_vs_seed(&driver, &seed),
+            mcr_vs_seed(&driver, &seed, &gam),
             [
                 "0x00DD00-0x00DDFF seed MSLICE, driver Gam (GAM stands for MSLICE only on the documented ranges)",
                 "0x00E800-0x00E8FF seed DSS, driver not multicast",

@@ -1,25 +1,24 @@
-//! The two explanation files of the suite.
+//! The suite's explanations: `tools/check/fw-upstream-diffs.toml`, ranges
+//! where the driver and upstream i915 disagree and why, and the settled
+//! seed differences, which are the `[[override]]`s of the generator's
+//! decisions (`tools/gen/tables.toml`).
 //!
-//! `tools/check/fw-settled.txt`: seed rows the driver deliberately maps to
-//! another wake target, one per line:
-//!
-//! ```text
-//! START-END DRIVER_WAKE reason...
+//! ```toml
+//! [[diff]]
+//! start = 0x014000
+//! end = 0x0141FF
+//! driver = "VD0"
+//! i915 = "VD2"
+//! reason = "seed L552 lists a real VD0 row"
 //! ```
 //!
-//! `tools/check/fw-upstream-diffs.txt`: ranges where the driver and upstream
-//! i915 disagree, and why:
-//!
-//! ```text
-//! START-END DRIVER_WAKE I915_WAKE reason...
-//! ```
-//!
-//! Offsets are hex; wakes are `NONE`, `GT`, `RENDER`, `VD0`-`VD7`,
-//! `VE0`-`VE3` (`AON` reads as `NONE`). `#` starts a comment line. Entries
-//! must be sorted and must not overlap, and every entry needs a reason.
+//! Entries must be sorted and must not overlap, and every entry needs a
+//! reason. A span's `line` is the entry's number (1-based) in its file.
 
-use super::wake::{order_problems, parse_range, Span, Wake};
+use super::wake::{order_problems, Span, Wake};
 use anyhow::{bail, Context as _, Result};
+use serde::Deserialize;
+use xehpg_gen::decisions::Decisions;
 
 /// One settled seed difference.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +30,8 @@ pub struct Settled {
 }
 
 /// One explained driver/i915 difference.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct UpstreamDiff {
     /// The driver's (the seed's) wake over the range.
     pub driver: Wake,
@@ -41,66 +41,69 @@ pub struct UpstreamDiff {
     pub reason: String,
 }
 
-/// Parses `fw-settled.txt`.
-pub fn parse_settled(text: &str) -> Result<Vec<Span<Settled>>> {
-    entries(text, 1, |wakes, reason| {
-        Ok(Settled {
-            driver: wakes[0],
-            reason,
-        })
-    })
+/// `[[diff]]` as the file writes it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DiffEntry {
+    start: u32,
+    end: u32,
+    #[serde(flatten)]
+    diff: UpstreamDiff,
 }
 
-/// Parses `fw-upstream-diffs.txt`.
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DiffFile {
+    #[serde(default)]
+    diff: Vec<DiffEntry>,
+}
+
+/// The settled differences: the decisions' overrides.
+pub fn settled(d: &Decisions) -> Vec<Span<Settled>> {
+    d.overrides
+        .iter()
+        .enumerate()
+        .map(|(i, o)| Span {
+            start: o.start,
+            end: o.end,
+            value: Settled {
+                driver: o.wake,
+                reason: o.reason.clone(),
+            },
+            line: i + 1,
+        })
+        .collect()
+}
+
+/// Parses `fw-upstream-diffs.toml`.
 pub fn parse_upstream(text: &str) -> Result<Vec<Span<UpstreamDiff>>> {
-    entries(text, 2, |wakes, reason| {
-        if wakes[0] == wakes[1] {
-            bail!(
-                "driver and i915 wake are both {}: nothing differs",
-                wakes[0]
-            );
-        }
-        Ok(UpstreamDiff {
-            driver: wakes[0],
-            i915: wakes[1],
-            reason,
-        })
-    })
-}
-
-/// `START-END` plus `wakes` wake names plus a reason, per non-comment line.
-fn entries<T>(
-    text: &str,
-    wakes: usize,
-    make: impl Fn(&[Wake], String) -> Result<T>,
-) -> Result<Vec<Span<T>>> {
+    let file: DiffFile = toml::from_str(text)?;
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    for (i, e) in file.diff.into_iter().enumerate() {
         let n = i + 1;
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let entry = || -> Result<Span<T>> {
-            let mut words = line.split_whitespace();
-            let (start, end) = parse_range(words.next().unwrap_or_default())?;
-            let mut w = Vec::with_capacity(wakes);
-            for _ in 0..wakes {
-                let name = words.next().context("missing wake target")?;
-                w.push(Wake::from_name(name)?);
+        let check = || -> Result<()> {
+            if e.end < e.start {
+                bail!("ends before it starts");
             }
-            let reason = words.collect::<Vec<_>>().join(" ");
-            if reason.is_empty() {
+            if e.diff.reason.trim().is_empty() {
                 bail!("no reason given");
             }
-            Ok(Span {
-                start,
-                end,
-                value: make(&w, reason)?,
-                line: n,
-            })
+            if e.diff.driver == e.diff.i915 {
+                bail!(
+                    "driver and i915 wake are both {}: nothing differs",
+                    e.diff.driver
+                );
+            }
+            Ok(())
         };
-        out.push(entry().with_context(|| format!("line {n}"))?);
+        check().with_context(|| format!("entry {n}"))?;
+        out.push(Span {
+            start: e.start,
+            end: e.end,
+            value: e.diff,
+            line: n,
+        });
     }
     if let Some(p) = order_problems(&out).first() {
         bail!("entries must be sorted and disjoint: {p}");
@@ -112,39 +115,72 @@ fn entries<T>(
 mod tests {
     use super::*;
 
-    #[test]
-    fn reads_settled_entries() {
-        let t = parse_settled("# comment\n\n0x1000-0x1FFF VD2 the seed is wrong here\n").unwrap();
-        assert_eq!(t.len(), 1);
-        assert_eq!((t[0].start, t[0].end, t[0].line), (0x1000, 0x1fff, 3));
-        assert_eq!(t[0].value.driver, Wake::Vd(2));
-        assert_eq!(t[0].value.reason, "the seed is wrong here");
+    fn entry(range: (&str, &str), driver: &str, i915: &str, reason: &str) -> String {
+        format!(
+            "[[diff]]\nstart = {}\nend = {}\ndriver = \"{driver}\"\ni915 = \"{i915}\"\nreason = \"{reason}\"\n",
+            range.0, range.1
+        )
     }
 
     #[test]
     fn reads_upstream_entries() {
-        let t = parse_upstream("0x014000-0x0141FF VD0 VD2 seed L552 lists VD0\n").unwrap();
+        let text = format!(
+            "# comment\n{}",
+            entry(
+                ("0x014000", "0x0141FF"),
+                "VD0",
+                "VD2",
+                "seed L552 lists VD0"
+            )
+        );
+        let t = parse_upstream(&text).unwrap();
+        assert_eq!((t[0].start, t[0].end, t[0].line), (0x14000, 0x141ff, 1));
         assert_eq!(t[0].value.driver, Wake::Vd(0));
         assert_eq!(t[0].value.i915, Wake::Vd(2));
         assert_eq!(t[0].value.reason, "seed L552 lists VD0");
+        assert!(parse_upstream("").unwrap().is_empty());
     }
 
     #[test]
-    fn bad_entries_are_errors_with_their_line() {
-        let e = parse_settled("\n0x1000-0x1FFF VD2\n").unwrap_err();
-        assert_eq!(format!("{e:#}"), "line 2: no reason given");
-        assert!(parse_settled("0x1000 VD2 why").is_err());
-        assert!(parse_settled("0x1000-0x1FFF VD9 why").is_err());
-        assert!(parse_settled("0x2000-0x2FFF GT a\n0x1000-0x1FFF GT b\n").is_err());
-        assert!(parse_settled("0x1000-0x2FFF GT a\n0x2000-0x3FFF GT b\n").is_err());
-        assert!(parse_upstream("0x1000-0x1FFF GT why").is_err(), "one wake");
+    fn bad_entries_are_errors_with_their_number() {
+        let ok = entry(("0x1000", "0x1FFF"), "GT", "NONE", "why");
+        let e = parse_upstream(&format!(
+            "{ok}{}",
+            entry(("0x2000", "0x2FFF"), "GT", "VD0", " ")
+        ))
+        .unwrap_err();
+        assert_eq!(format!("{e:#}"), "entry 2: no reason given");
+        let bad = |s: String| parse_upstream(&s).is_err();
         assert!(
-            parse_upstream("0x1000-0x1FFF GT GT why").is_err(),
+            bad(entry(("0x1000", "0x0FFF"), "GT", "NONE", "r")),
+            "backwards"
+        );
+        assert!(bad(entry(("0x1000", "0x1FFF"), "VD9", "NONE", "r")), "VD9");
+        assert!(
+            bad(entry(("0x1000", "0x1FFF"), "GT", "GT", "r")),
             "no difference"
         );
         assert!(
-            parse_upstream("0x1000-0x1FFF AON NONE why").is_err(),
+            bad(entry(("0x1000", "0x1FFF"), "AON", "NONE", "r")),
             "AON is NONE"
         );
+        assert!(bad(format!("{ok}{ok}")), "overlap");
+        assert!(bad(format!(
+            "{}{ok}",
+            entry(("0x2000", "0x2FFF"), "GT", "NONE", "r")
+        )));
+        assert!(bad(ok.replace("reason", "because")), "unknown key");
+    }
+
+    #[test]
+    fn overrides_are_the_settled_entries() {
+        let d = Decisions::parse(
+            "[[override]]\nstart = 0x100\nend = 0x1FF\nwake = \"GT\"\nlines = \"L9\"\nreason = \"why\"\n",
+        )
+        .unwrap();
+        let s = settled(&d);
+        assert_eq!((s[0].start, s[0].end, s[0].line), (0x100, 0x1ff, 1));
+        assert_eq!(s[0].value.driver, Wake::Gt);
+        assert_eq!(s[0].value.reason, "why");
     }
 }

@@ -9,6 +9,7 @@
 use super::parse::{parse_int, Field, Location, Register};
 use crate::report::Case;
 use anyhow::{bail, Result};
+use serde::Deserialize;
 
 /// A driver register and the file it came from.
 #[derive(Debug, Clone)]
@@ -30,37 +31,37 @@ pub struct MockReg {
     pub fields: Vec<Field>,
 }
 
-/// `regs-allow.txt`: registers whose fields may differ, each with a reason.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Allow(Vec<(String, String)>);
+/// `regs-allow.toml`: registers whose fields may differ, each with a reason.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Allow {
+    #[serde(default, rename = "register")]
+    entries: Vec<AllowEntry>,
+}
+
+/// `[[register]]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllowEntry {
+    name: String,
+    reason: String,
+}
 
 impl Allow {
-    /// Parses `NAME reason...` lines; `#` comments and blank lines are skipped.
+    /// Parses the file; every entry needs a reason.
     pub fn parse(text: &str) -> Result<Self> {
-        let mut entries = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            match line.split_once(char::is_whitespace) {
-                Some((name, reason)) if !reason.trim().is_empty() => {
-                    entries.push((name.to_string(), reason.trim().to_string()))
-                }
-                _ => bail!(
-                    "line {}: `{line}` needs a reason after the register name",
-                    i + 1
-                ),
-            }
+        let allow: Allow = toml::from_str(text)?;
+        if let Some(e) = allow.entries.iter().find(|e| e.reason.trim().is_empty()) {
+            bail!("register {} needs a reason", e.name);
         }
-        Ok(Self(entries))
+        Ok(allow)
     }
 
     fn reason(&self, name: &str) -> Option<&str> {
-        self.0
+        self.entries
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, r)| r.as_str())
+            .find(|e| e.name == name)
+            .map(|e| e.reason.as_str())
     }
 }
 
@@ -300,12 +301,12 @@ fn one_sided_notes(driver: &[Defined], mock: &[MockReg], allow: &Allow) -> Vec<S
             list(mock_only)
         ));
     }
-    for (name, _) in &allow.0 {
+    for name in allow.entries.iter().map(|e| &e.name) {
         let shared =
             driver.iter().any(|d| &d.reg.name == name) && mock.iter().any(|m| &m.name == name);
         if !shared {
             notes.push(format!(
-                "regs-allow.txt lists {name}, which is not a shared register (stale entry?)"
+                "regs-allow.toml lists {name}, which is not a shared register (stale entry?)"
             ));
         }
     }
@@ -387,7 +388,11 @@ mod tests {
     #[test]
     fn allow_list_excuses_one_sided_fields_only() {
         let d = driver("register! { A(u32) @ 0x10 { 7:0 x; 8:8 d; } }");
-        let allow = Allow::parse("# comment\nA mock models only x\nGONE old entry\n").unwrap();
+        let allow = Allow::parse(
+            "# comment\n[[register]]\nname = \"A\"\nreason = \"mock models only x\"\n\
+             [[register]]\nname = \"GONE\"\nreason = \"old entry\"\n",
+        )
+        .unwrap();
         let ok = compare(&d, &[mock("A", 0x10, vec![field("x", 7, 0)])], &allow);
         assert_eq!(ok.cases, vec![Case::pass("A")]);
         assert!(ok.notes.iter().any(
@@ -400,8 +405,10 @@ mod tests {
 
     #[test]
     fn allow_entries_need_reasons() {
-        assert!(Allow::parse("A\n").is_err());
-        assert!(Allow::parse("A   \n").is_err());
+        assert!(Allow::parse("[[register]]\nname = \"A\"\n").is_err());
+        assert!(Allow::parse("[[register]]\nname = \"A\"\nreason = \"  \"\n").is_err());
+        assert!(Allow::parse("[[register]]\nname = \"A\"\nwhy = \"x\"\n").is_err());
+        assert_eq!(Allow::parse("# nothing\n").unwrap(), Allow::default());
     }
 
     #[test]

@@ -1,20 +1,25 @@
-//! Reads `kernel::io::register!` invocations out of Rust source.
+//! Reads `kernel::io::register!` invocations out of Rust source with `syn`.
 //!
-//! Grammar accepted (Linux 7.3 `rust/kernel/io/register.rs`, the macro's entry
-//! rule, and `rust/kernel/bitfield.rs` for the fields):
+//! Every macro invocation whose path ends in `register` is parsed with
+//! [`Registers`], the macro's grammar in Linux 7.3 (`rust/kernel/io/register.rs`,
+//! the entry rule, and `rust/kernel/bitfield.rs` for the fields):
 //!
 //! ```text
 //! register! {
 //!     #[attr]* vis? NAME(storage) ([SIZE (, stride = STRIDE)?])?
-//!         ( @ (Base +)? OFFSET  |  => ALIAS (+ ALIAS2)? ([IDX])? )?
+//!         ( @ (Base +)? OFFSET  |  => ALIAS (+ ALIAS2)? ([IDX])? )
 //!     {
-//!         #[attr]* HI:LO field ( => Type | ?=> Type )? ;
+//!         #[doc]* HI:LO field ( => Type | ?=> Type )? ;
 //!     }
 //! }
 //! ```
 
-use super::lex::{lex, Kind, Token};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
+use quote::ToTokens;
+use syn::ext::IdentExt as _;
+use syn::parse::{Parse, ParseStream};
+use syn::visit::Visit;
+use syn::{braced, bracketed, parenthesized, token, Attribute, Expr, Ident, LitInt, Token, Type};
 
 /// Where a register lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,273 +95,193 @@ impl Register {
 }
 
 /// Every register defined by `register!` invocations in `src`.
+///
+/// # Errors
+///
+/// `src` is not Rust, or an invocation does not follow the grammar; the
+/// message starts with `line N:`.
 pub fn registers_in(src: &str) -> Result<Vec<Register>> {
-    let tokens = lex(src)?;
-    let mut regs = Vec::new();
-    collect(&tokens, &mut regs)?;
-    Ok(regs)
+    let file = syn::parse_file(src).map_err(located)?;
+    let mut finder = Finder::default();
+    finder.visit_file(&file);
+    match finder.error {
+        Some(e) => Err(located(e)),
+        None => Ok(finder.registers),
+    }
 }
 
-/// Finds `register ! {...}` (any path prefix, any delimiter) at every depth.
-fn collect(tokens: &[Token], out: &mut Vec<Register>) -> Result<()> {
-    for (i, t) in tokens.iter().enumerate() {
-        if let Kind::Group(_, inner) = &t.kind {
-            let is_invocation =
-                i >= 2 && tokens[i - 2].ident() == Some("register") && tokens[i - 1].is_punct('!');
-            if is_invocation {
-                out.extend(Items { t: inner, pos: 0 }.registers()?);
-            } else {
-                collect(inner, out)?;
-            }
-        }
-    }
-    Ok(())
+/// A syn error with its line in front.
+fn located(e: syn::Error) -> anyhow::Error {
+    anyhow!("line {}: {e}", e.span().start().line)
 }
 
-/// A cursor over the tokens of one invocation.
-struct Items<'a> {
-    t: &'a [Token],
-    pos: usize,
+/// Collects the registers of every `register!` invocation, wherever it is.
+#[derive(Default)]
+struct Finder {
+    registers: Vec<Register>,
+    error: Option<syn::Error>,
 }
 
-impl<'a> Items<'a> {
-    fn peek(&self, ahead: usize) -> Option<&'a Token> {
-        self.t.get(self.pos + ahead)
-    }
-
-    fn next(&mut self) -> Option<&'a Token> {
-        let t = self.peek(0)?;
-        self.pos += 1;
-        Some(t)
-    }
-
-    /// Line of the next token (or the last one), for messages.
-    fn line(&self) -> usize {
-        self.peek(0).or(self.t.last()).map_or(0, |t| t.line)
-    }
-
-    fn punct(&mut self, c: char) -> bool {
-        let hit = self.peek(0).is_some_and(|t| t.is_punct(c));
-        if hit {
-            self.pos += 1;
-        }
-        hit
-    }
-
-    /// Consumes `=>` (if `c` is `=`, the `>` must follow).
-    fn arrow(&mut self) -> bool {
-        let hit = self.peek(0).is_some_and(|t| t.is_punct('='))
-            && self.peek(1).is_some_and(|t| t.is_punct('>'));
-        if hit {
-            self.pos += 2;
-        }
-        hit
-    }
-
-    fn expect_ident(&mut self, what: &str) -> Result<(&'a str, usize)> {
-        let line = self.line();
-        match self.next() {
-            Some(t) => match t.ident() {
-                Some(s) => Ok((s, t.line)),
-                None => bail!("line {line}: expected {what}, found {:?}", t.kind),
-            },
-            None => bail!("line {line}: expected {what}, found the end"),
-        }
-    }
-
-    fn expect_group(&mut self, open: char, what: &str) -> Result<&'a [Token]> {
-        let line = self.line();
-        self.next()
-            .and_then(|t| t.group(open))
-            .ok_or_else(|| anyhow!("line {line}: expected {what}"))
-    }
-
-    fn skip_attributes(&mut self) {
-        while self.peek(0).is_some_and(|t| t.is_punct('#'))
-            && self.peek(1).is_some_and(|t| t.group('[').is_some())
-        {
-            self.pos += 2;
-        }
-    }
-
-    fn skip_visibility(&mut self) {
-        if self.peek(0).and_then(Token::ident) == Some("pub") {
-            self.pos += 1;
-            if self.peek(0).is_some_and(|t| t.group('(').is_some()) {
-                self.pos += 1;
+impl<'ast> Visit<'ast> for Finder {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let is_register = mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "register");
+        if is_register && self.error.is_none() {
+            match mac.parse_body::<Registers>() {
+                Ok(r) => self.registers.extend(r.0),
+                Err(e) => self.error = Some(e),
             }
         }
+        syn::visit::visit_macro(self, mac);
     }
+}
 
-    fn registers(mut self) -> Result<Vec<Register>> {
-        let mut regs = Vec::new();
-        loop {
-            self.skip_attributes();
-            if self.peek(0).is_none() {
-                return Ok(regs);
-            }
-            regs.push(self.register()?);
+/// The body of one `register!` invocation.
+pub struct Registers(pub Vec<Register>);
+
+impl Parse for Registers {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let mut out = Vec::new();
+        while !input.is_empty() {
+            out.push(register(input)?);
         }
+        Ok(Registers(out))
     }
+}
 
-    fn register(&mut self) -> Result<Register> {
-        self.skip_visibility();
-        let (name, line) = self.expect_ident("a register name")?;
-        let storage = text(self.expect_group('(', "`(storage)` after the register name")?);
-        let array = match self.peek(0).and_then(|t| t.group('[')) {
-            Some(inner) => {
-                self.pos += 1;
-                Some(array_spec(inner))
+/// Tokens as compact text (`u32`, `4`, `size_of::<u32>()`).
+fn text(t: &impl ToTokens) -> String {
+    t.to_token_stream().to_string().replace(' ', "")
+}
+
+fn register(input: ParseStream<'_>) -> syn::Result<Register> {
+    Attribute::parse_outer(input)?;
+    input.parse::<syn::Visibility>()?;
+    let name: Ident = input.parse()?;
+    let storage;
+    parenthesized!(storage in input);
+    let storage: Type = storage.parse()?;
+    let array = if input.peek(token::Bracket) {
+        let inner;
+        bracketed!(inner in input);
+        Some(array_spec(&inner)?)
+    } else {
+        None
+    };
+    let location = if input.parse::<Option<Token![@]>>()?.is_some() {
+        if input.peek(Ident) {
+            let base: Ident = input.parse()?;
+            input.parse::<Token![+]>()?;
+            let offset: LitInt = input.parse()?;
+            Location::Relative {
+                base: base.to_string(),
+                offset: offset.base10_parse()?,
             }
-            None => None,
+        } else {
+            let offset: LitInt = input.parse()?;
+            Location::Fixed(offset.base10_parse()?)
+        }
+    } else if input.parse::<Option<Token![=>]>>()?.is_some() {
+        let first: Ident = input.parse()?;
+        let (base, target) = if input.parse::<Option<Token![+]>>()?.is_some() {
+            let target: Ident = input.parse()?;
+            (Some(first.to_string()), target.to_string())
+        } else {
+            (None, first.to_string())
         };
-        let location = self.location(name)?;
-        let body = self.expect_group('{', "the `{ fields }` of the register")?;
-        let fields = Items { t: body, pos: 0 }.fields()?;
-        Ok(Register {
-            name: name.to_string(),
-            line,
-            storage,
-            array,
-            location,
-            fields,
-        })
-    }
-
-    fn location(&mut self, name: &str) -> Result<Location> {
-        let line = self.line();
-        if self.punct('@') {
-            let first = self
-                .next()
-                .ok_or_else(|| anyhow!("line {line}: nothing after `@`"))?;
-            if let Some(base) = first.ident() {
-                if !self.punct('+') {
-                    bail!("line {line}: expected `+` after base `{base}`");
-                }
-                let offset = self.number()?;
-                return Ok(Location::Relative {
-                    base: base.to_string(),
-                    offset,
-                });
-            }
-            self.pos -= 1;
-            return Ok(Location::Fixed(self.number()?));
-        }
-        if self.arrow() {
-            let (first, _) = self.expect_ident("the aliased register")?;
-            let (base, target) = if self.punct('+') {
-                let (t, _) = self.expect_ident("the aliased register")?;
-                (Some(first.to_string()), t.to_string())
-            } else {
-                (None, first.to_string())
-            };
-            let index = match self.peek(0).and_then(|t| t.group('[')) {
-                Some(inner) => {
-                    self.pos += 1;
-                    Some(text(inner))
-                }
-                None => None,
-            };
-            return Ok(Location::Alias {
-                base,
-                target,
-                index,
-            });
-        }
-        bail!("line {line}: register {name} has neither `@ offset` nor `=> alias`")
-    }
-
-    fn number(&mut self) -> Result<u64> {
-        let line = self.line();
-        match self.next().map(|t| &t.kind) {
-            Some(Kind::Lit(s)) => {
-                parse_int(s).ok_or_else(|| anyhow!("line {line}: {s:?} is not an integer literal"))
-            }
-            other => bail!("line {line}: expected an integer literal, found {other:?}"),
-        }
-    }
-
-    fn fields(mut self) -> Result<Vec<Field>> {
-        let mut fields = Vec::new();
-        loop {
-            self.skip_attributes();
-            if self.peek(0).is_none() {
-                return Ok(fields);
-            }
-            fields.push(self.field()?);
-        }
-    }
-
-    /// `HI:LO name (=> Type | ?=> Type)? ;`
-    fn field(&mut self) -> Result<Field> {
-        let line = self.line();
-        let hi = self.bit()?;
-        if !self.punct(':') {
-            bail!("line {line}: expected `:` in a `hi:lo` bit range");
-        }
-        let lo = self.bit()?;
-        let (name, _) = self.expect_ident("a field name")?;
-        if hi < lo {
-            bail!("line {line}: field {name} has hi {hi} below lo {lo}");
-        }
-        let converted = self.arrow() || (self.punct('?') && self.arrow());
-        if converted {
-            // The type may be any path or generic; it ends at `;`.
-            while self.peek(0).is_some_and(|t| !t.is_punct(';')) {
-                self.pos += 1;
-            }
-        }
-        if !self.punct(';') && self.peek(0).is_some() {
-            bail!("line {line}: expected `;` after field {name}");
-        }
-        Ok(Field {
-            name: name.to_string(),
-            hi,
-            lo,
-        })
-    }
-
-    fn bit(&mut self) -> Result<u8> {
-        let line = self.line();
-        let n = self.number()?;
-        u8::try_from(n)
-            .ok()
-            .filter(|b| *b < 64)
-            .ok_or_else(|| anyhow!("line {line}: bit {n} out of range"))
-    }
-}
-
-fn array_spec(inner: &[Token]) -> ArraySpec {
-    let mut parts = inner.split(|t| t.is_punct(','));
-    let size = text(parts.next().unwrap_or_default());
-    let stride = parts.next().map(|p| {
-        let value = match p {
-            [key, eq, rest @ ..] if key.ident() == Some("stride") && eq.is_punct('=') => rest,
-            _ => p,
+        let index = if input.peek(token::Bracket) {
+            let inner;
+            bracketed!(inner in input);
+            Some(text(&inner.parse::<Expr>()?))
+        } else {
+            None
         };
-        text(value)
-    });
-    ArraySpec { size, stride }
+        Location::Alias {
+            base,
+            target,
+            index,
+        }
+    } else {
+        return Err(syn::Error::new(
+            name.span(),
+            format!("register {name} has neither `@ offset` nor `=> alias`"),
+        ));
+    };
+    let body;
+    braced!(body in input);
+    let mut fields = Vec::new();
+    while !body.is_empty() {
+        fields.push(field(&body)?);
+    }
+    Ok(Register {
+        name: name.to_string(),
+        line: name.span().start().line,
+        storage: text(&storage),
+        array,
+        location,
+        fields,
+    })
 }
 
-/// Tokens back as compact text (`u32`, `4`, `size_of::<u32>()` loosely).
-fn text(tokens: &[Token]) -> String {
-    tokens
-        .iter()
-        .map(|t| match &t.kind {
-            Kind::Ident(s) | Kind::Lit(s) => s.clone(),
-            Kind::Punct(c) => c.to_string(),
-            Kind::Group(o, inner) => {
-                let close = match o {
-                    '(' => ')',
-                    '[' => ']',
-                    _ => '}',
-                };
-                format!("{o}{}{close}", text(inner))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("")
+/// `SIZE` or `SIZE, stride = STRIDE`.
+fn array_spec(inner: ParseStream<'_>) -> syn::Result<ArraySpec> {
+    let size: Expr = inner.parse()?;
+    let stride = if inner.parse::<Option<Token![,]>>()?.is_some() {
+        let key: Ident = inner.parse()?;
+        if key != "stride" {
+            return Err(syn::Error::new(key.span(), "expected `stride = ...`"));
+        }
+        inner.parse::<Token![=]>()?;
+        Some(text(&inner.parse::<Expr>()?))
+    } else {
+        None
+    };
+    if !inner.is_empty() {
+        return Err(inner.error("expected `]` after the array size"));
+    }
+    Ok(ArraySpec {
+        size: text(&size),
+        stride,
+    })
+}
+
+/// `#[doc]* HI:LO name (=> Type | ?=> Type)? ;`
+fn field(body: ParseStream<'_>) -> syn::Result<Field> {
+    Attribute::parse_outer(body)?;
+    let hi = bit(body)?;
+    body.parse::<Token![:]>()?;
+    let lo = bit(body)?;
+    let name = Ident::parse_any(body)?;
+    if hi < lo {
+        return Err(syn::Error::new(
+            name.span(),
+            format!("field {name} has hi {hi} below lo {lo}"),
+        ));
+    }
+    if body.parse::<Option<Token![?]>>()?.is_some() {
+        body.parse::<Token![=>]>()?;
+        body.parse::<Type>()?;
+    } else if body.parse::<Option<Token![=>]>>()?.is_some() {
+        body.parse::<Type>()?;
+    }
+    body.parse::<Token![;]>()?;
+    Ok(Field {
+        name: name.to_string(),
+        hi,
+        lo,
+    })
+}
+
+fn bit(body: ParseStream<'_>) -> syn::Result<u8> {
+    let lit: LitInt = body.parse()?;
+    let n: u64 = lit.base10_parse()?;
+    u8::try_from(n)
+        .ok()
+        .filter(|b| *b < 64)
+        .ok_or_else(|| syn::Error::new(lit.span(), format!("bit {n} out of range")))
 }
 
 /// An integer literal: decimal, `0x`, `0o`, `0b`, with `_` and a type suffix.
@@ -407,7 +332,7 @@ kernel::io::register! {
     }
     /* block } comment */
     ENGINE_CTL(u32) @ EngineBase + 0x40 {
-        0:0 enable
+        0:0 enable;
     }
 }
 
@@ -466,7 +391,7 @@ mod inner {
                 offset: 0x40
             }
         );
-        assert_eq!(by("ENGINE_CTL").fields.len(), 1, "last field without `;`");
+        assert_eq!(by("ENGINE_CTL").fields.len(), 1);
         assert_eq!(
             by("SCRATCH").array,
             Some(ArraySpec {
@@ -507,6 +432,42 @@ mod inner {
         );
         assert!(registers_in("register! { A(u32) @ 0x10 { 64:0 x; } }").is_err());
         assert!(registers_in("register! { A(u32) @ OFFSET { 0:0 x; } }").is_err());
+        assert!(
+            registers_in("register! { A(u32) @ 0x10 { 0:0 x } }").is_err(),
+            "the kernel's grammar ends every field with `;`"
+        );
+        assert!(registers_in("register! { A(u32)[4, step = 8] @ 0x10 { 0:0 x; } }").is_err());
+        assert!(registers_in("fn broken( {").is_err(), "not Rust");
+    }
+
+    #[test]
+    fn invocations_in_functions_and_impls_and_expression_strides() {
+        let src = "
+impl X {
+    fn f() {
+        ::kernel::io::register! {
+            /// Doc.
+            pub(super) R(u64)[2, stride = size_of::<u64>() * 2] @ 0x40 { 63:32 hi => u32; 31:0 lo; }
+        }
+    }
+}";
+        let regs = registers_in(src).unwrap();
+        assert_eq!(regs.len(), 1);
+        assert_eq!((regs[0].name.as_str(), regs[0].line), ("R", 6));
+        assert_eq!(regs[0].storage_bytes(), Some(8));
+        let a = regs[0].array.as_ref().unwrap();
+        assert_eq!(
+            (a.size.as_str(), a.stride.as_deref()),
+            ("2", Some("size_of::<u64>()*2"))
+        );
+        assert_eq!(
+            regs[0].fields[0],
+            Field {
+                name: "hi".into(),
+                hi: 63,
+                lo: 32
+            }
+        );
     }
 
     #[test]
