@@ -24,8 +24,9 @@ check not mcr "$bdf" read LSC_CHICKEN_BIT_0 0 0
 check not mcr "$bdf" write XEHP_L3SQCREG5 0 0 1
 check mcr "$bdf" write XEHP_L3SQCREG5 3 3 0x99
 expect_eq "unicast to a present bank" "$(mcr "$bdf" read XEHP_L3SQCREG5 3 3)" 0x00000099
-expect_eq "SQIDI (Alchemist-128): instance 3 exists" "$(mcr "$bdf" read XEHP_SQCM 0 3 >/dev/null && echo yes)" yes
+expect_eq "SQIDI: instance 3 (on every part) is read" "$(mcr "$bdf" read XEHP_SQCM 0 3 >/dev/null && echo yes)" yes
 check not mcr "$bdf" read XEHP_SQCM 0 4
+check not mcr "$bdf" read XEHP_SQCM 0 0
 check sh -c "echo 0 > $(dbg "$bdf" forcewake_all)"
 check_dmesg_clean
 done_testing
