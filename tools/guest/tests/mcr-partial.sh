@@ -2,7 +2,9 @@
 # A partially fused G11-like part: DSS only in quadrant 1, MEML3 only there,
 # so DSS (0,0) and L3 banks 0-7 are terminated. Reads must be steered to an
 # instance that exists (the mock counts a read of a terminated instance as a
-# violation and the harness fails the run on it).
+# violation and the harness fails the run on it). The preset's SQIDI part is
+# Alchemist-128 (instances 2 and 3); the driver addresses those two on every
+# part, so it does not depend on the mock's choice (mcr-sqidi-*.sh).
 # device-id: 0x56a5
 # mock-args: --fuses g11-partial
 . /tests/lib.sh
