@@ -14,9 +14,10 @@
 //! - SQIDI: 8 instances; all on Alchemist-512, 2..5 on -256, 2..3 on -128.
 //!   The seed names these three parts and nothing that tells them apart: no
 //!   fuse, strap or reflection register (the fuse reflections it lists,
-//!   lines 749-754, are DSS and meml3 only), and the DSS fuses do not decide
-//!   it either (a part is named by its die, not by how many DSS survive
-//!   fusing). So the part is an input of its own ([`SqidiPart`], option
+//!   lines 749-754, are DSS and meml3 only), and it does not relate the
+//!   part names to DSS counts (upstream i915 ties the SQIDI population to
+//!   the die, DG2-G10 or -G11, `intel_workarounds.c` `icl_wa_init_mcr`).
+//!   So the part is an input of its own ([`SqidiPart`], option
 //!   `--sqidi-part`), and a driver has to work on each of them;
 //! - GSLICE s: terminated when all 4 of its DSS are off;
 //! - DSS: terminated when its dss_g and dss_c bits are both 0;
@@ -94,8 +95,8 @@ impl SqidiPart {
 impl Fuses {
     /// `--fuses ats-m150`: a full part, 32 DSS, all four quadrants; VDBOX 0
     /// and 2, VEBOX 0 and 1 (i915's DG2 engine mask, `i915_pci.c`
-    /// `DG2_FEATURES`). ATS-M150 is a DG2-G10 die, on which "all [SQIDI]
-    /// instances are present" (i915 `intel_workarounds.c`
+    /// `DG2_FEATURES`). ATS-M150 is a DG2-G10 die, on which "all instances
+    /// are present" for SQIDI (i915 `intel_workarounds.c`
     /// `icl_wa_init_mcr`): Alchemist-512.
     pub const ATS_M150: Fuses = Fuses {
         dss_g: 0xFFFF_FFFF,
