@@ -1,8 +1,12 @@
 #!/bin/sh
 # Multicast steering on a fully enabled ATS-M150: distinct values written to
 # every instance with unicast steering read back per instance; a multicast
-# write reaches every instance; GAM is never re-steered (no unicast); instances
-# that do not exist and malformed commands are refused.
+# write reaches every instance; GAM is read from the primary only (no
+# unicast); SQIDI only at instances 2 and 3, the ones every part has (seed
+# 000 line 740 names no fuse for the part, so the driver cannot know more);
+# instances that do not exist and malformed commands are refused. The mock
+# runs with its defaults: GAM selector reset to sliceid 0 (seed 000 line
+# 731), so a GAM read the driver did not steer to the primary fails the run.
 . /tests/lib.sh
 
 bdf=$(basename "$(gpu_dev 0x56c0)")
@@ -41,7 +45,9 @@ unicast_round FF_MODE "0 1 2 3 4 5 6 7" "0"
 unicast_round XEHP_L3NODEARBCFG "0 1 2 3 4 5 6 7" "0"
 unicast_round SARB_CHICKEN1 "0 1 2 3" "0"
 multicast_round SARB_CHICKEN1 "0 1 2 3" "0"
-unicast_round XEHP_SQCM "0" "0 1 2 3 4 5 6 7"
+unicast_round XEHP_SQCM "0" "2 3"
+multicast_round XEHP_SQCM "0" "2 3"
+for i in 0 1 4 5 6 7; do check not mcr "$bdf" read XEHP_SQCM 0 "$i"; done
 
 # read_any picks the default target (the first DSS on a full part: 0,0).
 expect_eq "steered read of DSS picks (0,0)" "$(mcr "$bdf" read LSC_CHICKEN_BIT_0)" "$(mcr "$bdf" read LSC_CHICKEN_BIT_0 0 0)"

@@ -212,12 +212,6 @@ pub mod gt_system_info {
     pub const SIZE: usize = 640;
 }
 
-/// Not an upstream or PRM fact: the driver keeps its ADS, policies and
-/// system info in the first 8 KiB of one buffer and the GuC private data
-/// after it, and the mock's boot checks hold the pointers to that region
-/// (`regfile/guc/boot.rs`). Issue 8 finding 2 asks for this rule to go.
-pub const DRIVER_ADS_REGION: u64 = 0x2000;
-
 #[cfg(test)]
 mod tests {
     use super::*;

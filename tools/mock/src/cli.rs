@@ -16,7 +16,9 @@ use clap::ValueEnum;
 use crate::ids;
 use crate::power::Domain;
 use crate::regfile::guc::WopcmLock;
+use crate::regfile::mcr;
 use crate::regfile::Fuses;
+use crate::regfile::SqidiPart;
 
 /// A fault the device can be told to exhibit (`--fault NAME`, repeatable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -332,6 +334,18 @@ pub struct Options {
     #[arg(long, value_name = "HEX", value_parser = parse_hex32)]
     pub fuse_media: Option<u32>,
 
+    /// Which SQIDI instances exist (seed 000 line 740), a part no register
+    /// reflects [default: the preset's].
+    #[arg(long, value_name = "PART")]
+    pub sqidi_part: Option<SqidiPart>,
+
+    /// GAM_MCR_SELECTOR's sliceid after reset: 0 as the seed gives every
+    /// steering register (seed 000 line 731), 1 as upstream xe says the
+    /// hardware does; the primary GAM is 1 either way.
+    #[arg(long, value_name = "SLICE", default_value_t = mcr::GAM_RESET_SLICE_SEED,
+          value_parser = clap::value_parser!(u32).range(0..=1))]
+    pub gam_reset_slice: u32,
+
     /// The GuC firmware file uploads must match (byte for byte, RSA key
     /// included); without it any consistent image is accepted.
     #[arg(long, value_name = "FILE")]
@@ -404,6 +418,8 @@ impl Options {
             fuse_dss_c: None,
             fuse_meml3: None,
             fuse_media: None,
+            sqidi_part: None,
+            gam_reset_slice: mcr::GAM_RESET_SLICE_SEED,
             guc_fw: None,
             guc_boot_ms: 20,
             wopcm_prelocked: None,
@@ -457,7 +473,8 @@ impl Options {
         })
     }
 
-    /// The fuses: the preset, with the explicit `--fuse-*` values on top.
+    /// The fuses: the preset, with the explicit `--fuse-*` and
+    /// `--sqidi-part` values on top.
     pub fn fuses(&self) -> Fuses {
         let p = self.fuse_preset.fuses();
         Fuses {
@@ -465,6 +482,7 @@ impl Options {
             dss_c: self.fuse_dss_c.unwrap_or(p.dss_c),
             meml3: self.fuse_meml3.unwrap_or(p.meml3),
             media: self.fuse_media.unwrap_or(p.media),
+            sqidi: self.sqidi_part.unwrap_or(p.sqidi),
         }
     }
 
@@ -602,6 +620,7 @@ mod tests {
         assert!(o.trace.is_none() && o.summary.is_none());
         assert_eq!(o.fw_ack_delay_us, 20);
         assert_eq!(o.fuses(), Fuses::ATS_M150);
+        assert_eq!(o.gam_reset_slice, 0, "seed 000 line 731");
         assert_eq!(o.fw_ack_never(), 0);
         // The test constructor must agree with the CLI defaults.
         let w = Options::with_socket("/tmp/s");
@@ -646,6 +665,10 @@ mod tests {
             "ff",
             "--fuse-meml3",
             "0x3",
+            "--sqidi-part",
+            "alchemist-256",
+            "--gam-reset-slice",
+            "1",
             "--fault",
             "fw-ack-never=render",
             "--fault",
@@ -671,13 +694,15 @@ mod tests {
         assert_eq!((o.lmem_init_delay_ms, o.pcode_init_delay_ms), (150, 70));
         assert!(o.vf);
         assert_eq!(o.fw_ack_delay_us, 5);
+        assert_eq!(o.gam_reset_slice, 1);
         assert_eq!(
             o.fuses(),
             Fuses {
                 dss_g: 0xFF00,
                 dss_c: 0xFF,
                 meml3: 0x3,
-                media: 0x0001_0001
+                media: 0x0001_0001,
+                sqidi: SqidiPart::Alchemist256,
             }
         );
         assert_eq!(
@@ -824,6 +849,22 @@ mod tests {
         );
     }
 
+    /// The SQIDI part is its own option: the DSS fuses do not change it, the
+    /// preset gives the default.
+    #[test]
+    fn sqidi_part_is_independent_of_the_dss_fuses() {
+        let o = parse(&["--fuse-dss-g", "ff", "--fuse-dss-c", "0"]).expect("parses");
+        assert_eq!(o.fuses().sqidi, SqidiPart::Alchemist512);
+        let o = parse(&["--fuses", "g11-partial"]).expect("parses");
+        assert_eq!(o.fuses().sqidi, SqidiPart::Alchemist128);
+        for part in SqidiPart::ALL {
+            for preset in ["ats-m150", "g11-partial"] {
+                let o = parse(&["--fuses", preset, "--sqidi-part", part.name()]).expect("parses");
+                assert_eq!(o.fuses().sqidi, part, "{preset}");
+            }
+        }
+    }
+
     #[test]
     fn bad_values_are_rejected() {
         for bad in [
@@ -840,6 +881,10 @@ mod tests {
             &["--fuse-dss-g", "1_0000_0000"],
             &["--fuse-dss-c", "zz"],
             &["--fw-ack-delay-us", "-1"],
+            &["--sqidi-part", "alchemist-384"],
+            &["--sqidi-part", "512"],
+            &["--gam-reset-slice", "2"],
+            &["--gam-reset-slice", "-1"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?} was accepted");
         }

@@ -157,6 +157,8 @@ impl Device {
             fuse_dss_c: Hex(fuses.dss_c.into()),
             fuse_meml3: Hex(fuses.meml3.into()),
             fuse_media: Hex(fuses.media.into()),
+            sqidi_part: fuses.sqidi.name(),
+            gam_reset_slice: o.gam_reset_slice,
             fw_ack_delay_us: o.fw_ack_delay_us,
             wopcm_prelocked: o.wopcm_prelocked.map(|w| WopcmBounds {
                 base: Hex(w.base.into()),
@@ -769,6 +771,7 @@ fn reg_params(o: &Options, fw: Option<Arc<FwFile>>) -> RegParams {
         fw_ack_never: o.fw_ack_never(),
         fw_ack_dead: o.fw_ack_dead(),
         fuses: o.fuses(),
+        gam_reset_slice: o.gam_reset_slice,
         guc: guc::GucParams {
             device_id: o.device_id,
             revision: o.revision,

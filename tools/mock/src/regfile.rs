@@ -43,6 +43,7 @@ pub mod straps;
 use std::time::Duration;
 
 pub use fuses::Fuses;
+pub use fuses::SqidiPart;
 
 use crate::power;
 use crate::power::Domain;
@@ -86,6 +87,9 @@ pub struct RegParams {
     pub fw_ack_dead: u16,
     /// The fuses.
     pub fuses: Fuses,
+    /// The sliceid `GAM_MCR_SELECTOR` holds after reset ([`mcr`] module
+    /// docs: the seed says 0, upstream says 1).
+    pub gam_reset_slice: u32,
     /// The GuC's configuration.
     pub guc: guc::GucParams,
 }
@@ -153,7 +157,12 @@ impl RegisterFile {
             straps: straps::Straps::new(p),
             fuses: p.fuses,
             fw: forcewake::Forcewake::new(p.fw_ack_delay, &p.fuses, p.fw_ack_never, p.fw_ack_dead),
-            mcr: mcr::Mcr::new(&map, p.fuses, flat_ccs_base_addr(p.lmem_size))?,
+            mcr: mcr::Mcr::new(
+                &map,
+                p.fuses,
+                p.gam_reset_slice,
+                flat_ccs_base_addr(p.lmem_size),
+            )?,
             guc: guc::Guc::new(&p.guc, &p.fuses),
         })
     }
@@ -348,6 +357,7 @@ pub(crate) mod tests {
             fw_ack_never: 0,
             fw_ack_dead: 0,
             fuses: Fuses::ATS_M150,
+            gam_reset_slice: mcr::GAM_RESET_SLICE_SEED,
             guc: guc::GucParams::default(),
         }
     }

@@ -140,6 +140,10 @@ pub enum Event {
         fuse_meml3: Hex,
         /// `GT_VEBOX_VDBOX_DISABLE`.
         fuse_media: Hex,
+        /// `--sqidi-part`: the part whose SQIDI instances exist.
+        sqidi_part: &'static str,
+        /// `--gam-reset-slice`: `GAM_MCR_SELECTOR`'s sliceid after reset.
+        gam_reset_slice: u32,
         /// Forcewake acknowledge delay in microseconds.
         fw_ack_delay_us: u64,
         /// `--wopcm-prelocked`: the WOPCM base and size latched at reset;

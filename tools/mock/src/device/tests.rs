@@ -506,6 +506,8 @@ fn forcewake_power_rule_and_steering_through_bar0() {
     let lines = trace_lines(&path);
     assert_eq!(lines[0]["fuse_media"], json!("0x30005"));
     assert_eq!(lines[0]["fw_ack_delay_us"], json!(20));
+    assert_eq!(lines[0]["sqidi_part"], json!("alchemist-512"));
+    assert_eq!(lines[0]["gam_reset_slice"], json!(0));
     let ack = lines
         .iter()
         .find(|l| l["ev"] == json!("fw_ack"))

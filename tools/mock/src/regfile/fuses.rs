@@ -12,9 +12,13 @@
 //! Termination per group (seed 000 lines 740-746):
 //!
 //! - SQIDI: 8 instances; all on Alchemist-512, 2..5 on -256, 2..3 on -128.
-//!   `[MODEL]`: the seed ties the SKU to no fuse, so the mock decides it
-//!   from the number of enabled DSS: more than 16 is -512, 9..16 is -256,
-//!   up to 8 is -128 (32/16/8 DSS, 16 EUs each, for the 512/256/128 EU parts);
+//!   The seed names these three parts and nothing that tells them apart: no
+//!   fuse, strap or reflection register (the fuse reflections it lists,
+//!   lines 749-754, are DSS and meml3 only), and it does not relate the
+//!   part names to DSS counts (upstream i915 ties the SQIDI population to
+//!   the die, DG2-G10 or -G11, `intel_workarounds.c` `icl_wa_init_mcr`).
+//!   So the part is an input of its own ([`SqidiPart`], option
+//!   `--sqidi-part`), and a driver has to work on each of them;
 //! - GSLICE s: terminated when all 4 of its DSS are off;
 //! - DSS: terminated when its dss_g and dss_c bits are both 0;
 //! - L3BANK, MSLICE, LNCF: terminated ONLY if BOTH the quadrant's meml3 bit
@@ -31,7 +35,7 @@ use crate::recorder::Recorder;
 use crate::regs::fuse;
 use crate::seed_table::Group;
 
-/// Fuse values, as the fuse reflection registers read.
+/// Fuse values, as the fuse reflection registers read, and the SQIDI part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fuses {
     /// `fuse_dss_g_enable[31:0]` (`XELP_GT_GEOMETRY_DSS_ENABLE`).
@@ -42,26 +46,48 @@ pub struct Fuses {
     pub meml3: u32,
     /// `GT_VEBOX_VDBOX_DISABLE`, raw.
     pub media: u32,
+    /// Which of the seed's parts this is, for the SQIDI population; no
+    /// register reflects it (module docs).
+    pub sqidi: SqidiPart,
 }
 
-/// The SQIDI population of a part (seed 000 line 740).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sku {
+/// The parts seed 000 line 740 gives a SQIDI population for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SqidiPart {
     /// Alchemist-512: SQIDI 0..7.
+    #[value(name = "alchemist-512")]
     Alchemist512,
-    /// Alchemist-256: SQIDI 2..5.
+    /// Alchemist-256: SQIDI 2..5 (0, 1, 6, 7 terminated).
+    #[value(name = "alchemist-256")]
     Alchemist256,
-    /// Alchemist-128: SQIDI 2..3.
+    /// Alchemist-128: SQIDI 2..3 (0, 1, 4..7 terminated).
+    #[value(name = "alchemist-128")]
     Alchemist128,
 }
 
-impl Sku {
-    /// Bit i set = SQIDI instance i present.
-    pub const fn sqidi_mask(self) -> u8 {
+impl SqidiPart {
+    /// Every part, for tests that must hold on each.
+    pub const ALL: [SqidiPart; 3] = [
+        SqidiPart::Alchemist512,
+        SqidiPart::Alchemist256,
+        SqidiPart::Alchemist128,
+    ];
+
+    /// Bit i set = SQIDI instance i present (seed 000 line 740).
+    pub const fn mask(self) -> u8 {
         match self {
-            Sku::Alchemist512 => 0xFF,
-            Sku::Alchemist256 => 0x3C,
-            Sku::Alchemist128 => 0x0C,
+            SqidiPart::Alchemist512 => 0xFF,
+            SqidiPart::Alchemist256 => 0x3C,
+            SqidiPart::Alchemist128 => 0x0C,
+        }
+    }
+
+    /// The command-line name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SqidiPart::Alchemist512 => "alchemist-512",
+            SqidiPart::Alchemist256 => "alchemist-256",
+            SqidiPart::Alchemist128 => "alchemist-128",
         }
     }
 }
@@ -69,23 +95,29 @@ impl Sku {
 impl Fuses {
     /// `--fuses ats-m150`: a full part, 32 DSS, all four quadrants; VDBOX 0
     /// and 2, VEBOX 0 and 1 (i915's DG2 engine mask, `i915_pci.c`
-    /// `DG2_FEATURES`).
+    /// `DG2_FEATURES`). ATS-M150 is a DG2-G10 die, on which "all instances
+    /// are present" for SQIDI (i915 `intel_workarounds.c`
+    /// `icl_wa_init_mcr`): Alchemist-512.
     pub const ATS_M150: Fuses = Fuses {
         dss_g: 0xFFFF_FFFF,
         dss_c: 0xFFFF_FFFF,
         meml3: 0xF,
         media: 0x0003_0005,
+        sqidi: SqidiPart::Alchemist512,
     };
 
     /// `--fuses g11-partial` (`[MODEL]`): a partly fused part with only
     /// quadrant 1 alive (DSS 8..15, meml3 bit 1), VDBOX 0 and VEBOX 0.
     /// Quadrant 0 is terminated for every group, so DSS (0,0) and L3BANK 0,
-    /// the hardware's default steering target, are absent.
+    /// the hardware's default steering target, are absent. "DG2-G11 only
+    /// has SQIDI instances at ID's 2 and 3" (i915 `intel_workarounds.c`
+    /// `icl_wa_init_mcr`): Alchemist-128.
     pub const G11_PARTIAL: Fuses = Fuses {
         dss_g: 0x0000_FF00,
         dss_c: 0x0000_FF00,
         meml3: 0x2,
         media: 0x0001_0001,
+        sqidi: SqidiPart::Alchemist128,
     };
 
     /// `combined_dss_enable` (seed 000 line 736).
@@ -104,20 +136,11 @@ impl Fuses {
         q < 4 && (self.meml3 >> q & 1 != 0 || self.quadrant_dss_enabled(q))
     }
 
-    /// The part, from the number of enabled DSS (`[MODEL]`, module docs).
-    pub const fn sku(&self) -> Sku {
-        match self.dss().count_ones() {
-            17.. => Sku::Alchemist512,
-            9..=16 => Sku::Alchemist256,
-            _ => Sku::Alchemist128,
-        }
-    }
-
     /// Whether instance `i` of `group` is present (not terminated by the
     /// MsgCh). Instance numbering is [`super::mcr::instance`]'s.
     pub const fn present(&self, group: Group, i: usize) -> bool {
         match group {
-            Group::Sqidi => i < 8 && self.sku().sqidi_mask() >> i & 1 != 0,
+            Group::Sqidi => i < 8 && self.sqidi.mask() >> i & 1 != 0,
             Group::Gslice => i < 8 && (self.dss() >> (4 * i)) & 0xF != 0,
             Group::Dss => i < 32 && self.dss() >> i & 1 != 0,
             Group::L3bank => i < 32 && self.quadrant_alive(i / 8),
@@ -164,7 +187,7 @@ mod tests {
     #[test]
     fn presets() {
         let a = Fuses::ATS_M150;
-        assert_eq!(a.sku(), Sku::Alchemist512);
+        assert_eq!(a.sqidi, SqidiPart::Alchemist512);
         for q in 0..4 {
             assert!(a.quadrant_alive(q));
         }
@@ -181,7 +204,7 @@ mod tests {
         );
 
         let g = Fuses::G11_PARTIAL;
-        assert_eq!(g.sku(), Sku::Alchemist128);
+        assert_eq!(g.sqidi, SqidiPart::Alchemist128);
         assert_eq!(
             (0..4).map(|q| g.quadrant_alive(q)).collect::<Vec<_>>(),
             [false, true, false, false]
@@ -232,6 +255,7 @@ mod tests {
             dss_c: 0,
             meml3: 0x1,
             media: 0,
+            sqidi: SqidiPart::Alchemist128,
         };
         assert!(meml3_only.present(Group::L3bank, 0));
         assert!(meml3_only.present(Group::Mslice, 0));
@@ -243,6 +267,7 @@ mod tests {
             dss_c: 0x80,
             meml3: 0x2,
             media: 0,
+            sqidi: SqidiPart::Alchemist128,
         };
         assert!(dss_only.present(Group::L3bank, 7));
         assert!(dss_only.present(Group::Mslice, 0));
@@ -256,20 +281,34 @@ mod tests {
         assert!(neither.present(Group::L3bank, 8));
     }
 
+    /// The SQIDI population is the part's, whatever the DSS fuses say: a
+    /// fully enabled DSS mask does not make a part Alchemist-512, and a
+    /// single quadrant does not make it Alchemist-128.
     #[test]
-    fn sku_thresholds() {
-        let with = |n: u32| Fuses {
-            dss_g: if n == 32 { u32::MAX } else { (1 << n) - 1 },
-            dss_c: 0,
-            meml3: 0xF,
-            media: 0,
+    fn sqidi_follows_the_part_not_the_dss_fuses() {
+        let sqidi = |f: &Fuses| {
+            (0..8)
+                .filter(|&i| f.present(Group::Sqidi, i))
+                .collect::<Vec<_>>()
         };
-        assert_eq!(with(32).sku(), Sku::Alchemist512);
-        assert_eq!(with(17).sku(), Sku::Alchemist512);
-        assert_eq!(with(16).sku(), Sku::Alchemist256);
-        assert_eq!(with(9).sku(), Sku::Alchemist256);
-        assert_eq!(with(8).sku(), Sku::Alchemist128);
-        assert_eq!(Sku::Alchemist256.sqidi_mask(), 0b0011_1100);
+        let want = [
+            (SqidiPart::Alchemist512, vec![0, 1, 2, 3, 4, 5, 6, 7]),
+            (SqidiPart::Alchemist256, vec![2, 3, 4, 5]),
+            (SqidiPart::Alchemist128, vec![2, 3]),
+        ];
+        for (part, present) in want {
+            for base in [Fuses::ATS_M150, Fuses::G11_PARTIAL] {
+                let f = Fuses {
+                    sqidi: part,
+                    ..base
+                };
+                assert_eq!(sqidi(&f), present, "{part:?} on {base:?}");
+            }
+        }
+        // Instances 2 and 3 are the ones every part has.
+        let common = SqidiPart::ALL.iter().fold(0xFF, |m, p| m & p.mask());
+        assert_eq!(common, 0b0000_1100);
+        assert!(!Fuses::ATS_M150.present(Group::Sqidi, 8));
     }
 
     #[test]
@@ -279,6 +318,7 @@ mod tests {
             dss_c: 0x9ABC_DEF0,
             meml3: 0x1F,
             media: 0x0003_0005,
+            sqidi: SqidiPart::Alchemist512,
         };
         assert_eq!(f.read(0x9118), Some(0xF));
         assert_eq!(f.read(0x913C), Some(0x1234_5678));

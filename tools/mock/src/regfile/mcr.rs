@@ -4,7 +4,9 @@
 //! Rules (seed 000 lines 725-732 and 783-811):
 //!
 //! - every steering selector has a multicast bit (reset 1) and sliceid /
-//!   subsliceid fields (reset 0) (lines 730-732);
+//!   subsliceid fields (reset 0) (lines 727-732: "All Steering Control
+//!   Registers contain the following fields"); GAM's sliceid is an option,
+//!   below;
 //! - a multicast write goes to every instance (sliceid/subsliceid ignored);
 //!   a unicast write to the selected instance only (lines 789, 791);
 //! - every read, multicast or not, returns the instance selected by
@@ -18,11 +20,18 @@
 //! - GAM: "software must set the steering back to that primary GAM before
 //!   reading any GAM register ... Primary GAM instance is 1" (line 744), so
 //!   a read through the GAM selector with sliceid != 1 is recorded as
-//!   `gam_not_primary`. Upstream agrees that instance 1 is "the hardware's
-//!   default steering target" for GAM (`xe_gt_mcr.c`
-//!   `xe_gt_mcr_set_implicit_defaults`), so the GAM selector resets to
-//!   sliceid 1 (the seed gives no reset value for it; line 731's default 0
-//!   would contradict line 744).
+//!   `gam_not_primary`;
+//! - the GAM selector's reset sliceid: the seed gives every selector
+//!   sliceid 0 (line 731) and expects software to "set the steering back"
+//!   to the primary GAM (line 744), which reads as the selector not resting
+//!   there by itself; upstream calls instance 1 "already the hardware's
+//!   default steering target, which we never change" (`xe_gt_mcr.c`
+//!   `xe_gt_mcr_set_implicit_defaults`), while i915 programs
+//!   `GAM_MCR_SELECTOR` to 1 anyway on DG2 (`intel_workarounds.c`
+//!   `icl_wa_init_mcr`). The mock resets it to sliceid
+//!   [`GAM_RESET_SLICE_SEED`] (0) and `--gam-reset-slice 1` gives
+//!   upstream's reading, so a driver has to be right on both: only one that
+//!   steers GAM to the primary before reading is.
 //!
 //! Instance numbering from (sliceid s, subsliceid ss), lines 740-746:
 //! SQIDI ss (0..7); GSLICE s (0..7); DSS 4s + ss (s 0..7, ss 0..3); L3BANK
@@ -98,11 +107,11 @@ impl Selector {
     }
 
     /// Reset value: multicast, sliceid 0, subsliceid 0 (seed 000 lines
-    /// 730-732), except GAM: sliceid [`PRIMARY_GAM`].
-    pub const fn reset_value(self) -> u32 {
+    /// 730-732), except that GAM's sliceid is `gam_slice` (module docs).
+    pub const fn reset_value(self, gam_slice: u32) -> u32 {
         let multicast = mcr_selector::MULTICAST.mask32();
         match self {
-            Selector::Gam => multicast | (PRIMARY_GAM << mcr_selector::SLICE.lo),
+            Selector::Gam => multicast | (gam_slice << mcr_selector::SLICE.lo),
             _ => multicast,
         }
     }
@@ -135,6 +144,12 @@ pub const GAM_RANGES: [(u32, u32); 3] = [
 ];
 /// The primary GAM instance (MSLICE sliceid), seed 000 line 744.
 pub const PRIMARY_GAM: u32 = 1;
+/// The GAM selector's reset sliceid by the seed: every selector's sliceid
+/// defaults to 0 (seed 000 line 731).
+pub const GAM_RESET_SLICE_SEED: u32 = 0;
+/// The GAM selector's reset sliceid by upstream: the primary GAM
+/// (`xe_gt_mcr.c` `xe_gt_mcr_set_implicit_defaults`).
+pub const GAM_RESET_SLICE_UPSTREAM: u32 = PRIMARY_GAM;
 
 /// A decoded selector value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,19 +223,26 @@ pub struct NotReplicated {
 #[derive(Debug)]
 pub struct Mcr {
     fuses: Fuses,
+    gam_reset_slice: u32,
     selectors: [u32; 5],
     regs: Vec<McrReg>,
 }
 
 impl Mcr {
     /// Reset state. Each register's replication group and instance count
-    /// come from the seed table (`map`); `flat_ccs` is the fixed value of
+    /// come from the seed table (`map`); `gam_reset_slice` is the GAM
+    /// selector's sliceid after reset; `flat_ccs` is the fixed value of
     /// `XEHP_FLAT_CCS_BASE_ADDR`.
     ///
     /// # Errors
     ///
     /// A modelled register lies outside every replicated range of the table.
-    pub fn new(map: &Map, fuses: Fuses, flat_ccs: u32) -> Result<Self, NotReplicated> {
+    pub fn new(
+        map: &Map,
+        fuses: Fuses,
+        gam_reset_slice: u32,
+        flat_ccs: u32,
+    ) -> Result<Self, NotReplicated> {
         let mut out = Vec::new();
         for def in &regs::mcr::ALL {
             let not_replicated = NotReplicated {
@@ -248,14 +270,16 @@ impl Mcr {
         }
         Ok(Mcr {
             fuses,
-            selectors: Selector::ALL.map(Selector::reset_value),
+            gam_reset_slice,
+            selectors: Selector::ALL.map(|s| s.reset_value(gam_reset_slice)),
             regs: out,
         })
     }
 
     /// Function reset: selectors and every instance back to reset values.
     pub fn reset(&mut self) {
-        self.selectors = Selector::ALL.map(Selector::reset_value);
+        let gam = self.gam_reset_slice;
+        self.selectors = Selector::ALL.map(|s| s.reset_value(gam));
         for r in &mut self.regs {
             r.values.fill(r.reset);
         }
@@ -371,6 +395,7 @@ mod tests {
     use crate::regfile::tests::params;
     use crate::regfile::tests::setup;
     use crate::regfile::RegisterFile;
+    use crate::regfile::SqidiPart;
     use crate::regs::mcr as m;
     use crate::summary::Summary;
 
@@ -382,8 +407,14 @@ mod tests {
 
     /// A register file with GT and RENDER awake and the given fuses.
     fn with(fuses: Fuses) -> (RegisterFile, Recorder) {
+        with_gam(fuses, GAM_RESET_SLICE_SEED)
+    }
+
+    /// As [`with`], with the GAM selector resetting to sliceid `gam`.
+    fn with_gam(fuses: Fuses, gam: u32) -> (RegisterFile, Recorder) {
         let mut p = params();
         p.fuses = fuses;
+        p.gam_reset_slice = gam;
         let (mut rf, mut rec, clock) = setup(p);
         awake(&mut rf, &mut rec, &clock, &[Domain::GT, Domain::RENDER]);
         (rf, rec)
@@ -466,7 +497,7 @@ mod tests {
             (0xFD4, MC),
             (0xFD8, MC),
             (0xFDC, MC),
-            (0xFE0, MC | 1 << 27),
+            (0xFE0, MC),
         ] {
             assert_eq!(rf.read(off, &mut rec), Some(v), "{off:#x}");
         }
@@ -673,28 +704,52 @@ mod tests {
         assert_eq!(kinds(&rec).violations, 0);
     }
 
+    /// The GAM selector resets to sliceid 0 by the seed (line 731) and to 1
+    /// with upstream's reading; a function reset restores the chosen value.
+    #[test]
+    fn gam_selector_reset_value_is_the_option() {
+        assert_eq!(GAM_RESET_SLICE_SEED, 0, "seed 000 line 731");
+        for (gam, want) in [
+            (GAM_RESET_SLICE_SEED, MC),
+            (GAM_RESET_SLICE_UPSTREAM, MC | 1 << 27),
+        ] {
+            let (mut rf, mut rec) = with_gam(Fuses::ATS_M150, gam);
+            assert_eq!(rf.read(0xFE0, &mut rec), Some(want), "reset {gam}");
+            rf.write(0xFE0, sel(false, 3, 0), &mut rec);
+            rf.reset(Duration::ZERO, &mut rec);
+            assert_eq!(rf.read(0xFE0, &mut rec), Some(want), "after reset {gam}");
+            // The other selectors do not follow the GAM option.
+            assert_eq!(rf.read(0xFDC, &mut rec), Some(MC));
+        }
+    }
+
+    /// A GAM read is right only through the primary (sliceid 1, seed 000
+    /// line 744), whatever the selector reset to: with the seed's reset a
+    /// driver that never steers GAM is caught, with upstream's it is not,
+    /// and a driver that steers to the primary first is clean on both.
     #[test]
     fn gam_reads_must_use_the_primary_instance() {
         let off = m::XEHP_GAMCNTRL_CTRL.offset;
-        let (mut rf, mut rec) = with(Fuses::ATS_M150);
-        rf.write(off, 0x42, &mut rec);
-        assert_eq!(
-            rf.read(off, &mut rec),
-            Some(0x42),
-            "reset steering is primary"
-        );
-        assert_eq!(kinds(&rec).violations, 0);
-        // MCR_SELECTOR does not affect GAM.
-        rf.write(0xFDC, sel(true, 0, 0), &mut rec);
-        assert_eq!(rf.read(off, &mut rec), Some(0x42));
-        assert_eq!(kinds(&rec).violations, 0);
-        rf.write(0xFE0, sel(true, 0, 0), &mut rec);
-        assert_eq!(rf.read(off, &mut rec), Some(0x42), "instance 0 exists");
-        let s = kinds(&rec);
-        assert_eq!(s.violation_kinds.get("gam_not_primary"), Some(&1));
-        assert_eq!(s.terminated_reads, 0);
+        let unsteered = |gam| {
+            let (mut rf, mut rec) = with_gam(Fuses::ATS_M150, gam);
+            rf.write(off, 0x42, &mut rec);
+            assert_eq!(rf.read(off, &mut rec), Some(0x42), "instance 0 exists");
+            kinds(&rec).violation_kinds.get("gam_not_primary").copied()
+        };
+        assert_eq!(unsteered(GAM_RESET_SLICE_SEED), Some(1));
+        assert_eq!(unsteered(GAM_RESET_SLICE_UPSTREAM), None);
+        for gam in [GAM_RESET_SLICE_SEED, GAM_RESET_SLICE_UPSTREAM] {
+            let (mut rf, mut rec) = with_gam(Fuses::ATS_M150, gam);
+            rf.write(0xFE0, sel(true, PRIMARY_GAM, 0), &mut rec);
+            rf.write(off, 0x42, &mut rec);
+            assert_eq!(rf.read(off, &mut rec), Some(0x42));
+            // MCR_SELECTOR does not steer GAM.
+            rf.write(0xFDC, sel(true, 0, 0), &mut rec);
+            assert_eq!(rf.read(off, &mut rec), Some(0x42));
+            assert_eq!(kinds(&rec).violations, 0, "reset {gam}");
+        }
         // On g11-partial instance 0 is also terminated: both rules fire.
-        let (mut rf, mut rec) = with(Fuses::G11_PARTIAL);
+        let (mut rf, mut rec) = with_gam(Fuses::G11_PARTIAL, GAM_RESET_SLICE_UPSTREAM);
         rf.write(0xFE0, sel(true, 0, 0), &mut rec);
         assert_eq!(rf.read(off, &mut rec), Some(0));
         let s = kinds(&rec);
@@ -703,6 +758,32 @@ mod tests {
         // Writes through a non-primary GAM steering are fine.
         rf.write(off, 1, &mut rec);
         assert_eq!(kinds(&rec).violations, 2);
+    }
+
+    /// SQIDI termination follows the part option on the same (full) fuses:
+    /// a unicast write to instance 0 lands only on Alchemist-512, a read of
+    /// instance 4 is terminated on -128 only, instance 2 works on all.
+    #[test]
+    fn sqidi_population_is_the_parts() {
+        let off = m::XEHP_SQCM.offset;
+        for part in SqidiPart::ALL {
+            let fuses = Fuses {
+                sqidi: part,
+                ..Fuses::ATS_M150
+            };
+            let (mut rf, mut rec) = with(fuses);
+            rf.write(0xFD0, sel(false, 0, 0), &mut rec);
+            rf.write(off, 0x10, &mut rec);
+            let landed = rf.mcr.peek(off, 0) == Some(0x10);
+            assert_eq!(landed, part == SqidiPart::Alchemist512, "{part:?}");
+            for (ss, present) in [(2, true), (4, part != SqidiPart::Alchemist128)] {
+                let before = kinds(&rec).terminated_reads;
+                rf.write(0xFD0, sel(true, 0, ss), &mut rec);
+                rf.read(off, &mut rec);
+                let terminated = kinds(&rec).terminated_reads - before;
+                assert_eq!(terminated, u64::from(!present), "{part:?} instance {ss}");
+            }
+        }
     }
 
     /// (lmem - lmem/256 - 8 MiB) / 64 KiB in bits 31:8, read-only.

@@ -9,7 +9,7 @@
 //! uKernel; upstream writes `0x00110011`).
 //!
 //! The engine rejects a DMA, copying nothing, for the cases the seed lists
-//! (lines 1133-1138) and the placement rules beside them (lines 1126-1131):
+//! (lines 1134-1138) and the rules of the note before them (line 1133):
 //!
 //! - `GUC_WOPCM_SIZE` or `DMA_GUC_WOPCM_OFFSET` not programmed (not
 //!   LOCKED / VALID) for a copy into WOPCM;
@@ -20,6 +20,15 @@
 //!   for barrel rotation");
 //! - a copy over the loaded uKernel ("the HW shall not allow DMA operation
 //!   to overwrite them") until a GuC reset unloads it.
+//!
+//! Placement (line 1133): "uOS and uApps are always located on a 64-byte
+//! aligned address". The seed lists this among the rules software follows,
+//! not among the cases the engine rejects, so a `UOS_MOVE` copy whose
+//! destination (where the uKernel is placed) is not 64-byte aligned is
+//! recorded as `guc_ukernel_misaligned` and the DMA is judged by the other
+//! rules as usual (`[MODEL]`: the seed does not say what the hardware does
+//! with it). The source needs no check of its own: it has to share the
+//! destination's low 6 bits.
 //!
 //! `[MODEL]` The mock also rejects: a START while a copy is in flight; any
 //! pair of spaces other than GGTT -> WOPCM (the only one a driver uses;
@@ -60,8 +69,12 @@ pub const SPACE_WOPCM: u64 = 7;
 /// `DMA_ADDRESS_SPACE_GGTT` (`regs/xe_guc_regs.h`).
 pub const SPACE_GGTT: u64 = 8;
 /// Source and destination must agree in these address bits (seed 000
-/// line 1126).
+/// line 1133: "The lower 6 bits of addressing of both Source and
+/// Destination addresses must be same").
 const SAME_BITS: u64 = 0x3F;
+/// The uKernel is placed on a 64-byte aligned address (seed 000 line 1133:
+/// "uOS and uApps are always located on a 64-byte aligned address").
+pub const UKERNEL_ALIGN: u64 = 64;
 
 /// One end of a transfer.
 #[derive(Debug, Clone, Copy)]
@@ -131,6 +144,17 @@ impl Guc {
             dst_space: space_name(dst.space),
             uos_move,
         });
+        if uos_move && dst.addr % UKERNEL_ALIGN != 0 {
+            rec.violation(
+                "guc_ukernel_misaligned",
+                format!(
+                    "uKernel DMA to {:#x} ({}): the uKernel must be placed on a {UKERNEL_ALIGN}-byte \
+                     aligned address",
+                    dst.addr,
+                    space_name(dst.space)
+                ),
+            );
+        }
         if let Err(why) = self.dma_check(now, src, dst, size) {
             rec.violation(
                 "guc_dma_rejected",

@@ -185,6 +185,9 @@ const FW_PHYS: u64 = 0x1000_0000;
 const LOG_GGTT: u64 = 0x0100_0000;
 /// GGTT address of the ADS.
 const ADS_GGTT: u64 = 0x0200_0000;
+/// GGTT address of the GuC private data: 8 KiB after the ADS (the test
+/// driver's choice; the mock does not require it).
+const PRIVATE_GGTT: u64 = ADS_GGTT + 0x2000;
 /// GGTT address of the hwconfig buffer.
 const HWCONFIG_GGTT: u64 = 0x0300_0000;
 /// Private data size of the synthetic images.
@@ -206,7 +209,7 @@ pub(crate) fn ads_blob(ads: u64) -> Vec<u8> {
     put32(
         &mut b,
         abi::ads::PRIVATE_DATA,
-        (ads + abi::DRIVER_ADS_REGION) as u32,
+        (ads + (PRIVATE_GGTT - ADS_GGTT)) as u32,
     );
     put32(&mut b, BLOB_POLICIES + abi::policies::IS_VALID, 1);
     b
@@ -288,8 +291,7 @@ impl H {
         bus.map_sys(FW_GGTT, FW_PHYS, &img);
         bus.map_sys(LOG_GGTT, 0x2000_0000, &[0; 16]);
         bus.map_sys(ADS_GGTT, 0x3000_0000, &ads_blob(ADS_GGTT));
-        let private = ADS_GGTT + abi::DRIVER_ADS_REGION;
-        bus.map_sys(private, 0x3100_0000, &vec![0; PRIVATE as usize]);
+        bus.map_sys(PRIVATE_GGTT, 0x3100_0000, &vec![0; PRIVATE as usize]);
         H {
             rf,
             rec,
@@ -333,6 +335,13 @@ impl H {
 
     fn ms(&self, n: u64) {
         self.clock.advance_ms(n);
+    }
+
+    /// Points the ADS field at byte `field` to GGTT address `to`.
+    fn ads_pointer(&mut self, field: usize, to: u32) {
+        self.bus
+            .write(Target::Sys, 0x3000_0000 + field as u64, &to.to_le_bytes())
+            .expect("write");
     }
 
     fn kinds(&self) -> BTreeMap<String, u64> {
@@ -812,6 +821,60 @@ fn dma_rejections() {
     }
 }
 
+/// The uKernel is placed on a 64-byte aligned address (seed 000 line
+/// 1133): a `UOS_MOVE` copy to 0x2020 (source sharing its low 6 bits, so no
+/// rejection) is recorded; the same copy to 0x2040, or a copy that is not
+/// the uKernel to 0x2020, is not.
+#[test]
+fn ukernel_dma_must_be_64_byte_aligned() {
+    let run = |dst: u32, ctrl: u32| {
+        let mut h = H::new();
+        let img = h.img.clone();
+        // The image at a GGTT address with the destination's low 6 bits.
+        let mut staged = vec![0u8; (dst & 0x3F) as usize];
+        staged.extend_from_slice(&img);
+        h.bus.map_sys(0x0400_0000, 0x1800_0000, &staged);
+        h.guc_reset();
+        h.wopcm();
+        let size = h.css().upload_bytes() as u32;
+        h.dma_regs(0x0400_0000 + u64::from(dst & 0x3F), dst, size);
+        h.w(DMA_CTRL, ctrl);
+        assert_eq!(h.kind("guc_dma_rejected"), 0, "{dst:#x}: not a rejection");
+        assert_eq!(h.r(DMA_CTRL) & 1, 1, "{dst:#x}: copying");
+        h.kind("guc_ukernel_misaligned")
+    };
+    assert_eq!(run(0x2020, 0x0011_0011), 1);
+    assert_eq!(run(0x2004, 0x0011_0011), 1);
+    assert_eq!(run(0x2040, 0x0011_0011), 0);
+    assert_eq!(run(0x2000, 0x0011_0011), 0);
+    assert_eq!(run(0x2020, 0x0001_0001), 0, "not a uKernel copy");
+    assert_eq!(super::dma::UKERNEL_ALIGN, 64);
+}
+
+/// The ADS pointers only have to be GuC-reachable GGTT addresses (module
+/// docs of `boot`): policies and system info in a buffer of their own, far
+/// from the ADS, boot to READY without a violation.
+#[test]
+fn ads_pointers_may_point_anywhere_the_guc_reaches() {
+    let mut h = H::new();
+    let far: u64 = 0x0600_0000;
+    let mut side = vec![0u8; abi::policies::SIZE + abi::gt_system_info::SIZE];
+    put32(&mut side, abi::policies::IS_VALID, 1);
+    h.bus.map_sys(far, 0x3400_0000, &side);
+    h.ads_pointer(abi::ads::SCHEDULER_POLICIES, far as u32);
+    h.ads_pointer(
+        abi::ads::GT_SYSTEM_INFO,
+        (far + abi::policies::SIZE as u64) as u32,
+    );
+    // Before the ADS, too: only the GGTT bounds matter.
+    let before = ADS_GGTT - 0x10_0000;
+    h.bus
+        .map_sys(before, 0x3500_0000, &vec![0; PRIVATE as usize]);
+    h.ads_pointer(abi::ads::PRIVATE_DATA, before as u32);
+    h.load_ready();
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
 #[test]
 fn dma_busy_and_loaded_ukernel_are_protected() {
     let mut h = H::new();
@@ -1201,7 +1264,7 @@ fn boot_parameter_checks() {
             Box::new(|h: &mut H| h.w(scratch(5), (0x0700_0000 >> 12) << 1)),
         ),
         (
-            "policies outside the ADS",
+            "policies unmapped",
             invalid,
             "guc_init_data_invalid",
             Box::new(move |h: &mut H| {
@@ -1234,15 +1297,26 @@ fn boot_parameter_checks() {
             }),
         ),
         (
-            "system info outside the ADS",
+            "system info below the WOPCM top",
+            invalid,
+            "guc_init_data_invalid",
+            Box::new(|h: &mut H| h.ads_pointer(abi::ads::GT_SYSTEM_INFO, 0x0030_0000)),
+        ),
+        (
+            "system info at GUC_GGTT_TOP",
+            invalid,
+            "guc_init_data_invalid",
+            Box::new(|h: &mut H| h.ads_pointer(abi::ads::GT_SYSTEM_INFO, 0xFEE0_0000)),
+        ),
+        (
+            "system info runs off its last page",
             invalid,
             "guc_init_data_invalid",
             Box::new(|h: &mut H| {
-                let off = abi::ads::GT_SYSTEM_INFO;
-                let bad = (ADS_GGTT + 0x1F00) as u32;
-                h.bus
-                    .write(Target::Sys, 0x3000_0000 + off as u64, &bad.to_le_bytes())
-                    .expect("write");
+                // The last 0x100 bytes of the private area's last page: the
+                // 640-byte structure runs into the unmapped page after it.
+                let end = PRIVATE_GGTT + u64::from(PRIVATE);
+                h.ads_pointer(abi::ads::GT_SYSTEM_INFO, (end - 0x100) as u32);
             }),
         ),
         (
@@ -1261,7 +1335,7 @@ fn boot_parameter_checks() {
             invalid,
             "guc_init_data_invalid",
             Box::new(|h: &mut H| {
-                let last = ADS_GGTT + abi::DRIVER_ADS_REGION + 0x2000;
+                let last = PRIVATE_GGTT + 0x2000;
                 h.bus.ptes.remove(&(last / PAGE));
             }),
         ),
@@ -1677,7 +1751,7 @@ fn real_dg2_blob_parses_and_loads() {
     p.guc.fw = Some(Arc::new(fw));
     let mut h = H::with(p, blob.clone());
     h.bus.map_sys(
-        ADS_GGTT + abi::DRIVER_ADS_REGION,
+        PRIVATE_GGTT,
         0x3100_0000,
         &vec![0; c.private_data_size as usize],
     );
