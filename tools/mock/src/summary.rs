@@ -96,6 +96,13 @@ pub struct Summary {
     pub guc_loads: u64,
     /// MMIO requests the GuC took.
     pub h2g_requests: u64,
+    /// MMIO replies the GuC made visible, by type ("success", "failure",
+    /// "busy", "retry", "event").
+    pub h2g_replies: BTreeMap<String, u64>,
+    /// Bytes of the last hwconfig table `GET_HWCONFIG` copied (0: none).
+    pub hwconfig_served_bytes: u64,
+    /// SHA-256 of that table.
+    pub hwconfig_served_sha256: Option<String>,
     /// `GUC_TLB_INV_CR` invalidations.
     pub tlb_invalidations: u64,
     /// Release of the last image loaded.
@@ -185,6 +192,11 @@ impl Counters {
                 s.guc_running_at_exit = true;
             }
             Event::GucH2g { .. } => s.h2g_requests += 1,
+            Event::GucG2hReply { kind, .. } => bump(&mut s.h2g_replies, kind),
+            Event::GucHwconfig { bytes, sha256 } => {
+                s.hwconfig_served_bytes = *bytes;
+                s.hwconfig_served_sha256 = Some(sha256.clone());
+            }
             Event::GgttTlbInvalidate { .. } => s.tlb_invalidations += 1,
             Event::Pcode { .. } => s.pcode_commands += 1,
             Event::ConfigWrite { .. } => s.config_writes += 1,
@@ -354,6 +366,17 @@ mod tests {
             action: Hex(0x4100),
             len: 4,
         });
+        for kind in ["busy", "success"] {
+            c.count(&Event::GucG2hReply {
+                kind,
+                data0: Hex(0),
+                at_us: 0,
+            });
+        }
+        c.count(&Event::GucHwconfig {
+            bytes: 8,
+            sha256: "cd".into(),
+        });
         c.count(&Event::GgttTlbInvalidate { entries: 3 });
         c.count(&Event::GucResetStuck { cause: "grdom_guc" });
         c.count_config_read();
@@ -379,6 +402,8 @@ mod tests {
                 "mcr_selector_writes": {"MCR_SELECTOR": 1},
                 "config_reads": 1, "config_writes": 0,
                 "guc_resets": 1, "guc_resets_stuck": 1, "guc_dmas": 1, "guc_loads": 1, "h2g_requests": 1,
+                "h2g_replies": {"busy": 1, "success": 1},
+                "hwconfig_served_bytes": 8, "hwconfig_served_sha256": "cd",
                 "tlb_invalidations": 1, "guc_last_release": "70.53.0",
                 "guc_last_sha256": "ab", "guc_running_at_exit": true,
                 "faults": ["pcode-stuck"], "events": 42, "final": true

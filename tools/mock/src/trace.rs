@@ -372,6 +372,13 @@ pub enum Event {
         /// When it became visible, in microseconds.
         at_us: u64,
     },
+    /// `GET_HWCONFIG` copied the table into the driver's buffer.
+    GucHwconfig {
+        /// Bytes copied.
+        bytes: u64,
+        /// SHA-256 of the bytes, lower-case hex.
+        sha256: String,
+    },
     /// `GUC_TLB_INV_CR` dropped the GuC's GGTT translations.
     GgttTlbInvalidate {
         /// Translations dropped.

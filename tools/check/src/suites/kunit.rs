@@ -6,14 +6,15 @@
 //! through the kernel's own `kunit.py parse --json`, whose result [`results`]
 //! turns into one test per KUnit test case; a failure shows the lines
 //! kunit.py printed for it. Also counted:
-//! `vm run` (the VM booted and the guest command finished) and
+//! `vm run` (the VM booted, the guest command finished and the mock recorded
+//! no undeclared access or violation) and
 //! `xehpg suites present` (a module that ran no xehpg suite tests nothing).
 
 mod console;
 mod results;
 
-use super::vm::exit_meaning;
 use super::vm::retry::run_vm;
+use super::vm::{exit_meaning, mock_clean};
 use super::Context;
 use crate::report::{tail, Case, Reporter, Status};
 use std::path::Path;
@@ -49,7 +50,12 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     let booted = boot(ctx, &module, &console, &vm_log, &summary, &mut |note| {
         r.note(&note)
     });
-    r.case(booted);
+    // The KUnit build probes the mock too: what the mock records about that
+    // boot is judged like a scenario's.
+    r.case(Case::combine(
+        "vm run",
+        vec![booted, mock_clean("kunit", &summary)],
+    ));
     let text = String::from_utf8_lossy(&std::fs::read(&console).unwrap_or_default()).into_owned();
     let mut suites = Vec::new();
     for (i, doc) in console::driver_documents(&text).iter().enumerate() {

@@ -20,6 +20,7 @@
 //!
 //! A run whose guest hung while booting is run once more ([`retry`]).
 
+mod expect;
 pub(crate) mod mmio;
 pub(crate) mod mock_summary;
 pub(super) mod retry;
@@ -128,6 +129,7 @@ fn run_scenario(ctx: &Context, s: &Scenario, r: &mut Reporter) {
     parts.push(run_case(&s.name, &finished, &tap, &console));
     parts.push(mock_case(&s.name, header, &summary));
     parts.extend(mmio_case(&s.name, &text, &summary));
+    parts.extend(expect_cases(&s.name, header, &text, &summary));
     r.case(Case::combine(&s.name, parts));
     r.note(&format!(
         "{}: {:.1} s",
@@ -268,6 +270,11 @@ pub(super) fn exit_meaning(f: &Finished) -> String {
     }
 }
 
+/// `<prefix>: mock clean` for a run that declares nothing (the KUnit boot).
+pub(super) fn mock_clean(prefix: &str, summary: &Path) -> Case {
+    mock_case(prefix, &Header::default(), summary)
+}
+
 /// `<scenario>: mock clean`.
 fn mock_case(scenario: &str, h: &Header, summary: &Path) -> Case {
     let name = format!("{scenario}: mock clean");
@@ -292,6 +299,35 @@ fn mock_case(scenario: &str, h: &Header, summary: &Path) -> Case {
             .into_iter()
             .chain([format!("(summary: {})", summary.display())]),
     )
+}
+
+/// `<scenario>: mock recorded FIELD OP VALUE`, one per expectation of the
+/// header and of the guest's output.
+fn expect_cases(scenario: &str, h: &Header, output: &str, summary: &Path) -> Vec<Case> {
+    let printed = expect::from_output(output);
+    if h.expect_mock.is_empty() && printed.is_empty() {
+        return Vec::new();
+    }
+    let parsed = std::fs::read_to_string(summary)
+        .map_err(|e| format!("no mock summary at {} ({e})", summary.display()))
+        .and_then(|t| mock_summary::parse(&t).map_err(|e| format!("{e:#}")));
+    let all = h.expect_mock.iter().cloned().map(Ok).chain(printed);
+    all.enumerate()
+        .map(|(i, e)| {
+            let label = e
+                .as_ref()
+                .map_or_else(|_| format!("expectation {}", i + 1), |e| e.to_string());
+            let name = format!("{scenario}: mock recorded {label}");
+            let verdict = e.and_then(|e| {
+                let s = parsed.as_ref().map_err(Clone::clone)?;
+                expect::check(&e, s)
+            });
+            match verdict {
+                Ok(()) => Case::pass(name),
+                Err(why) => Case::fail(name, why),
+            }
+        })
+        .collect()
 }
 
 /// `<scenario>: driver MMIO count matches the mock`, if the scenario reported

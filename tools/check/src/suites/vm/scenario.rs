@@ -9,6 +9,7 @@
 //! # params: key=val key2=val2           module parameters (repeatable)
 //! # expect-violation: KIND              mock violation kind that must occur (repeatable)
 //! # expect-unknown: 0x1234              unknown-register offset allowed (repeatable)
+//! # expect-mock: mmio_reads == 0        what the mock's summary must record (repeatable, [`super::expect`])
 //! # no-load                             do not insmod the driver at boot
 //! # timeout: 120                        guest command timeout in seconds
 //! ```
@@ -17,6 +18,7 @@
 //! key (`# expect-violations: x`) that is not one is an error, so a typo
 //! cannot silently drop an expectation.
 
+use super::expect::{self, Expectation};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 
@@ -36,6 +38,8 @@ pub struct Header {
     pub expect_violations: Vec<String>,
     /// Unknown-access offsets that are allowed.
     pub expect_unknown: Vec<u64>,
+    /// What the mock's summary must record.
+    pub expect_mock: Vec<Expectation>,
     /// Do not load the module at boot.
     pub no_load: bool,
     /// Guest command timeout, seconds.
@@ -136,6 +140,9 @@ fn directive(h: &mut Header, comment: &str) -> Result<()> {
         "expect-unknown" => h
             .expect_unknown
             .push(hex(value).with_context(|| format!("expect-unknown {value:?}"))?),
+        "expect-mock" => h
+            .expect_mock
+            .push(expect::parse(value).map_err(anyhow::Error::msg)?),
         "timeout" => match value.parse::<u64>() {
             Ok(n) if n > 0 => h.timeout = Some(n),
             _ => bail!("timeout {value:?} is not a positive number of seconds"),
@@ -173,6 +180,7 @@ mod tests {
              # mock-args: --fault all-ones --seed 3\n# device-id: 0x56a0\n\
              # params: a=1 b=2\n# params: c=3\n# expect-violation: bad-write\n\
              # expect-violation: dma-out-of-range\n# expect-unknown: 0x1234\n\
+             # expect-mock: h2g_replies.busy >= 2\n\
              # no-load\n# timeout: 60\n\n. /tests/lib.sh\n# mock-args: --ignored\n",
         )
         .unwrap();
@@ -181,6 +189,8 @@ mod tests {
         assert_eq!(h.params, ["a=1", "b=2", "c=3"]);
         assert_eq!(h.expect_violations, ["bad-write", "dma-out-of-range"]);
         assert_eq!(h.expect_unknown, [0x1234]);
+        assert_eq!(h.expect_mock[0].to_string(), "h2g_replies.busy >= 2");
+        assert!(parse_header("# expect-mock: a = 1\n").is_err());
         assert!(h.no_load);
         assert_eq!(h.timeout_secs(), 60);
     }

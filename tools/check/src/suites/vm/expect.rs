@@ -1,0 +1,205 @@
+//! Expectations on the mock's own record: `FIELD OP VALUE` checked against
+//! the mock summary.
+//!
+//! A scenario declares them in its header (`# expect-mock: mmio_reads == 0`)
+//! or prints them while it runs (`# mock-expect: hwconfig_served_bytes == 232`,
+//! `mock_expect` in `tools/guest/lib.sh`), e.g. to compare what the driver
+//! reports with what the mock did. FIELD is a dotted path into the summary's
+//! JSON (`h2g_replies.busy`); a key missing from a map of counters reads as 0,
+//! an unknown top-level field is an error, so a typo cannot pass.
+
+use super::mock_summary::Summary;
+use serde_json::Value;
+
+/// Prefix of an expectation printed by the guest.
+pub const OUTPUT_PREFIX: &str = "# mock-expect: ";
+
+/// How a value compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `>=`
+    Ge,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `<`
+    Lt,
+}
+
+/// One expectation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expectation {
+    /// Dotted path into the summary.
+    pub field: String,
+    /// Comparison.
+    pub op: Op,
+    /// Right-hand side: a number (decimal or 0x hex) or a string.
+    pub value: String,
+}
+
+impl std::fmt::Display for Expectation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let op = match self.op {
+            Op::Eq => "==",
+            Op::Ne => "!=",
+            Op::Ge => ">=",
+            Op::Le => "<=",
+            Op::Gt => ">",
+            Op::Lt => "<",
+        };
+        write!(f, "{} {op} {}", self.field, self.value)
+    }
+}
+
+/// Parses `FIELD OP VALUE`.
+///
+/// # Errors
+///
+/// Not three words, or an unknown operator.
+pub fn parse(text: &str) -> Result<Expectation, String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let [field, op, value] = words.as_slice() else {
+        return Err(format!("expected `FIELD OP VALUE`, found {text:?}"));
+    };
+    let op = match *op {
+        "==" => Op::Eq,
+        "!=" => Op::Ne,
+        ">=" => Op::Ge,
+        "<=" => Op::Le,
+        ">" => Op::Gt,
+        "<" => Op::Lt,
+        o => return Err(format!("unknown operator {o:?} in {text:?}")),
+    };
+    Ok(Expectation {
+        field: field.to_string(),
+        op,
+        value: value.to_string(),
+    })
+}
+
+/// The expectations the guest printed, in order (malformed ones as errors).
+pub fn from_output(output: &str) -> Vec<Result<Expectation, String>> {
+    output
+        .lines()
+        .filter_map(|l| l.trim_end_matches('\r').strip_prefix(OUTPUT_PREFIX))
+        .map(parse)
+        .collect()
+}
+
+fn number(text: &str) -> Option<u64> {
+    match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
+    }
+}
+
+/// The summary's value at `field`.
+fn lookup(summary: &Value, field: &str) -> Result<Value, String> {
+    let mut at = summary;
+    let mut parts = field.split('.').peekable();
+    while let Some(part) = parts.next() {
+        match at.get(part) {
+            Some(v) => at = v,
+            // A counter map has no key for what never happened.
+            None if at != summary && at.is_object() && parts.peek().is_none() => {
+                return Ok(Value::from(0u64))
+            }
+            None => return Err(format!("the mock summary has no field {field}")),
+        }
+    }
+    Ok(at.clone())
+}
+
+/// Checks `e` against `summary`; the error says what the mock recorded.
+///
+/// # Errors
+///
+/// The expectation does not hold, or names no summary field.
+pub fn check(e: &Expectation, summary: &Summary) -> Result<(), String> {
+    let json = serde_json::to_value(summary).map_err(|err| err.to_string())?;
+    let got = lookup(&json, &e.field)?;
+    let holds = match (got.as_u64(), number(&e.value)) {
+        (Some(g), Some(w)) => match e.op {
+            Op::Eq => g == w,
+            Op::Ne => g != w,
+            Op::Ge => g >= w,
+            Op::Le => g <= w,
+            Op::Gt => g > w,
+            Op::Lt => g < w,
+        },
+        _ => {
+            let g = match &got {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            match e.op {
+                Op::Eq => g == e.value,
+                Op::Ne => g != e.value,
+                _ => return Err(format!("{e}: {g} is not a number")),
+            }
+        }
+    };
+    if holds {
+        Ok(())
+    } else {
+        Err(format!("mock: expected {e}, recorded {got}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary() -> Summary {
+        let mut s = Summary {
+            mmio_reads: 7,
+            guc_last_release: Some("70.53.0".into()),
+            ..Summary::default()
+        };
+        s.h2g_replies.insert("busy".into(), 3);
+        s
+    }
+
+    fn holds(text: &str) -> Result<(), String> {
+        check(&parse(text)?, &summary())
+    }
+
+    #[test]
+    fn numbers_strings_and_map_keys() {
+        assert_eq!(holds("mmio_reads == 7"), Ok(()));
+        assert_eq!(holds("mmio_reads == 0x7"), Ok(()));
+        assert_eq!(
+            holds("mmio_reads == 0"),
+            Err("mock: expected mmio_reads == 0, recorded 7".into())
+        );
+        assert_eq!(holds("mmio_reads > 6"), Ok(()));
+        assert!(holds("mmio_reads < 7").is_err());
+        assert_eq!(holds("h2g_replies.busy >= 3"), Ok(()));
+        assert_eq!(holds("h2g_replies.retry == 0"), Ok(()), "absent key is 0");
+        assert_eq!(holds("guc_last_release == 70.53.0"), Ok(()));
+        assert!(holds("guc_last_release != 70.53.0").is_err());
+        assert!(holds("guc_last_release > 1").is_err());
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_syntax_fail() {
+        assert!(holds("mmio_readz == 0").unwrap_err().contains("no field"));
+        assert!(holds("mmio_reads.x == 0").is_err());
+        assert!(parse("mmio_reads = 0").is_err());
+        assert!(parse("mmio_reads ==").is_err());
+    }
+
+    #[test]
+    fn printed_expectations_are_found() {
+        let out = "ok 1 - x\n# mock-expect: a == 1\r\n# other\n# mock-expect: b ~ 2\n";
+        let got = from_output(out);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].as_ref().map(|e| e.field.as_str()), Ok("a"));
+        assert!(got[1].is_err());
+    }
+}
