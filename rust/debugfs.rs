@@ -17,13 +17,14 @@ use kernel::{
 };
 
 use crate::{
-    driver::Bar0,
-    forcewake::Forcewake,
-    gt::{AccessStats, Gt},
+    gt::{
+        forcewake::{self, Forcewake},
+        mcr::{self, regs, Mcr, Target},
+        AccessStats, Gt,
+    },
     guc::{self, Guc, State},
     info::DeviceInfo,
-    mcr::{self, regs, Mcr, Target},
-    mmio::Mmio,
+    mmio::{Bar0, Mmio},
 };
 
 /// Pointers to the bound device's state (see the module documentation for why they are valid).
@@ -308,10 +309,9 @@ fn run_mcr(c: &DebugCtx, cmd: &str) -> Result<u32> {
     };
     let gt = c.refs.gt();
     let mcr = c.refs.mcr();
-    let domain = crate::forcewake::table::lookup(reg.offset);
-    let mask = match domain {
-        crate::forcewake::table::Wake::Domain(d) => d.bit(),
-        crate::forcewake::table::Wake::None => crate::forcewake::DomainMask::EMPTY,
+    let mask = match forcewake::lookup(reg.offset) {
+        forcewake::Wake::Domain(d) => d.bit(),
+        forcewake::Wake::None => forcewake::DomainMask::EMPTY,
     };
     let _fw = gt.forcewake(mask)?;
     let target = |g: &str, i: &str| -> Result<Target> {

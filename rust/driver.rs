@@ -13,39 +13,32 @@ use kernel::{
     dma::{Device as _, DmaMask},
     pci,
     prelude::*,
-    sizes::SZ_16M,
     time::Delta,
 };
 
 use crate::{
     debugfs::{DebugCtx, DeviceRefs},
-    forcewake::{DomainMask, Forcewake},
-    ggtt::Ggtt,
-    gt::{AccessStats, Gt},
+    gt::{
+        forcewake::{DomainMask, Forcewake},
+        mcr::{self, Mcr},
+        topology::Topology,
+        AccessStats, Gt,
+    },
     guc::{self, Guc},
     info::{BarInfo, DeviceInfo},
-    lmem::{self, BarError, LmemAccess, LmemPool, TileRange},
-    mcr::{self, Mcr},
-    mmio::Mmio,
+    mem::{
+        ggtt::Ggtt,
+        lmem::{self, BarError, LmemAccess, LmemPool, TileRange},
+    },
+    mmio::{Bar0, Mmio, GTTMMADR_BAR, GTTMMADR_SIZE, LMEM_BAR},
     pcode,
     platform::{Platform, SteppingInfo},
     regs::{ALL_ONES, GU_CNTL, VF_CAP_REG},
-    topology::Topology,
 };
 
-/// GTTMMADR (BAR 0) is 16 MiB: MMIO registers in the lower 8 MiB, of which Xe-HPG uses the
-/// first 4 MiB, and the GGTT (GSM) in the upper 8 MiB (seed 000 lines 125 and 139; offsets from
-/// `drivers/gpu/drm/xe/xe_mmio.c` and `xe_ggtt.c`).
-pub(crate) const GTTMMADR_SIZE: usize = SZ_16M;
-/// BAR numbers (`drivers/gpu/drm/xe/regs/xe_bars.h`).
-const GTTMMADR_BAR: u32 = 0;
-const LMEM_BAR: u32 = 2;
 /// Xe-HPG addresses 46 bits of system memory (upstream `dma_mask_size` for DG2,
 /// `drivers/gpu/drm/xe/xe_pci.c`).
 const DMA_BITS: u32 = 46;
-
-/// The register BAR, borrowed for as long as the device is bound.
-pub(crate) type Bar0<'a> = &'a Mmio<'a>;
 
 /// Declares the PCI match table and [`DEVICE_IDS`] from one list, so lookups and tests use
 /// exactly what the PCI core matches on.

@@ -15,14 +15,13 @@ use kernel::{
     sync::atomic::{Atomic, Relaxed},
 };
 
-use crate::{
-    driver::{Bar0, GTTMMADR_SIZE},
-    forcewake::{
-        table::{self, Wake},
-        Domain, DomainMask, Forcewake, FwGuard,
-    },
-    mcr,
-};
+use crate::mmio::{Bar0, GTTMMADR_SIZE};
+
+pub(crate) mod forcewake;
+pub(crate) mod mcr;
+pub(crate) mod topology;
+
+use forcewake::{Domain, DomainMask, Forcewake, FwGuard, Wake};
 
 /// Counters of accesses the accessor refused.
 pub(crate) struct AccessStats {
@@ -164,9 +163,11 @@ fn access_rule(
     if plain && mcr::steering_of(offset).is_some() {
         return Err(Refusal::Unsteered);
     }
-    match table::lookup(offset) {
+    match forcewake::lookup(offset) {
         Wake::None => Ok(()),
-        Wake::Domain(domain) if held(domain) || (write && table::is_shadowed(offset)) => Ok(()),
+        Wake::Domain(domain) if held(domain) || (write && forcewake::is_shadowed(offset)) => {
+            Ok(())
+        }
         Wake::Domain(domain) => Err(Refusal::Unheld { domain, write }),
     }
 }

@@ -39,10 +39,11 @@ use kernel::{
 
 use crate::{
     abi::*,
-    forcewake::DomainMask,
-    ggtt::{self, Ggtt, Mapping, PAGE},
-    gt::Gt,
-    lmem::{LmemAccess, LmemPool},
+    gt::{forcewake::DomainMask, mcr::Mcr, Gt},
+    mem::{
+        ggtt::{self, Ggtt, Mapping, PAGE},
+        lmem::{LmemAccess, LmemPool},
+    },
     range::Range,
 };
 use fw::CssInfo;
@@ -142,7 +143,7 @@ pub(crate) struct Ctx<'a> {
     pub(crate) ggtt: &'a Ggtt,
     pub(crate) pool: &'a LmemPool,
     pub(crate) lmem: LmemAccess<'a>,
-    pub(crate) mcr: &'a crate::mcr::Mcr,
+    pub(crate) mcr: &'a Mcr,
 }
 
 /// A step's failure, for the log and for debugfs.

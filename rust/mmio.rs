@@ -11,10 +11,20 @@ use kernel::{
     io::{register::LocatedRegister, Io, IoCapable, IoLoc, MmioBackend, Region},
     pci,
     prelude::*,
+    sizes::SZ_16M,
     sync::atomic::{Atomic, Relaxed},
 };
 
-use crate::driver::GTTMMADR_SIZE;
+/// GTTMMADR (BAR 0) is 16 MiB: MMIO registers in the lower 8 MiB, of which Xe-HPG uses the
+/// first 4 MiB, and the GGTT (GSM) in the upper 8 MiB (seed 000 lines 125 and 139; offsets from
+/// `drivers/gpu/drm/xe/xe_mmio.c` and `xe_ggtt.c`).
+pub(crate) const GTTMMADR_SIZE: usize = SZ_16M;
+/// BAR numbers (`drivers/gpu/drm/xe/regs/xe_bars.h`).
+pub(crate) const GTTMMADR_BAR: u32 = 0;
+pub(crate) const LMEM_BAR: u32 = 2;
+
+/// The register BAR, borrowed for as long as the device is bound.
+pub(crate) type Bar0<'a> = &'a Mmio<'a>;
 
 /// BAR 0 mapped, plus how many reads and writes went through it.
 pub(crate) struct Mmio<'bound> {

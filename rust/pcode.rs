@@ -11,7 +11,7 @@
 use kernel::{io::poll::read_poll_timeout, prelude::*, time::Delta};
 
 use crate::{
-    driver::Bar0,
+    mmio::Bar0,
     regs::{PCODE_DATA0, PCODE_DATA1, PCODE_MAILBOX},
 };
 

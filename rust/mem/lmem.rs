@@ -11,8 +11,8 @@
 use kernel::{io::Io, pci, prelude::*, sizes::SZ_256M, sync::Mutex};
 
 use crate::{
-    driver::Bar0,
-    ggtt::LMEM_ALIGN,
+    mem::ggtt::LMEM_ALIGN,
+    mmio::Bar0,
     range::{Range, RangeAllocator},
     regs::SG_TILE_ADDR_RANGE,
 };

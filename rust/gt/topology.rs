@@ -10,7 +10,7 @@
 
 use kernel::{io::register, prelude::*};
 
-use crate::{forcewake::DomainMask, gt::Gt};
+use crate::gt::{forcewake::DomainMask, Gt};
 
 register! {
     /// MEML3 enable per quadrant (seed 000 line 754; upstream MIRROR_FUSE3).

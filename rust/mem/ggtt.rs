@@ -27,10 +27,11 @@ use kernel::{
 };
 
 use crate::{
-    driver::Bar0,
-    gt::Gt,
-    mcr::{self, Mcr},
-    mmio::GSM_ENTRIES,
+    gt::{
+        mcr::{self, Mcr},
+        Gt,
+    },
+    mmio::{Bar0, GSM_ENTRIES},
     range::{Range, RangeAllocator},
     regs::VF_CAP_REG,
 };

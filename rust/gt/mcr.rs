@@ -37,10 +37,14 @@
 //! operation (line 807), so a multicast write is a single MMIO write.
 
 pub(crate) mod regs;
+mod table;
 
 use kernel::{io::register, prelude::*, sync::SpinLock};
 
-use crate::{driver::Bar0, gt::Gt, topology::Topology};
+use crate::{
+    gt::{topology::Topology, Gt},
+    mmio::Bar0,
+};
 
 pub(crate) use regs::McrReg;
 
@@ -165,42 +169,32 @@ const fn m(start: u32, end: u32, steering: Steering) -> McrRange {
     }
 }
 
-/// DG2 multicast ranges, sorted (seed 000 table, replication column, lines 463-580; GAM and
-/// the SQIDI selectors as settled in the module documentation).
-const RANGES: &[McrRange] = &[
-    m(0x000b00, 0x000bff, Steering::SqidiSf),   // L463
-    m(0x001000, 0x001fff, Steering::SqidiSf),   // L466
-    m(0x004000, 0x004aff, Steering::Gam),       // L472-L475 (MSLICE in the seed)
-    m(0x005200, 0x0052ff, Steering::Gslice),    // L479
-    m(0x005400, 0x007fff, Steering::Gslice),    // L481-L484
-    m(0x008140, 0x00814f, Steering::Gslice),    // L487
-    m(0x008150, 0x00815f, Steering::Dss),       // L488
-    m(0x008700, 0x0087ff, Steering::SqidiMcfg), // L499
-    m(0x008c80, 0x008cff, Steering::L3bank),    // L504
-    m(0x008d00, 0x008dff, Steering::Dss),       // L505-L506
-    m(0x0094d0, 0x00951f, Steering::Gslice),    // L511
-    m(0x009520, 0x00955f, Steering::Dss),       // L512
-    m(0x009680, 0x0096ff, Steering::Dss),       // L515
-    m(0x00b000, 0x00b0ff, Steering::Lncf),      // L519
-    m(0x00b100, 0x00b3ff, Steering::L3bank),    // L520
-    m(0x00c800, 0x00cfff, Steering::Gam),       // L524 (MSLICE in the seed)
-    m(0x00d800, 0x00d87f, Steering::Gslice),    // L527
-    m(0x00d880, 0x00d8ff, Steering::Lncf),      // L528
-    m(0x00dc00, 0x00dcff, Steering::Gslice),    // L530
-    m(0x00dd00, 0x00ddff, Steering::Mslice),    // L533
-    m(0x00de80, 0x00dfff, Steering::Dss),       // L535-L536
-    m(0x00e100, 0x00e8ff, Steering::Dss),       // L538-L541
-    m(0x00e900, 0x00e9ff, Steering::Mslice),    // L542
-    m(0x00f000, 0x00ffff, Steering::Gam),       // L544-L545 (MSLICE in the seed)
-    m(0x017000, 0x017fff, Steering::Gslice),    // L563
-    m(0x024a00, 0x024a7f, Steering::Dss),       // L580
-];
 
 /// The replication group of `offset`, or `None` for a non-replicated register.
-pub(crate) fn steering_of(offset: u32) -> Option<Steering> {
-    let idx = RANGES.partition_point(|r| r.start <= offset);
-    let range = &RANGES[idx.checked_sub(1)?];
-    (offset <= range.end).then_some(range.steering)
+///
+/// DG2's multicast ranges are `table::RANGES` (seed 000 table, replication column, lines
+/// 463-580; GAM and the SQIDI selectors as settled in the module documentation), generated
+/// from the seed. A `const fn`, so a register's steering class is known at build time.
+pub(crate) const fn steering_of(offset: u32) -> Option<Steering> {
+    let ranges = table::RANGES;
+    let (mut lo, mut hi) = (0, ranges.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if ranges[mid].start <= offset {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo == 0 {
+        return None;
+    }
+    let range = &ranges[lo - 1];
+    if offset <= range.end {
+        Some(range.steering)
+    } else {
+        None
+    }
 }
 
 /// The MGSR steering registers the driver uses.
@@ -435,14 +429,14 @@ mod tests {
 
     #[test]
     fn ranges_are_sorted_and_disjoint() {
-        for pair in RANGES.windows(2) {
+        for pair in table::RANGES.windows(2) {
             assert!(pair[0].start <= pair[0].end && pair[0].end < pair[1].start);
         }
     }
 
     #[test]
     fn steering_lookup_at_range_edges() {
-        for r in RANGES {
+        for r in table::RANGES {
             assert_eq!(steering_of(r.start), Some(r.steering));
             assert_eq!(steering_of(r.end), Some(r.steering));
         }
