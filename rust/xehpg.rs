@@ -17,6 +17,7 @@ use kernel::{
 // One module per block; `Documentation/architecture.rst` draws which imports which.
 mod abi;
 mod debugfs;
+mod device;
 mod driver;
 mod gt;
 mod guc;

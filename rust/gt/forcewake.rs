@@ -252,7 +252,7 @@ const fn r(start: u32, end: u32, wake: Wake) -> Range {
 /// Looks an offset up: O(log n) over the table; offsets past the table need no wake.
 ///
 /// A `const fn`, so a register whose offset is a constant has its domain known at build time
-/// (see [`crate::gt::GtReg`]).
+/// (see [`crate::gt::Gt::read`]).
 pub(crate) const fn lookup(offset: u32) -> Wake {
     let ranges = table::RANGES;
     // Binary search for the first row starting above `offset`; the row before it is the only
@@ -382,23 +382,12 @@ impl FwState {
 pub(crate) struct Forcewake {
     #[pin]
     state: SpinLock<FwState>,
-    /// Mirror of `refs != 0` per domain, readable without the lock by the access checks.
-    held: [Atomic<u32>; DOMAIN_COUNT],
     /// Wakes (0 -> 1 transitions) taken per domain, for debugfs.
     wakes: [Atomic<u32>; DOMAIN_COUNT],
     /// Last ack state observed per domain (1 = awake), for debugfs without MMIO.
     ack_seen: [Atomic<u32>; DOMAIN_COUNT],
     /// Failed wakes and releases.
     failures: Atomic<u32>,
-}
-
-/// Snapshot of one domain for debugfs.
-pub(crate) struct DomainStatus {
-    pub(crate) domain: Domain,
-    pub(crate) present: bool,
-    pub(crate) refs: u32,
-    pub(crate) ack_seen: bool,
-    pub(crate) wakes: u32,
 }
 
 impl Forcewake {
@@ -412,7 +401,6 @@ impl Forcewake {
                 user_hold: DomainMask::EMPTY,
                 closed: false,
             }),
-            held: [const { Atomic::new(0) }; DOMAIN_COUNT],
             wakes: [const { Atomic::new(0) }; DOMAIN_COUNT],
             ack_seen: [const { Atomic::new(0) }; DOMAIN_COUNT],
             failures: Atomic::new(0),
@@ -422,11 +410,6 @@ impl Forcewake {
     /// Records which domains exist (GT and RENDER always do).
     pub(crate) fn set_present(&self, present: DomainMask) {
         self.state.lock().present = present.union(DomainMask::GT).union(DomainMask::RENDER);
-    }
-
-    /// Whether `d` is currently held by someone (no MMIO, no lock).
-    pub(crate) fn is_held(&self, d: Domain) -> bool {
-        self.held[d.index()].load(Relaxed) != 0
     }
 
     /// Wakes every domain in `mask` (those not already held) and returns a guard that releases
@@ -452,9 +435,6 @@ impl Forcewake {
             return Err(e);
         }
         state.acquire(mask);
-        for d in mask.iter() {
-            self.held[d.index()].store(1, Relaxed);
-        }
         Ok(FwGuard {
             fw: self,
             dev,
@@ -467,9 +447,6 @@ impl Forcewake {
     fn put(&self, dev: &kernel::device::Device, bar: Bar0<'_>, mask: DomainMask) {
         let mut state = self.state.lock();
         let to_sleep = state.release(mask);
-        for d in to_sleep.iter() {
-            self.held[d.index()].store(0, Relaxed);
-        }
         for d in to_sleep.iter() {
             write_request(bar, d, false);
         }
@@ -535,27 +512,32 @@ impl Forcewake {
         }
     }
 
-    /// Per-domain status for debugfs; reads no register.
-    pub(crate) fn status(&self) -> KVec<DomainStatus> {
-        let state = self.state.lock();
-        let mut out = KVec::new();
-        for i in 0..DOMAIN_COUNT {
+    /// Per-domain status and the failure count (debugfs `forcewake`); reads no register.
+    pub(crate) fn fmt_status(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        // A snapshot under the lock, formatted after it: the formatter may sleep.
+        let (present, refs) = {
+            let state = self.state.lock();
+            (state.present, state.refs)
+        };
+        f.write_str("domain   present refs ack wakes\n")?;
+        for (i, &refs) in refs.iter().enumerate() {
             let Some(domain) = Domain::from_index(i) else {
                 continue;
             };
-            let status = DomainStatus {
-                domain,
-                present: state.present.contains(domain),
-                refs: state.refs[i],
-                ack_seen: self.ack_seen[i].load(Relaxed) != 0,
-                wakes: self.wakes[i].load(Relaxed),
-            };
-            // Allocation failure only shortens the report.
-            if out.push(status, GFP_ATOMIC).is_err() {
-                break;
-            }
+            f.write_fmt(fmt!(
+                "{:<8} {:<7} {:>4} {:>3} {:>5}\n",
+                fmt!("{}", domain),
+                if present.contains(domain) {
+                    "yes"
+                } else {
+                    "no"
+                },
+                refs,
+                u8::from(self.ack_seen[i].load(Relaxed) != 0),
+                self.wakes[i].load(Relaxed)
+            ))?;
         }
-        out
+        f.write_fmt(fmt!("failures: {}\n", self.failures.load(Relaxed)))
     }
 
     /// Holds every present domain until [`Forcewake::user_release`] (debugfs `forcewake_all`).
@@ -596,11 +578,6 @@ impl Forcewake {
     pub(crate) fn close(&self, dev: &kernel::device::Device, bar: Bar0<'_>) {
         self.user_release(dev, bar);
         self.state.lock().closed = true;
-    }
-
-    /// Wake or release failures since probe.
-    pub(crate) fn failures(&self) -> u32 {
-        self.failures.load(Relaxed)
     }
 }
 
@@ -682,6 +659,13 @@ pub(crate) struct FwGuard<'a> {
     dev: &'a kernel::device::Device,
     bar: Bar0<'a>,
     mask: DomainMask,
+}
+
+impl FwGuard<'_> {
+    /// The domains this guard holds.
+    pub(crate) fn mask(&self) -> DomainMask {
+        self.mask
+    }
 }
 
 impl Drop for FwGuard<'_> {

@@ -39,14 +39,23 @@
 pub(crate) mod regs;
 mod table;
 
-use kernel::{io::register, prelude::*, sync::SpinLock};
-
-use crate::{
-    gt::{topology::Topology, Gt},
-    mmio::Bar0,
+use kernel::{
+    io::{
+        register,
+        register::{FixedRegister, FixedRegisterLoc},
+    },
+    prelude::*,
+    sync::SpinLock,
 };
 
-pub(crate) use regs::McrReg;
+use crate::{
+    gt::{
+        forcewake::{self, DomainMask, FwGuard, Wake},
+        topology::Topology,
+        Gt,
+    },
+    mmio::Bar0,
+};
 
 register! {
     /// Steering for MCFG endpoints (seed 000 line 710; upstream's name is its MTL+ role).
@@ -169,7 +178,6 @@ const fn m(start: u32, end: u32, steering: Steering) -> McrRange {
     }
 }
 
-
 /// The replication group of `offset`, or `None` for a non-replicated register.
 ///
 /// DG2's multicast ranges are `table::RANGES` (seed 000 table, replication column, lines
@@ -288,15 +296,22 @@ pub(crate) struct Mcr {
     state: SpinLock<Topology>,
 }
 
+/// A multicast register: a `register!` type listed in [`regs`], accepted only by the steering
+/// API. Its steering group is looked up in the MCR table by offset at build time, so a type
+/// whose offset the table does not list fails to compile.
+pub(crate) trait McrRegister: FixedRegister<Storage = u32> + Into<u32> + From<u32> {
+    /// The register's name (debugfs `mcr` commands, messages).
+    const NAME: &'static str;
+    /// The register's replication group.
+    const STEERING: Steering = match steering_of(Self::OFFSET as u32) {
+        Some(s) => s,
+        None => panic!("not in the MCR table: use the plain GT accessor"),
+    };
+}
+
 /// Why an MCR operation was refused.
-fn refuse(gt: &Gt<'_>, what: &str, reg: McrReg, detail: kernel::fmt::Arguments<'_>) -> Error {
-    dev_err!(
-        gt.dev,
-        "mcr: {} of {} refused: {}\n",
-        what,
-        reg.name,
-        detail
-    );
+fn refuse(gt: &Gt<'_>, what: &str, name: &str, detail: kernel::fmt::Arguments<'_>) -> Error {
+    dev_err!(gt.dev, "mcr: {} of {} refused: {}\n", what, name, detail);
     EINVAL
 }
 
@@ -321,84 +336,221 @@ impl Mcr {
         *self.state.lock()
     }
 
-    /// Reads `reg` from an instance that exists (the group's default target).
-    pub(crate) fn read_any(&self, gt: &Gt<'_>, reg: McrReg) -> Result<u32> {
+    /// The debugfs `steering` report: each group's default target.
+    pub(crate) fn fmt_steering(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        let topo = self.topology();
+        f.write_str("group        target\n")?;
+        for s in STEERING_TYPES {
+            match default_target(s, &topo) {
+                Some(t) => f.write_fmt(fmt!("{:<12} {},{}\n", s.name(), t.group, t.instance))?,
+                None => f.write_fmt(fmt!("{:<12} none\n", s.name()))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads `R` from an instance that exists (the group's default target). `fw` must hold
+    /// the register's forcewake domain (checked at run time, see [`Gt`]).
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if no instance of the group exists, `EACCES` if the domain is not held.
+    pub(crate) fn read_any<R: McrRegister>(&self, gt: &Gt<'_>, fw: &FwGuard<'_>) -> Result<R> {
         let topo = self.state.lock();
-        let target = default_target(reg.steering, &topo)
-            .ok_or_else(|| refuse(gt, "read", reg, fmt!("no instance of the group exists")))?;
-        if matches!(reg.steering.selector(), Selector::Main) {
+        let target = default_target(R::STEERING, &topo)
+            .ok_or_else(|| refuse(gt, "read", R::NAME, fmt!("no instance of the group exists")))?;
+        if matches!(R::STEERING.selector(), Selector::Main) {
             Selector::Main.write(gt.bar, true, target)?;
         }
         // GAM and SQIDI selectors already rest on their default target.
-        gt.read_steered(reg.offset)
+        gt.check_held(R::OFFSET, false, fw.mask())?;
+        Ok(gt.bar.read(FixedRegisterLoc::<R>::new()))
     }
 
-    /// Reads `reg` from instance `t`, which must exist.
-    pub(crate) fn read_unicast(&self, gt: &Gt<'_>, reg: McrReg, t: Target) -> Result<u32> {
+    /// Reads `R` from instance `t`, which must exist.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `t` does not exist or the group is GAM, `EACCES` if the domain is not held.
+    pub(crate) fn read_unicast<R: McrRegister>(
+        &self,
+        gt: &Gt<'_>,
+        fw: &FwGuard<'_>,
+        t: Target,
+    ) -> Result<R> {
         let topo = self.state.lock();
-        self.check_unicast(gt, &topo, "unicast read", reg, t)?;
-        let sel = reg.steering.selector();
+        check_unicast(gt, &topo, "unicast read", R::NAME, R::STEERING, t)?;
+        let sel = R::STEERING.selector();
         // Multicast mode with a target: the read returns that instance's value (seed 000
         // line 790), and the selector needs no restore.
         sel.write(gt.bar, true, t)?;
-        let value = gt.read_steered(reg.offset);
+        let value = gt
+            .check_held(R::OFFSET, false, fw.mask())
+            .map(|()| gt.bar.read(FixedRegisterLoc::<R>::new()));
         if sel != Selector::Main {
             sel.write(gt.bar, true, sel.rest())?;
         }
         value
     }
 
-    /// Writes `value` to instance `t` of `reg` only.
-    pub(crate) fn write_unicast(&self, gt: &Gt<'_>, reg: McrReg, t: Target, value: u32) -> Result {
+    /// Writes `value` to instance `t` of `R` only.
+    ///
+    /// # Errors
+    ///
+    /// As [`Mcr::read_unicast`].
+    pub(crate) fn write_unicast<R: McrRegister>(
+        &self,
+        gt: &Gt<'_>,
+        fw: &FwGuard<'_>,
+        t: Target,
+        value: R,
+    ) -> Result {
         let topo = self.state.lock();
-        self.check_unicast(gt, &topo, "unicast write", reg, t)?;
-        let sel = reg.steering.selector();
+        check_unicast(gt, &topo, "unicast write", R::NAME, R::STEERING, t)?;
+        let sel = R::STEERING.selector();
         sel.write(gt.bar, false, t)?;
-        let res = gt.write_steered(reg.offset, value);
+        let res = gt
+            .check_held(R::OFFSET, true, fw.mask())
+            .map(|()| gt.bar.write(FixedRegisterLoc::<R>::new(), value));
         // Back to multicast before anyone else steers (seed 000 line 807).
         sel.write(gt.bar, true, sel.rest())?;
         res
     }
 
-    /// Writes `value` to every instance of `reg`: the selector rests in multicast mode, so this
+    /// Writes `value` to every instance of `R`: the selector rests in multicast mode, so this
     /// is one MMIO write. That holds for GAM too: its selector is never changed from the
     /// hardware default, which is multicast (seed 000 line 730), aimed at the primary.
-    pub(crate) fn write_multicast(&self, gt: &Gt<'_>, reg: McrReg, value: u32) -> Result {
-        let _topo = self.state.lock();
-        gt.write_steered(reg.offset, value)
-    }
-
-    fn check_unicast(
+    ///
+    /// # Errors
+    ///
+    /// `EACCES` if the domain is not held.
+    pub(crate) fn write_multicast<R: McrRegister>(
         &self,
         gt: &Gt<'_>,
-        topo: &Topology,
-        what: &str,
-        reg: McrReg,
-        t: Target,
+        fw: &FwGuard<'_>,
+        value: R,
     ) -> Result {
-        if reg.steering == Steering::Gam {
-            return Err(refuse(
-                gt,
-                what,
-                reg,
-                fmt!("GAM is read from its primary instance only"),
-            ));
-        }
-        if !is_present(reg.steering, topo, t) {
-            return Err(refuse(
-                gt,
-                what,
-                reg,
-                fmt!(
-                    "{} instance ({}, {}) does not exist on this part",
-                    reg.steering.name(),
-                    t.group,
-                    t.instance
-                ),
-            ));
-        }
+        let _topo = self.state.lock();
+        gt.check_held(R::OFFSET, true, fw.mask())?;
+        gt.bar.write(FixedRegisterLoc::<R>::new(), value);
         Ok(())
     }
+}
+
+/// Refuses a unicast access to GAM or to an instance that does not exist.
+fn check_unicast(
+    gt: &Gt<'_>,
+    topo: &Topology,
+    what: &str,
+    name: &str,
+    steering: Steering,
+    t: Target,
+) -> Result {
+    if steering == Steering::Gam {
+        return Err(refuse(
+            gt,
+            what,
+            name,
+            fmt!("GAM is read from its primary instance only"),
+        ));
+    }
+    if !is_present(steering, topo, t) {
+        return Err(refuse(
+            gt,
+            what,
+            name,
+            fmt!(
+                "{} instance ({}, {}) does not exist on this part",
+                steering.name(),
+                t.group,
+                t.instance
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A debugfs `mcr` command, run on the register its name selects (see [`run_command`]).
+struct Command<'c, 'g> {
+    gt: &'c Gt<'g>,
+    op: &'c str,
+    args: &'c [&'c str],
+}
+
+impl regs::Visitor for Command<'_, '_> {
+    type Output = Result<u32>;
+
+    fn visit<R: McrRegister>(self) -> Result<u32> {
+        // The register's domain, from the table: the command takes exactly what it needs.
+        let mask = match forcewake::lookup(R::OFFSET as u32) {
+            Wake::Domain(d) => d.bit(),
+            Wake::None => DomainMask::EMPTY,
+        };
+        let gt = self.gt;
+        let fw = gt.forcewake(mask)?;
+        let target = |g: &str, i: &str| -> Result<Target> {
+            Ok(Target {
+                group: parse_u8(g)?,
+                instance: parse_u8(i)?,
+            })
+        };
+        let mcr = gt.mcr;
+        match (self.op, self.args) {
+            ("read", []) => mcr.read_any::<R>(gt, &fw).map(Into::into),
+            ("read", [g, i]) => mcr
+                .read_unicast::<R>(gt, &fw, target(g, i)?)
+                .map(Into::into),
+            ("write", ["all", v]) => mcr
+                .write_multicast::<R>(gt, &fw, parse_u32(v)?.into())
+                .map(|()| 0),
+            ("write", [g, i, v]) => mcr
+                .write_unicast::<R>(gt, &fw, target(g, i)?, parse_u32(v)?.into())
+                .map(|()| 0),
+            _ => Err(EINVAL),
+        }
+    }
+}
+
+/// Runs one debugfs `mcr` command on the registers of [`regs`] and returns the value read
+/// (0 for a write): `read NAME`, `read NAME GROUP INSTANCE`, `write NAME GROUP INSTANCE VALUE`,
+/// `write NAME all VALUE`. Forcewake for the register's domain is taken for the command.
+///
+/// # Errors
+///
+/// `EINVAL` for a malformed command, `ENOENT` for an unknown register, or the access's error.
+pub(crate) fn run_command(gt: &Gt<'_>, cmd: &str) -> Result<u32> {
+    let mut words = cmd.split_ascii_whitespace();
+    let op = words.next().ok_or(EINVAL)?;
+    let name = words.next().ok_or(EINVAL)?;
+    // Four slots for at most three arguments: a fourth one makes the command match no form
+    // (`EINVAL`), after an unknown register name has been reported (`ENOENT`).
+    let mut args = [""; 4];
+    let mut count = 0;
+    for w in words {
+        if let Some(slot) = args.get_mut(count) {
+            *slot = w;
+            count += 1;
+        }
+    }
+    let command = Command {
+        gt,
+        op,
+        args: &args[..count],
+    };
+    regs::visit(name, command).ok_or(ENOENT)?
+}
+
+/// A number in decimal or `0x` hexadecimal.
+fn parse_u32(s: &str) -> Result<u32> {
+    match s.strip_prefix("0x") {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => s.parse(),
+    }
+    .map_err(|_| EINVAL)
+}
+
+fn parse_u8(s: &str) -> Result<u8> {
+    u8::try_from(parse_u32(s)?).map_err(|_| EINVAL)
 }
 
 #[cfg(xehpg_kunit)]

@@ -12,7 +12,7 @@
 //! Only the part the GuC can use is managed here: the GuC cannot reach below the WOPCM top
 //! (4 MiB on discrete parts, upstream `xe_wopcm.c` `DGFX_WOPCM_SIZE`) nor at or above
 //! 0xFEE00000 (`GUC_GGTT_TOP`, `regs/xe_gtt_defs.h`). After changing entries the GuC's GGTT
-//! TLB must be invalidated ([`invalidate`]).
+//! TLB must be invalidated, which is a GuC operation (`guc::tlb_inval`).
 
 use core::mem::ManuallyDrop;
 
@@ -27,13 +27,8 @@ use kernel::{
 };
 
 use crate::{
-    gt::{
-        mcr::{self, Mcr},
-        Gt,
-    },
     mmio::{Bar0, GSM_ENTRIES},
     range::{Range, RangeAllocator},
-    regs::VF_CAP_REG,
 };
 
 /// Page size of the GGTT.
@@ -94,9 +89,22 @@ impl PinnedDrop for Ggtt {
 }
 
 impl Ggtt {
-    pub(crate) fn new(dev: &kernel::device::Device<Bound>) -> Result<impl PinInit<Self, Error>> {
+    /// The GGTT with every entry of the managed window pointing at a fresh scratch page, so
+    /// nothing a previous driver left there stays reachable.
+    ///
+    /// # Errors
+    ///
+    /// `ENOMEM`, or a GSM write error.
+    pub(crate) fn new(
+        dev: &kernel::device::Device<Bound>,
+        bar: Bar0<'_>,
+    ) -> Result<impl PinInit<Self, Error>> {
         let alloc = RangeAllocator::new(GUC_GGTT_BOTTOM, GUC_GGTT_TOP)?;
         let scratch = Coherent::<[u8; 4096]>::zeroed(dev, GFP_KERNEL)?;
+        let scratch_pte = pte(scratch.dma_address(), false)?;
+        for index in GUC_GGTT_BOTTOM / PAGE..GUC_GGTT_TOP / PAGE {
+            bar.write_gsm(index, scratch_pte)?;
+        }
         Ok(try_pin_init!(Self {
             alloc <- kernel::new_mutex!(alloc),
             scratch: ManuallyDrop::new(scratch),
@@ -112,15 +120,6 @@ impl Ggtt {
     /// reach it through the GGTT (freed system memory would then be written by the device).
     pub(crate) fn keep_scratch(&self) {
         self.keep_scratch.store(1, Relaxed);
-    }
-
-    /// Points every entry of the managed window at the scratch page.
-    pub(crate) fn clear_all(&self, bar: Bar0<'_>) -> Result {
-        let scratch = self.scratch_pte()?;
-        for index in GUC_GGTT_BOTTOM / PAGE..GUC_GGTT_TOP / PAGE {
-            bar.write_gsm(index, scratch)?;
-        }
-        Ok(())
     }
 
     /// Maps `size` bytes of local memory at `lmem_offset` (both 64 KiB aligned) into a fresh
@@ -155,15 +154,6 @@ impl Ggtt {
         // A range this allocator handed out is always accepted back.
         let _ = self.alloc.lock().free(mapping.ggtt);
     }
-}
-
-/// Makes the GuC drop cached GGTT translations: a read of an always-on register first, so the
-/// entry writes have landed (upstream `xe_ggtt_invalidate`), then the invalidation register.
-/// The caller holds GT forcewake (0xCEE8 is in a GT range, seed 000 line 524).
-pub(crate) fn invalidate(gt: &Gt<'_>, mcr: &Mcr) -> Result {
-    let _ = gt.read(VF_CAP_REG)?;
-    let value = mcr::regs::GUC_TLB_INV_CR::zeroed().with_invalidate(true);
-    mcr.write_multicast(gt, mcr::regs::TLB_INV, value.into_raw())
 }
 
 #[cfg(xehpg_kunit)]

@@ -3,14 +3,14 @@
 //! Multicast registers the driver uses, reachable only through the steering API.
 //!
 //! Each is defined with `register!` (for its fields and for the driver/mock cross-check in
-//! `make check`) and exposed as an [`McrReg`] handle: the plain GT accessor refuses these
+//! `make check`) and made an [`McrRegister`]: the plain GT accessor does not compile for these
 //! offsets, so the only way to them is [`super::Mcr`]. Offsets are upstream's
 //! (`drivers/gpu/drm/xe/regs/xe_gt_regs.h`, `XE_REG_MCR`); each lies in a seed range of the
 //! group named.
 
-use kernel::io::{register, register::Register};
+use kernel::io::register;
 
-use super::Steering;
+use super::{McrRegister, Steering};
 
 register! {
     /// Flat-CCS base: local memory above it holds compression metadata (GAM range, seed 000
@@ -63,60 +63,88 @@ register! {
     }
 }
 
-/// Handle to a multicast register.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct McrReg {
-    pub(crate) name: &'static str,
-    pub(crate) offset: u32,
-    pub(crate) steering: Steering,
+/// Something to do with one multicast register, chosen by name at run time ([`visit`]).
+pub(crate) trait Visitor {
+    type Output;
+
+    fn visit<R: McrRegister>(self) -> Self::Output;
 }
 
-const fn reg<R: Register>(name: &'static str, steering: Steering) -> McrReg {
-    // CAST: every register here lies below 0x240000.
-    McrReg {
-        name,
-        offset: R::OFFSET as u32,
-        steering,
-    }
+/// Makes each register an [`McrRegister`] named after itself, asserts at build time that the
+/// MCR table puts it in the group it was chosen for, and generates the by-name dispatch.
+macro_rules! mcr_registers {
+    ($($reg:ident => $steering:ident,)*) => {
+        $(
+            impl McrRegister for $reg {
+                const NAME: &'static str = stringify!($reg);
+            }
+        )*
+
+        const _: () = {
+            $(assert!(matches!(<$reg as McrRegister>::STEERING, Steering::$steering));)*
+        };
+
+        /// Every multicast register the driver knows: name, offset and group.
+        #[cfg(xehpg_kunit)]
+        const ALL: &[(&str, usize, Steering)] =
+            &[$((stringify!($reg), <$reg as kernel::io::register::Register>::OFFSET, Steering::$steering)),*];
+
+        /// Runs `v` on the register called `name` (debugfs `mcr`), or `None` if the driver
+        /// knows no multicast register of that name.
+        pub(crate) fn visit<V: Visitor>(name: &str, v: V) -> Option<V::Output> {
+            match name {
+                $(stringify!($reg) => Some(v.visit::<$reg>()),)*
+                _ => None,
+            }
+        }
+    };
 }
 
-pub(crate) const FLAT_CCS_BASE: McrReg =
-    reg::<XEHP_FLAT_CCS_BASE_ADDR>("XEHP_FLAT_CCS_BASE_ADDR", Steering::Gam);
-pub(crate) const TLB_INV: McrReg = reg::<GUC_TLB_INV_CR>("GUC_TLB_INV_CR", Steering::Gam);
-
-/// Every multicast register the driver knows, by name (debugfs `mcr` looks them up here).
-pub(crate) const ALL: [McrReg; 9] = [
-    FLAT_CCS_BASE,
-    TLB_INV,
-    reg::<FF_MODE>("FF_MODE", Steering::Gslice),
-    reg::<XEHP_SQCM>("XEHP_SQCM", Steering::SqidiMcfg),
-    reg::<XEHP_L3NODEARBCFG>("XEHP_L3NODEARBCFG", Steering::Lncf),
-    reg::<XEHP_L3SQCREG5>("XEHP_L3SQCREG5", Steering::L3bank),
-    reg::<XEHP_GAMCNTRL_CTRL>("XEHP_GAMCNTRL_CTRL", Steering::Gam),
-    reg::<LSC_CHICKEN_BIT_0>("LSC_CHICKEN_BIT_0", Steering::Dss),
-    reg::<SARB_CHICKEN1>("SARB_CHICKEN1", Steering::Mslice),
-];
-
-/// Looks a multicast register up by name.
-pub(crate) fn by_name(name: &str) -> Option<McrReg> {
-    ALL.iter().copied().find(|r| r.name == name)
+mcr_registers! {
+    XEHP_FLAT_CCS_BASE_ADDR => Gam,
+    GUC_TLB_INV_CR => Gam,
+    FF_MODE => Gslice,
+    XEHP_SQCM => SqidiMcfg,
+    XEHP_L3NODEARBCFG => Lncf,
+    XEHP_L3SQCREG5 => L3bank,
+    XEHP_GAMCNTRL_CTRL => Gam,
+    LSC_CHICKEN_BIT_0 => Dss,
+    SARB_CHICKEN1 => Mslice,
 }
 
 #[cfg(xehpg_kunit)]
 #[kernel::prelude::kunit_tests(xehpg_mcr_regs)]
 mod tests {
     use super::*;
+    use kernel::prelude::*;
 
     #[test]
     fn handles_agree_with_the_range_table() {
-        for r in ALL {
-            assert_eq!(super::super::steering_of(r.offset), Some(r.steering));
+        for &(_, offset, steering) in ALL {
+            let offset = u32::try_from(offset).map_err(|_| EINVAL);
+            assert_eq!(offset.map(super::super::steering_of), Ok(Some(steering)));
+        }
+    }
+
+    /// Reports the offset of the register it visits.
+    struct Offset;
+
+    impl Visitor for Offset {
+        type Output = usize;
+
+        fn visit<R: McrRegister>(self) -> usize {
+            R::OFFSET
         }
     }
 
     #[test]
     fn lookup_by_name() {
-        assert_eq!(by_name("SARB_CHICKEN1").map(|r| r.offset), Some(0xe90c));
-        assert!(by_name("GU_CNTL").is_none());
+        assert_eq!(visit("SARB_CHICKEN1", Offset), Some(0xe90c));
+        assert_eq!(visit("GUC_TLB_INV_CR", Offset), Some(0xcee8));
+        assert!(visit("GU_CNTL", Offset).is_none());
+        // Every listed name reaches its own register.
+        for &(name, offset, _) in ALL {
+            assert_eq!(visit(name, Offset), Some(offset));
+        }
     }
 }
