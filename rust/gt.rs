@@ -79,6 +79,10 @@ impl GtState {
     }
 
     /// The debugfs `forcewake` report: per-domain state, then the failure and refusal counts.
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
     pub(crate) fn fmt_forcewake(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         self.fw.fmt_status(f)?;
         f.write_fmt(fmt!(

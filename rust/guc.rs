@@ -139,6 +139,10 @@ impl Guc {
     }
 
     /// The debugfs `guc_info` report.
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
     pub(crate) fn fmt_info(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         let st = self.state.lock();
         match &st.path {

@@ -112,6 +112,10 @@ impl Gttmmadr {
     }
 
     /// The debugfs `mmio_stats` report.
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
     pub(crate) fn fmt_stats(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         let (reads, writes) = self.counts();
         f.write_fmt(fmt!("reads: {}\nwrites: {}\n", reads, writes))?;

@@ -415,6 +415,11 @@ impl Forcewake {
     /// Wakes every domain in `mask` (those not already held) and returns a guard that releases
     /// them when dropped. Fails without changing any reference count if a domain is absent,
     /// does not ack, or the device is dead; domains this call woke are released again.
+    ///
+    /// # Errors
+    ///
+    /// `ENODEV` after unbind or for a domain the part lacks, `ETIMEDOUT` if an ack does not
+    /// come, `EIO` if the device does not answer.
     pub(crate) fn get<'a>(
         &'a self,
         dev: &'a kernel::device::Device,
@@ -513,6 +518,10 @@ impl Forcewake {
     }
 
     /// Per-domain status and the failure count (debugfs `forcewake`); reads no register.
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
     pub(crate) fn fmt_status(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         // A snapshot under the lock, formatted after it: the formatter may sleep.
         let (present, refs) = {
@@ -542,6 +551,10 @@ impl Forcewake {
 
     /// Holds every present domain until [`Forcewake::user_release`] (debugfs `forcewake_all`).
     /// Holding twice is a no-op: the user hold is one reference, not a counter.
+    ///
+    /// # Errors
+    ///
+    /// As [`Forcewake::get`].
     pub(crate) fn user_hold(&self, dev: &kernel::device::Device, bar: Bar0<'_>) -> Result {
         let all = {
             let state = self.state.lock();

@@ -324,6 +324,10 @@ impl Mcr {
 
     /// Records the topology and programs the one-time MCFG/SF defaults (GT forcewake held by
     /// the caller is not needed: the selectors are always-on, seed 000 line 465).
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if a default target does not fit the selector fields (it always does).
     pub(crate) fn init(&self, bar: Bar0<'_>, topo: Topology) -> Result {
         let mut state = self.state.lock();
         *state = topo;
@@ -337,6 +341,10 @@ impl Mcr {
     }
 
     /// The debugfs `steering` report: each group's default target.
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
     pub(crate) fn fmt_steering(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         let topo = self.topology();
         f.write_str("group        target\n")?;

@@ -22,6 +22,10 @@ const HWCONFIG_MAX: u32 = 64 << 10;
 impl Guc {
     /// The debugfs `hwconfig` report: one `[key] = value` line per attribute (multi-dword
     /// values space separated), as upstream's dump (`xe_guc_hwconfig.c`).
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
     pub(crate) fn fmt_hwconfig(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         let st = self.state.lock();
         let table = &st.hwconfig;
@@ -99,9 +103,12 @@ impl Guc {
                 return Err(EIO);
             }
         }
+        // One copy out of local memory, then the little-endian dwords.
+        let mut bytes = KVec::from_elem(0u8, size as usize, GFP_KERNEL)?;
+        ctx.lmem.read_bytes(buf.lmem.start, &mut bytes)?;
         let mut table = KVec::with_capacity((size / 4) as usize, GFP_KERNEL)?;
-        for i in 0..u64::from(size / 4) {
-            table.push(ctx.lmem.read32(buf.lmem.start + 4 * i)?, GFP_KERNEL)?;
+        for dw in bytes.chunks_exact(4) {
+            table.push(u32::from_le_bytes([dw[0], dw[1], dw[2], dw[3]]), GFP_KERNEL)?;
         }
         // The GuC answered, so it is done with the buffer. (On the error paths above it is kept
         // until unbind: a GuC that did not answer may still write into it.)

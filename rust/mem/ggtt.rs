@@ -41,16 +41,35 @@ pub(crate) const GUC_GGTT_TOP: u64 = 0xfee0_0000;
 /// `XE_GGTT_FLAGS_64K` for `XE_VRAM_FLAGS_NEED64K`).
 pub(crate) const LMEM_ALIGN: u64 = 64 << 10;
 
-const PTE_PRESENT: u64 = 1 << 0;
-const PTE_DM: u64 = 1 << 1;
-const PTE_ADDR_MASK: u64 = ((1 << 52) - 1) & !(PAGE - 1);
+kernel::bitfield! {
+    /// A GGTT entry (upstream `regs/xe_gtt_defs.h`, `xe_ggtt.c`).
+    struct Pte(u64) {
+        /// Page frame: address bits 51:12.
+        51:12 frame;
+        /// The owning VF; 0 for the PF.
+        11:2 vfid;
+        /// The page is in local memory (DM).
+        1:1 lmem => bool;
+        0:0 present => bool;
+    }
+}
 
-/// The entry for a page at `addr` (device physical for local memory, DMA address otherwise).
+/// The entry for a PF page at `addr` (device physical for local memory, DMA address
+/// otherwise).
+///
+/// # Errors
+///
+/// `EINVAL` for an address that is not page aligned or does not fit 52 bits.
 pub(crate) fn pte(addr: u64, lmem: bool) -> Result<u64> {
-    if addr & !PTE_ADDR_MASK != 0 {
+    if addr % PAGE != 0 {
         return Err(EINVAL);
     }
-    Ok(addr | PTE_PRESENT | if lmem { PTE_DM } else { 0 })
+    let entry = Pte::from_raw(0)
+        .try_with_frame(addr / PAGE)
+        .map_err(|_| EINVAL)?
+        .with_lmem(lmem)
+        .with_present(true);
+    Ok(entry.into_raw())
 }
 
 /// A GGTT range mapping local memory.
@@ -124,6 +143,11 @@ impl Ggtt {
 
     /// Maps `size` bytes of local memory at `lmem_offset` (both 64 KiB aligned) into a fresh
     /// GGTT range. The caller invalidates the GuC TLB before the GuC uses it.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a misaligned range, `ENOSPC` if the GuC window is full, `ENOMEM`, or a GSM
+    /// write error.
     pub(crate) fn map_lmem(&self, bar: Bar0<'_>, lmem_offset: u64, size: u64) -> Result<Mapping> {
         if lmem_offset % LMEM_ALIGN != 0 || size % PAGE != 0 {
             return Err(EINVAL);
