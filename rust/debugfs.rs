@@ -115,9 +115,9 @@ fn store_forcewake_all(c: &DebugCtx, reader: &mut UserSliceReader) -> Result {
     };
     c.with_gt(|gt| {
         if hold {
-            gt.fw.user_hold(gt.dev, gt.bar)
+            gt.user_hold()
         } else {
-            gt.fw.user_release(gt.dev, gt.bar);
+            gt.user_release();
             Ok(())
         }
     })

@@ -109,11 +109,12 @@ impl<'bound> Xehpg<'bound> {
                 // all (dropped last but one).
                 gttmmadr,
                 lmembar: bound.iomap_region(LMEM_BAR, c"xehpg/lmembar")?,
-                // GT first: fuses, forcewake domains and steering are what every later block's
-                // register accesses rely on. PCODE must have finished (early checks) before
-                // the GT is touched.
+                // The GT first: its fuses, forcewake domains and steering defaults are what
+                // every later block's register accesses rely on. PCODE must have finished (the
+                // early checks) before the GT is touched.
                 gt: Arc::pin_init(GtState::new(), GFP_KERNEL)?,
                 gt_info: gt.view(bound.as_ref(), gttmmadr.access(bound)?).init()?,
+                // The flat-CCS base needs steering, so it comes from `gt_info`.
                 info: DeviceInfo {
                     platform,
                     device_id: bound.device_id(),
@@ -134,9 +135,11 @@ impl<'bound> Xehpg<'bound> {
                 // A failed load is recorded, not fatal.
                 guc: {
                     let guc = Arc::pin_init(Guc::new(), GFP_KERNEL)?;
+                    let bar = gttmmadr.access(bound)?;
                     let ctx = guc::Ctx {
                         pdev: bound,
-                        gt: gt.view(bound.as_ref(), gttmmadr.access(bound)?),
+                        gt: gt.view(bound.as_ref(), bar),
+                        bar,
                         ggtt: &ggtt,
                         pool: &lmem_pool,
                         lmem: LmemAccess(lmembar),
@@ -176,12 +179,13 @@ impl<'bound> Xehpg<'bound> {
         let ctx = guc::Ctx {
             pdev,
             gt,
+            bar,
             ggtt: &self.ggtt,
             pool: &self.lmem_pool,
             lmem: LmemAccess(&self.lmembar),
         };
         self.guc.fini(&ctx);
-        gt.fw.close(gt.dev, bar);
+        gt.close();
         dev_dbg!(pdev, "unbind\n");
     }
 }

@@ -117,8 +117,10 @@ pub(crate) struct GtInfo {
 #[derive(Copy, Clone)]
 pub(crate) struct Gt<'a> {
     pub(crate) dev: &'a kernel::device::Device,
-    pub(crate) bar: Bar0<'a>,
-    pub(crate) fw: &'a Forcewake,
+    /// Private to the GT block: outside it, GT registers are reached only through the
+    /// checked accessors below.
+    bar: Bar0<'a>,
+    fw: &'a Forcewake,
     pub(crate) mcr: &'a Mcr,
     stats: &'a AccessStats,
 }
@@ -131,6 +133,30 @@ impl<'a> Gt<'a> {
     /// As [`Forcewake::get`].
     pub(crate) fn forcewake(&self, mask: DomainMask) -> Result<FwGuard<'a>> {
         self.fw.get(self.dev, self.bar, mask)
+    }
+
+    /// Holds every present domain until [`Gt::user_release`] (debugfs `forcewake_all`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Forcewake::get`].
+    pub(crate) fn user_hold(&self) -> Result {
+        self.fw.user_hold(self.dev, self.bar)
+    }
+
+    /// Drops the `forcewake_all` hold, if any.
+    pub(crate) fn user_release(&self) {
+        self.fw.user_release(self.dev, self.bar)
+    }
+
+    /// Unbind: releases the user hold and refuses every later wake.
+    pub(crate) fn close(&self) {
+        self.fw.close(self.dev, self.bar)
+    }
+
+    /// MMIO reads and writes through BAR 0 since probe.
+    pub(crate) fn mmio_counts(&self) -> (u64, u64) {
+        self.bar.counts()
     }
 
     /// First GT bring-up step, under one GT wake: reads the fuses, records the present

@@ -49,6 +49,7 @@ use crate::{
         ggtt::{Ggtt, Mapping},
         lmem::{LmemAccess, LmemPool},
     },
+    mmio::Bar0,
     range::Range,
 };
 use fw::CssInfo;
@@ -73,7 +74,7 @@ struct Obj {
 impl Obj {
     /// Unmaps the GGTT range and returns the local memory.
     fn free(&self, ctx: &Ctx<'_>) {
-        ctx.ggtt.unmap(ctx.gt.bar, self.map);
+        ctx.ggtt.unmap(ctx.bar, self.map);
         ctx.pool.free(self.lmem);
     }
 }
@@ -111,6 +112,8 @@ pub(crate) struct Guc {
 pub(crate) struct Ctx<'a> {
     pub(crate) pdev: &'a pci::Device<Bound>,
     pub(crate) gt: Gt<'a>,
+    /// BAR 0, for the GGTT's entries (the GSM half).
+    pub(crate) bar: Bar0<'a>,
     pub(crate) ggtt: &'a Ggtt,
     pub(crate) pool: &'a LmemPool,
     pub(crate) lmem: LmemAccess<'a>,
@@ -193,9 +196,9 @@ impl Guc {
     pub(crate) fn load(&self, ctx: &Ctx<'_>, path: &CStr) {
         let mut st = self.state.lock();
         st.path = CString::try_from_fmt(fmt!("{}", path)).ok();
-        let (reads0, writes0) = ctx.gt.bar.counts();
+        let (reads0, writes0) = ctx.gt.mmio_counts();
         let result = self.load_locked(ctx, &mut st, path);
-        let (reads1, writes1) = ctx.gt.bar.counts();
+        let (reads1, writes1) = ctx.gt.mmio_counts();
         st.load_mmio = (reads1 - reads0, writes1 - writes0);
         match result {
             Ok(()) => {
@@ -276,7 +279,7 @@ impl Guc {
     fn obj(&self, ctx: &Ctx<'_>, st: &mut GucState, bytes: u64) -> Result<Obj> {
         st.objs.reserve(1, GFP_KERNEL)?;
         let lmem = ctx.pool.alloc(bytes)?;
-        let map = match ctx.ggtt.map_lmem(ctx.gt.bar, lmem.start, lmem.size()) {
+        let map = match ctx.ggtt.map_lmem(ctx.bar, lmem.start, lmem.size()) {
             Ok(m) => m,
             Err(e) => {
                 ctx.pool.free(lmem);
