@@ -1,134 +1,320 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! GT register access: the one accessor that knows each register's forcewake domain.
+//! The GT: its register accessor, forcewake ([`forcewake`]), steering ([`mcr`]) and fuse
+//! topology ([`topology`]).
 //!
-//! Every GT register read or write goes through [`Gt`]. It looks the offset up in the
-//! forcewake table and refuses the access (counted, `EACCES`) when the register's domain is not
-//! held: on the hardware such an access reads 0 or is dropped (seed 000, lines 756 and 780), so
-//! letting it through would only hide the bug. Shadowed registers take writes without a wake.
-//! Multicast registers are refused too: they must go through [`crate::mcr`], which steers.
-//! The lookup costs a binary search over the table and an atomic load; no MMIO.
+//! A GT register behind a sleeping forcewake domain reads 0 and drops writes (seed 000, lines
+//! 756 and 780), and a multicast register reached without steering hits whichever instance the
+//! selector happens to name. [`Gt`] makes both mistakes fail to compile:
+//!
+//! - a plain access takes an [`Awake`] proof whose type names the domains it holds, and a
+//!   build-time assertion checks, from the forcewake table by the register's offset, that
+//!   those domains cover the register (shadowed registers take writes without a wake);
+//! - always-on registers are read without a proof only if the table says they need no wake;
+//! - a plain access to an offset the MCR table lists does not compile: multicast registers go
+//!   through [`mcr::Mcr`], whose API takes them by their own type.
+//!
+//! The accesses go through `register!`'s build-time offset checks. Only the steering layer,
+//! whose callers choose the register's domain at run time (debugfs `mcr`), checks the held
+//! domains at run time, counted in debugfs `unheld_accesses`.
+//!
+//! This block sits on [`crate::mmio`] and [`crate::regs`]; nothing here imports a block above.
+
+use core::marker::PhantomData;
 
 use kernel::{
-    io::{register::LocatedRegister, IoLoc, Region},
+    io::register::{Array, FixedRegister, FixedRegisterLoc, RegisterArray},
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
 };
 
-use crate::{
-    driver::{Bar0, GTTMMADR_SIZE},
-    forcewake::{
-        table::{self, Wake},
-        Domain, DomainMask, Forcewake, FwGuard,
-    },
-    mcr,
-};
+use crate::mmio::Bar0;
 
-/// Counters of accesses the accessor refused.
-pub(crate) struct AccessStats {
-    /// Accesses to a register whose forcewake domain was not held.
-    pub(crate) unheld: Atomic<u32>,
-    /// Direct accesses to a multicast register (must be steered).
-    pub(crate) unsteered: Atomic<u32>,
+pub(crate) mod forcewake;
+pub(crate) mod mcr;
+pub(crate) mod topology;
+
+use forcewake::{Domain, DomainMask, Forcewake, FwGuard, Wake};
+use mcr::Mcr;
+use topology::Topology;
+
+/// Counter of steered accesses refused because the register's domain was not held.
+struct AccessStats {
+    unheld: Atomic<u32>,
 }
 
-impl AccessStats {
-    pub(crate) const fn new() -> Self {
-        Self {
-            unheld: Atomic::new(0),
-            unsteered: Atomic::new(0),
+/// State of one GT: forcewake reference counts, steering, and the refused-access counters.
+///
+/// Shared (through an `Arc`) by the bound device and its debugfs files, which show it.
+#[pin_data]
+pub(crate) struct GtState {
+    #[pin]
+    fw: Forcewake,
+    #[pin]
+    mcr: Mcr,
+    stats: AccessStats,
+}
+
+impl GtState {
+    /// A GT with no domain held and no topology known yet.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            fw <- Forcewake::new(),
+            mcr <- Mcr::new(),
+            stats: AccessStats {
+                unheld: Atomic::new(0),
+            },
+        })
+    }
+
+    /// A view of the GT's registers through `bar`, for the duration of a call.
+    pub(crate) fn view<'a>(&'a self, dev: &'a kernel::device::Device, bar: Bar0<'a>) -> Gt<'a> {
+        Gt {
+            dev,
+            bar,
+            fw: &self.fw,
+            mcr: &self.mcr,
+            stats: &self.stats,
         }
     }
+
+    /// The debugfs `forcewake` report: per-domain state, then the failure and refusal counts.
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
+    pub(crate) fn fmt_forcewake(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        self.fw.fmt_status(f)?;
+        f.write_fmt(fmt!(
+            "unheld_accesses: {}\n",
+            self.stats.unheld.load(Relaxed)
+        ))?;
+        // A plain access to a multicast register does not compile, so none is ever counted;
+        // the line stays for the file's documented format.
+        f.write_str("unsteered_accesses: 0\n")
+    }
+
+    /// The steering state (debugfs `steering`, `topology` and `mcr`).
+    pub(crate) fn mcr(&self) -> &Mcr {
+        &self.mcr
+    }
+
+    /// Whether debugfs `forcewake_all` holds the domains.
+    pub(crate) fn user_holds(&self) -> bool {
+        self.fw.user_holds()
+    }
+}
+
+/// What [`Gt::init`] learns from the GT's registers.
+#[derive(Copy, Clone)]
+pub(crate) struct GtInfo {
+    pub(crate) topology: Topology,
+    /// Flat CCS takes the top of local memory: its base in the device physical address space.
+    pub(crate) flat_ccs_base: u64,
 }
 
 /// A view of one GT's registers for the duration of a call.
 #[derive(Copy, Clone)]
 pub(crate) struct Gt<'a> {
     pub(crate) dev: &'a kernel::device::Device,
-    pub(crate) bar: Bar0<'a>,
-    pub(crate) fw: &'a Forcewake,
-    pub(crate) stats: &'a AccessStats,
+    /// Private to the GT block: outside it, GT registers are reached only through the
+    /// checked accessors below.
+    bar: Bar0<'a>,
+    fw: &'a Forcewake,
+    pub(crate) mcr: &'a Mcr,
+    stats: &'a AccessStats,
 }
 
 impl<'a> Gt<'a> {
     /// Holds `mask` awake until the guard drops.
+    ///
+    /// # Errors
+    ///
+    /// As [`Forcewake::get`].
     pub(crate) fn forcewake(&self, mask: DomainMask) -> Result<FwGuard<'a>> {
         self.fw.get(self.dev, self.bar, mask)
     }
 
-    /// Reads a (non-multicast) GT register.
-    pub(crate) fn read<T, L>(&self, loc: L) -> Result<T>
+    /// Holds every present domain until [`Gt::user_release`] (debugfs `forcewake_all`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Forcewake::get`].
+    pub(crate) fn user_hold(&self) -> Result {
+        self.fw.user_hold(self.dev, self.bar)
+    }
+
+    /// Drops the `forcewake_all` hold, if any.
+    pub(crate) fn user_release(&self) {
+        self.fw.user_release(self.dev, self.bar)
+    }
+
+    /// Unbind: releases the user hold and refuses every later wake.
+    pub(crate) fn close(&self) {
+        self.fw.close(self.dev, self.bar)
+    }
+
+    /// MMIO reads and writes through BAR 0 since probe.
+    pub(crate) fn mmio_counts(&self) -> (u64, u64) {
+        self.bar.counts()
+    }
+
+    /// First GT bring-up step, under one GT wake: reads the fuses, records the present
+    /// forcewake domains, programs the steering defaults, then reads the flat-CCS base (a GAM
+    /// register, so steering must be ready first).
+    ///
+    /// # Errors
+    ///
+    /// Forcewake or register-access failures.
+    pub(crate) fn init(&self) -> Result<GtInfo> {
+        let awake = self.wake::<GtDomain>()?;
+        let topology = Topology::read(self, &awake);
+        self.fw.set_present(topology.domains());
+        self.mcr.init(self.bar, topology)?;
+        // The register holds the base in 64 KiB units (upstream `xe_vram.c`,
+        // `get_flat_ccs_offset`).
+        let ccs = self
+            .mcr
+            .read_any::<mcr::regs::XEHP_FLAT_CCS_BASE_ADDR>(self, awake.guard())?;
+        Ok(GtInfo {
+            topology,
+            flat_ccs_base: u64::from(ccs.ptr().get()) << 16,
+        })
+    }
+
+    /// Holds the domains `D` awake until the returned proof drops.
+    ///
+    /// # Errors
+    ///
+    /// As [`Forcewake::get`].
+    pub(crate) fn wake<D: Domains>(&self) -> Result<Awake<'a, D>> {
+        Ok(Awake {
+            guard: self.forcewake(D::MASK)?,
+            _domains: PhantomData,
+        })
+    }
+
+    /// Reads a GT register. Checked at build time: the register is not multicast, `D` covers
+    /// its forcewake domain, and its offset lies in the BAR.
+    #[inline(always)]
+    pub(crate) fn read<R, D>(&self, _awake: &Awake<'_, D>) -> R
     where
-        L: IoLoc<Region<GTTMMADR_SIZE>, T, IoType = u32>,
-        T: From<u32>,
+        R: FixedRegister<Storage = u32>,
+        D: Domains,
     {
-        let offset = loc.offset();
-        self.check(offset, false)?;
-        Ok(self.bar.try_read32(offset)?.into())
+        const { assert!(plain_access_ok(R::OFFSET, false, D::MASK)) };
+        self.bar.read(FixedRegisterLoc::<R>::new())
     }
 
-    /// Writes a (non-multicast) GT register value that carries its own location.
-    pub(crate) fn write_reg<T, L, V>(&self, value: V) -> Result
+    /// Writes a GT register; checked at build time as [`Gt::read`] (a shadowed register takes
+    /// the write without its domain).
+    #[inline(always)]
+    pub(crate) fn write<R, D>(&self, _awake: &Awake<'_, D>, value: R)
     where
-        L: IoLoc<Region<GTTMMADR_SIZE>, T, IoType = u32>,
-        V: LocatedRegister<Region<GTTMMADR_SIZE>, Location = L, Value = T>,
-        u32: From<T>,
+        R: FixedRegister<Storage = u32>,
+        D: Domains,
     {
-        let (loc, value) = value.into_io_op();
-        self.write(loc, value)
+        const { assert!(plain_access_ok(R::OFFSET, true, D::MASK)) };
+        self.bar.write(FixedRegisterLoc::<R>::new(), value)
     }
 
-    /// Writes `value` at a (non-multicast) GT register location, e.g. an array element.
-    pub(crate) fn write<T, L>(&self, loc: L, value: T) -> Result
+    /// Writes element `idx` of a GT register array; every element is checked at build time as
+    /// [`Gt::write`].
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `idx` is past the array.
+    #[inline(always)]
+    pub(crate) fn write_at<R, D>(&self, _awake: &Awake<'_, D>, idx: usize, value: R) -> Result
     where
-        L: IoLoc<Region<GTTMMADR_SIZE>, T, IoType = u32>,
-        u32: From<T>,
+        R: RegisterArray<Storage = u32> + Array,
+        D: Domains,
     {
-        let offset = loc.offset();
-        self.check(offset, true)?;
-        self.bar.try_write32(value.into(), offset)
+        const {
+            assert!(array_access_ok(
+                R::OFFSET,
+                R::SIZE,
+                R::STRIDE,
+                true,
+                D::MASK
+            ))
+        };
+        self.bar.write(R::try_at(idx).ok_or(EINVAL)?, value);
+        Ok(())
     }
 
-    /// Raw access for the steering layer, which has already checked the wake and steered.
-    pub(crate) fn read_steered(&self, offset: u32) -> Result<u32> {
-        self.check_wake(offset, false)?;
-        self.bar.try_read32(offset as usize)
+    /// Reads an always-on GT register, which needs no forcewake; checked at build time.
+    #[inline(always)]
+    pub(crate) fn read_aon<R>(&self) -> R
+    where
+        R: FixedRegister<Storage = u32>,
+    {
+        const { assert!(plain_access_ok(R::OFFSET, false, DomainMask::EMPTY)) };
+        self.bar.read(FixedRegisterLoc::<R>::new())
     }
 
-    /// Raw write for the steering layer; see [`Gt::read_steered`].
-    pub(crate) fn write_steered(&self, offset: u32, value: u32) -> Result {
-        self.check_wake(offset, true)?;
-        self.bar.try_write32(value, offset as usize)
+    /// Writes an always-on GT register; checked at build time.
+    #[inline(always)]
+    pub(crate) fn write_aon<R>(&self, value: R)
+    where
+        R: FixedRegister<Storage = u32>,
+    {
+        const { assert!(plain_access_ok(R::OFFSET, true, DomainMask::EMPTY)) };
+        self.bar.write(FixedRegisterLoc::<R>::new(), value)
     }
 
-    fn check(&self, offset: usize, write: bool) -> Result {
-        let offset = u32::try_from(offset).map_err(|_| EINVAL)?;
-        self.verdict(
-            offset,
-            access_rule(offset, write, true, |d| self.fw.is_held(d)),
-        )
+    /// Reads element `idx` of an always-on GT register array; checked at build time.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `idx` is past the array.
+    #[inline(always)]
+    pub(crate) fn read_aon_at<R>(&self, idx: usize) -> Result<R>
+    where
+        R: RegisterArray<Storage = u32> + Array,
+    {
+        const {
+            assert!(array_access_ok(
+                R::OFFSET,
+                R::SIZE,
+                R::STRIDE,
+                false,
+                DomainMask::EMPTY
+            ))
+        };
+        Ok(self.bar.read(R::try_at(idx).ok_or(EINVAL)?))
     }
 
-    fn check_wake(&self, offset: u32, write: bool) -> Result {
-        self.verdict(
-            offset,
-            access_rule(offset, write, false, |d| self.fw.is_held(d)),
-        )
+    /// Writes element `idx` of an always-on GT register array; checked at build time.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `idx` is past the array.
+    #[inline(always)]
+    pub(crate) fn write_aon_at<R>(&self, idx: usize, value: R) -> Result
+    where
+        R: RegisterArray<Storage = u32> + Array,
+    {
+        const {
+            assert!(array_access_ok(
+                R::OFFSET,
+                R::SIZE,
+                R::STRIDE,
+                true,
+                DomainMask::EMPTY
+            ))
+        };
+        self.bar.write(R::try_at(idx).ok_or(EINVAL)?, value);
+        Ok(())
     }
 
-    /// Counts and reports a refused access.
-    fn verdict(&self, offset: u32, rule: Result<(), Refusal>) -> Result {
-        match rule {
+    /// The run-time check of the steering layer, whose guard's domains are only known at run
+    /// time: the register's domain must be held (or the write shadowed). A refusal is
+    /// counted (debugfs `unheld_accesses`) and logged.
+    fn check_held(&self, offset: usize, write: bool, held: DomainMask) -> Result {
+        match access_rule(offset, write, false, held) {
             Ok(()) => Ok(()),
-            Err(Refusal::Unsteered) => {
-                self.stats.unsteered.add(1, Relaxed);
-                dev_err!(
-                    self.dev,
-                    "GT access: {:#08x} is a multicast register; use the steering API\n",
-                    offset
-                );
-                Err(EACCES)
-            }
+            Err(Refusal::Unsteered) => Err(EACCES),
             Err(Refusal::Unheld { domain, write }) => {
                 self.stats.unheld.add(1, Relaxed);
                 dev_err!(
@@ -144,7 +330,68 @@ impl<'a> Gt<'a> {
     }
 }
 
-/// Why the accessor refuses an access.
+// The SoC-level registers blocks below the GT read through the BAR directly (`crate::regs`)
+// must be always-on: checked here, where the table is known.
+const _: () = {
+    use crate::regs::*;
+    use kernel::io::register::Register;
+    assert!(plain_access_ok(GU_CNTL::OFFSET, true, DomainMask::EMPTY));
+    assert!(plain_access_ok(GU_DEBUG::OFFSET, true, DomainMask::EMPTY));
+    assert!(plain_access_ok(
+        SG_TILE_ADDR_RANGE::OFFSET,
+        false,
+        DomainMask::EMPTY
+    ));
+    assert!(plain_access_ok(
+        PCODE_MAILBOX::OFFSET,
+        true,
+        DomainMask::EMPTY
+    ));
+    assert!(plain_access_ok(
+        PCODE_DATA0::OFFSET,
+        true,
+        DomainMask::EMPTY
+    ));
+    assert!(plain_access_ok(
+        PCODE_DATA1::OFFSET,
+        true,
+        DomainMask::EMPTY
+    ));
+    assert!(plain_access_ok(
+        VF_CAP_REG::OFFSET,
+        false,
+        DomainMask::EMPTY
+    ));
+};
+
+/// A set of forcewake domains fixed at build time, for [`Awake`].
+pub(crate) trait Domains {
+    const MASK: DomainMask;
+}
+
+/// The GT domain alone.
+pub(crate) enum GtDomain {}
+
+impl Domains for GtDomain {
+    const MASK: DomainMask = DomainMask::GT;
+}
+
+/// Proof that the domains `D` are held: a forcewake reference whose domain set is in its type,
+/// which the GT accessors take as an argument. Dropping it releases the domains.
+#[must_use]
+pub(crate) struct Awake<'a, D: Domains> {
+    guard: FwGuard<'a>,
+    _domains: PhantomData<D>,
+}
+
+impl<'a, D: Domains> Awake<'a, D> {
+    /// The underlying guard, for the steering API (which checks domains at run time).
+    pub(crate) fn guard(&self) -> &FwGuard<'a> {
+        &self.guard
+    }
+}
+
+/// Why an access breaks the rules.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Refusal {
     /// A multicast register reached without steering.
@@ -154,21 +401,57 @@ enum Refusal {
 }
 
 /// The access rule, without hardware: `held` says which domains are awake; `plain` is true
-/// for the plain accessor (which must not reach multicast registers).
-fn access_rule(
-    offset: u32,
+/// for the plain accessor (which must not reach multicast registers). A `const fn`: the typed
+/// accessors evaluate it at build time.
+const fn access_rule(
+    offset: usize,
     write: bool,
     plain: bool,
-    held: impl Fn(Domain) -> bool,
+    held: DomainMask,
 ) -> Result<(), Refusal> {
+    // CAST: GT registers lie in the lower 4 MiB of the BAR; a larger offset would fail the
+    // BAR's own bounds check, and maps to no table row here.
+    let offset = if offset > u32::MAX as usize {
+        u32::MAX
+    } else {
+        offset as u32
+    };
     if plain && mcr::steering_of(offset).is_some() {
         return Err(Refusal::Unsteered);
     }
-    match table::lookup(offset) {
+    match forcewake::lookup(offset) {
         Wake::None => Ok(()),
-        Wake::Domain(domain) if held(domain) || (write && table::is_shadowed(offset)) => Ok(()),
-        Wake::Domain(domain) => Err(Refusal::Unheld { domain, write }),
+        Wake::Domain(domain) => {
+            if held.contains(domain) || (write && forcewake::is_shadowed(offset)) {
+                Ok(())
+            } else {
+                Err(Refusal::Unheld { domain, write })
+            }
+        }
     }
+}
+
+/// Build-time rule of the plain accessors.
+const fn plain_access_ok(offset: usize, write: bool, held: DomainMask) -> bool {
+    access_rule(offset, write, true, held).is_ok()
+}
+
+/// [`plain_access_ok`] for every element of a register array.
+const fn array_access_ok(
+    offset: usize,
+    size: usize,
+    stride: usize,
+    write: bool,
+    held: DomainMask,
+) -> bool {
+    let mut i = 0;
+    while i < size {
+        if !plain_access_ok(offset + i * stride, write, held) {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[cfg(xehpg_kunit)]
@@ -176,7 +459,7 @@ fn access_rule(
 mod tests {
     use super::*;
 
-    const NOTHING: fn(Domain) -> bool = |_| false;
+    const NOTHING: DomainMask = DomainMask::EMPTY;
 
     #[test]
     fn always_on_needs_nothing() {
@@ -194,9 +477,9 @@ mod tests {
                 write: false
             })
         );
-        assert_eq!(access_rule(fuse, false, true, |d| d == Domain::Gt), Ok(()));
+        assert_eq!(access_rule(fuse, false, true, DomainMask::GT), Ok(()));
         // Holding another domain does not help.
-        assert!(access_rule(fuse, false, true, |d| d == Domain::Render).is_err());
+        assert!(access_rule(fuse, false, true, DomainMask::RENDER).is_err());
     }
 
     #[test]
@@ -207,7 +490,7 @@ mod tests {
 
     #[test]
     fn multicast_registers_need_steering() {
-        let all: fn(Domain) -> bool = |_| true;
+        let all = DomainMask::GT.union(DomainMask::RENDER);
         assert_eq!(
             access_rule(0xe7c8, false, true, all),
             Err(Refusal::Unsteered)
@@ -215,5 +498,9 @@ mod tests {
         // The steering layer itself may reach them, once the domain is held.
         assert_eq!(access_rule(0xe7c8, false, false, all), Ok(()));
         assert!(access_rule(0xe7c8, false, false, NOTHING).is_err());
+        // Every element of an array is checked: SOFT_SCRATCH (GT) needs GT, VF_SW_FLAG nothing.
+        assert!(array_access_ok(0xc180, 16, 4, true, DomainMask::GT));
+        assert!(!array_access_ok(0xc180, 16, 4, true, NOTHING));
+        assert!(array_access_ok(0x190240, 4, 4, false, NOTHING));
     }
 }

@@ -9,7 +9,7 @@
 use kernel::{fmt, prelude::*};
 
 use crate::{
-    lmem::TileRange,
+    mem::lmem::TileRange,
     platform::{Platform, SteppingInfo},
 };
 

@@ -1,30 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! GTTMMADR register window with access counters.
+//! GTTMMADR (BAR 0): its layout, its mapping, and the counted register window over it.
 //!
 //! Every register access of the driver goes through [`Mmio`], so the driver can say exactly
 //! how many MMIO cycles an operation costs (debugfs `mmio_stats`, `make bench`) and the test
 //! harness can reconcile that count with the mock device's own. Counting costs two relaxed
 //! atomic adds per access; an MMIO cycle costs far more.
+//!
+//! The mapping ([`Gttmmadr`]) is a device resource ([`DevresBar`]): the bound device reaches
+//! it for free with its `Device<Bound>`, and a debugfs callback, which may run while unbind is
+//! under way, reaches it only through [`Gttmmadr::try_access_with`], which fails once the
+//! device is unbound. [`Mmio`] is the short-lived view both hand out.
+//!
+//! Every register access names its register type, so `register!`'s build-time offset checks
+//! apply; there is no run-time-offset register access. Which registers may be reached without
+//! forcewake or steering is the GT block's rule (`gt.rs`).
+//!
+//! This is the lowest block: it imports nothing from the rest of the driver.
 
 use kernel::{
+    device::Bound,
     io::{register::LocatedRegister, Io, IoCapable, IoLoc, MmioBackend, Region},
-    pci,
+    pci::{self, DevresBar},
     prelude::*,
+    sizes::SZ_16M,
     sync::atomic::{Atomic, Relaxed},
 };
 
-use crate::driver::GTTMMADR_SIZE;
-
-/// BAR 0 mapped, plus how many reads and writes went through it.
-pub(crate) struct Mmio<'bound> {
-    bar: pci::Bar<'bound, GTTMMADR_SIZE>,
-    reads: Atomic<u64>,
-    writes: Atomic<u64>,
-    /// GGTT entry writes, kept apart: the GSM half of the BAR is plain memory to the device
-    /// model (not trapped), so these are not register cycles.
-    gsm_writes: Atomic<u64>,
-}
+/// GTTMMADR (BAR 0) is 16 MiB: MMIO registers in the lower 8 MiB, of which Xe-HPG uses the
+/// first 4 MiB, and the GGTT (GSM) in the upper 8 MiB (seed 000 lines 125 and 139; offsets from
+/// `drivers/gpu/drm/xe/xe_mmio.c` and `xe_ggtt.c`).
+pub(crate) const GTTMMADR_SIZE: usize = SZ_16M;
+/// BAR numbers (`drivers/gpu/drm/xe/regs/xe_bars.h`).
+pub(crate) const GTTMMADR_BAR: u32 = 0;
+pub(crate) const LMEM_BAR: u32 = 2;
 
 /// The GGTT (GSM) starts 8 MiB into GTTMMADR (seed 000 lines 125 and 139: 8 MiB of registers
 /// then the GGTT; offset from upstream `xe_ggtt.c`, `ggtt->gsm = regs + SZ_8M`).
@@ -32,85 +41,158 @@ pub(crate) const GSM_OFFSET: usize = 8 << 20;
 /// 8 MiB of 8-byte entries: 1 Mi entries, a 4 GiB GGTT of 4 KiB pages.
 pub(crate) const GSM_ENTRIES: u64 = (8 << 20) / 8;
 
-impl<'bound> Mmio<'bound> {
-    pub(crate) fn new(bar: pci::Bar<'bound, GTTMMADR_SIZE>) -> Self {
-        Self {
+/// The register BAR as the blocks use it: a view valid for one call or one bring-up step.
+pub(crate) type Bar0<'a> = Mmio<'a>;
+
+/// Access counters of BAR 0, kept apart from the mapping so they can be read after it is gone.
+struct Counters {
+    reads: Atomic<u64>,
+    writes: Atomic<u64>,
+    /// GGTT entry writes, kept apart: the GSM half of the BAR is plain memory to the device
+    /// model (not trapped), so these are not register cycles.
+    gsm_writes: Atomic<u64>,
+}
+
+/// BAR 0 mapped for the bound device, plus how many reads and writes went through it.
+pub(crate) struct Gttmmadr {
+    bar: DevresBar<GTTMMADR_SIZE>,
+    counters: Counters,
+}
+
+impl Gttmmadr {
+    /// Requests and maps BAR 0 (at least [`GTTMMADR_SIZE`] bytes, checked by the caller).
+    ///
+    /// # Errors
+    ///
+    /// Whatever requesting, mapping or registering the device resource fails with (`EBUSY`,
+    /// `ENOMEM`).
+    pub(crate) fn map(pdev: &pci::Device<Bound>) -> Result<Self> {
+        let bar = pdev
+            .iomap_region_sized::<GTTMMADR_SIZE>(GTTMMADR_BAR, c"xehpg/gttmmadr")?
+            .into_devres()?;
+        Ok(Self {
             bar,
-            reads: Atomic::new(0),
-            writes: Atomic::new(0),
-            gsm_writes: Atomic::new(0),
-        }
+            counters: Counters {
+                reads: Atomic::new(0),
+                writes: Atomic::new(0),
+                gsm_writes: Atomic::new(0),
+            },
+        })
     }
 
+    /// The register window, for code that runs while `pdev` is bound (probe, unbind).
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `pdev` is not the device the BAR belongs to.
+    pub(crate) fn access<'a>(&'a self, pdev: &'a pci::Device<Bound>) -> Result<Mmio<'a>> {
+        Ok(Mmio {
+            bar: self.bar.access(pdev.as_ref())?,
+            counters: &self.counters,
+        })
+    }
+
+    /// Runs `f` on the register window unless the device has been unbound (then `None`).
+    ///
+    /// `f` runs in an RCU read-side critical section and must not sleep.
+    pub(crate) fn try_access_with<R>(&self, f: impl FnOnce(Mmio<'_>) -> R) -> Option<R> {
+        let bar = self.bar.try_access()?;
+        Some(f(Mmio {
+            bar: &bar,
+            counters: &self.counters,
+        }))
+    }
+
+    /// MMIO reads and writes since probe.
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        (
+            self.counters.reads.load(Relaxed),
+            self.counters.writes.load(Relaxed),
+        )
+    }
+
+    /// The debugfs `mmio_stats` report.
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
+    pub(crate) fn fmt_stats(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        let (reads, writes) = self.counts();
+        f.write_fmt(fmt!("reads: {}\nwrites: {}\n", reads, writes))?;
+        f.write_fmt(fmt!(
+            "gsm_writes: {}\n",
+            self.counters.gsm_writes.load(Relaxed)
+        ))
+    }
+}
+
+/// A counted view of BAR 0, borrowed from [`Gttmmadr`].
+#[derive(Copy, Clone)]
+pub(crate) struct Mmio<'a> {
+    bar: &'a pci::Bar<'a, GTTMMADR_SIZE>,
+    counters: &'a Counters,
+}
+
+impl<'a> Mmio<'a> {
     /// Reads a register at a location known at build time.
     // The location check is a build-time assertion: it only holds if this is inlined into a
     // caller whose register offset is a constant.
     #[inline(always)]
-    pub(crate) fn read<T, L>(&self, loc: L) -> T
+    pub(crate) fn read<T, L>(self, loc: L) -> T
     where
         L: IoLoc<Region<GTTMMADR_SIZE>, T>,
         MmioBackend: IoCapable<L::IoType>,
     {
-        self.reads.add(1, Relaxed);
-        (&self.bar).read(loc)
+        self.counters.reads.add(1, Relaxed);
+        self.bar.read(loc)
     }
 
     /// Writes `value` at `loc`.
     // The location check is a build-time assertion: it only holds if this is inlined into a
     // caller whose register offset is a constant.
     #[inline(always)]
-    pub(crate) fn write<T, L>(&self, loc: L, value: T)
+    pub(crate) fn write<T, L>(self, loc: L, value: T)
     where
         L: IoLoc<Region<GTTMMADR_SIZE>, T>,
         MmioBackend: IoCapable<L::IoType>,
     {
-        self.writes.add(1, Relaxed);
-        (&self.bar).write(loc, value)
+        self.counters.writes.add(1, Relaxed);
+        self.bar.write(loc, value)
     }
 
     /// Writes a register value that carries its own location.
     // The location check is a build-time assertion: it only holds if this is inlined into a
     // caller whose register offset is a constant.
     #[inline(always)]
-    pub(crate) fn write_reg<T, L, V>(&self, value: V)
+    pub(crate) fn write_reg<T, L, V>(self, value: V)
     where
         L: IoLoc<Region<GTTMMADR_SIZE>, T>,
         V: LocatedRegister<Region<GTTMMADR_SIZE>, Location = L, Value = T>,
         MmioBackend: IoCapable<L::IoType>,
     {
-        self.writes.add(1, Relaxed);
-        (&self.bar).write_reg(value)
-    }
-
-    /// Reads the dword at a run-time offset (bounds and alignment checked).
-    pub(crate) fn try_read32(&self, offset: usize) -> Result<u32> {
-        self.reads.add(1, Relaxed);
-        (&self.bar).try_read32(offset)
-    }
-
-    /// Writes the dword at a run-time offset (bounds and alignment checked).
-    pub(crate) fn try_write32(&self, value: u32, offset: usize) -> Result {
-        self.writes.add(1, Relaxed);
-        (&self.bar).try_write32(value, offset)
+        self.counters.writes.add(1, Relaxed);
+        self.bar.write_reg(value)
     }
 
     /// Writes GGTT entry `index` (one 64-bit store: an entry must never be seen half written).
-    pub(crate) fn write_gsm(&self, index: u64, pte: u64) -> Result {
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `index` is past the last entry.
+    pub(crate) fn write_gsm(self, index: u64, pte: u64) -> Result {
         if index >= GSM_ENTRIES {
             return Err(EINVAL);
         }
-        self.gsm_writes.add(1, Relaxed);
+        self.counters.gsm_writes.add(1, Relaxed);
         // CAST: index < 1 Mi, so the offset is below 16 MiB.
-        (&self.bar).try_write64(pte, GSM_OFFSET + index as usize * 8)
-    }
-
-    /// GGTT entries written since probe.
-    pub(crate) fn gsm_writes(&self) -> u64 {
-        self.gsm_writes.load(Relaxed)
+        self.bar.try_write64(pte, GSM_OFFSET + index as usize * 8)
     }
 
     /// MMIO reads and writes since probe.
-    pub(crate) fn counts(&self) -> (u64, u64) {
-        (self.reads.load(Relaxed), self.writes.load(Relaxed))
+    pub(crate) fn counts(self) -> (u64, u64) {
+        (
+            self.counters.reads.load(Relaxed),
+            self.counters.writes.load(Relaxed),
+        )
     }
 }

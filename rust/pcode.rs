@@ -11,7 +11,7 @@
 use kernel::{io::poll::read_poll_timeout, prelude::*, time::Delta};
 
 use crate::{
-    driver::Bar0,
+    mmio::Bar0,
     regs::{PCODE_DATA0, PCODE_DATA1, PCODE_MAILBOX},
 };
 
@@ -75,6 +75,10 @@ impl PcodeError {
 }
 
 /// Runs one mailbox command and returns DATA0 of the reply.
+///
+/// # Errors
+///
+/// Why the command failed, as a [`PcodeError`].
 pub(crate) fn mailbox(
     bar: Bar0<'_>,
     command: u8,
@@ -117,6 +121,10 @@ pub(crate) struct InitStatus {
 ///
 /// A mailbox failure ends the wait at once (a stuck or erroring PCODE will not recover by
 /// asking again); only "not complete yet" is retried.
+///
+/// # Errors
+///
+/// The mailbox failure's errno ([`PcodeError::to_errno`]) or `ETIMEDOUT` (logged).
 pub(crate) fn wait_init_complete(
     dev: &kernel::device::Device,
     bar: Bar0<'_>,

@@ -28,6 +28,10 @@ pub(crate) struct RangeAllocator {
 
 impl RangeAllocator {
     /// An allocator over `[start, end)`, all free.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for an empty window, `ENOMEM`.
     pub(crate) fn new(start: u64, end: u64) -> Result<Self> {
         if start >= end {
             return Err(EINVAL);
@@ -39,6 +43,11 @@ impl RangeAllocator {
     }
 
     /// Takes `size` bytes aligned to `align` (a power of two) from the first hole that fits.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a zero size or an alignment that is not a power of two, `ENOSPC` if no
+    /// hole fits, `ENOMEM`.
     pub(crate) fn alloc(&mut self, size: u64, align: u64) -> Result<Range> {
         if size == 0 || !align.is_power_of_two() {
             return Err(EINVAL);
@@ -87,6 +96,10 @@ impl RangeAllocator {
 
     /// Returns a range obtained from [`RangeAllocator::alloc`]. A range that is not wholly
     /// allocated (a double free, or not from this allocator) is refused with `EINVAL`.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a range that is not wholly allocated, `ENOMEM`.
     pub(crate) fn free(&mut self, r: Range) -> Result {
         if r.start < self.window.start || r.end > self.window.end || r.start >= r.end {
             return Err(EINVAL);

@@ -14,22 +14,20 @@ use kernel::{
     InPlaceModule, //
 };
 
+// One module per block; `Documentation/architecture.rst` draws which imports which.
 mod abi;
 mod debugfs;
+mod device;
 mod driver;
-mod forcewake;
-mod ggtt;
 mod gt;
 mod guc;
 mod info;
-mod lmem;
-mod mcr;
+mod mem;
 mod mmio;
 mod pcode;
 mod platform;
 mod range;
 mod regs;
-mod topology;
 
 pub(crate) const MODULE_NAME: &CStr = <LocalModule as kernel::ModuleMetadata>::NAME;
 

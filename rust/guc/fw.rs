@@ -188,6 +188,10 @@ impl CssInfo {
     }
 
     /// Validates `file` completely and returns what its header says.
+    ///
+    /// # Errors
+    ///
+    /// The first rule the file breaks, as a [`CssError`].
     pub(crate) fn parse(file: &[u8]) -> Result<Self, CssError> {
         let hdr = read_header(file).ok_or(CssError::NoHeader { len: file.len() })?;
         let (header_dw, key_dw, modulus_dw, exponent_dw) = (

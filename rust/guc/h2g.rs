@@ -13,12 +13,15 @@
 //! Every reply is untrusted input: its type and length are checked before use.
 
 use kernel::{
-    io::{poll::read_poll_timeout, register::Array},
+    io::poll::read_poll_timeout,
     prelude::*,
     time::{delay::fsleep, Delta},
 };
 
-use super::regs::{GUC_HOST_INTERRUPT, VF_SW_FLAG};
+use super::{
+    hxg::Hxg,
+    regs::{GUC_HOST_INTERRUPT, VF_SW_FLAG},
+};
 use crate::{abi::*, gt::Gt};
 
 /// How long the GuC may take to pick a request up (upstream: 50 ms).
@@ -29,34 +32,6 @@ const REPLY_TIMEOUT: Delta = Delta::from_millis(50);
 const BUSY_TIMEOUT: Delta = Delta::from_secs(2);
 /// Resends after RETRY replies before giving up.
 const MAX_RETRIES: u32 = 4;
-
-/// An HXG header field view.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Hxg(pub(crate) u32);
-
-impl Hxg {
-    /// A host request header for `action` with DATA0 `data0` (12 bits).
-    pub(crate) fn request(action: u32, data0: u32) -> Self {
-        Self(
-            (XEHPG_HXG_ORIGIN_HOST << XEHPG_HXG_ORIGIN_SHIFT)
-                | (XEHPG_HXG_TYPE_REQUEST << XEHPG_HXG_TYPE_SHIFT)
-                | ((data0 & XEHPG_HXG_REQUEST_DATA0_MASK) << XEHPG_HXG_REQUEST_DATA0_SHIFT)
-                | (action & XEHPG_HXG_REQUEST_ACTION_MASK),
-        )
-    }
-
-    pub(crate) fn is_from_guc(self) -> bool {
-        self.0 >> XEHPG_HXG_ORIGIN_SHIFT == XEHPG_HXG_ORIGIN_GUC
-    }
-
-    pub(crate) fn kind(self) -> u32 {
-        (self.0 >> XEHPG_HXG_TYPE_SHIFT) & XEHPG_HXG_TYPE_MASK
-    }
-
-    pub(crate) fn aux(self) -> u32 {
-        self.0 & XEHPG_HXG_AUX_MASK
-    }
-}
 
 /// A final reply.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -81,49 +56,55 @@ pub(crate) enum Seen {
 
 /// Classifies VF_SW_FLAG(0) (pure, for tests).
 pub(crate) fn classify(raw: u32) -> Seen {
-    let h = Hxg(raw);
-    if !h.is_from_guc() {
+    let h = Hxg::from_raw(raw);
+    if !h.from_guc() {
         return Seen::Pending;
     }
-    match h.kind() {
+    match h.kind().get() {
         XEHPG_HXG_TYPE_NO_RESPONSE_BUSY => Seen::Busy,
         XEHPG_HXG_TYPE_NO_RESPONSE_RETRY => Seen::Retry,
-        XEHPG_HXG_TYPE_RESPONSE_SUCCESS => Seen::Final(Reply::Success(h.aux())),
+        XEHPG_HXG_TYPE_RESPONSE_SUCCESS => Seen::Final(Reply::Success(h.aux().get())),
         XEHPG_HXG_TYPE_RESPONSE_FAILURE => Seen::Final(Reply::Failure {
-            error: h.aux() & XEHPG_HXG_FAILURE_ERROR_MASK,
-            hint: (h.aux() >> XEHPG_HXG_FAILURE_HINT_SHIFT) & XEHPG_HXG_FAILURE_HINT_MASK,
+            error: h.as_failure().error().get(),
+            hint: h.as_failure().hint().get(),
         }),
         _ => Seen::Bogus(raw),
     }
 }
 
+// The message registers are always-on (Gunit, 0x190000): no forcewake needed, which the
+// accessors check at build time.
 fn read_flag(gt: &Gt<'_>, i: usize) -> Result<u32> {
-    let loc = VF_SW_FLAG::try_at(i).ok_or(EINVAL)?;
-    Ok(gt.read(loc)?.into_raw())
+    Ok(gt.read_aon_at::<VF_SW_FLAG>(i)?.into_raw())
 }
 
 fn post(gt: &Gt<'_>, request: &[u32]) -> Result {
     for (i, &dw) in request.iter().enumerate() {
-        let loc = VF_SW_FLAG::try_at(i).ok_or(EINVAL)?;
-        gt.write(loc, VF_SW_FLAG::from_raw(dw))?;
+        gt.write_aon_at(i, VF_SW_FLAG::from_raw(dw))?;
     }
     // A read back so the writes have landed before the doorbell (upstream reads the last).
     let _ = read_flag(gt, XEHPG_GUC_MMIO_MSG_MAX_DWORDS as usize - 1)?;
-    gt.write_reg(GUC_HOST_INTERRUPT::zeroed())
+    gt.write_aon(GUC_HOST_INTERRUPT::zeroed());
+    Ok(())
 }
 
 /// Sends `request` (at most 4 dwords, dword 0 a host REQUEST) and waits for the final reply.
 /// Returns the reply registers with the reply. A FAILURE is returned as a reply, not an
-/// error; timeouts, malformed replies and exhausted retries are errors (logged).
+/// error.
+///
+/// # Errors
+///
+/// `EINVAL` for a malformed request, `ETIMEDOUT` if the GuC does not answer, `EPROTO` for a
+/// malformed reply, `EAGAIN` if it still asks to retry after the last resend (all logged).
 pub(crate) fn send(gt: &Gt<'_>, request: &[u32]) -> Result<(Reply, [u32; 4])> {
-    let header = request.first().map(|&h| Hxg(h)).ok_or(EINVAL)?;
+    let header = request.first().map(|&h| Hxg::from_raw(h)).ok_or(EINVAL)?;
     if request.len() > XEHPG_GUC_MMIO_MSG_MAX_DWORDS as usize
-        || header.is_from_guc()
-        || header.kind() != XEHPG_HXG_TYPE_REQUEST
+        || header.from_guc()
+        || header.kind().get() != XEHPG_HXG_TYPE_REQUEST
     {
         return Err(EINVAL);
     }
-    let action = header.0 & XEHPG_HXG_REQUEST_ACTION_MASK;
+    let action = header.as_request().action().get();
     let mut backoff = Delta::from_millis(1);
     for _ in 0..=MAX_RETRIES {
         post(gt, request)?;
@@ -198,10 +179,10 @@ mod tests {
 
     #[test]
     fn request_header_layout() {
-        assert_eq!(Hxg::request(0x4100, 0).0, 0x0000_4100);
+        assert_eq!(Hxg::request(0x4100, 0).into_raw(), 0x0000_4100);
         // DATA0 is 12 bits at 27:16; excess bits do not leak into TYPE.
-        assert_eq!(Hxg::request(0x4100, 0xffff).0, 0x0fff_4100);
-        assert_eq!(Hxg::request(0x1_0001, 0).0 & 0xffff, 1);
+        assert_eq!(Hxg::request(0x4100, 0xffff).into_raw(), 0x0fff_4100);
+        assert_eq!(Hxg::request(0x1_0001, 0).into_raw() & 0xffff, 1);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use kernel::{io::register, prelude::*};
 
-use crate::{forcewake::DomainMask, gt::Gt};
+use crate::gt::{forcewake::DomainMask, Awake, Gt, GtDomain};
 
 register! {
     /// MEML3 enable per quadrant (seed 000 line 754; upstream MIRROR_FUSE3).
@@ -48,16 +48,16 @@ pub(crate) struct Topology {
 }
 
 impl Topology {
-    /// Reads the fuses; the caller must hold GT forcewake.
-    pub(crate) fn read(gt: &Gt<'_>) -> Result<Self> {
-        let media = gt.read(GT_VEBOX_VDBOX_DISABLE)?;
-        Ok(Self {
-            dss_geometry: gt.read(XELP_GT_GEOMETRY_DSS_ENABLE)?.dss().get(),
-            dss_compute: gt.read(XEHP_GT_COMPUTE_DSS_ENABLE)?.dss().get(),
-            meml3: gt.read(MIRROR_FUSE3)?.meml3_en().get(),
+    /// Reads the fuses, under GT forcewake.
+    pub(crate) fn read(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>) -> Self {
+        let media: GT_VEBOX_VDBOX_DISABLE = gt.read(awake);
+        Self {
+            dss_geometry: gt.read::<XELP_GT_GEOMETRY_DSS_ENABLE, _>(awake).dss().get(),
+            dss_compute: gt.read::<XEHP_GT_COMPUTE_DSS_ENABLE, _>(awake).dss().get(),
+            meml3: gt.read::<MIRROR_FUSE3, _>(awake).meml3_en().get(),
             vdbox: media.vdbox().get(),
             vebox: media.vebox().get(),
-        })
+        }
     }
 
     /// DSS enabled for geometry or compute (the seed's `combined_dss_enable`, line 736).
@@ -93,6 +93,20 @@ impl Topology {
     /// Forcewake domains that exist: GT, RENDER and the fused-in media engines.
     pub(crate) fn domains(&self) -> DomainMask {
         DomainMask::from_media_fuse(self.vdbox, self.vebox)
+    }
+}
+
+impl kernel::fmt::Display for Topology {
+    /// The debugfs `topology` report.
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        f.write_fmt(fmt!("dss_geometry: {:#010x}\n", self.dss_geometry))?;
+        f.write_fmt(fmt!("dss_compute: {:#010x}\n", self.dss_compute))?;
+        f.write_fmt(fmt!("dss_count: {}\n", self.dss().count_ones()))?;
+        f.write_fmt(fmt!("meml3: {:#x}\n", self.meml3))?;
+        f.write_fmt(fmt!("mslice_mask: {:#x}\n", self.mslice_mask()))?;
+        f.write_fmt(fmt!("l3bank_mask: {:#010x}\n", self.l3bank_mask()))?;
+        f.write_fmt(fmt!("vdbox_mask: {:#x}\n", self.vdbox))?;
+        f.write_fmt(fmt!("vebox_mask: {:#x}\n", self.vebox))
     }
 }
 

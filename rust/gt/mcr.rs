@@ -37,12 +37,25 @@
 //! operation (line 807), so a multicast write is a single MMIO write.
 
 pub(crate) mod regs;
+mod table;
 
-use kernel::{io::register, prelude::*, sync::SpinLock};
+use kernel::{
+    io::{
+        register,
+        register::{FixedRegister, FixedRegisterLoc},
+    },
+    prelude::*,
+    sync::SpinLock,
+};
 
-use crate::{driver::Bar0, gt::Gt, topology::Topology};
-
-pub(crate) use regs::McrReg;
+use crate::{
+    gt::{
+        forcewake::{self, DomainMask, FwGuard, Wake},
+        topology::Topology,
+        Gt,
+    },
+    mmio::Bar0,
+};
 
 register! {
     /// Steering for MCFG endpoints (seed 000 line 710; upstream's name is its MTL+ role).
@@ -165,42 +178,31 @@ const fn m(start: u32, end: u32, steering: Steering) -> McrRange {
     }
 }
 
-/// DG2 multicast ranges, sorted (seed 000 table, replication column, lines 463-580; GAM and
-/// the SQIDI selectors as settled in the module documentation).
-const RANGES: &[McrRange] = &[
-    m(0x000b00, 0x000bff, Steering::SqidiSf),   // L463
-    m(0x001000, 0x001fff, Steering::SqidiSf),   // L466
-    m(0x004000, 0x004aff, Steering::Gam),       // L472-L475 (MSLICE in the seed)
-    m(0x005200, 0x0052ff, Steering::Gslice),    // L479
-    m(0x005400, 0x007fff, Steering::Gslice),    // L481-L484
-    m(0x008140, 0x00814f, Steering::Gslice),    // L487
-    m(0x008150, 0x00815f, Steering::Dss),       // L488
-    m(0x008700, 0x0087ff, Steering::SqidiMcfg), // L499
-    m(0x008c80, 0x008cff, Steering::L3bank),    // L504
-    m(0x008d00, 0x008dff, Steering::Dss),       // L505-L506
-    m(0x0094d0, 0x00951f, Steering::Gslice),    // L511
-    m(0x009520, 0x00955f, Steering::Dss),       // L512
-    m(0x009680, 0x0096ff, Steering::Dss),       // L515
-    m(0x00b000, 0x00b0ff, Steering::Lncf),      // L519
-    m(0x00b100, 0x00b3ff, Steering::L3bank),    // L520
-    m(0x00c800, 0x00cfff, Steering::Gam),       // L524 (MSLICE in the seed)
-    m(0x00d800, 0x00d87f, Steering::Gslice),    // L527
-    m(0x00d880, 0x00d8ff, Steering::Lncf),      // L528
-    m(0x00dc00, 0x00dcff, Steering::Gslice),    // L530
-    m(0x00dd00, 0x00ddff, Steering::Mslice),    // L533
-    m(0x00de80, 0x00dfff, Steering::Dss),       // L535-L536
-    m(0x00e100, 0x00e8ff, Steering::Dss),       // L538-L541
-    m(0x00e900, 0x00e9ff, Steering::Mslice),    // L542
-    m(0x00f000, 0x00ffff, Steering::Gam),       // L544-L545 (MSLICE in the seed)
-    m(0x017000, 0x017fff, Steering::Gslice),    // L563
-    m(0x024a00, 0x024a7f, Steering::Dss),       // L580
-];
-
 /// The replication group of `offset`, or `None` for a non-replicated register.
-pub(crate) fn steering_of(offset: u32) -> Option<Steering> {
-    let idx = RANGES.partition_point(|r| r.start <= offset);
-    let range = &RANGES[idx.checked_sub(1)?];
-    (offset <= range.end).then_some(range.steering)
+///
+/// DG2's multicast ranges are `table::RANGES` (seed 000 table, replication column, lines
+/// 463-580; GAM and the SQIDI selectors as settled in the module documentation), generated
+/// from the seed. A `const fn`, so a register's steering class is known at build time.
+pub(crate) const fn steering_of(offset: u32) -> Option<Steering> {
+    let ranges = table::RANGES;
+    let (mut lo, mut hi) = (0, ranges.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if ranges[mid].start <= offset {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo == 0 {
+        return None;
+    }
+    let range = &ranges[lo - 1];
+    if offset <= range.end {
+        Some(range.steering)
+    } else {
+        None
+    }
 }
 
 /// The MGSR steering registers the driver uses.
@@ -294,15 +296,22 @@ pub(crate) struct Mcr {
     state: SpinLock<Topology>,
 }
 
+/// A multicast register: a `register!` type listed in [`regs`], accepted only by the steering
+/// API. Its steering group is looked up in the MCR table by offset at build time, so a type
+/// whose offset the table does not list fails to compile.
+pub(crate) trait McrRegister: FixedRegister<Storage = u32> + Into<u32> + From<u32> {
+    /// The register's name (debugfs `mcr` commands, messages).
+    const NAME: &'static str;
+    /// The register's replication group.
+    const STEERING: Steering = match steering_of(Self::OFFSET as u32) {
+        Some(s) => s,
+        None => panic!("not in the MCR table: use the plain GT accessor"),
+    };
+}
+
 /// Why an MCR operation was refused.
-fn refuse(gt: &Gt<'_>, what: &str, reg: McrReg, detail: kernel::fmt::Arguments<'_>) -> Error {
-    dev_err!(
-        gt.dev,
-        "mcr: {} of {} refused: {}\n",
-        what,
-        reg.name,
-        detail
-    );
+fn refuse(gt: &Gt<'_>, what: &str, name: &str, detail: kernel::fmt::Arguments<'_>) -> Error {
+    dev_err!(gt.dev, "mcr: {} of {} refused: {}\n", what, name, detail);
     EINVAL
 }
 
@@ -315,6 +324,10 @@ impl Mcr {
 
     /// Records the topology and programs the one-time MCFG/SF defaults (GT forcewake held by
     /// the caller is not needed: the selectors are always-on, seed 000 line 465).
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if a default target does not fit the selector fields (it always does).
     pub(crate) fn init(&self, bar: Bar0<'_>, topo: Topology) -> Result {
         let mut state = self.state.lock();
         *state = topo;
@@ -327,84 +340,225 @@ impl Mcr {
         *self.state.lock()
     }
 
-    /// Reads `reg` from an instance that exists (the group's default target).
-    pub(crate) fn read_any(&self, gt: &Gt<'_>, reg: McrReg) -> Result<u32> {
+    /// The debugfs `steering` report: each group's default target.
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
+    pub(crate) fn fmt_steering(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        let topo = self.topology();
+        f.write_str("group        target\n")?;
+        for s in STEERING_TYPES {
+            match default_target(s, &topo) {
+                Some(t) => f.write_fmt(fmt!("{:<12} {},{}\n", s.name(), t.group, t.instance))?,
+                None => f.write_fmt(fmt!("{:<12} none\n", s.name()))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads `R` from an instance that exists (the group's default target). `fw` must hold
+    /// the register's forcewake domain (checked at run time, see [`Gt`]).
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if no instance of the group exists, `EACCES` if the domain is not held.
+    pub(crate) fn read_any<R: McrRegister>(&self, gt: &Gt<'_>, fw: &FwGuard<'_>) -> Result<R> {
         let topo = self.state.lock();
-        let target = default_target(reg.steering, &topo)
-            .ok_or_else(|| refuse(gt, "read", reg, fmt!("no instance of the group exists")))?;
-        if matches!(reg.steering.selector(), Selector::Main) {
+        let target = default_target(R::STEERING, &topo)
+            .ok_or_else(|| refuse(gt, "read", R::NAME, fmt!("no instance of the group exists")))?;
+        if matches!(R::STEERING.selector(), Selector::Main) {
             Selector::Main.write(gt.bar, true, target)?;
         }
         // GAM and SQIDI selectors already rest on their default target.
-        gt.read_steered(reg.offset)
+        gt.check_held(R::OFFSET, false, fw.mask())?;
+        Ok(gt.bar.read(FixedRegisterLoc::<R>::new()))
     }
 
-    /// Reads `reg` from instance `t`, which must exist.
-    pub(crate) fn read_unicast(&self, gt: &Gt<'_>, reg: McrReg, t: Target) -> Result<u32> {
+    /// Reads `R` from instance `t`, which must exist.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `t` does not exist or the group is GAM, `EACCES` if the domain is not held.
+    pub(crate) fn read_unicast<R: McrRegister>(
+        &self,
+        gt: &Gt<'_>,
+        fw: &FwGuard<'_>,
+        t: Target,
+    ) -> Result<R> {
         let topo = self.state.lock();
-        self.check_unicast(gt, &topo, "unicast read", reg, t)?;
-        let sel = reg.steering.selector();
+        check_unicast(gt, &topo, "unicast read", R::NAME, R::STEERING, t)?;
+        let sel = R::STEERING.selector();
         // Multicast mode with a target: the read returns that instance's value (seed 000
         // line 790), and the selector needs no restore.
         sel.write(gt.bar, true, t)?;
-        let value = gt.read_steered(reg.offset);
+        let value = gt
+            .check_held(R::OFFSET, false, fw.mask())
+            .map(|()| gt.bar.read(FixedRegisterLoc::<R>::new()));
         if sel != Selector::Main {
             sel.write(gt.bar, true, sel.rest())?;
         }
         value
     }
 
-    /// Writes `value` to instance `t` of `reg` only.
-    pub(crate) fn write_unicast(&self, gt: &Gt<'_>, reg: McrReg, t: Target, value: u32) -> Result {
+    /// Writes `value` to instance `t` of `R` only.
+    ///
+    /// # Errors
+    ///
+    /// As [`Mcr::read_unicast`].
+    pub(crate) fn write_unicast<R: McrRegister>(
+        &self,
+        gt: &Gt<'_>,
+        fw: &FwGuard<'_>,
+        t: Target,
+        value: R,
+    ) -> Result {
         let topo = self.state.lock();
-        self.check_unicast(gt, &topo, "unicast write", reg, t)?;
-        let sel = reg.steering.selector();
+        check_unicast(gt, &topo, "unicast write", R::NAME, R::STEERING, t)?;
+        let sel = R::STEERING.selector();
         sel.write(gt.bar, false, t)?;
-        let res = gt.write_steered(reg.offset, value);
+        let res = gt
+            .check_held(R::OFFSET, true, fw.mask())
+            .map(|()| gt.bar.write(FixedRegisterLoc::<R>::new(), value));
         // Back to multicast before anyone else steers (seed 000 line 807).
         sel.write(gt.bar, true, sel.rest())?;
         res
     }
 
-    /// Writes `value` to every instance of `reg`: the selector rests in multicast mode, so this
+    /// Writes `value` to every instance of `R`: the selector rests in multicast mode, so this
     /// is one MMIO write. That holds for GAM too: its selector is never changed from the
     /// hardware default, which is multicast (seed 000 line 730), aimed at the primary.
-    pub(crate) fn write_multicast(&self, gt: &Gt<'_>, reg: McrReg, value: u32) -> Result {
-        let _topo = self.state.lock();
-        gt.write_steered(reg.offset, value)
-    }
-
-    fn check_unicast(
+    ///
+    /// # Errors
+    ///
+    /// `EACCES` if the domain is not held.
+    pub(crate) fn write_multicast<R: McrRegister>(
         &self,
         gt: &Gt<'_>,
-        topo: &Topology,
-        what: &str,
-        reg: McrReg,
-        t: Target,
+        fw: &FwGuard<'_>,
+        value: R,
     ) -> Result {
-        if reg.steering == Steering::Gam {
-            return Err(refuse(
-                gt,
-                what,
-                reg,
-                fmt!("GAM is read from its primary instance only"),
-            ));
-        }
-        if !is_present(reg.steering, topo, t) {
-            return Err(refuse(
-                gt,
-                what,
-                reg,
-                fmt!(
-                    "{} instance ({}, {}) does not exist on this part",
-                    reg.steering.name(),
-                    t.group,
-                    t.instance
-                ),
-            ));
-        }
+        let _topo = self.state.lock();
+        gt.check_held(R::OFFSET, true, fw.mask())?;
+        gt.bar.write(FixedRegisterLoc::<R>::new(), value);
         Ok(())
     }
+}
+
+/// Refuses a unicast access to GAM or to an instance that does not exist.
+fn check_unicast(
+    gt: &Gt<'_>,
+    topo: &Topology,
+    what: &str,
+    name: &str,
+    steering: Steering,
+    t: Target,
+) -> Result {
+    if steering == Steering::Gam {
+        return Err(refuse(
+            gt,
+            what,
+            name,
+            fmt!("GAM is read from its primary instance only"),
+        ));
+    }
+    if !is_present(steering, topo, t) {
+        return Err(refuse(
+            gt,
+            what,
+            name,
+            fmt!(
+                "{} instance ({}, {}) does not exist on this part",
+                steering.name(),
+                t.group,
+                t.instance
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A debugfs `mcr` command, run on the register its name selects (see [`run_command`]).
+struct Command<'c, 'g> {
+    gt: &'c Gt<'g>,
+    op: &'c str,
+    args: &'c [&'c str],
+}
+
+impl regs::Visitor for Command<'_, '_> {
+    type Output = Result<u32>;
+
+    fn visit<R: McrRegister>(self) -> Result<u32> {
+        // The register's domain, from the table: the command takes exactly what it needs.
+        let mask = match forcewake::lookup(R::OFFSET as u32) {
+            Wake::Domain(d) => d.bit(),
+            Wake::None => DomainMask::EMPTY,
+        };
+        let gt = self.gt;
+        let fw = gt.forcewake(mask)?;
+        let target = |g: &str, i: &str| -> Result<Target> {
+            Ok(Target {
+                group: parse_u8(g)?,
+                instance: parse_u8(i)?,
+            })
+        };
+        let mcr = gt.mcr;
+        match (self.op, self.args) {
+            ("read", []) => mcr.read_any::<R>(gt, &fw).map(Into::into),
+            ("read", [g, i]) => mcr
+                .read_unicast::<R>(gt, &fw, target(g, i)?)
+                .map(Into::into),
+            ("write", ["all", v]) => mcr
+                .write_multicast::<R>(gt, &fw, parse_u32(v)?.into())
+                .map(|()| 0),
+            ("write", [g, i, v]) => mcr
+                .write_unicast::<R>(gt, &fw, target(g, i)?, parse_u32(v)?.into())
+                .map(|()| 0),
+            _ => Err(EINVAL),
+        }
+    }
+}
+
+/// Runs one debugfs `mcr` command on the registers of [`regs`] and returns the value read
+/// (0 for a write): `read NAME`, `read NAME GROUP INSTANCE`, `write NAME GROUP INSTANCE VALUE`,
+/// `write NAME all VALUE`. Forcewake for the register's domain is taken for the command.
+///
+/// # Errors
+///
+/// `EINVAL` for a malformed command, `ENOENT` for an unknown register, or the access's error.
+pub(crate) fn run_command(gt: &Gt<'_>, cmd: &str) -> Result<u32> {
+    let mut words = cmd.split_ascii_whitespace();
+    let op = words.next().ok_or(EINVAL)?;
+    let name = words.next().ok_or(EINVAL)?;
+    // Four slots for at most three arguments: a fourth one makes the command match no form
+    // (`EINVAL`), after an unknown register name has been reported (`ENOENT`).
+    let mut args = [""; 4];
+    let mut count = 0;
+    for w in words {
+        if let Some(slot) = args.get_mut(count) {
+            *slot = w;
+            count += 1;
+        }
+    }
+    let command = Command {
+        gt,
+        op,
+        args: &args[..count],
+    };
+    regs::visit(name, command).ok_or(ENOENT)?
+}
+
+/// A number in decimal or `0x` hexadecimal.
+fn parse_u32(s: &str) -> Result<u32> {
+    match s.strip_prefix("0x") {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => s.parse(),
+    }
+    .map_err(|_| EINVAL)
+}
+
+fn parse_u8(s: &str) -> Result<u8> {
+    u8::try_from(parse_u32(s)?).map_err(|_| EINVAL)
 }
 
 #[cfg(xehpg_kunit)]
@@ -435,14 +589,14 @@ mod tests {
 
     #[test]
     fn ranges_are_sorted_and_disjoint() {
-        for pair in RANGES.windows(2) {
+        for pair in table::RANGES.windows(2) {
             assert!(pair[0].start <= pair[0].end && pair[0].end < pair[1].start);
         }
     }
 
     #[test]
     fn steering_lookup_at_range_edges() {
-        for r in RANGES {
+        for r in table::RANGES {
             assert_eq!(steering_of(r.start), Some(r.steering));
             assert_eq!(steering_of(r.end), Some(r.steering));
         }

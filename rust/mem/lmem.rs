@@ -8,11 +8,17 @@
 //! smaller than local memory is a "small BAR" setup: legal, reported, and later blocks must
 //! reach memory above the BAR through the GGTT or a blitter instead of the CPU.
 
-use kernel::{io::Io, pci, prelude::*, sizes::SZ_256M, sync::Mutex};
+use kernel::{
+    io::{Io, IoBackend, IoBase, Mmio as IoView, MmioBackend},
+    pci,
+    prelude::*,
+    sizes::SZ_256M,
+    sync::Mutex,
+};
 
 use crate::{
-    driver::Bar0,
-    ggtt::LMEM_ALIGN,
+    mem::ggtt::LMEM_ALIGN,
+    mmio::Bar0,
     range::{Range, RangeAllocator},
     regs::SG_TILE_ADDR_RANGE,
 };
@@ -32,6 +38,10 @@ pub(crate) enum BarError {
 }
 
 /// Checks the LMEMBAR length the PCI core sized.
+///
+/// # Errors
+///
+/// Why the length is unusable.
 pub(crate) fn check_bar_len(len: u64) -> Result<(), BarError> {
     if len < LMEMBAR_MIN {
         Err(BarError::TooSmall)
@@ -64,6 +74,10 @@ impl TileRange {
     }
 
     /// Reads and decodes tile 0's range.
+    ///
+    /// # Errors
+    ///
+    /// `EIO` if the register reports no local memory.
     pub(crate) fn read(dev: &kernel::device::Device, bar: Bar0<'_>) -> Result<Self> {
         let raw = bar.read(SG_TILE_ADDR_RANGE).into_raw();
         Self::decode(raw).ok_or_else(|| {
@@ -88,6 +102,10 @@ pub(crate) struct LmemPool {
 
 impl LmemPool {
     /// A pool over `[0, size)` of local memory.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for an empty pool, `ENOMEM`.
     pub(crate) fn new(size: u64) -> Result<impl PinInit<Self>> {
         let alloc = RangeAllocator::new(0, size)?;
         Ok(pin_init!(Self {
@@ -96,6 +114,10 @@ impl LmemPool {
     }
 
     /// Allocates at least `size` bytes (rounded up to 64 KiB).
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a size that overflows, `ENOSPC` if no hole fits, `ENOMEM`.
     pub(crate) fn alloc(&self, size: u64) -> Result<Range> {
         let size = size.checked_next_multiple_of(LMEM_ALIGN).ok_or(EINVAL)?;
         self.alloc.lock().alloc(size, LMEM_ALIGN)
@@ -112,40 +134,82 @@ impl LmemPool {
 #[derive(Copy, Clone)]
 pub(crate) struct LmemAccess<'a>(pub(crate) &'a pci::Bar<'a>);
 
-impl LmemAccess<'_> {
+/// Zeroes written per copy by [`LmemAccess::zero`].
+const ZERO_CHUNK: usize = 4096;
+static ZEROES: [u8; ZERO_CHUNK] = [0; ZERO_CHUNK];
+
+impl<'a> LmemAccess<'a> {
     fn offset(at: u64) -> Result<usize> {
         usize::try_from(at).map_err(|_| EINVAL)
     }
 
-    /// Copies `data` to local memory at `at` (4-byte aligned); a partial last dword is padded
-    /// with zeroes.
+    /// The `len` bytes of LMEMBAR at `at`, as one I/O view for whole-buffer copies
+    /// (`memcpy_toio`/`memcpy_fromio`).
+    fn bytes(&self, at: u64, len: usize) -> Result<IoView<'a, [u8]>> {
+        let view = self.0.as_view();
+        let base = MmioBackend::as_ptr(view);
+        let start = Self::offset(at)?;
+        let end = start.checked_add(len).ok_or(EINVAL)?;
+        if end > self.0.size() {
+            return Err(EINVAL);
+        }
+        let ptr = core::ptr::slice_from_raw_parts_mut(base.cast::<u8>().wrapping_add(start), len);
+        // SAFETY: `ptr` covers `[start, end)` of the mapped BAR, which the check above keeps
+        // inside the view: it is a projection of `view`, and `u8` has no alignment to keep.
+        Ok(unsafe { MmioBackend::project_view(view, ptr) })
+    }
+
+    /// Copies `data` to local memory at `at` (4-byte aligned) in one `memcpy_toio`; a partial
+    /// last dword is padded with zeroes.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if the range is not inside LMEMBAR.
     pub(crate) fn write_bytes(&self, at: u64, data: &[u8]) -> Result {
-        let base = Self::offset(at)?;
-        for (i, chunk) in data.chunks(4).enumerate() {
-            let mut dw = [0u8; 4];
-            dw[..chunk.len()].copy_from_slice(chunk);
-            self.0.try_write32(u32::from_le_bytes(dw), base + 4 * i)?;
+        let pad = data.len().next_multiple_of(4) - data.len();
+        self.bytes(at, data.len() + pad)?;
+        self.bytes(at, data.len())?.copy_from_slice(data);
+        if pad > 0 {
+            let end = at + data.len() as u64;
+            self.bytes(end, pad)?.copy_from_slice(&ZEROES[..pad]);
         }
         Ok(())
     }
 
-    /// Zeroes `len` bytes (a multiple of 4) at `at`.
+    /// Zeroes `len` bytes at `at`, a page-sized copy at a time.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if the range is not inside LMEMBAR.
     pub(crate) fn zero(&self, at: u64, len: u64) -> Result {
-        let base = Self::offset(at)?;
-        for i in 0..Self::offset(len / 4)? {
-            self.0.try_write32(0, base + 4 * i)?;
+        self.bytes(at, Self::offset(len)?)?;
+        let mut done = 0;
+        while done < len {
+            // CAST: bounded by `ZERO_CHUNK`.
+            let n = (len - done).min(ZERO_CHUNK as u64) as usize;
+            self.bytes(at + done, n)?.copy_from_slice(&ZEROES[..n]);
+            done += n as u64;
         }
+        Ok(())
+    }
+
+    /// Copies `buf.len()` bytes of local memory at `at` into `buf` in one `memcpy_fromio`.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if the range is not inside LMEMBAR.
+    pub(crate) fn read_bytes(&self, at: u64, buf: &mut [u8]) -> Result {
+        self.bytes(at, buf.len())?.copy_to_slice(buf);
         Ok(())
     }
 
     /// Writes one dword.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `at` is outside LMEMBAR or misaligned.
     pub(crate) fn write32(&self, at: u64, value: u32) -> Result {
         self.0.try_write32(value, Self::offset(at)?)
-    }
-
-    /// Reads one dword.
-    pub(crate) fn read32(&self, at: u64) -> Result<u32> {
-        self.0.try_read32(Self::offset(at)?)
     }
 }
 

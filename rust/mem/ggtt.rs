@@ -12,7 +12,7 @@
 //! Only the part the GuC can use is managed here: the GuC cannot reach below the WOPCM top
 //! (4 MiB on discrete parts, upstream `xe_wopcm.c` `DGFX_WOPCM_SIZE`) nor at or above
 //! 0xFEE00000 (`GUC_GGTT_TOP`, `regs/xe_gtt_defs.h`). After changing entries the GuC's GGTT
-//! TLB must be invalidated ([`invalidate`]).
+//! TLB must be invalidated, which is a GuC operation (`guc::tlb_inval`).
 
 use core::mem::ManuallyDrop;
 
@@ -27,12 +27,8 @@ use kernel::{
 };
 
 use crate::{
-    driver::Bar0,
-    gt::Gt,
-    mcr::{self, Mcr},
-    mmio::GSM_ENTRIES,
+    mmio::{Bar0, GSM_ENTRIES},
     range::{Range, RangeAllocator},
-    regs::VF_CAP_REG,
 };
 
 /// Page size of the GGTT.
@@ -45,16 +41,35 @@ pub(crate) const GUC_GGTT_TOP: u64 = 0xfee0_0000;
 /// `XE_GGTT_FLAGS_64K` for `XE_VRAM_FLAGS_NEED64K`).
 pub(crate) const LMEM_ALIGN: u64 = 64 << 10;
 
-const PTE_PRESENT: u64 = 1 << 0;
-const PTE_DM: u64 = 1 << 1;
-const PTE_ADDR_MASK: u64 = ((1 << 52) - 1) & !(PAGE - 1);
+kernel::bitfield! {
+    /// A GGTT entry (upstream `regs/xe_gtt_defs.h`, `xe_ggtt.c`).
+    struct Pte(u64) {
+        /// Page frame: address bits 51:12.
+        51:12 frame;
+        /// The owning VF; 0 for the PF.
+        11:2 vfid;
+        /// The page is in local memory (DM).
+        1:1 lmem => bool;
+        0:0 present => bool;
+    }
+}
 
-/// The entry for a page at `addr` (device physical for local memory, DMA address otherwise).
+/// The entry for a PF page at `addr` (device physical for local memory, DMA address
+/// otherwise).
+///
+/// # Errors
+///
+/// `EINVAL` for an address that is not page aligned or does not fit 52 bits.
 pub(crate) fn pte(addr: u64, lmem: bool) -> Result<u64> {
-    if addr & !PTE_ADDR_MASK != 0 {
+    if addr % PAGE != 0 {
         return Err(EINVAL);
     }
-    Ok(addr | PTE_PRESENT | if lmem { PTE_DM } else { 0 })
+    let entry = Pte::from_raw(0)
+        .try_with_frame(addr / PAGE)
+        .map_err(|_| EINVAL)?
+        .with_lmem(lmem)
+        .with_present(true);
+    Ok(entry.into_raw())
 }
 
 /// A GGTT range mapping local memory.
@@ -93,9 +108,22 @@ impl PinnedDrop for Ggtt {
 }
 
 impl Ggtt {
-    pub(crate) fn new(dev: &kernel::device::Device<Bound>) -> Result<impl PinInit<Self, Error>> {
+    /// The GGTT with every entry of the managed window pointing at a fresh scratch page, so
+    /// nothing a previous driver left there stays reachable.
+    ///
+    /// # Errors
+    ///
+    /// `ENOMEM`, or a GSM write error.
+    pub(crate) fn new(
+        dev: &kernel::device::Device<Bound>,
+        bar: Bar0<'_>,
+    ) -> Result<impl PinInit<Self, Error>> {
         let alloc = RangeAllocator::new(GUC_GGTT_BOTTOM, GUC_GGTT_TOP)?;
         let scratch = Coherent::<[u8; 4096]>::zeroed(dev, GFP_KERNEL)?;
+        let scratch_pte = pte(scratch.dma_address(), false)?;
+        for index in GUC_GGTT_BOTTOM / PAGE..GUC_GGTT_TOP / PAGE {
+            bar.write_gsm(index, scratch_pte)?;
+        }
         Ok(try_pin_init!(Self {
             alloc <- kernel::new_mutex!(alloc),
             scratch: ManuallyDrop::new(scratch),
@@ -113,17 +141,13 @@ impl Ggtt {
         self.keep_scratch.store(1, Relaxed);
     }
 
-    /// Points every entry of the managed window at the scratch page.
-    pub(crate) fn clear_all(&self, bar: Bar0<'_>) -> Result {
-        let scratch = self.scratch_pte()?;
-        for index in GUC_GGTT_BOTTOM / PAGE..GUC_GGTT_TOP / PAGE {
-            bar.write_gsm(index, scratch)?;
-        }
-        Ok(())
-    }
-
     /// Maps `size` bytes of local memory at `lmem_offset` (both 64 KiB aligned) into a fresh
     /// GGTT range. The caller invalidates the GuC TLB before the GuC uses it.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a misaligned range, `ENOSPC` if the GuC window is full, `ENOMEM`, or a GSM
+    /// write error.
     pub(crate) fn map_lmem(&self, bar: Bar0<'_>, lmem_offset: u64, size: u64) -> Result<Mapping> {
         if lmem_offset % LMEM_ALIGN != 0 || size % PAGE != 0 {
             return Err(EINVAL);
@@ -154,15 +178,6 @@ impl Ggtt {
         // A range this allocator handed out is always accepted back.
         let _ = self.alloc.lock().free(mapping.ggtt);
     }
-}
-
-/// Makes the GuC drop cached GGTT translations: a read of an always-on register first, so the
-/// entry writes have landed (upstream `xe_ggtt_invalidate`), then the invalidation register.
-/// The caller holds GT forcewake (0xCEE8 is in a GT range, seed 000 line 524).
-pub(crate) fn invalidate(gt: &Gt<'_>, mcr: &Mcr) -> Result {
-    let _ = gt.read(VF_CAP_REG)?;
-    let value = mcr::regs::GUC_TLB_INV_CR::zeroed().with_invalidate(true);
-    mcr.write_multicast(gt, mcr::regs::TLB_INV, value.into_raw())
 }
 
 #[cfg(xehpg_kunit)]

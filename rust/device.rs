@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! One bound device: its state, and the order in which it is brought up and torn down.
+//!
+//! Bring-up follows upstream's early steps (`drivers/gpu/drm/xe/xe_pci.c`, `xe_pci_probe`, and
+//! `xe_device.c`, `xe_device_probe_early`): enable and map the BARs, tell a VF from the PF,
+//! wait for PCODE, check local memory; then the blocks, lowest first: GT (fuses, forcewake
+//! domains, steering), GGTT, local-memory pool, GuC, and last the debugfs directory that
+//! shows them. [`Xehpg::new`] lists the steps in that order, each with the constraint that
+//! places it; teardown ([`Xehpg::unbind`], then the fields' drops) runs them backwards.
+
+use kernel::{
+    device::{Bound, Core},
+    dma::{Device as _, DmaMask},
+    pci,
+    prelude::*,
+    sync::Arc,
+    time::Delta,
+};
+
+use crate::{
+    debugfs::DebugCtx,
+    gt::{GtInfo, GtState},
+    guc::{self, Guc},
+    info::{BarInfo, DeviceInfo},
+    mem::{
+        ggtt::Ggtt,
+        lmem::{self, BarError, LmemAccess, LmemPool, TileRange},
+    },
+    mmio::{Bar0, Gttmmadr, GTTMMADR_BAR, GTTMMADR_SIZE, LMEM_BAR},
+    pcode,
+    platform::{Platform, SteppingInfo},
+    regs::{ALL_ONES, GU_CNTL, VF_CAP_REG},
+};
+
+/// Xe-HPG addresses 46 bits of system memory (upstream `dma_mask_size` for DG2,
+/// `drivers/gpu/drm/xe/xe_pci.c`).
+const DMA_BITS: u32 = 46;
+
+/// Per-device state, alive while the device is bound.
+///
+/// Fields are declared in teardown order (Rust drops them in declaration order), the reverse
+/// of the bring-up order in [`Xehpg::new`]: the debugfs directory goes first, so no file is
+/// read while the state behind it goes away, and the BARs and the device reference go last,
+/// after everything that might still use them. The GuC is stopped and forcewake closed before
+/// any of this, in [`Xehpg::unbind`].
+#[pin_data]
+pub(crate) struct Xehpg<'bound> {
+    #[pin]
+    debugfs: kernel::debugfs::Scope<DebugCtx>,
+    info: DeviceInfo,
+    guc: Arc<Guc>,
+    #[pin]
+    lmem_pool: LmemPool,
+    #[pin]
+    ggtt: Ggtt,
+    gt_info: GtInfo,
+    gt: Arc<GtState>,
+    lmembar: pci::Bar<'bound>,
+    gttmmadr: Arc<Gttmmadr>,
+    pdev: &'bound pci::Device<Bound>,
+}
+
+/// What the early, register-only checks learn.
+struct Early {
+    gu_cntl: u32,
+    pcode_queries: u32,
+    tile: TileRange,
+}
+
+impl<'bound> Xehpg<'bound> {
+    /// Brings `pdev` up as `platform`.
+    pub(crate) fn new<'core>(
+        pdev: &'bound pci::Device<Core<'core>>,
+        platform: Platform,
+    ) -> impl PinInit<Self, Error> + 'bound + use<'bound, 'core> {
+        pin_init::pin_init_scope(move || {
+            let revision = pdev.revision_id();
+            let stepping = SteppingInfo::from_revid(platform.die(), revision);
+            if !stepping.exact {
+                dev_warn!(
+                    pdev,
+                    "probe: unknown revision {:#04x} for {}, using stepping {}\n",
+                    revision,
+                    platform,
+                    stepping.stepping
+                );
+            }
+            // Both BARs are checked before either is mapped, so a misconfigured device gets a
+            // precise message.
+            let (gtt_info, lmem_info) = check_bars(pdev)?;
+            pdev.enable_device_mem()?;
+            pdev.set_master();
+            // SAFETY: probe has made no DMA allocation or mapping for this device yet, and
+            // nothing else runs for it concurrently.
+            unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<DMA_BITS>())? };
+            let gttmmadr = Arc::new(Gttmmadr::map(pdev)?, GFP_KERNEL)?;
+            let early = early_checks(pdev, gttmmadr.access(pdev)?)?;
+            let root = crate::debugfs::root()?;
+            // GuC objects come from the CPU-visible part of local memory.
+            let pool_size = lmem_info.len.min(early.tile.size);
+
+            // The field initializers below see the fields initialized before them under the
+            // fields' names; `bound` is the device itself.
+            let bound: &'bound pci::Device<Bound> = pdev;
+            Ok(try_pin_init!(Self {
+                pdev: bound,
+                // Every register access below goes through BAR 0; its mapping outlives them
+                // all (dropped last but one).
+                gttmmadr,
+                lmembar: bound.iomap_region(LMEM_BAR, c"xehpg/lmembar")?,
+                // The GT first: its fuses, forcewake domains and steering defaults are what
+                // every later block's register accesses rely on. PCODE must have finished (the
+                // early checks) before the GT is touched.
+                gt: Arc::pin_init(GtState::new(), GFP_KERNEL)?,
+                gt_info: gt.view(bound.as_ref(), gttmmadr.access(bound)?).init()?,
+                // The flat-CCS base needs steering, so it comes from `gt_info`.
+                info: DeviceInfo {
+                    platform,
+                    device_id: bound.device_id(),
+                    revision,
+                    stepping,
+                    gttmmadr: gtt_info,
+                    lmembar: lmem_info,
+                    tile: early.tile,
+                    lmem_usable: lmem_usable(bound, &early.tile, gt_info)?,
+                    dss_count: gt_info.topology.dss().count_ones(),
+                    gu_cntl: early.gu_cntl,
+                    pcode_queries: early.pcode_queries,
+                },
+                // The GGTT is pointed at scratch before anything is mapped into it.
+                ggtt <- Ggtt::new(bound.as_ref(), gttmmadr.access(bound)?)?,
+                lmem_pool <- LmemPool::new(pool_size)?,
+                // The GuC last: it needs steering (TLB invalidation), the GGTT and the pool.
+                // A failed load is recorded, not fatal.
+                guc: {
+                    let guc = Arc::pin_init(Guc::new(), GFP_KERNEL)?;
+                    let bar = gttmmadr.access(bound)?;
+                    let ctx = guc::Ctx {
+                        pdev: bound,
+                        gt: gt.view(bound.as_ref(), bar),
+                        bar,
+                        ggtt: &ggtt,
+                        pool: &lmem_pool,
+                        lmem: LmemAccess(lmembar),
+                    };
+                    guc.load(&ctx, guc::fw::path());
+                    guc
+                },
+                // The directory appears only once everything it shows exists.
+                debugfs <- root.scope(
+                    DebugCtx::new(
+                        *info,
+                        bound.as_ref().into(),
+                        gttmmadr.clone(),
+                        gt.clone(),
+                        guc.clone(),
+                    ),
+                    bound.as_ref().name(),
+                    crate::debugfs::populate,
+                ),
+            })
+            .pin_chain(|this| {
+                report_bound(this.pdev, &this.info);
+                Ok(())
+            }))
+        })
+    }
+
+    /// First half of teardown, while the device is still bound: stops the GuC before anything
+    /// it can reach goes away, then refuses new forcewake (a debugfs `forcewake_all` hold is
+    /// released). The fields then drop in declaration order.
+    pub(crate) fn unbind(&self, pdev: &pci::Device<Core<'_>>) {
+        let Ok(bar) = self.gttmmadr.access(pdev) else {
+            dev_err!(pdev, "unbind: BAR 0 is not this device's\n");
+            return;
+        };
+        let gt = self.gt.view(pdev.as_ref(), bar);
+        let ctx = guc::Ctx {
+            pdev,
+            gt,
+            bar,
+            ggtt: &self.ggtt,
+            pool: &self.lmem_pool,
+            lmem: LmemAccess(&self.lmembar),
+        };
+        self.guc.fini(&ctx);
+        gt.close();
+        dev_dbg!(pdev, "unbind\n");
+    }
+}
+
+/// Length of a BAR, or a probe error naming it.
+fn bar_len(pdev: &pci::Device<Bound>, bar: u32, name: &str) -> Result<BarInfo> {
+    let len = pdev.resource_len(bar)?;
+    if len == 0 {
+        dev_err!(pdev, "probe: {} (BAR {}) is not assigned\n", name, bar);
+        return Err(ENODEV);
+    }
+    Ok(BarInfo {
+        start: pdev.resource_start(bar)?,
+        len,
+    })
+}
+
+/// Checks both BARs before mapping them, so a misconfigured device gets a precise message.
+fn check_bars(pdev: &pci::Device<Bound>) -> Result<(BarInfo, BarInfo)> {
+    let gtt = bar_len(pdev, GTTMMADR_BAR, "GTTMMADR")?;
+    if gtt.len < GTTMMADR_SIZE as u64 {
+        dev_err!(
+            pdev,
+            "probe: GTTMMADR (BAR 0) is {:#x} bytes, the PRM layout needs {:#x}\n",
+            gtt.len,
+            GTTMMADR_SIZE
+        );
+        return Err(ENODEV);
+    }
+    let lmem = bar_len(pdev, LMEM_BAR, "LMEMBAR")?;
+    match lmem::check_bar_len(lmem.len) {
+        Ok(()) => Ok((gtt, lmem)),
+        Err(BarError::TooSmall) => {
+            dev_err!(
+                pdev,
+                "probe: LMEMBAR (BAR 2) is {:#x} bytes, below the {:#x} minimum\n",
+                lmem.len,
+                lmem::LMEMBAR_MIN
+            );
+            Err(ENODEV)
+        }
+        Err(BarError::NotPowerOfTwo) => {
+            dev_err!(
+                pdev,
+                "probe: LMEMBAR (BAR 2) is {:#x} bytes, not a power of two\n",
+                lmem.len
+            );
+            Err(ENODEV)
+        }
+    }
+}
+
+/// The always-on checks before any block is touched: the device answers and is a PF, PCODE
+/// has finished initialising it, local memory is trained, and where it lies.
+fn early_checks(pdev: &pci::Device<Bound>, bar: Bar0<'_>) -> Result<Early> {
+    let gu_cntl = check_alive_pf(pdev, bar)?;
+    let timeout = Delta::from_millis(i64::from(
+        crate::module_parameters::pcode_init_timeout_ms.value(),
+    ));
+    let pcode = pcode::wait_init_complete(pdev.as_ref(), bar, timeout)?;
+    // PCODE completes its init only after local memory is trained, so LMEM_INIT must be set
+    // now (upstream asserts the same, `xe_device.c`, `assert_lmem_ready`).
+    let gu_cntl_now = bar.read(GU_CNTL);
+    if !gu_cntl_now.lmem_init() {
+        dev_err!(
+            pdev,
+            "probe: local memory not initialised (GU_CNTL {:#010x}, LMEM_INIT clear)\n",
+            gu_cntl_now.into_raw()
+        );
+        return Err(EIO);
+    }
+    Ok(Early {
+        gu_cntl,
+        pcode_queries: pcode.queries,
+        tile: TileRange::read(pdev.as_ref(), bar)?,
+    })
+}
+
+/// First register read: proves the device answers and is a PF. Returns GU_CNTL.
+fn check_alive_pf(pdev: &pci::Device<Bound>, bar: Bar0<'_>) -> Result<u32> {
+    let gu_cntl = bar.read(GU_CNTL).into_raw();
+    if gu_cntl == ALL_ONES {
+        dev_err!(
+            pdev,
+            "probe: GU_CNTL reads {:#010x}: the device does not respond (surprise removal or \
+             a link that fell off the bus)\n",
+            gu_cntl
+        );
+        return Err(EIO);
+    }
+    if bar.read(VF_CAP_REG).vf_cap() {
+        // A VF shares the PF's device ID (seed 000 lines 139-153); it needs a VF driver that
+        // talks to the GuC through the PF, which this driver is not.
+        dev_info!(
+            pdev,
+            "probe: function is an SR-IOV VF (VF_CAP_REG bit 0); xehpg drives PFs only\n"
+        );
+        return Err(ENODEV);
+    }
+    Ok(gu_cntl)
+}
+
+/// Local memory below the flat-CCS metadata, in bytes; the base must lie inside the tile.
+fn lmem_usable(pdev: &pci::Device<Bound>, tile: &TileRange, gt: &GtInfo) -> Result<u64> {
+    let base = gt.flat_ccs_base;
+    if base <= tile.offset || base > tile.offset + tile.size {
+        dev_err!(
+            pdev,
+            "probe: flat-CCS base {:#x} lies outside local memory [{:#x}, {:#x})\n",
+            base,
+            tile.offset,
+            tile.offset + tile.size
+        );
+        return Err(EIO);
+    }
+    Ok(base - tile.offset)
+}
+
+/// The probe summary in the kernel log.
+fn report_bound(pdev: &pci::Device<Bound>, info: &DeviceInfo) {
+    if info.small_bar() {
+        dev_info!(
+            pdev,
+            "small BAR: LMEMBAR {:#x} bytes of {:#x} local memory\n",
+            info.lmembar.len,
+            info.tile.size
+        );
+    }
+    dev_info!(
+        pdev,
+        "{} rev {:#04x} (stepping {}), {} MiB local memory, {} DSS, bound\n",
+        info.platform,
+        info.revision,
+        info.stepping.stepping,
+        info.tile.size >> 20,
+        info.dss_count
+    );
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The hwconfig table: what the GuC reports about the hardware, fetched once after boot with
+//! the MMIO GET_HWCONFIG action (upstream `xe_guc_hwconfig.c`), kept as validated KLVs.
+
+use kernel::prelude::*;
+
+use super::{
+    h2g::{self, Reply},
+    hxg::Hxg,
+    tlb_inval, Ctx, Guc, GucState,
+};
+use crate::{
+    abi::*,
+    gt::{Awake, GtDomain},
+    mem::ggtt::PAGE,
+};
+
+/// Hwconfig tables are a few hundred bytes; refuse anything beyond 64 KiB as corrupt.
+const HWCONFIG_MAX: u32 = 64 << 10;
+
+impl Guc {
+    /// The debugfs `hwconfig` report: one `[key] = value` line per attribute (multi-dword
+    /// values space separated), as upstream's dump (`xe_guc_hwconfig.c`).
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
+    pub(crate) fn fmt_hwconfig(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        let st = self.state.lock();
+        let table = &st.hwconfig;
+        let mut i = 0;
+        // The table was bounds-checked when it was read (`check_klvs`).
+        while i + 2 <= table.len() {
+            let (key, len) = (table[i], table[i + 1] as usize);
+            let values = table.get(i + 2..i + 2 + len).unwrap_or(&[]);
+            f.write_fmt(fmt!("[{:2}] =", key))?;
+            for v in values {
+                f.write_fmt(fmt!(" {}", v))?;
+            }
+            f.write_str("\n")?;
+            i += 2 + len;
+        }
+        Ok(())
+    }
+
+    /// GET_HWCONFIG: ask the size, give the GuC a buffer, check the table it wrote.
+    ///
+    /// # Errors
+    ///
+    /// `EIO` for a FAILURE reply, `EPROTO` for a size or table the driver does not accept, or
+    /// the MMIO message's, allocation's or local-memory access's error.
+    pub(super) fn hwconfig(
+        &self,
+        ctx: &Ctx<'_>,
+        awake: &Awake<'_, GtDomain>,
+        st: &mut GucState,
+    ) -> Result<KVec<u32>> {
+        let ask = Hxg::request(XEHPG_GUC_ACTION_GET_HWCONFIG, 0).into_raw();
+        let size = match h2g::send(&ctx.gt, &[ask, 0, 0, 0])?.0 {
+            Reply::Success(n) => n,
+            Reply::Failure { error, hint } => {
+                dev_err!(
+                    ctx.gt.dev,
+                    "guc: hwconfig size query failed: error {:#x} hint {:#x}\n",
+                    error,
+                    hint
+                );
+                return Err(EIO);
+            }
+        };
+        if size == 0 || size % 4 != 0 || size > HWCONFIG_MAX {
+            dev_err!(
+                ctx.gt.dev,
+                "guc: hwconfig size {:#x} is not a table the driver accepts\n",
+                size
+            );
+            return Err(EPROTO);
+        }
+        let buf = self.obj(ctx, st, u64::from(size).next_multiple_of(PAGE))?;
+        tlb_inval::ggtt(&ctx.gt, awake)?;
+        let addr = buf.map.addr(0);
+        // CAST: GGTT addresses are below 4 GiB; the high dword is 0.
+        let req = [ask, addr as u32, (addr >> 32) as u32, size];
+        match h2g::send(&ctx.gt, &req)?.0 {
+            Reply::Success(n) if n == size => {}
+            Reply::Success(n) => {
+                dev_err!(
+                    ctx.gt.dev,
+                    "guc: hwconfig copy wrote {:#x} bytes, {:#x} asked\n",
+                    n,
+                    size
+                );
+                return Err(EPROTO);
+            }
+            Reply::Failure { error, hint } => {
+                dev_err!(
+                    ctx.gt.dev,
+                    "guc: hwconfig copy failed: error {:#x} hint {:#x}\n",
+                    error,
+                    hint
+                );
+                return Err(EIO);
+            }
+        }
+        // One copy out of local memory, then the little-endian dwords.
+        let mut bytes = KVec::from_elem(0u8, size as usize, GFP_KERNEL)?;
+        ctx.lmem.read_bytes(buf.lmem.start, &mut bytes)?;
+        let mut table = KVec::with_capacity((size / 4) as usize, GFP_KERNEL)?;
+        for dw in bytes.chunks_exact(4) {
+            table.push(u32::from_le_bytes([dw[0], dw[1], dw[2], dw[3]]), GFP_KERNEL)?;
+        }
+        // The GuC answered, so it is done with the buffer. (On the error paths above it is kept
+        // until unbind: a GuC that did not answer may still write into it.)
+        self.release(ctx, st, buf);
+        check_klvs(&table).map_err(|e| {
+            dev_err!(
+                ctx.gt.dev,
+                "guc: hwconfig entry {} claims {} dwords, {} remain; table refused\n",
+                e.entry,
+                e.claimed,
+                e.left
+            );
+            EPROTO
+        })?;
+        Ok(table)
+    }
+}
+
+/// A hwconfig entry whose length runs past the end of the table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct KlvOverrun {
+    /// Index of the entry (not of the dword).
+    pub(super) entry: usize,
+    /// The length it claims, in dwords (0 when not even the length is there).
+    pub(super) claimed: u32,
+    /// Dwords left after its key and length.
+    pub(super) left: usize,
+}
+
+/// Checks the hwconfig KLV layout: (key, length in dwords, values).
+///
+/// # Errors
+///
+/// The first entry that overruns the table.
+pub(super) fn check_klvs(table: &[u32]) -> Result<(), KlvOverrun> {
+    let mut i = 0;
+    let mut entry = 0;
+    while i < table.len() {
+        let left = table.len() - i;
+        if left < 2 {
+            return Err(KlvOverrun {
+                entry,
+                claimed: 0,
+                left,
+            });
+        }
+        let len = table[i + 1];
+        if len as usize > left - 2 {
+            return Err(KlvOverrun {
+                entry,
+                claimed: len,
+                left: left - 2,
+            });
+        }
+        i += 2 + len as usize;
+        entry += 1;
+    }
+    Ok(())
+}

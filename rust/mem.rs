@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Device memory: the global GTT ([`ggtt`]) and local memory behind LMEMBAR ([`lmem`]).
+//!
+//! Neither child touches GT registers: the GGTT's page table is the GSM half of GTTMMADR and
+//! local memory is plain memory through BAR 2. The block imports only the leaves below it
+//! ([`crate::mmio`], [`crate::range`], [`crate::regs`]); the GuC, which needs both this block
+//! and the GT, sits above it (invalidating the GuC's GGTT TLB is a GuC operation).
+
+pub(crate) mod ggtt;
+pub(crate) mod lmem;
