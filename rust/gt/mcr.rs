@@ -19,14 +19,20 @@
 //! - 0x4000-0x4AFF, 0xC800-0xCFFF and 0xF000-0xFFFF are MSLICE rows in the seed table
 //!   (lines 472-475, 524, 544-545) and GAM ranges upstream. They are GAM here: the seed itself
 //!   says GAM registers must be read from the primary GAM (line 744), and the MSLICE steering
-//!   register would not route them. GAM steering is never changed: the primary GAM is
-//!   instance 1 ("Primary GAM instance is 1", line 744, overriding "0 unless otherwise noted";
-//!   upstream agrees and notes it is the hardware default).
+//!   register would not route them. The primary GAM is instance 1 ("Primary GAM instance is
+//!   1", line 744, overriding "0 unless otherwise noted"). Its selector is programmed once to
+//!   the primary and rests there: the seed gives every selector sliceid 0 after reset (line
+//!   731) and has software "set the steering back" to the primary (line 744), while upstream
+//!   xe calls 1 the hardware default; steering it ourselves is right on both readings (i915
+//!   does the same on DG2, `intel_workarounds.c` `icl_wa_init_mcr`).
 //! - L3BANK: the seed's table column says sliceid 0..3/subsliceid 0..7, its group description
 //!   (line 743) says bank index bits 4:2 -> sliceid, 1:0 -> subsliceid. The group description
 //!   wins: it is the more specific text and upstream programs DG2 that way.
 //! - LNCF: the table column says sliceid 0..3/subsliceid 0..1, the description (line 746)
 //!   sliceid 0..7 with two per MSLICE. The description wins, as upstream.
+//! - SQIDI: the seed lists the instances of Alchemist-512 (0..7), -256 (2..5) and -128 (2..3)
+//!   (line 740) but no fuse or strap that says which part this is, so only the instances all
+//!   three have, 2 and 3, are addressed; the others may be terminated.
 //! - MCFG and SF selectors are programmed once with subslice 2, the SQIDI instance every SKU
 //!   has (line 740), as upstream does; unlike upstream the multicast bit stays set, so a
 //!   "multicast" write to those ranges really reaches every instance while reads still come
@@ -79,7 +85,7 @@ register! {
         26:24 subslice;
     }
 
-    /// Steering for GAM endpoints (seed 000 line 713); never written by the driver.
+    /// Steering for GAM endpoints (seed 000 line 713); set once to the primary GAM.
     pub(crate) GAM_MCR_SELECTOR(u32) @ 0x00000fe0 {
         31:31 multicast => bool;
         30:27 slice;
@@ -233,11 +239,12 @@ impl Selector {
     }
 
     /// Where the selector rests between operations: multicast, aimed at the implicit default
-    /// for the SQIDI selectors.
+    /// for the SQIDI selectors and at the primary GAM, which GAM reads need (seed 000 line 744).
     fn rest(self) -> Target {
         match self {
             Self::Mcfg | Self::Sf => SQIDI_DEFAULT,
-            Self::Main | Self::Gam => Target {
+            Self::Gam => GAM_PRIMARY,
+            Self::Main => Target {
                 group: 0,
                 instance: 0,
             },
@@ -245,14 +252,11 @@ impl Selector {
     }
 }
 
-/// Number of enabled DSS decides the SQIDI population (seed 000 line 740: all 8 on
-/// Alchemist-512, 2..5 on -256, 2..3 on -128; 32/16/8 DSS as 512/256/128 EUs at 16 EUs/DSS).
-fn sqidi_present(topo: &Topology, instance: u8) -> bool {
-    match topo.dss().count_ones() {
-        17.. => instance < 8,
-        9..=16 => (2..=5).contains(&instance),
-        _ => (2..=3).contains(&instance),
-    }
+/// The SQIDI instances every part has (seed 000 line 740: 0..7 on Alchemist-512, 2..5 on -256,
+/// 2..3 on -128). Nothing the seed names tells the parts apart, so no other instance is known
+/// to exist.
+fn sqidi_present(instance: u8) -> bool {
+    (2..=3).contains(&instance)
 }
 
 /// Whether `t` names an instance of `s` that exists (is not terminated).
@@ -265,7 +269,7 @@ pub(crate) fn is_present(s: Steering, topo: &Topology, t: Target) -> bool {
         Steering::Lncf => g < 8 && i == 0 && topo.quadrant_has_memory(g / 2),
         Steering::Mslice => g < 4 && i == 0 && topo.quadrant_has_memory(g),
         Steering::Gam => t == GAM_PRIMARY,
-        Steering::SqidiSf | Steering::SqidiMcfg => g == 0 && sqidi_present(topo, t.instance),
+        Steering::SqidiSf | Steering::SqidiMcfg => g == 0 && sqidi_present(t.instance),
     }
 }
 
@@ -322,8 +326,8 @@ impl Mcr {
         })
     }
 
-    /// Records the topology and programs the one-time MCFG/SF defaults (GT forcewake held by
-    /// the caller is not needed: the selectors are always-on, seed 000 line 465).
+    /// Records the topology and programs the one-time MCFG/SF/GAM defaults (GT forcewake held
+    /// by the caller is not needed: the selectors are always-on, seed 000 line 465).
     ///
     /// # Errors
     ///
@@ -332,7 +336,8 @@ impl Mcr {
         let mut state = self.state.lock();
         *state = topo;
         Selector::Mcfg.write(bar, true, SQIDI_DEFAULT)?;
-        Selector::Sf.write(bar, true, SQIDI_DEFAULT)
+        Selector::Sf.write(bar, true, SQIDI_DEFAULT)?;
+        Selector::Gam.write(bar, true, GAM_PRIMARY)
     }
 
     /// The topology steering uses.
@@ -426,8 +431,8 @@ impl Mcr {
     }
 
     /// Writes `value` to every instance of `R`: the selector rests in multicast mode, so this
-    /// is one MMIO write. That holds for GAM too: its selector is never changed from the
-    /// hardware default, which is multicast (seed 000 line 730), aimed at the primary.
+    /// is one MMIO write. That holds for GAM too: `init` leaves its selector multicast, aimed
+    /// at the primary.
     ///
     /// # Errors
     ///
@@ -653,10 +658,15 @@ mod tests {
         assert!(!is_present(Steering::L3bank, &t, at(0, 0)));
         assert!(is_present(Steering::L3bank, &t, at(3, 3)));
         assert!(!is_present(Steering::Dss, &t, at(8, 0)));
-        // 8 DSS: an Alchemist-128 SQIDI population, instances 2 and 3 only.
-        assert!(is_present(Steering::SqidiSf, &t, at(0, 3)));
-        assert!(!is_present(Steering::SqidiSf, &t, at(0, 4)));
-        assert!(is_present(Steering::SqidiSf, &full(), at(0, 7)));
+        // SQIDI: only 2 and 3, on every part, whatever its DSS fuses.
+        for topo in [t, full()] {
+            for i in 0..8 {
+                assert_eq!(
+                    is_present(Steering::SqidiSf, &topo, at(0, i)),
+                    (2..=3).contains(&i)
+                );
+            }
+        }
         assert!(is_present(Steering::Gam, &t, GAM_PRIMARY));
         assert!(!is_present(Steering::Gam, &t, at(0, 0)));
     }
