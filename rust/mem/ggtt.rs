@@ -200,7 +200,6 @@ mod tests {
 
     #[test]
     fn guc_window_bounds() {
-        assert_eq!(GUC_GGTT_BOTTOM, 0x40_0000);
         assert!(GUC_GGTT_TOP / PAGE <= GSM_ENTRIES);
         assert_eq!(GUC_GGTT_BOTTOM % LMEM_ALIGN, 0);
     }

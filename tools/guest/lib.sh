@@ -183,6 +183,11 @@ mmio_report() {
 		END { printf "# mmio reads=%s writes=%s\n", r, w }' "$(dbg "$1" mmio_stats)"
 }
 
+# mock_expect FIELD OP VALUE: the mock's summary must record FIELD OP VALUE
+# (e.g. `mock_expect hwconfig_served_bytes == 232`); the vm suite checks it
+# after the run against the mock's own record (tools/check vm/expect.rs).
+mock_expect() { echo "# mock-expect: $*"; }
+
 # guc_get BDF KEY: a value of the debugfs guc_info file.
 guc_get() { sed -n "s/^$2: //p" "$(dbg "$1" guc_info)"; }
 
@@ -217,5 +222,7 @@ guc_up() {
 	expect_eq "GuC status" "$(guc_get "$_bdf" status)" running
 	_n=$(guc_get "$_bdf" hwconfig_dwords)
 	if [ "${_n:-0}" -gt 2 ]; then ok "hwconfig table read ($_n dwords)"; else not_ok "hwconfig table read" "hwconfig_dwords: $_n"; fi
+	# The table the driver holds is the one the mock served.
+	mock_expect hwconfig_served_bytes == $((${_n:-0} * 4))
 	check_dmesg_clean
 }

@@ -131,9 +131,13 @@ fn floor_suite(path: &Path, update: bool, reason: Option<&str>, r: &mut Reporter
     r.begin("floor", "every case tools/check-floor.toml lists ran");
     let start = Instant::now();
     let name = "every floor case ran";
-    let old = std::fs::read_to_string(path)
-        .with_context(|| format!("reading {}", path.display()))
-        .and_then(|t| floor::parse(&t).with_context(|| format!("{}", path.display())));
+    let old = match std::fs::read_to_string(path) {
+        // The first --update-floor starts from an empty floor.
+        Err(e) if update && e.kind() == std::io::ErrorKind::NotFound => Ok(floor::Floor::default()),
+        text => text
+            .with_context(|| format!("reading {}", path.display()))
+            .and_then(|t| floor::parse(&t).with_context(|| format!("{}", path.display()))),
+    };
     let case = match (old, update) {
         (Ok(old), true) => {
             let written = floor::update(&old, &ran, reason).and_then(|new| {

@@ -4,6 +4,8 @@
 # the run on any mock access it did not expect).
 # device-id: 0x56ff
 # mock-args: --foreign-id
+# expect-mock: mmio_reads == 0
+# expect-mock: mmio_writes == 0
 . /tests/lib.sh
 
 dev=$(gpu_dev 0x56ff)

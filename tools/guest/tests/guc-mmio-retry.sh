@@ -2,6 +2,8 @@
 # The GuC answers the first MMIO request with retry: the driver waits or
 # resends and still reads the hwconfig table.
 # mock-args: --fault guc-mmio-retry
+# expect-mock: h2g_replies.retry == 1
+# expect-mock: h2g_replies.success >= 1
 . /tests/lib.sh
 
 guc_up

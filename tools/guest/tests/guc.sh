@@ -5,6 +5,8 @@
 # a mismatch as a violation, which fails "mock clean". Ten rmmod/insmod
 # cycles each reach READY again: unbind resets the GuC, the WOPCM registers
 # stay locked and the driver accepts them.
+# expect-mock: guc_loads == 11
+# expect-mock: guc_last_release == 70.53.0
 . /tests/lib.sh
 
 bdf=$(basename "$(gpu_dev 0x56c0)")
@@ -21,6 +23,7 @@ t=$(guc_get "$bdf" load_time_us)
 if [ "${t:-0}" -gt 0 ]; then ok "load time reported ($t us)"; else not_ok "load time reported" "load_time_us: $t"; fi
 n=$(guc_get "$bdf" hwconfig_dwords)
 if [ "${n:-0}" -gt 2 ]; then ok "hwconfig table read ($n dwords)"; else not_ok "hwconfig table read" "hwconfig_dwords: $n"; fi
+mock_expect hwconfig_served_bytes == $((${n:-0} * 4))
 lines=$(grep -c '^\[' "$(dbg "$bdf" hwconfig)")
 if [ "$lines" -gt 0 ]; then ok "hwconfig decoded ($lines attributes)"; else not_ok "hwconfig decoded" "$(cat "$(dbg "$bdf" hwconfig)")"; fi
 check dmesg_has "guc: firmware 70.53.0 running"

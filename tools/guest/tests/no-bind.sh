@@ -4,6 +4,8 @@
 # Exercises the harness's no-load and device-id header lines.
 # no-load
 # device-id: 0x56a0
+# expect-mock: mmio_reads == 0
+# expect-mock: mmio_writes == 0
 . /tests/lib.sh
 plan 5
 

@@ -17,5 +17,7 @@ if [ -n "$q" ] && [ "$q" -gt 1 ]; then
 else
 	not_ok "PCODE asked more than once" "pcode_init: $(info_get "$bdf" pcode_init)"
 fi
+# The driver's count of its queries is the mock's count of the commands it ran.
+mock_expect pcode_commands == "${q:-0}"
 check_dmesg_clean
 done_testing

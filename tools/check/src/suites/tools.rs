@@ -1,6 +1,7 @@
 //! Suite `tools`: the unit and integration tests of the tools workspace.
 //!
-//! Runs `cargo test --workspace --release --no-fail-fast` in `tools/`. Release
+//! Runs `cargo test --workspace --release --no-fail-fast -- --include-ignored`
+//! in `tools/`. Release
 //! mode reuses what `make check` just built for the tools themselves.
 
 use super::cargo_test;
@@ -17,7 +18,11 @@ const LIMIT: Duration = Duration::from_secs(40 * 60);
 pub fn run(ctx: &Context, r: &mut Reporter) {
     let log = ctx.log_dir("tools").join("cargo-test.log");
     let mut cmd = Command::new("cargo");
+    // Ignored tests need what the bootstrap provides (the real GuC firmware);
+    // `make check` has run the bootstrap, so they run here and fail if it is
+    // missing.
     cmd.args(["test", "--workspace", "--release", "--no-fail-fast"])
+        .args(["--", "--include-ignored"])
         .current_dir(ctx.tools_dir())
         .env("CARGO_TERM_COLOR", "never");
     let finished = match run_logged(&mut cmd, &log, LIMIT) {

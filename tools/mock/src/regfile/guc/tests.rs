@@ -1720,12 +1720,13 @@ fn real_blob() -> Option<Vec<u8>> {
     std::fs::read(PathBuf::from(dir.trim()).join("i915/dg2_guc_70.bin")).ok()
 }
 
+// Needs the bootstrap's firmware: a plain `cargo test` reports it ignored (a
+// skip, not a pass); `make check` runs it with `--include-ignored`, where a
+// missing file fails it.
 #[test]
+#[ignore = "needs i915/dg2_guc_70.bin from the bootstrap cache (GUC_FW_DIR in env.mk)"]
 fn real_dg2_blob_parses_and_loads() {
-    let Some(blob) = real_blob() else {
-        eprintln!("skipped: i915/dg2_guc_70.bin not found");
-        return;
-    };
+    let blob = real_blob().expect("i915/dg2_guc_70.bin under GUC_FW_DIR of env.mk");
     let fw = FwFile::from_bytes(blob.clone()).expect("the real blob is a GuC image");
     let c = fw.css;
     assert_eq!(blob.len(), 381_760);
