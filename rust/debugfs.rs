@@ -145,11 +145,48 @@ fn store_mcr(c: &DebugCtx, reader: &mut UserSliceReader) -> Result {
     result.map(|_| ())
 }
 
+/// `/sys/kernel/debug/xehpg`, parent of one directory per bound device.
+///
+/// Set by [`RootGuard::install`] in module init before the driver registers and cleared when
+/// the guard drops after it unregisters, so every probe sees `Some`. The kernel crate has no
+/// per-module data slot yet; nova-core (`drivers/gpu/nova-core/nova_core.rs`) uses the same
+/// arrangement.
+static mut ROOT: Option<debugfs::Dir> = None;
+
+/// Owns [`ROOT`] for the module's lifetime: the module root holds it after the driver
+/// registration, so it drops after the driver is unregistered.
+pub(crate) struct RootGuard;
+
+impl RootGuard {
+    /// Creates the root directory named `name`.
+    ///
+    /// # Safety
+    ///
+    /// Called once, from module init, before the driver is registered (nothing else can touch
+    /// [`ROOT`] yet); the guard must be dropped only after the driver is unregistered.
+    pub(crate) unsafe fn install(name: &'static CStr) -> Self {
+        // SAFETY: the caller guarantees no probe can run yet, so nothing reads `ROOT`.
+        unsafe { *core::ptr::addr_of_mut!(ROOT) = Some(debugfs::Dir::new(name)) };
+        Self
+    }
+}
+
+impl Drop for RootGuard {
+    fn drop(&mut self) {
+        // SAFETY: `install`'s contract: dropped after the driver is unregistered, so no probe
+        // runs and every per-device directory below the root is already gone.
+        unsafe { *core::ptr::addr_of_mut!(ROOT) = None };
+    }
+}
+
 /// The debugfs root for this module, or an error if it could not be created.
 ///
 /// # Errors
 ///
 /// `ENOENT` outside the module's lifetime (never seen by a probe).
 pub(crate) fn root() -> Result<&'static debugfs::Dir> {
-    crate::debugfs_root().ok_or(ENOENT)
+    // SAFETY: `ROOT` is written only by `RootGuard::install` before the driver is registered and
+    // by `RootGuard::drop` after it is unregistered; probe (the only caller) cannot run outside
+    // that window, so no write races this read.
+    unsafe { (*core::ptr::addr_of!(ROOT)).as_ref() }.ok_or(ENOENT)
 }

@@ -14,7 +14,10 @@ use kernel::{
     dma::{Device as _, DmaMask},
     pci,
     prelude::*,
-    sync::Arc,
+    sync::{
+        atomic::{Atomic, Relaxed},
+        Arc,
+    },
     time::Delta,
 };
 
@@ -32,6 +35,15 @@ use crate::{
     platform::{Platform, SteppingInfo},
     regs::{ALL_ONES, GU_CNTL, VF_CAP_REG},
 };
+
+/// The `pcode_init_timeout_ms` module parameter, handed down by module init before the driver
+/// registers (so probe never reaches up into the module root for it).
+static PCODE_INIT_TIMEOUT_MS: Atomic<u32> = Atomic::new(0);
+
+/// Sets how long probe waits for PCODE; called once by module init.
+pub(crate) fn set_pcode_init_timeout_ms(ms: u32) {
+    PCODE_INIT_TIMEOUT_MS.store(ms, Relaxed);
+}
 
 /// Xe-HPG addresses 46 bits of system memory (upstream `dma_mask_size` for DG2,
 /// `drivers/gpu/drm/xe/xe_pci.c`).
@@ -242,9 +254,7 @@ fn check_bars(pdev: &pci::Device<Bound>) -> Result<(BarInfo, BarInfo)> {
 /// has finished initialising it, local memory is trained, and where it lies.
 fn early_checks(pdev: &pci::Device<Bound>, bar: Bar0<'_>) -> Result<Early> {
     let gu_cntl = check_alive_pf(pdev, bar)?;
-    let timeout = Delta::from_millis(i64::from(
-        crate::module_parameters::pcode_init_timeout_ms.value(),
-    ));
+    let timeout = Delta::from_millis(i64::from(PCODE_INIT_TIMEOUT_MS.load(Relaxed)));
     let pcode = pcode::wait_init_complete(pdev.as_ref(), bar, timeout)?;
     // PCODE completes its init only after local memory is trained, so LMEM_INIT must be set
     // now (upstream asserts the same, `xe_device.c`, `assert_lmem_ready`).

@@ -31,51 +31,25 @@ mod regs;
 
 pub(crate) const MODULE_NAME: &CStr = <LocalModule as kernel::ModuleMetadata>::NAME;
 
-/// `/sys/kernel/debug/xehpg`, parent of one directory per bound device.
-///
-/// Set in [`XehpgModule::init`] before the driver registers and cleared by [`DebugfsRootGuard`]
-/// after it unregisters, so every probe sees `Some`. The kernel crate has no per-module data
-/// slot yet; nova-core (`drivers/gpu/nova-core/nova_core.rs`) uses the same arrangement.
-static mut DEBUGFS_ROOT: Option<kernel::debugfs::Dir> = None;
-
-/// Returns the debugfs root, which exists for as long as `probe` can run.
-pub(crate) fn debugfs_root() -> Option<&'static kernel::debugfs::Dir> {
-    // SAFETY: `DEBUGFS_ROOT` is written only in `XehpgModule::init` before the driver is
-    // registered and in `DebugfsRootGuard::drop` after it is unregistered; probe (the only
-    // reader) cannot run outside that window, so no write races this read.
-    unsafe { (*core::ptr::addr_of!(DEBUGFS_ROOT)).as_ref() }
-}
-
-/// Clears [`DEBUGFS_ROOT`] once the driver is unregistered.
-struct DebugfsRootGuard;
-
-impl Drop for DebugfsRootGuard {
-    fn drop(&mut self) {
-        // SAFETY: dropped after `_driver` (field order of `XehpgModule`), so no probe runs and
-        // every per-device directory below the root is already gone.
-        unsafe { *core::ptr::addr_of_mut!(DEBUGFS_ROOT) = None };
-    }
-}
-
 #[pin_data]
 struct XehpgModule {
     // Declaration order is drop order: unregister the driver first, then drop the root.
     #[pin]
     _driver: Registration<pci::Adapter<driver::XehpgDriver>>,
-    _debugfs_root: DebugfsRootGuard,
+    _debugfs_root: debugfs::RootGuard,
 }
 
 impl InPlaceModule for XehpgModule {
     fn init(module: &'static kernel::ThisModule) -> impl PinInit<Self, Error> {
-        // SAFETY: module init runs once, before the driver is registered, so nothing else can
-        // access `DEBUGFS_ROOT` yet.
-        unsafe {
-            *core::ptr::addr_of_mut!(DEBUGFS_ROOT) = Some(kernel::debugfs::Dir::new(MODULE_NAME))
-        };
+        // Everything probe needs from the module is in place before the driver registers: the
+        // lower blocks never reach up into the module root for it.
+        device::set_pcode_init_timeout_ms(module_parameters::pcode_init_timeout_ms.value());
+        // SAFETY: module init runs once, before the driver is registered.
+        let root = unsafe { debugfs::RootGuard::install(MODULE_NAME) };
 
         try_pin_init!(Self {
             _driver <- Registration::new(MODULE_NAME, module),
-            _debugfs_root: DebugfsRootGuard,
+            _debugfs_root: root,
         })
     }
 }

@@ -115,10 +115,35 @@ fn located(e: syn::Error) -> anyhow::Error {
     anyhow!("line {}: {e}", e.span().start().line)
 }
 
-/// Collects the registers of every `register!` invocation, wherever it is.
+/// The bit fields of every `register!` and `bitfield!` definition in `src`,
+/// as (type name, fields): wire words the driver names as types rather than
+/// as constants.
+///
+/// # Errors
+///
+/// The file, or one of those invocations, does not parse.
+pub fn field_types_in(src: &str) -> Result<Vec<(String, Vec<Field>)>> {
+    let file = syn::parse_file(src).map_err(located)?;
+    let mut finder = Finder::default();
+    finder.visit_file(&file);
+    if let Some(e) = finder.error {
+        return Err(located(e));
+    }
+    let mut out: Vec<(String, Vec<Field>)> = finder
+        .registers
+        .into_iter()
+        .map(|r| (r.name, r.fields))
+        .collect();
+    out.extend(finder.bitfields);
+    Ok(out)
+}
+
+/// Collects the registers of every `register!` invocation, wherever it is,
+/// and the fields of every `bitfield!` one.
 #[derive(Default)]
 struct Finder {
     registers: Vec<Register>,
+    bitfields: Vec<(String, Vec<Field>)>,
     error: Option<syn::Error>,
 }
 
@@ -129,9 +154,20 @@ impl<'ast> Visit<'ast> for Finder {
             .segments
             .last()
             .is_some_and(|s| s.ident == "register");
+        let is_bitfield = mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "bitfield");
         if is_register && self.error.is_none() {
             match mac.parse_body::<Registers>() {
                 Ok(r) => self.registers.extend(r.0),
+                Err(e) => self.error = Some(e),
+            }
+        }
+        if is_bitfield && self.error.is_none() {
+            match mac.parse_body_with(bitfield) {
+                Ok(b) => self.bitfields.push(b),
                 Err(e) => self.error = Some(e),
             }
         }
@@ -224,6 +260,24 @@ fn register(input: ParseStream<'_>) -> syn::Result<Register> {
         location,
         fields,
     })
+}
+
+/// `#[doc]* VIS struct NAME(STORAGE) { FIELD* }`, the kernel's `bitfield!`.
+fn bitfield(input: ParseStream<'_>) -> syn::Result<(String, Vec<Field>)> {
+    Attribute::parse_outer(input)?;
+    input.parse::<syn::Visibility>()?;
+    input.parse::<Token![struct]>()?;
+    let name: Ident = input.parse()?;
+    let storage;
+    parenthesized!(storage in input);
+    storage.parse::<Type>()?;
+    let body;
+    braced!(body in input);
+    let mut fields = Vec::new();
+    while !body.is_empty() {
+        fields.push(field(&body)?);
+    }
+    Ok((name.to_string(), fields))
 }
 
 /// `SIZE` or `SIZE, stride = STRIDE`.

@@ -245,7 +245,7 @@ impl Mapping {
             if let Some(r) = &c.rust {
                 push(
                     Side::DriverRust,
-                    rust_consts::to_c(mock.rust, r).map_err(|e| anyhow::anyhow!(e)),
+                    rust_consts::expr_to_c(mock.rust, r).map_err(|e| anyhow::anyhow!(e)),
                 );
             }
             if let Some(m) = &c.mock {

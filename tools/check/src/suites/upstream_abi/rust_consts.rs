@@ -57,6 +57,52 @@ pub fn scan(text: &str, file: &str, out: &mut Consts) {
     }
 }
 
+/// Adds `TYPE.field` for every field of the `register!`/`bitfield!` types
+/// of `text`: the field's mask in place, so a mapping can name the bits a
+/// driver type declares (`Pte.present`, `GUC_SHIM_CONTROL.read_cache_logic`).
+pub fn scan_fields(
+    types: &[(String, Vec<crate::suites::regs::parse::Field>)],
+    file: &str,
+    out: &mut Consts,
+) {
+    for (ty, fields) in types {
+        for f in fields {
+            let width = u32::from(f.hi - f.lo) + 1;
+            let mask = if width >= 64 {
+                u64::MAX
+            } else {
+                ((1u64 << width) - 1) << f.lo
+            };
+            out.entry(format!("{ty}.{}", f.name))
+                .or_default()
+                .push(RustConst {
+                    ty: "u64".into(),
+                    expr: format!("{mask:#x}"),
+                    file: file.to_string(),
+                });
+        }
+    }
+}
+
+/// The C expression of `expr`, a Rust integer expression over literals and
+/// driver constants (a bare name is the commonest case).
+///
+/// # Errors
+///
+/// As [`to_c`], for any name in it.
+pub fn expr_to_c(consts: &Consts, expr: &str) -> Result<String, String> {
+    let mut with = consts.clone();
+    with.insert(
+        "(mapping)".into(),
+        vec![RustConst {
+            ty: "u64".into(),
+            expr: expr.to_string(),
+            file: "tools/check/uabi.toml".into(),
+        }],
+    );
+    to_c(&with, "(mapping)")
+}
+
 /// The C expression of constant `name`.
 ///
 /// # Errors
@@ -93,7 +139,8 @@ fn to_c_depth(consts: &Consts, name: &str, depth: usize) -> Result<String, Strin
         if ch.is_ascii_alphanumeric() || ch == '_' {
             let mut word = String::from(ch);
             while let Some(&n) = chars.peek() {
-                if n.is_ascii_alphanumeric() || n == '_' {
+                // `.` joins a type and its field (`Pte.present`).
+                if n.is_ascii_alphanumeric() || n == '_' || (n == '.' && !ch.is_ascii_digit()) {
                     word.push(n);
                     chars.next();
                 } else {
