@@ -143,6 +143,7 @@ pub fn compare(driver: &[Defined], mock: &[MockReg], allow: &Allow) -> Compariso
         ));
         out.cases.push(verdict(name, d, problems));
     }
+    out.cases = per_array(out.cases, original);
     if out.cases.is_empty() {
         out.cases.push(Case::fail(
             "shared registers",
@@ -159,6 +160,35 @@ pub fn compare(driver: &[Defined], mock: &[MockReg], allow: &Allow) -> Compariso
     }
     out.notes.extend(one_sided_notes(driver, mock, allow));
     out
+}
+
+/// The elements of one register array are one case (the array is one
+/// definition); each element is one of its assertions.
+fn per_array(cases: Vec<Case>, original: &[Defined]) -> Vec<Case> {
+    let array_of = |name: &str| {
+        original
+            .iter()
+            .filter(|d| d.reg.array.is_some())
+            .map(|d| d.reg.name.as_str())
+            .find(|a| {
+                name.strip_prefix(a)
+                    .is_some_and(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()))
+            })
+    };
+    let mut out: Vec<(Option<&str>, Vec<Case>)> = Vec::new();
+    for c in cases {
+        let group = array_of(&c.name);
+        match out.last_mut() {
+            Some((g, parts)) if group.is_some() && *g == group => parts.push(c),
+            _ => out.push((group, vec![c])),
+        }
+    }
+    out.into_iter()
+        .flat_map(|(group, mut parts)| match group {
+            Some(array) => vec![Case::combine(format!("{array}[]"), parts)],
+            None => std::mem::take(&mut parts),
+        })
+        .collect()
 }
 
 fn verdict(name: String, d: &Defined, problems: Vec<String>) -> Case {
@@ -428,7 +458,8 @@ mod tests {
         ];
         let c = compare(&d, &m, &Allow::default());
         assert!(c.cases.iter().all(|c| !c.is_failure()), "{:?}", c.cases);
-        assert_eq!(c.cases.len(), 6);
+        // S0 and S15 are two assertions of the one case `S[]`.
+        assert_eq!(c.cases.len(), 5);
         assert!(c.notes[0].starts_with("offset not compared: R (relative to Base)"));
     }
 
@@ -453,6 +484,35 @@ mod tests {
         );
         assert_eq!(c.cases[0], Case::pass("A (rust/regs.rs:1)"));
         assert!(c.cases[1].is_failure() && c.cases[1].name == "A (rust/regs.rs:2)");
+    }
+
+    #[test]
+    fn an_array_is_one_case_with_an_assertion_per_element() {
+        let text = "register! { pub(crate) VF_SW_FLAG(u32)[2] @ 0x00190240 { 31:0 value; } \
+                    pub(crate) ONE(u32) @ 0x100 { 31:0 value; } }";
+        let driver: Vec<Defined> = super::super::parse::registers_in(text)
+            .expect("parses")
+            .into_iter()
+            .map(|reg| Defined {
+                file: "x.rs".into(),
+                reg,
+            })
+            .collect();
+        let value = || vec![field("value", 31, 0)];
+        let c = compare(
+            &driver,
+            &[
+                mock("VF_SW_FLAG0", 0x190240, value()),
+                mock("VF_SW_FLAG1", 0x190248, value()),
+                mock("ONE", 0x100, value()),
+            ],
+            &Allow::default(),
+        );
+        assert_eq!(c.cases.len(), 2);
+        assert_eq!(c.cases[0].name, "VF_SW_FLAG[]");
+        assert_eq!(c.cases[0].assertions, 2);
+        assert!(c.cases[0].is_failure(), "element 1 is at another offset");
+        assert_eq!(c.cases[1], Case::pass("ONE"));
     }
 
     #[test]

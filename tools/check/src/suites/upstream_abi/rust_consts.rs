@@ -91,6 +91,10 @@ pub fn scan_fields(
 ///
 /// As [`to_c`], for any name in it.
 pub fn expr_to_c(consts: &Consts, expr: &str) -> Result<String, String> {
+    // A bare name keeps its own declared type.
+    if !expr.contains(|c: char| " ()<>|&^+-*/!".contains(c)) {
+        return to_c(consts, expr);
+    }
     let mut with = consts.clone();
     with.insert(
         "(mapping)".into(),
@@ -189,6 +193,24 @@ mod tests {
         let mut c = Consts::new();
         scan(text, "rust/x.rs", &mut c);
         c
+    }
+
+    #[test]
+    fn field_masks_and_expressions_over_them() {
+        use crate::suites::regs::parse::field_types_in;
+        let mut c = Consts::new();
+        let types = field_types_in(
+            "kernel::bitfield! { struct Pte(u64) { 51:12 frame; 1:1 lmem => bool; 0:0 present => bool; } }",
+        )
+        .unwrap();
+        scan_fields(&types, "rust/x.rs", &mut c);
+        assert_eq!(c["Pte.frame"][0].expr, "0xffffffffff000");
+        assert_eq!(expr_to_c(&c, "Pte.present").unwrap(), "((__u64)(0x1ULL))");
+        assert_eq!(
+            expr_to_c(&c, "Pte.lmem | Pte.present").unwrap(),
+            "((__u64)(((__u64)(0x2ULL)) | ((__u64)(0x1ULL))))"
+        );
+        assert!(expr_to_c(&c, "Pte.dirty").is_err());
     }
 
     #[test]
