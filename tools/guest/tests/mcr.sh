@@ -13,7 +13,8 @@ bdf=$(basename "$(gpu_dev 0x56c0)")
 check is_bound "$bdf"
 check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
 
-# unicast_round NAME GROUPS INSTANCES: write g*16+i+1 to every (g, i), read back.
+# unicast_round NAME GROUPS INSTANCES: write g*16+i+1 to every (g, i), read back,
+# and have the mock confirm the write to (g, i) landed at sliceid g, subsliceid i.
 unicast_round() {
 	_bad=
 	for g in $2; do for i in $3; do
@@ -24,6 +25,11 @@ unicast_round() {
 		[ "$((v))" = $((g * 16 + i + 1)) ] || _bad="$_bad r$g,$i=$v"
 	done; done
 	if [ -z "$_bad" ]; then ok "$1: unicast values per instance"; else not_ok "$1: unicast values per instance" "$_bad"; fi
+	# Reading back through the driver cannot show a wrong mapping it applies both
+	# ways; the mock's record of where each write landed can.
+	for g in $2; do for i in $3; do
+		mock_expect "mcr_unicast_values.$1@$g,$i" == $((g * 16 + i + 1))
+	done; done
 }
 
 # multicast_round NAME GROUPS INSTANCES

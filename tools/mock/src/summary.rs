@@ -79,6 +79,9 @@ pub struct Summary {
     pub sleeping_accesses: u64,
     /// Reads of terminated MCR instances (the `terminated_read` violations).
     pub terminated_reads: u64,
+    /// The last value a unicast write stored, per `REG@slice,subslice`
+    /// (the instance the mock routed it to).
+    pub mcr_unicast_values: BTreeMap<String, u64>,
     /// Steering selector writes per selector register.
     pub mcr_selector_writes: BTreeMap<String, u64>,
     /// Config-space reads.
@@ -192,6 +195,15 @@ impl Counters {
                 s.guc_running_at_exit = true;
             }
             Event::GucH2g { .. } => s.h2g_requests += 1,
+            Event::McrUnicastWrite {
+                reg,
+                slice,
+                subslice,
+                value,
+            } => {
+                s.mcr_unicast_values
+                    .insert(format!("{reg}@{slice},{subslice}"), value.0);
+            }
             Event::GucG2hReply { kind, .. } => bump(&mut s.h2g_replies, kind),
             Event::GucHwconfig { bytes, sha256 } => {
                 s.hwconfig_served_bytes = *bytes;
@@ -377,6 +389,12 @@ mod tests {
             bytes: 8,
             sha256: "cd".into(),
         });
+        c.count(&Event::McrUnicastWrite {
+            reg: "FF_MODE",
+            slice: 3,
+            subslice: 0,
+            value: Hex(0x31),
+        });
         c.count(&Event::GgttTlbInvalidate { entries: 3 });
         c.count(&Event::GucResetStuck { cause: "grdom_guc" });
         c.count_config_read();
@@ -399,6 +417,7 @@ mod tests {
                 "resets": 0, "driver_flrs": 1, "pcode_commands": 0,
                 "fw_wakes": {"gt": 1}, "fw_requests": {"gt": 1},
                 "sleeping_accesses": 1, "terminated_reads": 1,
+                "mcr_unicast_values": {"FF_MODE@3,0": 0x31},
                 "mcr_selector_writes": {"MCR_SELECTOR": 1},
                 "config_reads": 1, "config_writes": 0,
                 "guc_resets": 1, "guc_resets_stuck": 1, "guc_dmas": 1, "guc_loads": 1, "h2g_requests": 1,

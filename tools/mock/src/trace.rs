@@ -372,6 +372,17 @@ pub enum Event {
         /// When it became visible, in microseconds.
         at_us: u64,
     },
+    /// A unicast write to a replicated register reached one live instance.
+    McrUnicastWrite {
+        /// Register name.
+        reg: &'static str,
+        /// Selector slice field the write was steered with.
+        slice: u32,
+        /// Selector subslice field.
+        subslice: u32,
+        /// The value stored.
+        value: Hex,
+    },
     /// `GET_HWCONFIG` copied the table into the driver's buffer.
     GucHwconfig {
         /// Bytes copied.

@@ -31,6 +31,7 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     };
     let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap_or_default()).into_owned();
     let cases = cargo_test::cases(&cargo_test::parse(&text));
+    r.note(&breakdown(&cases));
     let any_failed = cases.iter().any(Case::is_failure);
     if cases.is_empty() {
         r.case(Case::fail("cargo test", "no test results in the output").with_log_tail(&log));
@@ -44,5 +45,44 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         r.case(Case::fail("cargo test", reason).with_log_tail(&log));
     } else if any_failed {
         r.note(&format!("full output: {}", log.display()));
+    }
+}
+
+/// Cases per crate, with what each crate tests: the device model and the table
+/// generator check project facts; the runner, the orchestrator and the shared
+/// crate are the test harness itself.
+fn breakdown(cases: &[Case]) -> String {
+    let mut per: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for c in cases {
+        let krate = c.name.split([' ', ':']).next().unwrap_or("");
+        *per.entry(krate).or_default() += 1;
+    }
+    let role = |k: &str| match k {
+        "xehpg_mock" => "device model",
+        "xehpg_gen" => "table generator",
+        _ => "harness",
+    };
+    let parts: Vec<String> = per
+        .iter()
+        .map(|(k, n)| format!("{k} {n} ({})", role(k)))
+        .collect();
+    format!("cases by crate: {}", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn breakdown_names_each_crate_and_its_role() {
+        let cases = [
+            Case::pass("xehpg_mock src/lib.rs: a"),
+            Case::pass("xehpg_mock src/lib.rs: b"),
+            Case::pass("xehpg_check src/main.rs: c"),
+        ];
+        assert_eq!(
+            breakdown(&cases),
+            "cases by crate: xehpg_check 1 (harness), xehpg_mock 2 (device model)"
+        );
     }
 }

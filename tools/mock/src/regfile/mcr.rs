@@ -65,6 +65,7 @@ use crate::regs::mcr_selector;
 use crate::regs::RegDef;
 use crate::seed_table::Group;
 use crate::trace::Event;
+use crate::trace::Hex;
 
 /// A steering selector of the MGSR access point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -364,7 +365,19 @@ impl Mcr {
                 .filter(|&i| self.fuses.present(r.group, i))
                 .collect()
         } else {
-            self.live_instance(r, steer).into_iter().collect()
+            let live = self.live_instance(r, steer);
+            if live.is_some() {
+                // Where a unicast write landed, in the mock's own terms, so a test
+                // can tell a driver that steers to the wrong instance from one that
+                // reads back through the same wrong mapping.
+                rec.emit(Event::McrUnicastWrite {
+                    reg: r.def.name,
+                    slice: steer.slice,
+                    subslice: steer.subslice,
+                    value: Hex(value.into()),
+                });
+            }
+            live.into_iter().collect()
         };
         let values = &mut self.regs[idx].values;
         for i in targets {
@@ -545,7 +558,13 @@ mod tests {
         );
         rf.write(0xFDC, sel(true, 0, 0), &mut rec);
         assert_eq!(rf.read(off, &mut rec), Some(0x1111));
-        assert_eq!(kinds(&rec).violations, 0);
+        let s = kinds(&rec);
+        assert_eq!(s.violations, 0);
+        // Only the unicast write is recorded, under the instance it reached.
+        assert_eq!(
+            s.mcr_unicast_values.into_iter().collect::<Vec<_>>(),
+            [("LSC_CHICKEN_BIT_0@2,3".to_string(), 0x2222)]
+        );
     }
 
     /// g11-partial: DSS (0,0) is gone; the default steering reads 0 and is a
