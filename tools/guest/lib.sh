@@ -226,3 +226,47 @@ guc_up() {
 	mock_expect hwconfig_served_bytes == $((${_n:-0} * 4))
 	check_dmesg_clean
 }
+
+# sqidi_part_checks: the body of the mcr-sqidi-* scenarios (one per --sqidi-part):
+# only SQIDI 2 and 3 are addressed, the others refused.
+sqidi_part_checks() {
+	bdf=$(basename "$(gpu_dev 0x56c0)")
+	check is_bound "$bdf"
+	check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
+	check mcr "$bdf" write XEHP_SQCM all 0x5a5a0000
+	expect_eq "steered SQIDI read returns the multicast value" "$(mcr "$bdf" read XEHP_SQCM)" 0x5a5a0000
+	for i in 2 3; do
+		check mcr "$bdf" write XEHP_SQCM 0 "$i" $((0x100 + i))
+	done
+	for i in 2 3; do
+		expect_eq "SQIDI $i keeps its unicast value" "$(mcr "$bdf" read XEHP_SQCM 0 "$i")" "$(printf '0x%08x' $((0x100 + i)))"
+	done
+	for i in 0 1 4 5 6 7; do
+		check not mcr "$bdf" read XEHP_SQCM 0 "$i"
+		check not mcr "$bdf" write XEHP_SQCM 0 "$i" 0x1
+	done
+	check sh -c "echo 0 > $(dbg "$bdf" forcewake_all)"
+	check_dmesg_clean
+	done_testing
+}
+
+# gam_primary_checks: the body of the mcr-gam-reset-* scenarios (one per
+# --gam-reset-slice): GAM is read from the primary whatever the reset value.
+gam_primary_checks() {
+	bdf=$(basename "$(gpu_dev 0x56c0)")
+	check is_bound "$bdf"
+	expect_eq "GAM steering target" "$(sed -n 's/^GAM *//p' "$(dbg "$bdf" steering)")" "1,0"
+	check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
+	check mcr "$bdf" read XEHP_GAMCNTRL_CTRL
+	check mcr "$bdf" write XEHP_GAMCNTRL_CTRL all 0x3
+	expect_eq "GAM multicast write reads back from the primary" "$(mcr "$bdf" read XEHP_GAMCNTRL_CTRL)" 0x00000003
+	check not mcr "$bdf" read XEHP_GAMCNTRL_CTRL 1 0
+	check not mcr "$bdf" read XEHP_GAMCNTRL_CTRL 0 0
+	check not mcr "$bdf" write XEHP_GAMCNTRL_CTRL 0 0 0x1
+	# Steering other groups must not disturb GAM.
+	check mcr "$bdf" read LSC_CHICKEN_BIT_0 3 2
+	expect_eq "GAM still reads from the primary" "$(mcr "$bdf" read XEHP_GAMCNTRL_CTRL)" 0x00000003
+	check sh -c "echo 0 > $(dbg "$bdf" forcewake_all)"
+	check_dmesg_clean
+	done_testing
+}

@@ -10,19 +10,4 @@
 # mock-args: --gam-reset-slice 0
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
-check is_bound "$bdf"
-expect_eq "GAM steering target" "$(sed -n 's/^GAM *//p' "$(dbg "$bdf" steering)")" "1,0"
-check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
-check mcr "$bdf" read XEHP_GAMCNTRL_CTRL
-check mcr "$bdf" write XEHP_GAMCNTRL_CTRL all 0x3
-expect_eq "GAM multicast write reads back from the primary" "$(mcr "$bdf" read XEHP_GAMCNTRL_CTRL)" 0x00000003
-check not mcr "$bdf" read XEHP_GAMCNTRL_CTRL 1 0
-check not mcr "$bdf" read XEHP_GAMCNTRL_CTRL 0 0
-check not mcr "$bdf" write XEHP_GAMCNTRL_CTRL 0 0 0x1
-# Steering other groups must not disturb GAM.
-check mcr "$bdf" read LSC_CHICKEN_BIT_0 3 2
-expect_eq "GAM still reads from the primary" "$(mcr "$bdf" read XEHP_GAMCNTRL_CTRL)" 0x00000003
-check sh -c "echo 0 > $(dbg "$bdf" forcewake_all)"
-check_dmesg_clean
-done_testing
+gam_primary_checks

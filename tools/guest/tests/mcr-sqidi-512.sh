@@ -9,21 +9,4 @@
 # mock-args: --sqidi-part alchemist-512
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
-check is_bound "$bdf"
-check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
-check mcr "$bdf" write XEHP_SQCM all 0x5a5a0000
-expect_eq "steered SQIDI read returns the multicast value" "$(mcr "$bdf" read XEHP_SQCM)" 0x5a5a0000
-for i in 2 3; do
-	check mcr "$bdf" write XEHP_SQCM 0 "$i" $((0x100 + i))
-done
-for i in 2 3; do
-	expect_eq "SQIDI $i keeps its unicast value" "$(mcr "$bdf" read XEHP_SQCM 0 "$i")" "$(printf '0x%08x' $((0x100 + i)))"
-done
-for i in 0 1 4 5 6 7; do
-	check not mcr "$bdf" read XEHP_SQCM 0 "$i"
-	check not mcr "$bdf" write XEHP_SQCM 0 "$i" 0x1
-done
-check sh -c "echo 0 > $(dbg "$bdf" forcewake_all)"
-check_dmesg_clean
-done_testing
+sqidi_part_checks
