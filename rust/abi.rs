@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Firmware and GuC ABI shared with the mock device.
+//! Firmware and GuC ABI: the CSS header, HXG fields, action and status codes, boot parameters
+//! and the ADS layout.
 //!
 //! The definitions come from `include/xehpg_abi.h` through bindgen (`make bindings`); the
-//! generated file is checked in and `make check` fails when it is stale.
+//! generated file is checked in and `make check` fails when it is stale. The mock keeps its
+//! own reading of the same ABI, and the `uabi` suite checks both against upstream's headers.
 
 #![allow(
     dead_code,

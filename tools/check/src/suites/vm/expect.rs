@@ -8,8 +8,8 @@
 //! JSON (`h2g_replies.busy`); a key missing from a map of counters reads as 0,
 //! an unknown top-level field is an error, so a typo cannot pass.
 
-use super::mock_summary::Summary;
 use serde_json::Value;
+use xehpg_mock::summary::Summary;
 
 /// Prefix of an expectation printed by the guest.
 pub const OUTPUT_PREFIX: &str = "# mock-expect: ";
