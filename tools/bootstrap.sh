@@ -151,6 +151,27 @@ else
 	fi
 fi
 
+# debug_config_dropped BASE DEBUG CONFIG: the lines of the fragments (DEBUG
+# overriding BASE per option) that CONFIG does not hold.
+debug_config_dropped() {
+	local frag line opt
+	declare -A want=()
+	for frag in "$1" "$2"; do
+		while IFS= read -r line; do
+			if [[ $line =~ ^(CONFIG_[A-Z0-9_]+)= ]] || [[ $line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set$ ]]; then
+				want[${BASH_REMATCH[1]}]=$line
+			fi
+		done <"$frag"
+	done
+	# An option that is not set may also be absent (its menu hidden).
+	for opt in "${!want[@]}"; do
+		case ${want[$opt]} in
+		"#"*) ! grep -q "^$opt=" "$3" || echo "${want[$opt]}" ;;
+		*) grep -qxF -- "${want[$opt]}" "$3" || echo "${want[$opt]}" ;;
+		esac
+	done
+}
+
 # --- Kernel tree ----------------------------------------------------------
 SRC=$CACHE/linux-src
 if [ ! -f "$SRC/.version" ]; then
@@ -179,12 +200,46 @@ if [ "$(cat "$KDIR/.xehpg-stamp" 2>/dev/null)" != "$stamp" ]; then
 	echo "$stamp" >"$KDIR/.xehpg-stamp"
 fi
 
+# --- Debug kernel (opt-in: XEHPG_DEBUG_KERNEL=1) ---------------------------
+# A second tree from the same source with the kernel's bug detectors
+# (tools/kernel-debug.config over tools/kernel.config), for `make check-debug`.
+# Without the variable nothing is built; a tree an earlier opt-in run built
+# stays in env.mk (its stamp still matches), so a plain run does not forget it.
+KDIR_DEBUG=$CACHE/linux-$KERNEL_SERIES-debug
+DFRAG=$ROOT/tools/kernel-debug.config
+dstamp="$stamp debug-$(sha256sum "$DFRAG" | cut -c1-16)"
+if [ "${XEHPG_DEBUG_KERNEL:-}" = 1 ]; then
+	if [ ! -f "$KDIR_DEBUG/Makefile" ]; then
+		step "unpack the kernel source for the debug kernel"
+		rm -rf "$KDIR_DEBUG.tmp" && mkdir -p "$KDIR_DEBUG.tmp"
+		tar -xf "$SRC"/usr/src/linux-source-*.tar.* -C "$KDIR_DEBUG.tmp" --strip-components=1
+		rm -rf "$KDIR_DEBUG" && mv "$KDIR_DEBUG.tmp" "$KDIR_DEBUG"
+	fi
+	DMAKE=(make -C "$KDIR_DEBUG" LLVM=$LLVM_SUFFIX BINDGEN="$BINDGEN" -j"$(nproc)")
+	if [ "$(cat "$KDIR_DEBUG/.xehpg-stamp" 2>/dev/null)" != "$dstamp" ]; then
+		step "configure the debug kernel (tinyconfig + tools/kernel.config + tools/kernel-debug.config)"
+		rm -f "$KDIR_DEBUG/.xehpg-stamp"
+		run kconfig-debug.log "${DMAKE[@]}" tinyconfig
+		run kconfig-debug.log sh -c "cd '$KDIR_DEBUG' && scripts/kconfig/merge_config.sh -m .config '$FRAG' '$DFRAG' && make LLVM=$LLVM_SUFFIX BINDGEN='$BINDGEN' olddefconfig"
+		# Every line of both fragments must have survived, the debug one
+		# winning where both name an option (SLUB_TINY).
+		bad=$(debug_config_dropped "$FRAG" "$DFRAG" "$KDIR_DEBUG/.config")
+		[ -z "$bad" ] || { echo "bootstrap: debug kernel config dropped: $bad" >&2; exit 1; }
+		step "build the debug kernel (log: $CACHE/logs/kernel-debug.log)"
+		run kernel-debug.log "${DMAKE[@]}" bzImage modules_prepare modules
+		echo "$dstamp" >"$KDIR_DEBUG/.xehpg-stamp"
+	fi
+fi
+have_debug=
+[ "$(cat "$KDIR_DEBUG/.xehpg-stamp" 2>/dev/null)" = "$dstamp" ] && have_debug=1
+
 {
 	echo "KDIR := $KDIR"
 	echo "QEMU := $QEMU_CMD"
 	echo "BINDGEN := $BINDGEN"
 	echo "LLVM := $LLVM_SUFFIX"
 	echo "GUC_FW_DIR := $FWDIR"
+	[ -z "$have_debug" ] || echo "KDIR_DEBUG := $KDIR_DEBUG"
 } >"$CACHE/env.mk"
 {
 	echo "kernel: linux-source-$KERNEL_SERIES $(cat "$SRC/.version")"

@@ -270,3 +270,26 @@ gam_primary_checks() {
 	check_dmesg_clean
 	done_testing
 }
+
+# --- debug-kernel lane --------------------------------------------------------
+
+# debug_epilogue: run by the debug lane after the test (see EPILOGUE in
+# tools/check/src/suites/kernel_log.rs), on a kernel with kmemleak. Unloads
+# the driver so whatever it failed to free is unreferenced, has kmemleak scan
+# (twice: an object whose contents changed since the previous scan is not
+# reported by that scan), and copies the report onto the kernel console,
+# where the host looks for it, ending with a marker that the scan ran.
+debug_epilogue() {
+	_k=/sys/kernel/debug/kmemleak
+	if grep -q '^xehpg ' /proc/modules && ! rmmod xehpg 2>/dev/null; then
+		echo "debug-epilogue: rmmod xehpg failed" >/dev/kmsg
+	fi
+	if [ -w "$_k" ]; then
+		echo scan >"$_k"
+		echo scan >"$_k"
+		cat "$_k" | while IFS= read -r _l; do echo "kmemleak-report: $_l" >/dev/kmsg; done
+	else
+		echo "debug-epilogue: no $_k (kernel without kmemleak?)" >/dev/kmsg
+	fi
+	echo "debug-epilogue: done" >/dev/kmsg
+}

@@ -35,6 +35,11 @@ pub struct Options {
     /// differ); runs no suite
     #[arg(long, conflicts_with_all = ["only", "list", "update_floor"])]
     pub bench: bool,
+    /// The debug-kernel lane (`make check-debug`, opt-in): the kunit and vm
+    /// suites on the kernel KDIR_DEBUG names (or --kdir) with the modules in
+    /// build/*-debug, each run also asserting `kernel log clean`; no floor
+    #[arg(long, conflicts_with_all = ["bench", "update_floor"])]
+    pub debug_kernel: bool,
 }
 
 /// One `--only` argument: a suite, optionally narrowed to one item (a vm scenario).
@@ -89,5 +94,8 @@ mod tests {
         assert!(parse("--bench --repo /r").unwrap().bench);
         assert!(parse("--bench --only vm").is_err());
         assert!(parse("--bench --list").is_err());
+        assert!(parse("--debug-kernel --only vm:bind").unwrap().debug_kernel);
+        assert!(parse("--debug-kernel --bench").is_err());
+        assert!(parse("--debug-kernel --update-floor").is_err());
     }
 }

@@ -60,22 +60,24 @@ fn run(opts: cli::Options) -> Result<bool> {
         return bench::run(&repo);
     }
     let env = EnvMk::load_default()?;
-    let kdir = kernel_dir(opts.kdir, &env)?;
+    let kdir = kernel_dir(opts.kdir, &env, opts.debug_kernel)?;
     let ctx = Context {
         repo,
         kdir,
         env,
         selections: opts.only.clone(),
+        debug: opts.debug_kernel,
     };
-    let selected = suites::selected(&opts.only)?;
+    let selected = suites::selected(&opts.only, opts.debug_kernel)?;
     if opts.list {
         list(&ctx);
         return Ok(true);
     }
     let mut r = Reporter::new(Box::new(std::io::stdout()));
     println!(
-        "xehpg-check: repository {}, kernel {}",
+        "xehpg-check: repository {}, {}kernel {}",
         ctx.repo.display(),
+        if ctx.debug { "debug " } else { "" },
         ctx.kdir.display()
     );
     for suite in selected {
@@ -86,7 +88,8 @@ fn run(opts: cli::Options) -> Result<bool> {
         (suite.run)(&ctx, &mut r);
         r.end(start.elapsed());
     }
-    if opts.only.is_empty() {
+    // The floor lists the cases of `make check`; the debug lane is not one.
+    if opts.only.is_empty() && !opts.debug_kernel {
         floor_suite(
             &ctx.repo.join(FLOOR_FILE),
             opts.update_floor,
@@ -98,15 +101,18 @@ fn run(opts: cli::Options) -> Result<bool> {
     Ok(r.totals().1 == 0)
 }
 
-/// `--kdir`, else `KDIR` from `env.mk`; made absolute.
-fn kernel_dir(arg: Option<PathBuf>, env: &EnvMk) -> Result<PathBuf> {
-    let kdir = match (arg, env.get("KDIR")) {
+/// `--kdir`, else `KDIR` (`KDIR_DEBUG` for the debug lane) from `env.mk`;
+/// made absolute.
+fn kernel_dir(arg: Option<PathBuf>, env: &EnvMk, debug: bool) -> Result<PathBuf> {
+    let (key, how) = if debug {
+        ("KDIR_DEBUG", "XEHPG_DEBUG_KERNEL=1 tools/bootstrap.sh")
+    } else {
+        ("KDIR", "tools/bootstrap.sh")
+    };
+    let kdir = match (arg, env.get(key)) {
         (Some(k), _) => k,
         (None, Some(k)) => PathBuf::from(k),
-        (None, None) => anyhow::bail!(
-            "no --kdir and no KDIR in {} (run tools/bootstrap.sh)",
-            env.origin()
-        ),
+        (None, None) => anyhow::bail!("no --kdir and no {key} in {} (run {how})", env.origin()),
     };
     kdir.canonicalize()
         .with_context(|| format!("kernel tree {}", kdir.display()))

@@ -3,6 +3,7 @@
 mod abi;
 mod cargo_test;
 mod fwtable;
+pub(crate) mod kernel_log;
 mod kunit;
 pub(crate) mod regs;
 mod style;
@@ -110,7 +111,20 @@ pub struct Context {
     pub env: EnvMk,
     /// `--only` selections.
     pub selections: Vec<Selection>,
+    /// `--debug-kernel`: boot `kdir`'s own image, load the `-debug` modules,
+    /// judge every run's kernel log ([`kernel_log`]).
+    pub debug: bool,
 }
+
+/// Boot timeout for the debug kernel: KASAN, lockdep and kmemleak make a
+/// TCG boot several times slower than the runner's default allows for.
+const DEBUG_BOOT_TIMEOUT_SECS: u64 = 300;
+
+/// How much longer a guest command may take on the debug kernel.
+pub const DEBUG_SLOWDOWN: u64 = 3;
+
+/// Suites the debug lane runs.
+pub const DEBUG_SUITES: &[&str] = &["kunit", "vm"];
 
 impl Context {
     /// `tools/`, the cargo workspace.
@@ -151,12 +165,52 @@ impl Context {
     /// `tools/vm/run` (which builds the runner and the mock, then passes
     /// `--repo`), ready for more arguments.
     pub fn vm_command(&self) -> Command {
-        Command::new(self.repo.join("tools/vm/run"))
+        let mut cmd = Command::new(self.repo.join("tools/vm/run"));
+        if self.debug {
+            cmd.arg(format!(
+                "--kernel={}",
+                self.kdir.join("arch/x86/boot/bzImage").display()
+            ))
+            .arg(format!("--boot-timeout={DEBUG_BOOT_TIMEOUT_SECS}"));
+        }
+        cmd
+    }
+
+    /// `build/<variant>/xehpg.ko`, or `build/<variant>-debug/xehpg.ko` in
+    /// the debug lane (`make debug-modules`).
+    pub fn module(&self, variant: &str) -> PathBuf {
+        let dir = if self.debug {
+            format!("{variant}-debug")
+        } else {
+            variant.to_string()
+        };
+        self.repo.join("build").join(dir).join("xehpg.ko")
+    }
+
+    /// The guest command running `test` (a shell command line); in the
+    /// debug lane followed by the leak-scan epilogue, keeping its status.
+    pub fn guest_command(&self, test: &str) -> String {
+        if self.debug {
+            format!("{test}; {}", kernel_log::EPILOGUE)
+        } else {
+            test.to_string()
+        }
     }
 }
 
-/// The suites `selections` name (all if none), in run order.
-pub fn selected(selections: &[Selection]) -> Result<Vec<&'static Suite>> {
+/// The suites `selections` name (all if none; in the debug lane, all of
+/// [`DEBUG_SUITES`] if none and only those), in run order.
+pub fn selected(selections: &[Selection], debug: bool) -> Result<Vec<&'static Suite>> {
+    if let Some(bad) = selections
+        .iter()
+        .find(|s| debug && !DEBUG_SUITES.contains(&s.suite.as_str()))
+    {
+        bail!(
+            "--debug-kernel runs only the {} suites, not {}",
+            DEBUG_SUITES.join(" and "),
+            bad.suite
+        );
+    }
     if let Some(bad) = selections
         .iter()
         .find(|s| !SUITES.iter().any(|x| x.name == s.suite))
@@ -175,6 +229,7 @@ pub fn selected(selections: &[Selection]) -> Result<Vec<&'static Suite>> {
     }
     Ok(SUITES
         .iter()
+        .filter(|s| !debug || DEBUG_SUITES.contains(&s.name))
         .filter(|s| selections.is_empty() || selections.iter().any(|x| x.suite == s.name))
         .collect())
 }
@@ -194,12 +249,23 @@ mod tests {
     fn selection_keeps_run_order_and_rejects_unknown_suites() {
         let names = |s: Vec<&Suite>| s.iter().map(|x| x.name).collect::<Vec<_>>();
         assert_eq!(
-            names(selected(&[]).unwrap()),
+            names(selected(&[], false).unwrap()),
             ["tools", "style", "abi", "uabi", "regs", "fwtable", "kunit", "vm"]
         );
-        let picked = selected(&[sel("vm", Some("probe")), sel("regs", None)]).unwrap();
+        let picked = selected(&[sel("vm", Some("probe")), sel("regs", None)], false).unwrap();
         assert_eq!(names(picked), ["regs", "vm"]);
-        assert!(selected(&[sel("nope", None)]).is_err());
-        assert!(selected(&[sel("regs", Some("GU_CNTL"))]).is_err());
+        assert!(selected(&[sel("nope", None)], false).is_err());
+        assert!(selected(&[sel("regs", Some("GU_CNTL"))], false).is_err());
+    }
+
+    #[test]
+    fn the_debug_lane_runs_only_kunit_and_vm() {
+        let names = |s: Vec<&Suite>| s.iter().map(|x| x.name).collect::<Vec<_>>();
+        assert_eq!(names(selected(&[], true).unwrap()), ["kunit", "vm"]);
+        assert_eq!(
+            names(selected(&[sel("vm", Some("bind"))], true).unwrap()),
+            ["vm"]
+        );
+        assert!(selected(&[sel("regs", None)], true).is_err());
     }
 }

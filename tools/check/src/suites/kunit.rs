@@ -9,21 +9,27 @@
 //! `vm run` (the VM booted, the guest command finished and the mock recorded
 //! no undeclared access or violation) and
 //! `xehpg suites present` (a module that ran no xehpg suite tests nothing).
+//! In the debug lane (`--debug-kernel`) `vm run` also asserts
+//! `kunit: kernel log clean` ([`super::kernel_log`]).
 
 mod console;
 mod results;
 
 use super::vm::retry::run_vm;
 use super::vm::{exit_meaning, mock_clean};
-use super::Context;
+use super::{kernel_log, Context};
 use crate::report::{tail, Case, Reporter, Status};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 use xehpg_common::process::run_logged;
 
-/// The KUnit module, relative to the repository.
-const MODULE: &str = "build/kunit/xehpg.ko";
+/// The KUnit module's build directory under `build/` (`kunit`, or
+/// `kunit-debug` in the debug lane).
+const MODULE: &str = "kunit";
+
+/// The guest helpers, for the debug lane's epilogue.
+const LIB: &str = "tools/guest/lib.sh";
 
 /// Limit for the whole VM run on a slow TCG guest.
 const VM_LIMIT: Duration = Duration::from_secs(15 * 60);
@@ -40,9 +46,13 @@ const PARSE_LIMIT: Duration = Duration::from_secs(5 * 60);
 /// Runs the suite.
 pub fn run(ctx: &Context, r: &mut Reporter) {
     let logs = ctx.log_dir("kunit");
-    let module = ctx.repo.join(MODULE);
+    let module = ctx.module(MODULE);
     if !module.is_file() {
-        let why = format!("{MODULE} is missing (make builds it with MO=build/kunit)");
+        let why = format!(
+            "{} is missing (make builds it with MO={})",
+            module.display(),
+            module.parent().unwrap_or(&module).display()
+        );
         return r.case(Case::fail("vm run", why));
     }
     let console = logs.join("console.log");
@@ -52,10 +62,11 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     });
     // The KUnit build probes the mock too: what the mock records about that
     // boot is judged like a scenario's.
-    r.case(Case::combine(
-        "vm run",
-        vec![booted, mock_clean("kunit", &summary)],
-    ));
+    let mut parts = vec![booted, mock_clean("kunit", &summary)];
+    if ctx.debug {
+        parts.push(kernel_log::case("kunit", &console));
+    }
+    r.case(Case::combine("vm run", parts));
     let text = String::from_utf8_lossy(&std::fs::read(&console).unwrap_or_default()).into_owned();
     let mut suites = Vec::new();
     for (i, doc) in console::driver_documents(&text).iter().enumerate() {
@@ -103,8 +114,14 @@ fn boot(
     cmd.arg(format!("--module={}", module.display()))
         .arg(format!("--console={}", console.display()))
         .arg(format!("--summary={}", summary.display()))
-        .arg(format!("--timeout={GUEST_TIMEOUT_SECS}"))
-        .args(["-q", "--", "true"]);
+        .arg(format!("--timeout={GUEST_TIMEOUT_SECS}"));
+    if ctx.debug {
+        cmd.arg(format!(
+            "--guest-file={}:/tests/lib.sh",
+            ctx.repo.join(LIB).display()
+        ));
+    }
+    cmd.args(["-q", "--", &ctx.guest_command("true")]);
     match run_vm("kunit", &mut cmd, log, &[console, summary], VM_LIMIT, note) {
         Ok(f) if f.success() => Case::pass("vm run"),
         Ok(f) => {

@@ -18,6 +18,10 @@
 //!   BAR accesses equals the mock's ([`mmio`]). Only meaningful in a scenario
 //!   that loads the driver once: unloading resets the driver's counters.
 //!
+//! - `<name>: kernel log clean`, in the debug lane only (`--debug-kernel`):
+//!   no bug-detector report on the console, leak scan after rmmod included
+//!   ([`super::kernel_log`]).
+//!
 //! A run whose guest hung while booting is run once more ([`retry`]).
 
 mod expect;
@@ -27,7 +31,9 @@ pub(super) mod retry;
 mod scenario;
 mod tap;
 
-use super::{vm_exit_meaning, Context, VM_EXIT_NO_STATUS, VM_EXIT_TIMEOUT};
+use super::{
+    kernel_log, vm_exit_meaning, Context, DEBUG_SLOWDOWN, VM_EXIT_NO_STATUS, VM_EXIT_TIMEOUT,
+};
 use crate::report::{tail, Case, Reporter};
 use retry::{run_vm, VM_EXIT_BOOT_HANG};
 use scenario::{discover, Header, Scenario};
@@ -37,8 +43,9 @@ use std::time::{Duration, Instant};
 use tap::{Directive, Tap, TapTest};
 use xehpg_common::process::Finished;
 
-/// The production module `make check` builds, relative to the repository.
-const MODULE: &str = "build/module/xehpg.ko";
+/// The production module's build directory under `build/` (`make check`
+/// builds `build/module/xehpg.ko`, `make debug-modules` `build/module-debug/`).
+const MODULE: &str = "module";
 
 /// Scenario directory, relative to the repository.
 const SCENARIOS: &str = "tools/guest/tests";
@@ -109,7 +116,7 @@ fn run_scenario(ctx: &Context, s: &Scenario, r: &mut Reporter) {
         logs.join("mock.json"),
     );
     let mut cmd = scenario_command(ctx, s, header, &console, &summary);
-    let limit = Duration::from_secs(header.timeout_secs() + BOOT_MARGIN_SECS);
+    let limit = Duration::from_secs(guest_timeout(ctx, header) + BOOT_MARGIN_SECS);
     let finished = match run_vm(
         &s.name,
         &mut cmd,
@@ -130,6 +137,9 @@ fn run_scenario(ctx: &Context, s: &Scenario, r: &mut Reporter) {
     parts.push(mock_case(&s.name, header, &summary));
     parts.extend(mmio_case(&s.name, &text, &summary));
     parts.extend(expect_cases(&s.name, header, &text, &summary));
+    if ctx.debug {
+        parts.push(kernel_log::case(&s.name, &console));
+    }
     r.case(Case::combine(&s.name, parts));
     r.note(&format!(
         "{}: {:.1} s",
@@ -147,10 +157,10 @@ fn scenario_command(
     summary: &Path,
 ) -> Command {
     let mut cmd = ctx.vm_command();
-    cmd.args(["-q", &format!("--timeout={}", h.timeout_secs())])
+    cmd.args(["-q", &format!("--timeout={}", guest_timeout(ctx, h))])
         .arg(format!("--console={}", console.display()))
         .arg(format!("--summary={}", summary.display()))
-        .arg(format!("--module={}", ctx.repo.join(MODULE).display()))
+        .arg(format!("--module={}", ctx.module(MODULE).display()))
         .arg(format!(
             "--guest-file={}:/tests/lib.sh",
             ctx.repo.join(LIB).display()
@@ -161,8 +171,20 @@ fn scenario_command(
             s.name
         ))
         .args(header_args(h))
-        .args(["--", &format!("sh /tests/{}.sh", s.name)]);
+        .args([
+            "--",
+            &ctx.guest_command(&format!("sh /tests/{}.sh", s.name)),
+        ]);
     cmd
+}
+
+/// The header's timeout, longer on the debug kernel.
+fn guest_timeout(ctx: &Context, h: &Header) -> u64 {
+    if ctx.debug {
+        h.timeout_secs() * DEBUG_SLOWDOWN
+    } else {
+        h.timeout_secs()
+    }
 }
 
 /// Runner options a header asks for.
