@@ -275,9 +275,9 @@ gam_primary_checks() {
 
 # debug_epilogue: run by the debug lane after the test (see EPILOGUE in
 # tools/check/src/suites/kernel_log.rs), on a kernel with kmemleak. Unloads
-# the driver so whatever it failed to free is unreferenced, has kmemleak scan
-# (twice: an object whose contents changed since the previous scan is not
-# reported by that scan), and copies the report onto the kernel console,
+# the driver so whatever it failed to free is unreferenced, waits out
+# kmemleak's minimum object age, has it scan (twice: an object whose contents
+# changed since the previous scan is not reported by that scan), and copies the report onto the kernel console,
 # where the host looks for it, ending with a marker that the scan ran.
 debug_epilogue() {
 	_k=/sys/kernel/debug/kmemleak
@@ -285,6 +285,10 @@ debug_epilogue() {
 		echo "debug-epilogue: rmmod xehpg failed" >/dev/kmsg
 	fi
 	if [ -w "$_k" ]; then
+		# kmemleak reports no object younger than 5 s (MSECS_MIN_AGE in
+		# mm/kmemleak.c): what the test allocated just before the rmmod
+		# would be missed.
+		sleep 5
 		echo scan >"$_k"
 		echo scan >"$_k"
 		cat "$_k" | while IFS= read -r _l; do echo "kmemleak-report: $_l" >/dev/kmsg; done
