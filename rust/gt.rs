@@ -335,33 +335,21 @@ impl<'a> Gt<'a> {
 const _: () = {
     use crate::regs::*;
     use kernel::io::register::Register;
-    assert!(plain_access_ok(GU_CNTL::OFFSET, true, DomainMask::EMPTY));
-    assert!(plain_access_ok(GU_DEBUG::OFFSET, true, DomainMask::EMPTY));
-    assert!(plain_access_ok(
-        SG_TILE_ADDR_RANGE::OFFSET,
-        false,
-        DomainMask::EMPTY
-    ));
-    assert!(plain_access_ok(
-        PCODE_MAILBOX::OFFSET,
-        true,
-        DomainMask::EMPTY
-    ));
-    assert!(plain_access_ok(
-        PCODE_DATA0::OFFSET,
-        true,
-        DomainMask::EMPTY
-    ));
-    assert!(plain_access_ok(
-        PCODE_DATA1::OFFSET,
-        true,
-        DomainMask::EMPTY
-    ));
-    assert!(plain_access_ok(
-        VF_CAP_REG::OFFSET,
-        false,
-        DomainMask::EMPTY
-    ));
+    // (offset, whether the driver writes it)
+    let regs = [
+        (GU_CNTL::OFFSET, true),
+        (GU_DEBUG::OFFSET, true),
+        (SG_TILE_ADDR_RANGE::OFFSET, false),
+        (PCODE_MAILBOX::OFFSET, true),
+        (PCODE_DATA0::OFFSET, true),
+        (PCODE_DATA1::OFFSET, true),
+        (VF_CAP_REG::OFFSET, false),
+    ];
+    let mut i = 0;
+    while i < regs.len() {
+        assert!(plain_access_ok(regs[i].0, regs[i].1, DomainMask::EMPTY));
+        i += 1;
+    }
 };
 
 /// A set of forcewake domains fixed at build time, for [`Awake`].
