@@ -47,7 +47,7 @@ help:
 	@echo "make check                  all tests (tools, style, ABI, registers, KUnit, VM)"
 	@echo "make bindings               regenerate rust/abi/bindings.rs from include/"
 	@echo "make bootstrap              only bring the machine and the cache up to date"
-	@echo "make check-debug            opt-in: kunit + vm suites on the debug kernel (CHECK_ARGS=--only vm:bind)"
+	@echo "make check-debug            only the debug-kernel lane (CHECK_ARGS=\"--only vm-debug:bind\")"
 
 bootstrap:
 	@tools/bootstrap.sh
@@ -82,30 +82,32 @@ tools:
 run: boot-modules
 	@$(VM) -q --guest-file tools/guest/report.sh:/report.sh -- sh /report.sh
 
-check: boot-modules kunit-module tools
-	@$(TOOLS_BIN)/xehpg-check --repo $(REPO) --kdir $(call boot_var,KDIR)
+# Both lanes: every suite on the plain test kernel, then the KUnit boot and
+# the VM scenarios again on the debug kernel (tools/kernel-debug.config:
+# KASAN, lockdep, kmemleak, UBSAN, ...), whose bootstrap the variable below
+# asks for. `CHECK_ARGS="--only vm:bind"` narrows a run (no floor check then).
+check: export XEHPG_DEBUG_KERNEL := 1
+check: boot-modules kunit-module debug-modules tools
+	@$(TOOLS_BIN)/xehpg-check --repo $(REPO) $(CHECK_ARGS)
 
-# The debug-kernel lane (opt-in, issue 9 in progress): the same two modules
-# built against KDIR_DEBUG, the kernel tools/bootstrap.sh builds with the bug
-# detectors of tools/kernel-debug.config when XEHPG_DEBUG_KERNEL=1, and the
-# kunit and vm suites run on that kernel, each run also asserting a clean
+# The debug lane: the same two modules built against KDIR_DEBUG, the kernel
+# tools/bootstrap.sh builds with the bug detectors when XEHPG_DEBUG_KERNEL=1,
+# and the kunit and vm suites on that kernel, each run also asserting a clean
 # kernel log (KASAN, UBSAN, lockdep, WARN, Oops, Rust panic, kmemleak after
-# rmmod). Not part of `make check`.
+# rmmod). `make check` runs it after the plain lane; `make check-debug` alone.
 DEBUG_KDIR = $(call boot_var,KDIR_DEBUG)
 DEBUG_MAKE = $(MAKE) -C $(DEBUG_KDIR) LLVM=$(call boot_var,LLVM) M=$(REPO)
 
-.PHONY: debug-modules check-debug debug-kdir
-debug-kdir:
-	@test -n "$(DEBUG_KDIR)" || { echo "no KDIR_DEBUG in $(ENV_MK): run XEHPG_DEBUG_KERNEL=1 tools/bootstrap.sh" >&2; exit 1; }
-
-debug-modules: debug-kdir
+.PHONY: debug-modules check-debug
+debug-modules: export XEHPG_DEBUG_KERNEL := 1
+debug-modules: bootstrap
 	$(in_tree_clean)
 	@mkdir -p $(BUILD)/module-debug $(BUILD)/kunit-debug
 	@$(DEBUG_MAKE) MO=$(BUILD)/module-debug modules
 	@$(DEBUG_MAKE) MO=$(BUILD)/kunit-debug XEHPG_KUNIT=y modules
 
 check-debug: debug-modules tools
-	@$(TOOLS_BIN)/xehpg-check --debug-kernel --repo $(REPO) $(CHECK_ARGS)
+	@$(TOOLS_BIN)/xehpg-check --lane debug --repo $(REPO) $(CHECK_ARGS)
 
 # MMIO accesses per driver operation (forcewake, steered/unicast/multicast
 # access) measured in the VM, and the driver's MMIO count reconciled with the

@@ -207,7 +207,8 @@ fi
 # stays in env.mk (its stamp still matches), so a plain run does not forget it.
 KDIR_DEBUG=$CACHE/linux-$KERNEL_SERIES-debug
 DFRAG=$ROOT/tools/kernel-debug.config
-dstamp="$stamp debug-$(sha256sum "$DFRAG" | cut -c1-16)"
+# Only the option lines count: a comment edit must not force an 11-minute rebuild.
+dstamp="$stamp debug-$(grep -E '^(# )?CONFIG_' "$DFRAG" | sha256sum | cut -c1-16)"
 if [ "${XEHPG_DEBUG_KERNEL:-}" = 1 ]; then
 	if [ ! -f "$KDIR_DEBUG/Makefile" ]; then
 		step "unpack the kernel source for the debug kernel"

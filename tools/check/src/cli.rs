@@ -35,11 +35,30 @@ pub struct Options {
     /// differ); runs no suite
     #[arg(long, conflicts_with_all = ["only", "list", "update_floor"])]
     pub bench: bool,
-    /// The debug-kernel lane (`make check-debug`, opt-in): the kunit and vm
-    /// suites on the kernel KDIR_DEBUG names (or --kdir) with the modules in
-    /// build/*-debug, each run also asserting `kernel log clean`; no floor
-    #[arg(long, conflicts_with_all = ["bench", "update_floor"])]
-    pub debug_kernel: bool,
+    /// Which kernels to run on: both (`make check`), only the plain test
+    /// kernel, or only the debug kernel (`make check-debug`). The floor is
+    /// checked only on a full run of both.
+    #[arg(long, value_enum, default_value_t = LaneArg::Both)]
+    pub lane: LaneArg,
+    /// Debug kernel tree (default: KDIR_DEBUG from $XEHPG_CACHE/env.mk)
+    #[arg(long, value_name = "DIR")]
+    pub kdir_debug: Option<PathBuf>,
+    /// VM runs in flight at once within a suite (default: the CPUs this
+    /// process may use, at most 2: one TCG vCPU thread each)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=16))]
+    pub vm_jobs: Option<u16>,
+}
+
+/// `--lane`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LaneArg {
+    /// The plain and the debug kernel.
+    #[default]
+    Both,
+    /// The plain test kernel (and the suites that boot nothing).
+    Plain,
+    /// The debug kernel's suites only.
+    Debug,
 }
 
 /// One `--only` argument: a suite, optionally narrowed to one item (a vm scenario).
@@ -94,8 +113,13 @@ mod tests {
         assert!(parse("--bench --repo /r").unwrap().bench);
         assert!(parse("--bench --only vm").is_err());
         assert!(parse("--bench --list").is_err());
-        assert!(parse("--debug-kernel --only vm:bind").unwrap().debug_kernel);
-        assert!(parse("--debug-kernel --bench").is_err());
-        assert!(parse("--debug-kernel --update-floor").is_err());
+        assert_eq!(
+            parse("--lane debug --only vm-debug:bind").unwrap().lane,
+            LaneArg::Debug
+        );
+        assert_eq!(parse("").unwrap().lane, LaneArg::Both);
+        assert!(parse("--lane sideways").is_err());
+        assert_eq!(parse("--vm-jobs 2").unwrap().vm_jobs, Some(2));
+        assert!(parse("--vm-jobs 0").is_err());
     }
 }

@@ -18,11 +18,12 @@ mod suites;
 
 use anyhow::{Context as _, Result};
 use clap::Parser;
+use cli::LaneArg;
 use report::{Case, Reporter};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
-use suites::Context;
+use suites::{Context, Lane};
 use xehpg_common::envmk::EnvMk;
 
 /// The floor file, relative to the repository.
@@ -60,38 +61,82 @@ fn run(opts: cli::Options) -> Result<bool> {
         return bench::run(&repo);
     }
     let env = EnvMk::load_default()?;
-    let kdir = kernel_dir(opts.kdir, &env, opts.debug_kernel)?;
-    let ctx = Context {
-        repo,
-        kdir,
-        env,
-        selections: opts.only.clone(),
-        debug: opts.debug_kernel,
+    let lanes = match opts.lane {
+        LaneArg::Both => vec![Lane::Plain, Lane::Debug],
+        LaneArg::Plain => vec![Lane::Plain],
+        LaneArg::Debug => vec![Lane::Debug],
     };
-    let selected = suites::selected(&opts.only, opts.debug_kernel)?;
+    let selected = suites::selected(&opts.only, &lanes)?;
+    let vm_jobs = opts.vm_jobs.map_or_else(default_vm_jobs, usize::from);
+    let context = |lane: Lane| -> Result<Context> {
+        let debug = lane == Lane::Debug;
+        let arg = if debug {
+            opts.kdir_debug.clone()
+        } else {
+            opts.kdir.clone()
+        };
+        Ok(Context {
+            repo: repo.clone(),
+            kdir: kernel_dir(arg, &env, debug)?,
+            env: env.clone(),
+            selections: opts.only.clone(),
+            debug,
+            vm_jobs,
+        })
+    };
+    // A lane no selected suite needs is not resolved: `--lane plain` works
+    // without a debug kernel.
+    let needs = |lane: Lane| selected.iter().any(|s| s.lane == lane);
+    let plain = needs(Lane::Plain)
+        .then(|| context(Lane::Plain))
+        .transpose()?;
+    // A missing debug kernel fails the debug suites, not the whole run.
+    let debug = needs(Lane::Debug).then(|| context(Lane::Debug));
     if opts.list {
-        list(&ctx);
+        if let Some(ctx) = plain
+            .as_ref()
+            .or(debug.as_ref().and_then(|d| d.as_ref().ok()))
+        {
+            list(ctx);
+        }
         return Ok(true);
     }
     let mut r = Reporter::new(Box::new(std::io::stdout()));
-    println!(
-        "xehpg-check: repository {}, {}kernel {}",
-        ctx.repo.display(),
-        if ctx.debug { "debug " } else { "" },
-        ctx.kdir.display()
-    );
+    println!("xehpg-check: repository {}", repo.display());
+    for (name, ctx) in [
+        ("kernel", plain.as_ref().map(Ok)),
+        ("debug kernel", debug.as_ref().map(|d| d.as_ref())),
+    ] {
+        match ctx {
+            Some(Ok(c)) => println!(
+                "xehpg-check: {name} {}, {} VM run(s) at once",
+                c.kdir.display(),
+                c.vm_jobs
+            ),
+            Some(Err(e)) => println!("xehpg-check: {name}: {e:#}"),
+            None => {}
+        }
+    }
     for suite in selected {
         // Stale logs of an earlier run would pass for this run's.
-        let _ = std::fs::remove_dir_all(ctx.log_dir(suite.name));
+        let _ = std::fs::remove_dir_all(repo.join("build/check-logs").join(suite.name));
         r.begin(suite.name, suite.title);
         let start = Instant::now();
-        (suite.run)(&ctx, &mut r);
+        let ctx = match suite.lane {
+            Lane::Plain => plain.as_ref().map(Ok),
+            Lane::Debug => debug.as_ref().map(|d| d.as_ref()),
+        };
+        match ctx {
+            Some(Ok(ctx)) => (suite.run)(ctx, &mut r),
+            Some(Err(e)) => r.case(Case::fail("debug kernel", format!("{e:#}"))),
+            None => unreachable_lane(&mut r),
+        }
         r.end(start.elapsed());
     }
-    // The floor lists the cases of `make check`; the debug lane is not one.
-    if opts.only.is_empty() && !opts.debug_kernel {
+    // The floor lists the cases of a full `make check`.
+    if opts.only.is_empty() && opts.lane == LaneArg::Both {
         floor_suite(
-            &ctx.repo.join(FLOOR_FILE),
+            &repo.join(FLOOR_FILE),
             opts.update_floor,
             opts.floor_reason.as_deref(),
             &mut r,
@@ -99,6 +144,22 @@ fn run(opts: cli::Options) -> Result<bool> {
     }
     r.summary();
     Ok(r.totals().1 == 0)
+}
+
+/// VM runs at once by default: one per CPU this process may use, at most
+/// two (each TCG guest keeps one host thread busy; the mock and the runner
+/// need little).
+fn default_vm_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
+}
+
+/// A suite was selected whose lane has no context: cannot happen, as the
+/// contexts are built for the selected suites' lanes; reported, not panicked.
+fn unreachable_lane(r: &mut Reporter) {
+    r.case(Case::fail(
+        "lane",
+        "internal error: no context for this suite's lane",
+    ));
 }
 
 /// `--kdir`, else `KDIR` (`KDIR_DEBUG` for the debug lane) from `env.mk`;

@@ -19,10 +19,21 @@ use std::process::Command;
 use xehpg_common::envmk::EnvMk;
 use xehpg_common::process::Finished;
 
+/// Which kernel a suite's VM boots run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// The plain test kernel (`KDIR`), and the suites that boot nothing.
+    Plain,
+    /// The debug kernel (`KDIR_DEBUG`): KASAN, lockdep, kmemleak, UBSAN.
+    Debug,
+}
+
 /// One suite: a name for `--only`, a title for its header, and its body.
 pub struct Suite {
     /// Name used by `--only`, the floor file and the summary.
     pub name: &'static str,
+    /// The kernel its runs boot; a debug suite gets the debug [`Context`].
+    pub lane: Lane,
     /// One-line description printed in the header.
     pub title: &'static str,
     /// Runs the suite, reporting each test.
@@ -35,49 +46,71 @@ pub struct Suite {
 pub const SUITES: &[Suite] = &[
     Suite {
         name: "tools",
+        lane: Lane::Plain,
         title: "cargo test of the tools workspace",
         run: tools::run,
         list: None,
     },
     Suite {
         name: "style",
+        lane: Lane::Plain,
         title: "rustfmt and clippy, tools and driver",
         run: style::run,
         list: None,
     },
     Suite {
         name: "abi",
+        lane: Lane::Plain,
         title: "checked-in bindgen output is current",
         run: abi::run,
         list: None,
     },
     Suite {
         name: "uabi",
+        lane: Lane::Plain,
         title: "driver and mock ABI against the kernel tree's upstream headers",
         run: upstream_abi::run,
         list: None,
     },
     Suite {
         name: "regs",
+        lane: Lane::Plain,
         title: "driver and mock agree on shared registers",
         run: regs::run,
         list: None,
     },
     Suite {
         name: "fwtable",
+        lane: Lane::Plain,
         title: "forcewake and steering tables: seed, driver, upstream i915",
         run: fwtable::run,
         list: None,
     },
     Suite {
         name: "kunit",
+        lane: Lane::Plain,
         title: "driver KUnit suites in the VM",
         run: kunit::run,
         list: None,
     },
     Suite {
         name: "vm",
+        lane: Lane::Plain,
         title: "guest scenarios against the mock device",
+        run: vm::run,
+        list: Some(vm::list),
+    },
+    Suite {
+        name: "kunit-debug",
+        lane: Lane::Debug,
+        title: "driver KUnit suites on the debug kernel, kernel log clean",
+        run: kunit::run,
+        list: None,
+    },
+    Suite {
+        name: "vm-debug",
+        lane: Lane::Debug,
+        title: "guest scenarios on the debug kernel, kernel log clean",
         run: vm::run,
         list: Some(vm::list),
     },
@@ -111,9 +144,11 @@ pub struct Context {
     pub env: EnvMk,
     /// `--only` selections.
     pub selections: Vec<Selection>,
-    /// `--debug-kernel`: boot `kdir`'s own image, load the `-debug` modules,
+    /// The debug lane: boot `kdir`'s own image, load the `-debug` modules,
     /// judge every run's kernel log ([`kernel_log`]).
     pub debug: bool,
+    /// VM runs a suite may have in flight at once.
+    pub vm_jobs: usize,
 }
 
 /// Boot timeout for the debug kernel: KASAN, lockdep and kmemleak make a
@@ -123,22 +158,33 @@ const DEBUG_BOOT_TIMEOUT_SECS: u64 = 300;
 /// How much longer a guest command may take on the debug kernel.
 pub const DEBUG_SLOWDOWN: u64 = 3;
 
-/// Suites the debug lane runs.
-pub const DEBUG_SUITES: &[&str] = &["kunit", "vm"];
-
 impl Context {
     /// `tools/`, the cargo workspace.
     pub fn tools_dir(&self) -> PathBuf {
         self.repo.join("tools")
     }
 
-    /// `build/check-logs/<suite>`, where the suite's subprocess logs go.
-    pub fn log_dir(&self, suite: &str) -> PathBuf {
-        self.repo.join("build/check-logs").join(suite)
+    /// The name of suite `base` in this context's lane: `vm` runs as
+    /// `vm-debug` on the debug kernel.
+    pub fn lane_name(&self, base: &str) -> String {
+        if self.debug {
+            format!("{base}-debug")
+        } else {
+            base.to_string()
+        }
     }
 
-    /// Items selected inside `suite` by `--only SUITE:ITEM`.
-    pub fn items(&self, suite: &str) -> Vec<String> {
+    /// `build/check-logs/<suite>`, where the suite's subprocess logs go
+    /// (`<suite>-debug` in the debug lane).
+    pub fn log_dir(&self, base: &str) -> PathBuf {
+        self.repo
+            .join("build/check-logs")
+            .join(self.lane_name(base))
+    }
+
+    /// Items selected inside suite `base` (of this lane) by `--only SUITE:ITEM`.
+    pub fn items(&self, base: &str) -> Vec<String> {
+        let suite = self.lane_name(base);
         self.selections
             .iter()
             .filter(|s| s.suite == suite)
@@ -198,19 +244,10 @@ impl Context {
     }
 }
 
-/// The suites `selections` name (all if none; in the debug lane, all of
-/// [`DEBUG_SUITES`] if none and only those), in run order.
-pub fn selected(selections: &[Selection], debug: bool) -> Result<Vec<&'static Suite>> {
-    if let Some(bad) = selections
-        .iter()
-        .find(|s| debug && !DEBUG_SUITES.contains(&s.suite.as_str()))
-    {
-        bail!(
-            "--debug-kernel runs only the {} suites, not {}",
-            DEBUG_SUITES.join(" and "),
-            bad.suite
-        );
-    }
+/// The suites `selections` name (all if none), limited to `lanes`, in run
+/// order.
+pub fn selected(selections: &[Selection], lanes: &[Lane]) -> Result<Vec<&'static Suite>> {
+    let in_lanes = |s: &&Suite| lanes.contains(&s.lane);
     if let Some(bad) = selections
         .iter()
         .find(|s| !SUITES.iter().any(|x| x.name == s.suite))
@@ -220,16 +257,25 @@ pub fn selected(selections: &[Selection], debug: bool) -> Result<Vec<&'static Su
     }
     if let Some(bad) = selections
         .iter()
-        .find(|s| s.item.is_some() && s.suite != "vm")
+        .find(|s| !SUITES.iter().filter(in_lanes).any(|x| x.name == s.suite))
     {
         bail!(
-            "suite {} has no items to select (only vm:SCENARIO)",
+            "suite {} is not in the lane this run was asked for",
+            bad.suite
+        );
+    }
+    if let Some(bad) = selections
+        .iter()
+        .find(|s| s.item.is_some() && SUITES.iter().all(|x| x.name != s.suite || x.list.is_none()))
+    {
+        bail!(
+            "suite {} has no items to select (only vm:SCENARIO and vm-debug:SCENARIO)",
             bad.suite
         );
     }
     Ok(SUITES
         .iter()
-        .filter(|s| !debug || DEBUG_SUITES.contains(&s.name))
+        .filter(in_lanes)
         .filter(|s| selections.is_empty() || selections.iter().any(|x| x.suite == s.name))
         .collect())
 }
@@ -245,27 +291,44 @@ mod tests {
         }
     }
 
-    #[test]
-    fn selection_keeps_run_order_and_rejects_unknown_suites() {
-        let names = |s: Vec<&Suite>| s.iter().map(|x| x.name).collect::<Vec<_>>();
-        assert_eq!(
-            names(selected(&[], false).unwrap()),
-            ["tools", "style", "abi", "uabi", "regs", "fwtable", "kunit", "vm"]
-        );
-        let picked = selected(&[sel("vm", Some("probe")), sel("regs", None)], false).unwrap();
-        assert_eq!(names(picked), ["regs", "vm"]);
-        assert!(selected(&[sel("nope", None)], false).is_err());
-        assert!(selected(&[sel("regs", Some("GU_CNTL"))], false).is_err());
+    const BOTH: &[Lane] = &[Lane::Plain, Lane::Debug];
+
+    fn names(s: Vec<&Suite>) -> Vec<&str> {
+        s.iter().map(|x| x.name).collect()
     }
 
     #[test]
-    fn the_debug_lane_runs_only_kunit_and_vm() {
-        let names = |s: Vec<&Suite>| s.iter().map(|x| x.name).collect::<Vec<_>>();
-        assert_eq!(names(selected(&[], true).unwrap()), ["kunit", "vm"]);
+    fn selection_keeps_run_order_and_rejects_unknown_suites() {
         assert_eq!(
-            names(selected(&[sel("vm", Some("bind"))], true).unwrap()),
-            ["vm"]
+            names(selected(&[], BOTH).unwrap()),
+            [
+                "tools",
+                "style",
+                "abi",
+                "uabi",
+                "regs",
+                "fwtable",
+                "kunit",
+                "vm",
+                "kunit-debug",
+                "vm-debug"
+            ]
         );
-        assert!(selected(&[sel("regs", None)], true).is_err());
+        let picked = selected(&[sel("vm", Some("probe")), sel("regs", None)], BOTH).unwrap();
+        assert_eq!(names(picked), ["regs", "vm"]);
+        assert!(selected(&[sel("nope", None)], BOTH).is_err());
+        assert!(selected(&[sel("regs", Some("GU_CNTL"))], BOTH).is_err());
+        assert!(selected(&[sel("vm-debug", Some("bind"))], BOTH).is_ok());
+    }
+
+    #[test]
+    fn a_lane_runs_only_its_suites() {
+        assert_eq!(
+            names(selected(&[], &[Lane::Debug]).unwrap()),
+            ["kunit-debug", "vm-debug"]
+        );
+        assert!(!names(selected(&[], &[Lane::Plain]).unwrap()).contains(&"vm-debug"));
+        assert!(selected(&[sel("regs", None)], &[Lane::Debug]).is_err());
+        assert!(selected(&[sel("vm-debug", None)], &[Lane::Plain]).is_err());
     }
 }

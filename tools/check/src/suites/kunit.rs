@@ -9,7 +9,7 @@
 //! `vm run` (the VM booted, the guest command finished and the mock recorded
 //! no undeclared access or violation) and
 //! `xehpg suites present` (a module that ran no xehpg suite tests nothing).
-//! In the debug lane (`--debug-kernel`) `vm run` also asserts
+//! In the debug lane (suite `kunit-debug`) `vm run` also asserts
 //! `kunit: kernel log clean` ([`super::kernel_log`]).
 
 mod console;

@@ -18,11 +18,13 @@
 //!   BAR accesses equals the mock's ([`mmio`]). Only meaningful in a scenario
 //!   that loads the driver once: unloading resets the driver's counters.
 //!
-//! - `<name>: kernel log clean`, in the debug lane only (`--debug-kernel`):
+//! - `<name>: kernel log clean`, in the debug lane only (suite `vm-debug`):
 //!   no bug-detector report on the console, leak scan after rmmod included
 //!   ([`super::kernel_log`]).
 //!
 //! A run whose guest hung while booting is run once more ([`retry`]).
+//! Scenarios run `--vm-jobs` at a time (each has its own VM, mock, logs and
+//! sockets), reported in their order.
 
 mod expect;
 pub(crate) mod mmio;
@@ -39,6 +41,8 @@ use retry::{run_vm, VM_EXIT_BOOT_HANG};
 use scenario::{discover, Header, Scenario};
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use tap::{Directive, Tap, TapTest};
 use xehpg_common::process::Finished;
@@ -59,14 +63,51 @@ const BOOT_MARGIN_SECS: u64 = 120;
 /// Lines of the console shown under a failed run.
 const CONSOLE_LINES: usize = 15;
 
-/// Runs the suite.
+/// Runs the suite: up to `ctx.vm_jobs` scenarios at once, each its own VM
+/// and mock, reported in scenario order as they finish.
 pub fn run(ctx: &Context, r: &mut Reporter) {
     let scenarios = match selected(ctx) {
         Ok(s) => s,
         Err(e) => return r.case(Case::fail("scenarios", e)),
     };
-    for s in &scenarios {
-        run_scenario(ctx, s, r);
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
+    std::thread::scope(|scope| {
+        for _ in 0..ctx.vm_jobs.clamp(1, scenarios.len()) {
+            let (tx, next, scenarios) = (tx.clone(), &next, &scenarios);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(s) = scenarios.get(i) else { break };
+                if tx.send((i, run_scenario(ctx, s))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut done: Vec<Option<Outcome>> = scenarios.iter().map(|_| None).collect();
+        let mut reported = 0;
+        for (i, outcome) in rx {
+            done[i] = Some(outcome);
+            while let Some(o) = done.get_mut(reported).and_then(Option::take) {
+                o.report(r);
+                reported += 1;
+            }
+        }
+    });
+}
+
+/// One scenario's result: its case and the notes made while running it.
+struct Outcome {
+    case: Case,
+    notes: Vec<String>,
+}
+
+impl Outcome {
+    fn report(self, r: &mut Reporter) {
+        r.case(self.case);
+        for n in &self.notes {
+            r.note(n);
+        }
     }
 }
 
@@ -103,10 +144,17 @@ fn selected(ctx: &Context) -> Result<Vec<Scenario>, String> {
         .collect())
 }
 
-fn run_scenario(ctx: &Context, s: &Scenario, r: &mut Reporter) {
+/// Runs one scenario's VM and judges it. Runs on a worker thread.
+fn run_scenario(ctx: &Context, s: &Scenario) -> Outcome {
+    let mut notes = Vec::new();
+    let case = scenario_case(ctx, s, &mut notes);
+    Outcome { case, notes }
+}
+
+fn scenario_case(ctx: &Context, s: &Scenario, notes: &mut Vec<String>) -> Case {
     let header = match &s.header {
         Ok(h) => h,
-        Err(e) => return r.case(Case::fail(&s.name, format!("header: {e}"))),
+        Err(e) => return Case::fail(&s.name, format!("header: {e}")),
     };
     let start = Instant::now();
     let logs = ctx.log_dir("vm").join(&s.name);
@@ -123,10 +171,10 @@ fn run_scenario(ctx: &Context, s: &Scenario, r: &mut Reporter) {
         &out,
         &[&console, &summary],
         limit,
-        &mut |note| r.note(&note),
+        &mut |note| notes.push(note),
     ) {
         Ok(f) => f,
-        Err(e) => return r.case(Case::fail(&s.name, format!("{e:#}"))),
+        Err(e) => return Case::fail(&s.name, format!("{e:#}")),
     };
     let text = String::from_utf8_lossy(&std::fs::read(&out).unwrap_or_default()).into_owned();
     let tap = tap::parse(&text);
@@ -140,12 +188,12 @@ fn run_scenario(ctx: &Context, s: &Scenario, r: &mut Reporter) {
     if ctx.debug {
         parts.push(kernel_log::case(&s.name, &console));
     }
-    r.case(Case::combine(&s.name, parts));
-    r.note(&format!(
+    notes.push(format!(
         "{}: {:.1} s",
         s.name,
         start.elapsed().as_secs_f64()
     ));
+    Case::combine(&s.name, parts)
 }
 
 /// `tools/vm/run` for one scenario: its files, its header's options, its script.
