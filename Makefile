@@ -47,7 +47,7 @@ help:
 	@echo "make check                  all tests (tools, style, ABI, registers, KUnit, VM)"
 	@echo "make bindings               regenerate rust/abi/bindings.rs from include/"
 	@echo "make bootstrap              only bring the machine and the cache up to date"
-	@echo "make check-debug            opt-in: kunit + vm suites on the debug kernel (CHECK_ARGS=--only vm:bind)"
+	@echo "make check-debug            opt-in: detectors + kunit + vm suites on the debug kernel (CHECK_ARGS=--only vm:bind)"
 
 bootstrap:
 	@tools/bootstrap.sh
@@ -104,7 +104,16 @@ debug-modules: debug-kdir
 	@$(DEBUG_MAKE) MO=$(BUILD)/module-debug modules
 	@$(DEBUG_MAKE) MO=$(BUILD)/kunit-debug XEHPG_KUNIT=y modules
 
-check-debug: debug-modules tools
+# The test-only trigger module (tests/triggers/, not part of the driver): one
+# deliberate bug per load, for the debug lane's `detectors` suite, which proves
+# each detector live. Built only against KDIR_DEBUG, into build/triggers-debug.
+.PHONY: trigger-module
+trigger-module: debug-kdir
+	@mkdir -p $(BUILD)/triggers-debug
+	@$(MAKE) -C $(DEBUG_KDIR) LLVM=$(call boot_var,LLVM) M=$(REPO)/tests/triggers \
+		MO=$(BUILD)/triggers-debug modules
+
+check-debug: debug-modules trigger-module tools
 	@$(TOOLS_BIN)/xehpg-check --debug-kernel --repo $(REPO) $(CHECK_ARGS)
 
 # MMIO accesses per driver operation (forcewake, steered/unicast/multicast

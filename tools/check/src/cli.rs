@@ -35,7 +35,7 @@ pub struct Options {
     /// differ); runs no suite
     #[arg(long, conflicts_with_all = ["only", "list", "update_floor"])]
     pub bench: bool,
-    /// The debug-kernel lane (`make check-debug`, opt-in): the kunit and vm
+    /// The debug-kernel lane (`make check-debug`, opt-in): the detectors, kunit and vm
     /// suites on the kernel KDIR_DEBUG names (or --kdir) with the modules in
     /// build/*-debug, each run also asserting `kernel log clean`; no floor
     #[arg(long, conflicts_with_all = ["bench", "update_floor"])]

@@ -2,6 +2,7 @@
 
 mod abi;
 mod cargo_test;
+mod detectors;
 mod fwtable;
 pub(crate) mod kernel_log;
 mod kunit;
@@ -70,6 +71,12 @@ pub const SUITES: &[Suite] = &[
         list: None,
     },
     Suite {
+        name: "detectors",
+        title: "debug lane: each bug detector reports its deliberate trigger",
+        run: detectors::run,
+        list: None,
+    },
+    Suite {
         name: "kunit",
         title: "driver KUnit suites in the VM",
         run: kunit::run,
@@ -112,7 +119,8 @@ pub struct Context {
     /// `--only` selections.
     pub selections: Vec<Selection>,
     /// `--debug-kernel`: boot `kdir`'s own image, load the `-debug` modules,
-    /// judge every run's kernel log ([`kernel_log`]).
+    /// judge every run's kernel log ([`kernel_log`]), prove the detectors
+    /// live first ([`detectors`]).
     pub debug: bool,
 }
 
@@ -123,8 +131,21 @@ const DEBUG_BOOT_TIMEOUT_SECS: u64 = 300;
 /// How much longer a guest command may take on the debug kernel.
 pub const DEBUG_SLOWDOWN: u64 = 3;
 
+/// Kernel command line of every debug-lane boot. `slab_debug=U` (alloc/free
+/// owner tracking) matters for what it turns off: a cache with any
+/// `SLAB_DEBUG_FLAGS` gets no per-CPU sheaves (`calculate_sheaf_capacity`,
+/// mm/slub.c). A sheaf is a kmalloc'ed array of object pointers, scanned by
+/// kmemleak like any object, and an allocation only lowers its `size`
+/// (`alloc_from_pcs`), leaving the pointer to the object it handed out in the
+/// slot: every recently allocated object looked referenced, so a leak went
+/// unreported (Documentation/testing.rst, "kmemleak and the slab sheaves").
+pub const DEBUG_CMDLINE: &str = "slab_debug=U";
+
 /// Suites the debug lane runs.
-pub const DEBUG_SUITES: &[&str] = &["kunit", "vm"];
+pub const DEBUG_SUITES: &[&str] = &["detectors", "kunit", "vm"];
+
+/// Suites only the debug lane runs: the detectors' triggers need the debug kernel.
+pub const DEBUG_ONLY_SUITES: &[&str] = &["detectors"];
 
 impl Context {
     /// `tools/`, the cargo workspace.
@@ -171,7 +192,8 @@ impl Context {
                 "--kernel={}",
                 self.kdir.join("arch/x86/boot/bzImage").display()
             ))
-            .arg(format!("--boot-timeout={DEBUG_BOOT_TIMEOUT_SECS}"));
+            .arg(format!("--boot-timeout={DEBUG_BOOT_TIMEOUT_SECS}"))
+            .arg(format!("--append={DEBUG_CMDLINE}"));
         }
         cmd
     }
@@ -213,6 +235,15 @@ pub fn selected(selections: &[Selection], debug: bool) -> Result<Vec<&'static Su
     }
     if let Some(bad) = selections
         .iter()
+        .find(|s| !debug && DEBUG_ONLY_SUITES.contains(&s.suite.as_str()))
+    {
+        bail!(
+            "suite {} runs only on the debug kernel (make check-debug, --debug-kernel)",
+            bad.suite
+        );
+    }
+    if let Some(bad) = selections
+        .iter()
         .find(|s| !SUITES.iter().any(|x| x.name == s.suite))
     {
         let names: Vec<&str> = SUITES.iter().map(|s| s.name).collect();
@@ -230,6 +261,7 @@ pub fn selected(selections: &[Selection], debug: bool) -> Result<Vec<&'static Su
     Ok(SUITES
         .iter()
         .filter(|s| !debug || DEBUG_SUITES.contains(&s.name))
+        .filter(|s| debug || !DEBUG_ONLY_SUITES.contains(&s.name))
         .filter(|s| selections.is_empty() || selections.iter().any(|x| x.suite == s.name))
         .collect())
 }
@@ -261,11 +293,46 @@ mod tests {
     #[test]
     fn the_debug_lane_runs_only_kunit_and_vm() {
         let names = |s: Vec<&Suite>| s.iter().map(|x| x.name).collect::<Vec<_>>();
-        assert_eq!(names(selected(&[], true).unwrap()), ["kunit", "vm"]);
+        assert_eq!(
+            names(selected(&[], true).unwrap()),
+            ["detectors", "kunit", "vm"]
+        );
         assert_eq!(
             names(selected(&[sel("vm", Some("bind"))], true).unwrap()),
             ["vm"]
         );
         assert!(selected(&[sel("regs", None)], true).is_err());
+    }
+
+    #[test]
+    fn debug_boots_turn_the_slab_sheaves_off() {
+        let ctx = |debug| Context {
+            repo: PathBuf::from("/r"),
+            kdir: PathBuf::from("/k"),
+            env: EnvMk::parse("").unwrap(),
+            selections: Vec::new(),
+            debug,
+        };
+        let args = |c: &Context| {
+            c.vm_command()
+                .get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        };
+        let debug = args(&ctx(true));
+        assert!(debug.contains(&"--append=slab_debug=U".to_string()));
+        assert!(debug.contains(&"--kernel=/k/arch/x86/boot/bzImage".to_string()));
+        assert!(args(&ctx(false)).is_empty());
+    }
+
+    #[test]
+    fn the_detectors_suite_runs_only_on_the_debug_kernel() {
+        let names = |s: Vec<&Suite>| s.iter().map(|x| x.name).collect::<Vec<_>>();
+        assert!(!names(selected(&[], false).unwrap()).contains(&"detectors"));
+        assert!(selected(&[sel("detectors", None)], false).is_err());
+        assert_eq!(
+            names(selected(&[sel("detectors", None)], true).unwrap()),
+            ["detectors"]
+        );
     }
 }
