@@ -14,7 +14,7 @@
 //! report; `tools/check/src/suites/kernel_log.rs` holds the matching console patterns.
 
 use core::hint::black_box;
-use kernel::{new_spinlock, prelude::*, sync::SpinLock};
+use kernel::{bindings, error::to_result, new_spinlock, prelude::*, sync::SpinLock};
 
 module! {
     type: Triggers,
@@ -31,6 +31,10 @@ extern "C" {
     fn xehpg_trigger_ubsan_shift(amount: kernel::ffi::c_uint) -> kernel::ffi::c_int;
     /// `a[index]` on an `int a[4]` in C, for UBSAN's array-bounds check (`glue.c`).
     fn xehpg_trigger_ubsan_bounds(index: kernel::ffi::c_uint) -> kernel::ffi::c_int;
+    /// `WARN_ON(cond)` in C (`glue.c`).
+    fn xehpg_trigger_warn(cond: bool);
+    /// Frees an object with a pending timer in it, for debugobjects (`glue.c`).
+    fn xehpg_trigger_free_active_timer() -> kernel::ffi::c_int;
 }
 
 /// How many objects the `leak` trigger drops, and their size: the epilogue's gap was found
@@ -63,9 +67,14 @@ impl kernel::Module for Triggers {
                 black_box(unsafe { xehpg_trigger_ubsan_bounds(black_box(4)) });
             }
             "warn" => {
-                // `warn_on!` emits the same bug-table entry as C's WARN_ON; the trap handler
-                // prints "WARNING: ... at <file>:<line>" from `__warn` (kernel/panic.c).
-                kernel::warn_on!(black_box(true));
+                // SAFETY: a WARN_ON in C (see glue.c for why not `warn_on!`); it only reports.
+                unsafe { xehpg_trigger_warn(black_box(true)) };
+            }
+            "list" => list_corruption(),
+            "debugobjects" => {
+                // SAFETY: the helper allocates, arms and frees its own object; debugobjects'
+                // fixup deletes the timer before the memory goes (see glue.c).
+                to_result(unsafe { xehpg_trigger_free_active_timer() })?;
             }
             "leak" => leak()?,
             "kasan" => use_after_free()?,
@@ -115,6 +124,35 @@ fn sleep_under_spinlock() -> Result {
     let _guard = lock.lock();
     let _sleepy = KBox::new(black_box(0u64), GFP_KERNEL)?;
     Ok(())
+}
+
+/// Adds an entry after a list entry whose `next` no longer points back at the head. The
+/// `CONFIG_DEBUG_LIST` check `__list_add_valid_or_report` (lib/list_debug.c) sees
+/// `prev->next != next`, prints "list_add corruption. prev->next should be next (...)" under a
+/// WARN (`CHECK_DATA_CORRUPTION`, include/linux/bug.h; no BUG_ON_DATA_CORRUPTION here) and refuses
+/// the add, so the corrupted list on this stack frame is never walked or changed.
+fn list_corruption() {
+    let empty = bindings::list_head {
+        next: core::ptr::null_mut(),
+        prev: core::ptr::null_mut(),
+    };
+    // head, first, stray, new; reached only through `p` once the C side has them, so no Rust
+    // reference goes stale under it.
+    let mut nodes = [empty; 4];
+    let p = nodes.as_mut_ptr();
+    // SAFETY: the four `list_head`s live in this frame, are not moved while linked, and the list
+    // dies with the frame. `head` and `first` form a valid list before the deliberate damage;
+    // the add after it is refused by the check, so no pointer into `stray` or `new` is followed.
+    unsafe {
+        let (head, first, stray, new) = (p, p.add(1), p.add(2), p.add(3));
+        bindings::INIT_LIST_HEAD(head);
+        bindings::INIT_LIST_HEAD(stray);
+        bindings::list_add_tail(first, head);
+        // The corruption: the last entry's `next` should be `head`.
+        core::ptr::write_volatile(&raw mut (*first).next, stray);
+        bindings::list_add_tail(new, head);
+    }
+    black_box(&nodes);
 }
 
 /// Drops [`LEAK_OBJECTS`] zeroed allocations of [`LEAK_SIZE`] bytes without freeing them. After
