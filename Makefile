@@ -87,7 +87,7 @@ run: boot-modules
 # KASAN, lockdep, kmemleak, UBSAN, ...), whose bootstrap the variable below
 # asks for. `CHECK_ARGS="--only vm:bind"` narrows a run (no floor check then).
 check: export XEHPG_DEBUG_KERNEL := 1
-check: boot-modules kunit-module debug-modules tools
+check: boot-modules kunit-module debug-modules trigger-module tools
 	@$(TOOLS_BIN)/xehpg-check --repo $(REPO) $(CHECK_ARGS)
 
 # The debug lane: the same two modules built against KDIR_DEBUG, the kernel
@@ -106,7 +106,17 @@ debug-modules: bootstrap
 	@$(DEBUG_MAKE) MO=$(BUILD)/module-debug modules
 	@$(DEBUG_MAKE) MO=$(BUILD)/kunit-debug XEHPG_KUNIT=y modules
 
-check-debug: debug-modules tools
+# The test-only trigger module (tests/triggers/, not part of the driver): one
+# deliberate bug per load, for the debug lane's `detectors` suite, which proves
+# each detector live. Built only against KDIR_DEBUG, into build/triggers-debug.
+.PHONY: trigger-module
+trigger-module: export XEHPG_DEBUG_KERNEL := 1
+trigger-module: bootstrap
+	@mkdir -p $(BUILD)/triggers-debug
+	@$(MAKE) -C $(DEBUG_KDIR) LLVM=$(call boot_var,LLVM) M=$(REPO)/tests/triggers \
+		MO=$(BUILD)/triggers-debug modules
+
+check-debug: debug-modules trigger-module tools
 	@$(TOOLS_BIN)/xehpg-check --lane debug --repo $(REPO) $(CHECK_ARGS)
 
 # MMIO accesses per driver operation (forcewake, steered/unicast/multicast

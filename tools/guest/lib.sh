@@ -273,6 +273,20 @@ gam_primary_checks() {
 
 # --- debug-kernel lane --------------------------------------------------------
 
+# kmemleak_scan_report: waits out kmemleak's minimum object age, has it scan
+# and copies its report onto the kernel console, one `kmemleak-report: ` line
+# per line of /sys/kernel/debug/kmemleak. Fails without kmemleak.
+kmemleak_scan_report() {
+	_k=/sys/kernel/debug/kmemleak
+	[ -w "$_k" ] || return 1
+	# kmemleak reports no object younger than 5 s (MSECS_MIN_AGE in
+	# mm/kmemleak.c): what the test allocated just before would be missed.
+	sleep 5
+	echo scan >"$_k"
+	echo scan >"$_k"
+	cat "$_k" | while IFS= read -r _l; do echo "kmemleak-report: $_l" >/dev/kmsg; done
+}
+
 # debug_epilogue: run by the debug lane after the test (see EPILOGUE in
 # tools/check/src/suites/kernel_log.rs), on a kernel with kmemleak. Unloads
 # the driver so whatever it failed to free is unreferenced, waits out
@@ -280,20 +294,11 @@ gam_primary_checks() {
 # changed since the previous scan is not reported by that scan), and copies the report onto the kernel console,
 # where the host looks for it, ending with a marker that the scan ran.
 debug_epilogue() {
-	_k=/sys/kernel/debug/kmemleak
 	if grep -q '^xehpg ' /proc/modules && ! rmmod xehpg 2>/dev/null; then
 		echo "debug-epilogue: rmmod xehpg failed" >/dev/kmsg
 	fi
-	if [ -w "$_k" ]; then
-		# kmemleak reports no object younger than 5 s (MSECS_MIN_AGE in
-		# mm/kmemleak.c): what the test allocated just before the rmmod
-		# would be missed.
-		sleep 5
-		echo scan >"$_k"
-		echo scan >"$_k"
-		cat "$_k" | while IFS= read -r _l; do echo "kmemleak-report: $_l" >/dev/kmsg; done
-	else
-		echo "debug-epilogue: no $_k (kernel without kmemleak?)" >/dev/kmsg
+	if ! kmemleak_scan_report; then
+		echo "debug-epilogue: no /sys/kernel/debug/kmemleak (kernel without kmemleak?)" >/dev/kmsg
 	fi
 	echo "debug-epilogue: done" >/dev/kmsg
 }

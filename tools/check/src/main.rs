@@ -118,8 +118,11 @@ fn run(opts: cli::Options) -> Result<bool> {
         }
     }
     for suite in selected {
-        // Stale logs of an earlier run would pass for this run's.
-        let _ = std::fs::remove_dir_all(repo.join("build/check-logs").join(suite.name));
+        // Stale logs of an earlier run would pass for this run's. A debug
+        // suite's logs are under its lane name (`Context::log_dir`).
+        let logs = repo.join("build/check-logs");
+        let _ = std::fs::remove_dir_all(logs.join(suite.name));
+        let _ = std::fs::remove_dir_all(logs.join(format!("{}-debug", suite.name)));
         r.begin(suite.name, suite.title);
         let start = Instant::now();
         let ctx = match suite.lane {

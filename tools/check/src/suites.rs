@@ -2,6 +2,7 @@
 
 mod abi;
 mod cargo_test;
+mod detectors;
 mod fwtable;
 pub(crate) mod kernel_log;
 mod kunit;
@@ -101,6 +102,13 @@ pub const SUITES: &[Suite] = &[
         list: Some(vm::list),
     },
     Suite {
+        name: "detectors",
+        lane: Lane::Debug,
+        title: "each bug detector of the debug kernel reports its deliberate trigger",
+        run: detectors::run,
+        list: None,
+    },
+    Suite {
         name: "kunit-debug",
         lane: Lane::Debug,
         title: "driver KUnit suites on the debug kernel, kernel log clean",
@@ -145,7 +153,8 @@ pub struct Context {
     /// `--only` selections.
     pub selections: Vec<Selection>,
     /// The debug lane: boot `kdir`'s own image, load the `-debug` modules,
-    /// judge every run's kernel log ([`kernel_log`]).
+    /// judge every run's kernel log ([`kernel_log`]); the detectors are
+    /// proven live first ([`detectors`]).
     pub debug: bool,
     /// VM runs a suite may have in flight at once.
     pub vm_jobs: usize,
@@ -157,6 +166,16 @@ const DEBUG_BOOT_TIMEOUT_SECS: u64 = 300;
 
 /// How much longer a guest command may take on the debug kernel.
 pub const DEBUG_SLOWDOWN: u64 = 3;
+
+/// Kernel command line of every debug-lane boot. `slab_debug=U` (alloc/free
+/// owner tracking) matters for what it turns off: a cache with any
+/// `SLAB_DEBUG_FLAGS` gets no per-CPU sheaves (`calculate_sheaf_capacity`,
+/// mm/slub.c). A sheaf is a kmalloc'ed array of object pointers, scanned by
+/// kmemleak like any object, and an allocation only lowers its `size`
+/// (`alloc_from_pcs`), leaving the pointer to the object it handed out in the
+/// slot: every recently allocated object looked referenced, so a leak went
+/// unreported (Documentation/testing.rst, "kmemleak and the slab sheaves").
+pub const DEBUG_CMDLINE: &str = "slab_debug=U";
 
 impl Context {
     /// `tools/`, the cargo workspace.
@@ -217,7 +236,8 @@ impl Context {
                 "--kernel={}",
                 self.kdir.join("arch/x86/boot/bzImage").display()
             ))
-            .arg(format!("--boot-timeout={DEBUG_BOOT_TIMEOUT_SECS}"));
+            .arg(format!("--boot-timeout={DEBUG_BOOT_TIMEOUT_SECS}"))
+            .arg(format!("--append={DEBUG_CMDLINE}"));
         }
         cmd
     }
@@ -310,6 +330,7 @@ mod tests {
                 "fwtable",
                 "kunit",
                 "vm",
+                "detectors",
                 "kunit-debug",
                 "vm-debug"
             ]
@@ -325,10 +346,33 @@ mod tests {
     fn a_lane_runs_only_its_suites() {
         assert_eq!(
             names(selected(&[], &[Lane::Debug]).unwrap()),
-            ["kunit-debug", "vm-debug"]
+            ["detectors", "kunit-debug", "vm-debug"]
         );
+        assert!(selected(&[sel("detectors", None)], &[Lane::Plain]).is_err());
         assert!(!names(selected(&[], &[Lane::Plain]).unwrap()).contains(&"vm-debug"));
         assert!(selected(&[sel("regs", None)], &[Lane::Debug]).is_err());
         assert!(selected(&[sel("vm-debug", None)], &[Lane::Plain]).is_err());
+    }
+
+    #[test]
+    fn debug_boots_turn_the_slab_sheaves_off() {
+        let ctx = |debug| Context {
+            repo: PathBuf::from("/r"),
+            kdir: PathBuf::from("/k"),
+            env: EnvMk::parse("").unwrap(),
+            selections: Vec::new(),
+            debug,
+            vm_jobs: 1,
+        };
+        let args = |c: &Context| {
+            c.vm_command()
+                .get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        };
+        let debug = args(&ctx(true));
+        assert!(debug.contains(&"--append=slab_debug=U".to_string()));
+        assert!(debug.contains(&"--kernel=/k/arch/x86/boot/bzImage".to_string()));
+        assert!(args(&ctx(false)).is_empty());
     }
 }
