@@ -584,12 +584,17 @@ impl Forcewake {
         };
         let guard = self.get(dev, bar, all)?;
         let mut state = self.state.lock();
-        if state.user_hold.is_empty() {
+        // Unbind may have closed forcewake since `get`: a hold stored now would never be
+        // released, and the domains would stay awake into the next probe, whose stale-ack check
+        // then times out (seen with `forcewake_all` written in a loop during unbind,
+        // hostile-input scenario).
+        if state.user_hold.is_empty() && !state.closed {
             state.user_hold = all;
             // The reference now belongs to `user_hold`; `user_release` drops it.
             core::mem::forget(guard);
         }
-        // Else a concurrent hold won the race: `guard` drops this call's reference.
+        // Else a concurrent hold won the race, or unbind closed forcewake: `guard` drops this
+        // call's reference (after `state`, declared later, has released the lock).
         Ok(())
     }
 
@@ -645,9 +650,18 @@ impl Forcewake {
     }
 
     /// Unbind: releases the user hold and refuses every later wake.
+    ///
+    /// Closing and taking the hold happen under one lock: released first and closed after, a
+    /// `forcewake_all` write in between stored a hold nobody released (see `user_hold`).
     pub(crate) fn close(&self, dev: &kernel::device::Device, bar: Bar0<'_>) {
-        self.user_release(dev, bar);
-        self.state.lock().closed = true;
+        let held = {
+            let mut state = self.state.lock();
+            state.closed = true;
+            core::mem::take(&mut state.user_hold)
+        };
+        if !held.is_empty() {
+            self.put(dev, bar, held);
+        }
     }
 }
 
