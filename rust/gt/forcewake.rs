@@ -606,6 +606,12 @@ impl Forcewake {
         }
     }
 
+    /// Whether the GT domain's ack has read all ones: the device no longer answers (every
+    /// register of a vanished card reads so, and GT is what every user wakes first).
+    pub(crate) fn gt_dead(&self) -> bool {
+        self.lost().contains(Domain::Gt)
+    }
+
     /// Domains whose ack has read all ones.
     fn lost(&self) -> DomainMask {
         // CAST: only bits below DOMAIN_COUNT (14) are ever set.

@@ -21,13 +21,19 @@ if [ "$nfiles" -ge 1 ]; then ok "debugfs files found ($nfiles)"; else not_ok "de
 held_reader() {
 	exec 3<"$dir/$1" || { echo open >"$2.done"; return; }
 	n=0
-	while dd bs=4096 count=1 <&3 >/dev/null 2>"$2.err"; do n=$((n + 1)); done
+	while dd bs=4096 count=1 <&3 >/dev/null 2>"$2.err"; do
+		n=$((n + 1))
+		[ $n -eq 1 ] && : >"$2.ready"
+	done
 	echo "$n" >"$2.done"
 }
 # fresh_reader FILE OUT: opens and reads FILE until that fails.
 fresh_reader() {
 	n=0
-	while cat "$dir/$1" >/dev/null 2>"$2.err"; do n=$((n + 1)); done
+	while cat "$dir/$1" >/dev/null 2>"$2.err"; do
+		n=$((n + 1))
+		[ $n -eq 1 ] && : >"$2.ready"
+	done
 	echo "$n" >"$2.done"
 }
 
@@ -45,6 +51,12 @@ while [ $r -lt $ROUNDS ]; do
 		pids="$pids $!"
 	done
 	nreaders=$(echo $pids | wc -w)
+	# Unbind once every reader has read its file (slow on the debug kernel).
+	waited=0
+	while [ "$(ls $out/*.ready 2>/dev/null | wc -l)" -lt "$nreaders" ] && [ $waited -lt 30 ]; do
+		sleep 1
+		waited=$((waited + 1))
+	done
 	sleep 1
 	(echo "$bdf" >$drv/unbind; echo $? >$out/unbind.rc) &
 	waited=0
