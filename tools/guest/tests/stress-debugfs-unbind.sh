@@ -1,14 +1,14 @@
 #!/bin/sh
 # sysfs unbind while every file of the device's debugfs directory (listed at
 # run time, so files added later are covered) is read in loops by concurrent
-# readers, some holding one descriptor, some opening the file anew. Five
+# readers, some holding one descriptor, some opening the file anew. Three
 # rounds: each unbind must return, every reader must stop with an error (no
 # hang), the directory must be gone, and after the rebind the device works:
 # info and guc_info read back, an mcr command runs, forcewake is balanced.
 # timeout: 300
 . /tests/lib.sh
 
-ROUNDS=5
+ROUNDS=3
 bdf=$(basename "$(gpu_dev 0x56c0)")
 drv=/sys/bus/pci/drivers/xehpg
 dir=/sys/kernel/debug/xehpg/$bdf
