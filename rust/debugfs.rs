@@ -9,9 +9,27 @@
 //! The BAR is a device resource: a callback reaches it only while the device is bound (see
 //! [`Gttmmadr::try_access_with`]), so a file written while unbind is under way fails with
 //! `ENODEV` instead of touching an unmapped BAR.
+//!
+//! # Why not `kernel::debugfs`
+//!
+//! The files are debugfs "short" files (`debugfs_create_file_short`, `include/linux/debugfs.h`):
+//! the `file_operations` debugfs installs are its own proxy, in the kernel image, and the
+//! module's `debugfs_short_fops` are only called while the file exists (under
+//! `debugfs_file_get`). The 7.3 `kernel::debugfs` files instead hand debugfs a full
+//! `file_operations` in the module's memory without an `owner`, and debugfs calls its `release`
+//! on every close, even after the file was removed (`full_proxy_release`, `fs/debugfs/file.c`).
+//! A descriptor held across `rmmod` therefore oopsed at close on the freed module memory
+//! (`BUG: unable to handle page fault`, RIP `full_proxy_release`; VM scenario
+//! `stress-debugfs-rmmod`). With short files rmmod works while descriptors are open, their
+//! reads fail with `EIO` once the file is gone, and closing them runs no module code.
+//!
+//! Removing the directory ([`DeviceDir`]'s drop) waits for reads and writes in flight
+//! (`debugfs_remove` drains each file's active users), so [`DebugCtx`] outlives every callback.
+
+use core::ffi::c_void;
 
 use kernel::{
-    debugfs::{self, ScopedDir},
+    bindings,
     device::Device,
     fmt,
     prelude::*,
@@ -20,7 +38,7 @@ use kernel::{
         atomic::{Atomic, Relaxed},
         Arc,
     },
-    uaccess::UserSliceReader,
+    uaccess::{UserPtr, UserSlice, UserSliceReader},
 };
 
 use crate::{
@@ -70,28 +88,226 @@ impl DebugCtx {
     }
 }
 
-/// Creates the files in `dir`.
-pub(crate) fn populate<'a>(ctx: &'a DebugCtx, dir: &ScopedDir<'a, '_>) {
-    dir.read_callback_file(c"info", ctx, &|c: &DebugCtx, f| {
-        fmt::Display::fmt(&c.info, f)
+/// The files of a device directory. Its index in [`FILES`] is the file's debugfs `aux`.
+#[derive(Copy, Clone)]
+enum Kind {
+    Info,
+    Forcewake,
+    ForcewakeAll,
+    Steering,
+    Topology,
+    Mcr,
+    MmioStats,
+    GucInfo,
+    Hwconfig,
+}
+
+/// Name, kind and whether the file takes writes (mode 0600, else 0400).
+const FILES: [(&CStr, Kind, bool); 9] = [
+    (c"info", Kind::Info, false),
+    (c"forcewake", Kind::Forcewake, false),
+    (c"forcewake_all", Kind::ForcewakeAll, true),
+    (c"steering", Kind::Steering, false),
+    (c"topology", Kind::Topology, false),
+    (c"mcr", Kind::Mcr, true),
+    (c"mmio_stats", Kind::MmioStats, false),
+    (c"guc_info", Kind::GucInfo, false),
+    (c"hwconfig", Kind::Hwconfig, false),
+];
+
+/// A file's whole content.
+struct Report<'a>(&'a DebugCtx, Kind);
+
+impl fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = self.0;
+        match self.1 {
+            Kind::Info => fmt::Display::fmt(&c.info, f),
+            Kind::Forcewake => c.gt.fmt_forcewake(f),
+            Kind::ForcewakeAll => f.write_fmt(fmt!("{}\n", u8::from(c.gt.user_holds()))),
+            Kind::Steering => c.gt.mcr().fmt_steering(f),
+            Kind::Topology => fmt::Display::fmt(&c.gt.mcr().topology(), f),
+            Kind::Mcr => show_mcr(c, f),
+            Kind::MmioStats => c.bar.fmt_stats(f),
+            Kind::GucInfo => c.guc.fmt_info(f),
+            Kind::Hwconfig => c.guc.fmt_hwconfig(f),
+        }
+    }
+}
+
+/// Runs the command written to a writable file.
+fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
+    match kind {
+        Kind::ForcewakeAll => store_forcewake_all(c, reader),
+        Kind::Mcr => store_mcr(c, reader),
+        // Not reachable: read-only files get no write method.
+        _ => Err(EINVAL),
+    }
+}
+
+/// A growing buffer a report is formatted into.
+struct Text(KVec<u8>);
+
+impl fmt::Write for Text {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0
+            .extend_from_slice(s.as_bytes(), GFP_KERNEL)
+            .map_err(|_| fmt::Error)
+    }
+}
+
+/// The directory's data and kind of an open file.
+///
+/// # Safety
+///
+/// `file` is an open file of a directory [`DeviceDir::new`] created, and the call runs under
+/// debugfs's `debugfs_file_get` (every short-fops method does), so the directory has not been
+/// removed and its [`DebugCtx`] is alive for the call.
+unsafe fn target<'a>(file: *mut bindings::file) -> Result<(&'a DebugCtx, Kind)> {
+    // SAFETY: `file` is a valid open file (caller); debugfs's `simple_open` set `private_data`
+    // to the inode's data, the `DebugCtx` `DeviceDir::new` passed, alive for the call (caller).
+    let ctx = unsafe { &*(*file).private_data.cast::<DebugCtx>() };
+    // SAFETY: `file` is a debugfs file (caller).
+    let aux = unsafe { bindings::debugfs_get_aux(file) };
+    // CAST: the aux is the file's index in `FILES`, stored as a pointer-sized integer.
+    let (_, kind, _) = FILES.get(aux as usize).ok_or(EINVAL)?;
+    Ok((ctx, *kind))
+}
+
+/// `read` of every file: formats the whole report and copies the part at `*ppos`.
+///
+/// # Safety
+///
+/// Called by debugfs's short-fops proxy with an open file of this module's directories, a user
+/// buffer of `count` bytes and a valid `ppos`.
+unsafe extern "C" fn read_file(
+    file: *mut bindings::file,
+    buf: *mut c_char,
+    count: usize,
+    ppos: *mut bindings::loff_t,
+) -> isize {
+    // SAFETY: the proxy calls this under `debugfs_file_get` (function contract).
+    let (ctx, kind) = match unsafe { target(file) } {
+        Ok(t) => t,
+        Err(e) => return e.to_errno() as isize,
+    };
+    let mut text = Text(KVec::new());
+    if fmt::Write::write_fmt(&mut text, fmt!("{}", Report(ctx, kind))).is_err() {
+        // Only the buffer's growth can fail; the reports read memory.
+        return ENOMEM.to_errno() as isize;
+    }
+    // SAFETY: `buf` is a user buffer of `count` bytes and `ppos` is valid (function contract);
+    // `text` holds `len` initialised bytes for the duration of the call.
+    unsafe {
+        bindings::simple_read_from_buffer(
+            buf.cast(),
+            count,
+            ppos,
+            text.0.as_ptr().cast(),
+            text.0.len(),
+        )
+    }
+}
+
+/// `write` of the writable files: one command per write.
+///
+/// # Safety
+///
+/// As [`read_file`], with a user buffer of `count` bytes to read.
+unsafe extern "C" fn write_file(
+    file: *mut bindings::file,
+    buf: *const c_char,
+    count: usize,
+    _ppos: *mut bindings::loff_t,
+) -> isize {
+    // SAFETY: the proxy calls this under `debugfs_file_get` (function contract).
+    let res = unsafe { target(file) }.and_then(|(ctx, kind)| {
+        let mut reader = UserSlice::new(UserPtr::from_ptr(buf.cast_mut().cast()), count).reader();
+        store(ctx, kind, &mut reader)
     });
-    dir.read_callback_file(c"forcewake", ctx, &|c: &DebugCtx, f| c.gt.fmt_forcewake(f));
-    dir.read_write_callback_file(
-        c"forcewake_all",
-        ctx,
-        &|c: &DebugCtx, f| f.write_fmt(fmt!("{}\n", u8::from(c.gt.user_holds()))),
-        &store_forcewake_all,
-    );
-    dir.read_callback_file(c"steering", ctx, &|c: &DebugCtx, f| {
-        c.gt.mcr().fmt_steering(f)
-    });
-    dir.read_callback_file(c"topology", ctx, &|c: &DebugCtx, f| {
-        fmt::Display::fmt(&c.gt.mcr().topology(), f)
-    });
-    dir.read_write_callback_file(c"mcr", ctx, &show_mcr, &store_mcr);
-    dir.read_callback_file(c"mmio_stats", ctx, &|c: &DebugCtx, f| c.bar.fmt_stats(f));
-    dir.read_callback_file(c"guc_info", ctx, &|c: &DebugCtx, f| c.guc.fmt_info(f));
-    dir.read_callback_file(c"hwconfig", ctx, &|c: &DebugCtx, f| c.guc.fmt_hwconfig(f));
+    match res {
+        // CAST: `count` is at most MAX_RW_COUNT (vfs_write), below isize::MAX.
+        Ok(()) => count as isize,
+        Err(e) => e.to_errno() as isize,
+    }
+}
+
+/// Methods of the read-only files; the proxy runs them only while the file exists.
+static READ_ONLY: bindings::debugfs_short_fops = bindings::debugfs_short_fops {
+    read: Some(read_file),
+    write: None,
+    llseek: Some(bindings::default_llseek),
+};
+
+/// Methods of the writable files.
+static READ_WRITE: bindings::debugfs_short_fops = bindings::debugfs_short_fops {
+    read: Some(read_file),
+    write: Some(write_file),
+    llseek: Some(bindings::default_llseek),
+};
+
+/// One device's directory; dropping it removes the directory, then its data.
+pub(crate) struct DeviceDir {
+    /// The directory's dentry (or the error debugfs returned, which `debugfs_remove` ignores).
+    dir: *mut bindings::dentry,
+    /// What the files read, dropped after the directory; boxed so its address, the files' inode
+    /// data, never changes.
+    _ctx: KBox<DebugCtx>,
+}
+
+// SAFETY: `dir` is only passed to `debugfs_remove`, which may run on any thread; `DebugCtx` is
+// shared state behind atomics, locks and `Arc`s.
+unsafe impl Send for DeviceDir {}
+// SAFETY: a shared `DeviceDir` hands out nothing but `&DebugCtx` (see `Send`).
+unsafe impl Sync for DeviceDir {}
+
+impl DeviceDir {
+    /// Creates `/sys/kernel/debug/xehpg/<name>/` and its files over `ctx`.
+    ///
+    /// # Errors
+    ///
+    /// `ENOMEM`, or `ENOENT` outside the module's lifetime. A debugfs failure is not an error
+    /// (the kernel's rule for debugfs): the device works without its files.
+    pub(crate) fn new(ctx: DebugCtx, name: &CStr) -> Result<Self> {
+        let root = root()?;
+        let ctx = KBox::new(ctx, GFP_KERNEL)?;
+        let data = core::ptr::from_ref::<DebugCtx>(&ctx)
+            .cast_mut()
+            .cast::<c_void>();
+        // SAFETY: `name` is NUL-terminated; `root` is the module's root directory, alive until
+        // the driver is unregistered (`RootGuard`), so for as long as any device directory.
+        let dir = unsafe { bindings::debugfs_create_dir(name.as_char_ptr(), root) };
+        for (index, (file, _, writable)) in FILES.iter().enumerate() {
+            let (mode, fops) = if *writable {
+                (0o600, &READ_WRITE)
+            } else {
+                (0o400, &READ_ONLY)
+            };
+            // SAFETY: `file` is NUL-terminated; `dir` is the directory above (an error pointer
+            // makes this fail harmlessly); `data` stays valid until the directory is removed
+            // (`Drop`), and `fops` is static. The aux is the index in `FILES` (see `target`).
+            unsafe {
+                bindings::debugfs_create_file_short(
+                    file.as_char_ptr(),
+                    mode,
+                    dir,
+                    data,
+                    index as *const c_void,
+                    fops,
+                )
+            };
+        }
+        Ok(Self { dir, _ctx: ctx })
+    }
+}
+
+impl Drop for DeviceDir {
+    fn drop(&mut self) {
+        // SAFETY: `dir` came from `debugfs_create_dir` and is removed once. `debugfs_remove`
+        // waits for the files' callbacks in flight and refuses later ones, so `ctx`, dropped
+        // after this, outlives every callback.
+        unsafe { bindings::debugfs_remove(self.dir) };
+    }
 }
 
 /// Reads a short command (at most 63 bytes) written to a debugfs file.
@@ -148,10 +364,10 @@ fn store_mcr(c: &DebugCtx, reader: &mut UserSliceReader) -> Result {
 /// `/sys/kernel/debug/xehpg`, parent of one directory per bound device.
 ///
 /// Set by [`RootGuard::install`] in module init before the driver registers and cleared when
-/// the guard drops after it unregisters, so every probe sees `Some`. The kernel crate has no
+/// the guard drops after it unregisters, so every probe sees it. The kernel crate has no
 /// per-module data slot yet; nova-core (`drivers/gpu/nova-core/nova_core.rs`) uses the same
-/// arrangement.
-static mut ROOT: Option<debugfs::Dir> = None;
+/// arrangement for its debugfs root.
+static mut ROOT: *mut bindings::dentry = core::ptr::null_mut();
 
 /// Owns [`ROOT`] for the module's lifetime: the module root holds it after the driver
 /// registration, so it drops after the driver is unregistered.
@@ -165,8 +381,11 @@ impl RootGuard {
     /// Called once, from module init, before the driver is registered (nothing else can touch
     /// [`ROOT`] yet); the guard must be dropped only after the driver is unregistered.
     pub(crate) unsafe fn install(name: &'static CStr) -> Self {
+        // SAFETY: `name` is NUL-terminated; a NULL parent is the debugfs root.
+        let dir =
+            unsafe { bindings::debugfs_create_dir(name.as_char_ptr(), core::ptr::null_mut()) };
         // SAFETY: the caller guarantees no probe can run yet, so nothing reads `ROOT`.
-        unsafe { *core::ptr::addr_of_mut!(ROOT) = Some(debugfs::Dir::new(name)) };
+        unsafe { *core::ptr::addr_of_mut!(ROOT) = dir };
         Self
     }
 }
@@ -175,18 +394,27 @@ impl Drop for RootGuard {
     fn drop(&mut self) {
         // SAFETY: `install`'s contract: dropped after the driver is unregistered, so no probe
         // runs and every per-device directory below the root is already gone.
-        unsafe { *core::ptr::addr_of_mut!(ROOT) = None };
+        let dir =
+            unsafe { core::ptr::replace(core::ptr::addr_of_mut!(ROOT), core::ptr::null_mut()) };
+        // SAFETY: `dir` came from `debugfs_create_dir` (or is NULL or an error pointer, which
+        // `debugfs_remove` ignores) and is removed once.
+        unsafe { bindings::debugfs_remove(dir) };
     }
 }
 
-/// The debugfs root for this module, or an error if it could not be created.
+/// The debugfs root for this module.
 ///
 /// # Errors
 ///
 /// `ENOENT` outside the module's lifetime (never seen by a probe).
-pub(crate) fn root() -> Result<&'static debugfs::Dir> {
+fn root() -> Result<*mut bindings::dentry> {
     // SAFETY: `ROOT` is written only by `RootGuard::install` before the driver is registered and
     // by `RootGuard::drop` after it is unregistered; probe (the only caller) cannot run outside
     // that window, so no write races this read.
-    unsafe { (*core::ptr::addr_of!(ROOT)).as_ref() }.ok_or(ENOENT)
+    let dir = unsafe { *core::ptr::addr_of!(ROOT) };
+    if dir.is_null() {
+        Err(ENOENT)
+    } else {
+        Ok(dir)
+    }
 }

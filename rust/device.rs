@@ -22,7 +22,7 @@ use kernel::{
 };
 
 use crate::{
-    debugfs::DebugCtx,
+    debugfs::{DebugCtx, DeviceDir},
     gt::{GtInfo, GtState},
     guc::{self, Guc},
     info::{BarInfo, DeviceInfo},
@@ -58,8 +58,7 @@ const DMA_BITS: u32 = 46;
 /// any of this, in [`Xehpg::unbind`].
 #[pin_data]
 pub(crate) struct Xehpg<'bound> {
-    #[pin]
-    debugfs: kernel::debugfs::Scope<DebugCtx>,
+    debugfs: DeviceDir,
     info: DeviceInfo,
     guc: Arc<Guc>,
     #[pin]
@@ -108,7 +107,6 @@ impl<'bound> Xehpg<'bound> {
             unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<DMA_BITS>())? };
             let gttmmadr = Arc::new(Gttmmadr::map(pdev)?, GFP_KERNEL)?;
             let early = early_checks(pdev, gttmmadr.access(pdev)?)?;
-            let root = crate::debugfs::root()?;
             // GuC objects come from the CPU-visible part of local memory.
             let pool_size = lmem_info.len.min(early.tile.size);
 
@@ -160,7 +158,7 @@ impl<'bound> Xehpg<'bound> {
                     guc
                 },
                 // The directory appears only once everything it shows exists.
-                debugfs <- root.scope(
+                debugfs: DeviceDir::new(
                     DebugCtx::new(
                         *info,
                         bound.as_ref().into(),
@@ -169,8 +167,7 @@ impl<'bound> Xehpg<'bound> {
                         guc.clone(),
                     ),
                     bound.as_ref().name(),
-                    crate::debugfs::populate,
-                ),
+                )?,
             })
             .pin_chain(|this| {
                 report_bound(this.pdev, &this.info);

@@ -126,6 +126,12 @@ pub(crate) struct Gt<'a> {
 }
 
 impl<'a> Gt<'a> {
+    /// Whether the device has stopped answering: the GT forcewake ack read all ones (a
+    /// surprise removal or a link that fell off the bus; see `forcewake`).
+    pub(crate) fn device_gone(&self) -> bool {
+        self.fw.gt_dead()
+    }
+
     /// Holds `mask` awake until the guard drops.
     ///
     /// # Errors

@@ -299,7 +299,8 @@ impl Guc {
     }
 
     /// Unbind: stop the GuC, then release what it could reach. If it cannot be reset the
-    /// objects are leaked on purpose (it may still be writing into them).
+    /// objects are leaked on purpose (it may still be writing into them), unless the device is
+    /// gone: then bus mastering is turned off and they are freed.
     pub(crate) fn fini(&self, ctx: &Ctx<'_>) {
         let mut st = self.state.lock();
         if st.touched {
@@ -307,15 +308,33 @@ impl Guc {
                 .gt
                 .wake::<GtDomain>()
                 .and_then(|awake| boot::reset(&ctx.gt, &awake));
-            if let Err(e) = stopped {
-                dev_err!(
-                    ctx.gt.dev,
-                    "guc: reset at unbind failed ({:?}); leaking its memory\n",
-                    e
-                );
-                // It may still write through the GGTT: keep everything it can reach.
-                ctx.ggtt.keep_scratch();
-                return;
+            match stopped {
+                Ok(()) => {}
+                Err(e) if ctx.gt.device_gone() => {
+                    // The card no longer answers (its registers read all ones), so its GuC
+                    // cannot be reset. With bus mastering off the function cannot reach system
+                    // memory whether it is still there or not (PCIe: no memory requests without
+                    // Bus Master Enable), so the memory is freed as usual. Keeping it, as below,
+                    // left DMA allocations behind the unbound device, which the DMA API debug
+                    // code reports as a WARNING (debug lane, surprise-removal scenario).
+                    dev_err!(
+                        ctx.gt.dev,
+                        "guc: device gone at unbind ({:?}); bus mastering off, freeing its \
+                         memory\n",
+                        e
+                    );
+                    clear_master(ctx.pdev);
+                }
+                Err(e) => {
+                    dev_err!(
+                        ctx.gt.dev,
+                        "guc: reset at unbind failed ({:?}); leaking its memory\n",
+                        e
+                    );
+                    // It may still write through the GGTT: keep everything it can reach.
+                    ctx.ggtt.keep_scratch();
+                    return;
+                }
             }
             st.touched = false;
         }
@@ -324,6 +343,18 @@ impl Guc {
         }
         st.state = State::NotLoaded;
     }
+}
+
+/// Turns bus mastering off: the function can no longer read or write system memory.
+fn clear_master(pdev: &pci::Device<Bound>) {
+    // CAST: `pci::Device` is a `#[repr(transparent)]` wrapper of `struct pci_dev`
+    // (`rust/kernel/pci.rs`), which has no way to clear bus mastering in 7.3.
+    let raw = core::ptr::from_ref(pdev)
+        .cast::<kernel::bindings::pci_dev>()
+        .cast_mut();
+    // SAFETY: `raw` is the bound device's valid `struct pci_dev` (see the cast), and
+    // `pci_clear_master` only updates its command register and `is_busmaster`, as unbind may.
+    unsafe { kernel::bindings::pci_clear_master(raw) };
 }
 
 /// The objects of one load.

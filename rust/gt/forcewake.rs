@@ -16,6 +16,15 @@
 //! with the same 50 ms limit). An ack that reads all ones means the device is gone (`EIO`),
 //! not that it is slow.
 //!
+//! A domain whose ack has read all ones stays dead (a surprise removal or a link that fell off
+//! the bus makes every register read so; one dead ack register is the `fw-ack-dead` case). The
+//! first all-ones ack of a domain is logged once, with the value, as i915 does when it loses the
+//! MMIO BAR (`intel_uncore.c`, "Lost access to MMIO BAR"), and marks the domain lost: later gets
+//! of it fail at once with `EIO` without touching a register or logging, and releases only drop
+//! their references. Without the latch every debugfs command after a removal logged again and
+//! polled a dead BAR: a flood of identical errors under load. Other domains keep working, so a
+//! single dead ack register costs only its domain.
+//!
 //! Fallback-ack kick: i915 toggles a second request bit when an ack is late on every Gen11+
 //! part, but the workaround it implements (`WaRsForcewakeAddDelayForAck`, HSDES 1604254524,
 //! `intel_uncore.c`) is listed for SKL through ICL only, upstream xe (the driver for DG2 and
@@ -388,6 +397,8 @@ pub(crate) struct Forcewake {
     ack_seen: [Atomic<u32>; DOMAIN_COUNT],
     /// Failed wakes and releases.
     failures: Atomic<u32>,
+    /// Bit per domain index: its ack has read all ones, no register of it is touched again.
+    lost: Atomic<u32>,
 }
 
 impl Forcewake {
@@ -404,6 +415,7 @@ impl Forcewake {
             wakes: [const { Atomic::new(0) }; DOMAIN_COUNT],
             ack_seen: [const { Atomic::new(0) }; DOMAIN_COUNT],
             failures: Atomic::new(0),
+            lost: Atomic::new(0),
         })
     }
 
@@ -430,6 +442,11 @@ impl Forcewake {
         if state.closed {
             return Err(ENODEV);
         }
+        if mask.iter().any(|d| self.lost().contains(d)) {
+            // A dead domain: already reported once, nothing to poll.
+            self.failures.add(1, Relaxed);
+            return Err(EIO);
+        }
         let absent = mask.without(state.present);
         if let Some(d) = absent.iter().next() {
             dev_err!(dev, "forcewake: domain {} is not present on this part\n", d);
@@ -451,14 +468,15 @@ impl Forcewake {
     /// Drops one reference per domain in `mask`; the last one puts the domain to sleep.
     fn put(&self, dev: &kernel::device::Device, bar: Bar0<'_>, mask: DomainMask) {
         let mut state = self.state.lock();
-        let to_sleep = state.release(mask);
+        // A dead domain has nothing to put to sleep; its references are dropped all the same.
+        let to_sleep = state.release(mask).without(self.lost());
         for d in to_sleep.iter() {
             write_request(bar, d, false);
         }
         for d in to_sleep.iter() {
             if let Err(e) = self.wait_ack(bar, d, false) {
                 self.failures.add(1, Relaxed);
-                report_ack_error(dev, d, "release", e);
+                self.report_ack_error(dev, d, "release", e);
             }
         }
     }
@@ -470,7 +488,7 @@ impl Forcewake {
             // An earlier release may still be in flight; a request now could be mistaken for
             // its (late) ack otherwise.
             self.wait_ack(bar, d, false).map_err(|e| {
-                report_ack_error(dev, d, "clear of a stale ack before wake", e);
+                self.report_ack_error(dev, d, "clear of a stale ack before wake", e);
                 e.errno()
             })?;
         }
@@ -480,7 +498,7 @@ impl Forcewake {
         let mut result = Ok(());
         for d in mask.iter() {
             if let Err(e) = self.wait_ack(bar, d, true) {
-                report_ack_error(dev, d, "wake", e);
+                self.report_ack_error(dev, d, "wake", e);
                 result = Err(e.errno());
                 break;
             }
@@ -546,7 +564,8 @@ impl Forcewake {
                 self.wakes[i].load(Relaxed)
             ))?;
         }
-        f.write_fmt(fmt!("failures: {}\n", self.failures.load(Relaxed)))
+        f.write_fmt(fmt!("failures: {}\n", self.failures.load(Relaxed)))?;
+        f.write_fmt(fmt!("dead_domains: {}\n", self.lost().iter().count()))
     }
 
     /// Holds every present domain until [`Forcewake::user_release`] (debugfs `forcewake_all`).
@@ -565,12 +584,17 @@ impl Forcewake {
         };
         let guard = self.get(dev, bar, all)?;
         let mut state = self.state.lock();
-        if state.user_hold.is_empty() {
+        // Unbind may have closed forcewake since `get`: a hold stored now would never be
+        // released, and the domains would stay awake into the next probe, whose stale-ack check
+        // then times out (seen with `forcewake_all` written in a loop during unbind,
+        // hostile-input scenario).
+        if state.user_hold.is_empty() && !state.closed {
             state.user_hold = all;
             // The reference now belongs to `user_hold`; `user_release` drops it.
             core::mem::forget(guard);
         }
-        // Else a concurrent hold won the race: `guard` drops this call's reference.
+        // Else a concurrent hold won the race, or unbind closed forcewake: `guard` drops this
+        // call's reference (after `state`, declared later, has released the lock).
         Ok(())
     }
 
@@ -582,15 +606,68 @@ impl Forcewake {
         }
     }
 
+    /// Whether the GT domain's ack has read all ones: the device no longer answers (every
+    /// register of a vanished card reads so, and GT is what every user wakes first).
+    pub(crate) fn gt_dead(&self) -> bool {
+        self.lost().contains(Domain::Gt)
+    }
+
+    /// Domains whose ack has read all ones.
+    fn lost(&self) -> DomainMask {
+        // CAST: only bits below DOMAIN_COUNT (14) are ever set.
+        DomainMask(self.lost.load(Relaxed) as u16)
+    }
+
+    /// Logs a failed wake or release; called with the state lock held. An all-ones ack marks
+    /// the domain lost, and only the first such ack of a domain is logged (see the module
+    /// documentation).
+    fn report_ack_error(&self, dev: &kernel::device::Device, d: Domain, step: &str, e: AckError) {
+        match e {
+            AckError::Timeout(raw) => dev_err!(
+                dev,
+                "forcewake: domain {} {}: no ack within {} ms (ack register {:#010x})\n",
+                d,
+                step,
+                ACK_TIMEOUT.as_millis(),
+                raw
+            ),
+            AckError::Dead => {
+                // Every caller (wake, put) holds the state lock: no other update races this one.
+                let lost = self.lost.load(Relaxed);
+                let bit = 1u32 << d.index();
+                if lost & bit == 0 {
+                    self.lost.store(lost | bit, Relaxed);
+                    dev_err!(
+                        dev,
+                        "forcewake: domain {} {}: ack register reads {:#010x}, device not \
+                         responding (surprise removal?); domain refused from now on\n",
+                        d,
+                        step,
+                        ALL_ONES
+                    );
+                }
+            }
+        }
+    }
+
     /// Whether debugfs `forcewake_all` holds the domains.
     pub(crate) fn user_holds(&self) -> bool {
         !self.state.lock().user_hold.is_empty()
     }
 
     /// Unbind: releases the user hold and refuses every later wake.
+    ///
+    /// Closing and taking the hold happen under one lock: released first and closed after, a
+    /// `forcewake_all` write in between stored a hold nobody released (see `user_hold`).
     pub(crate) fn close(&self, dev: &kernel::device::Device, bar: Bar0<'_>) {
-        self.user_release(dev, bar);
-        self.state.lock().closed = true;
+        let held = {
+            let mut state = self.state.lock();
+            state.closed = true;
+            core::mem::take(&mut state.user_hold)
+        };
+        if !held.is_empty() {
+            self.put(dev, bar, held);
+        }
     }
 }
 
@@ -600,25 +677,6 @@ impl AckError {
             Self::Timeout(_) => ETIMEDOUT,
             Self::Dead => EIO,
         }
-    }
-}
-
-fn report_ack_error(dev: &kernel::device::Device, d: Domain, step: &str, e: AckError) {
-    match e {
-        AckError::Timeout(raw) => dev_err!(
-            dev,
-            "forcewake: domain {} {}: no ack within {} ms (ack register {:#010x})\n",
-            d,
-            step,
-            ACK_TIMEOUT.as_millis(),
-            raw
-        ),
-        AckError::Dead => dev_err!(
-            dev,
-            "forcewake: domain {} {}: ack register reads all ones, device not responding\n",
-            d,
-            step
-        ),
     }
 }
 

@@ -188,6 +188,14 @@ mmio_report() {
 # after the run against the mock's own record (tools/check vm/expect.rs).
 mock_expect() { echo "# mock-expect: $*"; }
 
+# mock_request NAME: asks the VM runner to act on the mock device now
+# (XEHPG-VM-MOCK=NAME on the command channel, tools/vm/src/console.rs;
+# Documentation/mock.rst). `surprise-removal`: the card vanishes, every BAR0
+# register reads all ones from then on. The runner acts when the line
+# arrives and cannot answer: poll for the effect. Call it with stdout on the
+# command channel (not inside $(...)).
+mock_request() { echo "XEHPG-VM-MOCK=$1"; }
+
 # guc_get BDF KEY: a value of the debugfs guc_info file.
 guc_get() { sed -n "s/^$2: //p" "$(dbg "$1" guc_info)"; }
 

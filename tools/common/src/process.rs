@@ -91,6 +91,11 @@ pub fn spawn(name: &'static str, command: &mut Command, own_group: bool) -> Resu
 }
 
 impl Proc {
+    /// The child's process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The child's stdout pipe, once.
     pub fn take_stdout(&mut self) -> Option<ChildStdout> {
         self.child.stdout.take()

@@ -70,6 +70,10 @@ pub const GGTT_SIZE: u64 = 8 << 20;
 /// read from a device that fell off the bus completes with.
 const ALL_ONES: u32 = 0xFFFF_FFFF;
 
+/// The fault name under which a run-time surprise removal is recorded (trace
+/// `fault_armed`, summary `faults`).
+pub const SURPRISE_REMOVAL: &str = "surprise-removal";
+
 /// One mock GPU function.
 pub struct Device {
     opts: Options,
@@ -85,6 +89,9 @@ pub struct Device {
     guest: GuestMemory,
     irqs: Irqs,
     finished: bool,
+    /// Set by [`Device::surprise_remove`]: from then on BAR0's registers
+    /// answer like the `all-ones` fault.
+    removed: bool,
 }
 
 impl Device {
@@ -130,6 +137,7 @@ impl Device {
             guest: GuestMemory::new(),
             irqs: Irqs::new(),
             finished: false,
+            removed: false,
         };
         dev.announce(family);
         // The harness depends on the summary: an unwritable path is a
@@ -314,6 +322,37 @@ impl Device {
         self.rec.emit(Event::Reset { cause });
     }
 
+    /// The card vanishes while the guest runs (a surprise removal, or a
+    /// link that fell off the bus): from now on every BAR0 register read
+    /// completes with all ones and every register write is dropped, exactly
+    /// as under `--fault all-ones` from the start. Config space and the
+    /// memory windows (GGTT, LMEMBAR) are left as they are: QEMU maps the
+    /// windows straight from the memfds, so the mock cannot take them away,
+    /// and the driver learns of the removal from its register reads.
+    ///
+    /// Recorded once as the fault `surprise-removal` (trace `fault_armed`,
+    /// summary `faults` and `surprise_removals`). Returns false, and records
+    /// nothing, if the device was already removed.
+    pub fn surprise_remove(&mut self) -> bool {
+        if self.removed {
+            return false;
+        }
+        self.removed = true;
+        self.rec.emit(Event::FaultArmed {
+            name: SURPRISE_REMOVAL,
+        });
+        // The summary on disk shows the removal at once (a failure was
+        // reported on stderr; the final summary is written at exit anyway).
+        let _ = self.rec.write_summary(false);
+        true
+    }
+
+    /// Whether BAR0's registers answer with all ones: the `all-ones` fault
+    /// from the start, or a surprise removal since.
+    fn dead(&self) -> bool {
+        self.removed || self.opts.has_fault(Fault::AllOnes)
+    }
+
     // ---- device-side services for the units of later issues ----------------
 
     /// Sends MSI vector 0 to the guest. Returns whether it was delivered;
@@ -493,7 +532,7 @@ impl Device {
     fn reg_write(&mut self, offset: u64, data: &[u8]) {
         let len = data.len();
         let whole = Self::is_dword_access(offset, len);
-        let dead = self.opts.has_fault(Fault::AllOnes);
+        let dead = self.dead();
         let first = offset & !3;
         let end = (offset + len as u64).min(GGTT_START);
         let touched = touched_regs(first, end);
@@ -534,7 +573,7 @@ impl Device {
                 touched.push(r.name);
             }
         }
-        if self.opts.has_fault(Fault::AllOnes) {
+        if self.dead() {
             // A dead device answers without any register seeing the cycle;
             // the offset is still known or unknown.
             if reg.is_none() {

@@ -5,9 +5,12 @@
 //! disconnects write the final summary, remove the socket and return.
 //! SIGTERM/SIGINT are taken by a dedicated thread (blocked everywhere else
 //! with `pthread_sigmask`, collected with `sigwait`), which finishes the
-//! device the same way and exits with status 0. The device sits behind a
-//! mutex so that thread can reach it; a vfio-user request holds the lock only
-//! while it is being handled, and handlers never block.
+//! device the same way and exits with status 0. The same thread takes
+//! SIGUSR1, the run-time surprise removal ([`Device::surprise_remove`]): the
+//! card vanishes while the guest runs, and the process goes on serving. The
+//! device sits behind a mutex so that thread can reach it; a vfio-user
+//! request holds the lock only while it is being handled, and handlers never
+//! block, so the removal lands between two accesses.
 
 use std::fs::File;
 use std::io;
@@ -229,14 +232,14 @@ impl ServerBackend for Backend {
     }
 }
 
-/// Blocks SIGTERM and SIGINT in this thread, and so in every thread
+/// Blocks SIGTERM, SIGINT and SIGUSR1 in this thread, and so in every thread
 /// spawned after it, leaving them pending for `sigwait`.
 fn block_termination_signals() -> anyhow::Result<libc::sigset_t> {
     let set = termination_signals();
     // SAFETY: `set` is an initialised signal set; the old mask is not wanted.
     let rc = unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
     if rc != 0 {
-        return Err(io::Error::from_raw_os_error(rc)).context("blocking SIGTERM/SIGINT");
+        return Err(io::Error::from_raw_os_error(rc)).context("blocking SIGTERM/SIGINT/SIGUSR1");
     }
     Ok(set)
 }
@@ -258,11 +261,45 @@ fn termination_signals() -> libc::sigset_t {
         libc::sigemptyset(&mut set);
         libc::sigaddset(&mut set, libc::SIGTERM);
         libc::sigaddset(&mut set, libc::SIGINT);
+        libc::sigaddset(&mut set, libc::SIGUSR1);
         set
     }
 }
 
-/// Waits for a termination signal, then finishes the device and exits.
+/// What the signal thread does after a signal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AfterSignal {
+    /// Keep serving.
+    Serve,
+    /// The device is finished: remove the socket and exit.
+    Exit,
+}
+
+/// Applies one collected signal to the device.
+fn on_signal(sig: libc::c_int, dev: &Shared) -> AfterSignal {
+    match sig {
+        libc::SIGUSR1 => {
+            if lock(dev).surprise_remove() {
+                eprintln!(
+                    "xehpg-mock: SIGUSR1: surprise removal, BAR0 registers now read all ones"
+                );
+            }
+            AfterSignal::Serve
+        }
+        _ => {
+            let name = if sig == libc::SIGINT {
+                "SIGINT"
+            } else {
+                "SIGTERM"
+            };
+            lock(dev).finish(&format!("signal {name}"));
+            AfterSignal::Exit
+        }
+    }
+}
+
+/// Waits for the blocked signals: a surprise removal is applied and the wait
+/// goes on; a termination signal finishes the device and exits.
 fn wait_for_signal(set: &libc::sigset_t, dev: &Shared, socket: &Path) {
     loop {
         let mut sig: libc::c_int = 0;
@@ -270,16 +307,12 @@ fn wait_for_signal(set: &libc::sigset_t, dev: &Shared, socket: &Path) {
         if unsafe { libc::sigwait(set, &mut sig) } != 0 {
             continue;
         }
-        let name = if sig == libc::SIGINT {
-            "SIGINT"
-        } else {
-            "SIGTERM"
-        };
-        lock(dev).finish(&format!("signal {name}"));
-        let _ = std::fs::remove_file(socket);
-        // Exit from here: the main thread may be blocked in accept() or
-        // recvmsg(), which the signal (blocked there) does not interrupt.
-        std::process::exit(0);
+        if on_signal(sig, dev) == AfterSignal::Exit {
+            let _ = std::fs::remove_file(socket);
+            // Exit from here: the main thread may be blocked in accept() or
+            // recvmsg(), which the signal (blocked there) does not interrupt.
+            std::process::exit(0);
+        }
     }
 }
 
@@ -350,6 +383,38 @@ mod tests {
         assert_eq!((irqs[2].count, irqs[3].count, irqs[4].count), (0, 1, 0));
         for (i, irq) in irqs.iter().enumerate() {
             assert_eq!(irq.index as usize, i);
+        }
+    }
+
+    #[test]
+    fn sigusr1_removes_the_card_once_and_keeps_serving() {
+        const GU_CNTL: u64 = 0x10_1010;
+        let read = |dev: &Shared| {
+            let mut b = [0u8; 4];
+            lock(dev)
+                .region_read(VFIO_PCI_BAR0_REGION_INDEX, GU_CNTL, &mut b)
+                .expect("read");
+            u32::from_le_bytes(b)
+        };
+        let dev: Shared = Arc::new(Mutex::new(device(&Options::with_socket("/nonexistent"))));
+        assert_ne!(read(&dev), 0xFFFF_FFFF, "alive before the signal");
+        assert_eq!(on_signal(libc::SIGUSR1, &dev), AfterSignal::Serve);
+        assert_eq!(read(&dev), 0xFFFF_FFFF, "gone after it");
+        assert_eq!(on_signal(libc::SIGUSR1, &dev), AfterSignal::Serve);
+        let s = lock(&dev).summary();
+        assert_eq!(s.faults, vec!["surprise-removal"], "recorded once");
+        assert_eq!(s.surprise_removals, 1);
+        assert!(!s.is_final, "still serving");
+        assert_eq!(on_signal(libc::SIGTERM, &dev), AfterSignal::Exit);
+        assert!(lock(&dev).summary().is_final, "finished on SIGTERM");
+    }
+
+    #[test]
+    fn the_signal_thread_waits_for_sigusr1_too() {
+        let set = termination_signals();
+        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGUSR1] {
+            // SAFETY: `set` is an initialised signal set.
+            assert_eq!(unsafe { libc::sigismember(&set, sig) }, 1, "signal {sig}");
         }
     }
 

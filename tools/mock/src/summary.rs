@@ -119,6 +119,9 @@ pub struct Summary {
     /// the names are the mock's own static strings).
     #[serde(skip_deserializing)]
     pub faults: Vec<&'static str>,
+    /// Run-time surprise removals (`SIGUSR1`, see `server`): 0 or 1.
+    #[serde(default)]
+    pub surprise_removals: u64,
     /// Events traced (the next trace `seq`).
     pub events: u64,
     /// True only in the file written at a clean exit.
@@ -166,7 +169,12 @@ impl Counters {
                 ..
             } => bump(&mut s.fw_wakes, domain),
             Event::Steer { selector, .. } => bump(&mut s.mcr_selector_writes, selector),
-            Event::FaultArmed { name } => s.faults.push(name),
+            Event::FaultArmed { name } => {
+                s.faults.push(name);
+                if *name == crate::device::SURPRISE_REMOVAL {
+                    s.surprise_removals += 1;
+                }
+            }
             Event::DmaMap { .. } => s.dma_maps += 1,
             Event::DmaUnmap { .. } => s.dma_unmaps += 1,
             Event::Irq { .. } => s.irqs += 1,
@@ -425,7 +433,8 @@ mod tests {
                 "hwconfig_served_bytes": 8, "hwconfig_served_sha256": "cd",
                 "tlb_invalidations": 1, "guc_last_release": "70.53.0",
                 "guc_last_sha256": "ab", "guc_running_at_exit": true,
-                "faults": ["pcode-stuck"], "events": 42, "final": true
+                "faults": ["pcode-stuck"], "surprise_removals": 0, "events": 42,
+                "final": true
             })
         );
     }

@@ -14,6 +14,12 @@
 //! none; [`CommandChannel`] drops it again, so the output shown is the
 //! command's, byte for byte.
 //!
+//! While the command runs, a line `XEHPG-VM-MOCK=<request>` asks the runner
+//! to act on the mock device ([`MockRequest`]; today only
+//! `surprise-removal`). It is a marker: the runner takes it and it is not
+//! part of the command's output. The guest cannot know when the mock has
+//! acted; it polls for the effect.
+//!
 //! The interactive shell has one port for the console and the shell; its log
 //! is read after the run by [`scan_log`], which finds markers at the ends of
 //! lines, since a kernel message may precede one there.
@@ -28,6 +34,9 @@ pub const BEGIN: &str = "XEHPG-VM-BEGIN";
 pub const EXIT_PREFIX: &str = "XEHPG-VM-EXIT=";
 /// Printed by `/init` when insmod fails, followed by insmod's status.
 pub const INSMOD_FAILED_PREFIX: &str = "XEHPG-VM-INSMOD-FAILED=";
+/// Printed by the guest command to ask for a [`MockRequest`], followed by
+/// its name.
+pub const MOCK_PREFIX: &str = "XEHPG-VM-MOCK=";
 /// The kernel's panic banner.
 const PANIC: &str = "Kernel panic - not syncing";
 /// How long an unfinished line may wait for its end before it is shown: a
@@ -41,6 +50,38 @@ pub enum Marker {
     Exit(i32),
     InsmodFailed(i32),
     Panic,
+    Mock(MockRequest),
+}
+
+/// What the guest command can ask the runner to do to the mock device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MockRequest {
+    /// The card vanishes: the runner sends the mock SIGUSR1, after which
+    /// every BAR0 register reads all ones (Documentation/mock.rst).
+    SurpriseRemoval,
+}
+
+impl MockRequest {
+    /// Every request, for parsing.
+    pub const ALL: [MockRequest; 1] = [MockRequest::SurpriseRemoval];
+
+    /// The request's name after [`MOCK_PREFIX`].
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SurpriseRemoval => "surprise-removal",
+        }
+    }
+
+    /// The signal that carries the request to the mock.
+    pub fn signal(self) -> i32 {
+        match self {
+            Self::SurpriseRemoval => libc::SIGUSR1,
+        }
+    }
+
+    fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == name)
+    }
 }
 
 /// Recognises a marker in one line of the shared console of the interactive
@@ -75,6 +116,9 @@ pub fn command_marker(line: &str) -> Option<Marker> {
     if let Some(status) = line.strip_prefix(EXIT_PREFIX).and_then(parse_status) {
         return Some(Marker::Exit(status));
     }
+    if let Some(request) = line.strip_prefix(MOCK_PREFIX).and_then(MockRequest::parse) {
+        return Some(Marker::Mock(request));
+    }
     line.strip_prefix(INSMOD_FAILED_PREFIX)
         .and_then(parse_status)
         .map(Marker::InsmodFailed)
@@ -97,7 +141,12 @@ fn parse_status(digits: &str) -> Option<i32> {
 /// marker, so it must not be shown yet.
 fn may_become_marker(partial: &[u8]) -> bool {
     let partial = partial.strip_suffix(b"\r").unwrap_or(partial);
-    [BEGIN, EXIT_PREFIX, INSMOD_FAILED_PREFIX]
+    if let Some(rest) = partial.strip_prefix(MOCK_PREFIX.as_bytes()) {
+        return MockRequest::ALL
+            .iter()
+            .any(|r| r.name().as_bytes().starts_with(rest));
+    }
+    [BEGIN, EXIT_PREFIX, INSMOD_FAILED_PREFIX, MOCK_PREFIX]
         .iter()
         .any(|marker| {
             let marker = marker.as_bytes();
@@ -131,6 +180,8 @@ pub struct Session {
     pub panicked: bool,
     /// Exit markers taken so far (normally one).
     pub exit_markers: u32,
+    /// Mock requests taken and not yet carried out by the runner.
+    pub mock_requests: Vec<MockRequest>,
 }
 
 impl Default for Session {
@@ -140,6 +191,7 @@ impl Default for Session {
             insmod_failures: Vec::new(),
             panicked: false,
             exit_markers: 0,
+            mock_requests: Vec::new(),
         }
     }
 }
@@ -161,6 +213,8 @@ impl Session {
                 self.phase = Phase::Done(status);
                 self.exit_markers += 1;
             }
+            // Only the command asks; the runner drains the list.
+            (Marker::Mock(request), Phase::Command) => self.mock_requests.push(request),
             _ => return None,
         }
         Some(marker)
@@ -590,10 +644,21 @@ mod tests {
             "XEHPG-VM-EXIT=",
             "XEHPG-VM-EXIT=12",
             "XEHPG-VM-INSMOD-F",
+            "XEHPG-VM-MO",
+            "XEHPG-VM-MOCK=",
+            "XEHPG-VM-MOCK=surprise-rem",
+            "XEHPG-VM-MOCK=surprise-removal",
         ] {
             assert!(may_become_marker(partial.as_bytes()), "{partial:?}");
         }
-        for partial in ["ok 1", "XEHPG-VM-BEGINx", "XEHPG-VM-EXIT=1 ", "xehpg"] {
+        for partial in [
+            "ok 1",
+            "XEHPG-VM-BEGINx",
+            "XEHPG-VM-EXIT=1 ",
+            "xehpg",
+            "XEHPG-VM-MOCK=reboot",
+            "XEHPG-VM-MOCK=surprise-removal ",
+        ] {
             assert!(!may_become_marker(partial.as_bytes()), "{partial:?}");
         }
     }
@@ -629,6 +694,47 @@ mod tests {
         assert_eq!(session.exit_markers, 2);
         assert_eq!(session.insmod_failures, [2]);
         assert!(!session.panicked);
+    }
+
+    #[test]
+    fn mock_requests_count_only_while_the_command_runs() {
+        let mut session = Session::default();
+        let line = "XEHPG-VM-MOCK=surprise-removal";
+        assert_eq!(
+            command_marker(line),
+            Some(Marker::Mock(MockRequest::SurpriseRemoval))
+        );
+        assert_eq!(
+            command_marker("XEHPG-VM-MOCK=surprise-removal\r"),
+            command_marker(line)
+        );
+        assert_eq!(command_marker("XEHPG-VM-MOCK=unplug"), None);
+        assert_eq!(command_marker("# XEHPG-VM-MOCK=surprise-removal"), None);
+        // Before BEGIN it is nobody's request.
+        assert_eq!(session.on_command_line(line), None);
+        session.on_command_line("XEHPG-VM-BEGIN");
+        assert_eq!(
+            session.on_command_line(line),
+            Some(Marker::Mock(MockRequest::SurpriseRemoval))
+        );
+        assert_eq!(session.mock_requests, [MockRequest::SurpriseRemoval]);
+        session.on_command_line("XEHPG-VM-EXIT=0");
+        assert_eq!(session.on_command_line(line), None, "after the command");
+        assert_eq!(session.mock_requests.len(), 1);
+        assert_eq!(MockRequest::SurpriseRemoval.signal(), libc::SIGUSR1);
+    }
+
+    #[test]
+    fn a_mock_request_is_not_command_output() {
+        let mut session = Session::default();
+        let mut channel = CommandChannel::default();
+        let mut out = channel.push(b"XEHPG-VM-BEGIN\nbefore\nXEHPG-VM-MOCK=surp", &mut session);
+        // The unfinished request is held back even when the channel pauses.
+        out.extend(channel.pause());
+        out.extend(channel.push(b"rise-removal\nafter\n", &mut session));
+        out.extend(channel.finish(&mut session));
+        assert_eq!(String::from_utf8_lossy(&out), "before\nafter\n");
+        assert_eq!(session.mock_requests, [MockRequest::SurpriseRemoval]);
     }
 
     #[test]

@@ -206,8 +206,9 @@ fn session(
         socket: mock.as_ref().map(|_| socket.as_path()),
         console: console_mode,
     });
+    let mock_pid = mock.as_ref().map(Proc::id);
     let outcome = match listener {
-        Some(listener) => batch(&argv, listener, plan.quiet, logs, watch, started)?,
+        Some(listener) => batch(&argv, listener, plan.quiet, logs, watch, started, mock_pid)?,
         None => interactive(&argv, logs, watch)?,
     };
     if let Some(mock) = &mut mock {
@@ -445,7 +446,8 @@ fn create(path: &Path) -> Result<File> {
 }
 
 /// Runs QEMU with the console on a pipe and the command channel on
-/// `listener`, streaming both until QEMU exits.
+/// `listener`, streaming both until QEMU exits. The guest's mock requests
+/// are carried to the mock, process `mock_pid`, as they come.
 fn batch(
     argv: &[String],
     listener: UnixListener,
@@ -453,6 +455,7 @@ fn batch(
     logs: &Logs,
     watch: &Watch,
     started: Instant,
+    mock_pid: Option<u32>,
 ) -> Result<Outcome> {
     let (program, args) = split_program(argv)?;
     let mut command = Command::new(program);
@@ -499,6 +502,9 @@ fn batch(
             Ok(Message::End(Source::Command)) => command_open = false,
             // Disconnected cannot happen: `sender` is still here.
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
+        }
+        for request in std::mem::take(&mut streams.session.mock_requests) {
+            forward_to_mock(request, mock_pid);
         }
         streams
             .tick(Instant::now())
@@ -603,6 +609,32 @@ fn spawn_reader<R: Read + Send + 'static>(source: Source, mut reader: R, sender:
         }
         let _ = sender.send(Message::End(source));
     });
+}
+
+/// Carries a guest's request to the mock as the signal the mock documents.
+/// A failure is reported, not fatal: the guest sees that nothing happened
+/// and its own checks fail.
+fn forward_to_mock(request: console::MockRequest, mock_pid: Option<u32>) {
+    let Some(pid) = mock_pid.and_then(|p| libc::pid_t::try_from(p).ok()) else {
+        eprintln!(
+            "xehpg-vm: the guest asked for {} but this run has no mock",
+            request.name()
+        );
+        return;
+    };
+    // SAFETY: kill(2) with a pid and a signal number has no memory effects.
+    if unsafe { libc::kill(pid, request.signal()) } != 0 {
+        eprintln!(
+            "xehpg-vm: forwarding {} to the mock (pid {pid}) failed: {}",
+            request.name(),
+            std::io::Error::last_os_error()
+        );
+        return;
+    }
+    eprintln!(
+        "xehpg-vm: the guest asked for {}: signalled the mock",
+        request.name()
+    );
 }
 
 /// Lets the mock exit on its own after QEMU's disconnect, then stops it.
@@ -786,6 +818,32 @@ fn owner_pid(name: &str, prefix: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mock_request_reaches_the_process_as_its_signal() {
+        // A stand-in for the mock that reports the signal it got.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let flag = dir.path().join("got");
+        let script = format!(
+            "trap 'echo usr1 > {}; exit 0' USR1; i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; exit 3",
+            flag.display()
+        );
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(&script);
+        let mut child = process::spawn("stand-in", &mut command, true).expect("spawn");
+        // Let the shell install its trap.
+        thread::sleep(Duration::from_millis(300));
+        forward_to_mock(console::MockRequest::SurpriseRemoval, Some(child.id()));
+        let status = child
+            .wait_for(Duration::from_secs(10))
+            .expect("wait")
+            .expect("exited");
+        assert!(status.success(), "{status}");
+        assert_eq!(fs::read_to_string(&flag).expect("flag"), "usr1\n");
+        // No mock: reported, not fatal. (A reaped child's pid is not
+        // signalled here: it may belong to another process by now.)
+        forward_to_mock(console::MockRequest::SurpriseRemoval, None);
+    }
 
     #[test]
     fn stop_codes_and_messages() {

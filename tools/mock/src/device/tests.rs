@@ -157,6 +157,32 @@ fn all_ones_fault_answers_every_read_with_ones_and_drops_writes() {
 }
 
 #[test]
+fn surprise_removal_turns_a_live_device_into_all_ones_mid_run() {
+    let (mut d, clock) = device(&opts());
+    let alive = read32(&mut d, GU_CNTL);
+    assert_ne!(alive, 0xFFFF_FFFF);
+    assert!(d.summary().faults.is_empty());
+    assert!(d.surprise_remove());
+    assert!(!d.surprise_remove(), "a second removal changes nothing");
+    assert_eq!(read32(&mut d, GU_CNTL), 0xFFFF_FFFF);
+    assert_eq!(read32(&mut d, PCODE_MAILBOX), 0xFFFF_FFFF);
+    // A Driver-FLR request is dropped like every write: nothing resets.
+    write32(&mut d, GU_CNTL, 1 << 31);
+    clock.advance(Duration::from_secs(1));
+    let s = d.summary();
+    assert_eq!(s.driver_flrs, 0, "write never reached the register");
+    assert_eq!(s.faults, vec!["surprise-removal"]);
+    assert_eq!(s.surprise_removals, 1);
+    assert_eq!(s.unknown_accesses, 0);
+    assert_eq!(s.violations, 0, "a dead device breaks no rule");
+    // Local memory is QEMU's mapping of the memfd: it stays.
+    d.region_write(BAR2, 0x1000, &[9, 8, 7, 6]).expect("write");
+    let mut b = [0u8; 4];
+    d.region_read(BAR2, 0x1000, &mut b).expect("read");
+    assert_eq!(b, [9, 8, 7, 6]);
+}
+
+#[test]
 fn pcode_init_probe_through_bar0() {
     let mut o = opts();
     o.pcode_init_delay_ms = 20;

@@ -1,0 +1,63 @@
+#!/bin/sh
+# 100 unbind/bind cycles through the PCI core (sysfs driver unbind/bind) on
+# the default ATS-M150 with the real GuC firmware: every bind brings the GuC
+# to READY again (guc_info status running), every unbind removes the debugfs
+# directory and both BAR regions, forcewake is balanced after each bind, and
+# the module then unloads cleanly. Each property is one TAP line carrying the
+# count of cycles that kept it, so a failure names how many cycles broke it
+# and the first one that did.
+# expect-mock: guc_loads == 101
+# timeout: 400
+. /tests/lib.sh
+
+CYCLES=100
+bdf=$(basename "$(gpu_dev 0x56c0)")
+drv=/sys/bus/pci/drivers/xehpg
+check is_bound "$bdf"
+expect_eq "GuC status before the cycles" "$(guc_get "$bdf" status)" running
+
+# count_bad NAME CYCLE: one more cycle broke NAME; the first is remembered.
+count_bad() {
+	eval "bad_$1=\$((bad_$1 + 1)); [ -n \"\$first_$1\" ] || first_$1=$2"
+}
+for p in unbind gone regions bind bound guc fw; do eval "bad_$p=0; first_$p="; done
+
+start=$(date +%s)
+i=0
+while [ $i -lt $CYCLES ]; do
+	i=$((i + 1))
+	echo "$bdf" >"$drv/unbind" || count_bad unbind $i
+	# Unbind is synchronous: by the time the write returns, remove() ran.
+	{ ! is_bound "$bdf" && [ ! -e "/sys/kernel/debug/xehpg/$bdf" ]; } || count_bad gone $i
+	iomem_has "xehpg/" && count_bad regions $i
+	echo "$bdf" >"$drv/bind" || count_bad bind $i
+	is_bound "$bdf" || count_bad bound $i
+	[ "$(guc_get "$bdf" status 2>/dev/null)" = running ] || count_bad guc $i
+	[ "$(fw_field "$bdf" GT refs 2>/dev/null)" = 0 ] || count_bad fw $i
+done
+end=$(date +%s)
+diag "$CYCLES cycles took $((end - start)) s"
+
+# report NAME DESC: one TAP line for a property over all cycles.
+report() {
+	eval "n=\$bad_$1; f=\$first_$1"
+	if [ "$n" -eq 0 ]; then
+		ok "$2 in $CYCLES/$CYCLES cycles"
+	else
+		not_ok "$2 in $CYCLES/$CYCLES cycles" "failed in $n cycles, first in cycle $f"
+	fi
+}
+report unbind "sysfs unbind accepted"
+report gone "unbind removed the binding and the debugfs directory"
+report regions "unbind released both BAR regions"
+report bind "sysfs bind accepted"
+report bound "bind bound the device again"
+report guc "GuC running after bind"
+report fw "no forcewake reference left after bind"
+
+expect_eq "last_error after the cycles" "$(guc_get "$bdf" last_error)" none
+check rmmod xehpg
+check not test -e /sys/kernel/debug/xehpg
+check not iomem_has "xehpg/"
+check_dmesg_clean
+done_testing
