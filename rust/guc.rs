@@ -298,9 +298,8 @@ impl Guc {
         obj.free(ctx);
     }
 
-    /// Unbind: stop the GuC, then release what it could reach. If it cannot be reset the
-    /// objects are leaked on purpose (it may still be writing into them), unless the device is
-    /// gone: then bus mastering is turned off and they are freed.
+    /// Unbind: stop the GuC, then release what it could reach. If it cannot be reset, bus
+    /// mastering is turned off first so it cannot reach freed system memory.
     pub(crate) fn fini(&self, ctx: &Ctx<'_>) {
         let mut st = self.state.lock();
         if st.touched {
@@ -308,33 +307,27 @@ impl Guc {
                 .gt
                 .wake::<GtDomain>()
                 .and_then(|awake| boot::reset(&ctx.gt, &awake));
-            match stopped {
-                Ok(()) => {}
-                Err(e) if ctx.gt.device_gone() => {
-                    // The card no longer answers (its registers read all ones), so its GuC
-                    // cannot be reset. With bus mastering off the function cannot reach system
-                    // memory whether it is still there or not (PCIe: no memory requests without
-                    // Bus Master Enable), so the memory is freed as usual. Keeping it, as below,
-                    // left DMA allocations behind the unbound device, which the DMA API debug
-                    // code reports as a WARNING (debug lane, surprise-removal scenario).
-                    dev_err!(
-                        ctx.gt.dev,
-                        "guc: device gone at unbind ({:?}); bus mastering off, freeing its \
-                         memory\n",
-                        e
-                    );
-                    clear_master(ctx.pdev);
-                }
-                Err(e) => {
-                    dev_err!(
-                        ctx.gt.dev,
-                        "guc: reset at unbind failed ({:?}); leaking its memory\n",
-                        e
-                    );
-                    // It may still write through the GGTT: keep everything it can reach.
-                    ctx.ggtt.keep_scratch();
-                    return;
-                }
+            if let Err(e) = stopped {
+                // The GuC cannot be stopped: the card is gone (its registers read all ones) or
+                // its reset never completes. Either way it might still write through the GGTT
+                // into the scratch page. With Bus Master Enable clear the function issues no
+                // memory requests (PCIe Base Spec, Command register bit 2), so nothing it does
+                // reaches system memory and everything is freed as usual. Keeping the memory
+                // instead left DMA allocations behind the unbound device, which the DMA API
+                // debug code reports as a WARNING (debug lane: surprise-removal,
+                // guc-unbind-stuck).
+                let why = if ctx.gt.device_gone() {
+                    "device gone"
+                } else {
+                    "reset failed"
+                };
+                dev_err!(
+                    ctx.gt.dev,
+                    "guc: {} at unbind ({:?}); bus mastering off, freeing its memory\n",
+                    why,
+                    e
+                );
+                clear_master(ctx.pdev);
             }
             st.touched = false;
         }

@@ -14,17 +14,7 @@
 //! 0xFEE00000 (`GUC_GGTT_TOP`, `regs/xe_gtt_defs.h`). After changing entries the GuC's GGTT
 //! TLB must be invalidated, which is a GuC operation (`guc::tlb_inval`).
 
-use core::mem::ManuallyDrop;
-
-use kernel::{
-    device::Bound,
-    dma::Coherent,
-    prelude::*,
-    sync::{
-        atomic::{Atomic, Relaxed},
-        Mutex,
-    },
-};
+use kernel::{device::Bound, dma::Coherent, prelude::*, sync::Mutex};
 
 use crate::{
     mmio::{Bar0, GSM_ENTRIES},
@@ -86,25 +76,13 @@ impl Mapping {
 }
 
 /// GGTT state of one device.
-#[pin_data(PinnedDrop)]
+#[pin_data]
 pub(crate) struct Ggtt {
     #[pin]
     alloc: Mutex<RangeAllocator>,
-    /// Dropped with the GGTT unless [`Ggtt::keep_scratch`] was called.
-    scratch: ManuallyDrop<Coherent<[u8; 4096]>>,
-    keep_scratch: Atomic<u32>,
-}
-
-#[pinned_drop]
-impl PinnedDrop for Ggtt {
-    fn drop(self: Pin<&mut Self>) {
-        if self.keep_scratch.load(Relaxed) != 0 {
-            return;
-        }
-        // SAFETY: `scratch` is not used after this point: `self` is being dropped, and this is
-        // the only place that drops it.
-        unsafe { ManuallyDrop::drop(&mut self.get_unchecked_mut().scratch) };
-    }
+    /// What every unused entry points at. Freed with the GGTT: if the GuC could not be
+    /// stopped at unbind, bus mastering is off by then (`Guc::fini`).
+    scratch: Coherent<[u8; 4096]>,
 }
 
 impl Ggtt {
@@ -126,19 +104,12 @@ impl Ggtt {
         }
         Ok(try_pin_init!(Self {
             alloc <- kernel::new_mutex!(alloc),
-            scratch: ManuallyDrop::new(scratch),
-            keep_scratch: Atomic::new(0),
+            scratch,
         }))
     }
 
     fn scratch_pte(&self) -> Result<u64> {
         pte(self.scratch.dma_address(), false)
-    }
-
-    /// Never frees the scratch page: for when the GuC could not be stopped and may still
-    /// reach it through the GGTT (freed system memory would then be written by the device).
-    pub(crate) fn keep_scratch(&self) {
-        self.keep_scratch.store(1, Relaxed);
     }
 
     /// Maps `size` bytes of local memory at `lmem_offset` (both 64 KiB aligned) into a fresh
