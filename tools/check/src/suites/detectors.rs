@@ -72,9 +72,12 @@ pub type SegmentCheck = fn(&str) -> Result<(), String>;
 pub const TRIGGERS: &[Trigger] = &[
     Trigger {
         param: "none",
-        case: "a harmless load reports nothing (control)",
+        case: "a harmless load reports nothing, Rust debug assertions on (control)",
         detector: None,
-        evidence: &["xehpg_triggers: trigger none"],
+        evidence: &[
+            "xehpg_triggers: trigger none",
+            "xehpg_triggers: debug_assertions on",
+        ],
         check: None,
     },
     Trigger {
@@ -527,13 +530,20 @@ mod tests {
 
     #[test]
     fn the_control_segment_must_be_clean() {
-        let quiet = ["[ 30.2] xehpg_triggers: trigger none"];
+        let quiet = [
+            "[ 30.2] xehpg_triggers: trigger none",
+            "[ 30.2] xehpg_triggers: debug_assertions on",
+        ];
         assert_eq!(
             run_verdict("none", &console(&[("none", &quiet)])).status,
             Status::Pass
         );
+        // A module built without CONFIG_RUST_DEBUG_ASSERTIONS says so, and fails.
+        let off = [quiet[0], "[ 30.2] xehpg_triggers: debug_assertions off"];
+        assert!(run_verdict("none", &console(&[("none", &off)])).is_failure());
         let noisy = [
             quiet[0],
+            quiet[1],
             "[ 30.3] WARNING: CPU: 1 PID: 7 at kernel/x.c:1 f+0x0/0x1",
         ];
         let c = run_verdict("none", &console(&[("none", &noisy)]));

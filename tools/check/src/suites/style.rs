@@ -3,7 +3,8 @@
 //! - `tools: cargo fmt`: `cargo fmt --all --check` in `tools/`.
 //! - `tools: cargo clippy`: `cargo clippy --workspace --all-targets -- -D warnings`.
 //! - `driver: rustfmt`: `rustfmt --check` of `rust/xehpg.rs` (and every file
-//!   its `mod` declarations reach) with the kernel's `.rustfmt.toml`.
+//!   its `mod` declarations reach) and of the test-only trigger module
+//!   (`tests/triggers/`) with the kernel's `.rustfmt.toml`.
 //! - `driver: clippy`: a from-scratch Kbuild build with `CLIPPY=1` into
 //!   `build/clippy`; any `warning:` or `error:` in its output fails.
 //! - `driver: no import cycle across top-level blocks` and `driver: imports
@@ -20,6 +21,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 use xehpg_common::process::run_logged;
+
+/// The test-only trigger module's crate root, formatted like the driver.
+const TRIGGERS_ROOT: &str = "tests/triggers/triggers.rs";
 
 /// Limit for a cargo lint or format run.
 const CARGO_LIMIT: Duration = Duration::from_secs(30 * 60);
@@ -72,7 +76,8 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
             "--config-path",
         ])
         .arg(ctx.kdir.join(".rustfmt.toml"))
-        .arg(&root);
+        .arg(&root)
+        .arg(ctx.repo.join(TRIGGERS_ROOT));
     r.case(command_case(
         "driver: rustfmt",
         &mut rustfmt,
