@@ -125,6 +125,32 @@ expect_eq() {
 # dmesg_has TEXT: the kernel log contains TEXT (fixed string).
 dmesg_has() { dmesg | grep -qF -- "$1"; }
 
+# wait_until SECS CMD...: runs CMD once a second until it succeeds or SECS
+# seconds have passed (so a hang is a failed check later, not a timeout);
+# leaves the seconds waited in $waited. Fails if CMD never succeeded.
+wait_until() {
+	_wu_limit=$1
+	shift
+	waited=0
+	until "$@"; do
+		[ "$waited" -ge "$_wu_limit" ] && return 1
+		sleep 1
+		waited=$((waited + 1))
+	done
+}
+
+# count_files GLOB: how many paths GLOB (unquoted inside) matches.
+count_files() { ls $1 2>/dev/null | wc -l; }
+
+# files_at_least GLOB N: GLOB matches N paths or more.
+files_at_least() { [ "$(count_files "$1")" -ge "$2" ]; }
+
+# none_running PID...: none of the processes is alive.
+none_running() {
+	for _nr_pid; do kill -0 "$_nr_pid" 2>/dev/null && return 1; done
+	return 0
+}
+
 # iomem_has NAME: a /proc/iomem region is claimed under NAME.
 iomem_has() { grep -qF -- "$1" /proc/iomem; }
 

@@ -122,11 +122,9 @@ while [ $r -lt $rounds ]; do
 	w2=$!
 	sleep 1
 	(echo "$bdf" >$drv/unbind; echo $? >/tmp/race.unbind.$r) &
-	waited=0
-	while [ ! -e /tmp/race.unbind.$r ] && [ $waited -lt 60 ]; do sleep 1; waited=$((waited + 1)); done
+	wait_until 60 test -e /tmp/race.unbind.$r
 	touch /tmp/race.stop
-	waited=0
-	while { kill -0 $w1 || kill -0 $w2; } 2>/dev/null && [ $waited -lt 20 ]; do sleep 1; waited=$((waited + 1)); done
+	wait_until 20 none_running $w1 $w2
 	expect_eq "round $r: unbind under racing writes returned" "$(cat /tmp/race.unbind.$r 2>/dev/null)" 0
 	if kill -0 $w1 2>/dev/null || kill -0 $w2 2>/dev/null; then
 		not_ok "round $r: racing writers stopped"

@@ -63,20 +63,14 @@ expect_eq "readers running before rmmod" "$running" "$nreaders"
 # rmmod in the background, so a hang is a failed check, not a timeout.
 (rmmod xehpg; echo $? >$out/rmmod.rc) &
 rmpid=$!
-waited=0
-while [ ! -e $out/rmmod.rc ] && [ $waited -lt 60 ]; do sleep 1; waited=$((waited + 1)); done
+wait_until 60 test -e $out/rmmod.rc
 expect_eq "rmmod returned within 60 s with status" "$(cat $out/rmmod.rc 2>/dev/null)" 0
 check not test -e /sys/kernel/debug/xehpg
 check not grep -q '^xehpg ' /proc/modules
 
 # Every reader stops with an error within 20 s; the held ones then wait.
-waited=0
-while [ $waited -lt 20 ]; do
-	stopped=$(ls $out/*.done 2>/dev/null | wc -l)
-	[ "$stopped" -eq "$nreaders" ] && break
-	sleep 1
-	waited=$((waited + 1))
-done
+wait_until 20 files_at_least "$out/*.done" "$nreaders"
+stopped=$(count_files "$out/*.done")
 expect_eq "readers that stopped on a failed read within 20 s of rmmod" "$stopped" "$nreaders"
 eio=$(grep -l 'Input/output error' $out/held*.err 2>/dev/null | wc -l)
 if [ "$eio" -eq "$nfiles" ]; then
@@ -87,12 +81,7 @@ fi
 # A read that starts now, through a held descriptor, fails too; then the
 # descriptors are closed, releasing files whose module is gone.
 touch $out/close
-waited=0
-while [ $waited -lt 20 ]; do
-	[ "$(ls $out/*.closed 2>/dev/null | wc -l)" -eq "$nfiles" ] && break
-	sleep 1
-	waited=$((waited + 1))
-done
+wait_until 20 files_at_least "$out/*.closed" "$nfiles"
 expect_eq "held descriptors refusing a late read" "$(cat $out/held*.late 2>/dev/null | grep -c refused)" "$nfiles"
 expect_eq "held descriptors closed after rmmod" "$(ls $out/*.closed 2>/dev/null | wc -l)" "$nfiles"
 for p in $pids $rmpid; do kill "$p" 2>/dev/null; done

@@ -52,24 +52,14 @@ while [ $r -lt $ROUNDS ]; do
 	done
 	nreaders=$(echo $pids | wc -w)
 	# Unbind once every reader has read its file (slow on the debug kernel).
-	waited=0
-	while [ "$(ls $out/*.ready 2>/dev/null | wc -l)" -lt "$nreaders" ] && [ $waited -lt 30 ]; do
-		sleep 1
-		waited=$((waited + 1))
-	done
+	wait_until 30 files_at_least "$out/*.ready" "$nreaders"
 	sleep 1
 	(echo "$bdf" >$drv/unbind; echo $? >$out/unbind.rc) &
-	waited=0
-	while [ ! -e $out/unbind.rc ] && [ $waited -lt 60 ]; do sleep 1; waited=$((waited + 1)); done
+	wait_until 60 test -e $out/unbind.rc
 	[ "$(cat $out/unbind.rc 2>/dev/null)" = 0 ] || bad_unbind=$((bad_unbind + 1))
 	{ ! is_bound "$bdf" && [ ! -e "$dir" ]; } || bad_gone=$((bad_gone + 1))
-	waited=0
-	while [ $waited -lt 20 ]; do
-		[ "$(ls $out/*.done 2>/dev/null | wc -l)" -eq "$nreaders" ] && break
-		sleep 1
-		waited=$((waited + 1))
-	done
-	stopped=$(ls $out/*.done 2>/dev/null | wc -l)
+	wait_until 20 files_at_least "$out/*.done" "$nreaders"
+	stopped=$(count_files "$out/*.done")
 	[ "$stopped" -eq "$nreaders" ] || { bad_stopped=$((bad_stopped + 1)); diag "round $r: $stopped of $nreaders readers stopped"; }
 	for p in $pids; do kill -0 "$p" 2>/dev/null && { bad_hung=$((bad_hung + 1)); kill "$p"; }; done
 	# Every reader had read its file before the unbind took it away.

@@ -62,11 +62,7 @@ check not test -s $out/mcr.err
 
 diag "asking the runner for the surprise removal"
 mock_request surprise-removal
-waited=0
-while ! dmesg | grep -q "0xffffffff, device not responding" && [ $waited -lt 30 ]; do
-	sleep 1
-	waited=$((waited + 1))
-done
+wait_until 30 dmesg_has "0xffffffff, device not responding"
 line=$(dmesg | grep "0xffffffff, device not responding" | head -n 1)
 case "$line" in
 *"xehpg $bdf: forcewake: domain "*": ack register reads 0xffffffff, device not responding"*)
@@ -76,12 +72,8 @@ esac
 # Let the activity run into the dead device for a while.
 sleep 3
 touch $out/stop
-waited=0
-while [ "$(ls $out/*.done 2>/dev/null | wc -l)" -lt "$nact" ] && [ $waited -lt 30 ]; do
-	sleep 1
-	waited=$((waited + 1))
-done
-expect_eq "activities that stopped within 30 s (no hang)" "$(ls $out/*.done 2>/dev/null | wc -l)" "$nact"
+wait_until 30 files_at_least "$out/*.done" "$nact"
+expect_eq "activities that stopped within 30 s (no hang)" "$(count_files "$out/*.done")" "$nact"
 for p in $pids; do kill "$p" 2>/dev/null; done
 read mcr_ok mcr_bad <$out/mcr.done
 read fw_ok fw_bad <$out/fw.done
@@ -112,8 +104,7 @@ done
 
 # Unbind and rmmod still complete, in the background so a hang is a failure.
 (echo "$bdf" >$drv/unbind; echo $? >$out/unbind.rc) &
-waited=0
-while [ ! -e $out/unbind.rc ] && [ $waited -lt 60 ]; do sleep 1; waited=$((waited + 1)); done
+wait_until 60 test -e $out/unbind.rc
 expect_eq "unbind returned within 60 s with status" "$(cat $out/unbind.rc 2>/dev/null)" 0
 check not is_bound "$bdf"
 check not test -e "$dir"
@@ -121,8 +112,7 @@ check not iomem_has "xehpg/"
 check dmesg_has "guc: device gone at unbind"
 check dmesg_has "bus mastering off, freeing its memory"
 (rmmod xehpg; echo $? >$out/rmmod.rc) &
-waited=0
-while [ ! -e $out/rmmod.rc ] && [ $waited -lt 60 ]; do sleep 1; waited=$((waited + 1)); done
+wait_until 60 test -e $out/rmmod.rc
 expect_eq "rmmod returned within 60 s with status" "$(cat $out/rmmod.rc 2>/dev/null)" 0
 check not test -e /sys/kernel/debug/xehpg
 
