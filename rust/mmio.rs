@@ -20,11 +20,15 @@
 
 use kernel::{
     device::Bound,
-    io::{register::LocatedRegister, Io, IoCapable, IoLoc, MmioBackend, Region},
+    io::{
+        poll::read_poll_timeout, register::LocatedRegister, Io, IoCapable, IoLoc, MmioBackend,
+        Region,
+    },
     pci::{self, DevresBar},
     prelude::*,
     sizes::SZ_16M,
     sync::atomic::{Atomic, Relaxed},
+    time::Delta,
 };
 
 /// GTTMMADR (BAR 0) is 16 MiB: MMIO registers in the lower 8 MiB, of which Xe-HPG uses the
@@ -54,6 +58,36 @@ struct Counters {
 }
 
 /// BAR 0 mapped for the bound device, plus how many reads and writes went through it.
+/// Polls `op` until `cond` holds, sleeping `sleep` between reads, for at most `timeout`; once
+/// the time is up it reads once more, as C `read_poll_timeout` and upstream's
+/// `xe_mmio_wait32` do. The 7.3 Rust `read_poll_timeout` stops at the read it made before
+/// seeing the time up, and that read may be arbitrarily old by then: a vCPU or a task
+/// preempted after the read, or a device model answering late, turned a reset that had long
+/// completed into `ETIMEDOUT` (seen: `stress-bind-cycles`, one GuC reset in a hundred on a
+/// loaded 2-core host). Process context only: it sleeps.
+///
+/// # Errors
+///
+/// `ETIMEDOUT` if `cond` still fails on the last look, or `op`'s error.
+pub(crate) fn poll_timeout<T>(
+    mut op: impl FnMut() -> Result<T>,
+    mut cond: impl FnMut(&T) -> bool,
+    sleep: Delta,
+    timeout: Delta,
+) -> Result<T> {
+    match read_poll_timeout(&mut op, &mut cond, sleep, timeout) {
+        Err(e) if e == ETIMEDOUT => {
+            let last = op()?;
+            if cond(&last) {
+                Ok(last)
+            } else {
+                Err(ETIMEDOUT)
+            }
+        }
+        done => done,
+    }
+}
+
 pub(crate) struct Gttmmadr {
     bar: DevresBar<GTTMMADR_SIZE>,
     counters: Counters,

@@ -11,7 +11,7 @@
 use kernel::{io::poll::read_poll_timeout, prelude::*, time::Delta};
 
 use crate::{
-    mmio::Bar0,
+    mmio::{poll_timeout, Bar0},
     regs::{PCODE_DATA0, PCODE_DATA1, PCODE_MAILBOX},
 };
 
@@ -96,7 +96,7 @@ pub(crate) fn mailbox(
             .with_param1(param1)
             .with_command(command),
     );
-    let done = read_poll_timeout(
+    let done = poll_timeout(
         || Ok(bar.read(PCODE_MAILBOX)),
         |mbox| !mbox.ready(),
         Delta::from_micros(10),
@@ -132,6 +132,8 @@ pub(crate) fn wait_init_complete(
 ) -> Result<InitStatus> {
     let mut queries = 0u32;
     let mut failure = None;
+    // Not `poll_timeout`: each look here sends a command, and a last one after the time is up
+    // would be a query the caller never asked for (and would hit a stuck mailbox again).
     let res = read_poll_timeout(
         || {
             queries += 1;

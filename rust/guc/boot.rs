@@ -4,7 +4,7 @@
 //! image into WOPCM and the wait for GUC_STATUS (`xe_guc.c` `__xe_guc_upload`, `xe_uc_fw.c`
 //! `uc_fw_xfer`), each step cited where it is done. Every function needs GT forcewake held.
 
-use kernel::{io::poll::read_poll_timeout, prelude::*, time::Delta};
+use kernel::{prelude::*, time::Delta};
 
 use super::{
     fw::CssInfo,
@@ -15,6 +15,7 @@ use super::{
 use crate::{
     abi::*,
     gt::{Awake, Gt, GtDomain},
+    mmio::poll_timeout,
 };
 
 /// "uCode expects the code to be loaded at 8k; locations below are stack" (`xe_guc.c`).
@@ -42,7 +43,7 @@ const BOOT_POLL: Delta = Delta::from_millis(10);
 /// `ETIMEDOUT` if GDRST does not clear, `EIO` if the GuC does not report the reset.
 pub(super) fn reset(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>) -> Result {
     gt.write(awake, GDRST::zeroed().with_grdom_guc(true));
-    read_poll_timeout(
+    poll_timeout(
         || Ok(gt.read::<GDRST, _>(awake)),
         |r| !r.grdom_guc(),
         Delta::from_micros(10),
@@ -173,7 +174,7 @@ pub(super) fn dma(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>, css: &CssInfo, src: 
             .with_uos_move(true)
             .with_start_dma(true),
     );
-    let done = read_poll_timeout(
+    let done = poll_timeout(
         || Ok(gt.read::<DMA_CTRL, _>(awake)),
         |c| !c.start_dma(),
         Delta::from_micros(50),
@@ -198,7 +199,7 @@ pub(super) fn dma(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>, css: &CssInfo, src: 
 /// The last status with `EPROTO` for a failure, `ETIMEDOUT` if the GuC is still booting.
 pub(super) fn wait(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>) -> Result<u32, (u32, Error)> {
     let mut last = 0;
-    let done = read_poll_timeout(
+    let done = poll_timeout(
         || {
             last = gt.read::<GUC_STATUS, _>(awake).into_raw();
             Ok(last)

@@ -13,7 +13,6 @@
 //! Every reply is untrusted input: its type and length are checked before use.
 
 use kernel::{
-    io::poll::read_poll_timeout,
     prelude::*,
     time::{delay::fsleep, Delta},
 };
@@ -22,7 +21,7 @@ use super::{
     hxg::Hxg,
     regs::{GUC_HOST_INTERRUPT, VF_SW_FLAG},
 };
-use crate::{abi::*, gt::Gt};
+use crate::{abi::*, gt::Gt, mmio::poll_timeout};
 
 /// How long the GuC may take to pick a request up (upstream: 50 ms).
 // TIMEOUT: upstream's value for the first reply.
@@ -108,7 +107,7 @@ pub(crate) fn send(gt: &Gt<'_>, request: &[u32]) -> Result<(Reply, [u32; 4])> {
     let mut backoff = Delta::from_millis(1);
     for _ in 0..=MAX_RETRIES {
         post(gt, request)?;
-        let first = read_poll_timeout(
+        let first = poll_timeout(
             || read_flag(gt, 0).map(classify),
             |s| *s != Seen::Pending,
             Delta::from_micros(20),
@@ -123,7 +122,7 @@ pub(crate) fn send(gt: &Gt<'_>, request: &[u32]) -> Result<(Reply, [u32; 4])> {
             )
         })?;
         let seen = match first {
-            Seen::Busy => read_poll_timeout(
+            Seen::Busy => poll_timeout(
                 || read_flag(gt, 0).map(classify),
                 |s| !matches!(s, Seen::Busy | Seen::Pending),
                 Delta::from_micros(100),
