@@ -195,7 +195,7 @@ if [ "$(cat "$KDIR/.xehpg-stamp" 2>/dev/null)" != "$stamp" ]; then
 	# Every option of the fragment must have survived olddefconfig.
 	bad=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$FRAG" | while read -r l; do grep -qx "$l" "$KDIR/.config" || echo "$l"; done)
 	[ -z "$bad" ] || { echo "bootstrap: kernel config dropped: $bad" >&2; exit 1; }
-	step "build the kernel: bzImage modules_prepare modules (about 15 min on 2 cores; log: $CACHE/logs/kernel.log)"
+	step "build the kernel: bzImage modules_prepare modules (about 6 min on 2 cores; log: $CACHE/logs/kernel.log)"
 	run kernel.log "${KMAKE[@]}" bzImage modules_prepare modules
 	echo "$stamp" >"$KDIR/.xehpg-stamp"
 fi
@@ -226,7 +226,7 @@ if [ "${XEHPG_DEBUG_KERNEL:-}" = 1 ]; then
 		# winning where both name an option (SLUB_TINY).
 		bad=$(debug_config_dropped "$FRAG" "$DFRAG" "$KDIR_DEBUG/.config")
 		[ -z "$bad" ] || { echo "bootstrap: debug kernel config dropped: $bad" >&2; exit 1; }
-		step "build the debug kernel (log: $CACHE/logs/kernel-debug.log)"
+		step "build the debug kernel (about 6 min on 2 cores; log: $CACHE/logs/kernel-debug.log)"
 		run kernel-debug.log "${DMAKE[@]}" bzImage modules_prepare modules
 		echo "$dstamp" >"$KDIR_DEBUG/.xehpg-stamp"
 	fi
