@@ -84,57 +84,53 @@ fn run(opts: cli::Options) -> Result<bool> {
             vm_jobs,
         })
     };
-    // A lane no selected suite needs is not resolved: `--lane plain` works
-    // without a debug kernel.
-    let needs = |lane: Lane| selected.iter().any(|s| s.lane == lane);
-    let plain = needs(Lane::Plain)
-        .then(|| context(Lane::Plain))
-        .transpose()?;
-    // A missing debug kernel fails the debug suites, not the whole run.
-    let debug = needs(Lane::Debug).then(|| context(Lane::Debug));
+    // A lane no selected suite needs is not resolved (`--lane plain` works
+    // without a debug kernel), and a lane whose kernel is missing fails its
+    // own suites, not the whole run. SUITES lists the plain lane first, so
+    // running lane by lane keeps the run order.
+    let lane_suites = |lane: Lane| -> Vec<&suites::Suite> {
+        selected
+            .iter()
+            .copied()
+            .filter(|s| s.lane == lane)
+            .collect()
+    };
     if opts.list {
-        if let Some(ctx) = plain
-            .as_ref()
-            .or(debug.as_ref().and_then(|d| d.as_ref().ok()))
-        {
-            list(ctx);
+        if let Some(ctx) = lanes.iter().find_map(|&l| context(l).ok()) {
+            list(&ctx);
         }
         return Ok(true);
     }
     let mut r = Reporter::new(Box::new(std::io::stdout()));
     println!("xehpg-check: repository {}", repo.display());
-    for (name, ctx) in [
-        ("kernel", plain.as_ref().map(Ok)),
-        ("debug kernel", debug.as_ref().map(|d| d.as_ref())),
-    ] {
-        match ctx {
-            Some(Ok(c)) => println!(
-                "xehpg-check: {name} {}, {} VM run(s) at once",
+    for lane in [Lane::Plain, Lane::Debug] {
+        let suites = lane_suites(lane);
+        if suites.is_empty() {
+            continue;
+        }
+        let ctx = context(lane);
+        match &ctx {
+            Ok(c) => println!(
+                "xehpg-check: {lane:?} lane on {}, {} VM run(s) at once",
                 c.kdir.display(),
                 c.vm_jobs
             ),
-            Some(Err(e)) => println!("xehpg-check: {name}: {e:#}"),
-            None => {}
+            Err(e) => println!("xehpg-check: {lane:?} lane: {e:#}"),
         }
-    }
-    for suite in selected {
-        // Stale logs of an earlier run would pass for this run's. A debug
-        // suite's logs are under its lane name (`Context::log_dir`).
-        let logs = repo.join("build/check-logs");
-        let _ = std::fs::remove_dir_all(logs.join(suite.name));
-        let _ = std::fs::remove_dir_all(logs.join(format!("{}-debug", suite.name)));
-        r.begin(suite.name, suite.title);
-        let start = Instant::now();
-        let ctx = match suite.lane {
-            Lane::Plain => plain.as_ref().map(Ok),
-            Lane::Debug => debug.as_ref().map(|d| d.as_ref()),
-        };
-        match ctx {
-            Some(Ok(ctx)) => (suite.run)(ctx, &mut r),
-            Some(Err(e)) => r.case(Case::fail("debug kernel", format!("{e:#}"))),
-            None => unreachable_lane(&mut r),
+        for suite in suites {
+            // Stale logs of an earlier run would pass for this run's. A debug
+            // suite's logs are under its lane name (`Context::log_dir`).
+            let logs = repo.join("build/check-logs");
+            let _ = std::fs::remove_dir_all(logs.join(suite.name));
+            let _ = std::fs::remove_dir_all(logs.join(format!("{}-debug", suite.name)));
+            r.begin(suite.name, suite.title);
+            let start = Instant::now();
+            match &ctx {
+                Ok(ctx) => (suite.run)(ctx, &mut r),
+                Err(e) => r.case(Case::fail("kernel tree", format!("{e:#}"))),
+            }
+            r.end(start.elapsed());
         }
-        r.end(start.elapsed());
     }
     // The floor lists the cases of a full `make check`.
     if opts.only.is_empty() && opts.lane == LaneArg::Both {
@@ -154,15 +150,6 @@ fn run(opts: cli::Options) -> Result<bool> {
 /// need little).
 fn default_vm_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
-}
-
-/// A suite was selected whose lane has no context: cannot happen, as the
-/// contexts are built for the selected suites' lanes; reported, not panicked.
-fn unreachable_lane(r: &mut Reporter) {
-    r.case(Case::fail(
-        "lane",
-        "internal error: no context for this suite's lane",
-    ));
 }
 
 /// `--kdir`, else `KDIR` (`KDIR_DEBUG` for the debug lane) from `env.mk`;
