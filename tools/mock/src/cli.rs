@@ -16,6 +16,8 @@ use clap::ValueEnum;
 use crate::ids;
 use crate::power::Domain;
 use crate::regfile::guc::WopcmLock;
+use crate::regfile::intc;
+use crate::regfile::intc::Source;
 use crate::regfile::mcr;
 use crate::regfile::Fuses;
 use crate::regfile::SqidiPart;
@@ -68,7 +70,42 @@ pub enum Fault {
     GucWopcmNoLatch,
     /// The GuC answers every MMIO request with a GuC-origin EVENT header.
     GucMmioBogusReply,
+    /// An interrupt selection never sets DataValid: the identity reads 0.
+    IrqDataValidNever,
+    /// Identities carry the reserved class 7 and instance 63.
+    IrqIdentityGarbage,
+    /// `irq-storm=SOURCE`: that source re-fires the moment its identity is
+    /// cleared, until the driver masks it.
+    IrqStorm(Source),
+    /// Every GuC reset through `GDRST` raises the GuC's GuC-to-host and
+    /// RCS0's user interrupt.
+    IrqOnGucReset,
 }
+
+/// Names of `irq-storm=SOURCE`, in the order of [`intc::SOURCE_NAMES`].
+const IRQ_STORM_NAMES: [&str; intc::SOURCE_NAMES.len()] = [
+    "irq-storm=rcs0",
+    "irq-storm=bcs0",
+    "irq-storm=ccs0",
+    "irq-storm=ccs1",
+    "irq-storm=ccs2",
+    "irq-storm=ccs3",
+    "irq-storm=guc",
+    "irq-storm=kcr",
+    "irq-storm=gsc",
+    "irq-storm=vcs0",
+    "irq-storm=vcs1",
+    "irq-storm=vcs2",
+    "irq-storm=vcs3",
+    "irq-storm=vcs4",
+    "irq-storm=vcs5",
+    "irq-storm=vcs6",
+    "irq-storm=vcs7",
+    "irq-storm=vecs0",
+    "irq-storm=vecs1",
+    "irq-storm=vecs2",
+    "irq-storm=vecs3",
+];
 
 /// Names of `fw-ack-never=D`, by [`Domain::index`].
 const FW_ACK_NEVER_NAMES: [&str; Domain::COUNT] = [
@@ -127,9 +164,13 @@ static ALL_FAULTS: LazyLock<Vec<Fault>> = LazyLock::new(|| {
         Fault::GucResetStuck,
         Fault::GucWopcmNoLatch,
         Fault::GucMmioBogusReply,
+        Fault::IrqDataValidNever,
+        Fault::IrqIdentityGarbage,
+        Fault::IrqOnGucReset,
     ];
     v.extend(Domain::all().map(|d| Fault::FwAckNever(Some(d))));
     v.extend(Domain::all().map(Fault::FwAckDead));
+    v.extend(Source::all().map(Fault::IrqStorm));
     v
 });
 
@@ -157,6 +198,10 @@ impl Fault {
             Fault::GucResetStuck => "guc-reset-stuck",
             Fault::GucWopcmNoLatch => "guc-wopcm-no-latch",
             Fault::GucMmioBogusReply => "guc-mmio-bogus-reply",
+            Fault::IrqDataValidNever => "irq-data-valid-never",
+            Fault::IrqIdentityGarbage => "irq-identity-garbage",
+            Fault::IrqStorm(src) => src.index().map_or("irq-storm=?", |i| IRQ_STORM_NAMES[i]),
+            Fault::IrqOnGucReset => "irq-on-guc-reset",
         }
     }
 }
@@ -213,6 +258,21 @@ impl ValueEnum for Fault {
             }
             Fault::GucMmioBogusReply => {
                 pv.help("the GuC answers MMIO requests with an EVENT header (0x90000001)")
+            }
+            Fault::IrqDataValidNever => {
+                pv.help("an interrupt selection never sets DataValid; the identity reads 0")
+            }
+            Fault::IrqIdentityGarbage => {
+                pv.help("interrupt identities name class 7 instance 63, with the real data")
+            }
+            // One visible entry describes the family.
+            Fault::IrqStorm(src) if *src == Source::GUC => pv.help(
+                "irq-storm=SOURCE (rcs0 bcs0 ccs0-3 vcs0-7 vecs0-3 guc kcr gsc): the source \
+                 re-fires the moment its identity is cleared, until masked",
+            ),
+            Fault::IrqStorm(_) => pv.hide(true),
+            Fault::IrqOnGucReset => {
+                pv.help("every GDRST GuC reset raises the GuC's GUC2HOST and RCS0's user interrupt")
             }
         })
     }
@@ -462,6 +522,18 @@ impl Options {
             Fault::FwAckNever(Some(d)) => m | 1 << d.index(),
             _ => m,
         })
+    }
+
+    /// The interrupt controller's fault switches.
+    pub fn intc_faults(&self) -> intc::IntcFaults {
+        intc::IntcFaults {
+            data_valid_never: self.has_fault(Fault::IrqDataValidNever),
+            identity_garbage: self.has_fault(Fault::IrqIdentityGarbage),
+            storm: self.faults.iter().find_map(|f| match f {
+                Fault::IrqStorm(src) => Some(*src),
+                _ => None,
+            }),
+        }
     }
 
     /// Domains whose forcewake acknowledge register reads all ones, as a
@@ -742,7 +814,10 @@ mod tests {
             let o = parse(&["--fault", f.name()]).expect("every name parses");
             assert_eq!(o.faults, vec![*f]);
         }
-        assert_eq!(Fault::value_variants().len(), 18 + 2 * Domain::COUNT);
+        assert_eq!(
+            Fault::value_variants().len(),
+            21 + 2 * Domain::COUNT + intc::SOURCE_NAMES.len()
+        );
     }
 
     #[test]

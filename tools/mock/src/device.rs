@@ -38,6 +38,8 @@ use crate::clock::Clock;
 use crate::config_space::ConfigEffect;
 use crate::config_space::ConfigParams;
 use crate::config_space::ConfigSpace;
+use crate::control::Injector;
+use crate::control::Request;
 use crate::ids;
 use crate::irq;
 use crate::irq::Irqs;
@@ -47,6 +49,8 @@ use crate::memory::MemFd;
 use crate::recorder::Recorder;
 use crate::regfile::guc;
 use crate::regfile::guc::FwFile;
+use crate::regfile::intc::Raised;
+use crate::regfile::intc::Source;
 use crate::regfile::Effect;
 use crate::regfile::RegParams;
 use crate::regfile::RegisterFile;
@@ -92,6 +96,8 @@ pub struct Device {
     /// Set by [`Device::surprise_remove`]: from then on BAR0's registers
     /// answer like the `all-ones` fault.
     removed: bool,
+    /// Paced interrupt events of the test control.
+    injector: Injector,
 }
 
 impl Device {
@@ -138,6 +144,7 @@ impl Device {
             irqs: Irqs::new(),
             finished: false,
             removed: false,
+            injector: Injector::default(),
         };
         dev.announce(family);
         // The harness depends on the summary: an unwritable path is a
@@ -320,6 +327,10 @@ impl Device {
         self.config.reset();
         self.wipe_memory();
         self.rec.emit(Event::Reset { cause });
+        // The interrupt controller forgot its pending events: paced test
+        // events waiting for their service would wait for ever.
+        self.abandon_injections();
+        self.settle_irqs();
     }
 
     /// The card vanishes while the guest runs (a surprise removal, or a
@@ -341,6 +352,8 @@ impl Device {
         self.rec.emit(Event::FaultArmed {
             name: SURPRISE_REMOVAL,
         });
+        // No register write can end a service any more.
+        self.abandon_injections();
         // The summary on disk shows the removal at once (a failure was
         // reported on stderr; the final summary is written at exit anyway).
         let _ = self.rec.write_summary(false);
@@ -351,6 +364,92 @@ impl Device {
     /// from the start, or a surprise removal since.
     fn dead(&self) -> bool {
         self.removed || self.opts.has_fault(Fault::AllOnes)
+    }
+
+    /// Carries out one test-control request ([`crate::control`]).
+    pub fn control(&mut self, req: Request) {
+        self.rec.emit(Event::Control {
+            request: req.to_string(),
+        });
+        match req {
+            Request::SurpriseRemoval => {
+                self.surprise_remove();
+            }
+            Request::SpuriousMsi => {
+                self.rec.emit(Event::SpuriousMsi);
+                self.raise_msi();
+            }
+            Request::Irq {
+                source,
+                data,
+                count,
+            } => {
+                if self.dead() {
+                    // A card that is gone raises nothing.
+                    self.rec.emit(Event::IrqInjectionsAbandoned {
+                        source: source.name().unwrap_or("unknown"),
+                        events: count,
+                    });
+                    return;
+                }
+                self.injector.push(source, data, count);
+                self.pump(source);
+                self.settle_irqs();
+            }
+            Request::GtError { sev, bits } => {
+                if self.dead() {
+                    return;
+                }
+                self.regs.raise_gt_error(sev, bits, &mut self.rec);
+                self.settle_irqs();
+            }
+        }
+    }
+
+    /// Raises `src`'s paced test events until one reaches the source (and
+    /// so must be serviced before the next) or none is left.
+    fn pump(&mut self, src: Source) {
+        while let Some(data) = self.injector.next(src) {
+            match self.regs.raise_irq(src, data, &mut self.rec) {
+                // Disabled: dropped and counted; nothing to wait for.
+                Ok(Raised::Dropped) => {}
+                Ok(Raised::Pending | Raised::Forwarded) => {
+                    self.injector.delivered(src);
+                    break;
+                }
+                // Requests name modelled sources only (`Source::from_name`).
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// After a register access or a raised event: the paced test events
+    /// whose predecessor was serviced go on, and the MSIs the interrupt
+    /// controller generated are sent.
+    fn settle_irqs(&mut self) {
+        loop {
+            let serviced = self.regs.take_serviced();
+            if serviced.is_empty() {
+                break;
+            }
+            for src in serviced {
+                if self.injector.serviced(src) {
+                    self.pump(src);
+                }
+            }
+        }
+        for _ in 0..self.regs.take_msis() {
+            self.raise_msi();
+        }
+    }
+
+    fn abandon_injections(&mut self) {
+        for (src, events) in self.injector.abandon() {
+            self.rec.emit(Event::IrqInjectionsAbandoned {
+                source: src.name().unwrap_or("unknown"),
+                events,
+            });
+        }
     }
 
     // ---- device-side services for the units of later issues ----------------
@@ -513,6 +612,8 @@ impl Device {
             let v = self.reg_cycle_read(dw, &mut touched, &mut unknown);
             bytes.extend_from_slice(&v.to_le_bytes());
         }
+        // A read can advance time-driven state (the GuC) that interrupts.
+        self.settle_irqs();
         // CAST: offset - first < 4.
         let skew = (offset - first) as usize;
         bytes.resize(skew + len, 0);
@@ -557,6 +658,7 @@ impl Device {
                 unknown.push(dw);
             }
         }
+        self.settle_irqs();
         self.emit_unknown(Op::Write, &unknown);
     }
 
@@ -613,6 +715,7 @@ impl Device {
         {
             Some(Effect::DriverFlr) => {
                 self.wipe_memory();
+                self.abandon_injections();
                 true
             }
             Some(Effect::None) => true,
@@ -833,6 +936,8 @@ fn reg_params(o: &Options, fw: Option<Arc<FwFile>>) -> RegParams {
             },
             hwconfig_size_reply: o.guc_hwconfig_size_reply,
         },
+        intc: o.intc_faults(),
+        irq_on_guc_reset: o.has_fault(Fault::IrqOnGucReset),
     }
 }
 

@@ -15,6 +15,8 @@
 //! - [`cli`]: command-line options and fault switches;
 //! - [`device`]: the [`Device`] state and the BAR0/BAR2/config dispatch;
 //! - [`config_space`]: PCI configuration space;
+//! - [`control`]: test-control requests (`--control`) and the pacing of
+//!   injected interrupts;
 //! - [`regs`]: the public register map (a contract with `tools/check`);
 //! - [`seed_table`]: the PRM's forcewake and steering table, extracted from
 //!   the seed (a contract with `tools/check`; the `xehpg-seed-table` binary
@@ -35,6 +37,7 @@ pub mod abi;
 pub mod cli;
 pub mod clock;
 pub mod config_space;
+pub mod control;
 pub mod device;
 pub mod ids;
 pub mod irq;

@@ -359,4 +359,23 @@ mod tests {
             assert!(is_shadowed(d.request().offset), "{}", d.name());
         }
     }
+
+    /// The interrupt and GT error registers need no forcewake: 0x190000 is
+    /// in the table's 0x040000-0x1BFFFF hole, 0x100160-0x10017C in the
+    /// always-on 0x100000 block (module docs), and none is shadowed.
+    #[test]
+    fn interrupt_registers_need_no_wake() {
+        let m = map();
+        let intc = crate::regs::REGISTERS.iter().filter(|r| {
+            (0x19_0008..=0x19_0104).contains(&r.offset)
+                || (0x10_0160..=0x10_017C).contains(&r.offset)
+        });
+        let mut n = 0;
+        for r in intc {
+            assert_eq!(m.domain(r.offset), None, "{}", r.name);
+            assert!(!is_shadowed(r.offset), "{}", r.name);
+            n += 1;
+        }
+        assert_eq!(n, 36, "every interrupt register is in the map");
+    }
 }

@@ -12,9 +12,11 @@
 //! - [`mcr`]: the steering selectors and the replicated (MCR) registers;
 //! - [`guc`]: the GuC shim, its DMA engine, boot and MMIO messages;
 //! - [`intc`]: the GT interrupt controller (tile, primary, GT DW,
-//!   selector/identity, enables and masks, GT error registers). Not yet
-//!   dispatched: its registers are not in the public map (see its module
-//!   docs for why and what wiring takes).
+//!   selector/identity, enables and masks, GT error registers). What it
+//!   does is traced after each call ([`RegisterFile::flush_irq_events`]);
+//!   the device sends the MSIs it generates ([`RegisterFile::take_msis`]).
+//!   The GuC's interrupts to the host reach it through
+//!   [`guc::Guc::interrupt_host`], drained after each GuC access.
 //!
 //! The dispatcher returns `None` for an offset with no register, so the
 //! device can count it as unknown.
@@ -63,6 +65,8 @@ use crate::regs::pcode_mailbox;
 use crate::regs::sg_tile_addr_range;
 use crate::regs::vf_cap_reg;
 use crate::seed_table;
+use crate::trace::Event;
+use crate::trace::Hex;
 use crate::trace::Op;
 
 /// Device configuration the registers depend on.
@@ -97,6 +101,11 @@ pub struct RegParams {
     pub gam_reset_slice: u32,
     /// The GuC's configuration.
     pub guc: guc::GucParams,
+    /// Fault switches of the interrupt controller.
+    pub intc: intc::IntcFaults,
+    /// Fault `irq-on-guc-reset`: every GuC reset through `GDRST` raises
+    /// the GuC's GuC-to-host and RCS0's user interrupt.
+    pub irq_on_guc_reset: bool,
 }
 
 /// What the device must do after a register write.
@@ -144,6 +153,10 @@ pub struct RegisterFile {
     fw: forcewake::Forcewake,
     mcr: mcr::Mcr,
     guc: guc::Guc,
+    intc: intc::Intc,
+    irq_on_guc_reset: bool,
+    /// Sources whose service ended since the last [`RegisterFile::take_serviced`].
+    serviced: Vec<intc::Source>,
 }
 
 impl RegisterFile {
@@ -169,6 +182,9 @@ impl RegisterFile {
                 flat_ccs_base_addr(p.lmem_size),
             )?,
             guc: guc::Guc::new(&p.guc, &p.fuses),
+            intc: intc::Intc::new(p.intc),
+            irq_on_guc_reset: p.irq_on_guc_reset,
+            serviced: Vec::new(),
         })
     }
 
@@ -179,11 +195,110 @@ impl RegisterFile {
         self.fw.reset();
         self.mcr.reset();
         self.guc.reset_device(now, rec);
+        self.guc.take_resets();
+        self.intc.reset();
+        self.flush_irq_events(rec);
     }
 
     /// The GuC.
     pub fn guc(&self) -> &guc::Guc {
         &self.guc
+    }
+
+    /// The interrupt controller.
+    pub fn intc(&self) -> &intc::Intc {
+        &self.intc
+    }
+
+    /// Raises an event at an interrupt source (test control, engines).
+    ///
+    /// # Errors
+    ///
+    /// [`intc::UnknownSource`] for a source the model does not have.
+    pub fn raise_irq(
+        &mut self,
+        src: intc::Source,
+        data: u16,
+        rec: &mut Recorder,
+    ) -> Result<intc::Raised, intc::UnknownSource> {
+        let r = self.intc.raise(src, data);
+        self.flush_irq_events(rec);
+        r
+    }
+
+    /// Sets GT error bits of `sev` ([`intc::Intc::raise_gt_error`]).
+    pub fn raise_gt_error(&mut self, sev: intc::Severity, bits: u32, rec: &mut Recorder) {
+        self.intc.raise_gt_error(sev, bits);
+        self.flush_irq_events(rec);
+    }
+
+    /// MSIs the interrupt controller generated since the last call.
+    pub fn take_msis(&mut self) -> u32 {
+        self.intc.take_msis()
+    }
+
+    /// Sources whose service ended since the last call, in order.
+    pub fn take_serviced(&mut self) -> Vec<intc::Source> {
+        std::mem::take(&mut self.serviced)
+    }
+
+    /// Delivers what the GuC asked for since the last call to the interrupt
+    /// controller: its interrupts to the host, and under
+    /// `irq-on-guc-reset` the events a GuC reset brings.
+    fn drain_guc(&mut self, rec: &mut Recorder) {
+        let resets = self.guc.take_resets();
+        if self.irq_on_guc_reset {
+            for _ in 0..resets {
+                // The fault: an interrupt arrives while the driver resets
+                // the GuC (at probe and at unbind), from the GuC and from
+                // an engine (GT_MI_USER_INTERRUPT, bit 0, xe_irq_regs.h).
+                self.guc.interrupt_host();
+                let _ = self.intc.raise(intc::Source::RCS0, 1);
+            }
+        }
+        for _ in 0..self.guc.take_host_interrupts() {
+            // The GuC is a modelled source: this cannot fail.
+            let _ = self.intc.raise(intc::Source::GUC, intc::GUC_INTR_GUC2HOST);
+        }
+        self.flush_irq_events(rec);
+    }
+
+    /// Turns what the interrupt controller did into trace events (and so
+    /// summary counters) and notes the ended services.
+    pub fn flush_irq_events(&mut self, rec: &mut Recorder) {
+        for ev in self.intc.take_events() {
+            let name = |s: intc::Source| s.name().unwrap_or("unknown");
+            let e = match ev {
+                intc::IntcEvent::Raised { src, data, outcome } => Event::IrqRaise {
+                    source: name(src),
+                    data: Hex(data.into()),
+                    outcome: match outcome {
+                        intc::Raised::Dropped => "dropped_disabled",
+                        intc::Raised::Pending => "pending",
+                        intc::Raised::Forwarded => "forwarded",
+                    },
+                },
+                intc::IntcEvent::Identity {
+                    bank,
+                    src,
+                    identity,
+                } => Event::IrqIdentity {
+                    bank,
+                    source: name(src),
+                    identity: Hex(identity.into()),
+                },
+                intc::IntcEvent::Serviced(src) => {
+                    self.serviced.push(src);
+                    continue;
+                }
+                intc::IntcEvent::Msi => Event::IntcMsi,
+                intc::IntcEvent::GtError { sev, bits } => Event::GtError {
+                    severity: sev.name(),
+                    bits: Hex(bits.into()),
+                },
+            };
+            rec.emit(e);
+        }
     }
 
     /// Whether forcewake domain `d` is awake (its acknowledge reads 1).
@@ -199,6 +314,7 @@ impl RegisterFile {
         self.gunit.advance(now, rec);
         self.fw.advance(now, rec);
         self.guc.advance(now, rec);
+        self.drain_guc(rec);
     }
 
     /// The power rule: whether an access to `reg` at `offset` reaches it.
@@ -250,6 +366,9 @@ impl RegisterFile {
         if let Some(v) = self.guc.read(offset, now) {
             return Some(v);
         }
+        if let Some(v) = self.intc.read(offset) {
+            return Some(v);
+        }
         let v = match offset {
             gu_cntl::OFFSET => self.gunit.read_gu_cntl(now),
             gu_debug::OFFSET => self.gunit.read_gu_debug(),
@@ -295,8 +414,15 @@ impl RegisterFile {
         }
         if self.fuses.write(offset, value, rec).is_some()
             || self.mcr.write(offset, value, rec).is_some()
-            || self.guc.write(offset, value, now, rec, bus).is_some()
         {
+            return Some(Effect::None);
+        }
+        if self.guc.write(offset, value, now, rec, bus).is_some() {
+            self.drain_guc(rec);
+            return Some(Effect::None);
+        }
+        if self.intc.write(offset, value, rec).is_some() {
+            self.flush_irq_events(rec);
             return Some(Effect::None);
         }
         let effect = match offset {
@@ -334,6 +460,9 @@ impl RegisterFile {
             self.fw.reset();
             self.mcr.reset();
             self.guc.reset_device(now, rec);
+            self.guc.take_resets();
+            self.intc.reset();
+            self.flush_irq_events(rec);
         }
         Some(effect)
     }
@@ -364,6 +493,8 @@ pub(crate) mod tests {
             fuses: Fuses::ATS_M150,
             gam_reset_slice: mcr::GAM_RESET_SLICE_SEED,
             guc: guc::GucParams::default(),
+            intc: intc::IntcFaults::default(),
+            irq_on_guc_reset: false,
         }
     }
 
@@ -407,7 +538,7 @@ pub(crate) mod tests {
         // the known registers).
         for base in [
             0x0000u32, 0x4000, 0x6000, 0x8000, 0x9000, 0xA000, 0xB000, 0xC000, 0xE000, 0x10_1000,
-            0x10_8000, 0x13_0000, 0x13_8000, 0x19_0000,
+            0x10_0000, 0x10_8000, 0x13_0000, 0x13_8000, 0x19_0000,
         ] {
             for off in (base..base + 0x1000).step_by(4) {
                 let handled = rf.read(off, &mut rec).is_some();

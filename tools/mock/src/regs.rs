@@ -819,8 +819,196 @@ pub mod guc {
     );
 }
 
+/// The GT interrupt controller of the tile and the GT error registers.
+/// Offsets and fields are upstream's (`drivers/gpu/drm/xe/regs/xe_irq_regs.h`,
+/// `regs/xe_hw_error_regs.h`); the seed places the tile, primary, DW,
+/// selector, identity and error registers at the same offsets (seed 000
+/// L2312-2326, L2341-2343, L2356-2358) but gives no enable/mask layout.
+/// Field names are upstream's with the register prefix and the `_MASK`
+/// suffix dropped. Behaviour: [`crate::regfile::intc`]. None of them needs
+/// forcewake: 0x190000 is in the 0x040000-0x1BFFFF hole of the PRM's table,
+/// 0x100160 in the always-on 0x100000 block ([`crate::power`]).
+pub mod intc {
+    use super::{FieldDef, RegDef};
+
+    const fn field(name: &'static str, hi: u8, lo: u8) -> FieldDef {
+        FieldDef { name, hi, lo }
+    }
+
+    /// The whole dword.
+    pub const VALUE: FieldDef = field("value", 31, 0);
+    const VALUE_ONLY: &[FieldDef] = &[VALUE];
+
+    /// `DG1_MSTR_IRQ`: the tile-level enable (seed 000 L2333, L2403).
+    pub const IRQ: FieldDef = field("irq", 31, 31);
+    /// `DG1_MSTR_TILE(0)`: tile 0 has something pending, RW1C (L2324).
+    pub const TILE0: FieldDef = field("tile0", 0, 0);
+    /// `DG1_MSTR_TILE_INTR` 0x190008.
+    pub const DG1_MSTR_TILE_INTR: RegDef = RegDef {
+        name: "DG1_MSTR_TILE_INTR",
+        offset: 0x19_0008,
+        fields: &[IRQ, TILE0],
+    };
+
+    /// `MASTER_IRQ`: bit 31, not RW1C (L2326).
+    pub const MASTER_IRQ: FieldDef = field("master_irq", 31, 31);
+    /// `ERROR_IRQ(0..2)`: bits 26 + severity.
+    pub const ERROR_IRQ: FieldDef = field("error_irq", 28, 26);
+    /// `GT_DW_IRQ(0..1)`: one bit per GT DW bank.
+    pub const GT_DW_IRQ: FieldDef = field("gt_dw_irq", 1, 0);
+    /// `GFX_MSTR_IRQ` 0x190010.
+    pub const GFX_MSTR_IRQ: RegDef = RegDef {
+        name: "GFX_MSTR_IRQ",
+        offset: 0x19_0010,
+        fields: &[MASTER_IRQ, ERROR_IRQ, GT_DW_IRQ],
+    };
+
+    /// `GT_INTR_DW(n)` 0x190018 + 4n: one bit per engine (`INTR_*`, which
+    /// differ per bank), RW1C.
+    pub const GT_INTR_DW: [RegDef; 2] = [
+        RegDef {
+            name: "GT_INTR_DW0",
+            offset: 0x19_0018,
+            fields: VALUE_ONLY,
+        },
+        RegDef {
+            name: "GT_INTR_DW1",
+            offset: 0x19_001C,
+            fields: VALUE_ONLY,
+        },
+    ];
+
+    /// `ENGINE1_MASK`: the first-named engine of a register pair.
+    pub const ENGINE1: FieldDef = field("engine1", 31, 16);
+    /// `ENGINE0_MASK`: the second-named engine.
+    pub const ENGINE0: FieldDef = field("engine0", 15, 0);
+    const ENGINE_FIELDS: &[FieldDef] = &[ENGINE1, ENGINE0];
+
+    const fn engines(name: &'static str, offset: u32) -> RegDef {
+        RegDef {
+            name,
+            offset,
+            fields: ENGINE_FIELDS,
+        }
+    }
+
+    /// The per-class (per-instance for class Other) enable registers,
+    /// 0x190030-0x190048.
+    pub const ENABLES: [RegDef; 7] = [
+        engines("RENDER_COPY_INTR_ENABLE", 0x19_0030),
+        engines("VCS_VECS_INTR_ENABLE", 0x19_0034),
+        engines("GUC_SG_INTR_ENABLE", 0x19_0038),
+        engines("GPM_WGBOXPERF_INTR_ENABLE", 0x19_003C),
+        engines("CRYPTO_RSVD_INTR_ENABLE", 0x19_0040),
+        engines("GUNIT_GSC_INTR_ENABLE", 0x19_0044),
+        engines("CCS_RSVD_INTR_ENABLE", 0x19_0048),
+    ];
+
+    /// `INTR_DATA_VALID`.
+    pub const DATA_VALID: FieldDef = field("data_valid", 31, 31);
+    /// `INTR_ENGINE_INSTANCE()`: `GENMASK(25, 20)`.
+    pub const ENGINE_INSTANCE: FieldDef = field("engine_instance", 25, 20);
+    /// `INTR_ENGINE_CLASS()`: `GENMASK(18, 16)`.
+    pub const ENGINE_CLASS: FieldDef = field("engine_class", 18, 16);
+    /// `INTR_ENGINE_INTR()`: `GENMASK(15, 0)`, the event bits.
+    pub const ENGINE_INTR: FieldDef = field("engine_intr", 15, 0);
+    const IDENTITY_FIELDS: &[FieldDef] = &[DATA_VALID, ENGINE_INSTANCE, ENGINE_CLASS, ENGINE_INTR];
+
+    /// `INTR_IDENTITY_REG(n)` 0x190060 + 4n: the shared IIR of bank n.
+    pub const INTR_IDENTITY_REG: [RegDef; 2] = [
+        RegDef {
+            name: "INTR_IDENTITY_REG0",
+            offset: 0x19_0060,
+            fields: IDENTITY_FIELDS,
+        },
+        RegDef {
+            name: "INTR_IDENTITY_REG1",
+            offset: 0x19_0064,
+            fields: IDENTITY_FIELDS,
+        },
+    ];
+
+    /// `IIR_REG_SELECTOR(n)` 0x190070 + 4n: one-hot, a bit of `GT_INTR_DW(n)`.
+    pub const IIR_REG_SELECTOR: [RegDef; 2] = [
+        RegDef {
+            name: "IIR_REG_SELECTOR0",
+            offset: 0x19_0070,
+            fields: VALUE_ONLY,
+        },
+        RegDef {
+            name: "IIR_REG_SELECTOR1",
+            offset: 0x19_0074,
+            fields: VALUE_ONLY,
+        },
+    ];
+
+    /// The per-instance mask registers of this part, 0x190090-0x190104
+    /// (the XEHPC BCS1-8 masks belong to parts with more copy engines).
+    pub const MASKS: [RegDef; 15] = [
+        engines("RCS0_RSVD_INTR_MASK", 0x19_0090),
+        engines("BCS_RSVD_INTR_MASK", 0x19_00A0),
+        engines("VCS0_VCS1_INTR_MASK", 0x19_00A8),
+        engines("VCS2_VCS3_INTR_MASK", 0x19_00AC),
+        engines("VCS4_VCS5_INTR_MASK", 0x19_00B0),
+        engines("VCS6_VCS7_INTR_MASK", 0x19_00B4),
+        engines("VECS0_VECS1_INTR_MASK", 0x19_00D0),
+        engines("VECS2_VECS3_INTR_MASK", 0x19_00D4),
+        engines("HECI2_RSVD_INTR_MASK", 0x19_00E4),
+        engines("GUC_SG_INTR_MASK", 0x19_00E8),
+        engines("GPM_WGBOXPERF_INTR_MASK", 0x19_00EC),
+        engines("CRYPTO_RSVD_INTR_MASK", 0x19_00F0),
+        engines("GUNIT_GSC_INTR_MASK", 0x19_00F4),
+        engines("CCS0_CCS1_INTR_MASK", 0x19_0100),
+        engines("CCS2_CCS3_INTR_MASK", 0x19_0104),
+    ];
+
+    /// `ERR_STAT_GT_REG(s)` 0x100160 + 4s: GT error status, correctable /
+    /// non-fatal / fatal, RW1C; the error bits are per part.
+    pub const ERR_STAT_GT_REG: [RegDef; 3] = [
+        RegDef {
+            name: "ERR_STAT_GT_REG0",
+            offset: 0x10_0160,
+            fields: VALUE_ONLY,
+        },
+        RegDef {
+            name: "ERR_STAT_GT_REG1",
+            offset: 0x10_0164,
+            fields: VALUE_ONLY,
+        },
+        RegDef {
+            name: "ERR_STAT_GT_REG2",
+            offset: 0x10_0168,
+            fields: VALUE_ONLY,
+        },
+    ];
+
+    /// `XE_GT_ERROR`: bit 0, the GT reported an error.
+    pub const GT_ERROR: FieldDef = field("gt_error", 0, 0);
+    const DEV_ERR_FIELDS: &[FieldDef] = &[GT_ERROR];
+
+    /// `DEV_ERR_STAT_REG(s)`: device error source, RW1C; correctable
+    /// 0x10017C, non-fatal 0x100178, fatal 0x100174 (descending).
+    pub const DEV_ERR_STAT_REG: [RegDef; 3] = [
+        RegDef {
+            name: "DEV_ERR_STAT_REG0",
+            offset: 0x10_017C,
+            fields: DEV_ERR_FIELDS,
+        },
+        RegDef {
+            name: "DEV_ERR_STAT_REG1",
+            offset: 0x10_0178,
+            fields: DEV_ERR_FIELDS,
+        },
+        RegDef {
+            name: "DEV_ERR_STAT_REG2",
+            offset: 0x10_0174,
+            fields: DEV_ERR_FIELDS,
+        },
+    ];
+}
+
 /// Number of entries of [`REGISTERS`] (checked when the table is built).
-const REGISTER_COUNT: usize = 152;
+const REGISTER_COUNT: usize = 188;
 
 /// Concatenates `parts` into one array of exactly `N` entries; a count that
 /// does not add up fails the build.
@@ -893,6 +1081,12 @@ const ALL: [RegDef; REGISTER_COUNT] = concat(&[
         mcr::XEHP_GAMCNTRL_CTRL,
         mcr::LSC_CHICKEN_BIT_0,
         mcr::SARB_CHICKEN1,
+        intc::ERR_STAT_GT_REG[0],
+        intc::ERR_STAT_GT_REG[1],
+        intc::ERR_STAT_GT_REG[2],
+        intc::DEV_ERR_STAT_REG[2],
+        intc::DEV_ERR_STAT_REG[1],
+        intc::DEV_ERR_STAT_REG[0],
         gu_cntl::DEF,
         gu_debug::DEF,
         gsmbase::DEF,
@@ -902,9 +1096,15 @@ const ALL: [RegDef; REGISTER_COUNT] = concat(&[
         pcode_data0::DEF,
         pcode_data1::DEF,
         guc::GT_PM_CONFIG,
-        guc::GUC_HOST_INTERRUPT,
-        vf_cap_reg::DEF,
+        intc::DG1_MSTR_TILE_INTR,
+        intc::GFX_MSTR_IRQ,
     ],
+    &intc::GT_INTR_DW,
+    &intc::ENABLES,
+    &intc::INTR_IDENTITY_REG,
+    &intc::IIR_REG_SELECTOR,
+    &intc::MASKS,
+    &[guc::GUC_HOST_INTERRUPT, vf_cap_reg::DEF],
     &guc::VF_SW_FLAG,
 ]);
 

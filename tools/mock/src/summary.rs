@@ -36,6 +36,38 @@ pub struct UnknownEntry {
     pub count: u64,
 }
 
+/// The GT interrupt controller's record (`regfile::intc`), the summary's
+/// `irq` object. Per-source maps are keyed by source name (`guc`, `rcs0`,
+/// `vcs3`, ...); a source that never appeared has no key (reads as 0).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IrqSummary {
+    /// Events raised at a modelled source (test control, the GuC, fault
+    /// switches), whatever became of them.
+    pub raised: u64,
+    /// Raised events whose bits were all disabled: dropped.
+    pub dropped_disabled: u64,
+    /// MSIs the controller generated (each sent as an `irqs` or, without an
+    /// eventfd, an `irqs_dropped`).
+    pub msis: u64,
+    /// Identities presented with DataValid.
+    pub identities: u64,
+    /// `raised` per source.
+    pub raised_by_source: BTreeMap<String, u64>,
+    /// `dropped_disabled` per source.
+    pub dropped_by_source: BTreeMap<String, u64>,
+    /// `identities` per source: what a driver's per-source count must equal.
+    pub identities_by_source: BTreeMap<String, u64>,
+    /// GT error raises per severity (`correctable`, `nonfatal`, `fatal`).
+    pub gt_errors: BTreeMap<String, u64>,
+    /// MSIs sent with nothing pending (test control `spurious-msi`).
+    pub spurious_msis: u64,
+    /// Test-control requests carried out.
+    pub control_requests: u64,
+    /// Paced test events never raised (a reset or surprise removal came
+    /// first).
+    pub injections_abandoned: u64,
+}
+
 /// The summary file's content; the test harness and the VM runner read it
 /// back with this type.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,9 +151,13 @@ pub struct Summary {
     /// the names are the mock's own static strings).
     #[serde(skip_deserializing)]
     pub faults: Vec<&'static str>,
-    /// Run-time surprise removals (`SIGUSR1`, see `server`): 0 or 1.
+    /// Run-time surprise removals (`SIGUSR1` or the control request, see
+    /// `server`): 0 or 1.
     #[serde(default)]
     pub surprise_removals: u64,
+    /// The GT interrupt controller.
+    #[serde(default)]
+    pub irq: IrqSummary,
     /// Events traced (the next trace `seq`).
     pub events: u64,
     /// True only in the file written at a clean exit.
@@ -220,6 +256,25 @@ impl Counters {
             Event::GgttTlbInvalidate { .. } => s.tlb_invalidations += 1,
             Event::Pcode { .. } => s.pcode_commands += 1,
             Event::ConfigWrite { .. } => s.config_writes += 1,
+            Event::IrqRaise {
+                source, outcome, ..
+            } => {
+                s.irq.raised += 1;
+                bump(&mut s.irq.raised_by_source, source);
+                if *outcome == "dropped_disabled" {
+                    s.irq.dropped_disabled += 1;
+                    bump(&mut s.irq.dropped_by_source, source);
+                }
+            }
+            Event::IrqIdentity { source, .. } => {
+                s.irq.identities += 1;
+                bump(&mut s.irq.identities_by_source, source);
+            }
+            Event::IntcMsi => s.irq.msis += 1,
+            Event::GtError { severity, .. } => bump(&mut s.irq.gt_errors, severity),
+            Event::SpuriousMsi => s.irq.spurious_msis += 1,
+            Event::Control { .. } => s.irq.control_requests += 1,
+            Event::IrqInjectionsAbandoned { events, .. } => s.irq.injections_abandoned += events,
             _ => {}
         }
     }
@@ -405,8 +460,52 @@ mod tests {
         });
         c.count(&Event::GgttTlbInvalidate { entries: 3 });
         c.count(&Event::GucResetStuck { cause: "grdom_guc" });
+        c.count(&Event::IrqRaise {
+            source: "guc",
+            data: Hex(0x8000),
+            outcome: "forwarded",
+        });
+        c.count(&Event::IrqRaise {
+            source: "vcs3",
+            data: Hex(1),
+            outcome: "dropped_disabled",
+        });
+        c.count(&Event::IntcMsi);
+        c.count(&Event::IrqIdentity {
+            bank: 0,
+            source: "guc",
+            identity: Hex(0x8004_8000),
+        });
+        c.count(&Event::GtError {
+            severity: "fatal",
+            bits: Hex(1),
+        });
+        c.count(&Event::SpuriousMsi);
+        c.count(&Event::Control {
+            request: "spurious-msi".into(),
+        });
+        c.count(&Event::IrqInjectionsAbandoned {
+            source: "guc",
+            events: 7,
+        });
         c.count_config_read();
-        let v = serde_json::to_value(c.summary(42, true)).expect("serialises");
+        let mut v = serde_json::to_value(c.summary(42, true)).expect("serialises");
+        // Separately: one json! of everything exceeds the macro's recursion limit.
+        let irq = v
+            .as_object_mut()
+            .and_then(|m| m.remove("irq"))
+            .expect("irq object");
+        assert_eq!(
+            irq,
+            json!({
+                "raised": 2, "dropped_disabled": 1, "msis": 1, "identities": 1,
+                "raised_by_source": {"guc": 1, "vcs3": 1},
+                "dropped_by_source": {"vcs3": 1},
+                "identities_by_source": {"guc": 1},
+                "gt_errors": {"fatal": 1}, "spurious_msis": 1,
+                "control_requests": 1, "injections_abandoned": 7
+            })
+        );
         assert_eq!(
             v,
             json!({
@@ -433,7 +532,8 @@ mod tests {
                 "hwconfig_served_bytes": 8, "hwconfig_served_sha256": "cd",
                 "tlb_invalidations": 1, "guc_last_release": "70.53.0",
                 "guc_last_sha256": "ab", "guc_running_at_exit": true,
-                "faults": ["pcode-stuck"], "surprise_removals": 0, "events": 42,
+                "faults": ["pcode-stuck"], "surprise_removals": 0,
+                "events": 42,
                 "final": true
             })
         );

@@ -240,6 +240,51 @@ pub enum Event {
         /// Why: "not_configured", "masked", "eventfd_write_failed".
         reason: &'static str,
     },
+    /// An event reached an interrupt source of the GT interrupt
+    /// controller (`regfile::intc`).
+    IrqRaise {
+        /// Source name (`guc`, `rcs0`, `vcs3`, ...).
+        source: &'static str,
+        /// The event's 16 bits.
+        data: Hex,
+        /// "forwarded" (to the GT DW), "pending" (masked, waits in the
+        /// collapsing register) or "dropped_disabled" (no enabled bit).
+        outcome: &'static str,
+    },
+    /// A selection presented an identity with DataValid.
+    IrqIdentity {
+        /// GT DW bank.
+        bank: usize,
+        /// The source selected.
+        source: &'static str,
+        /// `INTR_IDENTITY_REG` value.
+        identity: Hex,
+    },
+    /// The interrupt controller generated an MSI (sent as `irq` or, without
+    /// an eventfd, `irq_dropped`).
+    IntcMsi,
+    /// GT error bits were set.
+    GtError {
+        /// "correctable", "nonfatal" or "fatal".
+        severity: &'static str,
+        /// Bits of `ERR_STAT_GT_REG(severity)`.
+        bits: Hex,
+    },
+    /// A test asked for an MSI with nothing pending.
+    SpuriousMsi,
+    /// A test-control request arrived (`--control`).
+    Control {
+        /// The request as written (`irq:guc:8000:1`).
+        request: String,
+    },
+    /// Paced test events that could no longer be delivered (a device reset
+    /// or surprise removal came first).
+    IrqInjectionsAbandoned {
+        /// Source name.
+        source: &'static str,
+        /// Events never raised.
+        events: u64,
+    },
     /// The function was reset.
     Reset {
         /// "vfio_user" (QEMU's device reset) or "pcie_flr" (config-space FLR).

@@ -782,3 +782,368 @@ fn wopcm_prelocked_through_bar0() {
     assert!(trace_lines(&path)[0].get("wopcm_prelocked").is_none());
     let _ = std::fs::remove_file(&path);
 }
+
+// ---- the interrupt controller, wired ---------------------------------------
+
+mod interrupts {
+    use super::*;
+    use crate::control::Request;
+    use crate::regfile::intc::Severity;
+
+    const TILE: u64 = 0x19_0008;
+    const PRIMARY: u64 = 0x19_0010;
+    const RENDER_COPY_INTR_ENABLE: u64 = 0x19_0030;
+    const VCS_VECS_INTR_ENABLE: u64 = 0x19_0034;
+    const GUC_SG_INTR_ENABLE: u64 = 0x19_0038;
+    const RCS0_RSVD_INTR_MASK: u64 = 0x19_0090;
+    const GUC_SG_INTR_MASK: u64 = 0x19_00E8;
+    const GDRST: u64 = 0x941C;
+    const GUC2HOST: u32 = 1 << 15;
+    /// GuC identity: DataValid, class Other (4), instance 0, bit 15.
+    const GUC_IDENTITY: u32 = 0x8004_8000;
+    /// RCS0 identity: DataValid, class Render (0), instance 0, bit 0.
+    const RCS0_IDENTITY: u32 = 0x8000_0001;
+
+    fn request(d: &mut Device, text: &str) {
+        d.control(Request::parse(text).expect("request"));
+    }
+
+    /// A device with its MSI wired to an eventfd.
+    fn wired(o: &Options) -> (Device, ManualClock, File) {
+        let (mut d, clock) = device(o);
+        let efd = eventfd();
+        d.set_irqs(
+            1,
+            VFIO_IRQ_SET_ACTION_TRIGGER | VFIO_IRQ_SET_DATA_EVENTFD,
+            0,
+            1,
+            vec![efd.try_clone().expect("dup")],
+        )
+        .expect("set_irqs");
+        (d, clock, efd)
+    }
+
+    /// Upstream's post-install for the GuC and RCS0 (user interrupt and
+    /// context switch), VCS/VECS enabled but masked, tile enable on.
+    fn arm(d: &mut Device) {
+        write32(d, GUC_SG_INTR_ENABLE, GUC2HOST << 16);
+        write32(d, GUC_SG_INTR_MASK, !(GUC2HOST << 16));
+        write32(d, RENDER_COPY_INTR_ENABLE, 0x0101_0101);
+        write32(d, RCS0_RSVD_INTR_MASK, !0x0101_0000);
+        write32(d, VCS_VECS_INTR_ENABLE, 0x0001_0001);
+        write32(d, TILE, 1 << 31);
+    }
+
+    /// One pass of the PRM's ISR through BAR0: the identities, in order.
+    fn isr(d: &mut Device) -> Vec<u32> {
+        let mut out = Vec::new();
+        write32(d, TILE, 0);
+        let tiles = read32(d, TILE);
+        if tiles & 1 != 0 {
+            write32(d, TILE, tiles);
+            let master = read32(d, PRIMARY);
+            write32(d, PRIMARY, master);
+            for bank in 0..2u64 {
+                if master & 1 << bank == 0 {
+                    continue;
+                }
+                let dw = read32(d, 0x19_0018 + 4 * bank);
+                for bit in 0..32 {
+                    if dw & 1 << bit == 0 {
+                        continue;
+                    }
+                    write32(d, 0x19_0070 + 4 * bank, 1 << bit);
+                    let ident = read32(d, 0x19_0060 + 4 * bank);
+                    if ident & 1 << 31 != 0 {
+                        write32(d, 0x19_0060 + 4 * bank, ident);
+                    }
+                    out.push(ident);
+                }
+                write32(d, 0x19_0018 + 4 * bank, dw);
+            }
+        }
+        write32(d, TILE, 1 << 31);
+        out
+    }
+
+    /// The interrupt registers answer with every forcewake domain asleep,
+    /// without a violation: 0x190000 is in the PRM table's hole, the error
+    /// registers in the always-on 0x100000 block.
+    #[test]
+    fn intc_registers_are_dispatched_and_need_no_forcewake() {
+        let (mut d, _) = device(&opts());
+        write32(&mut d, GUC_SG_INTR_ENABLE, 0x8000_0000);
+        assert_eq!(read32(&mut d, GUC_SG_INTR_ENABLE), 0x8000_0000);
+        assert_eq!(read32(&mut d, GUC_SG_INTR_MASK), u32::MAX, "reset value");
+        for r in crate::regs::REGISTERS
+            .iter()
+            .filter(|r| r.offset >= 0x19_0008 && r.offset <= 0x19_0104)
+        {
+            read32(&mut d, r.offset.into());
+        }
+        d.control(Request::GtError {
+            sev: Severity::Correctable,
+            bits: 2,
+        });
+        assert_eq!(read32(&mut d, 0x10_0160), 2);
+        assert_eq!(read32(&mut d, 0x10_017C), 1);
+        let s = d.summary();
+        assert_eq!((s.violations, s.unknown_accesses), (0, 0));
+        assert_eq!(s.reg_reads.get("GT_INTR_DW1"), Some(&1));
+        assert_eq!(s.irq.gt_errors.get("correctable"), Some(&1));
+        assert_eq!(s.irq.msis, 0, "tile enable off: no MSI");
+    }
+
+    /// One GuC event: one MSI on the eventfd, one identity, counted per
+    /// source; the summary agrees with the model's own counters.
+    #[test]
+    fn one_event_one_msi_one_identity() {
+        let (mut d, _, efd) = wired(&opts());
+        arm(&mut d);
+        assert_eq!(drain(&efd), 0);
+        request(&mut d, "irq:guc:8000:1");
+        assert_eq!(drain(&efd), 1);
+        assert_eq!(isr(&mut d), vec![GUC_IDENTITY]);
+        assert_eq!(drain(&efd), 0, "nothing more");
+        let s = d.summary();
+        assert_eq!((s.irq.raised, s.irq.msis, s.irq.identities), (1, 1, 1));
+        assert_eq!(s.irq.identities_by_source.get("guc"), Some(&1));
+        assert_eq!(s.irq.control_requests, 1);
+        assert_eq!((s.irqs, s.violations), (1, 0));
+        let st = d.regs.intc().stats();
+        assert_eq!(
+            (st.raised, st.dropped_disabled, st.msis, st.identities),
+            (
+                s.irq.raised,
+                s.irq.dropped_disabled,
+                s.irq.msis,
+                s.irq.identities
+            )
+        );
+    }
+
+    /// COUNT events are raised one at a time: the next only once the
+    /// driver cleared the previous identity. 1000 injected, 1000 MSIs,
+    /// 1000 identities, none merged, none lost.
+    #[test]
+    fn paced_count_is_exact() {
+        let (mut d, _, efd) = wired(&opts());
+        arm(&mut d);
+        request(&mut d, "irq:guc:8000:1000");
+        assert_eq!(d.summary().irq.raised, 1, "one at a time");
+        for i in 0..1000 {
+            assert_eq!(drain(&efd), 1, "event {i}");
+            assert_eq!(isr(&mut d), vec![GUC_IDENTITY], "event {i}");
+        }
+        assert_eq!(drain(&efd), 0);
+        assert!(isr(&mut d).is_empty());
+        let s = d.summary();
+        assert_eq!(
+            (s.irq.raised, s.irq.msis, s.irq.identities),
+            (1000, 1000, 1000)
+        );
+        assert_eq!(s.irq.identities_by_source.get("guc"), Some(&1000));
+        assert_eq!((s.irqs, s.violations), (1000, 0));
+    }
+
+    /// Without the identity clear the next event does not come, however
+    /// long the driver takes; two sources pace independently.
+    #[test]
+    fn next_event_waits_for_the_identity_clear() {
+        let (mut d, _, efd) = wired(&opts());
+        arm(&mut d);
+        request(&mut d, "irq:guc:8000:2");
+        request(&mut d, "irq:rcs0:1:2");
+        assert_eq!(
+            drain(&efd),
+            1,
+            "one MSI: the second event found it asserted"
+        );
+        // Select the GuC but do not clear its identity yet.
+        write32(&mut d, TILE, 0);
+        write32(&mut d, TILE, 1);
+        write32(&mut d, PRIMARY, 1);
+        assert_eq!(read32(&mut d, 0x19_0018), 1 << 25 | 1);
+        write32(&mut d, 0x19_0070, 1 << 25);
+        assert_eq!(read32(&mut d, 0x19_0060), GUC_IDENTITY);
+        assert_eq!(d.summary().irq.raised, 2, "guc 1 + rcs0 1");
+        write32(&mut d, 0x19_0060, GUC_IDENTITY);
+        assert_eq!(d.summary().irq.raised, 3, "the second guc event");
+        write32(&mut d, 0x19_0070, 1);
+        assert_eq!(read32(&mut d, 0x19_0060), RCS0_IDENTITY);
+        write32(&mut d, 0x19_0060, RCS0_IDENTITY);
+        write32(&mut d, 0x19_0018, 1 << 25 | 1);
+        write32(&mut d, TILE, 1 << 31);
+        assert_eq!(drain(&efd), 1, "the second events' DW event");
+        let mut got = isr(&mut d);
+        got.sort_unstable();
+        assert_eq!(got, vec![RCS0_IDENTITY, GUC_IDENTITY]);
+        assert!(isr(&mut d).is_empty());
+        let s = d.summary();
+        assert_eq!(s.irq.identities_by_source.get("guc"), Some(&2));
+        assert_eq!(s.irq.identities_by_source.get("rcs0"), Some(&2));
+        assert_eq!(s.violations, 0);
+    }
+
+    /// A masked source: the first event waits in the collapsing register
+    /// (no MSI), the rest behind it; unmasking delivers them one by one.
+    #[test]
+    fn masked_then_unmasked_delivers_every_event_once() {
+        let (mut d, _, efd) = wired(&opts());
+        arm(&mut d);
+        write32(&mut d, GUC_SG_INTR_MASK, u32::MAX);
+        request(&mut d, "irq:guc:8000:3");
+        assert_eq!(drain(&efd), 0);
+        assert!(isr(&mut d).is_empty());
+        let s = d.summary();
+        assert_eq!((s.irq.raised, s.irq.dropped_disabled), (1, 0));
+        write32(&mut d, GUC_SG_INTR_MASK, !(GUC2HOST << 16));
+        for i in 0..3 {
+            assert_eq!(drain(&efd), 1, "event {i}");
+            assert_eq!(isr(&mut d), vec![GUC_IDENTITY], "event {i}");
+        }
+        assert_eq!(drain(&efd), 0);
+        assert_eq!(d.summary().irq.identities, 3);
+    }
+
+    /// A disabled source drops every event at once, counted.
+    #[test]
+    fn disabled_source_drops_every_event() {
+        let (mut d, _, efd) = wired(&opts());
+        arm(&mut d);
+        request(&mut d, "irq:vcs3:10:5");
+        assert_eq!(drain(&efd), 0);
+        let s = d.summary();
+        assert_eq!((s.irq.raised, s.irq.dropped_disabled), (5, 5));
+        assert_eq!(s.irq.dropped_by_source.get("vcs3"), Some(&5));
+        assert_eq!(s.irq.injections_abandoned, 0);
+    }
+
+    /// A spurious MSI has nothing behind it, also after a surprise removal
+    /// (where the driver reads all ones); interrupt requests after the
+    /// removal raise nothing.
+    #[test]
+    fn spurious_msi_also_after_surprise_removal() {
+        let (mut d, _, efd) = wired(&opts());
+        arm(&mut d);
+        request(&mut d, "spurious-msi");
+        assert_eq!(drain(&efd), 1);
+        assert!(isr(&mut d).is_empty());
+        request(&mut d, "surprise-removal");
+        assert_eq!(read32(&mut d, TILE), u32::MAX);
+        request(&mut d, "spurious-msi");
+        assert_eq!(drain(&efd), 1);
+        request(&mut d, "irq:guc:8000:4");
+        assert_eq!(drain(&efd), 0);
+        let s = d.summary();
+        assert_eq!(s.irq.spurious_msis, 2);
+        assert_eq!((s.irqs, s.irq.msis), (2, 0));
+        assert_eq!(s.surprise_removals, 1);
+        assert_eq!(s.irq.injections_abandoned, 4);
+        assert_eq!(s.irq.control_requests, 4);
+    }
+
+    /// A function reset and a Driver-FLR reset the controller and drop the
+    /// paced events still waiting.
+    #[test]
+    fn resets_clear_the_controller_and_abandon_injections() {
+        let (mut d, _, efd) = wired(&opts());
+        arm(&mut d);
+        request(&mut d, "irq:guc:8000:10");
+        assert_eq!(drain(&efd), 1);
+        d.reset("vfio_user");
+        assert_eq!(read32(&mut d, GUC_SG_INTR_ENABLE), 0);
+        assert_eq!(read32(&mut d, PRIMARY), 0);
+        assert_eq!(d.summary().irq.injections_abandoned, 9);
+        arm(&mut d);
+        request(&mut d, "irq:guc:8000:3");
+        assert_eq!(drain(&efd), 1);
+        write32(&mut d, GU_CNTL, 1 << 31);
+        assert_eq!(read32(&mut d, GUC_SG_INTR_ENABLE), 0, "Driver-FLR");
+        assert_eq!(read32(&mut d, TILE), 0);
+        assert_eq!(d.summary().irq.injections_abandoned, 11);
+    }
+
+    /// `irq-on-guc-reset`: a GuC reset through GDRST raises the GuC's
+    /// GUC2HOST and RCS0's user interrupt; a stuck reset raises nothing.
+    #[test]
+    fn irq_on_guc_reset_fault() {
+        let mut o = opts();
+        o.faults.push(Fault::IrqOnGucReset);
+        let (mut d, clock, efd) = wired(&o);
+        arm(&mut d);
+        write32(&mut d, 0xA188, 0x0001_0001);
+        clock.advance_ms(1);
+        write32(&mut d, GDRST, 1 << 3);
+        assert_eq!(drain(&efd), 1);
+        assert_eq!(isr(&mut d), vec![RCS0_IDENTITY, GUC_IDENTITY]);
+        let s = d.summary();
+        assert_eq!(s.guc_resets, 1);
+        assert_eq!(s.irq.identities_by_source.get("rcs0"), Some(&1));
+        // Without the fault a GuC reset interrupts nobody.
+        let (mut d, clock, efd) = wired(&opts());
+        arm(&mut d);
+        write32(&mut d, 0xA188, 0x0001_0001);
+        clock.advance_ms(1);
+        write32(&mut d, GDRST, 1 << 3);
+        assert_eq!(drain(&efd), 0);
+        assert_eq!(d.summary().irq.raised, 0);
+    }
+
+    /// The CLI's interrupt faults reach the controller.
+    #[test]
+    fn cli_faults_reach_the_controller() {
+        let o = Options::try_parse_args([
+            "xehpg-mock",
+            "--socket",
+            "/tmp/s",
+            "--fault",
+            "irq-storm=guc",
+            "--fault",
+            "irq-identity-garbage",
+        ])
+        .expect("parses");
+        let (mut d, _, efd) = wired(&o);
+        arm(&mut d);
+        request(&mut d, "irq:guc:8000:1");
+        for pass in 0..5 {
+            assert_eq!(drain(&efd), 1, "pass {pass}");
+            // Class 7, instance 63, the real data.
+            assert_eq!(isr(&mut d), vec![0x83F7_8000], "pass {pass}");
+        }
+        write32(&mut d, GUC_SG_INTR_MASK, u32::MAX);
+        assert_eq!(drain(&efd), 1, "the one in flight");
+        isr(&mut d);
+        assert_eq!(drain(&efd), 0, "masked: quiet");
+        let o = Options::try_parse_args([
+            "xehpg-mock",
+            "--socket",
+            "/tmp/s",
+            "--fault",
+            "irq-data-valid-never",
+        ])
+        .expect("parses");
+        let (mut d, _, efd) = wired(&o);
+        arm(&mut d);
+        request(&mut d, "irq:guc:8000:2");
+        assert_eq!(drain(&efd), 1);
+        assert_eq!(isr(&mut d), vec![0]);
+        // The lost event's selection ended its service: the next comes.
+        assert_eq!(drain(&efd), 1);
+        assert_eq!(isr(&mut d), vec![0]);
+        assert_eq!(d.summary().irq.identities, 0);
+        assert_eq!(d.summary().irq.raised, 2);
+    }
+
+    #[test]
+    fn gt_error_request_interrupts() {
+        let (mut d, _, efd) = wired(&opts());
+        arm(&mut d);
+        request(&mut d, "gt-error:fatal:8");
+        assert_eq!(drain(&efd), 1);
+        assert_eq!(read32(&mut d, PRIMARY), 1 << 28);
+        assert_eq!(read32(&mut d, 0x10_0168), 8);
+        assert_eq!(read32(&mut d, 0x10_0174), 1);
+        assert_eq!(d.summary().irq.gt_errors.get("fatal"), Some(&1));
+    }
+}

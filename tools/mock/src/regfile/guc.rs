@@ -306,6 +306,11 @@ pub struct Guc {
     replies: VecDeque<mmio::Reply>,
     /// The next MMIO request is answered RETRY (fault `guc-mmio-retry`).
     retry_armed: bool,
+    /// GuC-to-host interrupts raised and not yet delivered to the
+    /// interrupt controller ([`Guc::interrupt_host`]).
+    host_interrupts: u32,
+    /// Completed `GDRST` GuC resets not yet taken ([`Guc::take_resets`]).
+    resets: u32,
 }
 
 impl Guc {
@@ -339,7 +344,32 @@ impl Guc {
             flags_written: 0,
             replies: VecDeque::new(),
             retry_armed: false,
+            host_interrupts: 0,
+            resets: 0,
         }
+    }
+
+    /// The GuC interrupts the host: `GUC_INTR_GUC2HOST` (bit 15, "GuC
+    /// Interrupt to Host", seed 000 L2273; `regs/xe_guc_regs.h`) on the
+    /// GuC's interrupt source, class Other instance 0 (L2157). The firmware
+    /// does this after it wrote a G2H message to the CT buffer
+    /// (`xe_guc_ct.c`: the host's G2H processing runs from this
+    /// interrupt); the CT model calls it then. The register file delivers
+    /// it to the interrupt controller after the access that raised it
+    /// ([`Guc::take_host_interrupts`]).
+    pub fn interrupt_host(&mut self) {
+        self.host_interrupts += 1;
+    }
+
+    /// GuC-to-host interrupts raised since the last call.
+    pub fn take_host_interrupts(&mut self) -> u32 {
+        std::mem::take(&mut self.host_interrupts)
+    }
+
+    /// Completed `GDRST` GuC resets since the last call (a stuck reset is
+    /// not one).
+    pub fn take_resets(&mut self) -> u32 {
+        std::mem::take(&mut self.resets)
     }
 
     /// Device reset or Driver-FLR: every register, the write-once ones
@@ -357,6 +387,7 @@ impl Guc {
     /// GuC reset (`GDRST`): the GuC's own state, not the shim registers.
     fn reset_guc(&mut self, now: Duration, cause: &'static str, rec: &mut Recorder) {
         rec.emit(Event::GucReset { cause });
+        self.resets += 1;
         self.dma = None;
         self.image = None;
         self.eip = None;

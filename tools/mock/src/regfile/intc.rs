@@ -67,19 +67,17 @@
 //!   and enable field for it, so it is not a modelled source (nor are GTPM,
 //!   WDOAPerf and Gunit, whose enable/mask fields no source places).
 //!
-//! # Not yet wired
+//! # Wiring
 //!
-//! This unit is not reached from [`super::RegisterFile`]: a dword only
-//! reaches a unit if it is in the public map [`crate::regs::REGISTERS`]
-//! (`regfile::tests::every_mapped_dword_is_handled_and_nothing_else`), and
-//! every entry of that map must be mapped to upstream in
-//! `tools/check/uabi.toml` (the `uabi` suite's coverage case), which this
-//! step does not change. [`Intc::read`] and [`Intc::write`] have the
-//! dispatcher's shape (`None` for an offset that is not theirs), and
-//! [`Intc::take_msis`] tells the device how many MSIs to send, so wiring is
-//! a table entry plus two dispatch lines. The registers at 0x190000 are in
-//! the hole 0x040000-0x1BFFFF of the PRM's forcewake table and need no
-//! wake ([`crate::power`]); the error registers at 0x100160 are in the
+//! [`super::RegisterFile`] dispatches the registers of the public map
+//! ([`crate::regs::intc`]) here; `DEV_ERR_ROUTING_CTRL` (0x100170) has no
+//! upstream name and stays out of the map, so an access to it is unknown.
+//! What happened is queued as [`IntcEvent`]s that the register file turns
+//! into trace events (and so summary counters) after each call
+//! ([`Intc::take_events`]); [`Intc::take_msis`] tells the device how many
+//! MSIs to send. The registers at 0x190000 are in the hole
+//! 0x040000-0x1BFFFF of the PRM's forcewake table and need no wake
+//! ([`crate::power`]); the error registers at 0x100160 are in the
 //! always-on 0x100000 block.
 
 use crate::recorder::Recorder;
@@ -254,6 +252,26 @@ pub enum Severity {
     Fatal = 2,
 }
 
+impl Severity {
+    /// Every severity, in index order.
+    pub const ALL: [Severity; 3] = [Severity::Correctable, Severity::NonFatal, Severity::Fatal];
+
+    /// `correctable`, `nonfatal` or `fatal`: the names of the test control,
+    /// the trace and the summary.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Severity::Correctable => "correctable",
+            Severity::NonFatal => "nonfatal",
+            Severity::Fatal => "fatal",
+        }
+    }
+
+    /// The severity called `name` ([`Severity::name`]).
+    pub fn from_name(name: &str) -> Option<Severity> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
 /// An interrupt source: an engine class and instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Source {
@@ -270,7 +288,44 @@ impl Source {
         class: Class::Other,
         instance: 0,
     };
+    /// RCS0: class Render, instance 0.
+    pub const RCS0: Source = Source {
+        class: Class::Render,
+        instance: 0,
+    };
+
+    /// Index of a modelled source in [`Source::all`].
+    pub fn index(self) -> Option<usize> {
+        SOURCES.iter().position(|d| d.src == self)
+    }
+
+    /// The modelled sources, in a fixed order (that of [`SOURCE_NAMES`]).
+    pub fn all() -> impl Iterator<Item = Source> {
+        SOURCES.iter().map(|d| d.src)
+    }
+
+    /// The lower-case name the CLI, the test control, the trace and the
+    /// summary use (`rcs0`, `bcs0`, `ccs0`, `guc`, `kcr`, `gsc`, `vcs0`,
+    /// `vecs0`, ...); `None` for a source the model does not have.
+    pub fn name(self) -> Option<&'static str> {
+        self.index().map(|i| SOURCE_NAMES[i])
+    }
+
+    /// The source called `name` ([`Source::name`]).
+    pub fn from_name(name: &str) -> Option<Source> {
+        SOURCE_NAMES
+            .iter()
+            .position(|&n| n == name)
+            .map(|i| SOURCES[i].src)
+    }
 }
+
+/// Names of [`SOURCES`], by index: engines as upstream's `hw_engine` names
+/// them (`xe_hw_engine.c`), Other instances by their unit.
+pub const SOURCE_NAMES: [&str; SOURCES.len()] = [
+    "rcs0", "bcs0", "ccs0", "ccs1", "ccs2", "ccs3", "guc", "kcr", "gsc", "vcs0", "vcs1", "vcs2",
+    "vcs3", "vcs4", "vcs5", "vcs6", "vcs7", "vecs0", "vecs1", "vecs2", "vecs3",
+];
 
 /// Which 16-bit half of an enable or mask register a source owns:
 /// `ENGINE1_MASK` 31:16 or `ENGINE0_MASK` 15:0 (`xe_irq_regs.h`).
@@ -407,7 +462,45 @@ pub enum Raised {
     Forwarded,
 }
 
-/// Counters of the model (the summary fields wiring would add).
+/// Something the controller did, for the trace and the summary; queued
+/// until [`Intc::take_events`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntcEvent {
+    /// An event was raised at a known source.
+    Raised {
+        /// Where.
+        src: Source,
+        /// Its 16 bits.
+        data: u16,
+        /// What became of it.
+        outcome: Raised,
+    },
+    /// A selection presented an identity with DataValid.
+    Identity {
+        /// GT DW bank.
+        bank: usize,
+        /// The source selected (the real one, also when the fault
+        /// `identity_garbage` reports another).
+        src: Source,
+        /// The identity register's value.
+        identity: u32,
+    },
+    /// The source's service ended: software cleared its identity with
+    /// DataValid, or (fault `data_valid_never`) a selection consumed its
+    /// events without presenting them. The next paced test event may come.
+    Serviced(Source),
+    /// An MSI was generated.
+    Msi,
+    /// GT error bits were set.
+    GtError {
+        /// Severity.
+        sev: Severity,
+        /// The bits.
+        bits: u32,
+    },
+}
+
+/// Counters of the model (the summary's `irq` fields).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IntcStats {
     /// Events raised at a known source.
@@ -458,6 +551,7 @@ pub struct Intc {
     err_routing: u32,
     msis_pending: u32,
     stats: IntcStats,
+    log: Vec<IntcEvent>,
 }
 
 impl Intc {
@@ -483,6 +577,7 @@ impl Intc {
             err_routing: 0,
             msis_pending: 0,
             stats: IntcStats::default(),
+            log: Vec::new(),
         }
     }
 
@@ -490,8 +585,15 @@ impl Intc {
     /// dropped, the counters stay.
     pub fn reset(&mut self) {
         let stats = self.stats;
+        let log = std::mem::take(&mut self.log);
         *self = Self::new(self.faults);
         self.stats = stats;
+        self.log = log;
+    }
+
+    /// What happened since the last call, in order.
+    pub fn take_events(&mut self) -> Vec<IntcEvent> {
+        std::mem::take(&mut self.log)
     }
 
     /// The counters.
@@ -525,6 +627,11 @@ impl Intc {
         let enabled = data & self.enable_of(i);
         if enabled == 0 {
             self.stats.dropped_disabled += 1;
+            self.log.push(IntcEvent::Raised {
+                src,
+                data,
+                outcome: Raised::Dropped,
+            });
             return Ok(Raised::Dropped);
         }
         self.collapsing[i] |= enabled;
@@ -533,6 +640,11 @@ impl Intc {
         } else {
             Raised::Pending
         };
+        self.log.push(IntcEvent::Raised {
+            src,
+            data,
+            outcome: r,
+        });
         self.update_msi();
         Ok(r)
     }
@@ -545,6 +657,7 @@ impl Intc {
             return;
         }
         let s = sev as usize;
+        self.log.push(IntcEvent::GtError { sev, bits });
         self.err_gt[s] |= bits;
         self.err_dev[s] |= XE_GT_ERROR;
         self.latch_primary(error_irq(sev));
@@ -719,6 +832,7 @@ impl Intc {
         if now && !self.asserted {
             self.msis_pending += 1;
             self.stats.msis += 1;
+            self.log.push(IntcEvent::Msi);
         }
         self.asserted = now;
     }
@@ -765,11 +879,14 @@ impl Intc {
         let data = self.collapsing[i] & !mask;
         self.collapsing[i] &= mask;
         let bank = &mut self.banks[b];
+        let src = SOURCES[i].src;
         if self.faults.data_valid_never {
             bank.identity = 0;
+            if data != 0 {
+                self.log.push(IntcEvent::Serviced(src));
+            }
             return;
         }
-        let src = SOURCES[i].src;
         let (class, instance) = if self.faults.identity_garbage {
             (GARBAGE_CLASS, GARBAGE_INSTANCE)
         } else {
@@ -777,6 +894,11 @@ impl Intc {
         };
         bank.identity = INTR_DATA_VALID | instance << 20 | class << 16 | u32::from(data);
         self.stats.identities += 1;
+        self.log.push(IntcEvent::Identity {
+            bank: b,
+            src,
+            identity: bank.identity,
+        });
     }
 
     fn write_identity(&mut self, b: usize, value: u32) {
@@ -793,6 +915,10 @@ impl Intc {
         bank.selector = 0;
         if !was_valid || data == 0 {
             return;
+        }
+        let served = SOURCES.iter().find(|d| d.bank == b && d.bit == bit);
+        if let Some(d) = served {
+            self.log.push(IntcEvent::Serviced(d.src));
         }
         let Some(storm) = self.faults.storm else {
             return;
@@ -1396,6 +1522,84 @@ mod tests {
         assert_eq!(c.stats().msis, 1000);
         assert_eq!(c.stats().identities, 1000);
         assert_eq!(r.summary(false).violations, 0);
+    }
+
+    /// Every modelled source has a unique name that maps back to it; the
+    /// names are the engines' (`rcs0`, `vecs3`) and the Other units'.
+    #[test]
+    fn source_names_round_trip() {
+        assert_eq!(Source::all().count(), SOURCE_NAMES.len());
+        for src in Source::all() {
+            let name = src.name().expect("named");
+            assert_eq!(Source::from_name(name), Some(src), "{name}");
+        }
+        assert_eq!(Source::from_name("guc"), Some(Source::GUC));
+        assert_eq!(Source::from_name("rcs0"), Some(Source::RCS0));
+        assert_eq!(
+            Source::from_name("vecs3"),
+            Some(Source {
+                class: Class::VideoEnhance,
+                instance: 3
+            })
+        );
+        assert_eq!(Source::from_name("kcr"), Some(KCR));
+        assert_eq!(
+            Source::from_name("gsc").map(|s| (s.class, s.instance)),
+            Some((Class::Other, 6))
+        );
+        assert_eq!(Source::from_name("sctrg"), None);
+        assert_eq!(
+            Source {
+                class: Class::Other,
+                instance: 3
+            }
+            .name(),
+            None
+        );
+        for sev in Severity::ALL {
+            assert_eq!(Severity::from_name(sev.name()), Some(sev));
+        }
+    }
+
+    /// What the controller reports for the trace: the raise with its
+    /// outcome, the MSI, the identity and the end of the service, in order.
+    #[test]
+    fn events_are_logged_in_order() {
+        let mut r = rec();
+        let mut c = armed(IntcFaults::default(), &mut r);
+        c.take_events();
+        c.raise(VCS3, 1 << 4).expect("vcs3");
+        c.raise(Source::GUC, GUC_INTR_GUC2HOST).expect("guc");
+        isr(&mut c, &mut r);
+        c.raise_gt_error(Severity::Fatal, 2);
+        assert_eq!(
+            c.take_events(),
+            vec![
+                IntcEvent::Raised {
+                    src: VCS3,
+                    data: 1 << 4,
+                    outcome: Raised::Dropped
+                },
+                IntcEvent::Raised {
+                    src: Source::GUC,
+                    data: GUC_INTR_GUC2HOST,
+                    outcome: Raised::Forwarded
+                },
+                IntcEvent::Msi,
+                IntcEvent::Identity {
+                    bank: 0,
+                    src: Source::GUC,
+                    identity: 0x8004_8000
+                },
+                IntcEvent::Serviced(Source::GUC),
+                IntcEvent::GtError {
+                    sev: Severity::Fatal,
+                    bits: 2
+                },
+                IntcEvent::Msi,
+            ]
+        );
+        assert!(c.take_events().is_empty());
     }
 
     /// Events of one source that arrive before its service collapse into
