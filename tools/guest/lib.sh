@@ -214,12 +214,30 @@ mmio_report() {
 # after the run against the mock's own record (tools/check vm/expect.rs).
 mock_expect() { echo "# mock-expect: $*"; }
 
-# mock_request NAME: asks the VM runner to act on the mock device now
-# (XEHPG-VM-MOCK=NAME on the command channel, tools/vm/src/console.rs;
-# Documentation/mock.rst). `surprise-removal`: the card vanishes, every BAR0
-# register reads all ones from then on. The runner acts when the line
-# arrives and cannot answer: poll for the effect. Call it with stdout on the
-# command channel (not inside $(...)).
+# mock_request REQUEST: asks the VM runner to act on the mock device now
+# (XEHPG-VM-MOCK=REQUEST on the command channel, tools/vm/src/console.rs;
+# the runner writes it to the mock's control FIFO; Documentation/mock.rst,
+# "Test control"). Requests:
+#   surprise-removal        the card vanishes, every BAR0 register reads all
+#                           ones from then on.
+#   irq:SOURCE:DATA:COUNT   COUNT (decimal, >= 1) events of DATA (16-bit
+#                           hex, not 0) at SOURCE (rcs0 bcs0 ccs0..ccs3
+#                           vcs0..vcs7 vecs0..vecs3 guc kcr gsc), one at a
+#                           time: the next once the driver cleared the
+#                           previous one's identity (DataValid), so none
+#                           merge. Masked: the first waits in the collapsing
+#                           register until unmasked; disabled: each is
+#                           dropped (irq.dropped_disabled).
+#                           E.g. irq:guc:8000:1000 (GUC2HOST, bit 15).
+#   gt-error:SEV:BITS       GT error BITS (hex) of SEV (correctable,
+#                           nonfatal, fatal): ERR_STAT_GT_REG, DEV_ERR_STAT_REG
+#                           bit 0 and ERROR_IRQ(SEV) in GFX_MSTR_IRQ.
+#   spurious-msi            one MSI with nothing pending (also after
+#                           surprise-removal).
+# A malformed request is not a marker: it stays in the output and nothing
+# happens. The runner acts when the line arrives and cannot answer: poll for
+# the effect (the driver's counters, `mock_expect irq.identities_by_source.guc
+# == N`). Call it with stdout on the command channel (not inside $(...)).
 mock_request() { echo "XEHPG-VM-MOCK=$1"; }
 
 # guc_get BDF KEY: a value of the debugfs guc_info file.

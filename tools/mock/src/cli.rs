@@ -431,6 +431,12 @@ pub struct Options {
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<Fault>,
 
+    /// Test-control FIFO, created by the caller (xehpg-vm does): one request
+    /// per line, `irq:SOURCE:DATA:COUNT`, `gt-error:SEV:BITS`,
+    /// `spurious-msi`, `surprise-removal` (Documentation/mock.rst).
+    #[arg(long, value_name = "FIFO")]
+    pub control: Option<PathBuf>,
+
     /// Write a JSON-lines trace of every access and device event here.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
@@ -485,6 +491,7 @@ impl Options {
             wopcm_prelocked: None,
             guc_hwconfig_size_reply: None,
             faults: Vec::new(),
+            control: None,
             trace: None,
             summary: None,
         }
@@ -498,6 +505,15 @@ impl Options {
                  --foreign-id presents it anyway",
                 self.device_id
             ));
+        }
+        // The model has one stormy source.
+        let storms = self
+            .faults
+            .iter()
+            .filter(|f| matches!(f, Fault::IrqStorm(_)))
+            .count();
+        if storms > 1 {
+            return Err("only one --fault irq-storm=SOURCE at a time".into());
         }
         // LMEMBAR is a window onto local memory, so it cannot be larger.
         if u64::from(self.lmem_bar_mib) > u64::from(self.lmem_size_gib) * 1024 {
@@ -818,6 +834,42 @@ mod tests {
             Fault::value_variants().len(),
             21 + 2 * Domain::COUNT + intc::SOURCE_NAMES.len()
         );
+    }
+
+    #[test]
+    fn irq_faults_and_the_control_fifo() {
+        let o = parse(&[
+            "--fault",
+            "irq-storm=vecs2",
+            "--fault",
+            "irq-on-guc-reset",
+            "--control",
+            "/tmp/ctl",
+        ])
+        .expect("parses");
+        assert_eq!(
+            o.intc_faults(),
+            intc::IntcFaults {
+                storm: Source::from_name("vecs2"),
+                ..intc::IntcFaults::default()
+            }
+        );
+        assert!(o.has_fault(Fault::IrqOnGucReset));
+        assert_eq!(o.control, Some(PathBuf::from("/tmp/ctl")));
+        for (i, name) in intc::SOURCE_NAMES.iter().enumerate() {
+            assert_eq!(IRQ_STORM_NAMES[i], format!("irq-storm={name}"));
+        }
+        let e = parse(&["--fault", "irq-storm=guc", "--fault", "irq-storm=rcs0"])
+            .expect_err("one storm");
+        assert_eq!(e.kind(), ErrorKind::ValueValidation);
+        for bad in [
+            "irq-storm",
+            "irq-storm=sctrg",
+            "irq-storm=GUC",
+            "irq-storm=vcs8",
+        ] {
+            assert!(parse(&["--fault", bad]).is_err(), "{bad}");
+        }
     }
 
     #[test]

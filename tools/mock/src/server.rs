@@ -11,9 +11,17 @@
 //! device sits behind a mutex so that thread can reach it; a vfio-user
 //! request holds the lock only while it is being handled, and handlers never
 //! block, so the removal lands between two accesses.
+//!
+//! With `--control FIFO` a third thread reads test-control requests, one
+//! per line ([`crate::control`]), and applies each to the device under the
+//! same lock ([`Device::control`]). The FIFO is the caller's (`xehpg-vm`
+//! creates it in its run directory); the mock opens it read-write before it
+//! creates its socket, so a writer that waits for the socket finds a reader
+//! and the mock never sees end-of-file when a writer closes.
 
 use std::fs::File;
 use std::io;
+use std::io::BufRead;
 use std::mem::size_of;
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::net::UnixStream;
@@ -45,6 +53,7 @@ use vfio_user::SparseArea;
 use crate::cli::Options;
 use crate::clock::MonotonicClock;
 use crate::config_space::CONFIG_SIZE;
+use crate::control::Request;
 use crate::device::Device;
 use crate::device::GGTT_SIZE;
 use crate::device::GGTT_START;
@@ -69,6 +78,7 @@ fn lock(dev: &Shared) -> MutexGuard<'_, Device> {
 pub fn run(opts: &Options) -> anyhow::Result<()> {
     // First, so that no signal can kill the process before its handler runs.
     let signals = block_termination_signals()?;
+    let control = opts.control.as_deref().map(open_control).transpose()?;
     let dev = Device::new(opts, Arc::new(MonotonicClock::new()))?;
     let server = Server::new(
         &prepare_socket(&opts.socket)?,
@@ -80,6 +90,9 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     .with_context(|| format!("listening on {}", opts.socket.display()))?;
     let dev: Shared = Arc::new(Mutex::new(dev));
     spawn_signal_thread(signals, dev.clone(), opts.socket.clone())?;
+    if let Some(fifo) = control {
+        spawn_control_thread(fifo, dev.clone())?;
+    }
 
     let result = server.run(&mut Backend(dev.clone()));
     let reason = match &result {
@@ -90,6 +103,50 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     // Dropping the server removes the socket file.
     drop(server);
     result.map_err(|e| anyhow::anyhow!("vfio-user: {e}"))
+}
+
+/// Opens the test-control FIFO read-write: the open does not wait for a
+/// writer, and no writer closing it ends the reads.
+fn open_control(path: &Path) -> anyhow::Result<File> {
+    let meta = std::fs::metadata(path).with_context(|| format!("--control {}", path.display()))?;
+    if !meta.file_type().is_fifo() {
+        bail!("--control {} is not a FIFO", path.display());
+    }
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("opening --control {}", path.display()))
+}
+
+/// Starts the thread that applies test-control requests.
+fn spawn_control_thread(fifo: File, dev: Shared) -> anyhow::Result<()> {
+    std::thread::Builder::new()
+        .name("control".into())
+        .spawn(move || {
+            for line in io::BufReader::new(fifo).lines() {
+                let Ok(line) = line else {
+                    break;
+                };
+                if let Err(e) = apply_control_line(&line, &dev) {
+                    eprintln!("xehpg-mock: control: {e}");
+                }
+            }
+        })
+        .context("spawning the control thread")?;
+    Ok(())
+}
+
+/// Parses and applies one control line; an empty line is nothing.
+fn apply_control_line(line: &str, dev: &Shared) -> Result<(), String> {
+    let text = line.strip_suffix('\r').unwrap_or(line);
+    if text.is_empty() {
+        return Ok(());
+    }
+    let req = Request::parse(text)?;
+    lock(dev).control(req);
+    eprintln!("xehpg-mock: control: {req}");
+    Ok(())
 }
 
 /// Checks the socket path; a stale socket left by a dead mock is removed.
@@ -407,6 +464,46 @@ mod tests {
         assert!(!s.is_final, "still serving");
         assert_eq!(on_signal(libc::SIGTERM, &dev), AfterSignal::Exit);
         assert!(lock(&dev).summary().is_final, "finished on SIGTERM");
+    }
+
+    /// Control lines reach the device through the FIFO thread; a bad line
+    /// is reported and changes nothing.
+    #[test]
+    fn control_lines_through_a_fifo() {
+        let dir = std::env::temp_dir();
+        let fifo = dir.join(format!("xehpg-mock-ctl-{}", std::process::id()));
+        let _ = std::fs::remove_file(&fifo);
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: `c` is a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let dev: Shared = Arc::new(Mutex::new(device(&Options::with_socket("/nonexistent"))));
+        spawn_control_thread(open_control(&fifo).expect("open"), dev.clone()).expect("thread");
+        {
+            let mut w = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&fifo)
+                .expect("writer");
+            use std::io::Write;
+            w.write_all(b"irq:guc:8000:3\nbogus\n\nspurious-msi\r\nsurprise-removal\n")
+                .expect("write");
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while lock(&dev).summary().surprise_removals == 0 {
+            assert!(std::time::Instant::now() < deadline, "requests not applied");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let s = lock(&dev).summary();
+        // Nothing enabled the GuC: the three events were dropped, one by one.
+        assert_eq!((s.irq.raised, s.irq.dropped_disabled), (3, 3));
+        assert_eq!(s.irq.spurious_msis, 1);
+        assert_eq!(s.irq.control_requests, 3);
+        assert!(apply_control_line("irq:guc:8000", &dev).is_err());
+        assert!(open_control(&dir.join("xehpg-mock-no-such-fifo")).is_err());
+        let _ = std::fs::remove_file(&fifo);
+        let file = dir.join(format!("xehpg-mock-ctl-file-{}", std::process::id()));
+        std::fs::write(&file, b"").expect("file");
+        assert!(open_control(&file).is_err(), "a plain file is refused");
+        let _ = std::fs::remove_file(&file);
     }
 
     #[test]

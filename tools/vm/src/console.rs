@@ -15,10 +15,13 @@
 //! command's, byte for byte.
 //!
 //! While the command runs, a line `XEHPG-VM-MOCK=<request>` asks the runner
-//! to act on the mock device ([`MockRequest`]; today only
-//! `surprise-removal`). It is a marker: the runner takes it and it is not
-//! part of the command's output. The guest cannot know when the mock has
-//! acted; it polls for the effect.
+//! to act on the mock device ([`MockRequest`]: `surprise-removal`,
+//! `irq:SOURCE:DATA:COUNT`, `gt-error:SEV:BITS`, `spurious-msi`; the
+//! grammar is the mock's own, `xehpg_mock::control`). It is a marker only
+//! if the request parses: the runner takes it and it is not part of the
+//! command's output; a malformed request stays output, so the script's own
+//! checks fail visibly. The guest cannot know when the mock has acted; it
+//! polls for the effect.
 //!
 //! The interactive shell has one port for the console and the shell; its log
 //! is read after the run by [`scan_log`], which finds markers at the ends of
@@ -53,36 +56,10 @@ pub enum Marker {
     Mock(MockRequest),
 }
 
-/// What the guest command can ask the runner to do to the mock device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MockRequest {
-    /// The card vanishes: the runner sends the mock SIGUSR1, after which
-    /// every BAR0 register reads all ones (Documentation/mock.rst).
-    SurpriseRemoval,
-}
-
-impl MockRequest {
-    /// Every request, for parsing.
-    pub const ALL: [MockRequest; 1] = [MockRequest::SurpriseRemoval];
-
-    /// The request's name after [`MOCK_PREFIX`].
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::SurpriseRemoval => "surprise-removal",
-        }
-    }
-
-    /// The signal that carries the request to the mock.
-    pub fn signal(self) -> i32 {
-        match self {
-            Self::SurpriseRemoval => libc::SIGUSR1,
-        }
-    }
-
-    fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|r| r.name() == name)
-    }
-}
+/// What the guest command can ask the runner to do to the mock device: a
+/// test-control request, which the runner writes to the mock's control FIFO
+/// as it came (Documentation/mock.rst, "Test control").
+pub type MockRequest = xehpg_mock::control::Request;
 
 /// Recognises a marker in one line of the shared console of the interactive
 /// shell (line ending already stripped).
@@ -116,7 +93,10 @@ pub fn command_marker(line: &str) -> Option<Marker> {
     if let Some(status) = line.strip_prefix(EXIT_PREFIX).and_then(parse_status) {
         return Some(Marker::Exit(status));
     }
-    if let Some(request) = line.strip_prefix(MOCK_PREFIX).and_then(MockRequest::parse) {
+    if let Some(request) = line
+        .strip_prefix(MOCK_PREFIX)
+        .and_then(|text| MockRequest::parse(text).ok())
+    {
         return Some(Marker::Mock(request));
     }
     line.strip_prefix(INSMOD_FAILED_PREFIX)
@@ -142,9 +122,7 @@ fn parse_status(digits: &str) -> Option<i32> {
 fn may_become_marker(partial: &[u8]) -> bool {
     let partial = partial.strip_suffix(b"\r").unwrap_or(partial);
     if let Some(rest) = partial.strip_prefix(MOCK_PREFIX.as_bytes()) {
-        return MockRequest::ALL
-            .iter()
-            .any(|r| r.name().as_bytes().starts_with(rest));
+        return std::str::from_utf8(rest).is_ok_and(MockRequest::could_become);
     }
     [BEGIN, EXIT_PREFIX, INSMOD_FAILED_PREFIX, MOCK_PREFIX]
         .iter()
@@ -648,6 +626,9 @@ mod tests {
             "XEHPG-VM-MOCK=",
             "XEHPG-VM-MOCK=surprise-rem",
             "XEHPG-VM-MOCK=surprise-removal",
+            "XEHPG-VM-MOCK=irq:guc:80",
+            "XEHPG-VM-MOCK=gt-error:fatal:1",
+            "XEHPG-VM-MOCK=spurious",
         ] {
             assert!(may_become_marker(partial.as_bytes()), "{partial:?}");
         }
@@ -658,6 +639,7 @@ mod tests {
             "xehpg",
             "XEHPG-VM-MOCK=reboot",
             "XEHPG-VM-MOCK=surprise-removal ",
+            "XEHPG-VM-MOCK=irq:guc 1",
         ] {
             assert!(!may_become_marker(partial.as_bytes()), "{partial:?}");
         }
@@ -721,7 +703,69 @@ mod tests {
         session.on_command_line("XEHPG-VM-EXIT=0");
         assert_eq!(session.on_command_line(line), None, "after the command");
         assert_eq!(session.mock_requests.len(), 1);
-        assert_eq!(MockRequest::SurpriseRemoval.signal(), libc::SIGUSR1);
+    }
+
+    /// The interrupt requests are markers when well formed and output
+    /// otherwise; what the runner forwards prints back as the guest wrote it.
+    #[test]
+    fn interrupt_requests_parse_and_malformed_ones_are_output() {
+        use xehpg_mock::regfile::intc::Severity;
+        use xehpg_mock::regfile::intc::Source;
+        let mut session = Session::default();
+        session.on_command_line("XEHPG-VM-BEGIN");
+        for (line, want) in [
+            (
+                "XEHPG-VM-MOCK=irq:guc:8000:1000",
+                MockRequest::Irq {
+                    source: Source::GUC,
+                    data: 0x8000,
+                    count: 1000,
+                },
+            ),
+            (
+                "XEHPG-VM-MOCK=gt-error:correctable:2",
+                MockRequest::GtError {
+                    sev: Severity::Correctable,
+                    bits: 2,
+                },
+            ),
+            ("XEHPG-VM-MOCK=spurious-msi", MockRequest::SpuriousMsi),
+        ] {
+            assert_eq!(
+                session.on_command_line(line),
+                Some(Marker::Mock(want)),
+                "{line}"
+            );
+            assert_eq!(format!("{MOCK_PREFIX}{want}"), line);
+        }
+        assert_eq!(session.mock_requests.len(), 3);
+        for bad in [
+            "XEHPG-VM-MOCK=irq",
+            "XEHPG-VM-MOCK=irq:guc:8000",
+            "XEHPG-VM-MOCK=irq:guc:8000:0",
+            "XEHPG-VM-MOCK=irq:guc:18000:1",
+            "XEHPG-VM-MOCK=irq:gpu:8000:1",
+            "XEHPG-VM-MOCK=irq:guc:8000:1:1",
+            "XEHPG-VM-MOCK=irq:guc:8000:x",
+            "XEHPG-VM-MOCK=gt-error:severe:1",
+            "XEHPG-VM-MOCK=gt-error:fatal:0",
+            "XEHPG-VM-MOCK=spurious-msi ",
+            "XEHPG-VM-MOCK= irq:guc:8000:1",
+        ] {
+            assert_eq!(session.on_command_line(bad), None, "{bad}");
+        }
+        assert_eq!(session.mock_requests.len(), 3);
+        // Held back while it may still become one, shown when it cannot.
+        let mut channel = CommandChannel::default();
+        let mut out = channel.push(b"XEHPG-VM-MOCK=irq:guc:8", &mut session);
+        out.extend(channel.pause());
+        out.extend(channel.push(b"000:2\nXEHPG-VM-MOCK=irq:guc:8000:0\n", &mut session));
+        out.extend(channel.finish(&mut session));
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "XEHPG-VM-MOCK=irq:guc:8000:0\n"
+        );
+        assert_eq!(session.mock_requests.len(), 4);
     }
 
     #[test]

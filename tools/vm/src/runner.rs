@@ -183,8 +183,14 @@ fn session(
         None => None,
     };
     let socket = tmp.join("mock.sock");
+    let control_fifo = tmp.join("mock-control");
     let mut mock = match &plan.device {
-        Some(device) => Some(start_mock(device, logs, &socket, watch)?),
+        Some(device) => Some(start_mock(device, logs, &socket, &control_fifo, watch)?),
+        None => None,
+    };
+    // The mock opened the FIFO before it created its socket: a reader is there.
+    let control = match mock {
+        Some(_) => Some(open_control_writer(&control_fifo)?),
         None => None,
     };
     let console_mode = match listener {
@@ -206,9 +212,8 @@ fn session(
         socket: mock.as_ref().map(|_| socket.as_path()),
         console: console_mode,
     });
-    let mock_pid = mock.as_ref().map(Proc::id);
     let outcome = match listener {
-        Some(listener) => batch(&argv, listener, plan.quiet, logs, watch, started, mock_pid)?,
+        Some(listener) => batch(&argv, listener, plan.quiet, logs, watch, started, control)?,
         None => interactive(&argv, logs, watch)?,
     };
     if let Some(mock) = &mut mock {
@@ -354,11 +359,43 @@ fn write_initramfs(plan: &Plan, path: &Path) -> Result<()> {
         .with_context(|| format!("writing {}", path.display()))
 }
 
+/// Makes the mock's test-control FIFO (`--control`): the guest's mock
+/// requests travel over it as text lines.
+fn make_control_fifo(path: &Path) -> Result<()> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+        .with_context(|| format!("control FIFO path {}", path.display()))?;
+    // SAFETY: `c` is a valid NUL-terminated path; mkfifo reads it only.
+    if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
+        return Err(std::io::Error::last_os_error())
+            .with_context(|| format!("creating the control FIFO {}", path.display()));
+    }
+    Ok(())
+}
+
+/// Opens the control FIFO for writing without blocking: a mock that stopped
+/// reading must not stall the runner (a write then fails and is reported).
+fn open_control_writer(path: &Path) -> Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .with_context(|| format!("opening the mock's control FIFO {}", path.display()))
+}
+
 /// Starts the mock and waits until its socket exists.
-fn start_mock(device: &Device, logs: &Logs, socket: &Path, watch: &Watch) -> Result<Proc> {
+fn start_mock(
+    device: &Device,
+    logs: &Logs,
+    socket: &Path,
+    control: &Path,
+    watch: &Watch,
+) -> Result<Proc> {
     check_socket_path(socket)?;
+    make_control_fifo(control)?;
     let mut command = Command::new(&device.mock);
     command.arg("--socket").arg(socket);
+    command.arg("--control").arg(control);
     if let Some(id) = device.device_id {
         command.arg("--device-id").arg(format!("{id:#06x}"));
     }
@@ -447,7 +484,7 @@ fn create(path: &Path) -> Result<File> {
 
 /// Runs QEMU with the console on a pipe and the command channel on
 /// `listener`, streaming both until QEMU exits. The guest's mock requests
-/// are carried to the mock, process `mock_pid`, as they come.
+/// are written to the mock's `control` FIFO as they come.
 fn batch(
     argv: &[String],
     listener: UnixListener,
@@ -455,7 +492,7 @@ fn batch(
     logs: &Logs,
     watch: &Watch,
     started: Instant,
-    mock_pid: Option<u32>,
+    mut control: Option<File>,
 ) -> Result<Outcome> {
     let (program, args) = split_program(argv)?;
     let mut command = Command::new(program);
@@ -504,7 +541,7 @@ fn batch(
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
         }
         for request in std::mem::take(&mut streams.session.mock_requests) {
-            forward_to_mock(request, mock_pid);
+            forward_to_mock(request, control.as_mut());
         }
         streams
             .tick(Instant::now())
@@ -611,30 +648,21 @@ fn spawn_reader<R: Read + Send + 'static>(source: Source, mut reader: R, sender:
     });
 }
 
-/// Carries a guest's request to the mock as the signal the mock documents.
-/// A failure is reported, not fatal: the guest sees that nothing happened
-/// and its own checks fail.
-fn forward_to_mock(request: console::MockRequest, mock_pid: Option<u32>) {
-    let Some(pid) = mock_pid.and_then(|p| libc::pid_t::try_from(p).ok()) else {
-        eprintln!(
-            "xehpg-vm: the guest asked for {} but this run has no mock",
-            request.name()
-        );
+/// Carries a guest's request to the mock: one line on its control FIFO
+/// (one `write`, well below `PIPE_BUF`, so lines never interleave). A
+/// failure is reported, not fatal: the guest sees that nothing happened and
+/// its own checks fail.
+fn forward_to_mock(request: console::MockRequest, control: Option<&mut File>) {
+    use std::io::Write;
+    let Some(fifo) = control else {
+        eprintln!("xehpg-vm: the guest asked for {request} but this run has no mock");
         return;
     };
-    // SAFETY: kill(2) with a pid and a signal number has no memory effects.
-    if unsafe { libc::kill(pid, request.signal()) } != 0 {
-        eprintln!(
-            "xehpg-vm: forwarding {} to the mock (pid {pid}) failed: {}",
-            request.name(),
-            std::io::Error::last_os_error()
-        );
+    if let Err(err) = fifo.write_all(format!("{request}\n").as_bytes()) {
+        eprintln!("xehpg-vm: forwarding {request} to the mock failed: {err}");
         return;
     }
-    eprintln!(
-        "xehpg-vm: the guest asked for {}: signalled the mock",
-        request.name()
-    );
+    eprintln!("xehpg-vm: the guest asked for {request}: sent to the mock");
 }
 
 /// Lets the mock exit on its own after QEMU's disconnect, then stops it.
@@ -820,29 +848,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_mock_request_reaches_the_process_as_its_signal() {
-        // A stand-in for the mock that reports the signal it got.
+    fn a_mock_request_reaches_the_mock_over_its_control_fifo() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let flag = dir.path().join("got");
-        let script = format!(
-            "trap 'echo usr1 > {}; exit 0' USR1; i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; exit 3",
-            flag.display()
+        let fifo = dir.path().join("mock-control");
+        make_control_fifo(&fifo).expect("mkfifo");
+        assert!(make_control_fifo(&fifo).is_err(), "exists already");
+        // No reader yet: a non-blocking writer cannot open (ENXIO).
+        assert!(open_control_writer(&fifo).is_err());
+        // The mock's side: read-write, as `xehpg_mock::server` opens it.
+        let reader = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&fifo)
+            .expect("reader");
+        let mut writer = open_control_writer(&fifo).expect("writer");
+        for text in ["surprise-removal", "irq:vcs3:101:1000", "spurious-msi"] {
+            let request = console::MockRequest::parse(text).expect("request");
+            forward_to_mock(request, Some(&mut writer));
+        }
+        drop(writer);
+        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(reader));
+        let got: Vec<String> = (0..3)
+            .map(|_| lines.next().expect("line").expect("text"))
+            .collect();
+        assert_eq!(
+            got,
+            ["surprise-removal", "irq:vcs3:101:1000", "spurious-msi"]
         );
-        let mut command = Command::new("sh");
-        command.arg("-c").arg(&script);
-        let mut child = process::spawn("stand-in", &mut command, true).expect("spawn");
-        // Let the shell install its trap.
-        thread::sleep(Duration::from_millis(300));
-        forward_to_mock(console::MockRequest::SurpriseRemoval, Some(child.id()));
-        let status = child
-            .wait_for(Duration::from_secs(10))
-            .expect("wait")
-            .expect("exited");
-        assert!(status.success(), "{status}");
-        assert_eq!(fs::read_to_string(&flag).expect("flag"), "usr1\n");
-        // No mock: reported, not fatal. (A reaped child's pid is not
-        // signalled here: it may belong to another process by now.)
-        forward_to_mock(console::MockRequest::SurpriseRemoval, None);
+        // No mock: reported, not fatal.
+        forward_to_mock(console::MockRequest::SpuriousMsi, None);
     }
 
     #[test]
