@@ -1,0 +1,40 @@
+#!/bin/sh
+# The test-control path end to end, without the driver (`no-load`): the
+# guest's XEHPG-VM-MOCK markers reach the mock through the runner's control
+# FIFO (tools/vm runner.rs, tools/mock control.rs; Documentation/mock.rst,
+# "Test control"). With nothing enabled after reset, the five GuC events are
+# dropped at the enable register one by one (paced: a dropped event has no
+# service to wait for), the GT error latches without an MSI (tile enable
+# off), the spurious MSI finds no eventfd (nobody enabled MSI) and the
+# malformed request is never sent: it stays in the output. The mock's
+# record is the assertion.
+# no-load
+# expect-mock: irq.control_requests == 3
+# expect-mock: irq.raised == 5
+# expect-mock: irq.dropped_by_source.guc == 5
+# expect-mock: irq.identities == 0
+# expect-mock: irq.gt_errors.nonfatal == 1
+# expect-mock: irq.spurious_msis == 1
+# expect-mock: irq.msis == 0
+# expect-mock: irqs == 0
+# expect-mock: irqs_dropped == 1
+# expect-mock: surprise_removals == 0
+# expect-mock: mmio_reads == 0
+. /tests/lib.sh
+plan 2
+
+dev=$(gpu_dev 0x56c0)
+if [ -n "$dev" ] && [ ! -e "$dev/driver" ]; then
+	ok "the mock device is present and unbound (${dev##*/})"
+else
+	not_ok "the mock device is present and unbound" "$(ls /sys/bus/pci/devices 2>&1)"
+fi
+
+mock_request irq:guc:8000:5
+mock_request gt-error:nonfatal:40
+mock_request irq:guc:8000:0
+mock_request spurious-msi
+# The runner cannot answer; give the mock a moment before the VM stops.
+sleep 1
+check_dmesg_clean
+done_testing
