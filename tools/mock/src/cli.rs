@@ -427,6 +427,11 @@ pub struct Options {
     #[arg(long, value_name = "BYTES", value_parser = parse_hxg_data0)]
     pub guc_hwconfig_size_reply: Option<u32>,
 
+    /// No MSI capability in config space: the guest falls back to INTx (pin
+    /// A), which the device signals through QEMU's INTx eventfd.
+    #[arg(long)]
+    pub no_msi: bool,
+
     /// Arm a fault switch (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<Fault>,
@@ -490,6 +495,7 @@ impl Options {
             guc_boot_ms: 20,
             wopcm_prelocked: None,
             guc_hwconfig_size_reply: None,
+            no_msi: false,
             faults: Vec::new(),
             control: None,
             trace: None,

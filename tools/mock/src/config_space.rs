@@ -98,6 +98,9 @@ pub struct ConfigParams {
     pub bar0_size: u64,
     /// BAR2 (LMEMBAR) size in bytes, a power of two >= 16.
     pub bar2_size: u64,
+    /// Whether the MSI capability is in the list (`--no-msi` drops it, so
+    /// the guest falls back to INTx).
+    pub msi: bool,
 }
 
 /// A config access outside the 4 KiB space.
@@ -137,7 +140,9 @@ impl ConfigSpace {
         b.header(p);
         b.bars(p);
         b.pcie_capability();
-        b.msi_capability();
+        if p.msi {
+            b.msi_capability();
+        }
         // INVARIANT: Builder allocates CONFIG_SIZE bytes for both arrays.
         Self {
             reset: b.bytes.clone().into_boxed_slice(),
@@ -194,7 +199,8 @@ impl ConfigSpace {
 
     /// Whether the guest has enabled MSI in the capability.
     pub fn msi_enabled(&self) -> bool {
-        self.u16_at(MSI_CAP + PCI_MSI_FLAGS) & PCI_MSI_FLAGS_ENABLE != 0
+        self.bytes[MSI_CAP] == PCI_CAP_ID_MSI
+            && self.u16_at(MSI_CAP + PCI_MSI_FLAGS) & PCI_MSI_FLAGS_ENABLE != 0
     }
 
     fn check(offset: u64, len: usize) -> Result<usize, OutOfRange> {
@@ -363,6 +369,7 @@ mod tests {
             subsystem_id: 0x4905,
             bar0_size: 16 << 20,
             bar2_size: 256 << 20,
+            msi: true,
         }
     }
 
@@ -467,6 +474,24 @@ mod tests {
         assert!(!c.msi_enabled());
         // No extended capabilities.
         assert_eq!(c.u32_at(0x100), 0);
+    }
+
+    /// `--no-msi`: the PCIe capability ends the list, nothing sits at
+    /// 0x80, and writes there change nothing (the guest falls back to INTx
+    /// on pin A).
+    #[test]
+    fn without_msi_the_list_ends_at_pcie() {
+        let mut c = ConfigSpace::new(&ConfigParams {
+            msi: false,
+            ..params()
+        });
+        assert_eq!(c.bytes[0x34], 0x40);
+        assert_eq!(c.bytes[0x41], 0, "PCIe is the last capability");
+        assert_eq!(c.u32_at(0x80), 0);
+        write32(&mut c, 0x80, 0x0001_0000);
+        assert_eq!(c.u32_at(0x80), 0);
+        assert!(!c.msi_enabled());
+        assert_eq!(c.bytes[0x3D], 1, "interrupt pin INTA");
     }
 
     #[test]

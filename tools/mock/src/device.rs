@@ -26,6 +26,8 @@ use std::os::fd::RawFd;
 use std::sync::Arc;
 
 use anyhow::Context;
+use vfio_bindings::bindings::vfio::VFIO_IRQ_SET_ACTION_TYPE_MASK;
+use vfio_bindings::bindings::vfio::VFIO_IRQ_SET_ACTION_UNMASK;
 use vfio_bindings::bindings::vfio::VFIO_PCI_BAR0_REGION_INDEX;
 use vfio_bindings::bindings::vfio::VFIO_PCI_BAR2_REGION_INDEX;
 use vfio_bindings::bindings::vfio::VFIO_PCI_CONFIG_REGION_INDEX;
@@ -42,6 +44,7 @@ use crate::control::Injector;
 use crate::control::Request;
 use crate::ids;
 use crate::irq;
+use crate::irq::IrqError;
 use crate::irq::Irqs;
 use crate::memory::DmaError;
 use crate::memory::GuestMemory;
@@ -316,6 +319,12 @@ impl Device {
             count,
             fds: nfds,
         });
+        let unmask = flags & VFIO_IRQ_SET_ACTION_TYPE_MASK == VFIO_IRQ_SET_ACTION_UNMASK;
+        if index == irq::INTX_INDEX && unmask && self.regs.intc().asserted() && !self.dead() {
+            // INTx is a level: still up after QEMU's end-of-interrupt, it
+            // interrupts again.
+            self.raise_intx();
+        }
         Ok(())
     }
 
@@ -377,7 +386,7 @@ impl Device {
             }
             Request::SpuriousMsi => {
                 self.rec.emit(Event::SpuriousMsi);
-                self.raise_msi();
+                self.signal_interrupt();
             }
             Request::Irq {
                 source,
@@ -439,7 +448,7 @@ impl Device {
             }
         }
         for _ in 0..self.regs.take_msis() {
-            self.raise_msi();
+            self.signal_interrupt();
         }
     }
 
@@ -453,6 +462,42 @@ impl Device {
     }
 
     // ---- device-side services for the units of later issues ----------------
+
+    /// Signals the device's interrupt: MSI vector 0 while QEMU has an MSI
+    /// eventfd attached (the guest enabled MSI) or has nothing at all
+    /// (traced as not delivered), else INTx pin A. Returns whether it was
+    /// delivered (an INTx already up and waiting for QEMU's
+    /// end-of-interrupt counts as delivered: the line is a level).
+    pub fn signal_interrupt(&mut self) -> bool {
+        let msi = self.irqs.is_attached(irq::MSI_INDEX, 0);
+        if msi || !self.irqs.is_attached(irq::INTX_INDEX, 0) {
+            return self.raise_msi();
+        }
+        self.raise_intx()
+    }
+
+    /// Asserts INTx (pin A): the eventfd fires once and the vector masks
+    /// itself until QEMU unmasks it; while masked the line is up already.
+    fn raise_intx(&mut self) -> bool {
+        match self.irqs.trigger(irq::INTX_INDEX, 0) {
+            Ok(()) => {
+                self.rec.emit(Event::Irq {
+                    index: irq::INTX_INDEX,
+                    vector: 0,
+                });
+                true
+            }
+            Err(IrqError::Masked { .. }) => true,
+            Err(e) => {
+                self.rec.emit(Event::IrqDropped {
+                    index: irq::INTX_INDEX,
+                    vector: 0,
+                    reason: e.reason(),
+                });
+                false
+            }
+        }
+    }
 
     /// Sends MSI vector 0 to the guest. Returns whether it was delivered;
     /// either way the attempt is traced.
@@ -896,6 +941,7 @@ fn config_params(o: &Options, family: ids::Family) -> ConfigParams {
         subsystem_id: o.subsystem_id(),
         bar0_size: o.bar0_size(),
         bar2_size: o.lmem_bar_size(),
+        msi: !o.no_msi,
     }
 }
 

@@ -4,9 +4,13 @@
 //! with `VFIO_IRQ_INFO_EVENTFD` (ENVIRONMENT.md, "MSI through vfio-user works
 //! under TCG"). QEMU virtualises the MSI capability itself: when the guest
 //! enables MSI it sends SET_IRQS for index 1 with an eventfd, and an 8-byte
-//! write of 1 to that eventfd injects the interrupt. The device only raises
-//! MSI; the INTx and error-notifier eventfds are stored so QEMU's setup
-//! succeeds, but never signalled.
+//! write of 1 to that eventfd injects the interrupt. INTx (used when the
+//! guest has no MSI, `--no-msi`) is automasked, as the kernel's vfio-pci
+//! does it: a trigger masks the vector until QEMU's SET_IRQS UNMASK (QEMU
+//! sends it at the guest's next BAR access, its end-of-interrupt), and the
+//! device then re-asserts if its line is still up
+//! (`Device::set_irqs`). The error-notifier eventfd is stored so QEMU's
+//! setup succeeds, but never signalled.
 
 use std::fs::File;
 use std::io;
@@ -194,6 +198,10 @@ impl Irqs {
         let fd = v.eventfd.as_mut().ok_or(not_configured)?;
         // An eventfd takes exactly 8 bytes: the counter increment.
         fd.write_all(&1u64.to_ne_bytes())?;
+        if index == INTX_INDEX {
+            // VFIO_IRQ_INFO_AUTOMASKED (ADVERTISED): masked until unmasked.
+            v.masked = true;
+        }
         Ok(())
     }
 

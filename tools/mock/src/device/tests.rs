@@ -1135,6 +1135,60 @@ mod interrupts {
         assert_eq!(d.summary().irq.raised, 2);
     }
 
+    /// `--no-msi`: no MSI capability, and the interrupt goes out on INTx,
+    /// automasked until QEMU's unmask; a line still up at the unmask
+    /// interrupts again, one that is down does not.
+    #[test]
+    fn no_msi_falls_back_to_intx_as_a_level() {
+        use vfio_bindings::bindings::vfio::VFIO_IRQ_SET_ACTION_UNMASK;
+        use vfio_bindings::bindings::vfio::VFIO_IRQ_SET_DATA_NONE;
+        let mut o = opts();
+        o.no_msi = true;
+        let (mut d, _) = device(&o);
+        let mut b = [0u8; 2];
+        d.region_read(CONFIG, 0x40, &mut b).expect("config");
+        assert_eq!(b, [0x10, 0x00], "PCIe capability, the last one");
+        let intx = eventfd();
+        d.set_irqs(
+            0,
+            VFIO_IRQ_SET_ACTION_TRIGGER | VFIO_IRQ_SET_DATA_EVENTFD,
+            0,
+            1,
+            vec![intx.try_clone().expect("dup")],
+        )
+        .expect("set_irqs");
+        let unmask = |d: &mut Device| {
+            d.set_irqs(
+                0,
+                VFIO_IRQ_SET_ACTION_UNMASK | VFIO_IRQ_SET_DATA_NONE,
+                0,
+                1,
+                Vec::new(),
+            )
+            .expect("unmask");
+        };
+        arm(&mut d);
+        request(&mut d, "irq:guc:8000:2");
+        assert_eq!(drain(&intx), 1);
+        // QEMU has not unmasked yet: the second event's edge finds the line
+        // up and masked, nothing more goes out ...
+        assert_eq!(isr(&mut d), vec![GUC_IDENTITY]);
+        assert_eq!(drain(&intx), 0);
+        // ... until the unmask, with the line still up.
+        unmask(&mut d);
+        assert_eq!(drain(&intx), 1);
+        assert_eq!(isr(&mut d), vec![GUC_IDENTITY]);
+        unmask(&mut d);
+        assert_eq!(drain(&intx), 0, "line down: no interrupt at the unmask");
+        request(&mut d, "spurious-msi");
+        assert_eq!(drain(&intx), 1, "spurious, on INTx");
+        unmask(&mut d);
+        assert_eq!(drain(&intx), 0);
+        let s = d.summary();
+        assert_eq!((s.irqs, s.irqs_dropped), (3, 0));
+        assert_eq!(s.irq.identities, 2);
+    }
+
     #[test]
     fn gt_error_request_interrupts() {
         let (mut d, _, efd) = wired(&opts());

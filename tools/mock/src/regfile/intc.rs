@@ -601,6 +601,13 @@ impl Intc {
         self.stats
     }
 
+    /// Whether the interrupt line is up: the tile enable is set and a tile
+    /// bit is pending (the level the MSIs are the rising edges of; INTx
+    /// follows it).
+    pub fn asserted(&self) -> bool {
+        self.asserted
+    }
+
     /// MSIs generated since the last call; the device sends that many.
     pub fn take_msis(&mut self) -> u32 {
         std::mem::take(&mut self.msis_pending)
