@@ -2,9 +2,10 @@
 # Surprise removal in the middle of operation: the driver is bound with the
 # GuC running, readers loop over every debugfs file, a writer toggles
 # forcewake_all and another runs mcr commands; then the card vanishes (the
-# runner signals the mock, whose BAR0 registers read all ones from then on;
-# tools/vm, Documentation/mock.rst). The driver must notice (a dev_err naming
-# the device and the 0xffffffff it read, once per domain, not a flood), every
+# runner passes the request to the mock over its control FIFO, and its BAR0
+# registers read all ones from then on; tools/vm, Documentation/mock.rst).
+# The driver must notice (a dev_err naming the device and the 0xffffffff it
+# read, once per domain, not a flood), every
 # command after it must fail instead of hanging, the readers keep working on
 # what the driver holds in memory, and unbind (which cannot reset the GuC of
 # a vanished card: it says so, turns bus mastering off and frees the GuC's
