@@ -26,6 +26,10 @@ use crate::{
     gt::{GtInfo, GtState},
     guc::{self, Guc},
     info::{BarInfo, DeviceInfo},
+    irq::{
+        source::{Mode, Plan, Present},
+        Irq,
+    },
     mem::{
         ggtt::Ggtt,
         lmem::{self, BarError, LmemAccess, LmemPool, TileRange},
@@ -59,6 +63,9 @@ const DMA_BITS: u32 = 46;
 #[pin_data]
 pub(crate) struct Xehpg<'bound> {
     debugfs: DeviceDir,
+    /// The handler goes before anything it reads (GT state, BAR 0) and the vector with it.
+    #[pin]
+    irq: Irq<'bound>,
     info: DeviceInfo,
     guc: Arc<Guc>,
     #[pin]
@@ -157,6 +164,21 @@ impl<'bound> Xehpg<'bound> {
                     guc.load(&ctx, guc::fw::path());
                     guc
                 },
+                // Interrupts once the GuC's state is known: it decides the submission mode
+                // (the GuC's when it runs, as upstream) and so the engine vectors, and whether
+                // the GuC-to-host interrupt is armed.
+                irq <- {
+                    let present = Present::from_topology(&gt_info.topology);
+                    let running = guc.running();
+                    let mode = if running { Mode::Guc } else { Mode::Execlist };
+                    Irq::new(
+                        bound,
+                        gttmmadr.clone(),
+                        gt.clone(),
+                        present,
+                        Plan::new(mode, present, running),
+                    )
+                },
                 // The directory appears only once everything it shows exists.
                 debugfs: DeviceDir::new(
                     DebugCtx::new(
@@ -165,6 +187,7 @@ impl<'bound> Xehpg<'bound> {
                         gttmmadr.clone(),
                         gt.clone(),
                         guc.clone(),
+                        irq.state(),
                     ),
                     bound.as_ref().name(),
                 )?,
@@ -177,8 +200,10 @@ impl<'bound> Xehpg<'bound> {
     }
 
     /// First half of teardown, while the device is still bound: stops the GuC before anything
-    /// it can reach goes away, then refuses new forcewake (a debugfs `forcewake_all` hold is
-    /// released). The fields then drop in declaration order.
+    /// it can reach goes away (with interrupts still armed: its messages arrive through them),
+    /// then stops the device interrupting, then refuses new forcewake (a debugfs
+    /// `forcewake_all` hold is released). The fields then drop in declaration order, the
+    /// interrupt handler and its vector first.
     pub(crate) fn unbind(&self, pdev: &pci::Device<Core<'_>>) {
         let Ok(bar) = self.gttmmadr.access(pdev) else {
             dev_err!(pdev, "unbind: BAR 0 is not this device's\n");
@@ -194,6 +219,7 @@ impl<'bound> Xehpg<'bound> {
             lmem: LmemAccess(&self.lmembar),
         };
         self.guc.fini(&ctx);
+        self.irq.quiesce();
         gt.close();
         dev_dbg!(pdev, "unbind\n");
     }
