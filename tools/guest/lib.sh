@@ -217,7 +217,9 @@ mock_expect() { echo "# mock-expect: $*"; }
 # mock_request NAME: asks the VM runner to act on the mock device now
 # (XEHPG-VM-MOCK=NAME on the command channel, tools/vm/src/console.rs;
 # Documentation/mock.rst). `surprise-removal`: the card vanishes, every BAR0
-# register reads all ones from then on. The runner acts when the line
+# register reads all ones from then on. The interrupt requests
+# (`irq:SOURCE:DATA:COUNT`, `gt-error:SEV:BITS`, `spurious-msi`) are
+# described in Documentation/mock.rst. The runner acts when the line
 # arrives and cannot answer: poll for the effect. Call it with stdout on the
 # command channel (not inside $(...)).
 mock_request() { echo "XEHPG-VM-MOCK=$1"; }
@@ -335,4 +337,30 @@ debug_epilogue() {
 		echo "debug-epilogue: no /sys/kernel/debug/kmemleak (kernel without kmemleak?)" >/dev/kmsg
 	fi
 	echo "debug-epilogue: done" >/dev/kmsg
+}
+
+# --- interrupts (debugfs irq, Documentation/debugfs.rst) ---------------------
+
+# irq_get BDF KEY: a `key: value` line of debugfs irq.
+irq_get() { sed -n "s/^$2: //p" "$(dbg "$1" irq)"; }
+
+# irq_src BDF NAME: identities the driver took from source NAME.
+irq_src() { sed -n "s/^source $2: \([0-9]*\) .*/\1/p" "$(dbg "$1" irq)"; }
+
+# irq_armed BDF NAME: the vectors NAME has enabled and unmasked (0xVVVV).
+irq_armed() { sed -n "s/^source $2: .* armed \(0x[0-9a-f]*\) .*/\1/p" "$(dbg "$1" irq)"; }
+
+# irq_src_at_least BDF NAME N: source NAME delivered at least N identities.
+irq_src_at_least() { [ "$(irq_src "$1" "$2")" -ge "$3" ] 2>/dev/null; }
+
+# irq_get_at_least BDF KEY N: counter KEY of debugfs irq is at least N.
+irq_get_at_least() { [ "$(irq_get "$1" "$2")" -ge "$3" ] 2>/dev/null; }
+
+# irq_cmd BDF CMD: writes CMD to debugfs irq.
+irq_cmd() { echo "$2" >"$(dbg "$1" irq)"; }
+
+# proc_irq_count NAME: interrupts the kernel counted for handler NAME in
+# /proc/interrupts (summed over CPUs); reading it costs no device MMIO.
+proc_irq_count() {
+	awk -v n="$1" '$NF == n { s = 0; for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) s += $i; print s; exit }' /proc/interrupts
 }
