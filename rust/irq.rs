@@ -256,9 +256,8 @@ pub(crate) struct Irq<'bound> {
 }
 
 impl<'bound> Irq<'bound> {
-    /// Resets the interrupt registers, allocates one MSI (INTx when the function has no MSI),
-    /// registers the handler, and arms the sources `plan` enables (post-install, then the tile
-    /// enable last). Process context.
+    /// Resets the interrupt registers, allocates one MSI (INTx when the function has no MSI) and
+    /// registers the handler, disarmed: nothing is enabled until [`Irq::arm`]. Process context.
     ///
     /// # Errors
     ///
@@ -268,7 +267,6 @@ impl<'bound> Irq<'bound> {
         bar: Arc<Gttmmadr>,
         gt: Arc<GtState>,
         present: Present,
-        plan: Plan,
     ) -> impl PinInit<Self, Error> + 'bound {
         pin_init::pin_init_scope(move || {
             {
@@ -294,7 +292,8 @@ impl<'bound> Irq<'bound> {
             // registered without `vectors` in place.
             let request =
                 unsafe { core::mem::transmute::<IrqRequest<'_>, IrqRequest<'bound>>(request) };
-            let state = Arc::pin_init(IrqState::new(vector, irq, present, plan), GFP_KERNEL)?;
+            let off = Plan::off(Mode::Execlist);
+            let state = Arc::pin_init(IrqState::new(vector, irq, present, off), GFP_KERNEL)?;
             let handler_state = state.clone();
             let handler = try_init!(Handler {
                 pdev,
@@ -308,12 +307,15 @@ impl<'bound> Irq<'bound> {
                 // SAFETY: the registration is a field of a pinned struct whose drop runs
                 // (`Xehpg` is dropped by the driver core, never forgotten).
                 reg <- unsafe { ThreadedRegistration::new(request, flags, c"xehpg", handler) },
-            })
-            .pin_chain(|this| {
-                this.reg.handler().arm();
-                Ok(())
             }))
         })
+    }
+
+    /// Post-install: arms the sources `plan` enables, then the tile enable last (`xe_irq.c`,
+    /// `xe_irq_postinstall`). Probe calls it once the GuC's state, and so the mode, is known.
+    /// Process context.
+    pub(crate) fn arm(&self, plan: Plan) {
+        self.reg.handler().arm(plan);
     }
 
     /// The shared state, for debugfs.
@@ -352,14 +354,15 @@ impl Handler<'_> {
         (t < TILE_COUNT).then_some(*root)
     }
 
-    /// Post-install: programs the plan's enables and masks, then enables the tile register
-    /// last (`xe_irq.c`, `xe_irq_postinstall`: top level last, with a posting read).
-    fn arm(&self) {
+    /// Programs `plan`'s enables and masks, then enables the tile register last (top level
+    /// last, with a posting read, as `xe_irq_postinstall`).
+    fn arm(&self, plan: Plan) {
         let Ok(bar) = self.bar.access(self.pdev) else {
             return;
         };
         let gt = self.gt.view(self.pdev.as_ref(), bar);
         let mut ctl = self.state.ctl.lock();
+        ctl.plan = plan;
         program(&gt, &ctl.plan, ctl.stormed);
         ctl.armed = true;
         gt.write_aon(DG1_MSTR_TILE_INTR::zeroed().with_dg1_mstr_irq(true));

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Interrupts arriving while the driver unbinds: with fault irq-on-guc-reset
 # the GuC and RCS0 raise an event whenever the driver resets the GuC, which
-# it does at probe (before interrupts are installed: the events are dropped
-# by the disabled enables) and at unbind (with interrupts still armed: the
+# it does at probe (before interrupts are armed: the events are dropped by
+# the disabled enables) and at unbind (with interrupts still armed: the
 # handler runs in the middle of teardown). Twenty unbind/bind cycles, each
 # must complete with the GuC running again and a clean log.
 # mock-args: --fault irq-on-guc-reset
