@@ -45,6 +45,7 @@ use crate::{
     gt::{mcr, Gt, GtState},
     guc::Guc,
     info::DeviceInfo,
+    irq::IrqState,
     mmio::Gttmmadr,
 };
 
@@ -55,6 +56,7 @@ pub(crate) struct DebugCtx {
     bar: Arc<Gttmmadr>,
     gt: Arc<GtState>,
     guc: Arc<Guc>,
+    irq: Arc<IrqState>,
     /// Outcome of the last `mcr` command: value and errno (0 = success).
     mcr_value: Atomic<u32>,
     mcr_errno: Atomic<i32>,
@@ -67,6 +69,7 @@ impl DebugCtx {
         bar: Arc<Gttmmadr>,
         gt: Arc<GtState>,
         guc: Arc<Guc>,
+        irq: Arc<IrqState>,
     ) -> Self {
         Self {
             info,
@@ -74,6 +77,7 @@ impl DebugCtx {
             bar,
             gt,
             guc,
+            irq,
             mcr_value: Atomic::new(0),
             mcr_errno: Atomic::new(0),
         }
@@ -100,10 +104,11 @@ enum Kind {
     MmioStats,
     GucInfo,
     Hwconfig,
+    Irq,
 }
 
 /// Name, kind and whether the file takes writes (mode 0600, else 0400).
-const FILES: [(&CStr, Kind, bool); 9] = [
+const FILES: [(&CStr, Kind, bool); 10] = [
     (c"info", Kind::Info, false),
     (c"forcewake", Kind::Forcewake, false),
     (c"forcewake_all", Kind::ForcewakeAll, true),
@@ -113,6 +118,7 @@ const FILES: [(&CStr, Kind, bool); 9] = [
     (c"mmio_stats", Kind::MmioStats, false),
     (c"guc_info", Kind::GucInfo, false),
     (c"hwconfig", Kind::Hwconfig, false),
+    (c"irq", Kind::Irq, true),
 ];
 
 /// A file's whole content.
@@ -131,6 +137,10 @@ impl fmt::Display for Report<'_> {
             Kind::MmioStats => c.bar.fmt_stats(f),
             Kind::GucInfo => c.guc.fmt_info(f),
             Kind::Hwconfig => c.guc.fmt_hwconfig(f),
+            Kind::Irq => c
+                .bar
+                .try_access_with(|bar| c.irq.fmt_report(f, Some(&c.gt.view(&c.dev, bar))))
+                .unwrap_or_else(|| c.irq.fmt_report(f, None)),
         }
     }
 }
@@ -140,6 +150,11 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
     match kind {
         Kind::ForcewakeAll => store_forcewake_all(c, reader),
         Kind::Mcr => store_mcr(c, reader),
+        Kind::Irq => {
+            let mut buf = [0u8; 64];
+            let cmd = read_command(reader, &mut buf)?;
+            c.with_gt(|gt| c.irq.command(gt, cmd))
+        }
         // Not reachable: read-only files get no write method.
         _ => Err(EINVAL),
     }

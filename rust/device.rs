@@ -5,8 +5,9 @@
 //! Bring-up follows upstream's early steps (`drivers/gpu/drm/xe/xe_pci.c`, `xe_pci_probe`, and
 //! `xe_device.c`, `xe_device_probe_early`): enable and map the BARs, tell a VF from the PF,
 //! wait for PCODE, check local memory; then the blocks, lowest first: GT (fuses, forcewake
-//! domains, steering), GGTT, local-memory pool, GuC, and last the debugfs directory that
-//! shows them. [`Xehpg::new`] lists the steps in that order, each with the constraint that
+//! domains, steering), GGTT, local-memory pool, interrupts (installed disarmed), GuC, the
+//! debugfs directory that shows them, and last the interrupts armed for the mode the GuC's
+//! state decides. [`Xehpg::new`] lists the steps in that order, each with the constraint that
 //! places it; teardown ([`Xehpg::unbind`], then the fields' drops) runs them backwards.
 
 use kernel::{
@@ -26,6 +27,10 @@ use crate::{
     gt::{GtInfo, GtState},
     guc::{self, Guc},
     info::{BarInfo, DeviceInfo},
+    irq::{
+        source::{Mode, Plan, Present},
+        Irq,
+    },
     mem::{
         ggtt::Ggtt,
         lmem::{self, BarError, LmemAccess, LmemPool, TileRange},
@@ -59,6 +64,9 @@ const DMA_BITS: u32 = 46;
 #[pin_data]
 pub(crate) struct Xehpg<'bound> {
     debugfs: DeviceDir,
+    /// The handler goes before anything it reads (GT state, BAR 0) and the vector with it.
+    #[pin]
+    irq: Irq<'bound>,
     info: DeviceInfo,
     guc: Arc<Guc>,
     #[pin]
@@ -141,6 +149,15 @@ impl<'bound> Xehpg<'bound> {
                 // The GGTT is pointed at scratch before anything is mapped into it.
                 ggtt <- Ggtt::new(bound.as_ref(), gttmmadr.access(bound)?)?,
                 lmem_pool <- LmemPool::new(pool_size)?,
+                // Interrupts are installed (reset, vector, handler) before the GuC load, as
+                // upstream does, so that a failure here never leaves a running GuC behind;
+                // they are armed once the GuC's state is known (below).
+                irq <- Irq::new(
+                    bound,
+                    gttmmadr.clone(),
+                    gt.clone(),
+                    Present::from_topology(&gt_info.topology),
+                ),
                 // The GuC last: it needs steering (TLB invalidation), the GGTT and the pool.
                 // A failed load is recorded, not fatal.
                 guc: {
@@ -157,6 +174,7 @@ impl<'bound> Xehpg<'bound> {
                     guc.load(&ctx, guc::fw::path());
                     guc
                 },
+
                 // The directory appears only once everything it shows exists.
                 debugfs: DeviceDir::new(
                     DebugCtx::new(
@@ -165,11 +183,19 @@ impl<'bound> Xehpg<'bound> {
                         gttmmadr.clone(),
                         gt.clone(),
                         guc.clone(),
+                        irq.state(),
                     ),
                     bound.as_ref().name(),
                 )?,
             })
             .pin_chain(|this| {
+                // The GuC's state decides the submission mode (the GuC's when it runs, as
+                // upstream) and so the engine vectors, and whether the GuC-to-host interrupt
+                // is armed.
+                let present = Present::from_topology(&this.gt_info.topology);
+                let running = this.guc.running();
+                let mode = if running { Mode::Guc } else { Mode::Execlist };
+                this.irq.arm(Plan::new(mode, present, running));
                 report_bound(this.pdev, &this.info);
                 Ok(())
             }))
@@ -177,8 +203,10 @@ impl<'bound> Xehpg<'bound> {
     }
 
     /// First half of teardown, while the device is still bound: stops the GuC before anything
-    /// it can reach goes away, then refuses new forcewake (a debugfs `forcewake_all` hold is
-    /// released). The fields then drop in declaration order.
+    /// it can reach goes away (with interrupts still armed: its messages arrive through them),
+    /// then stops the device interrupting, then refuses new forcewake (a debugfs
+    /// `forcewake_all` hold is released). The fields then drop in declaration order, the
+    /// interrupt handler and its vector first.
     pub(crate) fn unbind(&self, pdev: &pci::Device<Core<'_>>) {
         let Ok(bar) = self.gttmmadr.access(pdev) else {
             dev_err!(pdev, "unbind: BAR 0 is not this device's\n");
@@ -194,6 +222,7 @@ impl<'bound> Xehpg<'bound> {
             lmem: LmemAccess(&self.lmembar),
         };
         self.guc.fini(&ctx);
+        self.irq.quiesce();
         gt.close();
         dev_dbg!(pdev, "unbind\n");
     }

@@ -141,6 +141,11 @@ impl Guc {
         })
     }
 
+    /// Whether the GuC runs (the last load succeeded and nothing stopped it since).
+    pub(crate) fn running(&self) -> bool {
+        matches!(self.state.lock().state, State::Running)
+    }
+
     /// The debugfs `guc_info` report.
     ///
     /// # Errors

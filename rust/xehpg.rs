@@ -22,6 +22,7 @@ mod driver;
 mod gt;
 mod guc;
 mod info;
+mod irq;
 mod mem;
 mod mmio;
 mod pcode;

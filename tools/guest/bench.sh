@@ -25,6 +25,11 @@
 #   held_multicast_write `write LSC_CHICKEN_BIT_0 all V` held
 #   guc_load             the probe-time GuC load (reset to READY, hwconfig
 #                        included), from debugfs guc_info, when the GuC runs
+#   irq_guc              BENCH_IRQ_N GuC-to-host interrupts raised back to
+#                        back by the mock (`mock_request irq:...`): the
+#                        driver's MMIO per handled interrupt and the burst's
+#                        wall time
+#   irq_engine           the same with RCS0 user interrupts
 
 N=${BENCH_N:-50}
 DBG=/sys/kernel/debug/xehpg
@@ -95,6 +100,42 @@ measure held_unicast_read read LSC_CHICKEN_BIT_0 "$g" "$i"
 measure held_unicast_write write LSC_CHICKEN_BIT_0 "$g" "$i" 0x1
 measure held_multicast_write write LSC_CHICKEN_BIT_0 all 0x2
 echo 0 >"$dir/forcewake_all" || fail "cannot release forcewake_all"
+
+# irq_measure NAME SOURCE DATA: the mock raises BENCH_IRQ_N events of DATA on
+# SOURCE, each as soon as the previous one was serviced; the wait reads
+# /proc/interrupts (no device MMIO), so the MMIO delta is the handler's own.
+IRQ_N=${BENCH_IRQ_N:-1000}
+irq_count() {
+	awk '$NF == "xehpg" { s = 0; for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) s += $i; print s; exit }' /proc/interrupts
+}
+irq_src() { sed -n "s/^source $1: \([0-9]*\) .*/\1/p" "$dir/irq"; }
+irq_measure() {
+	_name=$1 _src=$2 _data=$3
+	_c0=$(irq_count)
+	[ -n "$_c0" ] || fail "$_name: no xehpg line in /proc/interrupts"
+	_e0=$(irq_src "$_src")
+	set -- $(counts)
+	_r0=$1 _w0=$2
+	_t0=$(now_ns)
+	echo "XEHPG-VM-MOCK=irq:$_src:$_data:$IRQ_N"
+	_waited=0
+	while [ "$(irq_count)" -lt $((_c0 + IRQ_N)) ]; do
+		_waited=$((_waited + 1))
+		[ $_waited -gt 3000 ] && fail "$_name: only $(($(irq_count) - _c0)) of $IRQ_N interrupts in 300 s"
+		sleep 0.1
+	done
+	_t1=$(now_ns)
+	set -- $(counts)
+	_e1=$(irq_src "$_src")
+	[ $((_e1 - _e0)) -eq "$IRQ_N" ] || fail "$_name: the driver took $((_e1 - _e0)) $_src events, not $IRQ_N"
+	if [ -n "$_t0" ] && [ -n "$_t1" ]; then _ns=$((_t1 - _t0)); else _ns=-; fi
+	echo "bench $_name n=$IRQ_N reads=$(($1 - _r0)) writes=$(($2 - _w0)) ns=$_ns"
+}
+[ -r "$dir/irq" ] || fail "no $dir/irq"
+if [ "$(sed -n 's/^source guc: .* armed \(0x[0-9a-f]*\) .*/\1/p' "$dir/irq")" = 0x8000 ]; then
+	irq_measure irq_guc guc 0x8000
+fi
+irq_measure irq_engine rcs0 0x0001
 
 # Last: nothing touches the BAR after this, so the mock's totals must match.
 set -- $(counts)

@@ -236,8 +236,7 @@ mock_expect() { echo "# mock-expect: $*"; }
 #                           surprise-removal).
 # A malformed request is not a marker: it stays in the output and nothing
 # happens. The runner acts when the line arrives and cannot answer: poll for
-# the effect (the driver's counters, `mock_expect irq.identities_by_source.guc
-# == N`). Call it with stdout on the command channel (not inside $(...)).
+# the effect (the driver's counters, `mock_expect irq.identities.guc == N`). Call it with stdout on the command channel (not inside $(...)).
 mock_request() { echo "XEHPG-VM-MOCK=$1"; }
 
 # guc_get BDF KEY: a value of the debugfs guc_info file.
@@ -353,4 +352,30 @@ debug_epilogue() {
 		echo "debug-epilogue: no /sys/kernel/debug/kmemleak (kernel without kmemleak?)" >/dev/kmsg
 	fi
 	echo "debug-epilogue: done" >/dev/kmsg
+}
+
+# --- interrupts (debugfs irq, Documentation/debugfs.rst) ---------------------
+
+# irq_get BDF KEY: a `key: value` line of debugfs irq.
+irq_get() { sed -n "s/^$2: //p" "$(dbg "$1" irq)"; }
+
+# irq_src BDF NAME: identities the driver took from source NAME.
+irq_src() { sed -n "s/^source $2: \([0-9]*\) .*/\1/p" "$(dbg "$1" irq)"; }
+
+# irq_armed BDF NAME: the vectors NAME has enabled and unmasked (0xVVVV).
+irq_armed() { sed -n "s/^source $2: .* armed \(0x[0-9a-f]*\) .*/\1/p" "$(dbg "$1" irq)"; }
+
+# irq_src_at_least BDF NAME N: source NAME delivered at least N identities.
+irq_src_at_least() { [ "$(irq_src "$1" "$2")" -ge "$3" ] 2>/dev/null; }
+
+# irq_get_at_least BDF KEY N: counter KEY of debugfs irq is at least N.
+irq_get_at_least() { [ "$(irq_get "$1" "$2")" -ge "$3" ] 2>/dev/null; }
+
+# irq_cmd BDF CMD: writes CMD to debugfs irq.
+irq_cmd() { echo "$2" >"$(dbg "$1" irq)"; }
+
+# proc_irq_count NAME: interrupts the kernel counted for handler NAME in
+# /proc/interrupts (summed over CPUs); reading it costs no device MMIO.
+proc_irq_count() {
+	awk -v n="$1" '$NF == n { s = 0; for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) s += $i; print s; exit }' /proc/interrupts
 }

@@ -124,6 +124,9 @@ fn measure(name: &str, args: &str) -> Result<Measure> {
     Ok(m)
 }
 
+/// MMIO per interrupt the PRM's ISR implies: 4 reads and 7 writes.
+const IRQ_TARGET: f64 = 11.0;
+
 /// One row of the table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -209,6 +212,20 @@ pub fn table(out: &Output) -> Result<Vec<Row>> {
         row("unicast write", get("held_unicast_write")?, Some(3.0)),
         row("multicast write", get("held_multicast_write")?, Some(1.0)),
     ];
+    // One interrupt, GuC or engine: the PRM pseudocode's accesses (seed 000
+    // L2336-2395) with DataValid set at the first poll, which are also
+    // upstream's (`dg1_irq_handler`): reads of the tile, primary, DW and
+    // identity registers; writes of the tile (disable, acknowledge,
+    // re-enable), primary, selector, identity and DW. us/op is the burst's
+    // time per interrupt (the rate is printed under the table).
+    if let Ok(m) = get("irq_guc") {
+        rows.push(row("GuC interrupt (one identity)", m, Some(IRQ_TARGET)));
+    }
+    rows.push(row(
+        "engine interrupt (one identity)",
+        get("irq_engine")?,
+        Some(IRQ_TARGET),
+    ));
     // The GuC load happens once, at probe; the guest reports it when the GuC ran.
     if let Ok(load) = get("guc_load") {
         rows.push(row("GuC load to READY + hwconfig (once)", load, None));
@@ -243,6 +260,15 @@ pub fn render(rows: &[Row], n: u64) -> String {
             target,
             us
         ));
+    }
+    for r in rows.iter().filter(|r| r.what.contains("interrupt")) {
+        if let Some(us) = r.us.filter(|u| *u > 0.0) {
+            s.push_str(&format!(
+                "{}: {:.0} per second in a burst\n",
+                r.what,
+                1e6 / us
+            ));
+        }
     }
     s
 }
@@ -348,13 +374,15 @@ bench held_gam_read n=50 reads=50 writes=0 ns=-
 bench held_unicast_read n=50 reads=50 writes=50 ns=1000000
 bench held_unicast_write n=50 reads=0 writes=150 ns=1000000
 bench held_multicast_write n=50 reads=0 writes=50 ns=1000000
+bench irq_guc n=1000 reads=4000 writes=7000 ns=500000000
+bench irq_engine n=1000 reads=4100 writes=7000 ns=250000000
 bench mmio_stats reads=700 writes=650
 ";
 
     #[test]
     fn parses_measures_and_stats() {
         let o = parse(GUEST).unwrap();
-        assert_eq!(o.measures.len(), 6);
+        assert_eq!(o.measures.len(), 8);
         assert_eq!(
             o.measures[0],
             Measure {
@@ -404,14 +432,40 @@ bench mmio_stats reads=700 writes=650
         assert_eq!(rows[2].us, Some(40.0));
         assert_eq!(rows[4].total(), 3.0);
         assert_eq!(rows[5].total(), 1.0);
+        assert_eq!((rows[6].total(), rows[6].target), (11.0, Some(11.0)));
+        assert_eq!(rows[6].us, Some(500.0));
+        assert_eq!(rows[7].reads, 4.1);
         let text = render(&rows, 50);
+        assert!(text.contains("GuC interrupt (one identity): 2000 per second in a burst"));
+        assert!(text.contains("engine interrupt (one identity): 4000 per second"));
+        assert!(
+            text.contains("engine interrupt (one identity)           11.10"),
+            "{text}"
+        );
         assert!(text.starts_with("operation (MMIO per op, N=50)"));
         assert!(text.contains("steered read"));
-        assert!(!text.contains("off target"), "{text}");
+        assert_eq!(text.matches("off target").count(), 1, "{text}");
         let mut off = rows.clone();
         off[5].writes = 2.0;
         assert!(render(&off, 50).contains("multicast write"));
-        assert!(render(&off, 50).contains("<- off target"));
+        assert_eq!(render(&off, 50).matches("<- off target").count(), 2);
+    }
+
+    #[test]
+    fn the_guc_interrupt_row_needs_a_running_guc_only() {
+        let without: String = GUEST
+            .lines()
+            .filter(|l| !l.starts_with("bench irq_guc"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let rows = table(&parse(&without).unwrap()).unwrap();
+        assert!(rows.iter().all(|r| !r.what.starts_with("GuC interrupt")));
+        let no_engine: String = GUEST
+            .lines()
+            .filter(|l| !l.starts_with("bench irq_engine"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(table(&parse(&no_engine).unwrap()).is_err());
     }
 
     #[test]

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The interrupt registers: the tile register, the primary register, the GT DW banks with
+//! their selector and identity, the per-class enables and per-instance masks, the PCU and
+//! GU_MISC IIR groups, and the GT error registers.
+//!
+//! Offsets the seed gives are cited by line of `shared/seeds/000_*.txt` ("seed 000 L<n>");
+//! everything else is upstream `drivers/gpu/drm/xe/regs/xe_irq_regs.h` (and
+//! `xe_hw_error_regs.h` for the error block). None of them is in a forcewake range: the PRM's
+//! table (seed 000 lines 455-704) has no row between 0x040000 and 0x1BFFFF, and the error block
+//! at 0x100160 lies in that hole too, so the top half reaches them without a wake
+//! ([`crate::gt::Gt::read_aon`] checks that at build time).
+
+use kernel::io::register;
+
+register! {
+    /// Device tile interrupt register, in the root tile (seed 000 L2324 "19_0008h (RW1C)";
+    /// `DG1_MSTR_TILE_INTR`). Bit 31 is the enable the ISR clears on entry and sets on exit
+    /// (L2338, L2393); the tile bits below it are RW1C (L2302-2303, L2341).
+    pub(crate) DG1_MSTR_TILE_INTR(u32) @ 0x00190008 {
+        31:31 dg1_mstr_irq => bool;
+        /// `DG1_MSTR_TILE(t)`: tile t has a pending primary interrupt.
+        3:0 tiles;
+    }
+
+    /// Per-tile primary interrupt register (seed 000 L2325 "19_0010h (Mostly RW1C .. Except bit
+    /// 31)"; `GFX_MSTR_IRQ`).
+    pub(crate) GFX_MSTR_IRQ(u32) @ 0x00190010 {
+        31:31 master_irq => bool;
+        29:29 gu_misc_irq => bool;
+        /// `ERROR_IRQ(x)`, x = correctable 0, non-fatal 1, fatal 2 (seed 000 L2305 "SoC and Error bits").
+        28:26 error_irq;
+        16:16 display_irq => bool;
+        /// `GT_DW_IRQ(x)`: GT DW bank x has a DW-level event (seed 000 "Graphics
+        /// interrupts use 2 bits", L2196).
+        1:0 gt_dw;
+    }
+
+    /// Second-level IIR of GT DW bank x (seed 000 L2348, L2357: 190018h, 19001Ch;
+    /// cleared by writing 1s, L2225).
+    pub(crate) GT_INTR_DW(u32)[2] @ 0x00190018 {
+        31:0 bits;
+    }
+
+    /// Per-class enables (`RENDER_COPY_INTR_ENABLE`): render in 31:16, copy in 15:0.
+    pub(crate) RENDER_COPY_INTR_ENABLE(u32) @ 0x00190030 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `VCS_VECS_INTR_ENABLE`: video decode in 31:16, video enhance in 15:0.
+    pub(crate) VCS_VECS_INTR_ENABLE(u32) @ 0x00190034 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `GUC_SG_INTR_ENABLE`: the GuC in 31:16.
+    pub(crate) GUC_SG_INTR_ENABLE(u32) @ 0x00190038 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `GPM_WGBOXPERF_INTR_ENABLE`: GTPM and WDOAPerf; this driver keeps it 0.
+    pub(crate) GPM_WGBOXPERF_INTR_ENABLE(u32) @ 0x0019003c {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `CRYPTO_RSVD_INTR_ENABLE`: KCR in 31:16; kept 0 (no PXP here).
+    pub(crate) CRYPTO_RSVD_INTR_ENABLE(u32) @ 0x00190040 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `GUNIT_GSC_INTR_ENABLE`: the GSC in 15:0; kept 0 (no GSC support here).
+    pub(crate) GUNIT_GSC_INTR_ENABLE(u32) @ 0x00190044 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `CCS_RSVD_INTR_ENABLE`: compute in 31:16.
+    pub(crate) CCS_RSVD_INTR_ENABLE(u32) @ 0x00190048 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// Shared IIR of GT DW bank x (seed 000 L2350, L2359: 190060h, 190064h); message
+    /// format L2173-2182.
+    pub(crate) INTR_IDENTITY_REG(u32)[2] @ 0x00190060 {
+        /// Data-Valid (L2231): the selected engine's bits are presented.
+        31:31 data_valid => bool;
+        25:20 instance;
+        18:16 class;
+        15:0 intr;
+    }
+
+    /// One-hot engine selector of GT DW bank x (seed 000 L2349, L2358: 190070h, 190074h).
+    pub(crate) IIR_REG_SELECTOR(u32)[2] @ 0x00190070 {
+        31:0 bits;
+    }
+
+    /// Per-instance masks (`*_INTR_MASK`): the first-named engine in 31:16, the second in 15:0;
+    /// a set bit masks (seed 000 L2213).
+    pub(crate) RCS0_RSVD_INTR_MASK(u32) @ 0x00190090 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `BCS_RSVD_INTR_MASK`: BCS0 in 31:16.
+    pub(crate) BCS_RSVD_INTR_MASK(u32) @ 0x001900a0 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `VCS0_VCS1_INTR_MASK`.
+    pub(crate) VCS0_VCS1_INTR_MASK(u32) @ 0x001900a8 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `VCS2_VCS3_INTR_MASK`.
+    pub(crate) VCS2_VCS3_INTR_MASK(u32) @ 0x001900ac {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `VCS4_VCS5_INTR_MASK`.
+    pub(crate) VCS4_VCS5_INTR_MASK(u32) @ 0x001900b0 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `VCS6_VCS7_INTR_MASK`.
+    pub(crate) VCS6_VCS7_INTR_MASK(u32) @ 0x001900b4 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `VECS0_VECS1_INTR_MASK`.
+    pub(crate) VECS0_VECS1_INTR_MASK(u32) @ 0x001900d0 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `VECS2_VECS3_INTR_MASK`.
+    pub(crate) VECS2_VECS3_INTR_MASK(u32) @ 0x001900d4 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `HECI2_RSVD_INTR_MASK`; kept all ones.
+    pub(crate) HECI2_RSVD_INTR_MASK(u32) @ 0x001900e4 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `GUC_SG_INTR_MASK`: the GuC in 31:16.
+    pub(crate) GUC_SG_INTR_MASK(u32) @ 0x001900e8 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `GPM_WGBOXPERF_INTR_MASK`; kept all ones.
+    pub(crate) GPM_WGBOXPERF_INTR_MASK(u32) @ 0x001900ec {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `CRYPTO_RSVD_INTR_MASK`; kept all ones.
+    pub(crate) CRYPTO_RSVD_INTR_MASK(u32) @ 0x001900f0 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `GUNIT_GSC_INTR_MASK`; kept all ones.
+    pub(crate) GUNIT_GSC_INTR_MASK(u32) @ 0x001900f4 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `CCS0_CCS1_INTR_MASK`.
+    pub(crate) CCS0_CCS1_INTR_MASK(u32) @ 0x00190100 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `CCS2_CCS3_INTR_MASK`.
+    pub(crate) CCS2_CCS3_INTR_MASK(u32) @ 0x00190104 {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// GT error status, correctable / non-fatal / fatal (seed 000 L2314-2316: 10_0160h-10_0168h,
+    /// RW1C; `ERR_STAT_GT_REG(x)` in `xe_hw_error_regs.h`).
+    pub(crate) ERR_STAT_GT_REG(u32)[3] @ 0x00100160 {
+        31:0 bits;
+    }
+
+    /// Device error source, fatal / non-fatal / correctable at 10_0174h / 10_0178h / 10_017Ch
+    /// (seed 000 L2319-2321, RW1C), so element `2 - severity`; bit 0 `XE_GT_ERROR`
+    /// (`xe_hw_error_regs.h`, `DEV_ERR_STAT_REG(x)`).
+    pub(crate) DEV_ERR_STAT_REG(u32)[3] @ 0x00100174 {
+        0:0 gt_error => bool;
+    }
+
+    /// PCU interrupt group, ISR/IMR/IIR/IER at 444E0h-444EFh (seed 000 L2323 "PCU Interrupt
+    /// Register 444E0-EFh"; order from `xe_irq.c`, "always consecutive and ordered ISR, IMR,
+    /// IIR, IER"; `PCU_IRQ_OFFSET`). This driver keeps it masked and disabled.
+    pub(crate) PCU_IMR(u32) @ 0x000444e4 {
+        31:0 bits;
+    }
+
+    /// PCU IIR (RW1C; may hold two queued events, `xe_irq.c` `mask_and_disable`).
+    pub(crate) PCU_IIR(u32) @ 0x000444e8 {
+        31:0 bits;
+    }
+
+    /// PCU IER.
+    pub(crate) PCU_IER(u32) @ 0x000444ec {
+        31:0 bits;
+    }
+
+    /// GU_MISC interrupt group IMR (`GU_MISC_IRQ_OFFSET` 0x444f0 + 4). Its only user upstream is
+    /// the display backlight (`GU_MISC_GSE`); this driver has no display and keeps it masked.
+    pub(crate) GU_MISC_IMR(u32) @ 0x000444f4 {
+        31:0 bits;
+    }
+
+    /// GU_MISC IIR.
+    pub(crate) GU_MISC_IIR(u32) @ 0x000444f8 {
+        31:0 bits;
+    }
+
+    /// GU_MISC IER.
+    pub(crate) GU_MISC_IER(u32) @ 0x000444fc {
+        31:0 bits;
+    }
+}

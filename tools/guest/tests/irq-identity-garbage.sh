@@ -1,0 +1,21 @@
+#!/bin/sh
+# The identity names a reserved class and an instance no engine has (fault
+# irq-identity-garbage: class 7, instance 63, the real data, DataValid). The
+# driver counts it, logs it with the raw value, drops it, and keeps going.
+# mock-args: --fault irq-identity-garbage
+# expect-mock: violations == 0
+# timeout: 180
+. /tests/lib.sh
+
+bdf=$(basename "$(gpu_dev 0x56c0)")
+check is_bound "$bdf"
+mock_request "irq:guc:0x8000:3"
+wait_until 20 irq_get_at_least "$bdf" unknown_identities 3
+sleep 1
+expect_eq "unknown identities" "$(irq_get "$bdf" unknown_identities)" 3
+expect_eq "nothing delivered to the GuC" "$(irq_src "$bdf" guc)" 0
+check dmesg_has "names class 7 instance 63, not a source of this device; dropped"
+expect_eq "tile enable set again" "$(irq_get "$bdf" "reg DG1_MSTR_TILE_INTR")" 0x80000000
+check rmmod xehpg
+check_dmesg_clean
+done_testing
