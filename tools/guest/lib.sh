@@ -236,7 +236,8 @@ mock_expect() { echo "# mock-expect: $*"; }
 #                           surprise-removal).
 # A malformed request is not a marker: it stays in the output and nothing
 # happens. The runner acts when the line arrives and cannot answer: poll for
-# the effect (the driver's counters, `mock_expect irq.identities.guc == N`). Call it with stdout on the command channel (not inside $(...)).
+# the effect (the driver's counters, `mock_expect irq.identities.guc == N`).
+# Call it with stdout on the command channel (not inside $(...)).
 mock_request() { echo "XEHPG-VM-MOCK=$1"; }
 
 # guc_get BDF KEY: a value of the debugfs guc_info file.

@@ -12,7 +12,8 @@
 # expect-mock: irq.control_requests == 3
 # expect-mock: irq.raised == 5
 # expect-mock: irq.dropped_by_source.guc == 5
-# expect-mock: irq.identities == 0
+# expect-mock: irq.identities_total == 0
+# expect-mock: irq.identities.guc == 0
 # expect-mock: irq.gt_errors.nonfatal == 1
 # expect-mock: irq.spurious_msis == 1
 # expect-mock: irq.msis == 0

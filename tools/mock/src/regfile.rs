@@ -538,7 +538,7 @@ pub(crate) mod tests {
         // the known registers).
         for base in [
             0x0000u32, 0x4000, 0x6000, 0x8000, 0x9000, 0xA000, 0xB000, 0xC000, 0xE000, 0x10_1000,
-            0x10_0000, 0x10_8000, 0x13_0000, 0x13_8000, 0x19_0000,
+            0x4_4000, 0x10_0000, 0x10_8000, 0x13_0000, 0x13_8000, 0x19_0000,
         ] {
             for off in (base..base + 0x1000).step_by(4) {
                 let handled = rf.read(off, &mut rec).is_some();

@@ -824,8 +824,13 @@ pub mod guc {
 /// `regs/xe_hw_error_regs.h`); the seed places the tile, primary, DW,
 /// selector, identity and error registers at the same offsets (seed 000
 /// L2312-2326, L2341-2343, L2356-2358) but gives no enable/mask layout.
-/// Field names are upstream's with the register prefix and the `_MASK`
-/// suffix dropped. Behaviour: [`crate::regfile::intc`]. None of them needs
+/// Names and fields are the driver's (`rust/irq/regs.rs`, compared by the
+/// `regs` suite), which are upstream's with prefixes dropped; arrays are
+/// indexed as the driver's `register!` arrays, so `DEV_ERR_STAT_REG0` is the
+/// lowest offset (fatal, upstream's `DEV_ERR_STAT_REG(2)`). The PCU and
+/// GU_MISC IIR groups sit at 4, 8 and 0xC past upstream's `PCU_IRQ_OFFSET`
+/// and `GU_MISC_IRQ_OFFSET` (`xe_irq.c` `IMR()`, `IIR()`, `IER()`).
+/// Behaviour: [`crate::regfile::intc`]. None of them needs
 /// forcewake: 0x190000 is in the 0x040000-0x1BFFFF hole of the PRM's table,
 /// 0x100160 in the always-on 0x100000 block ([`crate::power`]).
 pub mod intc {
@@ -835,47 +840,52 @@ pub mod intc {
         FieldDef { name, hi, lo }
     }
 
-    /// The whole dword.
-    pub const VALUE: FieldDef = field("value", 31, 0);
-    const VALUE_ONLY: &[FieldDef] = &[VALUE];
+    /// The whole dword, one bit each.
+    pub const BITS: FieldDef = field("bits", 31, 0);
+    const BITS_ONLY: &[FieldDef] = &[BITS];
+
+    const fn bits(name: &'static str, offset: u32) -> RegDef {
+        RegDef {
+            name,
+            offset,
+            fields: BITS_ONLY,
+        }
+    }
 
     /// `DG1_MSTR_IRQ`: the tile-level enable (seed 000 L2333, L2403).
-    pub const IRQ: FieldDef = field("irq", 31, 31);
-    /// `DG1_MSTR_TILE(0)`: tile 0 has something pending, RW1C (L2324).
-    pub const TILE0: FieldDef = field("tile0", 0, 0);
+    pub const DG1_MSTR_IRQ: FieldDef = field("dg1_mstr_irq", 31, 31);
+    /// `DG1_MSTR_TILE(t)`: tile t has something pending, RW1C (L2324); only
+    /// tile 0 exists on DG2/ATS-M.
+    pub const TILES: FieldDef = field("tiles", 3, 0);
     /// `DG1_MSTR_TILE_INTR` 0x190008.
     pub const DG1_MSTR_TILE_INTR: RegDef = RegDef {
         name: "DG1_MSTR_TILE_INTR",
         offset: 0x19_0008,
-        fields: &[IRQ, TILE0],
+        fields: &[DG1_MSTR_IRQ, TILES],
     };
 
     /// `MASTER_IRQ`: bit 31, not RW1C (L2326).
     pub const MASTER_IRQ: FieldDef = field("master_irq", 31, 31);
+    /// `GU_MISC_IRQ`: never set by the mock.
+    pub const GU_MISC_IRQ: FieldDef = field("gu_misc_irq", 29, 29);
     /// `ERROR_IRQ(0..2)`: bits 26 + severity.
     pub const ERROR_IRQ: FieldDef = field("error_irq", 28, 26);
+    /// `DISPLAY_IRQ`: never set by the mock (no display).
+    pub const DISPLAY_IRQ: FieldDef = field("display_irq", 16, 16);
     /// `GT_DW_IRQ(0..1)`: one bit per GT DW bank.
-    pub const GT_DW_IRQ: FieldDef = field("gt_dw_irq", 1, 0);
+    pub const GT_DW: FieldDef = field("gt_dw", 1, 0);
     /// `GFX_MSTR_IRQ` 0x190010.
     pub const GFX_MSTR_IRQ: RegDef = RegDef {
         name: "GFX_MSTR_IRQ",
         offset: 0x19_0010,
-        fields: &[MASTER_IRQ, ERROR_IRQ, GT_DW_IRQ],
+        fields: &[MASTER_IRQ, GU_MISC_IRQ, ERROR_IRQ, DISPLAY_IRQ, GT_DW],
     };
 
     /// `GT_INTR_DW(n)` 0x190018 + 4n: one bit per engine (`INTR_*`, which
     /// differ per bank), RW1C.
     pub const GT_INTR_DW: [RegDef; 2] = [
-        RegDef {
-            name: "GT_INTR_DW0",
-            offset: 0x19_0018,
-            fields: VALUE_ONLY,
-        },
-        RegDef {
-            name: "GT_INTR_DW1",
-            offset: 0x19_001C,
-            fields: VALUE_ONLY,
-        },
+        bits("GT_INTR_DW0", 0x19_0018),
+        bits("GT_INTR_DW1", 0x19_001C),
     ];
 
     /// `ENGINE1_MASK`: the first-named engine of a register pair.
@@ -907,12 +917,12 @@ pub mod intc {
     /// `INTR_DATA_VALID`.
     pub const DATA_VALID: FieldDef = field("data_valid", 31, 31);
     /// `INTR_ENGINE_INSTANCE()`: `GENMASK(25, 20)`.
-    pub const ENGINE_INSTANCE: FieldDef = field("engine_instance", 25, 20);
+    pub const INSTANCE: FieldDef = field("instance", 25, 20);
     /// `INTR_ENGINE_CLASS()`: `GENMASK(18, 16)`.
-    pub const ENGINE_CLASS: FieldDef = field("engine_class", 18, 16);
+    pub const CLASS: FieldDef = field("class", 18, 16);
     /// `INTR_ENGINE_INTR()`: `GENMASK(15, 0)`, the event bits.
-    pub const ENGINE_INTR: FieldDef = field("engine_intr", 15, 0);
-    const IDENTITY_FIELDS: &[FieldDef] = &[DATA_VALID, ENGINE_INSTANCE, ENGINE_CLASS, ENGINE_INTR];
+    pub const INTR: FieldDef = field("intr", 15, 0);
+    const IDENTITY_FIELDS: &[FieldDef] = &[DATA_VALID, INSTANCE, CLASS, INTR];
 
     /// `INTR_IDENTITY_REG(n)` 0x190060 + 4n: the shared IIR of bank n.
     pub const INTR_IDENTITY_REG: [RegDef; 2] = [
@@ -930,16 +940,8 @@ pub mod intc {
 
     /// `IIR_REG_SELECTOR(n)` 0x190070 + 4n: one-hot, a bit of `GT_INTR_DW(n)`.
     pub const IIR_REG_SELECTOR: [RegDef; 2] = [
-        RegDef {
-            name: "IIR_REG_SELECTOR0",
-            offset: 0x19_0070,
-            fields: VALUE_ONLY,
-        },
-        RegDef {
-            name: "IIR_REG_SELECTOR1",
-            offset: 0x19_0074,
-            fields: VALUE_ONLY,
-        },
+        bits("IIR_REG_SELECTOR0", 0x19_0070),
+        bits("IIR_REG_SELECTOR1", 0x19_0074),
     ];
 
     /// The per-instance mask registers of this part, 0x190090-0x190104
@@ -965,33 +967,23 @@ pub mod intc {
     /// `ERR_STAT_GT_REG(s)` 0x100160 + 4s: GT error status, correctable /
     /// non-fatal / fatal, RW1C; the error bits are per part.
     pub const ERR_STAT_GT_REG: [RegDef; 3] = [
-        RegDef {
-            name: "ERR_STAT_GT_REG0",
-            offset: 0x10_0160,
-            fields: VALUE_ONLY,
-        },
-        RegDef {
-            name: "ERR_STAT_GT_REG1",
-            offset: 0x10_0164,
-            fields: VALUE_ONLY,
-        },
-        RegDef {
-            name: "ERR_STAT_GT_REG2",
-            offset: 0x10_0168,
-            fields: VALUE_ONLY,
-        },
+        bits("ERR_STAT_GT_REG0", 0x10_0160),
+        bits("ERR_STAT_GT_REG1", 0x10_0164),
+        bits("ERR_STAT_GT_REG2", 0x10_0168),
     ];
 
     /// `XE_GT_ERROR`: bit 0, the GT reported an error.
     pub const GT_ERROR: FieldDef = field("gt_error", 0, 0);
     const DEV_ERR_FIELDS: &[FieldDef] = &[GT_ERROR];
 
-    /// `DEV_ERR_STAT_REG(s)`: device error source, RW1C; correctable
-    /// 0x10017C, non-fatal 0x100178, fatal 0x100174 (descending).
+    /// Device error source, RW1C: fatal 0x100174, non-fatal 0x100178,
+    /// correctable 0x10017C (seed 000 L2317-2319). Element n is upstream's
+    /// `DEV_ERR_STAT_REG(2 - n)` (upstream indexes by severity, which runs
+    /// the other way), as the driver's ascending `register!` array has it.
     pub const DEV_ERR_STAT_REG: [RegDef; 3] = [
         RegDef {
             name: "DEV_ERR_STAT_REG0",
-            offset: 0x10_017C,
+            offset: 0x10_0174,
             fields: DEV_ERR_FIELDS,
         },
         RegDef {
@@ -1001,14 +993,28 @@ pub mod intc {
         },
         RegDef {
             name: "DEV_ERR_STAT_REG2",
-            offset: 0x10_0174,
+            offset: 0x10_017C,
             fields: DEV_ERR_FIELDS,
         },
+    ];
+
+    /// The PCU and GU_MISC interrupt groups' IMR, IIR and IER (seed 000
+    /// L2320 "PCU Interrupt Register 444E0-EFh"; upstream `PCU_IRQ_OFFSET`
+    /// 0x444e0, `GU_MISC_IRQ_OFFSET` 0x444f0, `xe_irq.c`: "always
+    /// consecutive and ordered ISR, IMR, IIR, IER"). Nothing in the mock
+    /// raises them; the driver masks, disables and clears them at reset.
+    pub const DISPLAY_GROUPS: [RegDef; 6] = [
+        bits("PCU_IMR", 0x4_44E4),
+        bits("PCU_IIR", 0x4_44E8),
+        bits("PCU_IER", 0x4_44EC),
+        bits("GU_MISC_IMR", 0x4_44F4),
+        bits("GU_MISC_IIR", 0x4_44F8),
+        bits("GU_MISC_IER", 0x4_44FC),
     ];
 }
 
 /// Number of entries of [`REGISTERS`] (checked when the table is built).
-const REGISTER_COUNT: usize = 188;
+const REGISTER_COUNT: usize = 194;
 
 /// Concatenates `parts` into one array of exactly `N` entries; a count that
 /// does not add up fails the build.
@@ -1081,12 +1087,15 @@ const ALL: [RegDef; REGISTER_COUNT] = concat(&[
         mcr::XEHP_GAMCNTRL_CTRL,
         mcr::LSC_CHICKEN_BIT_0,
         mcr::SARB_CHICKEN1,
+    ],
+    &intc::DISPLAY_GROUPS,
+    &[
         intc::ERR_STAT_GT_REG[0],
         intc::ERR_STAT_GT_REG[1],
         intc::ERR_STAT_GT_REG[2],
-        intc::DEV_ERR_STAT_REG[2],
-        intc::DEV_ERR_STAT_REG[1],
         intc::DEV_ERR_STAT_REG[0],
+        intc::DEV_ERR_STAT_REG[1],
+        intc::DEV_ERR_STAT_REG[2],
         gu_cntl::DEF,
         gu_debug::DEF,
         gsmbase::DEF,

@@ -49,14 +49,15 @@ pub struct IrqSummary {
     /// MSIs the controller generated (each sent as an `irqs` or, without an
     /// eventfd, an `irqs_dropped`).
     pub msis: u64,
-    /// Identities presented with DataValid.
-    pub identities: u64,
+    /// Identities presented with DataValid, all sources.
+    pub identities_total: u64,
+    /// Identities presented per source (`irq.identities.guc`): what a
+    /// driver's per-source count must equal.
+    pub identities: BTreeMap<String, u64>,
     /// `raised` per source.
     pub raised_by_source: BTreeMap<String, u64>,
     /// `dropped_disabled` per source.
     pub dropped_by_source: BTreeMap<String, u64>,
-    /// `identities` per source: what a driver's per-source count must equal.
-    pub identities_by_source: BTreeMap<String, u64>,
     /// GT error raises per severity (`correctable`, `nonfatal`, `fatal`).
     pub gt_errors: BTreeMap<String, u64>,
     /// MSIs sent with nothing pending (test control `spurious-msi`).
@@ -267,8 +268,8 @@ impl Counters {
                 }
             }
             Event::IrqIdentity { source, .. } => {
-                s.irq.identities += 1;
-                bump(&mut s.irq.identities_by_source, source);
+                s.irq.identities_total += 1;
+                bump(&mut s.irq.identities, source);
             }
             Event::IntcMsi => s.irq.msis += 1,
             Event::GtError { severity, .. } => bump(&mut s.irq.gt_errors, severity),
@@ -498,10 +499,10 @@ mod tests {
         assert_eq!(
             irq,
             json!({
-                "raised": 2, "dropped_disabled": 1, "msis": 1, "identities": 1,
+                "raised": 2, "dropped_disabled": 1, "msis": 1, "identities_total": 1,
+                "identities": {"guc": 1},
                 "raised_by_source": {"guc": 1, "vcs3": 1},
                 "dropped_by_source": {"vcs3": 1},
-                "identities_by_source": {"guc": 1},
                 "gt_errors": {"fatal": 1}, "spurious_msis": 1,
                 "control_requests": 1, "injections_abandoned": 7
             })

@@ -906,8 +906,11 @@ mod interrupts {
         assert_eq!(isr(&mut d), vec![GUC_IDENTITY]);
         assert_eq!(drain(&efd), 0, "nothing more");
         let s = d.summary();
-        assert_eq!((s.irq.raised, s.irq.msis, s.irq.identities), (1, 1, 1));
-        assert_eq!(s.irq.identities_by_source.get("guc"), Some(&1));
+        assert_eq!(
+            (s.irq.raised, s.irq.msis, s.irq.identities_total),
+            (1, 1, 1)
+        );
+        assert_eq!(s.irq.identities.get("guc"), Some(&1));
         assert_eq!(s.irq.control_requests, 1);
         assert_eq!((s.irqs, s.violations), (1, 0));
         let st = d.regs.intc().stats();
@@ -917,7 +920,7 @@ mod interrupts {
                 s.irq.raised,
                 s.irq.dropped_disabled,
                 s.irq.msis,
-                s.irq.identities
+                s.irq.identities_total
             )
         );
     }
@@ -939,10 +942,10 @@ mod interrupts {
         assert!(isr(&mut d).is_empty());
         let s = d.summary();
         assert_eq!(
-            (s.irq.raised, s.irq.msis, s.irq.identities),
+            (s.irq.raised, s.irq.msis, s.irq.identities_total),
             (1000, 1000, 1000)
         );
-        assert_eq!(s.irq.identities_by_source.get("guc"), Some(&1000));
+        assert_eq!(s.irq.identities.get("guc"), Some(&1000));
         assert_eq!((s.irqs, s.violations), (1000, 0));
     }
 
@@ -980,8 +983,8 @@ mod interrupts {
         assert_eq!(got, vec![RCS0_IDENTITY, GUC_IDENTITY]);
         assert!(isr(&mut d).is_empty());
         let s = d.summary();
-        assert_eq!(s.irq.identities_by_source.get("guc"), Some(&2));
-        assert_eq!(s.irq.identities_by_source.get("rcs0"), Some(&2));
+        assert_eq!(s.irq.identities.get("guc"), Some(&2));
+        assert_eq!(s.irq.identities.get("rcs0"), Some(&2));
         assert_eq!(s.violations, 0);
     }
 
@@ -1003,7 +1006,7 @@ mod interrupts {
             assert_eq!(isr(&mut d), vec![GUC_IDENTITY], "event {i}");
         }
         assert_eq!(drain(&efd), 0);
-        assert_eq!(d.summary().irq.identities, 3);
+        assert_eq!(d.summary().irq.identities_total, 3);
     }
 
     /// A disabled source drops every event at once, counted.
@@ -1079,7 +1082,7 @@ mod interrupts {
         assert_eq!(isr(&mut d), vec![RCS0_IDENTITY, GUC_IDENTITY]);
         let s = d.summary();
         assert_eq!(s.guc_resets, 1);
-        assert_eq!(s.irq.identities_by_source.get("rcs0"), Some(&1));
+        assert_eq!(s.irq.identities.get("rcs0"), Some(&1));
         // Without the fault a GuC reset interrupts nobody.
         let (mut d, clock, efd) = wired(&opts());
         arm(&mut d);
@@ -1131,7 +1134,7 @@ mod interrupts {
         // The lost event's selection ended its service: the next comes.
         assert_eq!(drain(&efd), 1);
         assert_eq!(isr(&mut d), vec![0]);
-        assert_eq!(d.summary().irq.identities, 0);
+        assert_eq!(d.summary().irq.identities_total, 0);
         assert_eq!(d.summary().irq.raised, 2);
     }
 
@@ -1186,7 +1189,7 @@ mod interrupts {
         assert_eq!(drain(&intx), 0);
         let s = d.summary();
         assert_eq!((s.irqs, s.irqs_dropped), (3, 0));
-        assert_eq!(s.irq.identities, 2);
+        assert_eq!(s.irq.identities_total, 2);
     }
 
     #[test]

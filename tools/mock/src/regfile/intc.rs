@@ -218,6 +218,13 @@ pub const fn dev_err_stat_reg(sev: Severity) -> u32 {
 /// (`xe_hw_error_regs.h`).
 pub const XE_GT_ERROR: u32 = 1 << 0;
 
+/// `PCU_IRQ_OFFSET`: the PCU interrupt group, ISR/IMR/IIR/IER (seed 000
+/// L2320 "PCU Interrupt Register 444E0-EFh"; `xe_irq_regs.h`; order from
+/// `xe_irq.c`, "always consecutive and ordered ISR, IMR, IIR, IER").
+pub const PCU_IRQ_OFFSET: u32 = 0x4_44E0;
+/// `GU_MISC_IRQ_OFFSET`: the GU_MISC interrupt group (`xe_irq_regs.h`).
+pub const GU_MISC_IRQ_OFFSET: u32 = 0x4_44F0;
+
 /// GuC vector bit 15, `GUC_INTR_GUC2HOST` (`regs/xe_guc_regs.h`; seed 000
 /// L2273: byte/bit 15 of the GuC's status is "GuC Interrupt to Host").
 pub const GUC_INTR_GUC2HOST: u16 = 1 << 15;
@@ -410,6 +417,31 @@ const SOURCES: [SourceDef; 21] = {
     ]
 };
 
+/// A register of the PCU / GU_MISC groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GroupReg {
+    Imr,
+    Iir,
+    Ier,
+}
+
+/// The group (0 PCU, 1 GU_MISC) and register at `offset`; the ISRs are not
+/// modelled (no source places their bits, and no driver reads them).
+fn group_reg(offset: u32) -> Option<(usize, GroupReg)> {
+    [PCU_IRQ_OFFSET, GU_MISC_IRQ_OFFSET]
+        .iter()
+        .enumerate()
+        .find_map(|(g, &base)| {
+            let reg = match offset.checked_sub(base)? {
+                4 => GroupReg::Imr,
+                8 => GroupReg::Iir,
+                0xC => GroupReg::Ier,
+                _ => return None,
+            };
+            Some((g, reg))
+        })
+}
+
 /// Number of GT DW banks (seed 000 L2205: "Two such events are used to
 /// provide support for up to 64 GT engines").
 pub const BANKS: usize = 2;
@@ -549,6 +581,11 @@ pub struct Intc {
     err_gt: [u32; 3],
     err_dev: [u32; 3],
     err_routing: u32,
+    /// IMR and IER of the PCU and GU_MISC groups (their IIRs read 0:
+    /// nothing in the mock raises them). `[MODEL]`: reset IMR all ones,
+    /// IER 0, as upstream's `mask_and_disable` leaves them.
+    group_imr: [u32; 2],
+    group_ier: [u32; 2],
     msis_pending: u32,
     stats: IntcStats,
     log: Vec<IntcEvent>,
@@ -575,6 +612,8 @@ impl Intc {
             err_gt: [0; 3],
             err_dev: [0; 3],
             err_routing: 0,
+            group_imr: [u32::MAX; 2],
+            group_ier: [0; 2],
             msis_pending: 0,
             stats: IntcStats::default(),
             log: Vec::new(),
@@ -703,6 +742,13 @@ impl Intc {
                 return Some(self.err_dev[sev as usize]);
             }
         }
+        if let Some((g, reg)) = group_reg(offset) {
+            return Some(match reg {
+                GroupReg::Imr => self.group_imr[g],
+                GroupReg::Iir => 0,
+                GroupReg::Ier => self.group_ier[g],
+            });
+        }
         let v = match offset {
             DG1_MSTR_TILE_INTR => self.tile_bits | if self.tile_enable { DG1_MSTR_IRQ } else { 0 },
             GFX_MSTR_IRQ => self.primary | if self.primary_31 { MASTER_IRQ } else { 0 },
@@ -758,6 +804,15 @@ impl Intc {
                 self.err_dev[sev as usize] &= !value;
                 return Some(());
             }
+        }
+        if let Some((g, reg)) = group_reg(offset) {
+            match reg {
+                GroupReg::Imr => self.group_imr[g] = value,
+                // RW1C, and nothing is ever set.
+                GroupReg::Iir => {}
+                GroupReg::Ier => self.group_ier[g] = value,
+            }
+            return Some(());
         }
         match offset {
             DG1_MSTR_TILE_INTR => {
@@ -1422,6 +1477,22 @@ mod tests {
         assert_eq!(c.read(DG1_MSTR_TILE_INTR), Some(0));
         assert_eq!(c.take_msis(), 0);
         assert_eq!(c.raise(Source::GUC, GUC_INTR_GUC2HOST), Ok(Raised::Dropped));
+        // The PCU / GU_MISC groups: IMR all ones, IIR and IER 0; IMR and IER
+        // are storage, the IIR stays 0.
+        for base in [PCU_IRQ_OFFSET, GU_MISC_IRQ_OFFSET] {
+            assert_eq!(c.read(base + 4), Some(u32::MAX));
+            assert_eq!(c.read(base + 8), Some(0));
+            assert_eq!(c.read(base + 0xC), Some(0));
+            assert_eq!(c.read(base), None, "ISR not modelled");
+            c.write(base + 4, 0x10, &mut r);
+            c.write(base + 8, u32::MAX, &mut r);
+            c.write(base + 0xC, 0x20, &mut r);
+            assert_eq!(c.read(base + 4), Some(0x10));
+            assert_eq!(c.read(base + 8), Some(0));
+            assert_eq!(c.read(base + 0xC), Some(0x20));
+        }
+        c.reset();
+        assert_eq!(c.read(PCU_IRQ_OFFSET + 4), Some(u32::MAX));
     }
 
     /// Fault: DataValid never set. The identity reads 0 however long the
