@@ -45,7 +45,7 @@ use crate::{
     gt::{mcr, Gt, GtState},
     guc::Guc,
     info::DeviceInfo,
-    irq::IrqState,
+    irq::{IrqState, RegSnapshot},
     mmio::Gttmmadr,
 };
 
@@ -137,10 +137,12 @@ impl fmt::Display for Report<'_> {
             Kind::MmioStats => c.bar.fmt_stats(f),
             Kind::GucInfo => c.guc.fmt_info(f),
             Kind::Hwconfig => c.guc.fmt_hwconfig(f),
-            Kind::Irq => c
-                .bar
-                .try_access_with(|bar| c.irq.fmt_report(f, Some(&c.gt.view(&c.dev, bar))))
-                .unwrap_or_else(|| c.irq.fmt_report(f, None)),
+            Kind::Irq => {
+                let regs = c
+                    .bar
+                    .try_access_with(|bar| RegSnapshot::read(&c.gt.view(&c.dev, bar)));
+                c.irq.fmt_report(f, regs.as_ref())
+            }
         }
     }
 }

@@ -800,6 +800,28 @@ fn read_mask(gt: &Gt<'_>, r: MaskReg) -> u32 {
     }
 }
 
+/// The registers debugfs shows, read in one go: debugfs reaches the BAR only inside an RCU
+/// read-side section, where the report (which allocates) cannot be formatted. Reading them
+/// has no side effect (the GT DW and identity registers, whose reads do, are not shown).
+pub(crate) struct RegSnapshot {
+    tile: u32,
+    primary: u32,
+    enables: [u32; 4],
+    masks: [u32; 11],
+}
+
+impl RegSnapshot {
+    /// Reads the registers; does not sleep.
+    pub(crate) fn read(gt: &Gt<'_>) -> Self {
+        Self {
+            tile: gt.read_aon::<DG1_MSTR_TILE_INTR>().into_raw(),
+            primary: gt.read_aon::<GFX_MSTR_IRQ>().into_raw(),
+            enables: EnableReg::ALL.map(|r| read_enable(gt, r)),
+            masks: MaskReg::ALL.map(|r| read_mask(gt, r)),
+        }
+    }
+}
+
 /// Register names for the debugfs report, per [`EnableReg::ALL`] and [`MaskReg::ALL`].
 const ENABLE_NAMES: [&str; 4] = [
     "RENDER_COPY_INTR_ENABLE",
@@ -822,9 +844,8 @@ const MASK_NAMES: [&str; 11] = [
 ];
 
 impl IrqState {
-    /// The debugfs `irq` report (format in `Documentation/debugfs.rst`). `gt` reads the live
-    /// registers when the device is still bound; reading them has no side effect (the GT DW
-    /// and identity registers, whose reads do, are not shown).
+    /// The debugfs `irq` report (format in `Documentation/debugfs.rst`), with the registers
+    /// `regs` read while the device was still bound.
     ///
     /// # Errors
     ///
@@ -832,7 +853,7 @@ impl IrqState {
     pub(crate) fn fmt_report(
         &self,
         f: &mut fmt::Formatter<'_>,
-        gt: Option<&Gt<'_>>,
+        regs: Option<&RegSnapshot>,
     ) -> fmt::Result {
         let s = &self.stats;
         let (armed, mode, stormed, limit, plan) = {
@@ -900,19 +921,18 @@ impl IrqState {
                 }
             }
         }
-        let Some(gt) = gt else {
+        let Some(regs) = regs else {
             return f.write_str("registers: device unbound\n");
         };
         f.write_fmt(fmt!(
             "reg DG1_MSTR_TILE_INTR: {:#010x}\nreg GFX_MSTR_IRQ: {:#010x}\n",
-            gt.read_aon::<DG1_MSTR_TILE_INTR>().into_raw(),
-            gt.read_aon::<GFX_MSTR_IRQ>().into_raw()
+            regs.tile, regs.primary
         ))?;
-        for (r, name) in EnableReg::ALL.iter().zip(ENABLE_NAMES) {
-            f.write_fmt(fmt!("reg {}: {:#010x}\n", name, read_enable(gt, *r)))?;
+        for (v, name) in regs.enables.iter().zip(ENABLE_NAMES) {
+            f.write_fmt(fmt!("reg {}: {:#010x}\n", name, v))?;
         }
-        for (r, name) in MaskReg::ALL.iter().zip(MASK_NAMES) {
-            f.write_fmt(fmt!("reg {}: {:#010x}\n", name, read_mask(gt, *r)))?;
+        for (v, name) in regs.masks.iter().zip(MASK_NAMES) {
+            f.write_fmt(fmt!("reg {}: {:#010x}\n", name, v))?;
         }
         Ok(())
     }

@@ -1,7 +1,8 @@
 #!/bin/sh
-# The identity names a reserved class and an instance no engine has (fault
-# irq-identity-garbage: class 7, instance 63, the real data, DataValid). The
-# driver counts it, logs it with the raw value, drops it, and keeps going.
+# The identity names a reserved class and an instance no engine has (the
+# mock's identity-garbage fault: class 7, instance 63, the real data and
+# DataValid). The driver counts it, logs it with the raw value, drops it,
+# and keeps going.
 # mock-args: --fault irq-identity-garbage
 # expect-mock: violations == 0
 # timeout: 180

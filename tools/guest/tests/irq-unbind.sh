@@ -3,10 +3,14 @@
 # the GuC and RCS0 raise an event whenever the driver resets the GuC, which
 # it does at probe (before interrupts are armed: the events are dropped by
 # the disabled enables) and at unbind (with interrupts still armed: the
-# handler runs in the middle of teardown). Twenty unbind/bind cycles, each
-# must complete with the GuC running again and a clean log.
+# handler runs in the middle of teardown, or the MSI is still in flight when
+# quiesce disarms, and the late handler touches nothing: both happen, in a
+# proportion that depends on the host; measured 13 to 21 serviced of 21).
+# Twenty unbind/bind cycles, each must complete with the GuC running again
+# and a clean log.
 # mock-args: --fault irq-on-guc-reset
-# expect-mock: irq.identities.guc >= 20
+# expect-mock: irq.raised_by_source.guc == 42
+# expect-mock: irq.identities.guc >= 1
 # expect-mock: violations == 0
 # timeout: 300
 . /tests/lib.sh

@@ -37,7 +37,8 @@ for s in $sources; do
 	else
 		not_ok "$s delivered within 20 s" "$(cat "$(dbg "$bdf" irq)")"
 	fi
-	mock_expect "irq.identities.$s == 1"
+	# bcs0 fires again below; its final count is checked there.
+	[ "$s" = bcs0 ] || mock_expect "irq.identities.$s == 1"
 done
 expect_eq "GUC2HOST bit counted" "$(sed -n 's/^bit guc 15: //p' "$(dbg "$bdf" irq)")" 1
 expect_eq "rcs0 user-interrupt bit counted" "$(sed -n 's/^bit rcs0 0: //p' "$(dbg "$bdf" irq)")" 1
