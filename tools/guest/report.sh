@@ -18,4 +18,17 @@ for d in /sys/kernel/debug/xehpg/*/; do
 		sed 's/^/  /' "$d$f"
 		echo
 	done
+	# Interrupts: the mock raises 10 GuC-to-host and 5 RCS0 user interrupts
+	# (through the runner, Documentation/mock.rst); the driver counts them.
+	echo "== interrupts: asking the mock for 10 GuC and 5 rcs0 interrupts"
+	echo "XEHPG-VM-MOCK=irq:guc:0x8000:10"
+	echo "XEHPG-VM-MOCK=irq:rcs0:0x0001:5"
+	i=0
+	while [ $i -lt 20 ] && ! grep -q '^source rcs0: 5 ' "$d/irq"; do
+		sleep 1
+		i=$((i + 1))
+	done
+	echo "== ${d}irq"
+	sed 's/^/  /' "$d/irq"
+	echo
 done
