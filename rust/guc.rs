@@ -26,6 +26,7 @@ mod boot;
 pub(crate) mod fw;
 pub(crate) mod h2g;
 mod hwconfig;
+pub(crate) mod klv;
 pub(crate) mod hxg;
 pub(crate) mod regs;
 mod status;
@@ -365,7 +366,7 @@ struct Objs {
 #[kernel::prelude::kunit_tests(xehpg_guc)]
 mod tests {
     use super::*;
-    use hwconfig::{check_klvs, KlvOverrun};
+    use klv::{count, Layout, Malformed};
     use status::{boot_outcome, BootOutcome};
 
     #[test]
@@ -391,12 +392,12 @@ mod tests {
 
     #[test]
     fn hwconfig_klv_bounds() {
-        assert_eq!(check_klvs(&[]), Ok(()));
-        assert_eq!(check_klvs(&[1, 1, 5, 2, 2, 7, 8]), Ok(()));
+        assert_eq!(count(&[], Layout::Hwconfig), Ok(0));
+        assert_eq!(count(&[1, 1, 5, 2, 2, 7, 8], Layout::Hwconfig), Ok(2));
         // The second entry claims 3 dwords with 2 left.
         assert_eq!(
-            check_klvs(&[1, 1, 5, 2, 3, 7, 8]),
-            Err(KlvOverrun {
+            count(&[1, 1, 5, 2, 3, 7, 8], Layout::Hwconfig),
+            Err(Malformed {
                 entry: 1,
                 claimed: 3,
                 left: 2
@@ -404,16 +405,16 @@ mod tests {
         );
         // A dangling key with no length.
         assert_eq!(
-            check_klvs(&[1, 0, 9]),
-            Err(KlvOverrun {
+            count(&[1, 0, 9], Layout::Hwconfig),
+            Err(Malformed {
                 entry: 1,
                 claimed: 0,
                 left: 1
             })
         );
         assert_eq!(
-            check_klvs(&[1, u32::MAX]),
-            Err(KlvOverrun {
+            count(&[1, u32::MAX], Layout::Hwconfig),
+            Err(Malformed {
                 entry: 0,
                 claimed: u32::MAX,
                 left: 0

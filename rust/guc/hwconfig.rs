@@ -8,6 +8,7 @@ use kernel::prelude::*;
 use super::{
     h2g::{self, Reply},
     hxg::Hxg,
+    klv::{self, Layout},
     tlb_inval, Ctx, Guc, GucState,
 };
 use crate::{
@@ -28,18 +29,13 @@ impl Guc {
     /// Only the formatter's.
     pub(crate) fn fmt_hwconfig(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         let st = self.state.lock();
-        let table = &st.hwconfig;
-        let mut i = 0;
-        // The table was bounds-checked when it was read (`check_klvs`).
-        while i + 2 <= table.len() {
-            let (key, len) = (table[i], table[i + 1] as usize);
-            let values = table.get(i + 2..i + 2 + len).unwrap_or(&[]);
-            f.write_fmt(fmt!("[{:2}] =", key))?;
-            for v in values {
+        // The table was checked whole when it was read; a malformed tail would end the listing.
+        for k in klv::iter(&st.hwconfig, Layout::Hwconfig).flatten() {
+            f.write_fmt(fmt!("[{:2}] =", k.key))?;
+            for v in k.value {
                 f.write_fmt(fmt!(" {}", v))?;
             }
             f.write_str("\n")?;
-            i += 2 + len;
         }
         Ok(())
     }
@@ -113,7 +109,7 @@ impl Guc {
         // The GuC answered, so it is done with the buffer. (On the error paths above it is kept
         // until unbind: a GuC that did not answer may still write into it.)
         self.release(ctx, st, buf);
-        check_klvs(&table).map_err(|e| {
+        klv::count(&table, Layout::Hwconfig).map_err(|e| {
             dev_err!(
                 ctx.gt.dev,
                 "guc: hwconfig entry {} claims {} dwords, {} remain; table refused\n",
@@ -125,46 +121,4 @@ impl Guc {
         })?;
         Ok(table)
     }
-}
-
-/// A hwconfig entry whose length runs past the end of the table.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) struct KlvOverrun {
-    /// Index of the entry (not of the dword).
-    pub(super) entry: usize,
-    /// The length it claims, in dwords (0 when not even the length is there).
-    pub(super) claimed: u32,
-    /// Dwords left after its key and length.
-    pub(super) left: usize,
-}
-
-/// Checks the hwconfig KLV layout: (key, length in dwords, values).
-///
-/// # Errors
-///
-/// The first entry that overruns the table.
-pub(super) fn check_klvs(table: &[u32]) -> Result<(), KlvOverrun> {
-    let mut i = 0;
-    let mut entry = 0;
-    while i < table.len() {
-        let left = table.len() - i;
-        if left < 2 {
-            return Err(KlvOverrun {
-                entry,
-                claimed: 0,
-                left,
-            });
-        }
-        let len = table[i + 1];
-        if len as usize > left - 2 {
-            return Err(KlvOverrun {
-                entry,
-                claimed: len,
-                left: left - 2,
-            });
-        }
-        i += 2 + len as usize;
-        entry += 1;
-    }
-    Ok(())
 }
