@@ -94,6 +94,37 @@ struct xehpg_css_header {
 /* Action codes (upstream abi/guc_actions_abi.h). */
 #define XEHPG_GUC_ACTION_GET_HWCONFIG 0x4100
 #define XEHPG_GUC_ACTION_CLIENT_SOFT_RESET 0x5507
+/* HOST2GUC_SELF_CFG: {hdr, KLV header, value low, value high} over MMIO;
+ * the reply's DATA0 is the number of KLVs taken (1), 0 for an unknown key. */
+#define XEHPG_GUC_ACTION_HOST2GUC_SELF_CFG 0x0508
+/* HOST2GUC_CONTROL_CTB: {hdr, control}; control 1 enables, 0 disables. */
+#define XEHPG_GUC_ACTION_HOST2GUC_CONTROL_CTB 0x4509
+#define XEHPG_GUC_CTB_CONTROL_DISABLE 0
+#define XEHPG_GUC_CTB_CONTROL_ENABLE 1
+
+/*
+ * A CT buffer's descriptor (abi/guc_communication_ctb_abi.h,
+ * struct guc_ct_buffer_desc, 64 bytes): head and tail are dword offsets in
+ * the ring, written by the receiver and the sender; status bits are set by
+ * whichever side finds the buffer inconsistent.
+ */
+struct xehpg_ct_buffer_desc {
+	uint32_t head;
+	uint32_t tail;
+	uint32_t status;
+	uint32_t reserved[13];
+} __attribute__((packed));
+#define XEHPG_CTB_STATUS_OVERFLOW 0x1
+#define XEHPG_CTB_STATUS_UNDERFLOW 0x2
+#define XEHPG_CTB_STATUS_MISMATCH 0x4
+#define XEHPG_CTB_STATUS_DISABLED 0x8
+
+/* CTB message header (dw0 of each ring message): fence 31:16, format 15:12
+ * (0 = HXG), length of the HXG message that follows in dwords 7:0. */
+#define XEHPG_CTB_FENCE_SHIFT 16
+#define XEHPG_CTB_FORMAT_SHIFT 12
+#define XEHPG_CTB_FORMAT_HXG 0
+#define XEHPG_CTB_NUM_DWORDS_MASK 0xff
 
 /*
  * KLVs (upstream abi/guc_klvs_abi.h): a header dword, key 31:16 and value

@@ -26,6 +26,18 @@ pub const XEHPG_HXG_AUX_MASK: u32 = 268435455;
 pub const XEHPG_GUC_MMIO_MSG_MAX_DWORDS: u32 = 4;
 pub const XEHPG_GUC_ACTION_GET_HWCONFIG: u32 = 16640;
 pub const XEHPG_GUC_ACTION_CLIENT_SOFT_RESET: u32 = 21767;
+pub const XEHPG_GUC_ACTION_HOST2GUC_SELF_CFG: u32 = 1288;
+pub const XEHPG_GUC_ACTION_HOST2GUC_CONTROL_CTB: u32 = 17673;
+pub const XEHPG_GUC_CTB_CONTROL_DISABLE: u32 = 0;
+pub const XEHPG_GUC_CTB_CONTROL_ENABLE: u32 = 1;
+pub const XEHPG_CTB_STATUS_OVERFLOW: u32 = 1;
+pub const XEHPG_CTB_STATUS_UNDERFLOW: u32 = 2;
+pub const XEHPG_CTB_STATUS_MISMATCH: u32 = 4;
+pub const XEHPG_CTB_STATUS_DISABLED: u32 = 8;
+pub const XEHPG_CTB_FENCE_SHIFT: u32 = 16;
+pub const XEHPG_CTB_FORMAT_SHIFT: u32 = 12;
+pub const XEHPG_CTB_FORMAT_HXG: u32 = 0;
+pub const XEHPG_CTB_NUM_DWORDS_MASK: u32 = 255;
 pub const XEHPG_KLV_KEY_SHIFT: u32 = 16;
 pub const XEHPG_KLV_LEN_MASK: u32 = 65535;
 pub const XEHPG_KLV_SELF_CFG_H2G_CTB_ADDR: u32 = 2306;
@@ -123,6 +135,14 @@ pub struct xehpg_css_header {
     pub header_info: u32,
     pub private_data_size: u32,
     pub ukernel_info: u32,
+}
+#[repr(C, packed)]
+#[derive(Debug, Copy, Clone)]
+pub struct xehpg_ct_buffer_desc {
+    pub head: u32,
+    pub tail: u32,
+    pub status: u32,
+    pub reserved: [u32; 13usize],
 }
 #[repr(C, packed)]
 #[derive(Debug, Copy, Clone)]
