@@ -926,7 +926,8 @@ impl IrqState {
         };
         f.write_fmt(fmt!(
             "reg DG1_MSTR_TILE_INTR: {:#010x}\nreg GFX_MSTR_IRQ: {:#010x}\n",
-            regs.tile, regs.primary
+            regs.tile,
+            regs.primary
         ))?;
         for (v, name) in regs.enables.iter().zip(ENABLE_NAMES) {
             f.write_fmt(fmt!("reg {}: {:#010x}\n", name, v))?;
