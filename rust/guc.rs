@@ -23,11 +23,12 @@
 
 mod ads;
 mod boot;
+pub(crate) mod ct;
 pub(crate) mod fw;
 pub(crate) mod h2g;
 mod hwconfig;
-pub(crate) mod klv;
 pub(crate) mod hxg;
+pub(crate) mod klv;
 pub(crate) mod regs;
 mod status;
 mod tlb_inval;
@@ -97,6 +98,8 @@ pub(crate) struct GucState {
     pub(crate) error: Option<(&'static str, Error)>,
     /// The hwconfig table, validated (key, length, values...).
     pub(crate) hwconfig: KVec<u32>,
+    /// The command transport, once placed.
+    pub(crate) ct: Option<ct::Ct>,
     objs: KVec<Obj>,
     /// A DMA was started since the last GuC reset: the GuC may hold or run an image.
     touched: bool,
@@ -136,6 +139,7 @@ impl Guc {
                 wopcm: None,
                 error: None,
                 hwconfig: KVec::new(),
+                ct: None,
                 objs: KVec::new(),
                 touched: false,
             }),
@@ -191,6 +195,7 @@ impl Guc {
             st.load_mmio.1
         ))?;
         f.write_fmt(fmt!("hwconfig_dwords: {}\n", st.hwconfig.len()))?;
+        ct::Ct::fmt(st.ct.as_ref(), f)?;
         match st.error {
             Some((step, e)) => f.write_fmt(fmt!("last_error: {}: {:?}\n", step, e)),
             None => f.write_str("last_error: none\n"),
@@ -265,6 +270,8 @@ impl Guc {
         st.hwconfig = self
             .hwconfig(ctx, &awake, st)
             .map_err(|e| Fail("hwconfig", e))?;
+        let ct = self.ct_enable(ctx, st).map_err(|e| Fail("CT enable", e))?;
+        st.ct = Some(ct);
         Ok(())
     }
 
@@ -308,6 +315,8 @@ impl Guc {
     /// mastering is turned off first so it cannot reach freed system memory.
     pub(crate) fn fini(&self, ctx: &Ctx<'_>) {
         let mut st = self.state.lock();
+        // The GuC stops using the rings before it is reset and their memory released.
+        self.ct_disable(ctx, &mut st);
         if st.touched {
             let stopped = ctx
                 .gt
@@ -340,6 +349,7 @@ impl Guc {
         for obj in core::mem::take(&mut st.objs).iter() {
             obj.free(ctx);
         }
+        st.ct = None;
         st.state = State::NotLoaded;
     }
 }

@@ -21,7 +21,7 @@ use super::{
     hxg::Hxg,
     regs::{GUC_HOST_INTERRUPT, VF_SW_FLAG},
 };
-use crate::{abi::*, gt::Gt, mmio::poll_timeout};
+use crate::{abi::*, gt::Gt, mmio::poll_timeout, regs::ALL_ONES};
 
 /// How long the GuC may take to pick a request up (upstream: 50 ms).
 // TIMEOUT: upstream's value for the first reply.
@@ -51,10 +51,16 @@ pub(crate) enum Seen {
     Final(Reply),
     /// A GuC-origin header of a type that cannot answer a request.
     Bogus(u32),
+    /// All ones: the device no longer answers (an all-ones header would otherwise read as a
+    /// SUCCESS with DATA0 0x0fffffff).
+    Gone,
 }
 
 /// Classifies VF_SW_FLAG(0) (pure, for tests).
 pub(crate) fn classify(raw: u32) -> Seen {
+    if raw == ALL_ONES {
+        return Seen::Gone;
+    }
     let h = Hxg::from_raw(raw);
     if !h.from_guc() {
         return Seen::Pending;
@@ -159,6 +165,15 @@ pub(crate) fn send(gt: &Gt<'_>, request: &[u32]) -> Result<(Reply, [u32; 4])> {
                 );
                 return Err(EPROTO);
             }
+            Seen::Gone => {
+                dev_err!(
+                    gt.dev,
+                    "guc: MMIO action {:#x}: reply register reads 0xffffffff, device not \
+                     responding\n",
+                    action
+                );
+                return Err(ENODEV);
+            }
             Seen::Pending | Seen::Busy => return Err(ETIMEDOUT),
         }
     }
@@ -200,5 +215,11 @@ mod tests {
         // A GuC REQUEST or EVENT is not an answer to ours.
         assert_eq!(classify(0x8000_0001), Seen::Bogus(0x8000_0001));
         assert_eq!(classify(0x9000_0001), Seen::Bogus(0x9000_0001));
+        // A vanished device is not a SUCCESS.
+        assert_eq!(classify(0xffff_ffff), Seen::Gone);
+        assert_eq!(
+            classify(0xffff_fffe),
+            Seen::Final(Reply::Success(0x0fff_fffe))
+        );
     }
 }

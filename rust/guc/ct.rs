@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The GuC's command transport (CT): two rings in GuC-reachable memory, host-to-GuC (H2G) and
+//! GuC-to-host (G2H), each with a descriptor holding its head, tail and status.
+//!
+//! This step places the buffers, registers them with the GuC and enables the channel, as
+//! upstream does once the hwconfig table is read (`xe_guc.c` `xe_guc_enable_communication`,
+//! `xe_guc_ct.c` `__xe_guc_ct_start`; `research/anchor-xe.md` §5.3, §5.5):
+//!
+//! 1. H2G object, 8 KiB: descriptor at +0, ring at +4 KiB, 4 KiB long; G2H object, 132 KiB:
+//!    descriptor at +2 KiB, ring at +4 KiB, 128 KiB long (upstream's layout and sizes); both
+//!    zeroed, so descriptors start with head, tail and status 0.
+//! 2. Six `HOST2GUC_SELF_CFG` (0x0508) MMIO requests, each carrying one KLV in upstream's
+//!    order: H2G descriptor, ring address and size, then the same for G2H. The reply's DATA0
+//!    is how many KLVs the GuC took: 1, or 0 for a key it does not know.
+//! 3. `HOST2GUC_CONTROL_CTB` (0x4509) with ENABLE.
+//!
+//! Teardown sends CONTROL_CTB DISABLE before the GuC is reset, so the firmware stops using
+//! the rings before their memory is released.
+//!
+//! Where this differs from upstream: both rings are in local memory. Upstream keeps the G2H
+//! ring in system memory mapped through the GGTT, so the CPU reads replies from RAM rather
+//! than across the PCIe BAR; that move belongs with the G2H processing, which is not here
+//! yet.
+
+use kernel::prelude::*;
+
+use super::{
+    h2g::{self, Reply},
+    hxg::Hxg,
+    klv::{guc_key_name, Writer},
+    Ctx, Guc, GucState, Obj,
+};
+use crate::abi::*;
+
+/// H2G object and ring layout (`xe_guc_ct.c`: `CTB_DESC_SIZE` aligned to 2 KiB,
+/// `CTB_H2G_BUFFER_OFFSET` 4 KiB, `CTB_H2G_BUFFER_SIZE` 4 KiB).
+const H2G_OBJ: u64 = 8 << 10;
+const H2G_DESC: u64 = 0;
+const H2G_RING: u64 = 4 << 10;
+const H2G_RING_SIZE: u32 = 4 << 10;
+/// G2H object and ring layout (`CTB_G2H_BUFFER_OFFSET` 4 KiB, `CTB_G2H_BUFFER_SIZE` 128 KiB,
+/// the descriptor in the second 2 KiB).
+const G2H_OBJ: u64 = 132 << 10;
+const G2H_DESC: u64 = 2 << 10;
+const G2H_RING: u64 = 4 << 10;
+const G2H_RING_SIZE: u32 = 128 << 10;
+
+/// Where the channel stands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum CtState {
+    /// Never enabled, or disabled at teardown.
+    Disabled,
+    /// Registered and enabled.
+    Enabled,
+}
+
+/// The channel's buffers and state.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Ct {
+    pub(crate) state: CtState,
+    /// GGTT addresses of the H2G and G2H objects (descriptor offsets above).
+    pub(crate) h2g: u64,
+    pub(crate) g2h: u64,
+}
+
+impl Ct {
+    /// The debugfs `guc_info` lines of the channel.
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
+    pub(crate) fn fmt(ct: Option<&Ct>, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        let Some(ct) = ct else {
+            return f.write_str("ct: none\n");
+        };
+        let state = match ct.state {
+            CtState::Disabled => "disabled",
+            CtState::Enabled => "enabled",
+        };
+        f.write_fmt(fmt!(
+            "ct: {} (h2g desc {:#x} ring {:#x} size {:#x}, g2h desc {:#x} ring {:#x} size {:#x})\n",
+            state,
+            ct.h2g + H2G_DESC,
+            ct.h2g + H2G_RING,
+            H2G_RING_SIZE,
+            ct.g2h + G2H_DESC,
+            ct.g2h + G2H_RING,
+            G2H_RING_SIZE
+        ))
+    }
+}
+
+/// The six SELF_CFG KLVs for rings in GGTT objects at `h2g` and `g2h`, in upstream's order
+/// (`guc_ct_ctb_h2g_register`, `guc_ct_ctb_g2h_register`): (key, value, 64-bit?).
+fn self_cfg(h2g: u64, g2h: u64) -> [(u32, u64, bool); 6] {
+    [
+        (
+            XEHPG_KLV_SELF_CFG_H2G_CTB_DESCRIPTOR_ADDR,
+            h2g + H2G_DESC,
+            true,
+        ),
+        (XEHPG_KLV_SELF_CFG_H2G_CTB_ADDR, h2g + H2G_RING, true),
+        (
+            XEHPG_KLV_SELF_CFG_H2G_CTB_SIZE,
+            u64::from(H2G_RING_SIZE),
+            false,
+        ),
+        (
+            XEHPG_KLV_SELF_CFG_G2H_CTB_DESCRIPTOR_ADDR,
+            g2h + G2H_DESC,
+            true,
+        ),
+        (XEHPG_KLV_SELF_CFG_G2H_CTB_ADDR, g2h + G2H_RING, true),
+        (
+            XEHPG_KLV_SELF_CFG_G2H_CTB_SIZE,
+            u64::from(G2H_RING_SIZE),
+            false,
+        ),
+    ]
+}
+
+/// The MMIO message carrying one SELF_CFG KLV: {header, KLV header, value low, value high};
+/// a 32-bit value leaves the last dword 0 (`HOST2GUC_SELF_CFG` in `abi/guc_actions_abi.h`).
+///
+/// # Errors
+///
+/// `EINVAL` for a key that does not fit the 16-bit key field.
+fn self_cfg_message(key: u32, value: u64, wide: bool) -> Result<[u32; 4]> {
+    let key = u16::try_from(key).map_err(|_| EINVAL)?;
+    let mut klv = [0u32; 3];
+    let mut w = Writer::new(&mut klv);
+    if wide {
+        w.put_u64(key, value)?;
+    } else {
+        w.put_u32(key, u32::try_from(value).map_err(|_| EINVAL)?)?;
+    }
+    let header = Hxg::request(XEHPG_GUC_ACTION_HOST2GUC_SELF_CFG, 0).into_raw();
+    Ok([header, klv[0], klv[1], klv[2]])
+}
+
+impl Guc {
+    /// Places, registers and enables the CT (steps 1-3 of the module docs). Called with the GuC
+    /// READY and the hwconfig table read.
+    ///
+    /// # Errors
+    ///
+    /// `ENOKEY` if the GuC does not know a SELF_CFG key, `EIO` for a FAILURE reply, `EPROTO`
+    /// for a reply the ABI does not allow, or the allocation's, mapping's or MMIO message's
+    /// error; each logged with the step and the values.
+    pub(super) fn ct_enable(&self, ctx: &Ctx<'_>, st: &mut GucState) -> Result<Ct> {
+        let h2g = self.obj(ctx, st, H2G_OBJ)?;
+        let g2h = self.obj(ctx, st, G2H_OBJ)?;
+        zero(ctx, &h2g, H2G_OBJ)?;
+        zero(ctx, &g2h, G2H_OBJ)?;
+        let (h2g, g2h) = (h2g.map.addr(0), g2h.map.addr(0));
+        for (key, value, wide) in self_cfg(h2g, g2h) {
+            let msg = self_cfg_message(key, value, wide)?;
+            match h2g::send(&ctx.gt, &msg)?.0 {
+                Reply::Success(1) => {}
+                Reply::Success(0) => {
+                    dev_err!(
+                        ctx.gt.dev,
+                        "guc: CT registration: the GuC does not know SELF_CFG key {:#06x} ({})\n",
+                        key,
+                        guc_key_name(key).unwrap_or("?")
+                    );
+                    return Err(ENOKEY);
+                }
+                Reply::Success(n) => {
+                    dev_err!(
+                        ctx.gt.dev,
+                        "guc: CT registration: SELF_CFG key {:#06x} answered {} KLVs taken, \
+                         1 sent\n",
+                        key,
+                        n
+                    );
+                    return Err(EPROTO);
+                }
+                Reply::Failure { error, hint } => {
+                    dev_err!(
+                        ctx.gt.dev,
+                        "guc: CT registration: SELF_CFG {} ({:#06x}) value {:#x} refused: \
+                         error {:#x} hint {:#x}\n",
+                        guc_key_name(key).unwrap_or("?"),
+                        key,
+                        value,
+                        error,
+                        hint
+                    );
+                    return Err(EIO);
+                }
+            }
+        }
+        control(ctx, XEHPG_GUC_CTB_CONTROL_ENABLE)?;
+        Ok(Ct {
+            state: CtState::Enabled,
+            h2g,
+            g2h,
+        })
+    }
+
+    /// Teardown: tells the GuC to stop using the rings. A failure is logged; the GuC is reset
+    /// next either way.
+    pub(super) fn ct_disable(&self, ctx: &Ctx<'_>, st: &mut GucState) {
+        let Some(ct) = st.ct.as_mut() else {
+            return;
+        };
+        if ct.state == CtState::Enabled {
+            // Logged by `control` on failure.
+            let _ = control(ctx, XEHPG_GUC_CTB_CONTROL_DISABLE);
+            ct.state = CtState::Disabled;
+        }
+    }
+}
+
+/// Zeroes a CT object: both descriptors start at head, tail and status 0.
+fn zero(ctx: &Ctx<'_>, obj: &Obj, len: u64) -> Result {
+    ctx.lmem.zero(obj.lmem.start, len)
+}
+
+/// Sends CONTROL_CTB with `control` (enable or disable).
+fn control(ctx: &Ctx<'_>, control: u32) -> Result {
+    let what = if control == XEHPG_GUC_CTB_CONTROL_ENABLE {
+        "enable"
+    } else {
+        "disable"
+    };
+    let header = Hxg::request(XEHPG_GUC_ACTION_HOST2GUC_CONTROL_CTB, 0).into_raw();
+    match h2g::send(&ctx.gt, &[header, control])?.0 {
+        Reply::Success(0) => Ok(()),
+        Reply::Success(n) => {
+            dev_err!(
+                ctx.gt.dev,
+                "guc: CT {}: reply data {:#x}, the ABI has none\n",
+                what,
+                n
+            );
+            Err(EPROTO)
+        }
+        Reply::Failure { error, hint } => {
+            dev_err!(
+                ctx.gt.dev,
+                "guc: CT {} refused: error {:#x} hint {:#x}\n",
+                what,
+                error,
+                hint
+            );
+            Err(EIO)
+        }
+    }
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_guc_ct)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn self_cfg_messages_match_upstream() {
+        let h2g = 0x1_0000;
+        let g2h = 0x2_0000;
+        let msgs = self_cfg(h2g, g2h);
+        // Upstream's example: {0x00000508, 0x09030002, desc_lo, desc_hi}.
+        let (k, v, w) = msgs[0];
+        assert_eq!(
+            self_cfg_message(k, v, w),
+            Ok([0x508, 0x0903_0002, h2g as u32, 0])
+        );
+        let (k, v, w) = msgs[2];
+        assert_eq!(
+            self_cfg_message(k, v, w),
+            Ok([0x508, 0x0904_0001, 0x1000, 0])
+        );
+        let (k, v, w) = msgs[3];
+        assert_eq!(
+            self_cfg_message(k, v, w),
+            Ok([0x508, 0x0906_0002, (g2h + 0x800) as u32, 0])
+        );
+        let (k, v, w) = msgs[5];
+        assert_eq!(
+            self_cfg_message(k, v, w),
+            Ok([0x508, 0x0907_0001, 0x2_0000, 0])
+        );
+        // A 64-bit address keeps its high dword.
+        assert_eq!(
+            self_cfg_message(XEHPG_KLV_SELF_CFG_G2H_CTB_ADDR, 0x1_2345_6000, true),
+            Ok([0x508, 0x0905_0002, 0x2345_6000, 1])
+        );
+    }
+
+    #[test]
+    fn rings_fit_their_objects() {
+        assert!(H2G_RING + u64::from(H2G_RING_SIZE) <= H2G_OBJ);
+        assert!(G2H_RING + u64::from(G2H_RING_SIZE) <= G2H_OBJ);
+        // The descriptors (64 bytes) do not reach the rings.
+        assert!(H2G_DESC + 64 <= H2G_RING);
+        assert!(G2H_DESC + 64 <= G2H_RING);
+        assert_eq!(self_cfg_message(0x1_0000, 0, false), Err(EINVAL));
+        assert_eq!(self_cfg_message(0x904, 1 << 32, false), Err(EINVAL));
+    }
+}
