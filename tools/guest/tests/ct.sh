@@ -22,8 +22,8 @@ case $ct in
 esac
 # The G2H descriptor sits 2 KiB into its object, each ring 4 KiB in.
 set -- $(echo "$ct" | sed 's/[(),]/ /g')
-# enabled h2g desc D ring R size S g2h desc D ring R size S
-if [ $(($5 - $3)) -eq 4096 ] && [ $((${12} - ${10})) -eq 2048 ]; then
+# $1 enabled, h2g: $4 descriptor, $6 ring; g2h: $11 descriptor, $13 ring.
+if [ $(($6 - $4)) -eq 4096 ] && [ $((${13} - ${11})) -eq 2048 ]; then
 	ok "ring and descriptor offsets as upstream"
 else
 	not_ok "ring and descriptor offsets as upstream" "$ct"
