@@ -17,6 +17,8 @@
 //!   `INVALID_PARAMS` (`[MODEL]`).
 //! - `CLIENT_SOFT_RESET` (0x5507): SUCCESS (`[MODEL]`: nothing else
 //!   happens; the GuC keeps running until it is reset).
+//! - `HOST2GUC_SELF_CFG` (0x0508) and `HOST2GUC_CONTROL_CTB` (0x4509): the
+//!   CT registration, see [`super::ct`].
 //! - any other action: FAILURE `UNKNOWN_ACTION` (0x30).
 //!
 //! Not requests:
@@ -163,6 +165,8 @@ impl Guc {
         match action {
             abi::action::GET_HWCONFIG => self.get_hwconfig(msg, rec, bus),
             abi::action::CLIENT_SOFT_RESET => Ok(0),
+            abi::action::HOST2GUC_SELF_CFG => self.self_cfg(msg, rec),
+            abi::action::HOST2GUC_CONTROL_CTB => self.control_ctb(msg, rec, bus),
             _ => Err(abi::error::UNKNOWN_ACTION),
         }
     }
