@@ -86,6 +86,12 @@ pub struct CtSummary {
     pub h2g_size: u64,
     /// G2H ring size in bytes of the last successful enable (0: none).
     pub g2h_size: u64,
+    /// Requests the GuC read from the H2G ring.
+    #[serde(default)]
+    pub h2g_messages: u64,
+    /// Messages the GuC wrote into the G2H ring.
+    #[serde(default)]
+    pub g2h_messages: u64,
 }
 
 /// The summary file's content; the test harness and the VM runner read it
@@ -270,6 +276,8 @@ impl Counters {
                 }
                 _ => {}
             },
+            Event::GucCtH2g { .. } => s.ct.h2g_messages += 1,
+            Event::GucCtG2h { .. } => s.ct.g2h_messages += 1,
             // The GuC was not reset: it keeps running.
             Event::GucResetStuck { .. } => s.guc_resets_stuck += 1,
             Event::GucDma { .. } => s.guc_dmas += 1,
@@ -561,6 +569,13 @@ mod tests {
                 layout,
             });
         }
+        c.count(&Event::GucCtH2g {
+            fence: 1,
+            action: Hex(0x1234),
+            len: 1,
+            reply: "failure",
+        });
+        c.count(&Event::GucCtG2h { fence: 1, len: 2 });
         c.count_config_read();
         let mut v = serde_json::to_value(c.summary(42, true)).expect("serialises");
         // Separately: one json! of everything exceeds the macro's recursion limit.
@@ -576,7 +591,7 @@ mod tests {
             ct,
             json!({
                 "registrations": 2, "enables": 2, "disables": 1, "enabled": true,
-                "h2g_size": 4096, "g2h_size": 131_072
+                "h2g_size": 4096, "g2h_size": 131_072, "h2g_messages": 1, "g2h_messages": 1
             })
         );
         assert_eq!(

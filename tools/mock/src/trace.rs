@@ -481,6 +481,25 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         layout: Option<CtLayout>,
     },
+    /// The GuC read a request from the H2G ring.
+    GucCtH2g {
+        /// CTB fence.
+        fence: u32,
+        /// HXG ACTION.
+        action: Hex,
+        /// HXG dwords.
+        len: u32,
+        /// "success", "failure" (a reply was due) or "none" (a
+        /// FAST_REQUEST that succeeded).
+        reply: &'static str,
+    },
+    /// The GuC wrote a message into the G2H ring.
+    GucCtG2h {
+        /// CTB fence.
+        fence: u32,
+        /// Dwords written, the CTB header included.
+        len: u32,
+    },
     /// The mock is shutting down.
     Stop {
         /// Why: "disconnect", "signal SIGTERM", "error: ...".
@@ -780,6 +799,20 @@ mod tests {
             }),
             json!({"seq":7,"t_us":1234,"ev":"guc_ct_control","control":"0x0",
                    "result":"disabled"})
+        );
+        assert_eq!(
+            line(&Event::GucCtH2g {
+                fence: 0x8001,
+                action: Hex(0x1234),
+                len: 2,
+                reply: "failure"
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_ct_h2g","fence":0x8001,"action":"0x1234",
+                   "len":2,"reply":"failure"})
+        );
+        assert_eq!(
+            line(&Event::GucCtG2h { fence: 5, len: 2 }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_ct_g2h","fence":5,"len":2})
         );
         assert_eq!(
             line(&Event::GucCtControl {

@@ -83,9 +83,44 @@
 //! `ct-self-cfg-unknown` answers every SELF_CFG SUCCESS with DATA0 = 0 and
 //! records nothing (traced `unknown`, no violation).
 //!
-//! Not yet modelled: reading H2G messages from the ring and writing G2H
-//! replies (the next step of issue 11); an enabled CT only holds its
-//! [`Layout`].
+//! # Messages
+//!
+//! While the CT is enabled, every `GUC_HOST_INTERRUPT` doorbell (READY GuC)
+//! has the GuC read the H2G ring, besides the MMIO registers (`[MODEL]`: with
+//! upstream's order, `h2g_write` then `xe_guc_notify`, that doorbell comes
+//! when `VF_SW_FLAG(0)` holds the last MMIO reply, no request). Head and
+//! tail are dword offsets; the GuC keeps its own H2G head and G2H tail, both
+//! 0 at the enable. Descriptor checks first, each setting the ABI's status
+//! bit in that descriptor, recording `ct_h2g_bad` and reading no further:
+//!
+//! - a descriptor whose status is not 0 is not read at all (`[MODEL]`: the
+//!   host marked it broken, or an earlier check did);
+//! - H2G tail at or past the ring's end: `OVERFLOW`;
+//! - H2G head not where the GuC left it (the host wrote the receiver's
+//!   field): `MISMATCH`;
+//! - a message whose length runs past the tail: `UNDERFLOW`.
+//!
+//! Each message is a CTB header (fence 31:16, format 15:12, NUM_DWORDS 7:0)
+//! and an HXG message of NUM_DWORDS dwords, read modulo the ring. A header of
+//! NUM_DWORDS 0 is skipped: upstream fills the ring's end with zeros before
+//! it wraps (`h2g_write`). Another format, an HXG message of GuC origin or of
+//! a type other than REQUEST / FAST_REQUEST is skipped with `ct_h2g_bad`.
+//! No action is served over CT yet (`[MODEL]`, the next steps add them):
+//! every request fails with `UNKNOWN_ACTION`. A REQUEST gets its reply
+//! (SUCCESS or FAILURE), a FAST_REQUEST only a FAILURE, both with the
+//! request's fence (upstream matches FAST_REQUEST errors by fence,
+//! `parse_g2h_response`).
+//!
+//! A reply goes into the G2H ring at the GuC's tail (CTB header with the
+//! fence and HXG format, then the HXG message, modulo the ring), then the
+//! descriptor's tail; one `GuC-to-host` interrupt ([`Guc::interrupt_host`])
+//! per doorbell that wrote anything. The G2H descriptor is checked like the
+//! H2G one (status, head inside the ring: `OVERFLOW`, tail where the GuC left
+//! it: `MISMATCH`); a reply to a G2H buffer that fails is dropped. When the
+//! ring has no room (upstream `CIRC_SPACE`: one dword stays free) the GuC
+//! stops and leaves that request in the H2G ring, unconsumed, until a later
+//! doorbell finds room (`[MODEL]`: the firmware waits). A GGTT fault on
+//! either ring is `guc_dma_fault` and stops the pass.
 
 use super::ggtt::Gtt;
 use super::Bus;
@@ -185,6 +220,10 @@ pub struct Ct {
     values: [Option<u64>; 6],
     /// The layout latched by the enable, while enabled.
     enabled: Option<Layout>,
+    /// Where the GuC reads the H2G ring next (dwords).
+    h2g_head: u32,
+    /// Where the GuC writes the G2H ring next (dwords).
+    g2h_tail: u32,
 }
 
 impl Ct {
@@ -378,6 +417,8 @@ impl Guc {
                 match self.check_registration(rec, bus) {
                     Ok(layout) => {
                         self.ct.enabled = Some(layout);
+                        self.ct.h2g_head = 0;
+                        self.ct.g2h_tail = 0;
                         ("enabled", Ok(0))
                     }
                     Err((code, detail)) => {
@@ -483,4 +524,278 @@ impl Guc {
         }
         Ok(l)
     }
+}
+
+/// Why the GuC stopped reading the H2G ring.
+enum Stop {
+    /// A descriptor check or a fault: recorded, read no further.
+    Broken,
+    /// No room in G2H: the message stays for a later doorbell.
+    Full,
+}
+
+/// Byte offset of ring dword `at`.
+fn ring_addr(base: u64, size_dw: u32, at: u32) -> u64 {
+    base + 4 * u64::from(at % size_dw)
+}
+
+/// Reads the dword at GGTT `addr`.
+fn read_dword(gtt: &mut Gtt, addr: u64, what: &str, rec: &mut Recorder) -> Result<u32, Stop> {
+    let mut b = [0u8; 4];
+    match gtt.read(addr, &mut b, what, rec) {
+        Ok(()) => Ok(u32::from_le_bytes(b)),
+        Err(f) => {
+            rec.violation("guc_dma_fault", f.0);
+            Err(Stop::Broken)
+        }
+    }
+}
+
+/// Writes the dword at GGTT `addr`.
+fn write_dword(
+    gtt: &mut Gtt,
+    addr: u64,
+    v: u32,
+    what: &str,
+    rec: &mut Recorder,
+) -> Result<(), Stop> {
+    gtt.write(addr, &v.to_le_bytes(), what, rec).map_err(|f| {
+        rec.violation("guc_dma_fault", f.0);
+        Stop::Broken
+    })
+}
+
+/// Marks a descriptor broken: ORs `bit` into its status and records why.
+fn mark(gtt: &mut Gtt, desc: u64, status: u32, bit: u32, why: String, rec: &mut Recorder) -> Stop {
+    rec.violation("ct_h2g_bad", why);
+    let at = desc + abi::ctb::DESC_STATUS as u64;
+    let _ = write_dword(gtt, at, status | bit, "CT descriptor status", rec);
+    Stop::Broken
+}
+
+impl Guc {
+    /// A doorbell while the CT is enabled: reads the H2G ring and answers
+    /// into G2H (module docs, "Messages").
+    pub(super) fn ct_doorbell(&mut self, rec: &mut Recorder, bus: &mut dyn Bus) {
+        let Some(l) = self.ct.enabled else {
+            return;
+        };
+        let mut wrote = false;
+        let mut gtt = Gtt::new(bus, &mut self.tlb);
+        let _ = ct_pass(&mut self.ct, &l, &mut gtt, &mut wrote, rec);
+        if wrote {
+            self.interrupt_host();
+        }
+    }
+}
+
+/// One pass over the H2G ring.
+fn ct_pass(
+    ct: &mut Ct,
+    l: &Layout,
+    gtt: &mut Gtt,
+    wrote: &mut bool,
+    rec: &mut Recorder,
+) -> Result<(), Stop> {
+    // CAST: sizes were checked at the enable: multiples of 4 KiB below 4 GiB.
+    let size = (l.h2g_size / 4) as u32;
+    let desc = l.h2g_desc;
+    let field = |off: usize| desc + off as u64;
+    let status = read_dword(gtt, field(abi::ctb::DESC_STATUS), "CT H2G descriptor", rec)?;
+    if status != 0 {
+        return Err(Stop::Broken);
+    }
+    let tail = read_dword(gtt, field(abi::ctb::DESC_TAIL), "CT H2G descriptor", rec)?;
+    let head = read_dword(gtt, field(abi::ctb::DESC_HEAD), "CT H2G descriptor", rec)?;
+    if tail >= size {
+        let why = format!("H2G tail {tail:#x} is outside the ring of {size:#x} dwords");
+        return Err(mark(gtt, desc, status, abi::ctb::STATUS_OVERFLOW, why, rec));
+    }
+    if head != ct.h2g_head {
+        let why = format!(
+            "H2G head reads {head:#x}, the GuC left it at {:#x}: the host wrote the receiver's field",
+            ct.h2g_head
+        );
+        return Err(mark(gtt, desc, status, abi::ctb::STATUS_MISMATCH, why, rec));
+    }
+    let mut result = Ok(());
+    while ct.h2g_head != tail {
+        let at = ct.h2g_head;
+        let avail = (tail + size - at) % size;
+        let hdr = read_dword(gtt, ring_addr(l.h2g, size, at), "CT H2G ring", rec)?;
+        let n = abi::field(hdr, abi::ctb::MSG_NUM_DWORDS);
+        if 1 + n > avail {
+            let why = format!(
+                "H2G message at {at:#x}: header {hdr:#x} claims {n} dwords, {} remain before the tail",
+                avail - 1
+            );
+            result = Err(mark(
+                gtt,
+                desc,
+                status,
+                abi::ctb::STATUS_UNDERFLOW,
+                why,
+                rec,
+            ));
+            break;
+        }
+        let mut hxg = Vec::with_capacity(n as usize);
+        for i in 1..=n {
+            hxg.push(read_dword(
+                gtt,
+                ring_addr(l.h2g, size, at + i),
+                "CT H2G ring",
+                rec,
+            )?);
+        }
+        if let Some(served) = message(hdr, &hxg, rec) {
+            if let Some(reply) = &served.reply {
+                match g2h_write(ct, l, gtt, reply, rec) {
+                    Ok(()) => *wrote = true,
+                    Err(Stop::Full) => {
+                        result = Err(Stop::Full);
+                        break;
+                    }
+                    // The reply is lost; the request is consumed.
+                    Err(Stop::Broken) => {}
+                }
+            }
+            rec.emit(served.event);
+        }
+        ct.h2g_head = (at + 1 + n) % size;
+    }
+    write_dword(
+        gtt,
+        field(abi::ctb::DESC_HEAD),
+        ct.h2g_head,
+        "CT H2G descriptor",
+        rec,
+    )?;
+    result
+}
+
+/// A request the GuC served.
+struct Served {
+    /// The G2H message to send (CTB header included), if any.
+    reply: Option<Vec<u32>>,
+    /// Its trace event, emitted once the request is consumed.
+    event: Event,
+}
+
+/// Serves one H2G message; `None` if it is no request (skipped).
+fn message(hdr: u32, hxg: &[u32], rec: &mut Recorder) -> Option<Served> {
+    let fence = abi::field(hdr, abi::ctb::MSG_FENCE);
+    let Some(&h0) = hxg.first() else {
+        // Zero fill before a wrap (module docs).
+        return None;
+    };
+    let bad = |why: String, rec: &mut Recorder| {
+        rec.violation("ct_h2g_bad", why);
+        None
+    };
+    let format = abi::field(hdr, abi::ctb::MSG_FORMAT);
+    if format != abi::ctb::FORMAT_HXG {
+        return bad(
+            format!("H2G message fence {fence:#x}: format {format} is not HXG"),
+            rec,
+        );
+    }
+    let ty = abi::field(h0, abi::hxg::TYPE);
+    if abi::field(h0, abi::hxg::ORIGIN) == abi::hxg::ORIGIN_GUC
+        || (ty != abi::hxg::TYPE_REQUEST && ty != abi::hxg::TYPE_FAST_REQUEST)
+    {
+        return bad(
+            format!("H2G message fence {fence:#x}: HXG header {h0:#x} is not a host REQUEST or FAST_REQUEST"),
+            rec,
+        );
+    }
+    let action = abi::field(h0, abi::hxg::REQUEST_ACTION);
+    // No action is served over CT yet (module docs).
+    let answer: Result<u32, u32> = Err(abi::error::UNKNOWN_ACTION);
+    let reply = match answer {
+        Ok(_) if ty == abi::hxg::TYPE_FAST_REQUEST => None,
+        Ok(data0) => Some(super::mmio::success(data0)),
+        Err(code) => Some(super::mmio::failure(code)),
+    };
+    let event = Event::GucCtH2g {
+        fence,
+        action: Hex(action.into()),
+        len: n_dwords(hxg),
+        reply: match reply {
+            None => "none",
+            Some(r) if abi::field(r, abi::hxg::TYPE) == abi::hxg::TYPE_RESPONSE_SUCCESS => {
+                "success"
+            }
+            Some(_) => "failure",
+        },
+    };
+    let reply = reply.map(|r| {
+        vec![
+            abi::prep(abi::ctb::MSG_FENCE, fence)
+                | abi::prep(abi::ctb::MSG_FORMAT, abi::ctb::FORMAT_HXG)
+                | abi::prep(abi::ctb::MSG_NUM_DWORDS, 1),
+            r,
+        ]
+    });
+    Some(Served { reply, event })
+}
+
+/// Length of an HXG message, for the trace.
+fn n_dwords(hxg: &[u32]) -> u32 {
+    // CAST: at most 255 dwords (NUM_DWORDS).
+    hxg.len() as u32
+}
+
+/// Writes `msg` into the G2H ring and moves the descriptor's tail.
+fn g2h_write(
+    ct: &mut Ct,
+    l: &Layout,
+    gtt: &mut Gtt,
+    msg: &[u32],
+    rec: &mut Recorder,
+) -> Result<(), Stop> {
+    // CAST: checked at the enable.
+    let size = (l.g2h_size / 4) as u32;
+    let desc = l.g2h_desc;
+    let field = |off: usize| desc + off as u64;
+    let status = read_dword(gtt, field(abi::ctb::DESC_STATUS), "CT G2H descriptor", rec)?;
+    if status != 0 {
+        return Err(Stop::Broken);
+    }
+    let head = read_dword(gtt, field(abi::ctb::DESC_HEAD), "CT G2H descriptor", rec)?;
+    let tail = read_dword(gtt, field(abi::ctb::DESC_TAIL), "CT G2H descriptor", rec)?;
+    if head >= size {
+        let why = format!("G2H head {head:#x} is outside the ring of {size:#x} dwords");
+        return Err(mark(gtt, desc, status, abi::ctb::STATUS_OVERFLOW, why, rec));
+    }
+    if tail != ct.g2h_tail {
+        let why = format!(
+            "G2H tail reads {tail:#x}, the GuC left it at {:#x}: the host wrote the sender's field",
+            ct.g2h_tail
+        );
+        return Err(mark(gtt, desc, status, abi::ctb::STATUS_MISMATCH, why, rec));
+    }
+    // CIRC_SPACE: one dword stays free so that head == tail means empty.
+    let space = (head + size - tail - 1) % size;
+    // CAST: a CTB message is at most 256 dwords.
+    let len = msg.len() as u32;
+    if space < len {
+        return Err(Stop::Full);
+    }
+    for (i, &d) in (0u32..).zip(msg) {
+        write_dword(gtt, ring_addr(l.g2h, size, tail + i), d, "CT G2H ring", rec)?;
+    }
+    ct.g2h_tail = (tail + len) % size;
+    write_dword(
+        gtt,
+        field(abi::ctb::DESC_TAIL),
+        ct.g2h_tail,
+        "CT G2H descriptor",
+        rec,
+    )?;
+    rec.emit(Event::GucCtG2h {
+        fence: abi::field(msg[0], abi::ctb::MSG_FENCE),
+        len,
+    });
+    Ok(())
 }

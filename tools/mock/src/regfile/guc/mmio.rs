@@ -25,7 +25,9 @@
 //!
 //! - a doorbell while `VF_SW_FLAG(0)` has ORIGIN GuC is no MMIO request
 //!   (upstream rings the same doorbell for CT traffic, when the registers
-//!   hold the last reply): ignored, without a violation;
+//!   hold the last reply): ignored here, without a violation (while the CT
+//!   is enabled every doorbell also has the GuC read the H2G ring, see
+//!   [`super::ct`]);
 //! - ORIGIN host with a TYPE other than REQUEST is malformed (upstream only
 //!   sends REQUESTs by MMIO): `guc_h2g_malformed` and FAILURE
 //!   `INVALID_PARAMS` (`[MODEL]`).
@@ -106,7 +108,12 @@ impl Guc {
     /// A `GUC_HOST_INTERRUPT` write.
     pub(super) fn doorbell(&mut self, now: Duration, rec: &mut Recorder, bus: &mut dyn Bus) {
         let written = std::mem::take(&mut self.flags_written);
-        if !self.ready(now) || !self.replies.is_empty() {
+        if !self.ready(now) {
+            return;
+        }
+        // The same doorbell announces CT traffic (ct.rs, "Messages").
+        self.ct_doorbell(rec, bus);
+        if !self.replies.is_empty() {
             return;
         }
         let msg = self.flags;

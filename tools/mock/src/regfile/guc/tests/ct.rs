@@ -474,3 +474,199 @@ fn fault_ct_self_cfg_unknown() {
     assert_eq!(h.rec.summary(false).ct.registrations, 0);
     assert_eq!(h.mmio(&ENABLE), failure(abi::error::CTB_NOT_REGISTERED));
 }
+
+// ---- messages over the rings ---------------------------------------------
+
+/// H2G ring in LMEM (dwords).
+const H2G_RING_LMEM: u64 = H2G_LMEM + 0x1000;
+const G2H_RING_LMEM: u64 = G2H_LMEM + 0x1000;
+const G2H_DESC_LMEM: u64 = G2H_LMEM + 0x800;
+/// HXG REQUEST / FAST_REQUEST headers of an action nothing serves.
+const REQ: u32 = 0x1234;
+const FAST: u32 = 2 << 28 | 0x1234;
+
+impl H {
+    /// A GuC with the CT enabled on `l`.
+    fn ct_enabled_on(l: &Layout) -> H {
+        let mut h = H::ct_ready();
+        assert_eq!(h.register(l), [mmio::success(1); 6]);
+        assert_eq!(h.mmio(&ENABLE), mmio::success(0));
+        h
+    }
+
+    fn lmem32(&self, addr: u64) -> u32 {
+        let a = addr as usize;
+        u32::from_le_bytes(self.bus.lmem[a..a + 4].try_into().expect("4 bytes"))
+    }
+
+    fn put_lmem32(&mut self, addr: u64, v: u32) {
+        self.bus
+            .write(Target::Lmem, addr, &v.to_le_bytes())
+            .expect("lmem");
+    }
+
+    /// Writes `dwords` into the H2G ring (`size` dwords) from `at`, modulo
+    /// the ring.
+    fn h2g_put(&mut self, at: u32, dwords: &[u32]) {
+        for (i, &d) in (0u32..).zip(dwords) {
+            self.put_lmem32(H2G_RING_LMEM + 4 * u64::from((at + i) % 1024), d);
+        }
+    }
+
+    /// {head, tail, status} of the descriptor in LMEM at `desc`.
+    fn desc(&self, desc: u64) -> [u32; 3] {
+        [0, 4, 8].map(|o| self.lmem32(desc + o))
+    }
+
+    fn doorbell(&mut self) {
+        self.w(HOST_INT, 0);
+    }
+
+    fn guc_irqs(&self) -> u64 {
+        let s = self.rec.summary(false);
+        s.irq.raised_by_source.get("guc").copied().unwrap_or(0)
+    }
+}
+
+fn ctb(fence: u32, n: u32) -> u32 {
+    fence << 16 | n
+}
+
+#[test]
+fn requests_are_answered_in_g2h() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    // A REQUEST: FAILURE UNKNOWN_ACTION with its fence.
+    h.h2g_put(0, &[ctb(5, 2), REQ, 0xAB]);
+    h.put_lmem32(H2G_LMEM + 4, 3);
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM), [3, 3, 0], "consumed");
+    let unknown = mmio::failure(abi::error::UNKNOWN_ACTION);
+    assert_eq!(
+        [h.lmem32(G2H_RING_LMEM), h.lmem32(G2H_RING_LMEM + 4)],
+        [ctb(5, 1), unknown]
+    );
+    assert_eq!(h.desc(G2H_DESC_LMEM), [0, 2, 0]);
+    assert_eq!(h.guc_irqs(), 1);
+    // A FAST_REQUEST's failure carries its (untracked) fence too.
+    h.h2g_put(3, &[ctb(0x8001, 1), FAST]);
+    h.put_lmem32(H2G_LMEM + 4, 5);
+    h.doorbell();
+    assert_eq!(h.lmem32(G2H_RING_LMEM + 8), ctb(0x8001, 1));
+    assert_eq!(h.desc(G2H_DESC_LMEM), [0, 4, 0]);
+    // A doorbell with nothing new: no message, no interrupt.
+    h.doorbell();
+    assert_eq!(h.guc_irqs(), 2);
+    // Upstream's wrap: zeros to the end (each a NOP), the next message at 0.
+    // Here a message that itself wraps is read modulo the ring too.
+    h.put_lmem32(H2G_LMEM + 4, 1022);
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM)[0], 1022, "zero fill skipped");
+    h.h2g_put(1022, &[ctb(7, 2), REQ, 0xCD]);
+    h.put_lmem32(H2G_LMEM + 4, 1);
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM)[0], 1);
+    assert_eq!(h.lmem32(G2H_RING_LMEM + 16), ctb(7, 1));
+    let ct = h.rec.summary(false).ct;
+    assert_eq!((ct.h2g_messages, ct.g2h_messages), (3, 3));
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    let ev = h.events("guc_ct_h2g");
+    assert_eq!(ev[0]["fence"], 5);
+    assert_eq!(ev[0]["action"], "0x1234");
+    assert_eq!(ev[0]["len"], 2);
+    assert_eq!(ev[0]["reply"], "failure");
+    // Disabled: the ring is not read.
+    assert_eq!(h.mmio(&DISABLE), mmio::success(0));
+    h.h2g_put(1, &[ctb(8, 1), REQ]);
+    h.put_lmem32(H2G_LMEM + 4, 3);
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM)[0], 1);
+    assert_eq!(h.rec.summary(false).ct.h2g_messages, 3);
+}
+
+#[test]
+fn descriptor_checks_set_the_status() {
+    // Tail past the ring: OVERFLOW; a broken descriptor is not read again.
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.put_lmem32(H2G_LMEM + 4, 1024);
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM), [0, 1024, abi::ctb::STATUS_OVERFLOW]);
+    h.h2g_put(0, &[ctb(1, 1), REQ]);
+    h.put_lmem32(H2G_LMEM + 4, 2);
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM)[0], 0);
+    assert_eq!(h.kind("ct_h2g_bad"), 1);
+    // The host wrote the receiver's head: MISMATCH.
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.h2g_put(0, &[ctb(1, 1), REQ]);
+    h.put_lmem32(H2G_LMEM + 4, 2);
+    h.put_lmem32(H2G_LMEM, 1);
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM), [1, 2, abi::ctb::STATUS_MISMATCH]);
+    assert_eq!(h.rec.summary(false).ct.h2g_messages, 0);
+    // A message longer than what is left before the tail: UNDERFLOW, after
+    // the whole messages before it.
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.h2g_put(0, &[ctb(1, 1), REQ, ctb(2, 5), REQ]);
+    h.put_lmem32(H2G_LMEM + 4, 4);
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM), [2, 4, abi::ctb::STATUS_UNDERFLOW]);
+    assert_eq!(h.rec.summary(false).ct.h2g_messages, 1);
+    let d = h.details("ct_h2g_bad");
+    assert!(d[0].contains("claims 5 dwords, 1 remain"), "{d:?}");
+    // The host wrote the sender's G2H tail: MISMATCH there, the reply is
+    // dropped, the request consumed.
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.put_lmem32(G2H_DESC_LMEM + 4, 9);
+    h.h2g_put(0, &[ctb(1, 1), REQ]);
+    h.put_lmem32(H2G_LMEM + 4, 2);
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM), [2, 2, 0]);
+    assert_eq!(h.desc(G2H_DESC_LMEM), [0, 9, abi::ctb::STATUS_MISMATCH]);
+    assert_eq!((h.rec.summary(false).ct.g2h_messages, h.guc_irqs()), (0, 0));
+    // Not a host request (GuC origin, an EVENT, another format): skipped.
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.h2g_put(0, &[ctb(1, 1), 1 << 31 | REQ, ctb(2, 1), 1 << 28 | REQ]);
+    h.h2g_put(4, &[ctb(3, 1) | 1 << 12, REQ]);
+    h.put_lmem32(H2G_LMEM + 4, 6);
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM), [6, 6, 0]);
+    assert_eq!(h.kind("ct_h2g_bad"), 3);
+    assert_eq!(h.desc(G2H_DESC_LMEM), [0, 0, 0], "no reply");
+}
+
+/// A full G2H ring holds the requests back until the host reads G2H.
+#[test]
+fn full_g2h_holds_requests_back() {
+    let small = Layout {
+        g2h_size: 4096,
+        ..LAYOUT
+    };
+    let mut h = H::ct_enabled_on(&small);
+    let mut tail = 0;
+    let mut send = |h: &mut H, n: u32| {
+        for i in 0..n {
+            h.h2g_put(tail, &[ctb(i, 1), REQ]);
+            tail = (tail + 2) % 1024;
+        }
+        h.put_lmem32(H2G_LMEM + 4, tail);
+        h.doorbell();
+    };
+    send(&mut h, 300);
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], 600);
+    // 211 more fit (1023 dwords of room, 2 each); 89 wait.
+    send(&mut h, 300);
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], 1022);
+    assert_eq!(h.desc(H2G_LMEM)[0], 1022);
+    assert_eq!(h.rec.summary(false).ct.h2g_messages, 511);
+    // Nothing moves until the host reads G2H.
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM)[0], 1022);
+    h.put_lmem32(G2H_DESC_LMEM, 1022);
+    h.doorbell();
+    assert_eq!(h.desc(H2G_LMEM)[0], 176);
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], 176, "wrapped");
+    let ct = h.rec.summary(false).ct;
+    assert_eq!((ct.h2g_messages, ct.g2h_messages), (600, 600));
+    assert_eq!(h.guc_irqs(), 3);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
