@@ -116,6 +116,16 @@ pub mod action {
     pub const GET_HWCONFIG: u32 = 0x4100;
     /// `XE_GUC_ACTION_CLIENT_SOFT_RESET`.
     pub const CLIENT_SOFT_RESET: u32 = 0x5507;
+    /// `GUC_ACTION_HOST2GUC_SELF_CFG`: {hdr, KLV header, value 31:0, value
+    /// 63:32}, MMIO only; SUCCESS DATA0 = KLVs parsed (1, or 0 for an
+    /// unknown key).
+    pub const HOST2GUC_SELF_CFG: u32 = 0x0508;
+    /// `GUC_ACTION_HOST2GUC_CONTROL_CTB`: {hdr, control}, MMIO only.
+    pub const HOST2GUC_CONTROL_CTB: u32 = 0x4509;
+    /// `GUC_CTB_CONTROL_DISABLE`.
+    pub const CTB_CONTROL_DISABLE: u32 = 0;
+    /// `GUC_CTB_CONTROL_ENABLE`.
+    pub const CTB_CONTROL_ENABLE: u32 = 1;
 }
 
 /// Error codes of FAILURE replies (`abi/guc_errors_abi.h`,
@@ -125,6 +135,80 @@ pub mod error {
     pub const UNKNOWN_ACTION: u32 = 0x30;
     /// `XE_GUC_RESPONSE_INVALID_PARAMS`.
     pub const INVALID_PARAMS: u32 = 0x60;
+    /// `XE_GUC_RESPONSE_INVALID_STATE`.
+    pub const INVALID_STATE: u32 = 0x0A;
+    /// `XE_GUC_RESPONSE_INVALID_KLV_DATA`.
+    pub const INVALID_KLV_DATA: u32 = 0x50;
+    /// `XE_GUC_RESPONSE_INVALID_GGTT_ADDRESS`.
+    pub const INVALID_GGTT_ADDRESS: u32 = 0x80;
+    /// `XE_GUC_RESPONSE_CTB_NOT_REGISTERED`.
+    pub const CTB_NOT_REGISTERED: u32 = 0x304;
+    /// `XE_GUC_RESPONSE_CTB_INVALID_DESC`.
+    pub const CTB_INVALID_DESC: u32 = 0x306;
+}
+
+/// KLVs (`abi/guc_klvs_abi.h`): a header dword, then LEN value dwords, a
+/// 64-bit value low dword first.
+pub mod klv {
+    /// `GUC_KLV_0_KEY`.
+    pub const KEY: u32 = 0xFFFF << 16;
+    /// `GUC_KLV_0_LEN`: value length in dwords.
+    pub const LEN: u32 = 0xFFFF;
+    /// `GUC_KLV_SELF_CFG_H2G_CTB_ADDR_KEY`: GGTT address of the H2G ring.
+    pub const SELF_CFG_H2G_CTB_ADDR: u32 = 0x0902;
+    /// `GUC_KLV_SELF_CFG_H2G_CTB_ADDR_LEN`.
+    pub const SELF_CFG_H2G_CTB_ADDR_LEN: u32 = 2;
+    /// `GUC_KLV_SELF_CFG_H2G_CTB_DESCRIPTOR_ADDR_KEY`.
+    pub const SELF_CFG_H2G_CTB_DESCRIPTOR_ADDR: u32 = 0x0903;
+    /// `GUC_KLV_SELF_CFG_H2G_CTB_DESCRIPTOR_ADDR_LEN`.
+    pub const SELF_CFG_H2G_CTB_DESCRIPTOR_ADDR_LEN: u32 = 2;
+    /// `GUC_KLV_SELF_CFG_H2G_CTB_SIZE_KEY`: H2G ring size in bytes.
+    pub const SELF_CFG_H2G_CTB_SIZE: u32 = 0x0904;
+    /// `GUC_KLV_SELF_CFG_H2G_CTB_SIZE_LEN`.
+    pub const SELF_CFG_H2G_CTB_SIZE_LEN: u32 = 1;
+    /// `GUC_KLV_SELF_CFG_G2H_CTB_ADDR_KEY`.
+    pub const SELF_CFG_G2H_CTB_ADDR: u32 = 0x0905;
+    /// `GUC_KLV_SELF_CFG_G2H_CTB_ADDR_LEN`.
+    pub const SELF_CFG_G2H_CTB_ADDR_LEN: u32 = 2;
+    /// `GUC_KLV_SELF_CFG_G2H_CTB_DESCRIPTOR_ADDR_KEY`.
+    pub const SELF_CFG_G2H_CTB_DESCRIPTOR_ADDR: u32 = 0x0906;
+    /// `GUC_KLV_SELF_CFG_G2H_CTB_DESCRIPTOR_ADDR_LEN`.
+    pub const SELF_CFG_G2H_CTB_DESCRIPTOR_ADDR_LEN: u32 = 2;
+    /// `GUC_KLV_SELF_CFG_G2H_CTB_SIZE_KEY`.
+    pub const SELF_CFG_G2H_CTB_SIZE: u32 = 0x0907;
+    /// `GUC_KLV_SELF_CFG_G2H_CTB_SIZE_LEN`.
+    pub const SELF_CFG_G2H_CTB_SIZE_LEN: u32 = 1;
+}
+
+/// CT buffers (`abi/guc_communication_ctb_abi.h`): the descriptor
+/// (`struct guc_ct_buffer_desc`, byte offsets) and the CTB message header.
+pub mod ctb {
+    /// `sizeof(struct guc_ct_buffer_desc)`.
+    pub const DESC_SIZE: usize = 64;
+    /// `head`: dword offset of the last dword read, written by the receiver.
+    pub const DESC_HEAD: usize = 0;
+    /// `tail`: dword offset of the last dword written, written by the sender.
+    pub const DESC_TAIL: usize = 4;
+    /// `status`.
+    pub const DESC_STATUS: usize = 8;
+    /// `reserved[13]`: MBZ.
+    pub const DESC_RESERVED: usize = 12;
+    /// `GUC_CTB_STATUS_OVERFLOW`: head or tail too large.
+    pub const STATUS_OVERFLOW: u32 = 1 << 0;
+    /// `GUC_CTB_STATUS_UNDERFLOW`: truncated message.
+    pub const STATUS_UNDERFLOW: u32 = 1 << 1;
+    /// `GUC_CTB_STATUS_MISMATCH`: head or tail modified.
+    pub const STATUS_MISMATCH: u32 = 1 << 2;
+    /// `GUC_CTB_STATUS_DISABLED`.
+    pub const STATUS_DISABLED: u32 = 1 << 3;
+    /// `GUC_CTB_MSG_0_FENCE`.
+    pub const MSG_FENCE: u32 = 0xFFFF << 16;
+    /// `GUC_CTB_MSG_0_FORMAT`.
+    pub const MSG_FORMAT: u32 = 0xF << 12;
+    /// `GUC_CTB_FORMAT_HXG`.
+    pub const FORMAT_HXG: u32 = 0;
+    /// `GUC_CTB_MSG_0_NUM_DWORDS`: length of the message after this header.
+    pub const MSG_NUM_DWORDS: u32 = 0xFF;
 }
 
 /// `GUC_STATUS` uKernel codes, bits 15:8 (`abi/guc_errors_abi.h`,
@@ -256,6 +340,14 @@ mod tests {
             ads::PRIVATE_DATA,
         ] {
             assert!(off % 4 == 0 && off + 4 <= ads::SIZE, "{off}");
+        }
+        for off in [
+            ctb::DESC_HEAD,
+            ctb::DESC_TAIL,
+            ctb::DESC_STATUS,
+            ctb::DESC_RESERVED,
+        ] {
+            assert!(off % 4 == 0 && off + 4 <= ctb::DESC_SIZE, "{off}");
         }
     }
 }

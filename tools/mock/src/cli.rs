@@ -70,6 +70,12 @@ pub enum Fault {
     GucWopcmNoLatch,
     /// The GuC answers every MMIO request with a GuC-origin EVENT header.
     GucMmioBogusReply,
+    /// The GuC answers every `HOST2GUC_CONTROL_CTB` enable FAILURE
+    /// `INVALID_PARAMS`.
+    CtEnableRefused,
+    /// The GuC answers every `HOST2GUC_SELF_CFG` SUCCESS with DATA0 0 (key
+    /// not recognised).
+    CtSelfCfgUnknown,
     /// An interrupt selection never sets DataValid: the identity reads 0.
     IrqDataValidNever,
     /// Identities carry the reserved class 7 and instance 63.
@@ -164,6 +170,8 @@ static ALL_FAULTS: LazyLock<Vec<Fault>> = LazyLock::new(|| {
         Fault::GucResetStuck,
         Fault::GucWopcmNoLatch,
         Fault::GucMmioBogusReply,
+        Fault::CtEnableRefused,
+        Fault::CtSelfCfgUnknown,
         Fault::IrqDataValidNever,
         Fault::IrqIdentityGarbage,
         Fault::IrqOnGucReset,
@@ -198,6 +206,8 @@ impl Fault {
             Fault::GucResetStuck => "guc-reset-stuck",
             Fault::GucWopcmNoLatch => "guc-wopcm-no-latch",
             Fault::GucMmioBogusReply => "guc-mmio-bogus-reply",
+            Fault::CtEnableRefused => "ct-enable-refused",
+            Fault::CtSelfCfgUnknown => "ct-self-cfg-unknown",
             Fault::IrqDataValidNever => "irq-data-valid-never",
             Fault::IrqIdentityGarbage => "irq-identity-garbage",
             Fault::IrqStorm(src) => src.index().map_or("irq-storm=?", |i| IRQ_STORM_NAMES[i]),
@@ -258,6 +268,12 @@ impl ValueEnum for Fault {
             }
             Fault::GucMmioBogusReply => {
                 pv.help("the GuC answers MMIO requests with an EVENT header (0x90000001)")
+            }
+            Fault::CtEnableRefused => {
+                pv.help("the GuC answers every CONTROL_CTB enable FAILURE INVALID_PARAMS")
+            }
+            Fault::CtSelfCfgUnknown => {
+                pv.help("the GuC answers every SELF_CFG SUCCESS with DATA0 0 (unknown key)")
             }
             Fault::IrqDataValidNever => {
                 pv.help("an interrupt selection never sets DataValid; the identity reads 0")
@@ -838,7 +854,7 @@ mod tests {
         }
         assert_eq!(
             Fault::value_variants().len(),
-            21 + 2 * Domain::COUNT + intc::SOURCE_NAMES.len()
+            23 + 2 * Domain::COUNT + intc::SOURCE_NAMES.len()
         );
     }
 

@@ -979,6 +979,8 @@ fn reg_params(o: &Options, fw: Option<Arc<FwFile>>) -> RegParams {
                 reset_stuck: o.has_fault(Fault::GucResetStuck),
                 wopcm_no_latch: o.has_fault(Fault::GucWopcmNoLatch),
                 mmio_bogus_reply: o.has_fault(Fault::GucMmioBogusReply),
+                ct_enable_refused: o.has_fault(Fault::CtEnableRefused),
+                ct_self_cfg_unknown: o.has_fault(Fault::CtSelfCfgUnknown),
             },
             hwconfig_size_reply: o.guc_hwconfig_size_reply,
         },

@@ -69,6 +69,31 @@ pub struct IrqSummary {
     pub injections_abandoned: u64,
 }
 
+/// The GuC's CT registration (`regfile::guc::ct`), the summary's `ct`
+/// object.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CtSummary {
+    /// `SELF_CFG` KLVs the GuC took (answered DATA0 1).
+    pub registrations: u64,
+    /// `CONTROL_CTB` enables that succeeded.
+    pub enables: u64,
+    /// `CONTROL_CTB` disables that disabled an enabled CT.
+    pub disables: u64,
+    /// The CT is enabled (as of this summary; the final one tells the state
+    /// at exit). A GuC reset, Driver-FLR or device reset clears it.
+    pub enabled: bool,
+    /// H2G ring size in bytes of the last successful enable (0: none).
+    pub h2g_size: u64,
+    /// G2H ring size in bytes of the last successful enable (0: none).
+    pub g2h_size: u64,
+    /// Requests the GuC read from the H2G ring.
+    #[serde(default)]
+    pub h2g_messages: u64,
+    /// Messages the GuC wrote into the G2H ring.
+    #[serde(default)]
+    pub g2h_messages: u64,
+}
+
 /// The summary file's content; the test harness and the VM runner read it
 /// back with this type.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,6 +184,9 @@ pub struct Summary {
     /// The GT interrupt controller.
     #[serde(default)]
     pub irq: IrqSummary,
+    /// The GuC's CT registration.
+    #[serde(default)]
+    pub ct: CtSummary,
     /// Events traced (the next trace `seq`).
     pub events: u64,
     /// True only in the file written at a clean exit.
@@ -216,18 +244,40 @@ impl Counters {
             Event::DmaUnmap { .. } => s.dma_unmaps += 1,
             Event::Irq { .. } => s.irqs += 1,
             Event::IrqDropped { .. } => s.irqs_dropped += 1,
+            // Every reset of the GuC also drops its CT registration.
             Event::Reset { .. } => {
                 s.resets += 1;
                 s.guc_running_at_exit = false;
+                s.ct.enabled = false;
             }
             Event::DriverFlr { phase } if *phase == "start" => {
                 s.driver_flrs += 1;
                 s.guc_running_at_exit = false;
+                s.ct.enabled = false;
             }
             Event::GucReset { .. } => {
                 s.guc_resets += 1;
                 s.guc_running_at_exit = false;
+                s.ct.enabled = false;
             }
+            Event::GucCtSelfCfg { result, .. } if *result == "taken" => s.ct.registrations += 1,
+            Event::GucCtControl { result, layout, .. } => match *result {
+                "enabled" => {
+                    s.ct.enables += 1;
+                    s.ct.enabled = true;
+                    if let Some(l) = layout {
+                        s.ct.h2g_size = l.h2g_size;
+                        s.ct.g2h_size = l.g2h_size;
+                    }
+                }
+                "disabled" => {
+                    s.ct.disables += 1;
+                    s.ct.enabled = false;
+                }
+                _ => {}
+            },
+            Event::GucCtH2g { .. } => s.ct.h2g_messages += 1,
+            Event::GucCtG2h { .. } => s.ct.g2h_messages += 1,
             // The GuC was not reset: it keeps running.
             Event::GucResetStuck { .. } => s.guc_resets_stuck += 1,
             Event::GucDma { .. } => s.guc_dmas += 1,
@@ -489,6 +539,43 @@ mod tests {
             source: "guc",
             events: 7,
         });
+        for result in ["taken", "unknown", "rejected", "taken"] {
+            c.count(&Event::GucCtSelfCfg {
+                key: Hex(0x902),
+                len: 2,
+                value: Hex(0),
+                result,
+            });
+        }
+        let layout = crate::trace::CtLayout {
+            h2g_desc: Hex(0x80_0000),
+            h2g: Hex(0x80_1000),
+            h2g_size: 0x1000,
+            g2h_desc: Hex(0x80_2800),
+            g2h: Hex(0x80_3000),
+            g2h_size: 0x2_0000,
+        };
+        for (result, layout) in [
+            ("rejected", None),
+            ("enabled", Some(layout)),
+            ("already_disabled", None),
+            ("disabled", None),
+            ("refused", None),
+            ("enabled", Some(layout)),
+        ] {
+            c.count(&Event::GucCtControl {
+                control: Hex(1),
+                result,
+                layout,
+            });
+        }
+        c.count(&Event::GucCtH2g {
+            fence: 1,
+            action: Hex(0x1234),
+            len: 1,
+            reply: "failure",
+        });
+        c.count(&Event::GucCtG2h { fence: 1, len: 2 });
         c.count_config_read();
         let mut v = serde_json::to_value(c.summary(42, true)).expect("serialises");
         // Separately: one json! of everything exceeds the macro's recursion limit.
@@ -496,6 +583,17 @@ mod tests {
             .as_object_mut()
             .and_then(|m| m.remove("irq"))
             .expect("irq object");
+        let ct = v
+            .as_object_mut()
+            .and_then(|m| m.remove("ct"))
+            .expect("ct object");
+        assert_eq!(
+            ct,
+            json!({
+                "registrations": 2, "enables": 2, "disables": 1, "enabled": true,
+                "h2g_size": 4096, "g2h_size": 131_072, "h2g_messages": 1, "g2h_messages": 1
+            })
+        );
         assert_eq!(
             irq,
             json!({
@@ -568,6 +666,56 @@ mod tests {
         let s = c.summary(0, true);
         assert!(s.guc_running_at_exit);
         assert_eq!((s.guc_resets, s.guc_resets_stuck), (0, 1));
+    }
+
+    /// `ct.enabled` from an enable until a disable or any reset; the counts
+    /// and sizes stay.
+    #[test]
+    fn ct_enabled_until_a_disable_or_a_reset() {
+        let enabled = Event::GucCtControl {
+            control: Hex(1),
+            result: "enabled",
+            layout: Some(crate::trace::CtLayout {
+                h2g_desc: Hex(0),
+                h2g: Hex(0),
+                h2g_size: 0x1000,
+                g2h_desc: Hex(0),
+                g2h: Hex(0),
+                g2h_size: 0x2000,
+            }),
+        };
+        for end in [
+            Event::GucReset { cause: "grdom_guc" },
+            Event::Reset { cause: "pcie_flr" },
+            Event::DriverFlr { phase: "start" },
+            Event::GucCtControl {
+                control: Hex(0),
+                result: "disabled",
+                layout: None,
+            },
+        ] {
+            let mut c = Counters::default();
+            c.count(&enabled);
+            assert!(c.summary(0, false).ct.enabled);
+            c.count(&end);
+            let ct = c.summary(0, true).ct;
+            assert!(!ct.enabled, "{end:?}");
+            assert_eq!((ct.enables, ct.h2g_size, ct.g2h_size), (1, 0x1000, 0x2000));
+        }
+        // Neither a stuck reset nor a refused or rejected request changes it.
+        let mut c = Counters::default();
+        c.count(&enabled);
+        c.count(&Event::GucResetStuck { cause: "grdom_guc" });
+        for result in ["refused", "rejected", "already_disabled"] {
+            c.count(&Event::GucCtControl {
+                control: Hex(1),
+                result,
+                layout: None,
+            });
+        }
+        let ct = c.summary(0, true).ct;
+        assert!(ct.enabled);
+        assert_eq!((ct.enables, ct.disables), (1, 0));
     }
 
     #[test]

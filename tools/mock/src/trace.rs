@@ -112,6 +112,24 @@ pub struct WopcmBounds {
     pub size: Hex,
 }
 
+/// Where the GuC's CT buffers are, as latched by a `CONTROL_CTB` enable:
+/// GGTT addresses and ring sizes in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CtLayout {
+    /// H2G descriptor.
+    pub h2g_desc: Hex,
+    /// H2G ring.
+    pub h2g: Hex,
+    /// H2G ring size.
+    pub h2g_size: u64,
+    /// G2H descriptor.
+    pub g2h_desc: Hex,
+    /// G2H ring.
+    pub g2h: Hex,
+    /// G2H ring size.
+    pub g2h_size: u64,
+}
+
 /// Everything the device reports. `ev` in the JSON is the snake-case variant name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "ev", rename_all = "snake_case")]
@@ -440,6 +458,48 @@ pub enum Event {
         /// Translations dropped.
         entries: usize,
     },
+    /// A `HOST2GUC_SELF_CFG` KLV reached the GuC.
+    GucCtSelfCfg {
+        /// KLV key.
+        key: Hex,
+        /// KLV length in dwords.
+        len: u32,
+        /// The value (dword 3 included only for length 2).
+        value: Hex,
+        /// "taken" (DATA0 1), "unknown" (DATA0 0: an unknown key, or fault
+        /// `ct-self-cfg-unknown`) or "rejected" (FAILURE).
+        result: &'static str,
+    },
+    /// A `HOST2GUC_CONTROL_CTB` request reached the GuC.
+    GucCtControl {
+        /// The control dword (0 disable, 1 enable).
+        control: Hex,
+        /// "enabled", "disabled", "already_disabled" (SUCCESS), "refused"
+        /// (fault `ct-enable-refused`) or "rejected" (FAILURE).
+        result: &'static str,
+        /// The layout latched, for "enabled".
+        #[serde(skip_serializing_if = "Option::is_none")]
+        layout: Option<CtLayout>,
+    },
+    /// The GuC read a request from the H2G ring.
+    GucCtH2g {
+        /// CTB fence.
+        fence: u32,
+        /// HXG ACTION.
+        action: Hex,
+        /// HXG dwords.
+        len: u32,
+        /// "success", "failure" (a reply was due) or "none" (a
+        /// FAST_REQUEST that succeeded).
+        reply: &'static str,
+    },
+    /// The GuC wrote a message into the G2H ring.
+    GucCtG2h {
+        /// CTB fence.
+        fence: u32,
+        /// Dwords written, the CTB header included.
+        len: u32,
+    },
     /// The mock is shutting down.
     Stop {
         /// Why: "disconnect", "signal SIGTERM", "error: ...".
@@ -720,6 +780,57 @@ mod tests {
         assert_eq!(
             line(&Event::GgttTlbInvalidate { entries: 3 }),
             json!({"seq":7,"t_us":1234,"ev":"ggtt_tlb_invalidate","entries":3})
+        );
+        assert_eq!(
+            line(&Event::GucCtSelfCfg {
+                key: Hex(0x903),
+                len: 2,
+                value: Hex(0x1_0000_0800),
+                result: "taken"
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_ct_self_cfg","key":"0x903","len":2,
+                   "value":"0x100000800","result":"taken"})
+        );
+        assert_eq!(
+            line(&Event::GucCtControl {
+                control: Hex(0),
+                result: "disabled",
+                layout: None
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_ct_control","control":"0x0",
+                   "result":"disabled"})
+        );
+        assert_eq!(
+            line(&Event::GucCtH2g {
+                fence: 0x8001,
+                action: Hex(0x1234),
+                len: 2,
+                reply: "failure"
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_ct_h2g","fence":0x8001,"action":"0x1234",
+                   "len":2,"reply":"failure"})
+        );
+        assert_eq!(
+            line(&Event::GucCtG2h { fence: 5, len: 2 }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_ct_g2h","fence":5,"len":2})
+        );
+        assert_eq!(
+            line(&Event::GucCtControl {
+                control: Hex(1),
+                result: "enabled",
+                layout: Some(CtLayout {
+                    h2g_desc: Hex(0x80_0000),
+                    h2g: Hex(0x80_1000),
+                    h2g_size: 4096,
+                    g2h_desc: Hex(0x80_2800),
+                    g2h: Hex(0x80_3000),
+                    g2h_size: 131_072
+                })
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_ct_control","control":"0x1",
+                   "result":"enabled","layout":{"h2g_desc":"0x800000","h2g":"0x801000",
+                   "h2g_size":4096,"g2h_desc":"0x802800","g2h":"0x803000",
+                   "g2h_size":131_072}})
         );
     }
 

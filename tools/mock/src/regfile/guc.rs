@@ -26,7 +26,8 @@
 //! - `GDRST`: `GRDOM_GUC` (or `GRDOM_FULL`, which also resets the GuC; the
 //!   rest of a full GT reset is not modelled) resets the GuC at once: status
 //!   `MIA_IN_RESET` only, uKernel unloaded, SRAM cleared, TLB dropped, a
-//!   running DMA and a pending MMIO reply abandoned. The bit reads 1 for
+//!   running DMA and a pending MMIO reply abandoned, the CT registration
+//!   dropped. The bit reads 1 for
 //!   [`GDRST_TIME`] (`[MODEL]`; upstream waits up to 5 ms). Shim, scratch
 //!   and DMA registers keep their values (`[MODEL]`). Under the fault
 //!   `guc-reset-stuck-after-load` a reset requested while the uKernel is
@@ -59,12 +60,16 @@
 //! driver must invalidate. [`css`] reads image headers and the `--guc-fw`
 //! file; [`hwconfig`] builds the table `GET_HWCONFIG` returns.
 //!
+//! CT buffers: [`ct`] keeps their registration (`HOST2GUC_SELF_CFG`) and
+//! enable (`HOST2GUC_CONTROL_CTB`), with the firmware's checks.
+//!
 //! Teardown: a GuC reset or a device reset is all the GuC needs; whether one
 //! happened after the last boot shows in the summary
 //! (`guc_running_at_exit`).
 
 pub mod boot;
 pub mod css;
+pub mod ct;
 pub mod dma;
 pub mod ggtt;
 pub mod hwconfig;
@@ -122,6 +127,12 @@ pub struct GucFaults {
     /// `guc-mmio-bogus-reply`: MMIO requests are answered with a GuC-origin
     /// EVENT header.
     pub mmio_bogus_reply: bool,
+    /// `ct-enable-refused`: every `CONTROL_CTB` ENABLE is answered FAILURE
+    /// `INVALID_PARAMS`.
+    pub ct_enable_refused: bool,
+    /// `ct-self-cfg-unknown`: every `SELF_CFG` is answered SUCCESS with
+    /// DATA0 0 (key not recognised).
+    pub ct_self_cfg_unknown: bool,
 }
 
 /// WOPCM values latched before the driver starts (`--wopcm-prelocked`).
@@ -311,6 +322,8 @@ pub struct Guc {
     host_interrupts: u32,
     /// Completed `GDRST` GuC resets not yet taken ([`Guc::take_resets`]).
     resets: u32,
+    /// The CT registration and state ([`ct`]).
+    ct: ct::Ct,
 }
 
 impl Guc {
@@ -346,6 +359,7 @@ impl Guc {
             retry_armed: false,
             host_interrupts: 0,
             resets: 0,
+            ct: ct::Ct::default(),
         }
     }
 
@@ -394,6 +408,8 @@ impl Guc {
         self.replies.clear();
         self.retry_armed = false;
         self.tlb.clear();
+        // The firmware forgets the CT registration (ct.rs module docs).
+        self.ct = ct::Ct::default();
         self.status.set(now, STATUS_IN_RESET, rec);
     }
 

@@ -6,7 +6,8 @@
 //! `mock_expect` in `tools/guest/lib.sh`), e.g. to compare what the driver
 //! reports with what the mock did. FIELD is a dotted path into the summary's
 //! JSON (`h2g_replies.busy`); a key missing from a map of counters reads as 0,
-//! an unknown top-level field is an error, so a typo cannot pass.
+//! an unknown top-level field is an error, so a typo cannot pass. A boolean
+//! field compares as `true` / `false` or as 1 / 0 (`ct.enabled == 0`).
 
 use serde_json::Value;
 use xehpg_mock::summary::Summary;
@@ -123,7 +124,9 @@ fn lookup(summary: &Value, field: &str) -> Result<Value, String> {
 pub fn check(e: &Expectation, summary: &Summary) -> Result<(), String> {
     let json = serde_json::to_value(summary).map_err(|err| err.to_string())?;
     let got = lookup(&json, &e.field)?;
-    let holds = match (got.as_u64(), number(&e.value)) {
+    // A boolean is also the number 0 or 1.
+    let got_number = got.as_u64().or_else(|| got.as_bool().map(u64::from));
+    let holds = match (got_number, number(&e.value)) {
         (Some(g), Some(w)) => match e.op {
             Op::Eq => g == w,
             Op::Ne => g != w,
@@ -159,6 +162,7 @@ mod tests {
         let mut s = Summary {
             mmio_reads: 7,
             guc_last_release: Some("70.53.0".into()),
+            guc_running_at_exit: true,
             ..Summary::default()
         };
         s.h2g_replies.insert("busy".into(), 3);
@@ -184,6 +188,17 @@ mod tests {
         assert_eq!(holds("guc_last_release == 70.53.0"), Ok(()));
         assert!(holds("guc_last_release != 70.53.0").is_err());
         assert!(holds("guc_last_release > 1").is_err());
+        // Booleans: by name or as 0 / 1.
+        assert_eq!(holds("guc_running_at_exit == true"), Ok(()));
+        assert_eq!(holds("guc_running_at_exit == 1"), Ok(()));
+        assert_eq!(holds("ct.enabled == 0"), Ok(()));
+        assert_eq!(holds("ct.enabled == false"), Ok(()));
+        assert_eq!(
+            holds("ct.enabled != 0"),
+            Err("mock: expected ct.enabled != 0, recorded false".into())
+        );
+        assert!(holds("guc_running_at_exit == 0").is_err());
+        assert!(holds("guc_running_at_exit == false").is_err());
     }
 
     #[test]

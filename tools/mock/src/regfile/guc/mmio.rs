@@ -17,13 +17,17 @@
 //!   `INVALID_PARAMS` (`[MODEL]`).
 //! - `CLIENT_SOFT_RESET` (0x5507): SUCCESS (`[MODEL]`: nothing else
 //!   happens; the GuC keeps running until it is reset).
+//! - `HOST2GUC_SELF_CFG` (0x0508) and `HOST2GUC_CONTROL_CTB` (0x4509): the
+//!   CT registration, see [`super::ct`].
 //! - any other action: FAILURE `UNKNOWN_ACTION` (0x30).
 //!
 //! Not requests:
 //!
 //! - a doorbell while `VF_SW_FLAG(0)` has ORIGIN GuC is no MMIO request
 //!   (upstream rings the same doorbell for CT traffic, when the registers
-//!   hold the last reply): ignored, without a violation;
+//!   hold the last reply): ignored here, without a violation (while the CT
+//!   is enabled every doorbell also has the GuC read the H2G ring, see
+//!   [`super::ct`]);
 //! - ORIGIN host with a TYPE other than REQUEST is malformed (upstream only
 //!   sends REQUESTs by MMIO): `guc_h2g_malformed` and FAILURE
 //!   `INVALID_PARAMS` (`[MODEL]`).
@@ -104,7 +108,12 @@ impl Guc {
     /// A `GUC_HOST_INTERRUPT` write.
     pub(super) fn doorbell(&mut self, now: Duration, rec: &mut Recorder, bus: &mut dyn Bus) {
         let written = std::mem::take(&mut self.flags_written);
-        if !self.ready(now) || !self.replies.is_empty() {
+        if !self.ready(now) {
+            return;
+        }
+        // The same doorbell announces CT traffic (ct.rs, "Messages").
+        self.ct_doorbell(rec, bus);
+        if !self.replies.is_empty() {
             return;
         }
         let msg = self.flags;
@@ -163,6 +172,8 @@ impl Guc {
         match action {
             abi::action::GET_HWCONFIG => self.get_hwconfig(msg, rec, bus),
             abi::action::CLIENT_SOFT_RESET => Ok(0),
+            abi::action::HOST2GUC_SELF_CFG => self.self_cfg(msg, rec),
+            abi::action::HOST2GUC_CONTROL_CTB => self.control_ctb(msg, rec, bus),
             _ => Err(abi::error::UNKNOWN_ACTION),
         }
     }

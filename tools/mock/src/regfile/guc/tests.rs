@@ -1792,3 +1792,5 @@ fn css_rules() {
     );
     assert!(FwFile::load(std::path::Path::new("/nonexistent/guc.bin")).is_err());
 }
+
+mod ct;

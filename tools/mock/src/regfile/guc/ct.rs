@@ -1,0 +1,801 @@
+//! The GuC's command transport (CT) buffers: their registration through
+//! `HOST2GUC_SELF_CFG` and their enable through `HOST2GUC_CONTROL_CTB`, both
+//! MMIO messages ([`super::mmio`]).
+//!
+//! Sources: upstream `abi/guc_actions_abi.h` (the two actions' DOC tables),
+//! `abi/guc_klvs_abi.h` ("GuC Self Config KLVs"), `abi/guc_communication_ctb_abi.h`
+//! (descriptor), `abi/guc_errors_abi.h` (codes), `xe_guc_ct.c`
+//! (`guc_ct_ctb_*_register`, `guc_ct_control_toggle`) and `xe_guc.c`
+//! (`guc_self_cfg`); summarised in `research/anchor-xe.md` §5.2-5.5. The
+//! firmware's own checks are not published; what the mock checks beyond the
+//! ABI text is marked `[MODEL]`.
+//!
+//! # SELF_CFG (0x0508) {hdr, KLV header, value 31:0, value 63:32}
+//!
+//! The KLV header is key 31:16, length in dwords 15:0. The GuC knows the six
+//! CT keys, 0x0902-0x0907, with the lengths `guc_klvs_abi.h` gives (`*_LEN`:
+//! addresses 2, sizes 1). Replies:
+//!
+//! - a CT key with its length: the value is recorded (a later one replaces
+//!   it) and SUCCESS with DATA0 = 1 ("1 if KLV was parsed");
+//! - any other key: SUCCESS with DATA0 = 0 ("0 if not recognized"; upstream
+//!   `guc_self_cfg` maps that to `-ENOKEY`), nothing recorded, no violation
+//!   (the ABI defines the answer; a driver may probe). The memory-based
+//!   interrupt keys 0x0900 / 0x0901 are among them (`[MODEL]`: the mock has
+//!   no memory-based interrupts);
+//! - a CT key with another length: FAILURE `INVALID_KLV_DATA` (0x50) and
+//!   `ct_self_cfg_bad`. `[MODEL]`: the action's DOC table gives only
+//!   SUCCESS; it says nothing of a wrong length, and that error names the
+//!   case;
+//! - DATA0 (27:16) of the request not zero (the table says MBZ): FAILURE
+//!   `INVALID_PARAMS` (0x60) and `ct_self_cfg_bad` (`[MODEL]`);
+//! - a CT key while the CT is enabled: FAILURE `INVALID_STATE` (0x0A) and
+//!   `ct_self_cfg_bad` (`[MODEL]`: moving a buffer the GuC is using;
+//!   upstream registers only with the CT disabled, `__xe_guc_ct_start`
+//!   asserts it).
+//!
+//! `VALUE64` (dword 3) is read only for a length-2 KLV: the table defines it
+//! for `KLV_LEN = 2` alone, so a 32-bit KLV ignores whatever the register
+//! holds.
+//!
+//! # CONTROL_CTB (0x4509) {hdr, control}
+//!
+//! - `GUC_CTB_CONTROL_ENABLE` (1) with the CT disabled: the checks below; all
+//!   pass -> the registration is latched, the CT is enabled, SUCCESS with
+//!   DATA0 = 0 (the table: MBZ). The first failing check answers FAILURE with
+//!   its code and records `ct_register_bad` naming what was wrong; the CT
+//!   stays disabled.
+//! - ENABLE while enabled: FAILURE `INVALID_STATE` and `ct_control_bad`
+//!   (`[MODEL]`: the firmware's answer is not published; upstream never
+//!   does it, so the mock makes it visible).
+//! - `GUC_CTB_CONTROL_DISABLE` (0): the CT is disabled, SUCCESS. While
+//!   already disabled: SUCCESS too, nothing changes, no violation
+//!   (`[MODEL]`: a disable asks for a state the GuC is already in; a driver
+//!   may tear down after a refused enable). Traced as `already_disabled`.
+//! - any other control value, or DATA0 not zero: FAILURE `INVALID_PARAMS` and
+//!   `ct_control_bad`.
+//!
+//! The enable checks, in order (the first failure answers):
+//!
+//! 1. all six KLVs registered since the last GuC reset, else
+//!    `CTB_NOT_REGISTERED` (0x304);
+//! 2. both ring sizes non-zero multiples of 4 KiB (`guc_klvs_abi.h`:
+//!    "Should be a multiple of 4K"), else `INVALID_PARAMS`;
+//! 3. all four addresses dword aligned, else `INVALID_PARAMS` (`[MODEL]`: the
+//!    ABI states no alignment; head and tail are dword offsets and the
+//!    descriptor is dwords, so less is unusable);
+//! 4. the two descriptors (64 bytes each) and the two rings do not overlap
+//!    in the GGTT, else `INVALID_PARAMS` (`[MODEL]`);
+//! 5. every byte of the four regions GGTT-translatable and reachable through
+//!    the GuC's TLB ([`super::ggtt`]: above the WOPCM top, below
+//!    `GUC_GGTT_TOP` — the KLV doc's "above WOPCM address but below APIC base
+//!    address" —, present PTEs, backed memory; a stale TLB entry is used and
+//!    recorded as `stale_ggtt_tlb`), else `INVALID_GGTT_ADDRESS` (0x80);
+//! 6. each descriptor's head, tail and status 0 and its reserved dwords 0
+//!    (the DOC table: MBZ), else `CTB_INVALID_DESC` (0x306) (`[MODEL]`:
+//!    upstream zeroes both buffers before registering, `__xe_guc_ct_start`).
+//!
+//! A GuC reset (`GDRST`), a device reset or a Driver-FLR drops the
+//! registration and disables the CT: the firmware forgets it.
+//!
+//! Faults: `ct-enable-refused` answers every ENABLE FAILURE `INVALID_PARAMS`
+//! without checking or changing anything (traced `refused`, no violation);
+//! `ct-self-cfg-unknown` answers every SELF_CFG SUCCESS with DATA0 = 0 and
+//! records nothing (traced `unknown`, no violation).
+//!
+//! # Messages
+//!
+//! While the CT is enabled, every `GUC_HOST_INTERRUPT` doorbell (READY GuC)
+//! has the GuC read the H2G ring, besides the MMIO registers (`[MODEL]`: with
+//! upstream's order, `h2g_write` then `xe_guc_notify`, that doorbell comes
+//! when `VF_SW_FLAG(0)` holds the last MMIO reply, no request). Head and
+//! tail are dword offsets; the GuC keeps its own H2G head and G2H tail, both
+//! 0 at the enable. Descriptor checks first, each setting the ABI's status
+//! bit in that descriptor, recording `ct_h2g_bad` and reading no further:
+//!
+//! - a descriptor whose status is not 0 is not read at all (`[MODEL]`: the
+//!   host marked it broken, or an earlier check did);
+//! - H2G tail at or past the ring's end: `OVERFLOW`;
+//! - H2G head not where the GuC left it (the host wrote the receiver's
+//!   field): `MISMATCH`;
+//! - a message whose length runs past the tail: `UNDERFLOW`.
+//!
+//! Each message is a CTB header (fence 31:16, format 15:12, NUM_DWORDS 7:0)
+//! and an HXG message of NUM_DWORDS dwords, read modulo the ring. A header of
+//! NUM_DWORDS 0 is skipped: upstream fills the ring's end with zeros before
+//! it wraps (`h2g_write`). Another format, an HXG message of GuC origin or of
+//! a type other than REQUEST / FAST_REQUEST is skipped with `ct_h2g_bad`.
+//! No action is served over CT yet (`[MODEL]`, the next steps add them):
+//! every request fails with `UNKNOWN_ACTION`. A REQUEST gets its reply
+//! (SUCCESS or FAILURE), a FAST_REQUEST only a FAILURE, both with the
+//! request's fence (upstream matches FAST_REQUEST errors by fence,
+//! `parse_g2h_response`).
+//!
+//! A reply goes into the G2H ring at the GuC's tail (CTB header with the
+//! fence and HXG format, then the HXG message, modulo the ring), then the
+//! descriptor's tail; one `GuC-to-host` interrupt ([`Guc::interrupt_host`])
+//! per doorbell that wrote anything. The G2H descriptor is checked like the
+//! H2G one (status, head inside the ring: `OVERFLOW`, tail where the GuC left
+//! it: `MISMATCH`); a reply to a G2H buffer that fails is dropped. When the
+//! ring has no room (upstream `CIRC_SPACE`: one dword stays free) the GuC
+//! stops and leaves that request in the H2G ring, unconsumed, until a later
+//! doorbell finds room (`[MODEL]`: the firmware waits). A GGTT fault on
+//! either ring is `guc_dma_fault` and stops the pass.
+
+use super::ggtt::Gtt;
+use super::Bus;
+use super::Guc;
+use crate::abi;
+use crate::abi::klv;
+use crate::recorder::Recorder;
+use crate::trace::CtLayout;
+use crate::trace::Event;
+use crate::trace::Hex;
+
+/// Ring sizes must be a multiple of this (`guc_klvs_abi.h`).
+pub const RING_ALIGN: u64 = 4096;
+/// Alignment of the four addresses (`[MODEL]`, module docs).
+pub const ADDR_ALIGN: u64 = 4;
+
+/// The CT keys: key, length, name. The index is the slot in [`Ct`].
+const KEYS: [(u32, u32, &str); 6] = [
+    (
+        klv::SELF_CFG_H2G_CTB_DESCRIPTOR_ADDR,
+        klv::SELF_CFG_H2G_CTB_DESCRIPTOR_ADDR_LEN,
+        "H2G_CTB_DESCRIPTOR_ADDR",
+    ),
+    (
+        klv::SELF_CFG_H2G_CTB_ADDR,
+        klv::SELF_CFG_H2G_CTB_ADDR_LEN,
+        "H2G_CTB_ADDR",
+    ),
+    (
+        klv::SELF_CFG_H2G_CTB_SIZE,
+        klv::SELF_CFG_H2G_CTB_SIZE_LEN,
+        "H2G_CTB_SIZE",
+    ),
+    (
+        klv::SELF_CFG_G2H_CTB_DESCRIPTOR_ADDR,
+        klv::SELF_CFG_G2H_CTB_DESCRIPTOR_ADDR_LEN,
+        "G2H_CTB_DESCRIPTOR_ADDR",
+    ),
+    (
+        klv::SELF_CFG_G2H_CTB_ADDR,
+        klv::SELF_CFG_G2H_CTB_ADDR_LEN,
+        "G2H_CTB_ADDR",
+    ),
+    (
+        klv::SELF_CFG_G2H_CTB_SIZE,
+        klv::SELF_CFG_G2H_CTB_SIZE_LEN,
+        "G2H_CTB_SIZE",
+    ),
+];
+
+/// Where the CT buffers are, as registered: GGTT addresses and ring sizes
+/// in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// H2G descriptor.
+    pub h2g_desc: u64,
+    /// H2G ring.
+    pub h2g: u64,
+    /// H2G ring size.
+    pub h2g_size: u64,
+    /// G2H descriptor.
+    pub g2h_desc: u64,
+    /// G2H ring.
+    pub g2h: u64,
+    /// G2H ring size.
+    pub g2h_size: u64,
+}
+
+impl Layout {
+    fn trace(self) -> CtLayout {
+        CtLayout {
+            h2g_desc: Hex(self.h2g_desc),
+            h2g: Hex(self.h2g),
+            h2g_size: self.h2g_size,
+            g2h_desc: Hex(self.g2h_desc),
+            g2h: Hex(self.g2h),
+            g2h_size: self.g2h_size,
+        }
+    }
+
+    /// The four GGTT regions: name, start, length.
+    fn regions(&self) -> [(&'static str, u64, u64); 4] {
+        let desc = abi::ctb::DESC_SIZE as u64;
+        [
+            ("H2G descriptor", self.h2g_desc, desc),
+            ("H2G ring", self.h2g, self.h2g_size),
+            ("G2H descriptor", self.g2h_desc, desc),
+            ("G2H ring", self.g2h, self.g2h_size),
+        ]
+    }
+}
+
+/// The CT state the firmware keeps.
+#[derive(Debug, Clone, Default)]
+pub struct Ct {
+    /// SELF_CFG values by slot of [`KEYS`], since the last GuC reset.
+    values: [Option<u64>; 6],
+    /// The layout latched by the enable, while enabled.
+    enabled: Option<Layout>,
+    /// Where the GuC reads the H2G ring next (dwords).
+    h2g_head: u32,
+    /// Where the GuC writes the G2H ring next (dwords).
+    g2h_tail: u32,
+}
+
+impl Ct {
+    /// The layout in use, if the CT is enabled.
+    pub fn enabled(&self) -> Option<Layout> {
+        self.enabled
+    }
+
+    /// The value registered for SELF_CFG `key`, if any.
+    pub fn value(&self, key: u32) -> Option<u64> {
+        slot(key).and_then(|i| self.values[i])
+    }
+
+    /// The registration as a layout, or the names of the missing KLVs.
+    fn layout(&self) -> Result<Layout, Vec<&'static str>> {
+        let missing: Vec<&str> = KEYS
+            .iter()
+            .zip(&self.values)
+            .filter(|(_, v)| v.is_none())
+            .map(|(k, _)| k.2)
+            .collect();
+        let v = |i: usize| self.values[i].unwrap_or(0);
+        if missing.is_empty() {
+            Ok(Layout {
+                h2g_desc: v(0),
+                h2g: v(1),
+                h2g_size: v(2),
+                g2h_desc: v(3),
+                g2h: v(4),
+                g2h_size: v(5),
+            })
+        } else {
+            Err(missing)
+        }
+    }
+}
+
+/// Slot of a CT key in [`KEYS`].
+fn slot(key: u32) -> Option<usize> {
+    KEYS.iter().position(|k| k.0 == key)
+}
+
+/// A refused request: the FAILURE error code and, for a driver error, the
+/// violation kind and what was wrong.
+type Refusal = (u32, Option<(&'static str, String)>);
+
+impl Guc {
+    /// The CT state.
+    pub fn ct(&self) -> &Ct {
+        &self.ct
+    }
+
+    /// `HOST2GUC_SELF_CFG`; `Ok(DATA0)` or `Err(error code)`.
+    pub(super) fn self_cfg(&mut self, msg: &[u32; 4], rec: &mut Recorder) -> Result<u32, u32> {
+        let key = abi::field(msg[1], klv::KEY);
+        let len = abi::field(msg[1], klv::LEN);
+        let value = if len == 2 {
+            u64::from(msg[2]) | u64::from(msg[3]) << 32
+        } else {
+            u64::from(msg[2])
+        };
+        let (result, answer) = self.take_klv(msg[0], key, len, value);
+        rec.emit(Event::GucCtSelfCfg {
+            key: Hex(key.into()),
+            len,
+            value: Hex(value),
+            result,
+        });
+        answer.map_err(|(code, why)| {
+            if let Some((kind, detail)) = why {
+                rec.violation(kind, detail);
+            }
+            code
+        })
+    }
+
+    /// Decides on one SELF_CFG KLV and records it if taken.
+    fn take_klv(
+        &mut self,
+        hdr: u32,
+        key: u32,
+        len: u32,
+        value: u64,
+    ) -> (&'static str, Result<u32, Refusal>) {
+        if self.p.faults.ct_self_cfg_unknown {
+            return ("unknown", Ok(0));
+        }
+        let bad = |code: u32, detail: String| -> (&'static str, Result<u32, Refusal>) {
+            ("rejected", Err((code, Some(("ct_self_cfg_bad", detail)))))
+        };
+        let mbz = abi::field(hdr, abi::hxg::REQUEST_DATA0);
+        if mbz != 0 {
+            return bad(
+                abi::error::INVALID_PARAMS,
+                format!("SELF_CFG header {hdr:#x}: DATA0 (27:16) is {mbz:#x}, must be 0"),
+            );
+        }
+        let Some(i) = slot(key) else {
+            return ("unknown", Ok(0));
+        };
+        let (_, want, name) = KEYS[i];
+        if len != want {
+            return bad(
+                abi::error::INVALID_KLV_DATA,
+                format!(
+                    "SELF_CFG {name} ({key:#06x}) with length {len}; the key's value is {want} \
+                     dword(s) (GUC_KLV_SELF_CFG_{name}_LEN)"
+                ),
+            );
+        }
+        if self.ct.enabled.is_some() {
+            return (
+                "rejected",
+                Err((
+                    abi::error::INVALID_STATE,
+                    Some((
+                        "ct_self_cfg_bad",
+                        format!(
+                            "SELF_CFG {name} ({key:#06x}) = {value:#x} while the CT is enabled; \
+                             disable it (CONTROL_CTB 0) before moving its buffers"
+                        ),
+                    )),
+                )),
+            );
+        }
+        self.ct.values[i] = Some(value);
+        ("taken", Ok(1))
+    }
+
+    /// `HOST2GUC_CONTROL_CTB`; `Ok(DATA0)` or `Err(error code)`.
+    pub(super) fn control_ctb(
+        &mut self,
+        msg: &[u32; 4],
+        rec: &mut Recorder,
+        bus: &mut dyn Bus,
+    ) -> Result<u32, u32> {
+        let control = msg[1];
+        let (result, answer) = self.control(msg[0], control, rec, bus);
+        rec.emit(Event::GucCtControl {
+            control: Hex(control.into()),
+            result,
+            layout: self
+                .ct
+                .enabled
+                .filter(|_| result == "enabled")
+                .map(Layout::trace),
+        });
+        answer.map_err(|(code, why)| {
+            if let Some((kind, detail)) = why {
+                rec.violation(kind, detail);
+            }
+            code
+        })
+    }
+
+    fn control(
+        &mut self,
+        hdr: u32,
+        control: u32,
+        rec: &mut Recorder,
+        bus: &mut dyn Bus,
+    ) -> (&'static str, Result<u32, Refusal>) {
+        let bad = |code: u32, detail: String| -> (&'static str, Result<u32, Refusal>) {
+            ("rejected", Err((code, Some(("ct_control_bad", detail)))))
+        };
+        let mbz = abi::field(hdr, abi::hxg::REQUEST_DATA0);
+        if mbz != 0 {
+            return bad(
+                abi::error::INVALID_PARAMS,
+                format!("CONTROL_CTB header {hdr:#x}: DATA0 (27:16) is {mbz:#x}, must be 0"),
+            );
+        }
+        match control {
+            abi::action::CTB_CONTROL_DISABLE => {
+                if self.ct.enabled.take().is_some() {
+                    ("disabled", Ok(0))
+                } else {
+                    ("already_disabled", Ok(0))
+                }
+            }
+            abi::action::CTB_CONTROL_ENABLE => {
+                if self.p.faults.ct_enable_refused {
+                    return ("refused", Err((abi::error::INVALID_PARAMS, None)));
+                }
+                if self.ct.enabled.is_some() {
+                    return bad(
+                        abi::error::INVALID_STATE,
+                        "CONTROL_CTB ENABLE while the CT is already enabled".into(),
+                    );
+                }
+                match self.check_registration(rec, bus) {
+                    Ok(layout) => {
+                        self.ct.enabled = Some(layout);
+                        self.ct.h2g_head = 0;
+                        self.ct.g2h_tail = 0;
+                        ("enabled", Ok(0))
+                    }
+                    Err((code, detail)) => {
+                        ("rejected", Err((code, Some(("ct_register_bad", detail)))))
+                    }
+                }
+            }
+            other => bad(
+                abi::error::INVALID_PARAMS,
+                format!("CONTROL_CTB control {other:#x} is neither ENABLE (1) nor DISABLE (0)"),
+            ),
+        }
+    }
+
+    /// The enable checks (module docs); the layout, or the error code and
+    /// what was wrong.
+    fn check_registration(
+        &mut self,
+        rec: &mut Recorder,
+        bus: &mut dyn Bus,
+    ) -> Result<Layout, (u32, String)> {
+        let l = self.ct.layout().map_err(|missing| {
+            (
+                abi::error::CTB_NOT_REGISTERED,
+                format!(
+                    "CONTROL_CTB ENABLE before SELF_CFG registered {} (since the last GuC \
+                     reset)",
+                    missing.join(", ")
+                ),
+            )
+        })?;
+        for (name, size) in [("H2G", l.h2g_size), ("G2H", l.g2h_size)] {
+            if size == 0 || size % RING_ALIGN != 0 {
+                return Err((
+                    abi::error::INVALID_PARAMS,
+                    format!(
+                        "{name} ring size {size:#x} is not a non-zero multiple of 4 KiB \
+                         (GUC_KLV_SELF_CFG_{name}_CTB_SIZE)"
+                    ),
+                ));
+            }
+        }
+        let regions = l.regions();
+        for (name, addr, _) in regions {
+            if addr % ADDR_ALIGN != 0 {
+                return Err((
+                    abi::error::INVALID_PARAMS,
+                    format!("{name} at GGTT {addr:#x} is not dword aligned"),
+                ));
+            }
+        }
+        for (i, &(a, a_start, a_len)) in regions.iter().enumerate() {
+            for &(b, b_start, b_len) in &regions[i + 1..] {
+                let (a_end, b_end) = (a_start.saturating_add(a_len), b_start.saturating_add(b_len));
+                if a_start < b_end && b_start < a_end {
+                    return Err((
+                        abi::error::INVALID_PARAMS,
+                        format!(
+                            "{a} {a_start:#x}..{a_end:#x} overlaps {b} {b_start:#x}..{b_end:#x}"
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut gtt = Gtt::new(bus, &mut self.tlb);
+        for (name, addr, len) in regions {
+            gtt.probe(addr, len, &format!("CT {name}"), rec)
+                .map_err(|f| (abi::error::INVALID_GGTT_ADDRESS, f.0))?;
+        }
+        for (name, addr) in [
+            ("H2G descriptor", l.h2g_desc),
+            ("G2H descriptor", l.g2h_desc),
+        ] {
+            let mut d = [0u8; abi::ctb::DESC_SIZE];
+            gtt.read(addr, &mut d, &format!("CT {name}"), rec)
+                .map_err(|f| (abi::error::INVALID_GGTT_ADDRESS, f.0))?;
+            let at = |off| abi::dword(&d, off).unwrap_or(0);
+            let (head, tail, status) = (
+                at(abi::ctb::DESC_HEAD),
+                at(abi::ctb::DESC_TAIL),
+                at(abi::ctb::DESC_STATUS),
+            );
+            if head != 0 || tail != 0 || status != 0 {
+                return Err((
+                    abi::error::CTB_INVALID_DESC,
+                    format!(
+                        "{name} at GGTT {addr:#x}: head {head:#x}, tail {tail:#x}, status \
+                         {status:#x}; all must be 0 when the CT is enabled"
+                    ),
+                ));
+            }
+            let reserved = (abi::ctb::DESC_RESERVED..abi::ctb::DESC_SIZE)
+                .step_by(4)
+                .map(at)
+                .enumerate()
+                .find(|&(_, v)| v != 0);
+            if let Some((n, v)) = reserved {
+                return Err((
+                    abi::error::CTB_INVALID_DESC,
+                    format!("{name} at GGTT {addr:#x}: reserved[{n}] = {v:#x}, must be 0"),
+                ));
+            }
+        }
+        Ok(l)
+    }
+}
+
+/// Why the GuC stopped reading the H2G ring.
+enum Stop {
+    /// A descriptor check or a fault: recorded, read no further.
+    Broken,
+    /// No room in G2H: the message stays for a later doorbell.
+    Full,
+}
+
+/// Byte offset of ring dword `at`.
+fn ring_addr(base: u64, size_dw: u32, at: u32) -> u64 {
+    base + 4 * u64::from(at % size_dw)
+}
+
+/// Reads the dword at GGTT `addr`.
+fn read_dword(gtt: &mut Gtt, addr: u64, what: &str, rec: &mut Recorder) -> Result<u32, Stop> {
+    let mut b = [0u8; 4];
+    match gtt.read(addr, &mut b, what, rec) {
+        Ok(()) => Ok(u32::from_le_bytes(b)),
+        Err(f) => {
+            rec.violation("guc_dma_fault", f.0);
+            Err(Stop::Broken)
+        }
+    }
+}
+
+/// Writes the dword at GGTT `addr`.
+fn write_dword(
+    gtt: &mut Gtt,
+    addr: u64,
+    v: u32,
+    what: &str,
+    rec: &mut Recorder,
+) -> Result<(), Stop> {
+    gtt.write(addr, &v.to_le_bytes(), what, rec).map_err(|f| {
+        rec.violation("guc_dma_fault", f.0);
+        Stop::Broken
+    })
+}
+
+/// Marks a descriptor broken: ORs `bit` into its status and records why.
+fn mark(gtt: &mut Gtt, desc: u64, status: u32, bit: u32, why: String, rec: &mut Recorder) -> Stop {
+    rec.violation("ct_h2g_bad", why);
+    let at = desc + abi::ctb::DESC_STATUS as u64;
+    let _ = write_dword(gtt, at, status | bit, "CT descriptor status", rec);
+    Stop::Broken
+}
+
+impl Guc {
+    /// A doorbell while the CT is enabled: reads the H2G ring and answers
+    /// into G2H (module docs, "Messages").
+    pub(super) fn ct_doorbell(&mut self, rec: &mut Recorder, bus: &mut dyn Bus) {
+        let Some(l) = self.ct.enabled else {
+            return;
+        };
+        let mut wrote = false;
+        let mut gtt = Gtt::new(bus, &mut self.tlb);
+        let _ = ct_pass(&mut self.ct, &l, &mut gtt, &mut wrote, rec);
+        if wrote {
+            self.interrupt_host();
+        }
+    }
+}
+
+/// One pass over the H2G ring.
+fn ct_pass(
+    ct: &mut Ct,
+    l: &Layout,
+    gtt: &mut Gtt,
+    wrote: &mut bool,
+    rec: &mut Recorder,
+) -> Result<(), Stop> {
+    // CAST: sizes were checked at the enable: multiples of 4 KiB below 4 GiB.
+    let size = (l.h2g_size / 4) as u32;
+    let desc = l.h2g_desc;
+    let field = |off: usize| desc + off as u64;
+    let status = read_dword(gtt, field(abi::ctb::DESC_STATUS), "CT H2G descriptor", rec)?;
+    if status != 0 {
+        return Err(Stop::Broken);
+    }
+    let tail = read_dword(gtt, field(abi::ctb::DESC_TAIL), "CT H2G descriptor", rec)?;
+    let head = read_dword(gtt, field(abi::ctb::DESC_HEAD), "CT H2G descriptor", rec)?;
+    if tail >= size {
+        let why = format!("H2G tail {tail:#x} is outside the ring of {size:#x} dwords");
+        return Err(mark(gtt, desc, status, abi::ctb::STATUS_OVERFLOW, why, rec));
+    }
+    if head != ct.h2g_head {
+        let why = format!(
+            "H2G head reads {head:#x}, the GuC left it at {:#x}: the host wrote the receiver's field",
+            ct.h2g_head
+        );
+        return Err(mark(gtt, desc, status, abi::ctb::STATUS_MISMATCH, why, rec));
+    }
+    let mut result = Ok(());
+    while ct.h2g_head != tail {
+        let at = ct.h2g_head;
+        let avail = (tail + size - at) % size;
+        let hdr = read_dword(gtt, ring_addr(l.h2g, size, at), "CT H2G ring", rec)?;
+        let n = abi::field(hdr, abi::ctb::MSG_NUM_DWORDS);
+        if 1 + n > avail {
+            let why = format!(
+                "H2G message at {at:#x}: header {hdr:#x} claims {n} dwords, {} remain before the tail",
+                avail - 1
+            );
+            result = Err(mark(
+                gtt,
+                desc,
+                status,
+                abi::ctb::STATUS_UNDERFLOW,
+                why,
+                rec,
+            ));
+            break;
+        }
+        let mut hxg = Vec::with_capacity(n as usize);
+        for i in 1..=n {
+            hxg.push(read_dword(
+                gtt,
+                ring_addr(l.h2g, size, at + i),
+                "CT H2G ring",
+                rec,
+            )?);
+        }
+        if let Some(served) = message(hdr, &hxg, rec) {
+            if let Some(reply) = &served.reply {
+                match g2h_write(ct, l, gtt, reply, rec) {
+                    Ok(()) => *wrote = true,
+                    Err(Stop::Full) => {
+                        result = Err(Stop::Full);
+                        break;
+                    }
+                    // The reply is lost; the request is consumed.
+                    Err(Stop::Broken) => {}
+                }
+            }
+            rec.emit(served.event);
+        }
+        ct.h2g_head = (at + 1 + n) % size;
+    }
+    write_dword(
+        gtt,
+        field(abi::ctb::DESC_HEAD),
+        ct.h2g_head,
+        "CT H2G descriptor",
+        rec,
+    )?;
+    result
+}
+
+/// A request the GuC served.
+struct Served {
+    /// The G2H message to send (CTB header included), if any.
+    reply: Option<Vec<u32>>,
+    /// Its trace event, emitted once the request is consumed.
+    event: Event,
+}
+
+/// Serves one H2G message; `None` if it is no request (skipped).
+fn message(hdr: u32, hxg: &[u32], rec: &mut Recorder) -> Option<Served> {
+    let fence = abi::field(hdr, abi::ctb::MSG_FENCE);
+    let Some(&h0) = hxg.first() else {
+        // Zero fill before a wrap (module docs).
+        return None;
+    };
+    let bad = |why: String, rec: &mut Recorder| {
+        rec.violation("ct_h2g_bad", why);
+        None
+    };
+    let format = abi::field(hdr, abi::ctb::MSG_FORMAT);
+    if format != abi::ctb::FORMAT_HXG {
+        return bad(
+            format!("H2G message fence {fence:#x}: format {format} is not HXG"),
+            rec,
+        );
+    }
+    let ty = abi::field(h0, abi::hxg::TYPE);
+    if abi::field(h0, abi::hxg::ORIGIN) == abi::hxg::ORIGIN_GUC
+        || (ty != abi::hxg::TYPE_REQUEST && ty != abi::hxg::TYPE_FAST_REQUEST)
+    {
+        return bad(
+            format!("H2G message fence {fence:#x}: HXG header {h0:#x} is not a host REQUEST or FAST_REQUEST"),
+            rec,
+        );
+    }
+    let action = abi::field(h0, abi::hxg::REQUEST_ACTION);
+    // No action is served over CT yet (module docs).
+    let answer: Result<u32, u32> = Err(abi::error::UNKNOWN_ACTION);
+    let reply = match answer {
+        Ok(_) if ty == abi::hxg::TYPE_FAST_REQUEST => None,
+        Ok(data0) => Some(super::mmio::success(data0)),
+        Err(code) => Some(super::mmio::failure(code)),
+    };
+    let event = Event::GucCtH2g {
+        fence,
+        action: Hex(action.into()),
+        len: n_dwords(hxg),
+        reply: match reply {
+            None => "none",
+            Some(r) if abi::field(r, abi::hxg::TYPE) == abi::hxg::TYPE_RESPONSE_SUCCESS => {
+                "success"
+            }
+            Some(_) => "failure",
+        },
+    };
+    let reply = reply.map(|r| {
+        vec![
+            abi::prep(abi::ctb::MSG_FENCE, fence)
+                | abi::prep(abi::ctb::MSG_FORMAT, abi::ctb::FORMAT_HXG)
+                | abi::prep(abi::ctb::MSG_NUM_DWORDS, 1),
+            r,
+        ]
+    });
+    Some(Served { reply, event })
+}
+
+/// Length of an HXG message, for the trace.
+fn n_dwords(hxg: &[u32]) -> u32 {
+    // CAST: at most 255 dwords (NUM_DWORDS).
+    hxg.len() as u32
+}
+
+/// Writes `msg` into the G2H ring and moves the descriptor's tail.
+fn g2h_write(
+    ct: &mut Ct,
+    l: &Layout,
+    gtt: &mut Gtt,
+    msg: &[u32],
+    rec: &mut Recorder,
+) -> Result<(), Stop> {
+    // CAST: checked at the enable.
+    let size = (l.g2h_size / 4) as u32;
+    let desc = l.g2h_desc;
+    let field = |off: usize| desc + off as u64;
+    let status = read_dword(gtt, field(abi::ctb::DESC_STATUS), "CT G2H descriptor", rec)?;
+    if status != 0 {
+        return Err(Stop::Broken);
+    }
+    let head = read_dword(gtt, field(abi::ctb::DESC_HEAD), "CT G2H descriptor", rec)?;
+    let tail = read_dword(gtt, field(abi::ctb::DESC_TAIL), "CT G2H descriptor", rec)?;
+    if head >= size {
+        let why = format!("G2H head {head:#x} is outside the ring of {size:#x} dwords");
+        return Err(mark(gtt, desc, status, abi::ctb::STATUS_OVERFLOW, why, rec));
+    }
+    if tail != ct.g2h_tail {
+        let why = format!(
+            "G2H tail reads {tail:#x}, the GuC left it at {:#x}: the host wrote the sender's field",
+            ct.g2h_tail
+        );
+        return Err(mark(gtt, desc, status, abi::ctb::STATUS_MISMATCH, why, rec));
+    }
+    // CIRC_SPACE: one dword stays free so that head == tail means empty.
+    let space = (head + size - tail - 1) % size;
+    // CAST: a CTB message is at most 256 dwords.
+    let len = msg.len() as u32;
+    if space < len {
+        return Err(Stop::Full);
+    }
+    for (i, &d) in (0u32..).zip(msg) {
+        write_dword(gtt, ring_addr(l.g2h, size, tail + i), d, "CT G2H ring", rec)?;
+    }
+    ct.g2h_tail = (tail + len) % size;
+    write_dword(
+        gtt,
+        field(abi::ctb::DESC_TAIL),
+        ct.g2h_tail,
+        "CT G2H descriptor",
+        rec,
+    )?;
+    rec.emit(Event::GucCtG2h {
+        fence: abi::field(msg[0], abi::ctb::MSG_FENCE),
+        len,
+    });
+    Ok(())
+}
