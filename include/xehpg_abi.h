@@ -101,6 +101,20 @@ struct xehpg_css_header {
 #define XEHPG_GUC_ACTION_HOST2GUC_CONTROL_CTB 0x4509
 #define XEHPG_GUC_CTB_CONTROL_DISABLE 0
 #define XEHPG_GUC_CTB_CONTROL_ENABLE 1
+/* UPDATE_SCHEDULING_POLICIES_KLV: {hdr, KLVs...} over CT; the scheduling
+ * policy KLVs follow the header inline (xe_guc_submit.c,
+ * guc_init_global_schedule_policy). */
+#define XEHPG_GUC_ACTION_UPDATE_SCHEDULING_POLICIES_KLV 0x0509
+/* OPT_IN_FEATURE_KLV: {hdr, KLV buffer GGTT address low, high, dwords}
+ * (xe_guc.c, __guc_opt_in_features_enable). */
+#define XEHPG_GUC_ACTION_OPT_IN_FEATURE_KLV 0x550e
+/* G2H events (GuC to host, HXG type EVENT). */
+#define XEHPG_GUC_ACTION_CONTEXT_RESET_NOTIFICATION 0x1008
+#define XEHPG_GUC_ACTION_ENGINE_FAILURE_NOTIFICATION 0x1009
+#define XEHPG_GUC_ACTION_NOTIFY_MEMORY_CAT_ERROR 0x6000
+#define XEHPG_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE 0x8003
+#define XEHPG_GUC_ACTION_NOTIFY_CRASH_DUMP_POSTED 0x8004
+#define XEHPG_GUC_ACTION_NOTIFY_EXCEPTION 0x8005
 
 /*
  * A CT buffer's descriptor (abi/guc_communication_ctb_abi.h,
@@ -125,6 +139,9 @@ struct xehpg_ct_buffer_desc {
 #define XEHPG_CTB_FORMAT_SHIFT 12
 #define XEHPG_CTB_FORMAT_HXG 0
 #define XEHPG_CTB_NUM_DWORDS_MASK 0xff
+/* A ring message is at most the header plus 255 HXG dwords
+ * (GUC_CTB_MSG_MAX_LEN). */
+#define XEHPG_CTB_MSG_MAX_DWORDS 256
 
 /*
  * KLVs (upstream abi/guc_klvs_abi.h): a header dword, key 31:16 and value
@@ -143,6 +160,10 @@ struct xehpg_ct_buffer_desc {
 
 /* Scheduling policy key (GUC_KLV_SCHEDULING_POLICIES_*_KEY). */
 #define XEHPG_KLV_SCHEDULING_POLICIES_RENDER_COMPUTE_YIELD 0x1001
+#define XEHPG_KLV_SCHEDULING_POLICIES_RENDER_COMPUTE_YIELD_LEN 2
+
+/* Opt-in feature keys, value-less (GUC_KLV_OPT_IN_FEATURE_*_KEY). */
+#define XEHPG_KLV_OPT_IN_FEATURE_EXT_CAT_ERR_TYPE 0x4001
 
 /* Per-context policy keys (enum guc_context_policies, GUC_CONTEXT_POLICIES_KLV_ID_*). */
 #define XEHPG_KLV_CONTEXT_POLICY_EXECUTION_QUANTUM 0x2001
@@ -163,7 +184,13 @@ struct xehpg_ct_buffer_desc {
 
 /* Error codes in FAILURE responses (upstream abi/guc_errors_abi.h). */
 #define XEHPG_GUC_ERROR_UNKNOWN_ACTION 0x30
+#define XEHPG_GUC_ERROR_INVALID_KLV_DATA 0x50
 #define XEHPG_GUC_ERROR_INVALID_PARAMS 0x60
+#define XEHPG_GUC_ERROR_INVALID_GGTT_ADDRESS 0x80
+#define XEHPG_GUC_ERROR_MALFORMED_KLV 0x103
+#define XEHPG_GUC_ERROR_INVALID_KLV_KEY 0x105
+#define XEHPG_GUC_ERROR_CTB_FULL 0x301
+#define XEHPG_GUC_ERROR_CTB_NOT_REGISTERED 0x304
 
 /*
  * GUC_STATUS (0xC000) UKERNEL (15:8) and BOOTROM (7:1) codes
