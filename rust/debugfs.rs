@@ -43,9 +43,13 @@ use kernel::{
 
 use crate::{
     gt::{mcr, Gt, GtState},
-    guc::Guc,
+    guc::{
+        ct::channel::{CtAccess, CtIo, LoadKind},
+        Guc,
+    },
     info::DeviceInfo,
     irq::{IrqState, RegSnapshot},
+    mem::lmem::Lmembar,
     mmio::Gttmmadr,
 };
 
@@ -54,6 +58,7 @@ pub(crate) struct DebugCtx {
     info: DeviceInfo,
     dev: ARef<Device>,
     bar: Arc<Gttmmadr>,
+    lmem: Arc<Lmembar>,
     gt: Arc<GtState>,
     guc: Arc<Guc>,
     irq: Arc<IrqState>,
@@ -67,6 +72,7 @@ impl DebugCtx {
         info: DeviceInfo,
         dev: ARef<Device>,
         bar: Arc<Gttmmadr>,
+        lmem: Arc<Lmembar>,
         gt: Arc<GtState>,
         guc: Arc<Guc>,
         irq: Arc<IrqState>,
@@ -75,6 +81,7 @@ impl DebugCtx {
             info,
             dev,
             bar,
+            lmem,
             gt,
             guc,
             irq,
@@ -92,6 +99,27 @@ impl DebugCtx {
     }
 }
 
+/// The CT's load runs reach the device through both revocable BARs, a send at a time, and
+/// sleep outside them.
+impl CtAccess for DebugCtx {
+    fn dev(&self) -> &Device {
+        &self.dev
+    }
+
+    fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
+        self.bar
+            .try_access_with(|bar| {
+                self.lmem.try_access_with(|lmem| {
+                    f(&CtIo {
+                        gt: &self.gt.view(&self.dev, bar),
+                        lmem,
+                    })
+                })
+            })
+            .flatten()
+    }
+}
+
 /// The files of a device directory. Its index in [`FILES`] is the file's debugfs `aux`.
 #[derive(Copy, Clone)]
 enum Kind {
@@ -105,10 +133,11 @@ enum Kind {
     GucInfo,
     Hwconfig,
     Irq,
+    Ct,
 }
 
 /// Name, kind and whether the file takes writes (mode 0600, else 0400).
-const FILES: [(&CStr, Kind, bool); 10] = [
+const FILES: [(&CStr, Kind, bool); 11] = [
     (c"info", Kind::Info, false),
     (c"forcewake", Kind::Forcewake, false),
     (c"forcewake_all", Kind::ForcewakeAll, true),
@@ -119,6 +148,7 @@ const FILES: [(&CStr, Kind, bool); 10] = [
     (c"guc_info", Kind::GucInfo, false),
     (c"hwconfig", Kind::Hwconfig, false),
     (c"irq", Kind::Irq, true),
+    (c"ct", Kind::Ct, true),
 ];
 
 /// A file's whole content.
@@ -143,6 +173,12 @@ impl fmt::Display for Report<'_> {
                     .try_access_with(|bar| RegSnapshot::read(&c.gt.view(&c.dev, bar)));
                 c.irq.fmt_report(f, regs.as_ref())
             }
+            Kind::Ct => {
+                let ct = c.guc.channel();
+                // Read inside the device access, formatted outside it.
+                let descs = c.lmem.try_access_with(|lmem| ct.descs(lmem)).flatten();
+                ct.fmt(f, descs)
+            }
         }
     }
 }
@@ -157,6 +193,7 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
             let cmd = read_command(reader, &mut buf)?;
             c.with_gt(|gt| c.irq.command(gt, cmd))
         }
+        Kind::Ct => store_ct(c, reader),
         // Not reachable: read-only files get no write method.
         _ => Err(EINVAL),
     }
@@ -376,6 +413,31 @@ fn store_mcr(c: &DebugCtx, reader: &mut UserSliceReader) -> Result {
         Err(e) => c.mcr_errno.store(e.to_errno(), Relaxed),
     }
     result.map(|_| ())
+}
+
+/// Largest N of a `ct` load command.
+const CT_LOAD_MAX: u32 = 100_000;
+
+/// `ct`: `ping N`, `fast N`, `fast-each N` or `mmio-ping N` runs a load and records its
+/// outcome for the next read; the write fails with the first message's error, if any.
+fn store_ct(c: &DebugCtx, reader: &mut UserSliceReader) -> Result {
+    let mut buf = [0u8; 64];
+    let cmd = read_command(reader, &mut buf)?;
+    let mut words = cmd.split_ascii_whitespace();
+    let (Some(verb), Some(n), None) = (words.next(), words.next(), words.next()) else {
+        return Err(EINVAL);
+    };
+    let kind = LoadKind::parse(verb).ok_or(EINVAL)?;
+    let n = n
+        .parse::<u32>()
+        .ok()
+        .filter(|n| (1..=CT_LOAD_MAX).contains(n))
+        .ok_or(EINVAL)?;
+    let r = c.guc.channel().load(c, kind, n)?;
+    match r.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// `/sys/kernel/debug/xehpg`, parent of one directory per bound device.

@@ -25,7 +25,7 @@ use kernel::{
 use crate::{
     debugfs::{DebugCtx, DeviceDir},
     gt::{GtInfo, GtState},
-    guc::{self, Guc},
+    guc::{self, ct::channel::Channel, Guc},
     info::{BarInfo, DeviceInfo},
     irq::{
         source::{Mode, Plan, Present},
@@ -33,7 +33,7 @@ use crate::{
     },
     mem::{
         ggtt::Ggtt,
-        lmem::{self, BarError, LmemAccess, LmemPool, TileRange},
+        lmem::{self, BarError, LmemPool, Lmembar, TileRange},
     },
     mmio::{Bar0, Gttmmadr, GTTMMADR_BAR, GTTMMADR_SIZE, LMEM_BAR},
     pcode,
@@ -69,13 +69,15 @@ pub(crate) struct Xehpg<'bound> {
     irq: Irq<'bound>,
     info: DeviceInfo,
     guc: Arc<Guc>,
+    /// The GuC's CT channel, shared by the GuC, the interrupt thread and debugfs.
+    ct: Arc<Channel>,
     #[pin]
     lmem_pool: LmemPool,
     #[pin]
     ggtt: Ggtt,
     gt_info: GtInfo,
     gt: Arc<GtState>,
-    lmembar: pci::Bar<'bound>,
+    lmembar: Arc<Lmembar>,
     gttmmadr: Arc<Gttmmadr>,
     pdev: &'bound pci::Device<Bound>,
 }
@@ -126,7 +128,7 @@ impl<'bound> Xehpg<'bound> {
                 // Every register access below goes through BAR 0; its mapping outlives them
                 // all (dropped last but one).
                 gttmmadr,
-                lmembar: bound.iomap_region(LMEM_BAR, c"xehpg/lmembar")?,
+                lmembar: Arc::new(Lmembar::map(bound)?, GFP_KERNEL)?,
                 // The GT first: its fuses, forcewake domains and steering defaults are what
                 // every later block's register accesses rely on. PCODE must have finished (the
                 // early checks) before the GT is touched.
@@ -152,16 +154,20 @@ impl<'bound> Xehpg<'bound> {
                 // Interrupts are installed (reset, vector, handler) before the GuC load, as
                 // upstream does, so that a failure here never leaves a running GuC behind;
                 // they are armed once the GuC's state is known (below).
+                // The CT channel exists (down) before the interrupt handler that feeds it.
+                ct: Arc::pin_init(Channel::new(), GFP_KERNEL)?,
                 irq <- Irq::new(
                     bound,
                     gttmmadr.clone(),
+                    lmembar.clone(),
                     gt.clone(),
+                    ct.clone(),
                     Present::from_topology(&gt_info.topology),
                 ),
                 // The GuC last: it needs steering (TLB invalidation), the GGTT and the pool.
                 // A failed load is recorded, not fatal.
                 guc: {
-                    let guc = Arc::pin_init(Guc::new(), GFP_KERNEL)?;
+                    let guc = Arc::pin_init(Guc::new(ct.clone()), GFP_KERNEL)?;
                     let bar = gttmmadr.access(bound)?;
                     let ctx = guc::Ctx {
                         pdev: bound,
@@ -169,7 +175,7 @@ impl<'bound> Xehpg<'bound> {
                         bar,
                         ggtt: &ggtt,
                         pool: &lmem_pool,
-                        lmem: LmemAccess(lmembar),
+                        lmem: lmembar.access(bound)?,
                     };
                     guc.load(&ctx, guc::fw::path());
                     guc
@@ -181,6 +187,7 @@ impl<'bound> Xehpg<'bound> {
                         *info,
                         bound.as_ref().into(),
                         gttmmadr.clone(),
+                        lmembar.clone(),
                         gt.clone(),
                         guc.clone(),
                         irq.state(),
@@ -196,9 +203,33 @@ impl<'bound> Xehpg<'bound> {
                 let running = this.guc.running();
                 let mode = if running { Mode::Guc } else { Mode::Execlist };
                 this.irq.arm(Plan::new(mode, present, running));
+                // The second boot phase talks over CT, whose replies come through the
+                // interrupt armed above. If it fails the GuC is stopped: execlist mode.
+                if running && this.post_load(present).is_err() {
+                    this.irq.arm(Plan::new(Mode::Execlist, present, false));
+                }
                 report_bound(this.pdev, &this.info);
                 Ok(())
             }))
+        })
+    }
+
+    /// The GuC's second boot phase (probe, process context).
+    fn post_load(&self, present: Present) -> Result {
+        let ctx = self.guc_ctx(self.pdev)?;
+        self.guc.post_load(&ctx, present.ccs != 0)
+    }
+
+    /// What a GuC step needs, for a bound device.
+    fn guc_ctx<'a>(&'a self, pdev: &'a pci::Device<Bound>) -> Result<guc::Ctx<'a>> {
+        let bar = self.gttmmadr.access(pdev)?;
+        Ok(guc::Ctx {
+            pdev,
+            gt: self.gt.view(pdev.as_ref(), bar),
+            bar,
+            ggtt: &self.ggtt,
+            pool: &self.lmem_pool,
+            lmem: self.lmembar.access(pdev)?,
         })
     }
 
@@ -208,22 +239,13 @@ impl<'bound> Xehpg<'bound> {
     /// `forcewake_all` hold is released). The fields then drop in declaration order, the
     /// interrupt handler and its vector first.
     pub(crate) fn unbind(&self, pdev: &pci::Device<Core<'_>>) {
-        let Ok(bar) = self.gttmmadr.access(pdev) else {
-            dev_err!(pdev, "unbind: BAR 0 is not this device's\n");
+        let Ok(ctx) = self.guc_ctx(pdev) else {
+            dev_err!(pdev, "unbind: the BARs are not this device's\n");
             return;
-        };
-        let gt = self.gt.view(pdev.as_ref(), bar);
-        let ctx = guc::Ctx {
-            pdev,
-            gt,
-            bar,
-            ggtt: &self.ggtt,
-            pool: &self.lmem_pool,
-            lmem: LmemAccess(&self.lmembar),
         };
         self.guc.fini(&ctx);
         self.irq.quiesce();
-        gt.close();
+        ctx.gt.close();
         dev_dbg!(pdev, "unbind\n");
     }
 }

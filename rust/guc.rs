@@ -29,18 +29,19 @@ pub(crate) mod h2g;
 mod hwconfig;
 pub(crate) mod hxg;
 pub(crate) mod klv;
+mod post_load;
 pub(crate) mod regs;
 mod status;
 mod tlb_inval;
 mod wopcm;
 
 use kernel::{
-    device::Bound,
+    device::{Bound, Device},
     firmware::Firmware,
     pci,
     prelude::*,
     str::CString,
-    sync::Mutex,
+    sync::{Arc, Mutex},
     time::{Instant, Monotonic},
 };
 
@@ -54,6 +55,7 @@ use crate::{
     mmio::Bar0,
     range::Range,
 };
+use ct::channel::{Channel, CtAccess, CtIo};
 use fw::CssInfo;
 use status::{bootrom_name, ukernel_name, Status};
 use wopcm::Wopcm;
@@ -100,6 +102,8 @@ pub(crate) struct GucState {
     pub(crate) hwconfig: KVec<u32>,
     /// The command transport, once placed.
     pub(crate) ct: Option<ct::Ct>,
+    /// What the second boot phase set up.
+    pub(crate) post_load: post_load::Done,
     objs: KVec<Obj>,
     /// A DMA was started since the last GuC reset: the GuC may hold or run an image.
     touched: bool,
@@ -110,6 +114,8 @@ pub(crate) struct GucState {
 pub(crate) struct Guc {
     #[pin]
     state: Mutex<GucState>,
+    /// The CT channel, shared with the interrupt thread that receives its G2H messages.
+    channel: Arc<Channel>,
 }
 
 /// What a load needs from the rest of the driver.
@@ -126,9 +132,25 @@ pub(crate) struct Ctx<'a> {
 /// A step's failure, for the log and for debugfs.
 struct Fail(&'static str, Error);
 
+/// Probe and unbind reach the device directly.
+impl CtAccess for Ctx<'_> {
+    fn dev(&self) -> &Device {
+        self.gt.dev
+    }
+
+    fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
+        Some(f(&CtIo {
+            gt: &self.gt,
+            lmem: self.lmem,
+        }))
+    }
+}
+
 impl Guc {
-    pub(crate) fn new() -> impl PinInit<Self> {
+    /// A GuC that will use `channel` for its CT.
+    pub(crate) fn new(channel: Arc<Channel>) -> impl PinInit<Self> {
         pin_init!(Self {
+            channel,
             state <- kernel::new_mutex!(GucState {
                 path: None,
                 css: None,
@@ -140,6 +162,7 @@ impl Guc {
                 error: None,
                 hwconfig: KVec::new(),
                 ct: None,
+                post_load: post_load::Done::NONE,
                 objs: KVec::new(),
                 touched: false,
             }),
@@ -196,6 +219,7 @@ impl Guc {
         ))?;
         f.write_fmt(fmt!("hwconfig_dwords: {}\n", st.hwconfig.len()))?;
         ct::Ct::fmt(st.ct.as_ref(), f)?;
+        st.post_load.fmt(f)?;
         match st.error {
             Some((step, e)) => f.write_fmt(fmt!("last_error: {}: {:?}\n", step, e)),
             None => f.write_str("last_error: none\n"),
@@ -315,8 +339,15 @@ impl Guc {
     /// mastering is turned off first so it cannot reach freed system memory.
     pub(crate) fn fini(&self, ctx: &Ctx<'_>) {
         let mut st = self.state.lock();
+        self.stop(ctx, &mut st);
+        st.state = State::NotLoaded;
+    }
+
+    /// Stops the GuC and releases what it could reach (unbind, or a failed second boot
+    /// phase).
+    fn stop(&self, ctx: &Ctx<'_>, st: &mut GucState) {
         // The GuC stops using the rings before it is reset and their memory released.
-        self.ct_disable(ctx, &mut st);
+        self.ct_disable(ctx, st);
         if st.touched {
             let stopped = ctx
                 .gt
@@ -350,7 +381,12 @@ impl Guc {
             obj.free(ctx);
         }
         st.ct = None;
-        st.state = State::NotLoaded;
+        st.post_load = post_load::Done::NONE;
+    }
+
+    /// The CT channel.
+    pub(crate) fn channel(&self) -> &Arc<Channel> {
+        &self.channel
     }
 }
 

@@ -72,6 +72,8 @@ use kernel::{
 
 use crate::{
     gt::{Gt, GtState},
+    guc::ct::channel::{Channel, CtAccess, CtIo, RX_BUDGET},
+    mem::lmem::Lmembar,
     mmio::Gttmmadr,
     regs::ALL_ONES,
 };
@@ -112,6 +114,11 @@ const REPORT_GT_ERROR: u32 = 1 << 3;
 const REPORT_GONE: u32 = 1 << 4;
 const REPORT_CS_ERROR: u32 = 1 << 5;
 const REPORT_TILE: u32 = 1 << 6;
+/// Not a report: the GuC wrote G2H messages, for the thread to read.
+const WAKE_G2H: u32 = 1 << 7;
+/// Full receive passes one thread run makes at most (the rest waits for the next interrupt or
+/// a waiter's poll).
+const G2H_PASSES: usize = 64;
 
 /// The details of the last event of each kind, for the threaded half's message. Several
 /// events before the thread runs give one message with the last details and the total count:
@@ -265,7 +272,9 @@ impl<'bound> Irq<'bound> {
     pub(crate) fn new(
         pdev: &'bound pci::Device<Bound>,
         bar: Arc<Gttmmadr>,
+        lmem: Arc<Lmembar>,
         gt: Arc<GtState>,
+        ct: Arc<Channel>,
         present: Present,
     ) -> impl PinInit<Self, Error> + 'bound {
         pin_init::pin_init_scope(move || {
@@ -298,7 +307,9 @@ impl<'bound> Irq<'bound> {
             let handler = try_init!(Handler {
                 pdev,
                 bar,
+                lmem,
                 gt,
+                ct,
                 state: handler_state,
             }? Error);
             Ok(try_pin_init!(Self {
@@ -337,8 +348,27 @@ impl<'bound> Irq<'bound> {
 pub(crate) struct Handler<'bound> {
     pdev: &'bound pci::Device<Bound>,
     bar: Arc<Gttmmadr>,
+    /// Local memory, where the G2H ring is.
+    lmem: Arc<Lmembar>,
     gt: Arc<GtState>,
+    /// The GuC's CT channel, whose G2H messages the thread reads.
+    ct: Arc<Channel>,
     state: Arc<IrqState>,
+}
+
+/// The threaded half reads G2H with the device's BARs, which stay mapped while the handler is
+/// registered (the registration drops before them).
+impl CtAccess for Handler<'_> {
+    fn dev(&self) -> &kernel::device::Device {
+        self.pdev.as_ref()
+    }
+
+    fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
+        let bar = self.bar.access(self.pdev).ok()?;
+        let lmem = self.lmem.access(self.pdev).ok()?;
+        let gt = self.gt.view(self.pdev.as_ref(), bar);
+        Some(f(&CtIo { gt: &gt, lmem }))
+    }
 }
 
 /// Result of servicing one tile.
@@ -518,8 +548,11 @@ impl Handler<'_> {
             st.reports.cs_vector.store(u32::from(id.vector), Relaxed);
             st.report(REPORT_CS_ERROR);
         }
-        // The GuC-to-host bit is counted above; the CT channel's G2H processing will be woken
-        // from here once it exists. Engine completions likewise wait for submission.
+        // The GuC wrote G2H: the thread reads it (it may sleep, this may not). Engine
+        // completions wait for submission.
+        if i == source::GUC && id.vector & source::GUC2HOST != 0 {
+            st.report(WAKE_G2H);
+        }
         let limit = ctl.storm_limit;
         let now = st.now_ns();
         let stormed = ctl.meters.get_mut(i).is_some_and(|m| m.hit(now, limit));
@@ -552,11 +585,11 @@ impl Handler<'_> {
         self.state.report(REPORT_GT_ERROR);
     }
 
-    /// Prints what the top half left to report. Threaded (process) context.
-    fn print_reports(&self) {
+    /// Prints what the top half left to report (`what`, taken from the pending bits).
+    /// Threaded (process) context.
+    fn print_reports(&self, what: u32) {
         let st = &self.state;
         let r = &st.reports;
-        let what = r.pending.xchg(0, Relaxed);
         let dev = self.pdev;
         if what & REPORT_GONE != 0 && !r.gone_told.xchg(true, Relaxed) {
             dev_err!(
@@ -686,10 +719,21 @@ impl ThreadedHandler for Handler<'_> {
         }
     }
 
-    /// The threaded half (process context): the messages the top half left.
+    /// The threaded half (process context): the messages the top half left, and the G2H
+    /// messages the GuC wrote.
     fn handle_threaded(&self) -> IrqReturn {
         self.state.stats.thread_runs.add(1, Relaxed);
-        self.print_reports();
+        let what = self.state.reports.pending.xchg(0, Relaxed);
+        self.print_reports(what);
+        if what & WAKE_G2H != 0 {
+            // One pass handles a bounded number of messages; keep going while passes come back
+            // full, as no new interrupt may follow for what is already in the ring.
+            for _ in 0..G2H_PASSES {
+                if self.ct.receive(self) < RX_BUDGET {
+                    break;
+                }
+            }
+        }
         IrqReturn::Handled
     }
 }

@@ -18,10 +18,20 @@
 //! Teardown sends CONTROL_CTB DISABLE before the GuC is reset, so the firmware stops using
 //! the rings before their memory is released.
 //!
+//! Once enabled, [`channel::Channel`] carries the messages: sending, waiting, receiving and
+//! the checks on everything the GuC writes (its module docs; `Documentation/ct.rst` draws the
+//! flow). The wire words are in [`wire`], the ring arithmetic and G2H validation in [`ring`],
+//! the waiters and G2H credits in [`waiters`].
+//!
 //! Where this differs from upstream: both rings are in local memory. Upstream keeps the G2H
 //! ring in system memory mapped through the GGTT, so the CPU reads replies from RAM rather
-//! than across the PCIe BAR; that move belongs with the G2H processing, which is not here
-//! yet.
+//! than across the PCIe BAR. The GGTT code maps local memory only so far; the receive path
+//! reads through [`ring::RingRead`], so moving the ring changes one implementation.
+
+pub(crate) mod channel;
+pub(crate) mod ring;
+pub(crate) mod waiters;
+pub(crate) mod wire;
 
 use kernel::prelude::*;
 
@@ -32,6 +42,7 @@ use super::{
     Ctx, Guc, GucState, Obj,
 };
 use crate::abi::*;
+use channel::Rings;
 
 /// H2G object and ring layout (`xe_guc_ct.c`: `CTB_DESC_SIZE` aligned to 2 KiB,
 /// `CTB_H2G_BUFFER_OFFSET` 4 KiB, `CTB_H2G_BUFFER_SIZE` 4 KiB).
@@ -153,6 +164,14 @@ impl Guc {
         let g2h = self.obj(ctx, st, G2H_OBJ)?;
         zero(ctx, &h2g, H2G_OBJ)?;
         zero(ctx, &g2h, G2H_OBJ)?;
+        let rings = Rings {
+            h2g_desc: h2g.lmem.start + H2G_DESC,
+            h2g: h2g.lmem.start + H2G_RING,
+            h2g_size: H2G_RING_SIZE / 4,
+            g2h_desc: g2h.lmem.start + G2H_DESC,
+            g2h: g2h.lmem.start + G2H_RING,
+            g2h_size: G2H_RING_SIZE / 4,
+        };
         let (h2g, g2h) = (h2g.map.addr(0), g2h.map.addr(0));
         for (key, value, wide) in self_cfg(h2g, g2h) {
             let msg = self_cfg_message(key, value, wide)?;
@@ -193,6 +212,7 @@ impl Guc {
             }
         }
         control(ctx, XEHPG_GUC_CTB_CONTROL_ENABLE)?;
+        self.channel.start(rings);
         Ok(Ct {
             state: CtState::Enabled,
             h2g,
@@ -200,8 +220,9 @@ impl Guc {
         })
     }
 
-    /// Teardown: tells the GuC to stop using the rings. A failure is logged; the GuC is reset
-    /// next either way.
+    /// Teardown: tells the GuC to stop using the rings, then stops the channel (waiters are
+    /// woken, no pass reads the rings after this). A failure to tell the GuC is logged; the
+    /// GuC is reset next either way.
     pub(super) fn ct_disable(&self, ctx: &Ctx<'_>, st: &mut GucState) {
         let Some(ct) = st.ct.as_mut() else {
             return;
@@ -211,6 +232,7 @@ impl Guc {
             let _ = control(ctx, XEHPG_GUC_CTB_CONTROL_DISABLE);
             ct.state = CtState::Disabled;
         }
+        self.channel.stop();
     }
 }
 

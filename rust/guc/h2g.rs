@@ -13,6 +13,7 @@
 //! Every reply is untrusted input: its type and length are checked before use.
 
 use kernel::{
+    io::poll::read_poll_timeout_atomic,
     prelude::*,
     time::{delay::fsleep, Delta},
 };
@@ -26,6 +27,11 @@ use crate::{abi::*, gt::Gt, mmio::poll_timeout, regs::ALL_ONES};
 /// How long the GuC may take to pick a request up (upstream: 50 ms).
 // TIMEOUT: upstream's value for the first reply.
 const REPLY_TIMEOUT: Delta = Delta::from_millis(50);
+/// How long [`send_atomic`] spins for a reply: 10 ms in 1 µs steps.
+// TIMEOUT: our bound for a caller that may not sleep; the GuC answers GET_HWCONFIG's size
+// query without work.
+const ATOMIC_STEP: Delta = Delta::from_micros(1);
+const ATOMIC_TRIES: usize = 10_000;
 /// How long a BUSY reply may take to turn final (upstream: 2 s).
 // TIMEOUT: upstream's value.
 const BUSY_TIMEOUT: Delta = Delta::from_secs(2);
@@ -77,6 +83,44 @@ pub(crate) fn classify(raw: u32) -> Seen {
     }
 }
 
+/// The action of `request`, a host REQUEST that fits the message registers.
+fn check(request: &[u32]) -> Result<u32> {
+    let header = request.first().map(|&h| Hxg::from_raw(h)).ok_or(EINVAL)?;
+    if request.len() > XEHPG_GUC_MMIO_MSG_MAX_DWORDS as usize
+        || header.from_guc()
+        || header.kind().get() != XEHPG_HXG_TYPE_REQUEST
+    {
+        return Err(EINVAL);
+    }
+    Ok(header.as_request().action().get())
+}
+
+/// [`send`] for a caller that may not sleep (debugfs inside the device access, for the CT
+/// round-trip comparison): spins at most ~10 ms for the final reply and does not
+/// wait out RETRY. No message: the caller reports.
+///
+/// # Errors
+///
+/// `EINVAL` for a malformed request, `ETIMEDOUT` without a final reply, `EAGAIN` for RETRY,
+/// `EPROTO` for a malformed reply, `ENODEV` if the register reads all ones.
+pub(crate) fn send_atomic(gt: &Gt<'_>, request: &[u32]) -> Result<Reply> {
+    check(request)?;
+    post(gt, request)?;
+    let seen = read_poll_timeout_atomic(
+        || read_flag(gt, 0).map(classify),
+        |s| !matches!(s, Seen::Pending | Seen::Busy),
+        ATOMIC_STEP,
+        ATOMIC_TRIES,
+    )?;
+    match seen {
+        Seen::Final(r) => Ok(r),
+        Seen::Retry => Err(EAGAIN),
+        Seen::Bogus(_) => Err(EPROTO),
+        Seen::Gone => Err(ENODEV),
+        Seen::Pending | Seen::Busy => Err(ETIMEDOUT),
+    }
+}
+
 // The message registers are always-on (Gunit, 0x190000): no forcewake needed, which the
 // accessors check at build time.
 fn read_flag(gt: &Gt<'_>, i: usize) -> Result<u32> {
@@ -102,14 +146,7 @@ fn post(gt: &Gt<'_>, request: &[u32]) -> Result {
 /// `EINVAL` for a malformed request, `ETIMEDOUT` if the GuC does not answer, `EPROTO` for a
 /// malformed reply, `EAGAIN` if it still asks to retry after the last resend (all logged).
 pub(crate) fn send(gt: &Gt<'_>, request: &[u32]) -> Result<(Reply, [u32; 4])> {
-    let header = request.first().map(|&h| Hxg::from_raw(h)).ok_or(EINVAL)?;
-    if request.len() > XEHPG_GUC_MMIO_MSG_MAX_DWORDS as usize
-        || header.from_guc()
-        || header.kind().get() != XEHPG_HXG_TYPE_REQUEST
-    {
-        return Err(EINVAL);
-    }
-    let action = header.as_request().action().get();
+    let action = check(request)?;
     let mut backoff = Delta::from_millis(1);
     for _ in 0..=MAX_RETRIES {
         post(gt, request)?;

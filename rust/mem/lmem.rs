@@ -9,6 +9,7 @@
 //! reach memory above the BAR through the GGTT or a blitter instead of the CPU.
 
 use kernel::{
+    device::Bound,
     io::{Io, IoBackend, IoBase, Mmio as IoView, MmioBackend},
     pci,
     prelude::*,
@@ -18,7 +19,7 @@ use kernel::{
 
 use crate::{
     mem::ggtt::LMEM_ALIGN,
-    mmio::Bar0,
+    mmio::{Bar0, LMEM_BAR},
     range::{Range, RangeAllocator},
     regs::SG_TILE_ADDR_RANGE,
 };
@@ -130,6 +131,41 @@ impl LmemPool {
     }
 }
 
+/// LMEMBAR (BAR 2) mapped for the bound device. Held in an `Arc` by the blocks that reach
+/// local memory outside probe and unbind (the interrupt thread's G2H reads, debugfs); access
+/// is revoked when the device is unbound.
+pub(crate) struct Lmembar(pci::DevresBar);
+
+impl Lmembar {
+    /// Requests and maps the whole of BAR 2.
+    ///
+    /// # Errors
+    ///
+    /// Whatever requesting, mapping or registering the device resource fails with.
+    pub(crate) fn map(pdev: &pci::Device<Bound>) -> Result<Self> {
+        Ok(Self(
+            pdev.iomap_region(LMEM_BAR, c"xehpg/lmembar")?
+                .into_devres()?,
+        ))
+    }
+
+    /// Local memory, for code that runs while `pdev` is bound (probe, unbind, the interrupt
+    /// thread).
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `pdev` is not the device the BAR belongs to.
+    pub(crate) fn access<'a>(&'a self, pdev: &'a pci::Device<Bound>) -> Result<LmemAccess<'a>> {
+        Ok(LmemAccess(self.0.access(pdev.as_ref())?))
+    }
+
+    /// Runs `f` on local memory unless the device has been unbound (then `None`). `f` runs in
+    /// an RCU read-side critical section and must not sleep.
+    pub(crate) fn try_access_with<R>(&self, f: impl FnOnce(LmemAccess<'_>) -> R) -> Option<R> {
+        self.0.try_access_with(|bar| f(LmemAccess(bar)))
+    }
+}
+
 /// CPU access to local memory through LMEMBAR (plain memory, no side effects).
 #[derive(Copy, Clone)]
 pub(crate) struct LmemAccess<'a>(pub(crate) &'a pci::Bar<'a>);
@@ -210,6 +246,15 @@ impl<'a> LmemAccess<'a> {
     /// `EINVAL` if `at` is outside LMEMBAR or misaligned.
     pub(crate) fn write32(&self, at: u64, value: u32) -> Result {
         self.0.try_write32(value, Self::offset(at)?)
+    }
+
+    /// Reads one dword.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `at` is outside LMEMBAR or misaligned.
+    pub(crate) fn read32(&self, at: u64) -> Result<u32> {
+        self.0.try_read32(Self::offset(at)?)
     }
 }
 

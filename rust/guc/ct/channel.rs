@@ -1,0 +1,1018 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The running channel: sending into H2G, receiving from G2H, matching replies to requests.
+//!
+//! # Sending (`xe_guc_ct.c` `h2g_write`, `__guc_ct_send_locked`; `research/anchor-xe.md` §5.6)
+//!
+//! Under [`Channel::inner`] (a spinlock: a send never sleeps): place the message after the
+//! tail, zero-filling the rest of the ring first when it does not fit before the end; write the
+//! CTB header, the HXG header (type REQUEST or FAST_REQUEST) and the payload; then the
+//! descriptor's tail, so the GuC never sees a tail before the dwords behind it; then one write
+//! of `GUC_HOST_INTERRUPT`, the only register access of a send. The head is re-read from the
+//! descriptor only when the cached one says the ring is full. A batch of FAST_REQUESTs shares
+//! one tail update and one notify.
+//!
+//! # Waiting (`guc_ct_send_recv`, §5.7-5.8)
+//!
+//! A REQUEST claims a waiter slot and G2H credits before it is sent, then sleeps on
+//! [`Channel::done`] until its reply arrives: SUCCESS returns DATA0, FAILURE is `EIO` with the
+//! error logged, BUSY extends the wait (bounded), RETRY resends after a growing sleep (at most
+//! [`RETRY_LIMIT`] times). No reply in [`REPLY_TIMEOUT`] is `ETIME`; a channel that breaks or
+//! goes down meanwhile wakes every waiter. Process context only.
+//!
+//! # Receiving (`g2h_read`, `parse_g2h_msg`, §5.9)
+//!
+//! The interrupt thread calls [`Channel::receive`] after a GuC-to-host interrupt; a waiter
+//! also does when its sleep times out without a wake-up (the fallback upstream calls safe
+//! mode: a masked or lost interrupt delays replies instead of losing them). One receiver at a
+//! time ([`Channel::rx`]). Every message is checked before use (ring module: descriptor
+//! status, head, tail, length inside what was written; wire module: format, origin, type);
+//! a malformed message of sound length is counted, logged with its dwords and skipped, a ring
+//! the reader cannot follow any more breaks the channel: sends fail with `EPIPE`, waiters are
+//! woken, the descriptor gets the ABI's status bit, and unbind proceeds as usual.
+//!
+//! Register accesses on the receive path: none; head, tail and messages are in memory.
+
+use kernel::{
+    device::Device,
+    new_condvar, new_mutex, new_spinlock,
+    prelude::*,
+    sync::{
+        atomic::{Atomic, Relaxed},
+        CondVar, CondVarTimeoutResult, Mutex, SpinLock,
+    },
+    time::{delay::fsleep, msecs_to_jiffies, Delta, Instant, Monotonic},
+};
+
+use super::{
+    ring::{self, Corrupt, Desc, Next, RingRead},
+    waiters::{FastHistory, Matched, Outcome, Waiters, CREDITS_PER_REQUEST, SLOTS},
+    wire::{self, CtbHeader, Fences, G2h, Response, MSG_MAX, UNTRACKED},
+};
+use crate::{
+    abi::*,
+    gt::Gt,
+    guc::{h2g, hxg::Hxg, regs::GUC_HOST_INTERRUPT},
+    mem::lmem::LmemAccess,
+};
+
+/// How long a request waits for its reply (upstream: `HZ` per wait).
+// TIMEOUT: upstream's value.
+pub(crate) const REPLY_TIMEOUT: Delta = Delta::from_secs(1);
+/// How long BUSY answers may keep a request waiting in all.
+// TIMEOUT: our bound; upstream waits as long as BUSY keeps coming.
+const BUSY_TIMEOUT: Delta = Delta::from_secs(5);
+/// Resends after RETRY (upstream `GUC_SEND_RETRY_LIMIT`), sleeping 5 ms times the count.
+pub(crate) const RETRY_LIMIT: u32 = 50;
+const RETRY_SLEEP_MS: i64 = 5;
+/// How long a sender waits for room in H2G or for credits (upstream gives up after 1 s).
+// TIMEOUT: upstream's value.
+const ROOM_TIMEOUT: Delta = Delta::from_secs(1);
+/// A waiter looks at G2H itself when no wake-up came for this long.
+const POLL_MS: u32 = 100;
+/// Messages one receive pass handles before it lets the next pass continue.
+pub(crate) const RX_BUDGET: usize = 512;
+/// Malformed messages, unknown events and stray replies logged one by one; after that only
+/// counted (debugfs `ct` has the totals).
+const LOG_LIMIT: u64 = 8;
+
+/// Device access for one send or receive pass.
+pub(crate) struct CtIo<'a> {
+    pub(crate) gt: &'a Gt<'a>,
+    pub(crate) lmem: LmemAccess<'a>,
+}
+
+/// Something that can lend device access: probe and unbind have it directly, debugfs and the
+/// interrupt thread through the revocable BARs.
+pub(crate) trait CtAccess {
+    /// The device, for messages.
+    fn dev(&self) -> &Device;
+    /// Runs `f` with device access, or returns `None` if the device is gone. `f` must not
+    /// sleep (it may run under RCU).
+    fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R>;
+}
+
+/// Where the rings are, as LMEMBAR offsets, and their sizes in dwords.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Rings {
+    pub(crate) h2g_desc: u64,
+    pub(crate) h2g: u64,
+    pub(crate) h2g_size: u32,
+    pub(crate) g2h_desc: u64,
+    pub(crate) g2h: u64,
+    pub(crate) g2h_size: u32,
+}
+
+/// Descriptor field offsets (`struct guc_ct_buffer_desc`).
+const DESC_HEAD: u64 = 0;
+const DESC_TAIL: u64 = 4;
+const DESC_STATUS: u64 = 8;
+
+/// The channel's state.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Link {
+    /// Not enabled, or torn down.
+    Down,
+    Up,
+    /// A ring could not be followed any more, or the GuC disabled the channel.
+    Broken(Corrupt),
+}
+
+struct Inner {
+    link: Link,
+    rings: Option<Rings>,
+    h2g_tail: u32,
+    /// The H2G head as last read from the descriptor.
+    h2g_head: u32,
+    fences: Fences,
+    waiters: Waiters,
+    fast: FastHistory,
+}
+
+/// The receiver's cursor and copy buffer.
+struct Rx {
+    head: u32,
+    buf: [u32; MSG_MAX],
+}
+
+/// G2H events the driver knows, with their names (`abi/guc_actions_abi.h`).
+const EVENTS: [(u32, &str); 6] = [
+    (
+        XEHPG_GUC_ACTION_CONTEXT_RESET_NOTIFICATION,
+        "CONTEXT_RESET_NOTIFICATION",
+    ),
+    (
+        XEHPG_GUC_ACTION_ENGINE_FAILURE_NOTIFICATION,
+        "ENGINE_FAILURE_NOTIFICATION",
+    ),
+    (
+        XEHPG_GUC_ACTION_NOTIFY_MEMORY_CAT_ERROR,
+        "NOTIFY_MEMORY_CAT_ERROR",
+    ),
+    (
+        XEHPG_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE,
+        "NOTIFY_FLUSH_LOG_BUFFER_TO_FILE",
+    ),
+    (
+        XEHPG_GUC_ACTION_NOTIFY_CRASH_DUMP_POSTED,
+        "NOTIFY_CRASH_DUMP_POSTED",
+    ),
+    (XEHPG_GUC_ACTION_NOTIFY_EXCEPTION, "NOTIFY_EXCEPTION"),
+];
+
+/// Counters, read by debugfs without the locks.
+struct Stats {
+    requests: Atomic<u64>,
+    fast: Atomic<u64>,
+    notifies: Atomic<u64>,
+    replies: Atomic<u64>,
+    events: Atomic<u64>,
+    per_event: [Atomic<u64>; EVENTS.len()],
+    unknown_events: Atomic<u64>,
+    retries: Atomic<u64>,
+    busy: Atomic<u64>,
+    failures: Atomic<u64>,
+    fast_failures: Atomic<u64>,
+    timeouts: Atomic<u64>,
+    malformed: Atomic<u64>,
+    unexpected: Atomic<u64>,
+    room_waits: Atomic<u64>,
+    polls: Atomic<u64>,
+    rx_passes: Atomic<u64>,
+}
+
+/// The CT channel of one GuC.
+#[pin_data]
+pub(crate) struct Channel {
+    #[pin]
+    inner: SpinLock<Inner>,
+    #[pin]
+    rx: Mutex<Rx>,
+    #[pin]
+    done: CondVar,
+    stats: Stats,
+    /// A debugfs load run is in progress.
+    loading: Atomic<bool>,
+    #[pin]
+    last_load: SpinLock<Option<LoadResult>>,
+}
+
+impl Stats {
+    const fn new() -> Self {
+        Self {
+            requests: Atomic::new(0),
+            fast: Atomic::new(0),
+            notifies: Atomic::new(0),
+            replies: Atomic::new(0),
+            events: Atomic::new(0),
+            per_event: [const { Atomic::new(0) }; EVENTS.len()],
+            unknown_events: Atomic::new(0),
+            retries: Atomic::new(0),
+            busy: Atomic::new(0),
+            failures: Atomic::new(0),
+            fast_failures: Atomic::new(0),
+            timeouts: Atomic::new(0),
+            malformed: Atomic::new(0),
+            unexpected: Atomic::new(0),
+            room_waits: Atomic::new(0),
+            polls: Atomic::new(0),
+            rx_passes: Atomic::new(0),
+        }
+    }
+}
+
+fn bump(c: &Atomic<u64>) {
+    c.add(1, Relaxed);
+}
+
+/// The G2H ring in local memory, for [`ring::next`].
+struct G2hMem<'a> {
+    lmem: LmemAccess<'a>,
+    rings: Rings,
+}
+
+impl RingRead for G2hMem<'_> {
+    fn size(&self) -> u32 {
+        self.rings.g2h_size
+    }
+
+    fn desc(&self) -> Result<Desc> {
+        let d = self.rings.g2h_desc;
+        Ok(Desc {
+            head: self.lmem.read32(d + DESC_HEAD)?,
+            tail: self.lmem.read32(d + DESC_TAIL)?,
+            status: self.lmem.read32(d + DESC_STATUS)?,
+        })
+    }
+
+    fn dword(&self, i: u32) -> Result<u32> {
+        self.lmem.read32(self.rings.g2h + u64::from(i) * 4)
+    }
+}
+
+impl Channel {
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            inner <- new_spinlock!(Inner {
+                link: Link::Down,
+                rings: None,
+                h2g_tail: 0,
+                h2g_head: 0,
+                fences: Fences::default(),
+                waiters: Waiters::new(0),
+                fast: FastHistory::new(),
+            }),
+            rx <- new_mutex!(Rx {
+                head: 0,
+                buf: [0; MSG_MAX],
+            }),
+            done <- new_condvar!(),
+            stats: Stats::new(),
+            loading: Atomic::new(false),
+            last_load <- new_spinlock!(None),
+        })
+    }
+
+    /// Starts using freshly zeroed, registered and enabled rings.
+    pub(crate) fn start(&self, rings: Rings) {
+        let mut rx = self.rx.lock();
+        let mut g = self.inner.lock();
+        rx.head = 0;
+        g.rings = Some(rings);
+        g.h2g_tail = 0;
+        g.h2g_head = 0;
+        // Half of G2H in credits for replies, the other half for events (upstream).
+        let credits = (rings.g2h_size / 2).min(SLOTS as u32 * CREDITS_PER_REQUEST);
+        g.waiters = Waiters::new(credits);
+        g.link = Link::Up;
+    }
+
+    /// Stops using the rings (teardown): waiters are woken with `ECANCELED`, and no send or
+    /// receive touches the rings after this returns (a receive pass in progress finishes
+    /// first), so their memory may be released.
+    pub(crate) fn stop(&self) {
+        let _rx = self.rx.lock();
+        let mut g = self.inner.lock();
+        g.link = Link::Down;
+        g.rings = None;
+        drop(g);
+        self.done.notify_all();
+    }
+
+    /// Marks the channel broken and tells the GuC through the descriptor status. Called with
+    /// the inner lock held; waiters are woken by the caller after unlocking.
+    fn broken(&self, g: &mut Inner, dev: &Device, lmem: Option<(LmemAccess<'_>, u64)>, c: Corrupt) {
+        if g.link != Link::Up {
+            return;
+        }
+        g.link = Link::Broken(c);
+        let bit = c.status_bit();
+        if let (Some((lmem, desc)), true) = (lmem, bit != 0) {
+            let old = lmem.read32(desc + DESC_STATUS).unwrap_or(0);
+            let _ = lmem.write32(desc + DESC_STATUS, old | bit);
+        }
+        match c {
+            Corrupt::Disabled => dev_warn!(dev, "guc: CT disabled by the GuC; sends now fail\n"),
+            _ => dev_err!(
+                dev,
+                "guc: CT broken: {} ({:?}); sends now fail, unbind or reload to recover\n",
+                c.name(),
+                c
+            ),
+        }
+    }
+
+    /// Writes one message into H2G (not yet published). Inner lock held.
+    fn write(&self, g: &mut Inner, io: &CtIo<'_>, msg: &[u32], fence: u16, tracked: bool) -> Result {
+        let rings = g.rings.ok_or(ENODEV)?;
+        let (&h0, rest) = msg.split_first().ok_or(EINVAL)?;
+        let n = u8::try_from(msg.len()).map_err(|_| EINVAL)?;
+        let len = u32::from(n) + 1;
+        let size = rings.h2g_size;
+        let mut placed = ring::place(g.h2g_head, g.h2g_tail, size, len);
+        if placed.is_none() {
+            // The cached head says full: look at what the GuC consumed since.
+            let d = rings.h2g_desc;
+            let status = io.lmem.read32(d + DESC_STATUS)?;
+            let head = io.lmem.read32(d + DESC_HEAD)?;
+            let bad = if status != 0 {
+                Some(Corrupt::H2gStatus(status))
+            } else if head >= size {
+                Some(Corrupt::H2gHead(head))
+            } else {
+                None
+            };
+            if let Some(c) = bad {
+                self.broken(g, io.gt.dev, Some((io.lmem, d)), c);
+                return Err(EPIPE);
+            }
+            g.h2g_head = head;
+            placed = ring::place(head, g.h2g_tail, size, len);
+        }
+        let p = placed.ok_or(EBUSY)?;
+        if p.pad > 0 {
+            io.lmem.zero(rings.h2g + u64::from(g.h2g_tail) * 4, u64::from(p.pad) * 4)?;
+        }
+        let mut words = [0u32; MSG_MAX];
+        words[0] = CtbHeader::hxg(fence, n).into_raw();
+        words[1] = wire::with_kind(h0, tracked);
+        for (w, &d) in words[2..].iter_mut().zip(rest) {
+            *w = d;
+        }
+        let out = words.get(..len as usize).ok_or(EINVAL)?;
+        io.lmem
+            .write_bytes(rings.h2g + u64::from(p.at) * 4, out.as_bytes())?;
+        g.h2g_tail = p.tail;
+        Ok(())
+    }
+
+    /// Makes what was written visible: the descriptor tail, then the doorbell.
+    fn publish(&self, g: &Inner, io: &CtIo<'_>) -> Result {
+        let rings = g.rings.ok_or(ENODEV)?;
+        io.lmem.write32(rings.h2g_desc + DESC_TAIL, g.h2g_tail)?;
+        io.gt.write_aon(GUC_HOST_INTERRUPT::zeroed());
+        bump(&self.stats.notifies);
+        Ok(())
+    }
+
+    /// The error for a send on a channel that is not up.
+    fn not_up(link: Link) -> Error {
+        match link {
+            Link::Broken(_) => EPIPE,
+            _ => ENODEV,
+        }
+    }
+
+    /// Sends `msgs` as FAST_REQUESTs: no reply unless one fails. With `batch` they share one
+    /// tail update and one notify, else each gets its own. Never sleeps: callable from atomic
+    /// context (not from the interrupt top half, which takes no CT locks). Returns how many
+    /// were sent; `EBUSY` if H2G had no room for the first.
+    ///
+    /// # Errors
+    ///
+    /// `ENODEV` (channel down), `EPIPE` (broken), `EBUSY` (no room), `EINVAL` (a message
+    /// longer than 255 dwords or empty).
+    pub(crate) fn send_fast(&self, io: &CtIo<'_>, msgs: &[&[u32]], batch: bool) -> Result<usize> {
+        let mut g = self.inner.lock();
+        if g.link != Link::Up {
+            return Err(Self::not_up(g.link));
+        }
+        let mut sent = 0;
+        for msg in msgs {
+            let fence = g.fences.next(false);
+            match self.write(&mut g, io, msg, fence, false) {
+                Ok(()) => {}
+                Err(e) if e == EBUSY && sent > 0 => break,
+                Err(e) => {
+                    // What was written before the error still goes out.
+                    if sent > 0 && batch {
+                        self.publish(&g, io)?;
+                    }
+                    return Err(e);
+                }
+            }
+            let action = msg.first().map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
+            // CAST: a 16-bit field.
+            g.fast.push(fence, action as u16);
+            bump(&self.stats.fast);
+            sent += 1;
+            if !batch {
+                self.publish(&g, io)?;
+            }
+        }
+        if batch && sent > 0 {
+            self.publish(&g, io)?;
+        }
+        Ok(sent)
+    }
+
+    /// Sends `msg` as a REQUEST with a waiter slot; `Ok(None)` if H2G or the credits have no
+    /// room now.
+    fn submit(&self, io: &CtIo<'_>, msg: &[u32]) -> Result<Option<(usize, u16)>> {
+        let mut g = self.inner.lock();
+        if g.link != Link::Up {
+            return Err(Self::not_up(g.link));
+        }
+        let fence = g.fences.next(true);
+        let action = msg.first().map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
+        // CAST: a 16-bit field.
+        let Some(slot) = g.waiters.claim(fence, action as u16) else {
+            return Ok(None);
+        };
+        match self.write(&mut g, io, msg, fence, true) {
+            Ok(()) => {}
+            Err(e) => {
+                g.waiters.abandon(slot);
+                return if e == EBUSY { Ok(None) } else { Err(e) };
+            }
+        }
+        if let Err(e) = self.publish(&g, io) {
+            g.waiters.abandon(slot);
+            return Err(e);
+        }
+        bump(&self.stats.requests);
+        Ok(Some((slot, fence)))
+    }
+
+    /// Sends `msg` (dword 0 a header from [`Hxg::request`]) as a REQUEST and waits for the
+    /// final reply; returns its DATA0. Process context: sleeps.
+    ///
+    /// # Errors
+    ///
+    /// `EIO` for a FAILURE (logged with error and hint), `ETIME` without a reply, `ELOOP`
+    /// after [`RETRY_LIMIT`] RETRYs, `EDEADLK` if H2G stays full, `EPIPE` if the channel
+    /// breaks, `ECANCELED` if it is stopped, `ENODEV` if it is down or the device gone,
+    /// `EINTR` on a signal.
+    pub(crate) fn request(&self, a: &impl CtAccess, msg: &[u32]) -> Result<u32> {
+        let action = msg.first().map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
+        let mut retries = 0;
+        loop {
+            let (slot, fence) = self.submit_waiting(a, msg, action)?;
+            match self.wait(a, slot, fence, action)? {
+                Outcome::Success(data0) => return Ok(data0),
+                Outcome::Failure { error, hint } => {
+                    bump(&self.stats.failures);
+                    dev_err!(
+                        a.dev(),
+                        "guc: CT request {:#06x} (fence {:#06x}) refused: error {:#x} hint {:#x}\n",
+                        action,
+                        fence,
+                        error,
+                        hint
+                    );
+                    return Err(EIO);
+                }
+                Outcome::Retry => {
+                    bump(&self.stats.retries);
+                    retries += 1;
+                    if retries > RETRY_LIMIT {
+                        dev_err!(
+                            a.dev(),
+                            "guc: CT request {:#06x} still asked to retry after {} resends\n",
+                            action,
+                            RETRY_LIMIT
+                        );
+                        return Err(ELOOP);
+                    }
+                    fsleep(Delta::from_millis(RETRY_SLEEP_MS * i64::from(retries)));
+                }
+            }
+        }
+    }
+
+    /// [`Channel::submit`], sleeping while there is no room, up to [`ROOM_TIMEOUT`].
+    fn submit_waiting(&self, a: &impl CtAccess, msg: &[u32], action: u32) -> Result<(usize, u16)> {
+        let start = Instant::<Monotonic>::now();
+        let mut nap = Delta::from_millis(1);
+        loop {
+            let sent = a.with_io(|io| self.submit(io, msg)).ok_or(ENODEV)??;
+            if let Some(s) = sent {
+                return Ok(s);
+            }
+            bump(&self.stats.room_waits);
+            if start.elapsed() > ROOM_TIMEOUT {
+                dev_err!(
+                    a.dev(),
+                    "guc: CT request {:#06x}: no room in H2G or G2H credits for {} ms\n",
+                    action,
+                    ROOM_TIMEOUT.as_millis()
+                );
+                return Err(EDEADLK);
+            }
+            // Replies free credits; make sure they are read even without an interrupt.
+            self.receive(a);
+            fsleep(nap);
+            nap = Delta::from_millis((nap.as_millis() * 2).min(64));
+        }
+    }
+
+    /// Sleeps until slot `slot` has its final reply.
+    fn wait(&self, a: &impl CtAccess, slot: usize, fence: u16, action: u32) -> Result<Outcome> {
+        let start = Instant::<Monotonic>::now();
+        let mut g = self.inner.lock();
+        loop {
+            if let Some(o) = g.waiters.take(slot, fence) {
+                return Ok(o);
+            }
+            if g.link != Link::Up {
+                g.waiters.abandon(slot);
+                return Err(match g.link {
+                    Link::Broken(_) => EPIPE,
+                    _ => ECANCELED,
+                });
+            }
+            let busy = g.waiters.busy(slot);
+            let limit = if busy { BUSY_TIMEOUT } else { REPLY_TIMEOUT };
+            if start.elapsed() > limit {
+                g.waiters.abandon(slot);
+                drop(g);
+                bump(&self.stats.timeouts);
+                dev_err!(
+                    a.dev(),
+                    "guc: CT request {:#06x} (fence {:#06x}): no {}reply within {} ms\n",
+                    action,
+                    fence,
+                    if busy { "final " } else { "" },
+                    limit.as_millis()
+                );
+                return Err(ETIME);
+            }
+            match self
+                .done
+                .wait_interruptible_timeout(&mut g, msecs_to_jiffies(POLL_MS))
+            {
+                CondVarTimeoutResult::Woken { .. } => {}
+                CondVarTimeoutResult::Timeout => {
+                    drop(g);
+                    bump(&self.stats.polls);
+                    self.receive(a);
+                    g = self.inner.lock();
+                }
+                CondVarTimeoutResult::Signal { .. } => {
+                    g.waiters.abandon(slot);
+                    return Err(EINTR);
+                }
+            }
+        }
+    }
+
+    /// Reads and handles what G2H holds, up to [`RX_BUDGET`] messages; returns how many.
+    /// Process context (the interrupt thread, a waiter); the handlers it calls do not sleep.
+    pub(crate) fn receive(&self, a: &impl CtAccess) -> usize {
+        let mut rx = self.rx.lock();
+        let Some(rings) = ({
+            let g = self.inner.lock();
+            if g.link == Link::Up {
+                g.rings
+            } else {
+                None
+            }
+        }) else {
+            return 0;
+        };
+        bump(&self.stats.rx_passes);
+        let dev = a.dev();
+        a.with_io(|io| {
+            let mem = G2hMem {
+                lmem: io.lmem,
+                rings,
+            };
+            let mut handled = 0;
+            while handled < RX_BUDGET {
+                let Rx { head, buf } = &mut *rx;
+                match ring::next(&mem, *head, buf) {
+                    Ok(Ok(Next::Empty)) => break,
+                    Ok(Ok(Next::Message(len, new_head))) => {
+                        *head = new_head;
+                        // The GuC may reuse the space once the head moves past it; the
+                        // message is in `buf` by now.
+                        if mem
+                            .lmem
+                            .write32(rings.g2h_desc + DESC_HEAD, new_head)
+                            .is_err()
+                        {
+                            break;
+                        }
+                        self.handle(dev, buf.get(..len).unwrap_or(&[]));
+                        handled += 1;
+                    }
+                    Ok(Err(c)) => {
+                        let mut g = self.inner.lock();
+                        self.broken(&mut g, dev, Some((io.lmem, rings.g2h_desc)), c);
+                        drop(g);
+                        self.done.notify_all();
+                        break;
+                    }
+                    Err(e) => {
+                        dev_err!(dev, "guc: CT G2H read failed: {:?}\n", e);
+                        break;
+                    }
+                }
+            }
+            handled
+        })
+        .unwrap_or(0)
+    }
+
+    /// Handles one message copied out of G2H.
+    fn handle(&self, dev: &Device, msg: &[u32]) {
+        match wire::parse(msg) {
+            Ok(G2h::Reply { fence, response }) => self.reply(dev, msg, fence, response),
+            Ok(G2h::Event {
+                action,
+                data0,
+                payload,
+            }) => self.event(dev, action, data0, payload),
+            Err(m) => {
+                let n = self.stats.malformed.fetch_add(1, Relaxed) + 1;
+                if n <= LOG_LIMIT {
+                    dev_err!(
+                        dev,
+                        "guc: CT G2H message dropped ({}): {:08x?}\n",
+                        m.why(),
+                        msg.get(..msg.len().min(4)).unwrap_or(&[])
+                    );
+                }
+            }
+        }
+    }
+
+    fn reply(&self, dev: &Device, msg: &[u32], fence: u16, response: Response) {
+        bump(&self.stats.replies);
+        if response == Response::Busy {
+            bump(&self.stats.busy);
+        }
+        let mut g = self.inner.lock();
+        match g.waiters.complete(fence, response) {
+            Matched::Final => {
+                drop(g);
+                self.done.notify_all();
+            }
+            Matched::Busy => {}
+            Matched::Nobody => {
+                let fast = (fence & UNTRACKED != 0).then(|| g.fast.action(fence));
+                drop(g);
+                match (fast, response) {
+                    (Some(action), Response::Failure { error, hint }) => {
+                        bump(&self.stats.fast_failures);
+                        dev_err!(
+                            dev,
+                            "guc: CT fast request {:#06x} (fence {:#06x}) failed: error {:#x} \
+                             hint {:#x}\n",
+                            action.unwrap_or(0),
+                            fence,
+                            error,
+                            hint
+                        );
+                    }
+                    _ => {
+                        let n = self.stats.unexpected.fetch_add(1, Relaxed) + 1;
+                        if n <= LOG_LIMIT {
+                            dev_err!(
+                                dev,
+                                "guc: CT reply for fence {:#06x} that no request waits for: \
+                                 {:08x?}\n",
+                                fence,
+                                msg.get(..msg.len().min(4)).unwrap_or(&[])
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Dispatches an event by action. Nothing in the driver acts on them yet beyond the log
+    /// (no submission, no capture): they are counted per action.
+    fn event(&self, dev: &Device, action: u32, data0: u32, payload: &[u32]) {
+        bump(&self.stats.events);
+        let Some(i) = EVENTS.iter().position(|(a, _)| *a == action) else {
+            let n = self.stats.unknown_events.fetch_add(1, Relaxed) + 1;
+            if n <= LOG_LIMIT {
+                dev_warn!(
+                    dev,
+                    "guc: CT unknown event {:#06x} (data0 {:#x}, {} dwords): ignored\n",
+                    action,
+                    data0,
+                    payload.len()
+                );
+            }
+            return;
+        };
+        if let Some(c) = self.stats.per_event.get(i) {
+            bump(c);
+        }
+        let name = EVENTS[i].1;
+        match action {
+            XEHPG_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE => {}
+            XEHPG_GUC_ACTION_NOTIFY_CRASH_DUMP_POSTED | XEHPG_GUC_ACTION_NOTIFY_EXCEPTION => {
+                dev_err!(dev, "guc: {}: the GuC reports a firmware failure\n", name)
+            }
+            _ => dev_warn!(
+                dev,
+                "guc: {} {:08x?}: no submission yet, nothing to recover\n",
+                name,
+                payload.get(..payload.len().min(4)).unwrap_or(&[])
+            ),
+        }
+    }
+
+    /// The debugfs `ct` report.
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
+    pub(crate) fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>, desc: Option<Descs>) -> kernel::fmt::Result {
+        let (link, tail, head, credits, outstanding, mut waiting) = {
+            let g = self.inner.lock();
+            let mut waiting = [(0u16, 0u16); 8];
+            for (w, s) in waiting.iter_mut().zip(g.waiters.waiting()) {
+                *w = s;
+            }
+            (
+                g.link,
+                g.h2g_tail,
+                g.h2g_head,
+                g.waiters.credits(),
+                g.waiters.outstanding(),
+                waiting,
+            )
+        };
+        let rx_head = self.rx.lock().head;
+        match link {
+            Link::Down => f.write_str("state: down\n")?,
+            Link::Up => f.write_str("state: up\n")?,
+            Link::Broken(c) => f.write_fmt(fmt!("state: broken: {} ({:?})\n", c.name(), c))?,
+        }
+        f.write_fmt(fmt!("h2g: tail {:#x} head_seen {:#x}\n", tail, head))?;
+        f.write_fmt(fmt!("g2h: head {:#x}\n", rx_head))?;
+        if let Some(d) = desc {
+            f.write_fmt(fmt!(
+                "h2g_desc: head {:#x} tail {:#x} status {:#x}\n",
+                d.h2g.head,
+                d.h2g.tail,
+                d.h2g.status
+            ))?;
+            f.write_fmt(fmt!(
+                "g2h_desc: head {:#x} tail {:#x} status {:#x}\n",
+                d.g2h.head,
+                d.g2h.tail,
+                d.g2h.status
+            ))?;
+        }
+        f.write_fmt(fmt!("credits: {}\n", credits))?;
+        f.write_fmt(fmt!("outstanding: {}", outstanding))?;
+        for (fence, action) in waiting.iter_mut().take(outstanding.min(8)) {
+            f.write_fmt(fmt!(" {:#06x}:{:#06x}", fence, action))?;
+        }
+        f.write_str("\n")?;
+        let s = &self.stats;
+        let l = |c: &Atomic<u64>| c.load(Relaxed);
+        f.write_fmt(fmt!(
+            "sent: requests {} fast {} notifies {}\n",
+            l(&s.requests),
+            l(&s.fast),
+            l(&s.notifies)
+        ))?;
+        f.write_fmt(fmt!(
+            "received: replies {} events {} unknown_events {}\n",
+            l(&s.replies),
+            l(&s.events),
+            l(&s.unknown_events)
+        ))?;
+        f.write_fmt(fmt!(
+            "errors: failed {} fast_failed {} retried {} busy {} timeouts {} malformed {} \
+             unexpected {}\n",
+            l(&s.failures),
+            l(&s.fast_failures),
+            l(&s.retries),
+            l(&s.busy),
+            l(&s.timeouts),
+            l(&s.malformed),
+            l(&s.unexpected)
+        ))?;
+        f.write_fmt(fmt!(
+            "receive: passes {} polls {} room_waits {}\n",
+            l(&s.rx_passes),
+            l(&s.polls),
+            l(&s.room_waits)
+        ))?;
+        for ((_, name), c) in EVENTS.iter().zip(s.per_event.iter()) {
+            f.write_fmt(fmt!("event {}: {}\n", name, l(c)))?;
+        }
+        self.fmt_load(f)
+    }
+
+    /// Reads both descriptors, for debugfs (inside the device access; formatted outside).
+    pub(crate) fn descs(&self, lmem: LmemAccess<'_>) -> Option<Descs> {
+        let rings = self.inner.lock().rings?;
+        let read = |d: u64| -> Option<Desc> {
+            Some(Desc {
+                head: lmem.read32(d + DESC_HEAD).ok()?,
+                tail: lmem.read32(d + DESC_TAIL).ok()?,
+                status: lmem.read32(d + DESC_STATUS).ok()?,
+            })
+        };
+        Some(Descs {
+            h2g: read(rings.h2g_desc)?,
+            g2h: read(rings.g2h_desc)?,
+        })
+    }
+}
+
+/// What a debugfs load run does (`Documentation/debugfs.rst`, file `ct`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum LoadKind {
+    /// N blocking REQUESTs, one after the other.
+    Ping,
+    /// N FAST_REQUESTs in batches sharing one notify, then one REQUEST: the GuC serves in
+    /// order, so its reply means all were consumed.
+    Fast,
+    /// The same with one notify per FAST_REQUEST.
+    FastEach,
+    /// N MMIO H2G round trips, for comparison.
+    MmioPing,
+}
+
+impl LoadKind {
+    /// The command word.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            LoadKind::Ping => "ping",
+            LoadKind::Fast => "fast",
+            LoadKind::FastEach => "fast-each",
+            LoadKind::MmioPing => "mmio-ping",
+        }
+    }
+
+    /// Parses the command word.
+    pub(crate) fn parse(word: &str) -> Option<Self> {
+        [
+            LoadKind::Ping,
+            LoadKind::Fast,
+            LoadKind::FastEach,
+            LoadKind::MmioPing,
+        ]
+        .into_iter()
+        .find(|k| k.name() == word)
+    }
+}
+
+/// The outcome of the last load run.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct LoadResult {
+    pub(crate) kind: LoadKind,
+    pub(crate) asked: u32,
+    pub(crate) done: u32,
+    pub(crate) ns: i64,
+    /// Register reads and writes during the run.
+    pub(crate) reads: u64,
+    pub(crate) writes: u64,
+    pub(crate) notifies: u64,
+    pub(crate) error: Option<Error>,
+}
+
+/// Messages per FAST_REQUEST batch.
+const BATCH: usize = 64;
+
+impl Channel {
+    /// Runs a load: `n` messages of `kind`. The message is the scheduling-policy update the
+    /// second boot phase already sent, with the same values: the real GuC applies it again
+    /// and nothing changes. The MMIO comparison asks for the hwconfig table's size, which the
+    /// GuC answers without work. Process context: sleeps.
+    ///
+    /// # Errors
+    ///
+    /// `EBUSY` while another run is in progress; a failed message ends the run and is in the
+    /// result, not an error.
+    pub(crate) fn load(&self, a: &impl CtAccess, kind: LoadKind, n: u32) -> Result<LoadResult> {
+        if self.loading.xchg(true, Relaxed) {
+            return Err(EBUSY);
+        }
+        let result = self.load_run(a, kind, n);
+        if let Ok(r) = &result {
+            *self.last_load.lock() = Some(*r);
+        }
+        self.loading.store(false, Relaxed);
+        result
+    }
+
+    fn load_run(&self, a: &impl CtAccess, kind: LoadKind, n: u32) -> Result<LoadResult> {
+        let msg = crate::guc::post_load::policies_message()?;
+        let counts = || a.with_io(|io| io.gt.mmio_counts()).ok_or(ENODEV);
+        let (r0, w0) = counts()?;
+        let n0 = self.stats.notifies.load(Relaxed);
+        let start = Instant::<Monotonic>::now();
+        let mut done = 0;
+        let mut error = None;
+        match kind {
+            LoadKind::Ping => {
+                while done < n {
+                    if let Err(e) = self.request(a, &msg) {
+                        error = Some(e);
+                        break;
+                    }
+                    done += 1;
+                }
+            }
+            LoadKind::Fast | LoadKind::FastEach => {
+                let batch = kind == LoadKind::Fast;
+                let msgs: [&[u32]; BATCH] = [&msg; BATCH];
+                while done < n && error.is_none() {
+                    let chunk = ((n - done) as usize).min(BATCH);
+                    match a.with_io(|io| self.send_fast(io, &msgs[..chunk], batch)) {
+                        // CAST: at most `BATCH`.
+                        Some(Ok(k)) => done += k as u32,
+                        // H2G full: the GuC is behind; let it drain.
+                        Some(Err(e)) if e == EBUSY => fsleep(Delta::from_micros(100)),
+                        Some(Err(e)) => error = Some(e),
+                        None => error = Some(ENODEV),
+                    }
+                    if start.elapsed() > Delta::from_secs(30) {
+                        error = Some(ETIMEDOUT);
+                    }
+                }
+                if error.is_none() {
+                    error = self.request(a, &msg).err();
+                }
+            }
+            LoadKind::MmioPing => {
+                let query = [Hxg::request(XEHPG_GUC_ACTION_GET_HWCONFIG, 0).into_raw(), 0, 0, 0];
+                while done < n {
+                    match a.with_io(|io| h2g::send_atomic(io.gt, &query)) {
+                        Some(Ok(h2g::Reply::Success(_))) => done += 1,
+                        Some(Ok(h2g::Reply::Failure { .. })) => {
+                            error = Some(EIO);
+                            break;
+                        }
+                        Some(Err(e)) => {
+                            error = Some(e);
+                            break;
+                        }
+                        None => {
+                            error = Some(ENODEV);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let ns = start.elapsed().as_nanos();
+        let (r1, w1) = counts()?;
+        Ok(LoadResult {
+            kind,
+            asked: n,
+            done,
+            ns,
+            reads: r1 - r0,
+            writes: w1 - w0,
+            notifies: self.stats.notifies.load(Relaxed) - n0,
+            error,
+        })
+    }
+
+    /// The `load:` line of the report.
+    fn fmt_load(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        let Some(r) = *self.last_load.lock() else {
+            return f.write_str("load: none\n");
+        };
+        f.write_fmt(fmt!(
+            "load: {} n={} done={} ns={} reads={} writes={} notifies={} error={}\n",
+            r.kind.name(),
+            r.asked,
+            r.done,
+            r.ns,
+            r.reads,
+            r.writes,
+            r.notifies,
+            r.error.map_or(0, |e| e.to_errno())
+        ))
+    }
+}
+
+/// Both descriptors as last read.
+#[derive(Copy, Clone)]
+pub(crate) struct Descs {
+    h2g: Desc,
+    g2h: Desc,
+}
