@@ -30,6 +30,14 @@
 #                        driver's MMIO per handled interrupt and the burst's
 #                        wall time
 #   irq_engine           the same with RCS0 user interrupts
+#   ct_request           BENCH_CT_N blocking CT requests (debugfs ct `ping`);
+#                        the figures are the driver's own for the run
+#                        (register cycles of the whole device, time in ns)
+#   ct_fast_batched      8 x BENCH_CT_N fast requests, 64 per notify, then
+#                        one request (`fast`)
+#   ct_fast_each         BENCH_CT_N fast requests, a notify each, then one
+#                        request (`fast-each`)
+#   mmio_h2g             BENCH_CT_N MMIO H2G round trips (`mmio-ping`)
 
 N=${BENCH_N:-50}
 DBG=/sys/kernel/debug/xehpg
@@ -136,6 +144,22 @@ if [ "$(sed -n 's/^source guc: .* armed \(0x[0-9a-f]*\) .*/\1/p' "$dir/irq")" = 
 	irq_measure irq_guc guc 0x8000
 fi
 irq_measure irq_engine rcs0 0x0001
+
+# ct_measure NAME COMMAND N: one debugfs ct load run, as the driver measured it.
+CT_N=${BENCH_CT_N:-1000}
+ct_measure() {
+	_name=$1
+	echo "$2 $3" >"$dir/ct" || fail "$_name: ct '$2 $3' failed: $(sed -n 's/^load: //p' "$dir/ct")"
+	set -- $(sed -n 's/^load: [a-z-]* n=\([0-9]*\) done=[0-9]* ns=\([0-9]*\) reads=\([0-9]*\) writes=\([0-9]*\) .*/\1 \2 \3 \4/p' "$dir/ct")
+	[ $# -eq 4 ] || fail "$_name: no load line in $dir/ct"
+	echo "bench $_name n=$1 reads=$3 writes=$4 ns=$2"
+}
+if [ "$(sed -n 's/^state: //p' "$dir/ct" 2>/dev/null)" = up ]; then
+	ct_measure ct_request ping "$CT_N"
+	ct_measure ct_fast_batched fast $((CT_N * 8))
+	ct_measure ct_fast_each fast-each "$CT_N"
+	ct_measure mmio_h2g mmio-ping "$CT_N"
+fi
 
 # Last: nothing touches the BAR after this, so the mock's totals must match.
 set -- $(counts)

@@ -380,3 +380,24 @@ irq_cmd() { echo "$2" >"$(dbg "$1" irq)"; }
 proc_irq_count() {
 	awk -v n="$1" '$NF == n { s = 0; for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) s += $i; print s; exit }' /proc/interrupts
 }
+
+# ct_get BDF KEY: the rest of the debugfs ct line starting "KEY: ".
+ct_get() { sed -n "s/^$2: //p" "$(dbg "$1" ct)"; }
+
+# ct_cmd BDF CMD: writes a load command to debugfs ct (fails with the run's error).
+ct_cmd() { echo "$2" >"$(dbg "$1" ct)"; }
+
+# ct_load BDF FIELD: FIELD of the last load run (the `load:` line's FIELD=value).
+ct_load() { ct_get "$1" load | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# ct_count BDF LINE NAME: the counter after NAME on the ct line "LINE: name N ...".
+ct_count() { ct_get "$1" "$2" | tr ' ' '\n' | sed -n "/^$3\$/{n;p;}"; }
+
+# ct_count_is BDF LINE NAME N: that counter equals N (for wait_until).
+ct_count_is() { [ "$(ct_count "$1" "$2" "$3")" = "$4" ]; }
+
+# ct_state_is BDF PREFIX: the ct state line starts with PREFIX (for wait_until).
+ct_state_is() { case "$(ct_get "$1" state)" in "$2"*) return 0 ;; esac; return 1; }
+
+# ct_outstanding_is BDF N: N requests wait for a reply (for wait_until).
+ct_outstanding_is() { [ "$(ct_get "$1" outstanding | cut -d' ' -f1)" = "$2" ]; }

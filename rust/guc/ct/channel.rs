@@ -467,7 +467,9 @@ impl Channel {
         let action = msg.first().map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
         let mut retries = 0;
         loop {
-            let (slot, fence) = self.submit_waiting(a, msg, action)?;
+            let (slot, fence) = self
+                .submit_waiting(a, msg, action)
+                .inspect_err(|e| self.log_not_sent(a.dev(), action, *e))?;
             match self.wait(a, slot, fence, action)? {
                 Outcome::Success(data0) => return Ok(data0),
                 Outcome::Failure { error, hint } => {
@@ -497,6 +499,24 @@ impl Channel {
                     fsleep(Delta::from_millis(RETRY_SLEEP_MS * i64::from(retries)));
                 }
             }
+        }
+    }
+
+    /// Says why a request could not be sent when the channel is not up.
+    fn log_not_sent(&self, dev: &Device, action: u32, e: Error) {
+        match self.inner.lock().link {
+            Link::Broken(c) => dev_err!(
+                dev,
+                "guc: CT request {:#06x} not sent: the channel is broken ({})\n",
+                action,
+                c.name()
+            ),
+            Link::Down if e == ENODEV => dev_err!(
+                dev,
+                "guc: CT request {:#06x} not sent: the channel is down\n",
+                action
+            ),
+            _ => {}
         }
     }
 

@@ -226,6 +226,48 @@ pub fn table(out: &Output) -> Result<Vec<Row>> {
         get("irq_engine")?,
         Some(IRQ_TARGET),
     ));
+    // The CT (issue 11), measured by the driver's own load runs when the CT is
+    // up: every figure includes the interrupts the replies raised, so the
+    // per-request ones subtract what the interrupt row measured.
+    if let (Ok(rt), Ok(irq)) = (get("ct_request"), get("irq_guc")) {
+        let round = per(rt);
+        let intr = per(irq);
+        // A round trip is one notify write plus one GuC interrupt; anything
+        // beyond is the CT's own register traffic, which should be none.
+        rows.push(row("CT request round trip", rt, Some(1.0 + IRQ_TARGET)));
+        rows.push(Row {
+            what: "CT G2H receive beyond the interrupt",
+            reads: round.0 - intr.0,
+            writes: round.1 - intr.1 - 1.0,
+            target: Some(0.0),
+            us: None,
+        });
+        // The fast runs end with one request whose reply proves the GuC
+        // consumed them all: take one round trip off before dividing.
+        for (name, what, target) in [
+            ("ct_fast_each", "CT fast request, own notify", 1.0),
+            (
+                "ct_fast_batched",
+                "CT fast request, batch of 64",
+                1.0 / 64.0,
+            ),
+        ] {
+            if let Ok(m) = get(name) {
+                // CAST: counts far below 2^52, exact in f64.
+                let n = m.n as f64;
+                rows.push(Row {
+                    what,
+                    reads: (m.reads as f64 - round.0) / n,
+                    writes: (m.writes as f64 - round.1) / n,
+                    target: Some(target),
+                    us: m.ns.zip(round.2).map(|(t, r)| (t as f64 / 1000.0 - r) / n),
+                });
+            }
+        }
+    }
+    if let Ok(m) = get("mmio_h2g") {
+        rows.push(row("MMIO H2G round trip", m, None));
+    }
     // The GuC load happens once, at probe; the guest reports it when the GuC ran.
     if let Ok(load) = get("guc_load") {
         rows.push(row("GuC load to READY + hwconfig (once)", load, None));
@@ -245,7 +287,13 @@ pub fn render(rows: &[Row], n: u64) -> String {
         "us/op"
     );
     for r in rows {
-        let target = r.target.map_or("-".to_string(), |t| format!("{t:.0}"));
+        let target = r.target.map_or("-".to_string(), |t| {
+            if t.fract() == 0.0 {
+                format!("{t:.0}")
+            } else {
+                format!("{t:.3}")
+            }
+        });
         let us = r.us.map_or("-".to_string(), |u| format!("{u:.1}"));
         let flag = match r.target {
             Some(t) if (r.total() - t).abs() > 1e-9 => "  <- off target",
@@ -261,7 +309,8 @@ pub fn render(rows: &[Row], n: u64) -> String {
             us
         ));
     }
-    for r in rows.iter().filter(|r| r.what.contains("interrupt")) {
+    s.push_str(&ratios(rows));
+    for r in rows.iter().filter(|r| r.what.contains("interrupt (")) {
         if let Some(us) = r.us.filter(|u| *u > 0.0) {
             s.push_str(&format!(
                 "{}: {:.0} per second in a burst\n",
@@ -269,6 +318,38 @@ pub fn render(rows: &[Row], n: u64) -> String {
                 1e6 / us
             ));
         }
+    }
+    s
+}
+
+/// The ratios measured in one run: CT against MMIO round trips, and what
+/// batching fast requests gains.
+fn ratios(rows: &[Row]) -> String {
+    let us = |what: &str| {
+        rows.iter()
+            .find(|r| r.what == what)
+            .and_then(|r| r.us)
+            .filter(|u| *u > 0.0)
+    };
+    let mut s = String::new();
+    if let (Some(ct), Some(mmio)) = (us("CT request round trip"), us("MMIO H2G round trip")) {
+        s.push_str(&format!(
+            "round trips per second: CT {:.0}, MMIO H2G {:.0}; CT/MMIO {:.2}\n",
+            1e6 / ct,
+            1e6 / mmio,
+            mmio / ct
+        ));
+    }
+    if let (Some(each), Some(batched)) = (
+        us("CT fast request, own notify"),
+        us("CT fast request, batch of 64"),
+    ) {
+        s.push_str(&format!(
+            "fast requests per second: batched {:.0}, one notify each {:.0}; batching gain {:.2}\n",
+            1e6 / batched,
+            1e6 / each,
+            each / batched
+        ));
     }
     s
 }
@@ -376,13 +457,17 @@ bench held_unicast_write n=50 reads=0 writes=150 ns=1000000
 bench held_multicast_write n=50 reads=0 writes=50 ns=1000000
 bench irq_guc n=1000 reads=4000 writes=7000 ns=500000000
 bench irq_engine n=1000 reads=4100 writes=7000 ns=250000000
+bench ct_request n=1000 reads=4000 writes=8000 ns=1000000000
+bench ct_fast_batched n=6400 reads=4 writes=108 ns=64000000
+bench ct_fast_each n=1000 reads=4 writes=1008 ns=101000000
+bench mmio_h2g n=1000 reads=8000 writes=5000 ns=2000000000
 bench mmio_stats reads=700 writes=650
 ";
 
     #[test]
     fn parses_measures_and_stats() {
         let o = parse(GUEST).unwrap();
-        assert_eq!(o.measures.len(), 8);
+        assert_eq!(o.measures.len(), 12);
         assert_eq!(
             o.measures[0],
             Measure {
@@ -466,6 +551,39 @@ bench mmio_stats reads=700 writes=650
             .map(|l| format!("{l}\n"))
             .collect();
         assert!(table(&parse(&no_engine).unwrap()).is_err());
+    }
+
+    #[test]
+    fn ct_rows_subtract_the_interrupt_and_the_closing_request() {
+        let rows = table(&parse(GUEST).unwrap()).unwrap();
+        let find = |w: &str| rows.iter().find(|r| r.what == w).unwrap().clone();
+        let rt = find("CT request round trip");
+        assert_eq!((rt.reads, rt.writes, rt.target), (4.0, 8.0, Some(12.0)));
+        // 4 + 8 per round trip, of which the interrupt is 4 + 7 and the notify 1.
+        let rx = find("CT G2H receive beyond the interrupt");
+        assert_eq!((rx.reads, rx.writes, rx.total()), (0.0, 0.0, 0.0));
+        // (108 - 8) / 6400 writes per batched fast request: 1/64.
+        let b = find("CT fast request, batch of 64");
+        assert_eq!((b.reads, b.writes), (0.0, 1.0 / 64.0));
+        assert_eq!(b.us, Some((64_000.0 - 1000.0) / 6400.0));
+        let e = find("CT fast request, own notify");
+        assert_eq!((e.reads, e.writes), (0.0, 1.0));
+        assert_eq!(e.us, Some(100.0));
+        let text = render(&rows, 50);
+        assert!(
+            text.contains("round trips per second: CT 1000, MMIO H2G 500; CT/MMIO 2.00"),
+            "{text}"
+        );
+        assert!(text.contains("batching gain 10.16"), "{text}");
+        // Without the CT lines the table still stands.
+        let without: String = GUEST
+            .lines()
+            .filter(|l| !l.starts_with("bench ct_") && !l.starts_with("bench mmio_h2g"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let rows = table(&parse(&without).unwrap()).unwrap();
+        assert!(rows.iter().all(|r| !r.what.starts_with("CT")));
+        assert!(!render(&rows, 50).contains("round trips per second"));
     }
 
     #[test]

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Unsolicited G2H events: a known one is dispatched to its handler (counted
+# per action, logged), an unknown one is counted and logged, not fatal; a
+# flood of 20000 events (far more than the 128 KiB ring holds at once) is
+# read to the last one while the GuC waits for room, and requests still work.
+# timeout: 300
+# expect-mock: ct.g2h_pending == 0
+# expect-mock: violations == 0
+. /tests/lib.sh
+
+bdf=$(basename "$(gpu_dev 0x56c0)")
+check is_bound "$bdf"
+
+mock_request "g2h:event:1008:5:6"
+wait_until 10 ct_count_is "$bdf" received events 1
+expect_eq "context reset counted" "$(ct_get "$bdf" "event CONTEXT_RESET_NOTIFICATION")" 1
+check dmesg_has "guc: CONTEXT_RESET_NOTIFICATION [00000005, 00000006]"
+
+mock_request "g2h:event:7777:1"
+wait_until 10 ct_count_is "$bdf" received unknown_events 1
+check dmesg_has "guc: CT unknown event 0x7777"
+expect_eq "state after an unknown event" "$(ct_get "$bdf" state)" up
+
+mock_request "g2h:flood:20000"
+wait_until 120 ct_count_is "$bdf" received events 20002
+expect_eq "flood: every event" "$(ct_get "$bdf" "event NOTIFY_FLUSH_LOG_BUFFER_TO_FILE")" 20000
+expect_eq "flood: nothing malformed" "$(ct_count "$bdf" errors malformed)" 0
+check ct_cmd "$bdf" "ping 5"
+expect_eq "requests after the flood" "$(ct_load "$bdf" done)" 5
+expect_eq "CT state" "$(ct_get "$bdf" state)" up
+check rmmod xehpg
+check_dmesg_clean
+done_testing
