@@ -31,4 +31,15 @@ for d in /sys/kernel/debug/xehpg/*/; do
 	echo "== ${d}irq"
 	sed 's/^/  /' "$d/irq"
 	echo
+	# The CT: 100 blocking requests, 640 batched fast requests, 100 MMIO
+	# round trips for comparison; the file then shows the counters.
+	if [ "$(sed -n 's/^state: //p' "$d/ct")" = up ]; then
+		for cmd in "ping 100" "fast 640" "mmio-ping 100"; do
+			echo "== CT load: echo '$cmd' > ${d}ct"
+			echo "$cmd" >"$d/ct" && sed -n 's/^load: /  /p' "$d/ct"
+		done
+	fi
+	echo "== ${d}ct"
+	sed 's/^/  /' "$d/ct"
+	echo
 done
