@@ -1,12 +1,15 @@
 //! The GuC's command transport (CT) buffers: their registration through
 //! `HOST2GUC_SELF_CFG` and their enable through `HOST2GUC_CONTROL_CTB`, both
-//! MMIO messages ([`super::mmio`]).
+//! MMIO messages ([`super::mmio`]); then the messages over the rings, the
+//! actions served ([`serve`]) and the test control's switches ([`inject`]).
 //!
 //! Sources: upstream `abi/guc_actions_abi.h` (the two actions' DOC tables),
 //! `abi/guc_klvs_abi.h` ("GuC Self Config KLVs"), `abi/guc_communication_ctb_abi.h`
 //! (descriptor), `abi/guc_errors_abi.h` (codes), `xe_guc_ct.c`
 //! (`guc_ct_ctb_*_register`, `guc_ct_control_toggle`) and `xe_guc.c`
-//! (`guc_self_cfg`); summarised in `research/anchor-xe.md` §5.2-5.5. The
+//! (`guc_self_cfg`); for the messages `abi/guc_messages_abi.h` (HXG types)
+//! and `xe_guc_ct.c` (`h2g_write`, `g2h_read`, `parse_g2h_response`,
+//! `guc_ct_send_recv`); summarised in `research/anchor-xe.md` §5.1-5.9. The
 //! firmware's own checks are not published; what the mock checks beyond the
 //! ABI text is marked `[MODEL]`.
 //!
@@ -105,22 +108,86 @@
 //! NUM_DWORDS 0 is skipped: upstream fills the ring's end with zeros before
 //! it wraps (`h2g_write`). Another format, an HXG message of GuC origin or of
 //! a type other than REQUEST / FAST_REQUEST is skipped with `ct_h2g_bad`.
-//! No action is served over CT yet (`[MODEL]`, the next steps add them):
-//! every request fails with `UNKNOWN_ACTION`. A REQUEST gets its reply
-//! (SUCCESS or FAILURE), a FAST_REQUEST only a FAILURE, both with the
-//! request's fence (upstream matches FAST_REQUEST errors by fence,
-//! `parse_g2h_response`).
+//! A REQUEST gets its reply (SUCCESS or FAILURE), a FAST_REQUEST only a
+//! FAILURE, both with the request's fence (upstream matches FAST_REQUEST
+//! errors by fence, `parse_g2h_response`). The actions served are in
+//! [`serve`]; any other fails with `UNKNOWN_ACTION`, no violation.
 //!
 //! A reply goes into the G2H ring at the GuC's tail (CTB header with the
 //! fence and HXG format, then the HXG message, modulo the ring), then the
 //! descriptor's tail; one `GuC-to-host` interrupt ([`Guc::interrupt_host`])
-//! per doorbell that wrote anything. The G2H descriptor is checked like the
-//! H2G one (status, head inside the ring: `OVERFLOW`, tail where the GuC left
-//! it: `MISMATCH`); a reply to a G2H buffer that fails is dropped. When the
-//! ring has no room (upstream `CIRC_SPACE`: one dword stays free) the GuC
-//! stops and leaves that request in the H2G ring, unconsumed, until a later
-//! doorbell finds room (`[MODEL]`: the firmware waits). A GGTT fault on
+//! per doorbell (or re-check, below) that wrote anything. The G2H descriptor
+//! is checked like the H2G one (status, head inside the ring: `OVERFLOW`,
+//! tail where the GuC left it: `MISMATCH`); a reply to a G2H buffer that
+//! fails is dropped, the request consumed. The GuC takes a request from H2G
+//! only when G2H has room for the longest answer (2 dwords; upstream
+//! `CIRC_SPACE`: one dword stays free), so a request is served exactly once:
+//! without room it stays in the H2G ring, unconsumed, and is read again
+//! when the GuC re-checks (`[MODEL]`: the firmware waits). A GGTT fault on
 //! either ring is `guc_dma_fault` and stops the pass.
+//!
+//! Re-checks ([`Guc::ct_service`]): without a doorbell the GuC also serves
+//! BUSY requests whose time came, writes G2H messages waiting for room (the
+//! `g2h:` backlog) and reads requests held for room. The device calls it
+//! after every register access and every millisecond (the server's tick
+//! thread), since the host frees G2H room by writing the head in memory,
+//! which the mock does not see. It costs nothing while there is nothing to
+//! do.
+//!
+//! # Actions
+//!
+//! [`serve`]'s docs give each action's rules:
+//!
+//! - `UPDATE_SCHEDULING_POLICIES_KLV` (0x509) {hdr, KLVs}: RENDER_COMPUTE_YIELD
+//!   (0x1001, {quantum ms, ratio %}); SUCCESS DATA0 = KLVs applied, unknown
+//!   keys skipped, `MALFORMED_KLV` (0x103) for a KLV past the message,
+//!   `INVALID_KLV_DATA` (0x50) for a ratio above 100 or a wrong length;
+//! - `OPT_IN_FEATURE_KLV` (0x550E) {hdr, addr_lo, addr_hi, num_dwords}: the
+//!   KLVs read through the GuC's GGTT and TLB (`INVALID_GGTT_ADDRESS`, 0x80,
+//!   if unreachable); EXT_CAT_ERR_TYPE (0x4001, length 0) accepted; SUCCESS
+//!   DATA0 = KLVs accepted.
+//!
+//! A request the firmware refuses for its content is `ct_request_bad`.
+//!
+//! # Test control
+//!
+//! `ct:` and `g2h:` requests ([`crate::control`], carried out by
+//! [`inject`]) stand for misbehaving firmware; none records a violation,
+//! and what they cause later (a GuC waiting on a head it overwrote, replies
+//! lost to a status it set) records none either. Switches for the next
+//! requests, checked in this order, each counting down:
+//!
+//! 1. `ct-no-response` (the CLI fault, every request) or
+//!    `ct:no-response:N`: the request (REQUEST or FAST_REQUEST) is consumed,
+//!    not served, never answered;
+//! 2. `ct:failure:CODE:N`: any request is answered RESPONSE_FAILURE with
+//!    error CODE, hint 0, its fence; not served;
+//! 3. `ct:retry:N`: a REQUEST is answered NO_RESPONSE_RETRY (reason 0,
+//!    "unspecified"); not served (upstream resends it,
+//!    `guc_ct_send_recv`);
+//! 4. `ct:busy:N:MS`: a REQUEST is answered NO_RESPONSE_BUSY (counter 0) at
+//!    once and served MS ms later, its real reply with the same fence
+//!    (upstream keeps waiting on the fence). A GuC reset drops it.
+//!
+//! A FAST_REQUEST never takes a RETRY or BUSY switch (upstream does not wait
+//! on its fence). A second switch of a kind adds its N and replaces the
+//! delay or code. The switches are the test's: GuC and device resets keep
+//! them. `ct:stray-fence` writes a SUCCESS (DATA0 0) with the last fence
+//! read + 0x100, bit 15 clear; `g2h:event:ACTION[:DATA...]` an EVENT (CTB
+//! fence 0); `g2h:flood:N` N `NOTIFY_FLUSH_LOG_BUFFER_TO_FILE` EVENTs; all
+//! through the backlog: written as room allows, nothing dropped, one
+//! interrupt per batch. `g2h:len-past-tail` writes a header claiming three
+//! dwords and one EVENT dword before the new tail. `g2h:tail-outside` and
+//! `g2h:head-outside` write the G2H descriptor's tail or head as the ring's
+//! size + 16 dwords; the GuC's next message goes where it really is and
+//! writes a good tail, and after a head it wrote it waits (no room) until
+//! the host writes its own. `g2h:status:BITS` ORs BITS into the G2H
+//! status: the GuC writes nothing more there. `ct:disable` sets `DISABLED`
+//! in both descriptors and forgets registration and traffic: doorbells are
+//! ignored until a new registration and enable. Each `g2h:` request and
+//! `ct:disable` interrupts the host (the message ones when written); with
+//! the CT not enabled they do nothing (traced `no_channel`). A CT disable
+//! (`CONTROL_CTB` 0), a GuC reset or a device reset drops the backlog.
 
 mod inject;
 mod serve;
