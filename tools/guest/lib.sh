@@ -234,6 +234,19 @@ mock_expect() { echo "# mock-expect: $*"; }
 #                           bit 0 and ERROR_IRQ(SEV) in GFX_MSTR_IRQ.
 #   spurious-msi            one MSI with nothing pending (also after
 #                           surprise-removal).
+#   ct:no-response:N        the GuC's CT (N decimal): the next N requests are
+#                           consumed and never answered;
+#   ct:busy:N:MS            the next N REQUESTs answered NO_RESPONSE_BUSY,
+#                           served MS ms later (same fence);
+#   ct:retry:N              the next N REQUESTs answered NO_RESPONSE_RETRY;
+#   ct:failure:CODE:N       the next N requests answered FAILURE CODE (hex);
+#   ct:stray-fence          a SUCCESS with a fence no request carries;
+#   ct:disable              DISABLED in both descriptors, channel dropped;
+#   g2h:event:ACTION[:DATA...]  one EVENT (hex);
+#   g2h:flood:N             N 0x8003 EVENTs, written as G2H has room;
+#   g2h:len-past-tail, g2h:tail-outside, g2h:head-outside, g2h:status:BITS
+#                           a broken G2H message, tail, head or status.
+#                           (Documentation/mock.rst, "Test control").
 # A malformed request is not a marker: it stays in the output and nothing
 # happens. The runner acts when the line arrives and cannot answer: poll for
 # the effect (the driver's counters, `mock_expect irq.identities.guc == N`).

@@ -126,6 +126,16 @@ pub mod action {
     pub const CTB_CONTROL_DISABLE: u32 = 0;
     /// `GUC_CTB_CONTROL_ENABLE`.
     pub const CTB_CONTROL_ENABLE: u32 = 1;
+    /// `XE_GUC_ACTION_UPDATE_SCHEDULING_POLICIES_KLV`: {hdr, KLVs inline}
+    /// over CT (`xe_guc_submit.c` `guc_init_global_schedule_policy`).
+    pub const UPDATE_SCHEDULING_POLICIES_KLV: u32 = 0x509;
+    /// `XE_GUC_ACTION_OPT_IN_FEATURE_KLV`: {hdr, addr_lo, addr_hi,
+    /// num_dwords} over CT, the KLVs at that GGTT address (`xe_guc.c`
+    /// `__guc_opt_in_features_enable`).
+    pub const OPT_IN_FEATURE_KLV: u32 = 0x550E;
+    /// `XE_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE`: a G2H EVENT
+    /// (`xe_guc_ct.c` `process_g2h_msg` takes it without a payload check).
+    pub const NOTIFY_FLUSH_LOG_BUFFER_TO_FILE: u32 = 0x8003;
 }
 
 /// Error codes of FAILURE replies (`abi/guc_errors_abi.h`,
@@ -141,6 +151,8 @@ pub mod error {
     pub const INVALID_KLV_DATA: u32 = 0x50;
     /// `XE_GUC_RESPONSE_INVALID_GGTT_ADDRESS`.
     pub const INVALID_GGTT_ADDRESS: u32 = 0x80;
+    /// `XE_GUC_RESPONSE_MALFORMED_KLV`.
+    pub const MALFORMED_KLV: u32 = 0x103;
     /// `XE_GUC_RESPONSE_CTB_NOT_REGISTERED`.
     pub const CTB_NOT_REGISTERED: u32 = 0x304;
     /// `XE_GUC_RESPONSE_CTB_INVALID_DESC`.
@@ -178,6 +190,15 @@ pub mod klv {
     pub const SELF_CFG_G2H_CTB_SIZE: u32 = 0x0907;
     /// `GUC_KLV_SELF_CFG_G2H_CTB_SIZE_LEN`.
     pub const SELF_CFG_G2H_CTB_SIZE_LEN: u32 = 1;
+    /// `GUC_KLV_SCHEDULING_POLICIES_RENDER_COMPUTE_YIELD_KEY`: {quantum ms,
+    /// ratio percent 0..=100}.
+    pub const SCHEDULING_POLICIES_RENDER_COMPUTE_YIELD: u32 = 0x1001;
+    /// `GUC_KLV_SCHEDULING_POLICIES_RENDER_COMPUTE_YIELD_LEN`.
+    pub const SCHEDULING_POLICIES_RENDER_COMPUTE_YIELD_LEN: u32 = 2;
+    /// `GUC_KLV_OPT_IN_FEATURE_EXT_CAT_ERR_TYPE_KEY`.
+    pub const OPT_IN_FEATURE_EXT_CAT_ERR_TYPE: u32 = 0x4001;
+    /// `GUC_KLV_OPT_IN_FEATURE_EXT_CAT_ERR_TYPE_LEN`: a flag, no value.
+    pub const OPT_IN_FEATURE_EXT_CAT_ERR_TYPE_LEN: u32 = 0;
 }
 
 /// CT buffers (`abi/guc_communication_ctb_abi.h`): the descriptor

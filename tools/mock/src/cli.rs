@@ -76,6 +76,8 @@ pub enum Fault {
     /// The GuC answers every `HOST2GUC_SELF_CFG` SUCCESS with DATA0 0 (key
     /// not recognised).
     CtSelfCfgUnknown,
+    /// The GuC consumes every CT request and never answers it.
+    CtNoResponse,
     /// An interrupt selection never sets DataValid: the identity reads 0.
     IrqDataValidNever,
     /// Identities carry the reserved class 7 and instance 63.
@@ -172,6 +174,7 @@ static ALL_FAULTS: LazyLock<Vec<Fault>> = LazyLock::new(|| {
         Fault::GucMmioBogusReply,
         Fault::CtEnableRefused,
         Fault::CtSelfCfgUnknown,
+        Fault::CtNoResponse,
         Fault::IrqDataValidNever,
         Fault::IrqIdentityGarbage,
         Fault::IrqOnGucReset,
@@ -208,6 +211,7 @@ impl Fault {
             Fault::GucMmioBogusReply => "guc-mmio-bogus-reply",
             Fault::CtEnableRefused => "ct-enable-refused",
             Fault::CtSelfCfgUnknown => "ct-self-cfg-unknown",
+            Fault::CtNoResponse => "ct-no-response",
             Fault::IrqDataValidNever => "irq-data-valid-never",
             Fault::IrqIdentityGarbage => "irq-identity-garbage",
             Fault::IrqStorm(src) => src.index().map_or("irq-storm=?", |i| IRQ_STORM_NAMES[i]),
@@ -274,6 +278,9 @@ impl ValueEnum for Fault {
             }
             Fault::CtSelfCfgUnknown => {
                 pv.help("the GuC answers every SELF_CFG SUCCESS with DATA0 0 (unknown key)")
+            }
+            Fault::CtNoResponse => {
+                pv.help("the GuC consumes every CT request from H2G and never answers it")
             }
             Fault::IrqDataValidNever => {
                 pv.help("an interrupt selection never sets DataValid; the identity reads 0")
@@ -454,7 +461,8 @@ pub struct Options {
 
     /// Test-control FIFO, created by the caller (xehpg-vm does): one request
     /// per line, `irq:SOURCE:DATA:COUNT`, `gt-error:SEV:BITS`,
-    /// `spurious-msi`, `surprise-removal` (Documentation/mock.rst).
+    /// `spurious-msi`, `surprise-removal`, `ct:...`, `g2h:...`
+    /// (Documentation/mock.rst).
     #[arg(long, value_name = "FIFO")]
     pub control: Option<PathBuf>,
 
@@ -854,7 +862,7 @@ mod tests {
         }
         assert_eq!(
             Fault::value_variants().len(),
-            23 + 2 * Domain::COUNT + intc::SOURCE_NAMES.len()
+            24 + 2 * Domain::COUNT + intc::SOURCE_NAMES.len()
         );
     }
 

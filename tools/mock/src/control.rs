@@ -13,7 +13,31 @@
 //!   guc kcr gsc`), paced by [`Injector`];
 //! - `gt-error:SEV:BITS`: GT error bits (hex, not 0) of severity SEV
 //!   (`correctable`, `nonfatal`, `fatal`);
-//! - `spurious-msi`: one MSI with nothing pending.
+//! - `spurious-msi`: one MSI with nothing pending;
+//! - `ct:...` and `g2h:...`: the GuC's CT engine ([`CtRequest`], carried
+//!   out by [`crate::regfile::guc::ct`]): switches for the next requests
+//!   read from the H2G ring, and messages or damage written into G2H.
+//!
+//! The CT grammar (N and COUNT decimal, 1..=[`MAX_COUNT`]; MS decimal,
+//! 0..=[`MAX_BUSY_MS`]; CODE, ACTION, DATA and BITS hex, `0x` optional):
+//!
+//! - `ct:no-response:N`: the next N requests (REQUEST or FAST_REQUEST) are
+//!   consumed and never answered;
+//! - `ct:busy:N:MS`: the next N REQUESTs are answered NO_RESPONSE_BUSY at
+//!   once and served MS milliseconds later;
+//! - `ct:retry:N`: the next N REQUESTs are answered NO_RESPONSE_RETRY, not
+//!   served;
+//! - `ct:failure:CODE:N`: the next N requests of any kind are answered
+//!   RESPONSE_FAILURE with error CODE (16 bits), not served;
+//! - `ct:stray-fence`: one RESPONSE_SUCCESS with a fence no request carries;
+//! - `ct:disable`: the GuC drops the channel (DISABLED in both descriptors);
+//! - `g2h:event:ACTION[:DATA...]`: one EVENT (ACTION 16 bits, up to
+//!   [`MAX_EVENT_DATA`] DATA dwords);
+//! - `g2h:flood:N`: N `NOTIFY_FLUSH_LOG_BUFFER_TO_FILE` events, as fast as
+//!   the ring has room;
+//! - `g2h:len-past-tail`, `g2h:tail-outside`, `g2h:head-outside`: a broken
+//!   message, descriptor tail or head;
+//! - `g2h:status:BITS`: BITS (not 0) ORed into the G2H descriptor status.
 //!
 //! Pacing: the first of COUNT events is raised at once, each next one the
 //! moment the previous one's service ended (the driver wrote DataValid to
@@ -31,8 +55,180 @@ use std::fmt;
 use crate::regfile::intc::Severity;
 use crate::regfile::intc::Source;
 
-/// Largest COUNT of one `irq:` request.
+/// Largest COUNT of one `irq:` request, and largest N of a `ct:` / `g2h:`
+/// one.
 pub const MAX_COUNT: u64 = 1_000_000;
+/// Largest MS of `ct:busy:N:MS` (one minute).
+pub const MAX_BUSY_MS: u64 = 60_000;
+/// Most DATA dwords of one `g2h:event:` request.
+pub const MAX_EVENT_DATA: usize = 16;
+
+/// A test-control request to the GuC's CT engine (module docs, grammar).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CtRequest {
+    /// `ct:no-response:N`.
+    NoResponse {
+        /// Requests to consume without an answer.
+        count: u64,
+    },
+    /// `ct:busy:N:MS`.
+    Busy {
+        /// REQUESTs to answer BUSY first.
+        count: u64,
+        /// Milliseconds until each is served.
+        ms: u64,
+    },
+    /// `ct:retry:N`.
+    Retry {
+        /// REQUESTs to answer RETRY.
+        count: u64,
+    },
+    /// `ct:failure:CODE:N`.
+    Failure {
+        /// The FAILURE's error code.
+        code: u16,
+        /// Requests to fail.
+        count: u64,
+    },
+    /// `ct:stray-fence`.
+    StrayFence,
+    /// `ct:disable`.
+    Disable,
+    /// `g2h:event:ACTION[:DATA...]`.
+    Event {
+        /// HXG ACTION.
+        action: u16,
+        /// DATA dwords; the first `len` count.
+        data: [u32; MAX_EVENT_DATA],
+        /// How many DATA dwords.
+        len: u8,
+    },
+    /// `g2h:flood:N`.
+    Flood {
+        /// Events to write.
+        count: u64,
+    },
+    /// `g2h:len-past-tail`.
+    LenPastTail,
+    /// `g2h:tail-outside`.
+    TailOutside,
+    /// `g2h:head-outside`.
+    HeadOutside,
+    /// `g2h:status:BITS`.
+    Status {
+        /// Bits ORed into the status (not 0).
+        bits: u32,
+    },
+}
+
+impl CtRequest {
+    /// The DATA dwords of an `Event` (empty for the others).
+    pub fn event_data(&self) -> &[u32] {
+        match self {
+            CtRequest::Event { data, len, .. } => &data[..usize::from(*len)],
+            _ => &[],
+        }
+    }
+
+    /// Parses the words after `ct:` / `g2h:` (`family` is which).
+    fn parse(family: &str, args: &[&str]) -> Result<CtRequest, String> {
+        let n = |text: &str| -> Result<u64, String> {
+            let v = decimal(text)?;
+            if (1..=MAX_COUNT).contains(&v) {
+                Ok(v)
+            } else {
+                Err(format!("N {v} is not in 1..={MAX_COUNT}"))
+            }
+        };
+        let r = match (family, args) {
+            ("ct", ["no-response", count]) => CtRequest::NoResponse { count: n(count)? },
+            ("ct", ["busy", count, ms]) => {
+                let ms = decimal(ms)?;
+                if ms > MAX_BUSY_MS {
+                    return Err(format!("MS {ms} is not in 0..={MAX_BUSY_MS}"));
+                }
+                CtRequest::Busy {
+                    count: n(count)?,
+                    ms,
+                }
+            }
+            ("ct", ["retry", count]) => CtRequest::Retry { count: n(count)? },
+            ("ct", ["failure", code, count]) => CtRequest::Failure {
+                code: u16::try_from(hex(code)?)
+                    .map_err(|_| format!("CODE `{code}` is not 16 bits"))?,
+                count: n(count)?,
+            },
+            ("ct", ["stray-fence"]) => CtRequest::StrayFence,
+            ("ct", ["disable"]) => CtRequest::Disable,
+            ("g2h", ["event", action, data @ ..]) => {
+                let action = u16::try_from(hex(action)?)
+                    .map_err(|_| format!("ACTION `{action}` is not 16 bits"))?;
+                if data.len() > MAX_EVENT_DATA {
+                    return Err(format!(
+                        "{} DATA dwords, at most {MAX_EVENT_DATA}",
+                        data.len()
+                    ));
+                }
+                let mut words = [0; MAX_EVENT_DATA];
+                for (w, text) in words.iter_mut().zip(data.iter()) {
+                    // CAST: hex() takes at most 8 digits.
+                    *w = hex(text)? as u32;
+                }
+                CtRequest::Event {
+                    action,
+                    data: words,
+                    // CAST: at most MAX_EVENT_DATA.
+                    len: data.len() as u8,
+                }
+            }
+            ("g2h", ["flood", count]) => CtRequest::Flood { count: n(count)? },
+            ("g2h", ["len-past-tail"]) => CtRequest::LenPastTail,
+            ("g2h", ["tail-outside"]) => CtRequest::TailOutside,
+            ("g2h", ["head-outside"]) => CtRequest::HeadOutside,
+            ("g2h", ["status", bits]) => CtRequest::Status {
+                // CAST: hex() takes at most 8 digits.
+                bits: Some(hex(bits)? as u32)
+                    .filter(|&b| b != 0)
+                    .ok_or_else(|| format!("BITS `{bits}` is not 32 bits other than 0"))?,
+            },
+            _ => {
+                return Err(format!(
+                    "`{family}:{}` is not a CT request (ct:no-response:N, ct:busy:N:MS, \
+                     ct:retry:N, ct:failure:CODE:N, ct:stray-fence, ct:disable, \
+                     g2h:event:ACTION[:DATA...], g2h:flood:N, g2h:len-past-tail, \
+                     g2h:tail-outside, g2h:head-outside, g2h:status:BITS)",
+                    args.join(":")
+                ))
+            }
+        };
+        Ok(r)
+    }
+}
+
+impl fmt::Display for CtRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CtRequest::NoResponse { count } => write!(f, "ct:no-response:{count}"),
+            CtRequest::Busy { count, ms } => write!(f, "ct:busy:{count}:{ms}"),
+            CtRequest::Retry { count } => write!(f, "ct:retry:{count}"),
+            CtRequest::Failure { code, count } => write!(f, "ct:failure:{code:x}:{count}"),
+            CtRequest::StrayFence => f.write_str("ct:stray-fence"),
+            CtRequest::Disable => f.write_str("ct:disable"),
+            CtRequest::Event { action, .. } => {
+                write!(f, "g2h:event:{action:x}")?;
+                for d in self.event_data() {
+                    write!(f, ":{d:x}")?;
+                }
+                Ok(())
+            }
+            CtRequest::Flood { count } => write!(f, "g2h:flood:{count}"),
+            CtRequest::LenPastTail => f.write_str("g2h:len-past-tail"),
+            CtRequest::TailOutside => f.write_str("g2h:tail-outside"),
+            CtRequest::HeadOutside => f.write_str("g2h:head-outside"),
+            CtRequest::Status { bits } => write!(f, "g2h:status:{bits:x}"),
+        }
+    }
+}
 
 /// One test-control request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +253,8 @@ pub enum Request {
     },
     /// `spurious-msi`.
     SpuriousMsi,
+    /// `ct:...` / `g2h:...`.
+    Ct(CtRequest),
 }
 
 impl Request {
@@ -100,9 +298,10 @@ impl Request {
                     .ok_or_else(|| format!("BITS `{bits}` is not 32 bits other than 0"))?;
                 Ok(Request::GtError { sev, bits })
             }
+            [family @ ("ct" | "g2h"), args @ ..] => CtRequest::parse(family, args).map(Request::Ct),
             _ => Err(format!(
-                "`{text}` is not surprise-removal, spurious-msi, irq:SOURCE:DATA:COUNT or \
-                 gt-error:SEV:BITS"
+                "`{text}` is not surprise-removal, spurious-msi, irq:SOURCE:DATA:COUNT, \
+                 gt-error:SEV:BITS, ct:... or g2h:..."
             )),
         }
     }
@@ -110,15 +309,25 @@ impl Request {
     /// Whether `partial` may still become a request as more characters come
     /// (for a reader that must decide before the line ends).
     pub fn could_become(partial: &str) -> bool {
-        const WORDS: [&str; 4] = ["surprise-removal", "spurious-msi", "irq:", "gt-error:"];
+        const WORDS: [&str; 6] = [
+            "surprise-removal",
+            "spurious-msi",
+            "irq:",
+            "gt-error:",
+            "ct:",
+            "g2h:",
+        ];
         if WORDS.iter().any(|w| w.starts_with(partial)) {
             return true;
         }
-        let arguments = partial
-            .strip_prefix("irq:")
-            .or_else(|| partial.strip_prefix("gt-error:"));
+        let arguments = WORDS[2..].iter().find_map(|w| partial.strip_prefix(w));
+        // The longest: g2h:event with MAX_EVENT_DATA dwords of 8 digits.
+        let max = 16 + 9 * MAX_EVENT_DATA;
         arguments.is_some_and(|rest| {
-            rest.len() <= 40 && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b':')
+            rest.len() <= max
+                && rest
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b':' || b == b'-')
         })
     }
 }
@@ -138,6 +347,7 @@ impl fmt::Display for Request {
                 source.name().unwrap_or("unknown")
             ),
             Request::GtError { sev, bits } => write!(f, "gt-error:{}:{bits:x}", sev.name()),
+            Request::Ct(r) => r.fmt(f),
         }
     }
 }
@@ -314,6 +524,119 @@ mod tests {
             "reboot",
         ] {
             assert!(Request::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    fn ev(action: u16, words: &[u32]) -> Request {
+        let mut data = [0; MAX_EVENT_DATA];
+        data[..words.len()].copy_from_slice(words);
+        Request::Ct(CtRequest::Event {
+            action,
+            data,
+            len: words.len() as u8,
+        })
+    }
+
+    #[test]
+    fn ct_requests_parse_and_print_back() {
+        use CtRequest as C;
+        for (text, want) in [
+            ("ct:no-response:3", C::NoResponse { count: 3 }),
+            ("ct:busy:2:250", C::Busy { count: 2, ms: 250 }),
+            ("ct:busy:1:0", C::Busy { count: 1, ms: 0 }),
+            ("ct:retry:1000000", C::Retry { count: 1_000_000 }),
+            (
+                "ct:failure:103:4",
+                C::Failure {
+                    code: 0x103,
+                    count: 4,
+                },
+            ),
+            ("ct:stray-fence", C::StrayFence),
+            ("ct:disable", C::Disable),
+            ("g2h:flood:500", C::Flood { count: 500 }),
+            ("g2h:len-past-tail", C::LenPastTail),
+            ("g2h:tail-outside", C::TailOutside),
+            ("g2h:head-outside", C::HeadOutside),
+            ("g2h:status:8", C::Status { bits: 8 }),
+        ] {
+            assert_eq!(Request::parse(text), Ok(Request::Ct(want)), "{text}");
+            assert_eq!(want.to_string(), text);
+            assert!(Request::could_become(text), "{text}");
+        }
+        for (text, want) in [
+            ("g2h:event:8003", ev(0x8003, &[])),
+            ("g2h:event:1008:2a", ev(0x1008, &[0x2a])),
+            ("g2h:event:6000:1:ffffffff:0", ev(0x6000, &[1, u32::MAX, 0])),
+        ] {
+            assert_eq!(Request::parse(text), Ok(want), "{text}");
+            assert_eq!(want.to_string(), text);
+        }
+        // Hex with 0x, upper case.
+        assert_eq!(
+            Request::parse("ct:failure:0x30:1"),
+            Ok(Request::Ct(C::Failure {
+                code: 0x30,
+                count: 1
+            }))
+        );
+        assert_eq!(
+            Request::parse("g2h:event:0X8003:0xAB"),
+            Ok(ev(0x8003, &[0xab]))
+        );
+        let full = format!("g2h:event:8003{}", ":ffffffff".repeat(MAX_EVENT_DATA));
+        assert!(Request::parse(&full).is_ok());
+        assert!(Request::could_become(&full));
+    }
+
+    #[test]
+    fn malformed_ct_requests_are_rejected() {
+        let too_many = format!("g2h:event:8003{}", ":1".repeat(MAX_EVENT_DATA + 1));
+        for bad in [
+            "ct",
+            "ct:",
+            "ct:no-response",
+            "ct:no-response:0",
+            "ct:no-response:1000001",
+            "ct:no-response:x",
+            "ct:no-response:1:2",
+            "ct:busy:1",
+            "ct:busy:0:10",
+            "ct:busy:1:60001",
+            "ct:busy:1:0x10",
+            "ct:retry:-1",
+            "ct:failure:30",
+            "ct:failure:10000:1",
+            "ct:failure:zz:1",
+            "ct:failure:30:0",
+            "ct:stray-fence:1",
+            "ct:disable:now",
+            "ct:reset",
+            "g2h",
+            "g2h:event",
+            "g2h:event:",
+            "g2h:event:10000",
+            "g2h:event:8003:",
+            "g2h:event:8003:123456789",
+            too_many.as_str(),
+            "g2h:flood:0",
+            "g2h:flood",
+            "g2h:status:0",
+            "g2h:status:100000000",
+            "g2h:status",
+            "g2h:head-outside:1",
+            "g2h:disable",
+            "ct:flood:1",
+            "CT:disable",
+            "ct:disable ",
+        ] {
+            assert!(Request::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+        for p in ["c", "ct", "ct:bu", "g2", "g2h:event:80", "ct:no-resp"] {
+            assert!(Request::could_become(p), "{p:?}");
+        }
+        for p in ["ct:busy 1", "g2h:event;", "ctx"] {
+            assert!(!Request::could_become(p), "{p:?}");
         }
     }
 

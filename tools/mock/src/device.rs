@@ -412,7 +412,43 @@ impl Device {
                 self.regs.raise_gt_error(sev, bits, &mut self.rec);
                 self.settle_irqs();
             }
+            Request::Ct(r) => {
+                if self.dead() {
+                    // A card that is gone writes nothing.
+                    return;
+                }
+                let mut bus = DeviceBus {
+                    ggtt: self.ggtt.as_ref(),
+                    lmem: &mut self.lmem,
+                    guest: &mut self.guest,
+                };
+                self.regs.ct_inject(r, &mut self.rec, &mut bus);
+                self.settle_irqs();
+            }
         }
+    }
+
+    /// Time passes: the GuC's CT engine does what became possible without
+    /// a register access (a BUSY request's time came, the host freed G2H
+    /// room for a backlog by writing its head in memory, which the mock
+    /// does not see). The server calls it on a timer; register accesses do
+    /// the same ([`Device::service_guc`]).
+    pub fn tick(&mut self) {
+        if self.finished || self.dead() {
+            return;
+        }
+        self.service_guc();
+        self.settle_irqs();
+    }
+
+    /// [`RegisterFile::service_guc`] with the device's memory.
+    fn service_guc(&mut self) {
+        let mut bus = DeviceBus {
+            ggtt: self.ggtt.as_ref(),
+            lmem: &mut self.lmem,
+            guest: &mut self.guest,
+        };
+        self.regs.service_guc(&mut self.rec, &mut bus);
     }
 
     /// Raises `src`'s paced test events until one reaches the source (and
@@ -658,6 +694,9 @@ impl Device {
             bytes.extend_from_slice(&v.to_le_bytes());
         }
         // A read can advance time-driven state (the GuC) that interrupts.
+        if !self.dead() {
+            self.service_guc();
+        }
         self.settle_irqs();
         // CAST: offset - first < 4.
         let skew = (offset - first) as usize;
@@ -702,6 +741,9 @@ impl Device {
             if !self.reg_cycle_write(dw, v, dead) {
                 unknown.push(dw);
             }
+        }
+        if !dead {
+            self.service_guc();
         }
         self.settle_irqs();
         self.emit_unknown(Op::Write, &unknown);
@@ -981,6 +1023,7 @@ fn reg_params(o: &Options, fw: Option<Arc<FwFile>>) -> RegParams {
                 mmio_bogus_reply: o.has_fault(Fault::GucMmioBogusReply),
                 ct_enable_refused: o.has_fault(Fault::CtEnableRefused),
                 ct_self_cfg_unknown: o.has_fault(Fault::CtSelfCfgUnknown),
+                ct_no_response: o.has_fault(Fault::CtNoResponse),
             },
             hwconfig_size_reply: o.guc_hwconfig_size_reply,
         },

@@ -317,6 +317,32 @@ impl RegisterFile {
         self.drain_guc(rec);
     }
 
+    /// Lets the GuC's CT engine do what time and the host's progress allow
+    /// outside a doorbell ([`guc::Guc::ct_service`]); nothing when it has
+    /// nothing to do.
+    pub fn service_guc(&mut self, rec: &mut Recorder, bus: &mut dyn guc::Bus) {
+        if !self.guc.ct_has_work() {
+            return;
+        }
+        let now = rec.now();
+        self.advance(now, rec);
+        self.guc.ct_service(now, rec, bus);
+        self.drain_guc(rec);
+    }
+
+    /// A `ct:` / `g2h:` test-control request ([`guc::Guc::ct_inject`]).
+    pub fn ct_inject(
+        &mut self,
+        req: crate::control::CtRequest,
+        rec: &mut Recorder,
+        bus: &mut dyn guc::Bus,
+    ) {
+        let now = rec.now();
+        self.advance(now, rec);
+        self.guc.ct_inject(req, now, rec, bus);
+        self.drain_guc(rec);
+    }
+
     /// The power rule: whether an access to `reg` at `offset` reaches it.
     /// Records `sleeping_domain` when it does not.
     fn powered(&self, reg: &regs::RegDef, offset: u32, op: Op, rec: &mut Recorder) -> bool {

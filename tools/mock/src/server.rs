@@ -93,6 +93,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     if let Some(fifo) = control {
         spawn_control_thread(fifo, dev.clone())?;
     }
+    spawn_tick_thread(dev.clone())?;
 
     let result = server.run(&mut Backend(dev.clone()));
     let reason = match &result {
@@ -134,6 +135,25 @@ fn spawn_control_thread(fifo: File, dev: Shared) -> anyhow::Result<()> {
             }
         })
         .context("spawning the control thread")?;
+    Ok(())
+}
+
+/// How often the tick thread lets time-driven device work happen
+/// ([`Device::tick`]).
+const TICK: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Starts the thread that ticks the device: work that waits for time or for
+/// the guest's progress in memory (the GuC's CT engine) happens without a
+/// register access. It takes the lock for a moment every [`TICK`]; it ends
+/// with the process.
+fn spawn_tick_thread(dev: Shared) -> anyhow::Result<()> {
+    std::thread::Builder::new()
+        .name("tick".into())
+        .spawn(move || loop {
+            std::thread::sleep(TICK);
+            lock(&dev).tick();
+        })
+        .context("spawning the tick thread")?;
     Ok(())
 }
 

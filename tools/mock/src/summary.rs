@@ -92,6 +92,48 @@ pub struct CtSummary {
     /// Messages the GuC wrote into the G2H ring.
     #[serde(default)]
     pub g2h_messages: u64,
+    /// REQUESTs the GuC read from the H2G ring (whatever their answer).
+    #[serde(default)]
+    pub requests: u64,
+    /// FAST_REQUESTs the GuC read from the H2G ring.
+    #[serde(default)]
+    pub fast_requests: u64,
+    /// RESPONSE_SUCCESS messages written into G2H (`ct:stray-fence` too).
+    #[serde(default)]
+    pub replies_success: u64,
+    /// RESPONSE_FAILURE messages written into G2H.
+    #[serde(default)]
+    pub replies_failure: u64,
+    /// NO_RESPONSE_BUSY messages written into G2H.
+    #[serde(default)]
+    pub replies_busy: u64,
+    /// NO_RESPONSE_RETRY messages written into G2H.
+    #[serde(default)]
+    pub replies_retry: u64,
+    /// Requests consumed and never answered (`ct:no-response`,
+    /// `ct-no-response`).
+    #[serde(default)]
+    pub unanswered: u64,
+    /// EVENT messages written into G2H.
+    #[serde(default)]
+    pub events_sent: u64,
+    /// G2H messages waiting for room (the `g2h:flood` backlog); a GuC
+    /// reset, a disable or a device reset drops them.
+    #[serde(default)]
+    pub g2h_pending: u64,
+    /// RENDER_COMPUTE_YIELD quantum (ms) last applied; 0 if never.
+    #[serde(default)]
+    pub policy_yield_ms: u64,
+    /// RENDER_COMPUTE_YIELD ratio (percent) last applied; 0 if never.
+    #[serde(default)]
+    pub policy_yield_ratio: u64,
+    /// Distinct `OPT_IN_FEATURE_KLV` features enabled since the last GuC
+    /// reset.
+    #[serde(default)]
+    pub opt_in_keys: u64,
+    /// Requests the `ct:` switches will still fault.
+    #[serde(default)]
+    pub faults_armed_left: u64,
 }
 
 /// The summary file's content; the test harness and the VM runner read it
@@ -249,16 +291,22 @@ impl Counters {
                 s.resets += 1;
                 s.guc_running_at_exit = false;
                 s.ct.enabled = false;
+                s.ct.g2h_pending = 0;
+                s.ct.opt_in_keys = 0;
             }
             Event::DriverFlr { phase } if *phase == "start" => {
                 s.driver_flrs += 1;
                 s.guc_running_at_exit = false;
                 s.ct.enabled = false;
+                s.ct.g2h_pending = 0;
+                s.ct.opt_in_keys = 0;
             }
             Event::GucReset { .. } => {
                 s.guc_resets += 1;
                 s.guc_running_at_exit = false;
                 s.ct.enabled = false;
+                s.ct.g2h_pending = 0;
+                s.ct.opt_in_keys = 0;
             }
             Event::GucCtSelfCfg { result, .. } if *result == "taken" => s.ct.registrations += 1,
             Event::GucCtControl { result, layout, .. } => match *result {
@@ -273,11 +321,55 @@ impl Counters {
                 "disabled" => {
                     s.ct.disables += 1;
                     s.ct.enabled = false;
+                    s.ct.g2h_pending = 0;
                 }
                 _ => {}
             },
-            Event::GucCtH2g { .. } => s.ct.h2g_messages += 1,
-            Event::GucCtG2h { .. } => s.ct.g2h_messages += 1,
+            Event::GucCtH2g { kind, reply, .. } => {
+                s.ct.h2g_messages += 1;
+                match *kind {
+                    "request" => s.ct.requests += 1,
+                    _ => s.ct.fast_requests += 1,
+                }
+                if *reply == "unanswered" {
+                    s.ct.unanswered += 1;
+                }
+            }
+            Event::GucCtG2h { hxg, pending, .. } => {
+                s.ct.g2h_messages += 1;
+                s.ct.g2h_pending = *pending;
+                match *hxg {
+                    "success" => s.ct.replies_success += 1,
+                    "failure" => s.ct.replies_failure += 1,
+                    "busy" => s.ct.replies_busy += 1,
+                    "retry" => s.ct.replies_retry += 1,
+                    "event" => s.ct.events_sent += 1,
+                    _ => {}
+                }
+            }
+            Event::GucCtFault { armed_left, .. } => s.ct.faults_armed_left = *armed_left,
+            Event::GucCtInject {
+                request,
+                result,
+                armed_left,
+                pending,
+            } => {
+                s.ct.faults_armed_left = *armed_left;
+                s.ct.g2h_pending = *pending;
+                if request == "ct:disable" && *result == "done" {
+                    s.ct.enabled = false;
+                }
+            }
+            Event::GucCtPolicy {
+                yield_ms: Some(ms),
+                yield_ratio: Some(ratio),
+                result: "applied",
+                ..
+            } => {
+                s.ct.policy_yield_ms = (*ms).into();
+                s.ct.policy_yield_ratio = (*ratio).into();
+            }
+            Event::GucCtOptIn { opted_in, .. } => s.ct.opt_in_keys = (*opted_in).into(),
             // The GuC was not reset: it keeps running.
             Event::GucResetStuck { .. } => s.guc_resets_stuck += 1,
             Event::GucDma { .. } => s.guc_dmas += 1,
@@ -569,13 +661,66 @@ mod tests {
                 layout,
             });
         }
-        c.count(&Event::GucCtH2g {
-            fence: 1,
-            action: Hex(0x1234),
-            len: 1,
-            reply: "failure",
+        for (kind, reply) in [
+            ("request", "failure"),
+            ("fast_request", "unanswered"),
+            ("request", "busy"),
+        ] {
+            c.count(&Event::GucCtH2g {
+                fence: 1,
+                action: Hex(0x1234),
+                len: 1,
+                kind,
+                reply,
+            });
+        }
+        for (hxg, pending) in [
+            ("failure", 0),
+            ("busy", 0),
+            ("success", 0),
+            ("retry", 0),
+            ("event", 6),
+            ("event", 5),
+        ] {
+            c.count(&Event::GucCtG2h {
+                fence: 1,
+                len: 2,
+                hxg,
+                pending,
+            });
+        }
+        c.count(&Event::GucCtInject {
+            request: "ct:retry:3".into(),
+            result: "armed",
+            armed_left: 3,
+            pending: 5,
         });
-        c.count(&Event::GucCtG2h { fence: 1, len: 2 });
+        c.count(&Event::GucCtFault {
+            fault: "retry",
+            fence: 2,
+            action: Hex(0x509),
+            armed_left: 2,
+        });
+        for (ms, result) in [
+            (Some(80), "applied"),
+            (Some(90), "rejected"),
+            (None, "applied"),
+        ] {
+            c.count(&Event::GucCtPolicy {
+                klvs: 1,
+                applied: 1,
+                yield_ms: ms,
+                yield_ratio: ms.map(|_| 20),
+                result,
+            });
+        }
+        c.count(&Event::GucCtOptIn {
+            addr: Hex(0x1000),
+            num_dwords: 1,
+            accepted: 1,
+            opted_in: 1,
+            result: "applied",
+        });
         c.count_config_read();
         let mut v = serde_json::to_value(c.summary(42, true)).expect("serialises");
         // Separately: one json! of everything exceeds the macro's recursion limit.
@@ -591,7 +736,12 @@ mod tests {
             ct,
             json!({
                 "registrations": 2, "enables": 2, "disables": 1, "enabled": true,
-                "h2g_size": 4096, "g2h_size": 131_072, "h2g_messages": 1, "g2h_messages": 1
+                "h2g_size": 4096, "g2h_size": 131_072, "h2g_messages": 3, "g2h_messages": 6,
+                "requests": 2, "fast_requests": 1, "replies_success": 1,
+                "replies_failure": 1, "replies_busy": 1, "replies_retry": 1,
+                "unanswered": 1, "events_sent": 2, "g2h_pending": 5,
+                "policy_yield_ms": 80, "policy_yield_ratio": 20, "opt_in_keys": 1,
+                "faults_armed_left": 2
             })
         );
         assert_eq!(

@@ -489,8 +489,11 @@ pub enum Event {
         action: Hex,
         /// HXG dwords.
         len: u32,
-        /// "success", "failure" (a reply was due) or "none" (a
-        /// FAST_REQUEST that succeeded).
+        /// "request" or "fast_request".
+        kind: &'static str,
+        /// "success", "failure" (a reply was due), "none" (a FAST_REQUEST
+        /// that succeeded), "busy" (served later), "retry" or "unanswered"
+        /// (a `ct:no-response` switch or the `ct-no-response` fault).
         reply: &'static str,
     },
     /// The GuC wrote a message into the G2H ring.
@@ -498,6 +501,80 @@ pub enum Event {
         /// CTB fence.
         fence: u32,
         /// Dwords written, the CTB header included.
+        len: u32,
+        /// The HXG type: "success", "failure", "busy", "retry", "event".
+        hxg: &'static str,
+        /// G2H messages still waiting for room after this one.
+        pending: u64,
+    },
+    /// A `ct:` switch fired on a request read from H2G.
+    GucCtFault {
+        /// "no-response", "busy", "retry" or "failure".
+        fault: &'static str,
+        /// The request's CTB fence.
+        fence: u32,
+        /// Its HXG ACTION.
+        action: Hex,
+        /// Requests the switches will still fault.
+        armed_left: u64,
+    },
+    /// A request answered BUSY was served, its time come.
+    GucCtBusyServed {
+        /// The request's CTB fence.
+        fence: u32,
+        /// Its HXG ACTION.
+        action: Hex,
+        /// "success", "failure" or "dropped" (the CT was gone).
+        reply: &'static str,
+    },
+    /// A `ct:` / `g2h:` test-control request reached the CT engine.
+    GucCtInject {
+        /// The request as written.
+        request: String,
+        /// "armed" (a switch), "done" (descriptor damage or the disable),
+        /// "queued" (G2H messages; written as room allows) or "no_channel"
+        /// (the CT is not enabled: nothing happened).
+        result: &'static str,
+        /// Requests the switches will still fault.
+        armed_left: u64,
+        /// G2H messages waiting for room.
+        pending: u64,
+    },
+    /// `UPDATE_SCHEDULING_POLICIES_KLV` was served.
+    GucCtPolicy {
+        /// KLVs in the message.
+        klvs: u32,
+        /// KLVs applied (SUCCESS DATA0).
+        applied: u32,
+        /// RENDER_COMPUTE_YIELD quantum (ms), if the message set it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        yield_ms: Option<u32>,
+        /// RENDER_COMPUTE_YIELD ratio (percent), if the message set it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        yield_ratio: Option<u32>,
+        /// "applied" or "rejected" (FAILURE, nothing applied).
+        result: &'static str,
+    },
+    /// `OPT_IN_FEATURE_KLV` was served.
+    GucCtOptIn {
+        /// GGTT address of the KLVs.
+        addr: Hex,
+        /// Their dwords.
+        num_dwords: u32,
+        /// KLVs accepted (SUCCESS DATA0).
+        accepted: u32,
+        /// Distinct features opted in since the last GuC reset.
+        opted_in: u32,
+        /// "applied" or "rejected" (FAILURE, nothing recorded).
+        result: &'static str,
+    },
+    /// A KLV of a served action with a key the GuC does not know: skipped.
+    GucCtKlvSkipped {
+        /// The action.
+        action: Hex,
+        /// KLV key.
+        key: Hex,
+        /// KLV length in dwords.
         len: u32,
     },
     /// The mock is shutting down.
@@ -805,14 +882,52 @@ mod tests {
                 fence: 0x8001,
                 action: Hex(0x1234),
                 len: 2,
+                kind: "fast_request",
                 reply: "failure"
             }),
             json!({"seq":7,"t_us":1234,"ev":"guc_ct_h2g","fence":0x8001,"action":"0x1234",
-                   "len":2,"reply":"failure"})
+                   "len":2,"kind":"fast_request","reply":"failure"})
         );
         assert_eq!(
-            line(&Event::GucCtG2h { fence: 5, len: 2 }),
-            json!({"seq":7,"t_us":1234,"ev":"guc_ct_g2h","fence":5,"len":2})
+            line(&Event::GucCtG2h {
+                fence: 5,
+                len: 2,
+                hxg: "busy",
+                pending: 3
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_ct_g2h","fence":5,"len":2,"hxg":"busy",
+                   "pending":3})
+        );
+        assert_eq!(
+            line(&Event::GucCtFault {
+                fault: "retry",
+                fence: 9,
+                action: Hex(0x509),
+                armed_left: 1
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_ct_fault","fault":"retry","fence":9,
+                   "action":"0x509","armed_left":1})
+        );
+        assert_eq!(
+            line(&Event::GucCtPolicy {
+                klvs: 2,
+                applied: 1,
+                yield_ms: Some(80),
+                yield_ratio: Some(20),
+                result: "applied"
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_ct_policy","klvs":2,"applied":1,
+                   "yield_ms":80,"yield_ratio":20,"result":"applied"})
+        );
+        assert_eq!(
+            line(&Event::GucCtInject {
+                request: "g2h:flood:9".into(),
+                result: "queued",
+                armed_left: 0,
+                pending: 4
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_ct_inject","request":"g2h:flood:9",
+                   "result":"queued","armed_left":0,"pending":4})
         );
         assert_eq!(
             line(&Event::GucCtControl {

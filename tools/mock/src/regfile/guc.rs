@@ -133,6 +133,9 @@ pub struct GucFaults {
     /// `ct-self-cfg-unknown`: every `SELF_CFG` is answered SUCCESS with
     /// DATA0 0 (key not recognised).
     pub ct_self_cfg_unknown: bool,
+    /// `ct-no-response`: every request read from the H2G ring is consumed
+    /// and never answered.
+    pub ct_no_response: bool,
 }
 
 /// WOPCM values latched before the driver starts (`--wopcm-prelocked`).
@@ -391,8 +394,10 @@ impl Guc {
     pub fn reset_device(&mut self, now: Duration, rec: &mut Recorder) {
         let hwconfig = std::mem::take(&mut self.hwconfig);
         let status = std::mem::replace(&mut self.status, Timeline::new());
+        let ct = self.ct.keeping_switches();
         *self = Guc {
             status,
+            ct,
             ..Self::power_on(self.p.clone(), hwconfig)
         };
         self.status.set(now, STATUS_IN_RESET, rec);
@@ -408,8 +413,9 @@ impl Guc {
         self.replies.clear();
         self.retry_armed = false;
         self.tlb.clear();
-        // The firmware forgets the CT registration (ct.rs module docs).
-        self.ct = ct::Ct::default();
+        // The firmware forgets the CT registration and traffic (ct.rs
+        // module docs); the test's switches stay.
+        self.ct = self.ct.keeping_switches();
         self.status.set(now, STATUS_IN_RESET, rec);
     }
 

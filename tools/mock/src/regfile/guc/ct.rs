@@ -1,12 +1,15 @@
 //! The GuC's command transport (CT) buffers: their registration through
 //! `HOST2GUC_SELF_CFG` and their enable through `HOST2GUC_CONTROL_CTB`, both
-//! MMIO messages ([`super::mmio`]).
+//! MMIO messages ([`super::mmio`]); then the messages over the rings, the
+//! actions served ([`serve`]) and the test control's switches ([`inject`]).
 //!
 //! Sources: upstream `abi/guc_actions_abi.h` (the two actions' DOC tables),
 //! `abi/guc_klvs_abi.h` ("GuC Self Config KLVs"), `abi/guc_communication_ctb_abi.h`
 //! (descriptor), `abi/guc_errors_abi.h` (codes), `xe_guc_ct.c`
 //! (`guc_ct_ctb_*_register`, `guc_ct_control_toggle`) and `xe_guc.c`
-//! (`guc_self_cfg`); summarised in `research/anchor-xe.md` §5.2-5.5. The
+//! (`guc_self_cfg`); for the messages `abi/guc_messages_abi.h` (HXG types)
+//! and `xe_guc_ct.c` (`h2g_write`, `g2h_read`, `parse_g2h_response`,
+//! `guc_ct_send_recv`); summarised in `research/anchor-xe.md` §5.1-5.9. The
 //! firmware's own checks are not published; what the mock checks beyond the
 //! ABI text is marked `[MODEL]`.
 //!
@@ -105,22 +108,93 @@
 //! NUM_DWORDS 0 is skipped: upstream fills the ring's end with zeros before
 //! it wraps (`h2g_write`). Another format, an HXG message of GuC origin or of
 //! a type other than REQUEST / FAST_REQUEST is skipped with `ct_h2g_bad`.
-//! No action is served over CT yet (`[MODEL]`, the next steps add them):
-//! every request fails with `UNKNOWN_ACTION`. A REQUEST gets its reply
-//! (SUCCESS or FAILURE), a FAST_REQUEST only a FAILURE, both with the
-//! request's fence (upstream matches FAST_REQUEST errors by fence,
-//! `parse_g2h_response`).
+//! A REQUEST gets its reply (SUCCESS or FAILURE), a FAST_REQUEST only a
+//! FAILURE, both with the request's fence (upstream matches FAST_REQUEST
+//! errors by fence, `parse_g2h_response`). The actions served are in
+//! [`serve`]; any other fails with `UNKNOWN_ACTION`, no violation.
 //!
 //! A reply goes into the G2H ring at the GuC's tail (CTB header with the
 //! fence and HXG format, then the HXG message, modulo the ring), then the
 //! descriptor's tail; one `GuC-to-host` interrupt ([`Guc::interrupt_host`])
-//! per doorbell that wrote anything. The G2H descriptor is checked like the
-//! H2G one (status, head inside the ring: `OVERFLOW`, tail where the GuC left
-//! it: `MISMATCH`); a reply to a G2H buffer that fails is dropped. When the
-//! ring has no room (upstream `CIRC_SPACE`: one dword stays free) the GuC
-//! stops and leaves that request in the H2G ring, unconsumed, until a later
-//! doorbell finds room (`[MODEL]`: the firmware waits). A GGTT fault on
+//! per doorbell (or re-check, below) that wrote anything. The G2H descriptor
+//! is checked like the H2G one (status, head inside the ring: `OVERFLOW`,
+//! tail where the GuC left it: `MISMATCH`); a reply to a G2H buffer that
+//! fails is dropped, the request consumed. The GuC takes a request from H2G
+//! only when G2H has room for the longest answer (2 dwords; upstream
+//! `CIRC_SPACE`: one dword stays free), so a request is served exactly once:
+//! without room it stays in the H2G ring, unconsumed, and is read again
+//! when the GuC re-checks (`[MODEL]`: the firmware waits). A GGTT fault on
 //! either ring is `guc_dma_fault` and stops the pass.
+//!
+//! Re-checks ([`Guc::ct_service`]): without a doorbell the GuC also serves
+//! BUSY requests whose time came, writes G2H messages waiting for room (the
+//! `g2h:` backlog) and reads requests held for room. The device calls it
+//! after every register access and every millisecond (the server's tick
+//! thread), since the host frees G2H room by writing the head in memory,
+//! which the mock does not see. It costs nothing while there is nothing to
+//! do.
+//!
+//! # Actions
+//!
+//! [`serve`]'s docs give each action's rules:
+//!
+//! - `UPDATE_SCHEDULING_POLICIES_KLV` (0x509) {hdr, KLVs}: RENDER_COMPUTE_YIELD
+//!   (0x1001, {quantum ms, ratio %}); SUCCESS DATA0 = KLVs applied, unknown
+//!   keys skipped, `MALFORMED_KLV` (0x103) for a KLV past the message,
+//!   `INVALID_KLV_DATA` (0x50) for a ratio above 100 or a wrong length;
+//! - `OPT_IN_FEATURE_KLV` (0x550E) {hdr, addr_lo, addr_hi, num_dwords}: the
+//!   KLVs read through the GuC's GGTT and TLB (`INVALID_GGTT_ADDRESS`, 0x80,
+//!   if unreachable); EXT_CAT_ERR_TYPE (0x4001, length 0) accepted; SUCCESS
+//!   DATA0 = KLVs accepted.
+//!
+//! A request the firmware refuses for its content is `ct_request_bad`.
+//!
+//! # Test control
+//!
+//! `ct:` and `g2h:` requests ([`crate::control`], carried out by
+//! [`inject`]) stand for misbehaving firmware; none records a violation,
+//! and what they cause later (a GuC waiting on a head it overwrote, replies
+//! lost to a status it set) records none either. Switches for the next
+//! requests, checked in this order, each counting down:
+//!
+//! 1. `ct-no-response` (the CLI fault, every request) or
+//!    `ct:no-response:N`: the request (REQUEST or FAST_REQUEST) is consumed,
+//!    not served, never answered;
+//! 2. `ct:failure:CODE:N`: any request is answered RESPONSE_FAILURE with
+//!    error CODE, hint 0, its fence; not served;
+//! 3. `ct:retry:N`: a REQUEST is answered NO_RESPONSE_RETRY (reason 0,
+//!    "unspecified"); not served (upstream resends it,
+//!    `guc_ct_send_recv`);
+//! 4. `ct:busy:N:MS`: a REQUEST is answered NO_RESPONSE_BUSY (counter 0) at
+//!    once and served MS ms later, its real reply with the same fence
+//!    (upstream keeps waiting on the fence). A GuC reset drops it.
+//!
+//! A FAST_REQUEST never takes a RETRY or BUSY switch (upstream does not wait
+//! on its fence). A second switch of a kind adds its N and replaces the
+//! delay or code. The switches are the test's: GuC and device resets keep
+//! them. `ct:stray-fence` writes a SUCCESS (DATA0 0) with the last fence
+//! read + 0x100, bit 15 clear; `g2h:event:ACTION[:DATA...]` an EVENT (CTB
+//! fence 0); `g2h:flood:N` N `NOTIFY_FLUSH_LOG_BUFFER_TO_FILE` EVENTs; all
+//! through the backlog: written as room allows, nothing dropped, one
+//! interrupt per batch. `g2h:len-past-tail` writes a header claiming three
+//! dwords and one EVENT dword before the new tail. `g2h:tail-outside` and
+//! `g2h:head-outside` write the G2H descriptor's tail or head as the ring's
+//! size + 16 dwords; the GuC's next message goes where it really is and
+//! writes a good tail, and after a head it wrote it waits (no room) until
+//! the host writes its own. `g2h:status:BITS` ORs BITS into the G2H
+//! status: the GuC writes nothing more there. `ct:disable` sets `DISABLED`
+//! in both descriptors and forgets registration and traffic: doorbells are
+//! ignored until a new registration and enable. Each `g2h:` request and
+//! `ct:disable` interrupts the host (the message ones when written); with
+//! the CT not enabled they do nothing (traced `no_channel`). A CT disable
+//! (`CONTROL_CTB` 0), a GuC reset or a device reset drops the backlog.
+
+mod inject;
+mod serve;
+
+use std::collections::BTreeSet;
+use std::collections::VecDeque;
+use std::time::Duration;
 
 use super::ggtt::Gtt;
 use super::Bus;
@@ -224,6 +298,26 @@ pub struct Ct {
     h2g_head: u32,
     /// Where the GuC writes the G2H ring next (dwords).
     g2h_tail: u32,
+    /// The G2H descriptor tail as the GuC last wrote it (`g2h:tail-outside`
+    /// included): what the MISMATCH check expects.
+    g2h_desc_tail: u32,
+    /// The G2H head `g2h:head-outside` wrote, until the host writes its own.
+    poisoned_head: Option<u32>,
+    /// Requests read but not taken for want of G2H room: read again when
+    /// the GuC re-checks ([`Guc::ct_service`]).
+    held: bool,
+    /// REQUESTs answered BUSY, in time order.
+    delayed: VecDeque<Delayed>,
+    /// G2H messages waiting for room: message, copies.
+    backlog: VecDeque<(Vec<u32>, u64)>,
+    /// The fence of the last request read.
+    last_fence: u32,
+    /// Features `OPT_IN_FEATURE_KLV` enabled.
+    opted_in: BTreeSet<u32>,
+    /// RENDER_COMPUTE_YIELD {quantum ms, ratio %} applied.
+    yield_policy: Option<(u32, u32)>,
+    /// The test control's switches (kept over resets).
+    switches: Switches,
 }
 
 impl Ct {
@@ -398,6 +492,9 @@ impl Guc {
         }
         match control {
             abi::action::CTB_CONTROL_DISABLE => {
+                // The GuC stops using the buffers: what it still had to
+                // send is gone.
+                self.ct.drop_traffic();
                 if self.ct.enabled.take().is_some() {
                     ("disabled", Ok(0))
                 } else {
@@ -419,6 +516,9 @@ impl Guc {
                         self.ct.enabled = Some(layout);
                         self.ct.h2g_head = 0;
                         self.ct.g2h_tail = 0;
+                        self.ct.g2h_desc_tail = 0;
+                        self.ct.poisoned_head = None;
+                        self.ct.drop_traffic();
                         ("enabled", Ok(0))
                     }
                     Err((code, detail)) => {
@@ -526,11 +626,12 @@ impl Guc {
     }
 }
 
-/// Why the GuC stopped reading the H2G ring.
+/// Why the GuC stopped reading the H2G ring or writing G2H.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stop {
     /// A descriptor check or a fault: recorded, read no further.
     Broken,
-    /// No room in G2H: the message stays for a later doorbell.
+    /// No room in G2H: the message stays for later.
     Full,
 }
 
@@ -573,19 +674,204 @@ fn mark(gtt: &mut Gtt, desc: u64, status: u32, bit: u32, why: String, rec: &mut 
     Stop::Broken
 }
 
+/// Dwords of the longest answer to a request: the CTB header and a one-dword
+/// HXG reply (SUCCESS, FAILURE, BUSY and RETRY are all one dword,
+/// `abi/guc_messages_abi.h`). The GuC takes a request from H2G only with
+/// that much room in G2H, so a request is served once, not again after a
+/// wait for room.
+const REPLY_DWORDS: u32 = 2;
+
+/// The test control's switches for the next requests (`ct:` requests,
+/// [`inject`]). They are the test's, not the firmware's: GuC and device
+/// resets keep them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Switches {
+    /// Requests to consume without an answer.
+    no_response: u64,
+    /// REQUESTs to answer BUSY and serve `busy_delay` later.
+    busy: u64,
+    busy_delay: Duration,
+    /// REQUESTs to answer RETRY.
+    retry: u64,
+    /// Requests to answer FAILURE `failure_code`.
+    failure: u64,
+    failure_code: u32,
+}
+
+impl Switches {
+    /// Requests the switches will still fault.
+    pub fn armed_left(&self) -> u64 {
+        self.no_response + self.busy + self.retry + self.failure
+    }
+}
+
+/// A REQUEST answered BUSY, to be served at `at`.
+#[derive(Debug, Clone)]
+struct Delayed {
+    at: Duration,
+    fence: u32,
+    action: u32,
+    hxg: Vec<u32>,
+}
+
+/// One request read from H2G.
+struct Request {
+    fence: u32,
+    fast: bool,
+    action: u32,
+    hxg: Vec<u32>,
+}
+
+impl Request {
+    fn kind(&self) -> &'static str {
+        if self.fast {
+            "fast_request"
+        } else {
+            "request"
+        }
+    }
+}
+
+/// A G2H message: the CTB header (fence, HXG format, NUM_DWORDS) and `hxg`
+/// (`abi/guc_communication_ctb_abi.h`).
+fn g2h_message(fence: u32, hxg: &[u32]) -> Vec<u32> {
+    // CAST: callers build at most 1 + MAX_EVENT_DATA dwords.
+    let n = hxg.len() as u32;
+    let mut m = Vec::with_capacity(hxg.len() + 1);
+    m.push(
+        abi::prep(abi::ctb::MSG_FENCE, fence)
+            | abi::prep(abi::ctb::MSG_FORMAT, abi::ctb::FORMAT_HXG)
+            | abi::prep(abi::ctb::MSG_NUM_DWORDS, n),
+    );
+    m.extend_from_slice(hxg);
+    m
+}
+
+/// The trace name of a G2H message's HXG type (`abi/guc_messages_abi.h`).
+fn hxg_name(msg: &[u32]) -> &'static str {
+    let ty = msg
+        .get(1)
+        .map_or(u32::MAX, |&h| abi::field(h, abi::hxg::TYPE));
+    match ty {
+        abi::hxg::TYPE_RESPONSE_SUCCESS => "success",
+        abi::hxg::TYPE_RESPONSE_FAILURE => "failure",
+        abi::hxg::TYPE_NO_RESPONSE_BUSY => "busy",
+        abi::hxg::TYPE_NO_RESPONSE_RETRY => "retry",
+        abi::hxg::TYPE_EVENT => "event",
+        _ => "other",
+    }
+}
+
+impl Ct {
+    /// The state after a GuC reset: nothing but the test's switches.
+    pub(super) fn keeping_switches(&self) -> Ct {
+        Ct {
+            switches: self.switches,
+            ..Ct::default()
+        }
+    }
+
+    /// The test control's switches.
+    pub fn switches(&self) -> Switches {
+        self.switches
+    }
+
+    /// G2H messages waiting for room.
+    pub fn pending(&self) -> u64 {
+        self.backlog.iter().map(|(_, n)| n).sum()
+    }
+
+    /// Features `OPT_IN_FEATURE_KLV` enabled since the last GuC reset.
+    pub fn opted_in(&self) -> &BTreeSet<u32> {
+        &self.opted_in
+    }
+
+    /// RENDER_COMPUTE_YIELD {quantum ms, ratio %} applied since the last
+    /// GuC reset.
+    pub fn yield_policy(&self) -> Option<(u32, u32)> {
+        self.yield_policy
+    }
+
+    /// Whether time or the host's progress may let the GuC do something:
+    /// a BUSY request to serve, a backlog or requests held for room.
+    fn has_work(&self) -> bool {
+        self.enabled.is_some()
+            && (!self.delayed.is_empty() || !self.backlog.is_empty() || self.held)
+    }
+
+    /// Takes one message off the backlog's front.
+    fn backlog_take(&mut self) -> Option<Vec<u32>> {
+        let (msg, left) = self.backlog.front_mut()?;
+        let msg = msg.clone();
+        *left -= 1;
+        if *left == 0 {
+            self.backlog.pop_front();
+        }
+        Some(msg)
+    }
+
+    /// Puts a message taken with [`Ct::backlog_take`] back in front.
+    fn backlog_put_back(&mut self, msg: Vec<u32>) {
+        match self.backlog.front_mut() {
+            Some((m, left)) if *m == msg => *left += 1,
+            _ => self.backlog.push_front((msg, 1)),
+        }
+    }
+
+    /// Forgets the channel's traffic: what the GuC would still have sent.
+    fn drop_traffic(&mut self) {
+        self.delayed.clear();
+        self.backlog.clear();
+        self.held = false;
+    }
+}
+
 impl Guc {
     /// A doorbell while the CT is enabled: reads the H2G ring and answers
-    /// into G2H (module docs, "Messages").
-    pub(super) fn ct_doorbell(&mut self, rec: &mut Recorder, bus: &mut dyn Bus) {
+    /// into G2H, then writes what waits for room (module docs, "Messages").
+    pub(super) fn ct_doorbell(&mut self, now: Duration, rec: &mut Recorder, bus: &mut dyn Bus) {
         let Some(l) = self.ct.enabled else {
             return;
         };
-        let mut wrote = false;
+        let unanswered = self.p.faults.ct_no_response;
+        let mut wrote = 0;
         let mut gtt = Gtt::new(bus, &mut self.tlb);
-        let _ = ct_pass(&mut self.ct, &l, &mut gtt, &mut wrote, rec);
-        if wrote {
+        let _ = ct_pass(&mut self.ct, &l, &mut gtt, now, unanswered, &mut wrote, rec);
+        let _ = flush(&mut self.ct, &l, &mut gtt, &mut wrote, rec);
+        if wrote > 0 {
             self.interrupt_host();
         }
+    }
+
+    /// What the GuC does without a doorbell, as time passes and the host
+    /// frees G2H: serves the BUSY requests whose time came, writes the
+    /// backlog and reads the requests held for room. One interrupt if it
+    /// wrote anything. Cheap when there is nothing to do: the device calls
+    /// it after every register access and on a timer.
+    pub fn ct_service(&mut self, now: Duration, rec: &mut Recorder, bus: &mut dyn Bus) {
+        if !self.ct.has_work() {
+            return;
+        }
+        let Some(l) = self.ct.enabled else {
+            return;
+        };
+        let unanswered = self.p.faults.ct_no_response;
+        let mut wrote = 0;
+        let mut gtt = Gtt::new(bus, &mut self.tlb);
+        let ct = &mut self.ct;
+        let _ = serve_delayed(ct, &l, &mut gtt, now, &mut wrote, rec);
+        let _ = flush(ct, &l, &mut gtt, &mut wrote, rec);
+        if std::mem::take(&mut ct.held) {
+            let _ = ct_pass(ct, &l, &mut gtt, now, unanswered, &mut wrote, rec);
+        }
+        if wrote > 0 {
+            self.interrupt_host();
+        }
+    }
+
+    /// Whether [`Guc::ct_service`] has something to try.
+    pub fn ct_has_work(&self) -> bool {
+        self.ct.has_work()
     }
 }
 
@@ -594,7 +880,9 @@ fn ct_pass(
     ct: &mut Ct,
     l: &Layout,
     gtt: &mut Gtt,
-    wrote: &mut bool,
+    now: Duration,
+    unanswered: bool,
+    wrote: &mut u32,
     rec: &mut Recorder,
 ) -> Result<(), Stop> {
     // CAST: sizes were checked at the enable: multiples of 4 KiB below 4 GiB.
@@ -648,21 +936,34 @@ fn ct_pass(
                 rec,
             )?);
         }
-        if let Some(served) = message(hdr, &hxg, rec) {
-            if let Some(reply) = &served.reply {
-                match g2h_write(ct, l, gtt, reply, rec) {
-                    Ok(()) => *wrote = true,
-                    Err(Stop::Full) => {
-                        result = Err(Stop::Full);
-                        break;
-                    }
-                    // The reply is lost; the request is consumed.
-                    Err(Stop::Broken) => {}
+        let next = (at + 1 + n) % size;
+        if let Some(req) = request(hdr, hxg, rec) {
+            // Room for the answer first (REPLY_DWORDS). A broken G2H
+            // descriptor is no reason to wait: the answer is lost.
+            match g2h_space(ct, l, gtt, rec) {
+                Ok(space) if space < REPLY_DWORDS => {
+                    ct.held = true;
+                    result = Err(Stop::Full);
+                    break;
+                }
+                Err(Stop::Full) => {
+                    ct.held = true;
+                    result = Err(Stop::Full);
+                    break;
+                }
+                Ok(_) | Err(Stop::Broken) => {}
+            }
+            ct.last_fence = req.fence;
+            let (reply, event) = dispose(ct, gtt, now, unanswered, &req, rec);
+            if let Some(reply) = reply {
+                // The reply is lost on a broken G2H; the request is consumed.
+                if g2h_write(ct, l, gtt, &reply, rec).is_ok() {
+                    *wrote += 1;
                 }
             }
-            rec.emit(served.event);
+            rec.emit(event);
         }
-        ct.h2g_head = (at + 1 + n) % size;
+        ct.h2g_head = next;
     }
     write_dword(
         gtt,
@@ -674,16 +975,8 @@ fn ct_pass(
     result
 }
 
-/// A request the GuC served.
-struct Served {
-    /// The G2H message to send (CTB header included), if any.
-    reply: Option<Vec<u32>>,
-    /// Its trace event, emitted once the request is consumed.
-    event: Event,
-}
-
-/// Serves one H2G message; `None` if it is no request (skipped).
-fn message(hdr: u32, hxg: &[u32], rec: &mut Recorder) -> Option<Served> {
+/// Checks one H2G message; `None` if it is no request (skipped).
+fn request(hdr: u32, hxg: Vec<u32>, rec: &mut Recorder) -> Option<Request> {
     let fence = abi::field(hdr, abi::ctb::MSG_FENCE);
     let Some(&h0) = hxg.first() else {
         // Zero fill before a wrap (module docs).
@@ -709,41 +1002,182 @@ fn message(hdr: u32, hxg: &[u32], rec: &mut Recorder) -> Option<Served> {
             rec,
         );
     }
-    let action = abi::field(h0, abi::hxg::REQUEST_ACTION);
-    // No action is served over CT yet (module docs).
-    let answer: Result<u32, u32> = Err(abi::error::UNKNOWN_ACTION);
-    let reply = match answer {
-        Ok(_) if ty == abi::hxg::TYPE_FAST_REQUEST => None,
-        Ok(data0) => Some(super::mmio::success(data0)),
-        Err(code) => Some(super::mmio::failure(code)),
-    };
-    let event = Event::GucCtH2g {
+    Some(Request {
         fence,
-        action: Hex(action.into()),
-        len: n_dwords(hxg),
-        reply: match reply {
-            None => "none",
-            Some(r) if abi::field(r, abi::hxg::TYPE) == abi::hxg::TYPE_RESPONSE_SUCCESS => {
-                "success"
-            }
-            Some(_) => "failure",
-        },
-    };
-    let reply = reply.map(|r| {
-        vec![
-            abi::prep(abi::ctb::MSG_FENCE, fence)
-                | abi::prep(abi::ctb::MSG_FORMAT, abi::ctb::FORMAT_HXG)
-                | abi::prep(abi::ctb::MSG_NUM_DWORDS, 1),
-            r,
-        ]
-    });
-    Some(Served { reply, event })
+        fast: ty == abi::hxg::TYPE_FAST_REQUEST,
+        action: abi::field(h0, abi::hxg::REQUEST_ACTION),
+        hxg,
+    })
 }
 
-/// Length of an HXG message, for the trace.
-fn n_dwords(hxg: &[u32]) -> u32 {
-    // CAST: at most 255 dwords (NUM_DWORDS).
-    hxg.len() as u32
+/// Decides what a request gets: the test's switches first (module docs,
+/// "Test control"), else the action is served. Returns the G2H message to
+/// send, if any, and the request's trace event.
+fn dispose(
+    ct: &mut Ct,
+    gtt: &mut Gtt,
+    now: Duration,
+    unanswered: bool,
+    req: &Request,
+    rec: &mut Recorder,
+) -> (Option<Vec<u32>>, Event) {
+    let sw = &mut ct.switches;
+    let (fault, hxg): (Option<&'static str>, Option<u32>) = if unanswered {
+        // The CLI fault: traced `unanswered`, no `guc_ct_fault`.
+        (None, None)
+    } else if sw.no_response > 0 {
+        sw.no_response -= 1;
+        (Some("no-response"), None)
+    } else if sw.failure > 0 {
+        sw.failure -= 1;
+        (Some("failure"), Some(super::mmio::failure(sw.failure_code)))
+    } else if !req.fast && sw.retry > 0 {
+        sw.retry -= 1;
+        // NO_RESPONSE_RETRY, REASON 0 ("unspecified").
+        let retry = abi::prep(abi::hxg::ORIGIN, abi::hxg::ORIGIN_GUC)
+            | abi::prep(abi::hxg::TYPE, abi::hxg::TYPE_NO_RESPONSE_RETRY);
+        (Some("retry"), Some(retry))
+    } else if !req.fast && sw.busy > 0 {
+        sw.busy -= 1;
+        ct.delayed.push_back(Delayed {
+            at: now + sw.busy_delay,
+            fence: req.fence,
+            action: req.action,
+            hxg: req.hxg.clone(),
+        });
+        // NO_RESPONSE_BUSY, COUNTER 0.
+        let busy = abi::prep(abi::hxg::ORIGIN, abi::hxg::ORIGIN_GUC)
+            | abi::prep(abi::hxg::TYPE, abi::hxg::TYPE_NO_RESPONSE_BUSY);
+        (Some("busy"), Some(busy))
+    } else {
+        let answer = serve::serve(ct, gtt, req.action, &req.hxg, rec);
+        let reply = match answer {
+            Ok(_) if req.fast => None,
+            Ok(data0) => Some(super::mmio::success(data0)),
+            Err(code) => Some(super::mmio::failure(code)),
+        };
+        let event = h2g_event(req, reply.map_or("none", |h| hxg_name(&[0, h])));
+        return (reply.map(|h| g2h_message(req.fence, &[h])), event);
+    };
+    if let Some(fault) = fault {
+        rec.emit(Event::GucCtFault {
+            fault,
+            fence: req.fence,
+            action: Hex(req.action.into()),
+            armed_left: ct.switches.armed_left(),
+        });
+    }
+    let name = match fault {
+        Some("busy") => "busy",
+        Some("retry") => "retry",
+        Some(_) if hxg.is_some() => "failure",
+        _ => "unanswered",
+    };
+    (
+        hxg.map(|h| g2h_message(req.fence, &[h])),
+        h2g_event(req, name),
+    )
+}
+
+fn h2g_event(req: &Request, reply: &'static str) -> Event {
+    Event::GucCtH2g {
+        fence: req.fence,
+        action: Hex(req.action.into()),
+        // CAST: at most 255 dwords (NUM_DWORDS).
+        len: req.hxg.len() as u32,
+        kind: req.kind(),
+        reply,
+    }
+}
+
+/// Serves the BUSY requests whose time came, while G2H has room.
+fn serve_delayed(
+    ct: &mut Ct,
+    l: &Layout,
+    gtt: &mut Gtt,
+    now: Duration,
+    wrote: &mut u32,
+    rec: &mut Recorder,
+) -> Result<(), Stop> {
+    while ct.delayed.front().is_some_and(|d| d.at <= now) {
+        let space = g2h_space(ct, l, gtt, rec);
+        if matches!(space, Err(Stop::Full)) || space.is_ok_and(|s| s < REPLY_DWORDS) {
+            return Err(Stop::Full);
+        }
+        let Some(d) = ct.delayed.pop_front() else {
+            break;
+        };
+        let answer = serve::serve(ct, gtt, d.action, &d.hxg, rec);
+        let (name, reply) = match answer {
+            Ok(data0) => ("success", super::mmio::success(data0)),
+            Err(code) => ("failure", super::mmio::failure(code)),
+        };
+        let sent =
+            space.is_ok() && g2h_write(ct, l, gtt, &g2h_message(d.fence, &[reply]), rec).is_ok();
+        if sent {
+            *wrote += 1;
+        }
+        rec.emit(Event::GucCtBusyServed {
+            fence: d.fence,
+            action: Hex(d.action.into()),
+            reply: if sent { name } else { "dropped" },
+        });
+    }
+    Ok(())
+}
+
+/// Writes the backlog while G2H has room.
+fn flush(
+    ct: &mut Ct,
+    l: &Layout,
+    gtt: &mut Gtt,
+    wrote: &mut u32,
+    rec: &mut Recorder,
+) -> Result<(), Stop> {
+    while let Some(msg) = ct.backlog_take() {
+        if let Err(stop) = g2h_write(ct, l, gtt, &msg, rec) {
+            // Nothing is dropped: it waits for room, or for the host to
+            // repair the descriptor, or for a reset.
+            ct.backlog_put_back(msg);
+            return Err(stop);
+        }
+        *wrote += 1;
+    }
+    Ok(())
+}
+
+/// The G2H descriptor checks; the room in dwords.
+fn g2h_space(ct: &mut Ct, l: &Layout, gtt: &mut Gtt, rec: &mut Recorder) -> Result<u32, Stop> {
+    // CAST: checked at the enable.
+    let size = (l.g2h_size / 4) as u32;
+    let desc = l.g2h_desc;
+    let field = |off: usize| desc + off as u64;
+    let status = read_dword(gtt, field(abi::ctb::DESC_STATUS), "CT G2H descriptor", rec)?;
+    if status != 0 {
+        return Err(Stop::Broken);
+    }
+    let head = read_dword(gtt, field(abi::ctb::DESC_HEAD), "CT G2H descriptor", rec)?;
+    let tail = read_dword(gtt, field(abi::ctb::DESC_TAIL), "CT G2H descriptor", rec)?;
+    if ct.poisoned_head == Some(head) {
+        // `g2h:head-outside` wrote it, not the host: the GuC cannot tell
+        // where the host is and waits for it to write its head (module
+        // docs, "Test control"). No violation: the host did nothing wrong.
+        return Err(Stop::Full);
+    }
+    ct.poisoned_head = None;
+    if head >= size {
+        let why = format!("G2H head {head:#x} is outside the ring of {size:#x} dwords");
+        return Err(mark(gtt, desc, status, abi::ctb::STATUS_OVERFLOW, why, rec));
+    }
+    if tail != ct.g2h_desc_tail {
+        let why = format!(
+            "G2H tail reads {tail:#x}, the GuC left it at {:#x}: the host wrote the sender's field",
+            ct.g2h_desc_tail
+        );
+        return Err(mark(gtt, desc, status, abi::ctb::STATUS_MISMATCH, why, rec));
+    }
+    // CIRC_SPACE: one dword stays free so that head == tail means empty.
+    Ok((head + size - ct.g2h_tail - 1) % size)
 }
 
 /// Writes `msg` into the G2H ring and moves the descriptor's tail.
@@ -756,46 +1190,37 @@ fn g2h_write(
 ) -> Result<(), Stop> {
     // CAST: checked at the enable.
     let size = (l.g2h_size / 4) as u32;
-    let desc = l.g2h_desc;
-    let field = |off: usize| desc + off as u64;
-    let status = read_dword(gtt, field(abi::ctb::DESC_STATUS), "CT G2H descriptor", rec)?;
-    if status != 0 {
-        return Err(Stop::Broken);
-    }
-    let head = read_dword(gtt, field(abi::ctb::DESC_HEAD), "CT G2H descriptor", rec)?;
-    let tail = read_dword(gtt, field(abi::ctb::DESC_TAIL), "CT G2H descriptor", rec)?;
-    if head >= size {
-        let why = format!("G2H head {head:#x} is outside the ring of {size:#x} dwords");
-        return Err(mark(gtt, desc, status, abi::ctb::STATUS_OVERFLOW, why, rec));
-    }
-    if tail != ct.g2h_tail {
-        let why = format!(
-            "G2H tail reads {tail:#x}, the GuC left it at {:#x}: the host wrote the sender's field",
-            ct.g2h_tail
-        );
-        return Err(mark(gtt, desc, status, abi::ctb::STATUS_MISMATCH, why, rec));
-    }
-    // CIRC_SPACE: one dword stays free so that head == tail means empty.
-    let space = (head + size - tail - 1) % size;
+    let space = g2h_space(ct, l, gtt, rec)?;
     // CAST: a CTB message is at most 256 dwords.
     let len = msg.len() as u32;
     if space < len {
         return Err(Stop::Full);
     }
+    let tail = ct.g2h_tail;
     for (i, &d) in (0u32..).zip(msg) {
         write_dword(gtt, ring_addr(l.g2h, size, tail + i), d, "CT G2H ring", rec)?;
     }
     ct.g2h_tail = (tail + len) % size;
-    write_dword(
-        gtt,
-        field(abi::ctb::DESC_TAIL),
-        ct.g2h_tail,
-        "CT G2H descriptor",
-        rec,
-    )?;
+    write_g2h_tail(ct, l, gtt, ct.g2h_tail, rec)?;
     rec.emit(Event::GucCtG2h {
         fence: abi::field(msg[0], abi::ctb::MSG_FENCE),
         len,
+        hxg: hxg_name(msg),
+        pending: ct.pending(),
     });
+    Ok(())
+}
+
+/// Writes the G2H descriptor's tail and remembers the value written.
+fn write_g2h_tail(
+    ct: &mut Ct,
+    l: &Layout,
+    gtt: &mut Gtt,
+    tail: u32,
+    rec: &mut Recorder,
+) -> Result<(), Stop> {
+    let at = l.g2h_desc + abi::ctb::DESC_TAIL as u64;
+    write_dword(gtt, at, tail, "CT G2H descriptor", rec)?;
+    ct.g2h_desc_tail = tail;
     Ok(())
 }

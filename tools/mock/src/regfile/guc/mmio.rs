@@ -112,7 +112,7 @@ impl Guc {
             return;
         }
         // The same doorbell announces CT traffic (ct.rs, "Messages").
-        self.ct_doorbell(rec, bus);
+        self.ct_doorbell(now, rec, bus);
         if !self.replies.is_empty() {
             return;
         }

@@ -670,3 +670,479 @@ fn full_g2h_holds_requests_back() {
     assert_eq!(h.guc_irqs(), 3);
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
 }
+
+// ---- actions served over CT, and the test control -----------------------
+
+use crate::control::Request as Control;
+
+/// GGTT address of a page holding opt-in KLVs, and its LMEM.
+const OPT_IN_GGTT: u64 = 0x0420_0000;
+const OPT_IN_LMEM: u64 = 0x30_0000;
+const POLICY: u32 = abi::action::UPDATE_SCHEDULING_POLICIES_KLV;
+const OPT_IN: u32 = abi::action::OPT_IN_FEATURE_KLV;
+/// RENDER_COMPUTE_YIELD's KLV header (key 0x1001, len 2).
+const YIELD: u32 = 0x1001_0002;
+/// EXT_CAT_ERR_TYPE's KLV header (key 0x4001, len 0).
+const EXT_CAT: u32 = 0x4001_0000;
+/// HXG headers of the GuC's one-dword answers (`guc_messages_abi.h`).
+const BUSY: u32 = 0xB000_0000;
+const RETRY: u32 = 0xD000_0000;
+/// The flush-log EVENT the flood writes.
+const FLUSH_EVENT: u32 = 0x9000_8003;
+/// The G2H descriptor's dwords in LMEM.
+const G2H_HEAD: u64 = G2H_DESC_LMEM;
+const G2H_STATUS: u64 = G2H_DESC_LMEM + 8;
+const H2G_STATUS: u64 = H2G_LMEM + 8;
+
+impl H {
+    /// Writes each (fence, HXG message) at the H2G descriptor's tail, moves
+    /// the tail and rings the doorbell.
+    fn send(&mut self, msgs: &[(u32, &[u32])]) {
+        let mut tail = self.desc(H2G_LMEM)[1];
+        for (fence, hxg) in msgs {
+            let mut m = vec![ctb(*fence, hxg.len() as u32)];
+            m.extend_from_slice(hxg);
+            self.h2g_put(tail, &m);
+            tail = (tail + m.len() as u32) % 1024;
+        }
+        self.put_lmem32(H2G_LMEM + 4, tail);
+        self.doorbell();
+    }
+
+    /// `n` dwords of the G2H ring from dword `at`.
+    fn g2h(&self, at: u32, n: u32) -> Vec<u32> {
+        (at..at + n)
+            .map(|i| self.lmem32(G2H_RING_LMEM + 4 * u64::from(i)))
+            .collect()
+    }
+
+    fn control(&mut self, text: &str) {
+        let Ok(Control::Ct(r)) = Control::parse(text) else {
+            panic!("{text} is no CT request");
+        };
+        self.rf.ct_inject(r, &mut self.rec, &mut self.bus);
+    }
+
+    fn service(&mut self) {
+        self.rf.service_guc(&mut self.rec, &mut self.bus);
+    }
+
+    fn ct_summary(&self) -> crate::summary::CtSummary {
+        self.rec.summary(false).ct
+    }
+}
+
+#[test]
+fn scheduling_policies_apply_render_compute_yield() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    // Upstream's message (xe_guc_submit.c): 80 ms, 20 %.
+    h.send(&[(1, &[POLICY, YIELD, 80, 20])]);
+    assert_eq!(h.g2h(0, 2), [ctb(1, 1), mmio::success(1)]);
+    assert_eq!(h.rf.guc().ct().yield_policy(), Some((80, 20)));
+    let ct = h.ct_summary();
+    assert_eq!((ct.policy_yield_ms, ct.policy_yield_ratio), (80, 20));
+    assert_eq!((ct.requests, ct.replies_success), (1, 1));
+    // An unknown key is skipped and not counted; the last yield wins.
+    h.send(&[(2, &[POLICY, 0x1234_0001, 5, YIELD, 100, 100])]);
+    assert_eq!(h.g2h(2, 2), [ctb(2, 1), mmio::success(1)]);
+    assert_eq!(h.rf.guc().ct().yield_policy(), Some((100, 100)));
+    let skipped = h.events("guc_ct_klv_skipped");
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0]["key"], "0x1234");
+    // None at all: SUCCESS 0.
+    h.send(&[(3, &[POLICY])]);
+    assert_eq!(h.g2h(4, 2), [ctb(3, 1), mmio::success(0)]);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // A ratio above 100, a wrong length, a KLV past the message: FAILURE,
+    // nothing applied, even the good KLV before the bad one.
+    h.send(&[
+        (4, &[POLICY, YIELD, 50, 101]),
+        (5, &[POLICY, YIELD, 50, 10, 0x1001_0001, 7]),
+        (6, &[POLICY, YIELD, 50]),
+    ]);
+    assert_eq!(
+        h.g2h(6, 6),
+        [
+            ctb(4, 1),
+            failure(abi::error::INVALID_KLV_DATA),
+            ctb(5, 1),
+            failure(abi::error::INVALID_KLV_DATA),
+            ctb(6, 1),
+            failure(abi::error::MALFORMED_KLV),
+        ]
+    );
+    assert_eq!(h.rf.guc().ct().yield_policy(), Some((100, 100)));
+    assert_eq!(h.kind("ct_request_bad"), 3);
+    let d = h.details("ct_request_bad");
+    assert!(d[0].contains("101% is above 100"), "{d:?}");
+    assert!(d[2].contains("claims 2 value dwords, 1 remain"), "{d:?}");
+    let ct = h.ct_summary();
+    assert_eq!((ct.policy_yield_ms, ct.policy_yield_ratio), (100, 100));
+    assert_eq!((ct.replies_success, ct.replies_failure), (3, 3));
+    // A FAST_REQUEST: no reply on success, its fence on failure.
+    h.send(&[
+        (0x8001, &[2 << 28 | POLICY, YIELD, 10, 10]),
+        (0x8002, &[2 << 28 | POLICY, YIELD, 10, 200]),
+    ]);
+    assert_eq!(h.rf.guc().ct().yield_policy(), Some((10, 10)));
+    assert_eq!(
+        h.g2h(12, 2),
+        [ctb(0x8002, 1), failure(abi::error::INVALID_KLV_DATA)]
+    );
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], 14);
+    let ct = h.ct_summary();
+    assert_eq!((ct.requests, ct.fast_requests), (6, 2));
+    let ev = h.events("guc_ct_policy");
+    assert_eq!(ev[0]["yield_ms"], 80);
+    assert_eq!(ev[0]["applied"], 1);
+    assert_eq!(ev[3]["result"], "rejected");
+}
+
+#[test]
+fn opt_in_reads_its_klvs_through_the_ggtt() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    let klvs = |h: &mut H, dw: &[u32]| {
+        let bytes: Vec<u8> = dw.iter().flat_map(|d| d.to_le_bytes()).collect();
+        h.bus.map_lmem(OPT_IN_GGTT, OPT_IN_LMEM, &bytes);
+    };
+    let lo = OPT_IN_GGTT as u32;
+    // Upstream's message (xe_guc.c): one EXT_CAT_ERR_TYPE.
+    klvs(&mut h, &[EXT_CAT]);
+    h.send(&[(1, &[OPT_IN, lo, 0, 1])]);
+    assert_eq!(h.g2h(0, 2), [ctb(1, 1), mmio::success(1)]);
+    assert!(h.rf.guc().ct().opted_in().contains(&0x4001));
+    assert_eq!(h.ct_summary().opt_in_keys, 1);
+    // Unknown keys skipped; the same feature again is still one feature.
+    klvs(&mut h, &[0x4003_0000, EXT_CAT, 0x9999_0001, 7]);
+    h.send(&[(2, &[OPT_IN, lo, 0, 4])]);
+    assert_eq!(h.g2h(2, 2), [ctb(2, 1), mmio::success(1)]);
+    assert_eq!(h.events("guc_ct_klv_skipped").len(), 2);
+    assert_eq!(h.ct_summary().opt_in_keys, 1);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // Unmapped, past the mapping, 64-bit: INVALID_GGTT_ADDRESS.
+    h.send(&[
+        (3, &[OPT_IN, 0x0500_0000, 0, 1]),
+        (4, &[OPT_IN, lo + 0xFFC, 0, 2]),
+        (5, &[OPT_IN, lo, 1, 1]),
+    ]);
+    let bad = failure(abi::error::INVALID_GGTT_ADDRESS);
+    assert_eq!(
+        h.g2h(4, 6),
+        [ctb(3, 1), bad, ctb(4, 1), bad, ctb(5, 1), bad]
+    );
+    // A truncated KLV, a flag with a value, a short message.
+    klvs(&mut h, &[EXT_CAT, 0x4001_0001, 0]);
+    h.send(&[
+        (6, &[OPT_IN, lo, 0, 1 + 1]),
+        (7, &[OPT_IN, lo, 0, 3]),
+        (8, &[OPT_IN, lo, 0]),
+    ]);
+    assert_eq!(
+        h.g2h(10, 6),
+        [
+            ctb(6, 1),
+            failure(abi::error::MALFORMED_KLV),
+            ctb(7, 1),
+            failure(abi::error::INVALID_KLV_DATA),
+            ctb(8, 1),
+            failure(abi::error::INVALID_PARAMS),
+        ]
+    );
+    assert_eq!(h.kind("ct_request_bad"), 6);
+    // The GuC forgets its features at a reset.
+    h.guc_reset();
+    assert!(h.rf.guc().ct().opted_in().is_empty());
+    assert_eq!(h.ct_summary().opt_in_keys, 0);
+}
+
+#[test]
+fn unknown_actions_still_fail() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.send(&[(9, &[0x4100]), (10, &[2 << 28 | 0x1000, 1])]);
+    let unknown = failure(abi::error::UNKNOWN_ACTION);
+    assert_eq!(h.g2h(0, 4), [ctb(9, 1), unknown, ctb(10, 1), unknown]);
+}
+
+#[test]
+fn switch_no_response() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.control("ct:no-response:2");
+    assert_eq!(h.ct_summary().faults_armed_left, 2);
+    h.send(&[
+        (1, &[POLICY, YIELD, 80, 20]),
+        (0x8002, &[2 << 28 | 0x1234]),
+        (3, &[POLICY, YIELD, 80, 20]),
+    ]);
+    // The first two are consumed, not served, not answered.
+    assert_eq!(h.desc(H2G_LMEM)[0], h.desc(H2G_LMEM)[1]);
+    assert_eq!(h.g2h(0, 2), [ctb(3, 1), mmio::success(1)]);
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], 2);
+    let ct = h.ct_summary();
+    assert_eq!((ct.unanswered, ct.faults_armed_left), (2, 0));
+    let f = h.events("guc_ct_fault");
+    assert_eq!(f.len(), 2);
+    assert_eq!(f[1]["fence"], 0x8002);
+    assert_eq!(f[1]["fault"], "no-response");
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
+#[test]
+fn switch_busy_serves_later_with_the_same_fence() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.control("ct:busy:1:50");
+    // A FAST_REQUEST is not what BUSY is for: served at once.
+    h.send(&[(0x8001, &[2 << 28 | POLICY, YIELD, 1, 1])]);
+    assert_eq!(h.ct_summary().faults_armed_left, 1);
+    h.send(&[(7, &[POLICY, YIELD, 80, 20])]);
+    assert_eq!(h.g2h(0, 2), [ctb(7, 1), BUSY]);
+    assert_eq!(
+        h.rf.guc().ct().yield_policy(),
+        Some((1, 1)),
+        "not served yet"
+    );
+    assert_eq!(h.guc_irqs(), 1);
+    h.ms(49);
+    h.service();
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], 2, "not yet");
+    h.ms(1);
+    h.service();
+    assert_eq!(h.g2h(2, 2), [ctb(7, 1), mmio::success(1)]);
+    assert_eq!(h.rf.guc().ct().yield_policy(), Some((80, 20)));
+    assert_eq!(h.guc_irqs(), 2);
+    let ct = h.ct_summary();
+    assert_eq!((ct.replies_busy, ct.replies_success), (1, 1));
+    assert_eq!(h.events("guc_ct_busy_served")[0]["reply"], "success");
+    // Once only.
+    h.ms(100);
+    h.service();
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], 4);
+    // An unknown action served late fails late.
+    h.control("ct:busy:1:5");
+    h.send(&[(8, &[0x1234])]);
+    h.ms(5);
+    assert_eq!(h.g2h(4, 2), [ctb(8, 1), BUSY]);
+    h.service();
+    assert_eq!(
+        h.g2h(6, 2),
+        [ctb(8, 1), failure(abi::error::UNKNOWN_ACTION)]
+    );
+    // A reset drops a pending BUSY request.
+    h.control("ct:busy:1:5");
+    h.send(&[(9, &[0x1234])]);
+    h.guc_reset();
+    h.ms(10);
+    h.service();
+    assert_eq!(h.ct_summary().replies_busy, 3);
+    assert_eq!(h.ct_summary().replies_failure, 1);
+}
+
+#[test]
+fn switch_retry_and_failure() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.control("ct:retry:1");
+    h.control("ct:failure:1234:2");
+    assert_eq!(h.ct_summary().faults_armed_left, 3);
+    // FAILURE first (module docs' order), any kind; then RETRY, REQUESTs
+    // only; none of them served.
+    h.send(&[
+        (1, &[POLICY, YIELD, 80, 20]),
+        (0x8002, &[2 << 28 | POLICY, YIELD, 80, 20]),
+        (0x8003, &[2 << 28 | POLICY, YIELD, 1, 1]),
+        (4, &[POLICY, YIELD, 2, 2]),
+        (5, &[POLICY, YIELD, 3, 3]),
+    ]);
+    let code = failure(0x1234);
+    assert_eq!(
+        h.g2h(0, 8),
+        [
+            ctb(1, 1),
+            code,
+            ctb(0x8002, 1),
+            code,
+            ctb(4, 1),
+            RETRY,
+            ctb(5, 1),
+            mmio::success(1)
+        ]
+    );
+    // The FAST_REQUEST after the failures was served (no reply).
+    assert_eq!(h.rf.guc().ct().yield_policy(), Some((3, 3)));
+    let ct = h.ct_summary();
+    assert_eq!(
+        (ct.replies_failure, ct.replies_retry, ct.faults_armed_left),
+        (2, 1, 0)
+    );
+    let faults: Vec<_> = h
+        .events("guc_ct_fault")
+        .iter()
+        .map(|e| e["fault"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(faults, ["failure", "failure", "retry"]);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
+#[test]
+fn switches_outlive_resets() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.control("ct:failure:30:1");
+    h.guc_reset();
+    h.load_ready();
+    h.bus.map_lmem(H2G_GGTT, H2G_LMEM, &[0; 0x2000]);
+    h.bus.map_lmem(G2H_GGTT, G2H_LMEM, &vec![0; 0x2_1000]);
+    assert_eq!(h.register(&LAYOUT), [mmio::success(1); 6]);
+    assert_eq!(h.mmio(&ENABLE), mmio::success(0));
+    h.send(&[(1, &[POLICY, YIELD, 80, 20])]);
+    assert_eq!(h.g2h(0, 2), [ctb(1, 1), failure(0x30)]);
+}
+
+#[test]
+fn fault_ct_no_response() {
+    let mut h = H::ct_ready_with(|g| g.faults.ct_no_response = true);
+    assert_eq!(h.register(&LAYOUT), [mmio::success(1); 6]);
+    assert_eq!(h.mmio(&ENABLE), mmio::success(0));
+    h.send(&[(1, &[POLICY, YIELD, 80, 20]), (0x8002, &[2 << 28 | 0x1234])]);
+    assert_eq!(h.desc(H2G_LMEM), [7, 7, 0], "consumed");
+    assert_eq!(h.desc(G2H_DESC_LMEM), [0, 0, 0], "never answered");
+    assert_eq!(h.rf.guc().ct().yield_policy(), None, "not served");
+    let ct = h.ct_summary();
+    assert_eq!((ct.unanswered, ct.requests, ct.fast_requests), (2, 1, 1));
+    assert_eq!(h.guc_irqs(), 0);
+    assert!(h.events("guc_ct_fault").is_empty());
+}
+
+#[test]
+fn stray_fence() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.send(&[(0x7FF0, &[0x1234])]);
+    h.control("ct:stray-fence");
+    // 0x7FF0 + 0x100 with bit 15 clear.
+    assert_eq!(h.g2h(2, 2), [ctb(0xF0, 1), mmio::success(0)]);
+    assert_eq!(h.guc_irqs(), 2);
+    assert_eq!(h.ct_summary().replies_success, 1);
+}
+
+#[test]
+fn ct_disable_drops_the_channel() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    h.control("ct:disable");
+    let disabled = abi::ctb::STATUS_DISABLED;
+    assert_eq!(
+        (h.lmem32(H2G_STATUS), h.lmem32(G2H_STATUS)),
+        (disabled, disabled)
+    );
+    assert_eq!(h.rf.guc().ct().enabled(), None);
+    assert_eq!(h.guc_irqs(), 1);
+    assert!(!h.ct_summary().enabled);
+    // Doorbells are ignored, as for an unregistered CT.
+    h.send(&[(1, &[0x1234])]);
+    assert_eq!(h.desc(H2G_LMEM)[0], 0);
+    assert_eq!(h.mmio(&ENABLE), failure(abi::error::CTB_NOT_REGISTERED));
+    // g2h: requests find no channel.
+    h.control("g2h:event:8003");
+    assert_eq!(h.guc_irqs(), 1);
+    assert_eq!(h.events("guc_ct_inject")[1]["result"], "no_channel");
+    // A GuC reset, clean buffers and a new registration bring it back.
+    h.guc_reset();
+    h.load_ready();
+    h.bus.map_lmem(H2G_GGTT, H2G_LMEM, &[0; 0x2000]);
+    h.bus.map_lmem(G2H_GGTT, G2H_LMEM, &vec![0; 0x2_1000]);
+    h.register(&LAYOUT);
+    assert_eq!(h.mmio(&ENABLE), mmio::success(0));
+    h.send(&[(2, &[0x1234])]);
+    assert_eq!(h.g2h(0, 1), [ctb(2, 1)]);
+    assert_eq!(h.kind("ct_register_bad"), 1, "only the enable without KLVs");
+}
+
+#[test]
+fn g2h_event_and_flood() {
+    let small = Layout {
+        g2h_size: 4096,
+        ..LAYOUT
+    };
+    let mut h = H::ct_enabled_on(&small);
+    h.control("g2h:event:1008:2a:3");
+    assert_eq!(h.g2h(0, 4), [ctb(0, 3), 0x9000_1008, 0x2A, 3]);
+    assert_eq!(h.guc_irqs(), 1);
+    // The host reads it; then a flood bigger than the ring: 511 events of
+    // 2 dwords fill the 1023 free dwords, one interrupt, 89 wait.
+    h.put_lmem32(G2H_HEAD, 4);
+    h.control("g2h:flood:600");
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], 2);
+    assert_eq!(h.g2h(4, 2), [ctb(0, 1), FLUSH_EVENT]);
+    assert_eq!(h.guc_irqs(), 2);
+    let ct = h.ct_summary();
+    assert_eq!((ct.events_sent, ct.g2h_pending), (512, 89));
+    assert_eq!(h.rf.guc().ct().pending(), 89);
+    // Nothing moves while the host reads nothing.
+    h.service();
+    h.service();
+    assert_eq!(h.guc_irqs(), 2);
+    // A REQUEST meanwhile waits in H2G: no room for its answer.
+    h.send(&[(5, &[0x1234])]);
+    assert_eq!(h.desc(H2G_LMEM)[0], 0, "held");
+    // The host frees half the ring: a batch, one interrupt.
+    h.put_lmem32(G2H_HEAD, 514);
+    h.service();
+    assert_eq!(h.guc_irqs(), 3);
+    assert_eq!(h.ct_summary().g2h_pending, 0);
+    // The held request came after the backlog, on the same pass.
+    assert_eq!(h.desc(H2G_LMEM)[0], 2);
+    let tail = h.desc(G2H_DESC_LMEM)[1];
+    // Wrapped at 2, then 89 events and the answer.
+    assert_eq!(tail, 2 + 2 * 89 + 2);
+    assert_eq!(
+        h.g2h(tail - 2, 2),
+        [ctb(5, 1), failure(abi::error::UNKNOWN_ACTION)]
+    );
+    let ct = h.ct_summary();
+    assert_eq!((ct.events_sent, ct.g2h_messages), (601, 602));
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // A GuC reset drops a backlog.
+    h.control("g2h:flood:2000");
+    assert!(h.ct_summary().g2h_pending > 0);
+    h.guc_reset();
+    assert_eq!(h.ct_summary().g2h_pending, 0);
+    assert_eq!(h.rf.guc().ct().pending(), 0);
+}
+
+#[test]
+fn g2h_damage() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    let size = (G2H_SIZE / 4) as u32;
+    // NUM_DWORDS 3, one dword written before the tail.
+    h.control("g2h:len-past-tail");
+    assert_eq!(h.g2h(0, 2), [ctb(0, 3), FLUSH_EVENT]);
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], 2);
+    assert_eq!(h.guc_irqs(), 1);
+    // Tail outside; the next message goes where the GuC really is, and the
+    // tail is right again. No violation: the GuC wrote that tail.
+    h.control("g2h:tail-outside");
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], size + 16);
+    assert_eq!(h.guc_irqs(), 2);
+    h.send(&[(1, &[0x1234])]);
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], 4);
+    assert_eq!(h.g2h(2, 1), [ctb(1, 1)]);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // Head outside: the GuC waits until the host writes its head.
+    h.control("g2h:head-outside");
+    assert_eq!(h.desc(G2H_DESC_LMEM)[0], size + 16);
+    assert_eq!(h.guc_irqs(), 4);
+    h.send(&[(2, &[0x1234])]);
+    assert_eq!(h.desc(H2G_LMEM)[0], 2, "held");
+    h.put_lmem32(G2H_HEAD, 4);
+    h.service();
+    assert_eq!(h.desc(H2G_LMEM)[0], 4);
+    assert_eq!(h.g2h(4, 1), [ctb(2, 1)]);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // Status bits: ORed in; the GuC writes no more (answers lost, requests
+    // consumed, no violation).
+    h.control("g2h:status:4");
+    assert_eq!(h.lmem32(G2H_STATUS), 4);
+    h.control("g2h:status:1");
+    assert_eq!(h.lmem32(G2H_STATUS), 5);
+    assert_eq!(h.guc_irqs(), 7);
+    h.send(&[(3, &[0x1234])]);
+    assert_eq!(h.desc(H2G_LMEM)[0], 6);
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], 6);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
