@@ -128,7 +128,9 @@ bench: boot-modules tools
 
 # The driver's forcewake and MCR tables (rust/gt/forcewake/table.rs,
 # rust/gt/mcr/table.rs), generated from the seed's table and the decisions in
-# tools/gen/tables.toml. Checked in; `make check` fails when they are stale.
+# tools/gen/tables.toml, and its hwconfig key names (rust/guc/hwconfig/keys.rs)
+# from tools/mock/data/hwconfig-keys.tsv, the list the mock serves by. Checked
+# in; `make check` fails when they are stale.
 .PHONY: tables
 tables:
 	@cargo run --release -q --manifest-path tools/Cargo.toml -p xehpg-gen --bin xehpg-gen-tables -- --repo $(REPO)

@@ -469,6 +469,32 @@ mod tests {
     }
 
     #[test]
+    fn hwconfig_key_names() {
+        // Mesa's numbering (tools/mock/data/hwconfig-keys.tsv): first, an inner one, the last.
+        assert_eq!(hwconfig::key_name(1), Some("MAX_SLICES_SUPPORTED"));
+        assert_eq!(hwconfig::key_name(2), Some("MAX_DUAL_SUBSLICES_SUPPORTED"));
+        assert_eq!(hwconfig::key_name(3), Some("MAX_NUM_EU_PER_DSS"));
+        assert_eq!(hwconfig::key_name(10), Some("MAX_MEMORY_CHANNELS"));
+        assert_eq!(hwconfig::key_name(64), Some("L3_BANK_SIZE_IN_KB"));
+        assert_eq!(hwconfig::key_name(73), Some("SLM_SIZE_PER_SS_IN_KB"));
+        // Outside the list: below its first key, past its last, far off.
+        assert_eq!(hwconfig::key_name(0), None);
+        assert_eq!(hwconfig::key_name(74), None);
+        assert_eq!(hwconfig::key_name(u32::MAX), None);
+    }
+
+    #[test]
+    fn hwconfig_keys_are_sorted() {
+        // The name lookup is a binary search: it needs strictly increasing keys.
+        assert!(!hwconfig::KEYS.is_empty());
+        assert!(hwconfig::KEYS.windows(2).all(|w| w[0].0 < w[1].0));
+        // Every listed key is found by the lookup under its own name.
+        for &(k, name) in hwconfig::KEYS {
+            assert_eq!(hwconfig::key_name(k), Some(name));
+        }
+    }
+
+    #[test]
     fn wopcm_layout_like_upstream() -> Result {
         let css = CssInfo {
             release: fw::MIN_RELEASE,

@@ -2,6 +2,12 @@
 
 //! The hwconfig table: what the GuC reports about the hardware, fetched once after boot with
 //! the MMIO GET_HWCONFIG action (upstream `xe_guc_hwconfig.c`), kept as validated KLVs.
+//!
+//! Upstream's kernel drivers look keys up by number only; the names the debugfs report prints
+//! are Mesa's (`enum intel_hwconfig`), generated into `keys` from the key list the mock
+//! serves by (`tools/mock/data/hwconfig-keys.tsv`, `make tables`).
+
+mod keys;
 
 use kernel::prelude::*;
 
@@ -20,9 +26,26 @@ use crate::{
 /// Hwconfig tables are a few hundred bytes; refuse anything beyond 64 KiB as corrupt.
 const HWCONFIG_MAX: u32 = 64 << 10;
 
+/// The name of hwconfig key `key` (Mesa's, without `INTEL_HWCONFIG_`), or `None` for a key the
+/// list does not have.
+pub(super) fn key_name(key: u32) -> Option<&'static str> {
+    // The generator writes the keys sorted and unique (its input's parser refuses anything else;
+    // KUnit `hwconfig_keys_are_sorted` checks the result).
+    keys::KEYS
+        .binary_search_by_key(&key, |&(k, _)| k)
+        .ok()
+        .and_then(|i| keys::KEYS.get(i))
+        .map(|&(_, name)| name)
+}
+
+/// The generated key table, for the KUnit checks.
+#[cfg(xehpg_kunit)]
+pub(super) const KEYS: &[(u32, &str)] = keys::KEYS;
+
 impl Guc {
-    /// The debugfs `hwconfig` report: one `[key] = value` line per attribute (multi-dword
-    /// values space separated), as upstream's dump (`xe_guc_hwconfig.c`).
+    /// The debugfs `hwconfig` report: one `NAME (key): value ...` line per attribute, decimal
+    /// dwords space separated; a key without a name reads `unknown (key): ...`. Upstream's dump
+    /// (`xe_guc_hwconfig.c`) prints the same entries as `[key] = value` lines.
     ///
     /// # Errors
     ///
@@ -31,7 +54,8 @@ impl Guc {
         let st = self.state.lock();
         // The table was checked whole when it was read; a malformed tail would end the listing.
         for k in klv::iter(&st.hwconfig, Layout::Hwconfig).flatten() {
-            f.write_fmt(fmt!("[{:2}] =", k.key))?;
+            let name = key_name(k.key).unwrap_or("unknown");
+            f.write_fmt(fmt!("{} ({}):", name, k.key))?;
             for v in k.value {
                 f.write_fmt(fmt!(" {}", v))?;
             }

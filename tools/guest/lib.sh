@@ -256,6 +256,11 @@ mock_request() { echo "XEHPG-VM-MOCK=$1"; }
 # guc_get BDF KEY: a value of the debugfs guc_info file.
 guc_get() { sed -n "s/^$2: //p" "$(dbg "$1" guc_info)"; }
 
+# hwconfig_get BDF NAME: the values of hwconfig attribute NAME (debugfs
+# `hwconfig` lines read `NAME (KEY): VALUE ...`), as "(KEY): VALUE ...", so a
+# caller checks the key number and the values together.
+hwconfig_get() { sed -n "s/^$2 //p" "$(dbg "$1" hwconfig)"; }
+
 # reload [PARAMS...]: rmmod (if loaded) and insmod the driver again.
 reload() {
 	rmmod xehpg 2>/dev/null

@@ -299,13 +299,15 @@ impl Channel {
         self.done.notify_all();
     }
 
-    /// Marks the channel broken and tells the GuC through the descriptor status. Called with
-    /// the inner lock held; waiters are woken by the caller after unlocking.
+    /// Marks the channel broken, wakes the waiters and tells the GuC through the descriptor
+    /// status. Called with the inner lock held.
     fn broken(&self, g: &mut Inner, dev: &Device, lmem: Option<(LmemAccess<'_>, u64)>, c: Corrupt) {
         if g.link != Link::Up {
             return;
         }
         g.link = Link::Broken(c);
+        // Waiters see the state once they run; waking them under the lock is allowed.
+        self.done.notify_all();
         let bit = c.status_bit();
         if let (Some((lmem, desc)), true) = (lmem, bit != 0) {
             let old = lmem.read32(desc + DESC_STATUS).unwrap_or(0);
@@ -618,12 +620,31 @@ impl Channel {
                 rings,
             };
             let mut handled = 0;
+            // The descriptor is read once per pass and again only when what it announced has
+            // been consumed: three memory reads per pass rather than per message.
+            let mut desc = match mem.desc() {
+                Ok(d) => d,
+                Err(e) => {
+                    dev_err!(dev, "guc: CT G2H descriptor read failed: {:?}\n", e);
+                    return 0;
+                }
+            };
+            let mut fresh = true;
             while handled < RX_BUDGET {
                 let Rx { head, buf } = &mut *rx;
-                match ring::next(&mem, *head, buf) {
-                    Ok(Ok(Next::Empty)) => break,
+                match ring::next(&mem, desc, *head, buf) {
+                    Ok(Ok(Next::Empty)) if fresh => break,
+                    Ok(Ok(Next::Empty)) => match mem.desc() {
+                        Ok(d) => {
+                            desc = d;
+                            fresh = true;
+                        }
+                        Err(_) => break,
+                    },
                     Ok(Ok(Next::Message(len, new_head))) => {
                         *head = new_head;
+                        desc.head = new_head;
+                        fresh = false;
                         // The GuC may reuse the space once the head moves past it; the
                         // message is in `buf` by now.
                         if mem
@@ -639,8 +660,6 @@ impl Channel {
                     Ok(Err(c)) => {
                         let mut g = self.inner.lock();
                         self.broken(&mut g, dev, Some((io.lmem, rings.g2h_desc)), c);
-                        drop(g);
-                        self.done.notify_all();
                         break;
                     }
                     Err(e) => {

@@ -163,18 +163,20 @@ pub(crate) enum Next {
     Message(usize, u32),
 }
 
-/// Copies the message at `head` into `buf` after checking the descriptor and the header.
+/// Copies the message at `head` into `buf` after checking the descriptor `d` (as read
+/// from the ring, its head updated to `head` by the caller) and the header.
 ///
 /// # Errors
 ///
 /// `Ok(Err(corrupt))` when the ring cannot be read on; `Err` for an access error.
 pub(crate) fn next(
     ring: &impl RingRead,
+    d: Desc,
     head: u32,
     buf: &mut [u32; MSG_MAX],
 ) -> kernel::error::Result<Result<Next, Corrupt>> {
     let size = ring.size();
-    let avail = match check_desc(ring.desc()?, head, size) {
+    let avail = match check_desc(d, head, size) {
         Ok(0) => return Ok(Ok(Next::Empty)),
         Ok(n) => n,
         Err(c) => return Ok(Err(c)),
@@ -282,11 +284,11 @@ mod tests {
         r.ring[14] = 0x0009_0002;
         r.ring[15] = 0xf000_0001;
         r.ring[0] = 0xdead;
-        assert_eq!(next(&r, 14, &mut buf)?, Ok(Next::Message(3, 1)));
+        assert_eq!(next(&r, r.desc, 14, &mut buf)?, Ok(Next::Message(3, 1)));
         assert_eq!(&buf[..3], &[0x0009_0002, 0xf000_0001, 0xdead]);
         // Consumed: empty.
         r.desc.head = 1;
-        assert_eq!(next(&r, 1, &mut buf)?, Ok(Next::Empty));
+        assert_eq!(next(&r, r.desc, 1, &mut buf)?, Ok(Next::Empty));
         // A header claiming 5 dwords with 3 written: never read past the tail.
         r.desc = Desc {
             head: 2,
@@ -295,7 +297,7 @@ mod tests {
         };
         r.ring[2] = 0x0001_0004;
         assert_eq!(
-            next(&r, 2, &mut buf)?,
+            next(&r, r.desc, 2, &mut buf)?,
             Err(Corrupt::PastTail {
                 at: 2,
                 header: 0x0001_0004,
@@ -304,11 +306,11 @@ mod tests {
         );
         // A maximal header (255 dwords) in a small ring is caught the same way.
         r.ring[2] = 0x0001_00ff;
-        assert!(matches!(next(&r, 2, &mut buf)?, Err(Corrupt::PastTail { .. })));
+        assert!(matches!(next(&r, r.desc, 2, &mut buf)?, Err(Corrupt::PastTail { .. })));
         // Head moved by someone else.
         r.desc.head = 4;
         assert_eq!(
-            next(&r, 2, &mut buf)?,
+            next(&r, r.desc, 2, &mut buf)?,
             Err(Corrupt::HeadMoved { seen: 4, expected: 2 })
         );
         Ok(())

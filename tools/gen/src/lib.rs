@@ -1,12 +1,16 @@
-//! Generates the driver's forcewake and multicast tables.
+//! Generates the driver's forcewake and multicast tables and its hwconfig
+//! key names.
 //!
 //! Inputs: the seed's "Force Wake and Steering Table" as checked in by
 //! `xehpg-seed-table` ([`TSV_FILE`]) and the documented decisions
-//! ([`DECISIONS_FILE`], [`decisions`]). [`tables`] builds the rows,
+//! ([`DECISIONS_FILE`], [`decisions`]); the hwconfig key list
+//! ([`HWCONFIG_KEYS_TSV`], Mesa's numbering, parsed by the mock's own
+//! reader so both sides read it alike). [`tables`] builds the rows,
 //! [`render`] writes them as driver source ([`FORCEWAKE_FILE`],
-//! [`MCR_FILE`]). `make tables` runs the `xehpg-gen-tables` binary; the
-//! `fwtable` suite of `tools/check` calls [`generate`] to check the rows and
-//! that the checked-in files are current.
+//! [`MCR_FILE`], [`HWCONFIG_KEYS_FILE`]). `make tables` runs the
+//! `xehpg-gen-tables` binary; the `fwtable` suite of `tools/check` calls
+//! [`generate`] to check the rows and that the checked-in files are
+//! current.
 
 pub mod decisions;
 pub mod render;
@@ -15,6 +19,7 @@ pub mod targets;
 
 use anyhow::{Context as _, Result};
 use std::path::Path;
+use xehpg_mock::regfile::guc::hwconfig;
 use xehpg_mock::seed_table::{self, Row};
 
 /// The seed's table, relative to the repository.
@@ -25,6 +30,11 @@ pub const DECISIONS_FILE: &str = "tools/gen/tables.toml";
 pub const FORCEWAKE_FILE: &str = "rust/gt/forcewake/table.rs";
 /// The generated multicast table, relative to the repository.
 pub const MCR_FILE: &str = "rust/gt/mcr/table.rs";
+/// The hwconfig key list (Mesa's `enum intel_hwconfig`), relative to the
+/// repository; the mock compiles in the same file.
+pub const HWCONFIG_KEYS_TSV: &str = xehpg_mock::regfile::guc::hwconfig::KEYS_FILE;
+/// The generated hwconfig key-name table, relative to the repository.
+pub const HWCONFIG_KEYS_FILE: &str = "rust/guc/hwconfig/keys.rs";
 
 /// Everything one generation read and made.
 #[derive(Debug, Clone)]
@@ -53,7 +63,14 @@ pub fn generate(repo: &Path) -> Result<Generated> {
     };
     let seed = seed_table::parse_tsv(&read(TSV_FILE)?).context(TSV_FILE)?;
     let decisions = decisions::Decisions::parse(&read(DECISIONS_FILE)?).context(DECISIONS_FILE)?;
-    from_inputs(seed, decisions)
+    let mut g = from_inputs(seed, decisions)?;
+    let keys_text = read(HWCONFIG_KEYS_TSV)?;
+    let keys = hwconfig::parse_keys(&keys_text)
+        .map_err(anyhow::Error::msg)
+        .context(HWCONFIG_KEYS_TSV)?;
+    g.files
+        .push((HWCONFIG_KEYS_FILE, render::hwconfig_keys(&keys)));
+    Ok(g)
 }
 
 /// [`generate`] on inputs already read.

@@ -1,10 +1,11 @@
 //! `xehpg-gen-tables` (`make tables`): writes the driver's generated
-//! forcewake and multicast tables, or with `--check` reports which
-//! checked-in file is stale.
+//! forcewake and multicast tables and its hwconfig key names, or with
+//! `--check` reports which checked-in file is stale.
 //!
 //! ```text
-//! xehpg-gen-tables [--repo DIR]            # write rust/gt/{forcewake,mcr}/table.rs
-//! xehpg-gen-tables [--repo DIR] --check    # exit 1 if either differs
+//! xehpg-gen-tables [--repo DIR]            # write rust/gt/{forcewake,mcr}/table.rs,
+//!                                          # rust/guc/hwconfig/keys.rs
+//! xehpg-gen-tables [--repo DIR] --check    # exit 1 if any differs
 //! ```
 
 use anyhow::Context as _;
@@ -17,7 +18,7 @@ use std::process::ExitCode;
 #[command(
     name = "xehpg-gen-tables",
     version,
-    about = "Generate the driver's forcewake and MCR tables from the seed's table and tools/gen/tables.toml"
+    about = "Generate the driver's forcewake and MCR tables (from the seed's table and tools/gen/tables.toml) and hwconfig key names (from tools/mock/data/hwconfig-keys.tsv)"
 )]
 struct Args {
     /// Repository root.

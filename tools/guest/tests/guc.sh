@@ -24,8 +24,25 @@ if [ "${t:-0}" -gt 0 ]; then ok "load time reported ($t us)"; else not_ok "load 
 n=$(guc_get "$bdf" hwconfig_dwords)
 if [ "${n:-0}" -gt 2 ]; then ok "hwconfig table read ($n dwords)"; else not_ok "hwconfig table read" "hwconfig_dwords: $n"; fi
 mock_expect hwconfig_served_bytes == $((${n:-0} * 4))
-lines=$(grep -c '^\[' "$(dbg "$bdf" hwconfig)")
-if [ "$lines" -gt 0 ]; then ok "hwconfig decoded ($lines attributes)"; else not_ok "hwconfig decoded" "$(cat "$(dbg "$bdf" hwconfig)")"; fi
+# The mock's table: 14 single-dword attributes of 3 dwords each, Mesa's key
+# numbers and names (tools/mock/data/hwconfig-keys.tsv), an ATS-M150's values.
+expect_eq "hwconfig_dwords" "$n" 42
+hw=$(dbg "$bdf" hwconfig)
+expect_eq "hwconfig lines" "$(grep -c . "$hw")" 14
+bad=$(grep -vE '^[A-Z][A-Z0-9_]* \([0-9]+\):( [0-9]+)+$' "$hw")
+if [ -z "$bad" ]; then ok "every hwconfig line reads NAME (KEY): VALUES"; else not_ok "every hwconfig line reads NAME (KEY): VALUES" "$bad"; fi
+expect_eq "hwconfig MAX_SLICES_SUPPORTED" "$(hwconfig_get "$bdf" MAX_SLICES_SUPPORTED)" "(1): 4"
+expect_eq "hwconfig MAX_DUAL_SUBSLICES_SUPPORTED" "$(hwconfig_get "$bdf" MAX_DUAL_SUBSLICES_SUPPORTED)" "(2): 32"
+expect_eq "hwconfig MAX_NUM_EU_PER_DSS" "$(hwconfig_get "$bdf" MAX_NUM_EU_PER_DSS)" "(3): 16"
+expect_eq "hwconfig DEPRECATED_L3_BANK_COUNT" "$(hwconfig_get "$bdf" DEPRECATED_L3_BANK_COUNT)" "(7): 32"
+expect_eq "hwconfig MAX_MEMORY_CHANNELS" "$(hwconfig_get "$bdf" MAX_MEMORY_CHANNELS)" "(10): 8"
+expect_eq "hwconfig NUM_THREADS_PER_EU" "$(hwconfig_get "$bdf" NUM_THREADS_PER_EU)" "(15): 8"
+expect_eq "hwconfig MAX_CCS" "$(hwconfig_get "$bdf" MAX_CCS)" "(24): 4"
+expect_eq "hwconfig MAX_VCS" "$(hwconfig_get "$bdf" MAX_VCS)" "(25): 2"
+expect_eq "hwconfig L3_BANK_SIZE_IN_KB" "$(hwconfig_get "$bdf" L3_BANK_SIZE_IN_KB)" "(64): 512"
+dss=$(hwconfig_get "$bdf" MAX_DUAL_SUBSLICES_SUPPORTED | sed 's/.*: //')
+eus=$(hwconfig_get "$bdf" MAX_NUM_EU_PER_DSS | sed 's/.*: //')
+expect_eq "EUs (DSS x EUs per DSS)" "$((${dss:-0} * ${eus:-0}))" 512
 check dmesg_has "guc: firmware 70.53.0 running"
 
 ready=0

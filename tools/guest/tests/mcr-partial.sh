@@ -15,6 +15,11 @@ expect_eq "platform" "$(info_get "$bdf" platform)" "DG2-G11"
 expect_eq "dss_count" "$(topo "$bdf" dss_count)" 8
 expect_eq "l3bank_mask" "$(topo "$bdf" l3bank_mask)" 0x0000ff00
 expect_eq "mslice_mask" "$(topo "$bdf" mslice_mask)" 0x2
+# The GuC's hwconfig table follows the same fuses: one quadrant, 8 DSS.
+expect_eq "hwconfig MAX_SLICES_SUPPORTED" "$(hwconfig_get "$bdf" MAX_SLICES_SUPPORTED)" "(1): 1"
+expect_eq "hwconfig MAX_DUAL_SUBSLICES_SUPPORTED" "$(hwconfig_get "$bdf" MAX_DUAL_SUBSLICES_SUPPORTED)" "(2): 8"
+expect_eq "hwconfig DEPRECATED_L3_BANK_COUNT" "$(hwconfig_get "$bdf" DEPRECATED_L3_BANK_COUNT)" "(7): 8"
+expect_eq "hwconfig MAX_VCS" "$(hwconfig_get "$bdf" MAX_VCS)" "(25): 1"
 expect_eq "DSS steering target" "$(sed -n 's/^DSS *//p' "$(dbg "$bdf" steering)")" "2,0"
 expect_eq "L3BANK steering target" "$(sed -n 's/^L3BANK *//p' "$(dbg "$bdf" steering)")" "2,0"
 check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"

@@ -124,6 +124,9 @@ pub enum BuildError {
     /// The checked-in forcewake/steering table does not validate.
     #[error("data/fw-steering.tsv: {0}")]
     Table(seed_table::Error),
+    /// The hwconfig table cannot be built from `data/hwconfig-keys.tsv`.
+    #[error("hwconfig: {0}")]
+    Hwconfig(String),
     /// A modelled MCR register is not in a replicated range.
     #[error(transparent)]
     NotReplicated(#[from] mcr::NotReplicated),
@@ -164,8 +167,8 @@ impl RegisterFile {
     ///
     /// # Errors
     ///
-    /// The built-in forcewake/steering table is unusable (a unit test
-    /// guards against both cases).
+    /// The built-in forcewake/steering table or hwconfig key list is
+    /// unusable (unit tests guard against each).
     pub fn new(p: &RegParams, now: Duration) -> Result<Self, BuildError> {
         let map = power::Map::builtin().map_err(|e| BuildError::Table(e.clone()))?;
         Ok(Self {
@@ -181,7 +184,7 @@ impl RegisterFile {
                 p.gam_reset_slice,
                 flat_ccs_base_addr(p.lmem_size),
             )?,
-            guc: guc::Guc::new(&p.guc, &p.fuses),
+            guc: guc::Guc::new(&p.guc, &p.fuses).map_err(BuildError::Hwconfig)?,
             intc: intc::Intc::new(p.intc),
             irq_on_guc_reset: p.irq_on_guc_reset,
             serviced: Vec::new(),

@@ -11,7 +11,9 @@
 //!
 //! - the checked-in TSV is what `seed_table::extract` makes of the seed
 //!   (skipped when the seed is not beside the repository, `../shared/seeds/`);
-//! - each checked-in generated file is what the generator makes today;
+//! - each checked-in generated file is what the generator makes today
+//!   (the two tables, and the hwconfig key names `rust/guc/hwconfig/keys.rs`
+//!   from `tools/mock/data/hwconfig-keys.tsv`, the list the mock serves by);
 //! - the forcewake table is sorted and contiguous from 0 to 0x23FFFF;
 //! - it maps every seed row to its wake target, except ranges settled by an
 //!   `[[override]]` of the decisions; one test per override checks the
@@ -139,7 +141,7 @@ fn file_current(repo: &Path, rel: &str, want: &str) -> Case {
     details.truncate(crate::report::TAIL_LINES);
     Case::fail(
         name,
-        "stale: run `make tables` and commit the result (edit tools/gen/tables.toml, not the file)",
+        "stale: run `make tables` and commit the result (edit its inputs, named in its header, not the file)",
     )
     .with_details(details)
 }

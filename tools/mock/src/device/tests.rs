@@ -679,11 +679,16 @@ fn guc_load_through_device_memory() {
         read32(d, 0x19_0240)
     };
     let size = send(&mut d, 0, 0) & 0x0FFF_FFFF;
-    assert_eq!(size, 100);
+    // 14 single-dword entries of 3 dwords (regfile/guc/hwconfig.rs).
+    assert_eq!(size, 14 * 3 * 4);
     assert_eq!(send(&mut d, 0x90_0000, size), 0xF000_0000 | size);
     let mut first = [0u8; 12];
     d.region_read(BAR2, 0x1000, &mut first).expect("LMEMBAR");
-    assert_eq!(first, [1, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0], "SLICES = 4");
+    assert_eq!(
+        first,
+        [1, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0],
+        "MAX_SLICES_SUPPORTED (key 1) = 4"
+    );
     // Beyond the LMEMBAR memfd: a fault, FAILURE INVALID_PARAMS.
     assert_eq!(send(&mut d, 0x90_1000, size), 0xE000_0060);
     let s = d.summary();

@@ -331,8 +331,14 @@ pub struct Guc {
 
 impl Guc {
     /// A GuC in its power-on state: held in reset, nothing programmed.
-    pub fn new(p: &GucParams, fuses: &Fuses) -> Self {
-        Self::power_on(p.clone(), hwconfig::table(fuses, p.faults.hwconfig_corrupt))
+    ///
+    /// # Errors
+    ///
+    /// The hwconfig table names a key the checked-in key list lacks
+    /// ([`hwconfig::table`]; a unit test guards against it).
+    pub fn new(p: &GucParams, fuses: &Fuses) -> Result<Self, String> {
+        let table = hwconfig::table(fuses, p.faults.hwconfig_corrupt)?;
+        Ok(Self::power_on(p.clone(), table))
     }
 
     fn power_on(p: GucParams, hwconfig: Vec<u32>) -> Self {
