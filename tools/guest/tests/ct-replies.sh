@@ -8,6 +8,8 @@
 # - FAILURE to a fast request: reported by fence with the action's code;
 # - a reply with a fence nobody waits for: counted, logged, ignored.
 # timeout: 240
+# expect-mock: ct.unanswered == 1
+# expect-mock: ct.replies_failure == 2
 # expect-mock: ct.replies_busy == 1
 # expect-mock: ct.replies_retry == 3
 # expect-mock: violations == 0

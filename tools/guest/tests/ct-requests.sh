@@ -7,6 +7,12 @@
 # Each request is one register write (the notify); every reply arrives
 # through the GuC-to-host interrupt, so no waiter had to poll G2H itself.
 # Bad commands are refused without side effects.
+# expect-mock: ct.requests == 205
+# expect-mock: ct.fast_requests == 704
+# expect-mock: ct.replies_success == 205
+# expect-mock: ct.unanswered == 0
+# expect-mock: ct.policy_yield_ms == 80
+# expect-mock: ct.policy_yield_ratio == 20
 # expect-mock: ct.h2g_messages == 909
 # expect-mock: ct.g2h_messages == 205
 # expect-mock: violations == 0
