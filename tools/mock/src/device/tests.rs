@@ -597,20 +597,22 @@ fn acknowledges_due_at_exit_are_recorded() {
 /// A GuC load the way a driver does it, through BAR0, the GGTT window,
 /// guest RAM and LMEMBAR, checked against `--guc-fw`; then GET_HWCONFIG
 /// into local memory, and into a DM page beyond the LMEMBAR memfd.
-#[test]
-fn guc_load_through_device_memory() {
+/// A device whose GuC a driver's sequence (through BAR0, the GGTT window,
+/// guest RAM and LMEMBAR) brought to READY, with `--guc-fw` written to a
+/// temporary file named `fw` (returned, for the caller to remove). The GGTT
+/// maps guest RAM linearly from 0x80_0000 (firmware, log, ADS, private
+/// data) and two DM pages at 0x90_0000 (LMEM 0x1000, and 256 MiB: beyond
+/// the LMEMBAR memfd).
+fn guc_ready(mut o: Options, fw: &str) -> (Device, ManualClock, PathBuf) {
     use crate::regfile::guc::tests::ads_blob;
     use crate::regfile::guc::tests::image;
     use crate::regs::guc as g;
     const GGTT: u64 = 0x80_0000;
     const IOVA: u64 = 0x100_0000;
     let img = image(0x400, 96, 0x3000);
-    let fw_path = temp("guc.bin");
+    let fw_path = temp(fw);
     std::fs::write(&fw_path, &img).expect("firmware file");
-    let summary = temp("guc-summary.json");
-    let mut o = opts();
     o.guc_fw = Some(fw_path.clone());
-    o.summary = Some(summary.clone());
     let (mut d, clock) = device(&o);
     write32(&mut d, 0xA188, 0x0001_0001);
     clock.advance_ms(1);
@@ -669,15 +671,39 @@ fn guc_load_through_device_memory() {
     write32(&mut d, 0xC314, 0x0010_0000);
     clock.advance_ms(20);
     assert_eq!(read32(&mut d, 0xC000), 0x8000_F0EC);
+    (d, clock, fw_path)
+}
+
+/// Maps GGTT page `gaddr` to LMEM `lmem` (DM) through the GGTT window.
+fn map_lmem_page(d: &mut Device, gaddr: u64, lmem: u64) {
+    d.region_write(
+        BAR0,
+        GGTT_START + 8 * (gaddr >> 12),
+        &(lmem | 3).to_le_bytes(),
+    )
+    .expect("PTE");
+}
+
+/// An MMIO request through `VF_SW_FLAG(0..)` and the doorbell; the reply
+/// header 50 us later.
+fn mmio_send(d: &mut Device, clock: &ManualClock, msg: &[u32]) -> u32 {
+    for (i, &v) in msg.iter().enumerate() {
+        write32(d, 0x19_0240 + 4 * i as u64, v);
+    }
+    write32(d, 0x19_01F0, 0);
+    clock.advance(Duration::from_micros(50));
+    read32(d, 0x19_0240)
+}
+
+#[test]
+fn guc_load_through_device_memory() {
+    let summary = temp("guc-summary.json");
+    let mut o = opts();
+    o.summary = Some(summary.clone());
+    let (mut d, clock, fw_path) = guc_ready(o, "guc.bin");
     // GET_HWCONFIG into a DM page: the table lands in LMEMBAR.
-    let send = |d: &mut Device, addr: u32, size: u32| {
-        for (i, v) in [0x4100, addr, 0, size].into_iter().enumerate() {
-            write32(d, 0x19_0240 + 4 * i as u64, v);
-        }
-        write32(d, 0x19_01F0, 0);
-        clock.advance(Duration::from_micros(50));
-        read32(d, 0x19_0240)
-    };
+    let send =
+        |d: &mut Device, addr: u32, size: u32| mmio_send(d, &clock, &[0x4100, addr, 0, size]);
     let size = send(&mut d, 0, 0) & 0x0FFF_FFFF;
     // 14 single-dword entries of 3 dwords (regfile/guc/hwconfig.rs).
     assert_eq!(size, 14 * 3 * 4);
@@ -702,6 +728,71 @@ fn guc_load_through_device_memory() {
     assert_eq!(last["guc_last_release"], json!("70.53.0"));
     let _ = std::fs::remove_file(&fw_path);
     let _ = std::fs::remove_file(&summary);
+}
+
+/// The CT engine's re-checks through the device: a `g2h:flood` bigger than
+/// the G2H ring waits; once the host writes its head in LMEM (no register
+/// sees that), a register access or the server's tick writes the rest.
+#[test]
+fn ct_backlog_goes_out_on_register_accesses_and_ticks() {
+    use crate::control::Request;
+    let (mut d, clock, fw_path) = guc_ready(opts(), "guc-ct.bin");
+    // H2G object at GGTT 0xA0_0000 (LMEM 0x10_0000), G2H at 0xA1_0000
+    // (LMEM 0x11_0000): descriptor at +0 / +0x800, rings at +0x1000, 4 KiB.
+    for i in 0..2 {
+        map_lmem_page(&mut d, 0xA0_0000 + i * 0x1000, 0x10_0000 + i * 0x1000);
+        map_lmem_page(&mut d, 0xA1_0000 + i * 0x1000, 0x11_0000 + i * 0x1000);
+    }
+    for (key, len, v) in [
+        (0x903, 2, 0xA0_0000),
+        (0x902, 2, 0xA0_1000),
+        (0x904, 1, 0x1000),
+        (0x906, 2, 0xA1_0800),
+        (0x905, 2, 0xA1_1000),
+        (0x907, 1, 0x1000),
+    ] {
+        assert_eq!(
+            mmio_send(&mut d, &clock, &[0x508, key << 16 | len, v, 0]),
+            0xF000_0001
+        );
+    }
+    assert_eq!(mmio_send(&mut d, &clock, &[0x4509, 1]), 0xF000_0000);
+    let g2h_desc = |d: &mut Device| {
+        let mut b = [0u8; 8];
+        d.region_read(BAR2, 0x11_0800, &mut b).expect("LMEMBAR");
+        [0, 4].map(|o| u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes")))
+    };
+    d.control(Request::parse("g2h:flood:600").expect("request"));
+    // 1023 free dwords: 511 events of 2 dwords.
+    assert_eq!(g2h_desc(&mut d), [0, 1022]);
+    assert_eq!(d.summary().ct.g2h_pending, 89);
+    // The host reads 100 events: its head, in memory.
+    d.region_write(BAR2, 0x11_0800, &200u32.to_le_bytes())
+        .expect("head");
+    assert_eq!(d.summary().ct.g2h_pending, 89, "nobody looked yet");
+    read32(&mut d, 0xC000);
+    assert_eq!(d.summary().ct.g2h_pending, 0);
+    assert_eq!(g2h_desc(&mut d), [200, (1022 + 2 * 89) % 1024]);
+    // Again, with nothing but the tick.
+    d.control(Request::parse("g2h:flood:600").expect("request"));
+    let pending = d.summary().ct.g2h_pending;
+    assert!(pending > 0);
+    let tail = g2h_desc(&mut d)[1];
+    d.region_write(BAR2, 0x11_0800, &tail.to_le_bytes())
+        .expect("head");
+    d.tick();
+    assert_eq!(d.summary().ct.g2h_pending, pending.saturating_sub(511));
+    assert_eq!(
+        d.summary().ct.events_sent,
+        1200 - pending.saturating_sub(511)
+    );
+    assert_eq!(
+        d.summary().violations,
+        0,
+        "{:?}",
+        d.summary().violation_kinds
+    );
+    let _ = std::fs::remove_file(&fw_path);
 }
 
 #[test]

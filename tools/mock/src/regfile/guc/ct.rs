@@ -1033,7 +1033,8 @@ fn dispose(
         (Some("failure"), Some(super::mmio::failure(sw.failure_code)))
     } else if !req.fast && sw.retry > 0 {
         sw.retry -= 1;
-        // NO_RESPONSE_RETRY, REASON 0 ("unspecified").
+        // NO_RESPONSE_RETRY, REASON 0 ("unspecified"): GUC_HXG_RETRY_MSG_0_REASON
+        // is AUX (abi/guc_messages_abi.h).
         let retry = abi::prep(abi::hxg::ORIGIN, abi::hxg::ORIGIN_GUC)
             | abi::prep(abi::hxg::TYPE, abi::hxg::TYPE_NO_RESPONSE_RETRY);
         (Some("retry"), Some(retry))
@@ -1045,7 +1046,8 @@ fn dispose(
             action: req.action,
             hxg: req.hxg.clone(),
         });
-        // NO_RESPONSE_BUSY, COUNTER 0.
+        // NO_RESPONSE_BUSY, COUNTER 0 (GUC_HXG_BUSY_MSG_0_COUNTER is AUX,
+        // abi/guc_messages_abi.h).
         let busy = abi::prep(abi::hxg::ORIGIN, abi::hxg::ORIGIN_GUC)
             | abi::prep(abi::hxg::TYPE, abi::hxg::TYPE_NO_RESPONSE_BUSY);
         (Some("busy"), Some(busy))
