@@ -176,8 +176,8 @@ impl fmt::Display for Report<'_> {
             Kind::Ct => {
                 let ct = c.guc.channel();
                 // Read inside the device access, formatted outside it.
-                let descs = c.lmem.try_access_with(|lmem| ct.descs(lmem)).flatten();
-                ct.fmt(f, descs)
+                let h2g = c.lmem.try_access_with(|lmem| ct.h2g_desc(lmem)).flatten();
+                ct.fmt(f, h2g)
             }
         }
     }

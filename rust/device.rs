@@ -159,7 +159,6 @@ impl<'bound> Xehpg<'bound> {
                 irq <- Irq::new(
                     bound,
                     gttmmadr.clone(),
-                    lmembar.clone(),
                     gt.clone(),
                     ct.clone(),
                     Present::from_topology(&gt_info.topology),

@@ -104,6 +104,8 @@ pub(crate) struct GucState {
     pub(crate) ct: Option<ct::Ct>,
     /// What the second boot phase set up.
     pub(crate) post_load: post_load::Done,
+    /// The G2H object in system memory and its GGTT mapping, released after the GuC reset.
+    g2h: Option<(Arc<ct::channel::G2hBuf>, Mapping)>,
     objs: KVec<Obj>,
     /// A DMA was started since the last GuC reset: the GuC may hold or run an image.
     touched: bool,
@@ -163,6 +165,7 @@ impl Guc {
                 hwconfig: KVec::new(),
                 ct: None,
                 post_load: post_load::Done::NONE,
+                g2h: None,
                 objs: KVec::new(),
                 touched: false,
             }),
@@ -294,7 +297,9 @@ impl Guc {
         st.hwconfig = self
             .hwconfig(ctx, &awake, st)
             .map_err(|e| Fail("hwconfig", e))?;
-        let ct = self.ct_enable(ctx, st).map_err(|e| Fail("CT enable", e))?;
+        let ct = self
+            .ct_enable(ctx, st, &awake)
+            .map_err(|e| Fail("CT enable", e))?;
         st.ct = Some(ct);
         Ok(())
     }
@@ -379,6 +384,11 @@ impl Guc {
         }
         for obj in core::mem::take(&mut st.objs).iter() {
             obj.free(ctx);
+        }
+        if let Some((buf, map)) = st.g2h.take() {
+            ctx.ggtt.unmap(ctx.bar, map);
+            // The channel dropped its reference when it stopped: this frees the memory.
+            drop(buf);
         }
         st.ct = None;
         st.post_load = post_load::Done::NONE;

@@ -72,8 +72,7 @@ use kernel::{
 
 use crate::{
     gt::{Gt, GtState},
-    guc::ct::channel::{Channel, CtAccess, CtIo, RX_BUDGET},
-    mem::lmem::Lmembar,
+    guc::ct::channel::{Channel, RX_BUDGET},
     mmio::Gttmmadr,
     regs::ALL_ONES,
 };
@@ -272,7 +271,6 @@ impl<'bound> Irq<'bound> {
     pub(crate) fn new(
         pdev: &'bound pci::Device<Bound>,
         bar: Arc<Gttmmadr>,
-        lmem: Arc<Lmembar>,
         gt: Arc<GtState>,
         ct: Arc<Channel>,
         present: Present,
@@ -307,7 +305,6 @@ impl<'bound> Irq<'bound> {
             let handler = try_init!(Handler {
                 pdev,
                 bar,
-                lmem,
                 gt,
                 ct,
                 state: handler_state,
@@ -348,27 +345,10 @@ impl<'bound> Irq<'bound> {
 pub(crate) struct Handler<'bound> {
     pdev: &'bound pci::Device<Bound>,
     bar: Arc<Gttmmadr>,
-    /// Local memory, where the G2H ring is.
-    lmem: Arc<Lmembar>,
     gt: Arc<GtState>,
     /// The GuC's CT channel, whose G2H messages the thread reads.
     ct: Arc<Channel>,
     state: Arc<IrqState>,
-}
-
-/// The threaded half reads G2H with the device's BARs, which stay mapped while the handler is
-/// registered (the registration drops before them).
-impl CtAccess for Handler<'_> {
-    fn dev(&self) -> &kernel::device::Device {
-        self.pdev.as_ref()
-    }
-
-    fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
-        let bar = self.bar.access(self.pdev).ok()?;
-        let lmem = self.lmem.access(self.pdev).ok()?;
-        let gt = self.gt.view(self.pdev.as_ref(), bar);
-        Some(f(&CtIo { gt: &gt, lmem }))
-    }
 }
 
 /// Result of servicing one tile.
@@ -729,7 +709,7 @@ impl ThreadedHandler for Handler<'_> {
             // One pass handles a bounded number of messages; keep going while passes come back
             // full, as no new interrupt may follow for what is already in the ring.
             for _ in 0..G2H_PASSES {
-                if self.ct.receive(self) < RX_BUDGET {
+                if self.ct.receive(self.pdev.as_ref()) < RX_BUDGET {
                     break;
                 }
             }

@@ -7,9 +7,11 @@
 //! upstream does once the hwconfig table is read (`xe_guc.c` `xe_guc_enable_communication`,
 //! `xe_guc_ct.c` `__xe_guc_ct_start`; `research/anchor-xe.md` §5.3, §5.5):
 //!
-//! 1. H2G object, 8 KiB: descriptor at +0, ring at +4 KiB, 4 KiB long; G2H object, 132 KiB:
-//!    descriptor at +2 KiB, ring at +4 KiB, 128 KiB long (upstream's layout and sizes); both
-//!    zeroed, so descriptors start with head, tail and status 0.
+//! 1. H2G object, 8 KiB, in local memory: descriptor at +0, ring at +4 KiB, 4 KiB long; G2H
+//!    object, 132 KiB, in system memory: descriptor at +2 KiB, ring at +4 KiB, 128 KiB long
+//!    (upstream's layout, sizes and placement on discrete parts); both zeroed, so descriptors
+//!    start with head, tail and status 0, and mapped into the GGTT, then the GuC's GGTT TLB
+//!    is invalidated.
 //! 2. Six `HOST2GUC_SELF_CFG` (0x0508) MMIO requests, each carrying one KLV in upstream's
 //!    order: H2G descriptor, ring address and size, then the same for G2H. The reply's DATA0
 //!    is how many KLVs the GuC took: 1, or 0 for a key it does not know.
@@ -23,26 +25,28 @@
 //! flow). The wire words are in [`wire`], the ring arithmetic and G2H validation in [`ring`],
 //! the waiters and G2H credits in [`waiters`].
 //!
-//! Where this differs from upstream: both rings are in local memory. Upstream keeps the G2H
-//! ring in system memory mapped through the GGTT, so the CPU reads replies from RAM rather
-//! than across the PCIe BAR. The GGTT code maps local memory only so far; the receive path
-//! reads through [`ring::RingRead`], so moving the ring changes one implementation.
+//! As upstream, the G2H ring is in system memory (a coherent DMA allocation mapped through the
+//! GGTT): the CPU reads replies and events from RAM, not across the PCIe BAR, and the receive
+//! path touches no device at all.
 
 pub(crate) mod channel;
 pub(crate) mod ring;
 pub(crate) mod waiters;
 pub(crate) mod wire;
 
-use kernel::prelude::*;
+use kernel::{prelude::*, sync::Arc};
 
 use super::{
     h2g::{self, Reply},
     hxg::Hxg,
     klv::{guc_key_name, Writer},
-    Ctx, Guc, GucState, Obj,
+    tlb_inval, Ctx, Guc, GucState, Obj,
 };
-use crate::abi::*;
-use channel::Rings;
+use crate::{
+    abi::*,
+    gt::{Awake, GtDomain},
+};
+use channel::{G2hBuf, Rings};
 
 /// H2G object and ring layout (`xe_guc_ct.c`: `CTB_DESC_SIZE` aligned to 2 KiB,
 /// `CTB_H2G_BUFFER_OFFSET` 4 KiB, `CTB_H2G_BUFFER_SIZE` 4 KiB).
@@ -159,20 +163,37 @@ impl Guc {
     /// `ENOKEY` if the GuC does not know a SELF_CFG key, `EIO` for a FAILURE reply, `EPROTO`
     /// for a reply the ABI does not allow, or the allocation's, mapping's or MMIO message's
     /// error; each logged with the step and the values.
-    pub(super) fn ct_enable(&self, ctx: &Ctx<'_>, st: &mut GucState) -> Result<Ct> {
+    pub(super) fn ct_enable(
+        &self,
+        ctx: &Ctx<'_>,
+        st: &mut GucState,
+        awake: &Awake<'_, GtDomain>,
+    ) -> Result<Ct> {
         let h2g = self.obj(ctx, st, H2G_OBJ)?;
-        let g2h = self.obj(ctx, st, G2H_OBJ)?;
         zero(ctx, &h2g, H2G_OBJ)?;
-        zero(ctx, &g2h, G2H_OBJ)?;
+        // G2H in system memory, zeroed by the allocation; the GuC state holds it (and its
+        // mapping) from here on, so every failure path below releases it after the reset.
+        let buf = Arc::new(
+            G2hBuf::new(
+                ctx.pdev.as_ref(),
+                G2H_OBJ as usize,
+                G2H_DESC as usize,
+                G2H_RING as usize,
+                G2H_RING_SIZE as usize,
+            )?,
+            GFP_KERNEL,
+        )?;
+        let map = ctx.ggtt.map_sys(ctx.bar, buf.dma(), G2H_OBJ)?;
+        st.g2h = Some((buf.clone(), map));
+        // The GuC may have cached translations of these GGTT pages from an earlier use.
+        tlb_inval::ggtt(&ctx.gt, awake)?;
         let rings = Rings {
             h2g_desc: h2g.lmem.start + H2G_DESC,
             h2g: h2g.lmem.start + H2G_RING,
             h2g_size: H2G_RING_SIZE / 4,
-            g2h_desc: g2h.lmem.start + G2H_DESC,
-            g2h: g2h.lmem.start + G2H_RING,
             g2h_size: G2H_RING_SIZE / 4,
         };
-        let (h2g, g2h) = (h2g.map.addr(0), g2h.map.addr(0));
+        let (h2g, g2h) = (h2g.map.addr(0), map.addr(0));
         for (key, value, wide) in self_cfg(h2g, g2h) {
             let msg = self_cfg_message(key, value, wide)?;
             match h2g::send(&ctx.gt, &msg)?.0 {
@@ -212,7 +233,7 @@ impl Guc {
             }
         }
         control(ctx, XEHPG_GUC_CTB_CONTROL_ENABLE)?;
-        self.channel.start(rings);
+        self.channel.start(rings, buf);
         Ok(Ct {
             state: CtState::Enabled,
             h2g,

@@ -22,8 +22,8 @@
 
 use kernel::prelude::*;
 
-use super::{fw::Version, hxg::Hxg, klv::Writer, Ctx, Fail, Guc, GucState, State};
-use crate::abi::*;
+use super::{fw::Version, hxg::Hxg, klv::Writer, tlb_inval, Ctx, Fail, Guc, GucState, State};
+use crate::{abi::*, gt::GtDomain};
 
 /// Upstream's RENDER_COMPUTE_YIELD values (`RC_YIELD_DURATION`, `RC_YIELD_RATIO`).
 pub(crate) const YIELD_MS: u32 = 80;
@@ -157,6 +157,11 @@ impl Guc {
         let sent = ctx
             .lmem
             .write32(obj.lmem.start, klvs[0])
+            // The GuC may have cached a translation of these GGTT pages from an earlier use.
+            .and_then(|()| {
+                let awake = ctx.gt.wake::<GtDomain>()?;
+                tlb_inval::ggtt(&ctx.gt, &awake)
+            })
             .and_then(|()| {
                 let addr = obj.map.addr(0);
                 let msg = [

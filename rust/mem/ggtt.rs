@@ -62,7 +62,7 @@ pub(crate) fn pte(addr: u64, lmem: bool) -> Result<u64> {
     Ok(entry.into_raw())
 }
 
-/// A GGTT range mapping local memory.
+/// A GGTT range mapping local or system memory.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Mapping {
     pub(crate) ggtt: Range,
@@ -120,13 +120,35 @@ impl Ggtt {
     /// `EINVAL` for a misaligned range, `ENOSPC` if the GuC window is full, `ENOMEM`, or a GSM
     /// write error.
     pub(crate) fn map_lmem(&self, bar: Bar0<'_>, lmem_offset: u64, size: u64) -> Result<Mapping> {
-        if lmem_offset % LMEM_ALIGN != 0 || size % PAGE != 0 {
+        if lmem_offset % LMEM_ALIGN != 0 {
+            return Err(EINVAL);
+        }
+        self.map(bar, lmem_offset, size, true)
+    }
+
+    /// Maps `size` bytes of system memory at bus address `dma` (page aligned and contiguous:
+    /// one coherent DMA allocation) into a fresh GGTT range. The caller invalidates the GuC
+    /// TLB before the GuC uses it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Ggtt::map_lmem`].
+    pub(crate) fn map_sys(&self, bar: Bar0<'_>, dma: u64, size: u64) -> Result<Mapping> {
+        if dma % PAGE != 0 {
+            return Err(EINVAL);
+        }
+        self.map(bar, dma, size, false)
+    }
+
+    /// Points a fresh GGTT range at `size` bytes from `base`, local memory or not.
+    fn map(&self, bar: Bar0<'_>, base: u64, size: u64, lmem: bool) -> Result<Mapping> {
+        if size % PAGE != 0 {
             return Err(EINVAL);
         }
         let ggtt = self.alloc.lock().alloc(size, LMEM_ALIGN)?;
         let mapping = Mapping { ggtt };
         let res = (0..size / PAGE).try_for_each(|page| {
-            let entry = pte(lmem_offset + page * PAGE, true)?;
+            let entry = pte(base + page * PAGE, lmem)?;
             bar.write_gsm(ggtt.start / PAGE + page, entry)
         });
         if let Err(e) = res {

@@ -34,12 +34,14 @@
 //! Register accesses on the receive path: none; head, tail and messages are in memory.
 
 use kernel::{
-    device::Device,
+    device::{Bound, Device},
+    dma::Coherent,
     new_condvar, new_mutex, new_spinlock,
     prelude::*,
     sync::{
         atomic::{Atomic, Relaxed},
-        CondVar, CondVarTimeoutResult, Mutex, SpinLock,
+        barrier::{dma_mb, Full, Read},
+        Arc, CondVar, CondVarTimeoutResult, Mutex, SpinLock,
     },
     time::{delay::fsleep, msecs_to_jiffies, Delta, Instant, Monotonic},
 };
@@ -92,21 +94,88 @@ pub(crate) trait CtAccess {
     fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R>;
 }
 
-/// Where the rings are, as LMEMBAR offsets, and their sizes in dwords.
+/// Where the H2G ring is, as LMEMBAR offsets, and both rings' sizes in dwords.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Rings {
     pub(crate) h2g_desc: u64,
     pub(crate) h2g: u64,
     pub(crate) h2g_size: u32,
-    pub(crate) g2h_desc: u64,
-    pub(crate) g2h: u64,
     pub(crate) g2h_size: u32,
 }
 
-/// Descriptor field offsets (`struct guc_ct_buffer_desc`).
-const DESC_HEAD: u64 = 0;
-const DESC_TAIL: u64 = 4;
-const DESC_STATUS: u64 = 8;
+/// The G2H object in system memory (descriptor and ring), shared with the GuC through the
+/// GGTT. The GuC state keeps one reference until the GuC is reset, the channel one while it
+/// runs, so the memory outlives every access of either side.
+pub(crate) struct G2hBuf {
+    mem: Coherent<[u32]>,
+    /// Dword index of the descriptor and of the ring in `mem`.
+    desc: usize,
+    ring: usize,
+}
+
+impl G2hBuf {
+    /// A zeroed object of `bytes` bytes with the descriptor and the ring at these byte offsets.
+    ///
+    /// # Errors
+    ///
+    /// `ENOMEM`, or `EINVAL` for a layout outside the object.
+    pub(crate) fn new(dev: &Device<Bound>, bytes: usize, desc: usize, ring: usize, ring_bytes: usize) -> Result<Self> {
+        if desc + 64 > ring || ring + ring_bytes > bytes {
+            return Err(EINVAL);
+        }
+        Ok(Self {
+            mem: Coherent::zeroed_slice(dev, bytes / 4, GFP_KERNEL)?,
+            desc: desc / 4,
+            ring: ring / 4,
+        })
+    }
+
+    /// The bus address of the object, for the GGTT.
+    pub(crate) fn dma(&self) -> u64 {
+        self.mem.dma_address()
+    }
+
+    fn read(&self, i: usize) -> Result<u32> {
+        if i >= self.mem.len() {
+            return Err(EINVAL);
+        }
+        let p = self.mem.as_ptr().cast::<u32>();
+        // SAFETY: `i` is inside the allocation (checked), which lives as long as `self`; the
+        // GuC writes it concurrently, hence a volatile read of a `u32`, which any bit pattern
+        // is.
+        Ok(unsafe { p.add(i).read_volatile() })
+    }
+
+    fn write(&self, i: usize, v: u32) -> Result {
+        if i >= self.mem.len() {
+            return Err(EINVAL);
+        }
+        let p = self.mem.as_mut_ptr().cast::<u32>();
+        // SAFETY: as in `read`; the dword is one the host owns (the head) or a status bit the
+        // ABI lets either side set, written whole.
+        unsafe { p.add(i).write_volatile(v) };
+        Ok(())
+    }
+
+    fn desc_read(&self) -> Result<Desc> {
+        Ok(Desc {
+            head: self.read(self.desc + DESC_HEAD)?,
+            tail: self.read(self.desc + DESC_TAIL)?,
+            status: self.read(self.desc + DESC_STATUS)?,
+        })
+    }
+}
+
+/// Descriptor field offsets in dwords (`struct guc_ct_buffer_desc`).
+const DESC_HEAD: usize = 0;
+const DESC_TAIL: usize = 1;
+const DESC_STATUS: usize = 2;
+
+/// The same in bytes, for the H2G descriptor in local memory.
+fn desc_at(desc: u64, field: usize) -> u64 {
+    // CAST: a dword index below 16.
+    desc + field as u64 * 4
+}
 
 /// The channel's state.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -129,9 +198,10 @@ struct Inner {
     fast: FastHistory,
 }
 
-/// The receiver's cursor and copy buffer.
+/// The receiver's cursor, the G2H memory and the copy buffer.
 struct Rx {
     head: u32,
+    g2h: Option<Arc<G2hBuf>>,
     buf: [u32; MSG_MAX],
 }
 
@@ -225,28 +295,26 @@ fn bump(c: &Atomic<u64>) {
     c.add(1, Relaxed);
 }
 
-/// The G2H ring in local memory, for [`ring::next`].
+/// The G2H ring, for [`ring::next`].
 struct G2hMem<'a> {
-    lmem: LmemAccess<'a>,
-    rings: Rings,
+    buf: &'a G2hBuf,
+    size: u32,
 }
 
 impl RingRead for G2hMem<'_> {
     fn size(&self) -> u32 {
-        self.rings.g2h_size
+        self.size
     }
 
     fn desc(&self) -> Result<Desc> {
-        let d = self.rings.g2h_desc;
-        Ok(Desc {
-            head: self.lmem.read32(d + DESC_HEAD)?,
-            tail: self.lmem.read32(d + DESC_TAIL)?,
-            status: self.lmem.read32(d + DESC_STATUS)?,
-        })
+        let d = self.buf.desc_read()?;
+        // Nothing of the messages up to this tail may be read before the tail itself.
+        dma_mb(Read);
+        Ok(d)
     }
 
     fn dword(&self, i: u32) -> Result<u32> {
-        self.lmem.read32(self.rings.g2h + u64::from(i) * 4)
+        self.buf.read(self.buf.ring + i as usize)
     }
 }
 
@@ -264,6 +332,7 @@ impl Channel {
             }),
             rx <- new_mutex!(Rx {
                 head: 0,
+                g2h: None,
                 buf: [0; MSG_MAX],
             }),
             done <- new_condvar!(),
@@ -274,10 +343,11 @@ impl Channel {
     }
 
     /// Starts using freshly zeroed, registered and enabled rings.
-    pub(crate) fn start(&self, rings: Rings) {
+    pub(crate) fn start(&self, rings: Rings, g2h: Arc<G2hBuf>) {
         let mut rx = self.rx.lock();
         let mut g = self.inner.lock();
         rx.head = 0;
+        rx.g2h = Some(g2h);
         g.rings = Some(rings);
         g.h2g_tail = 0;
         g.h2g_head = 0;
@@ -291,7 +361,8 @@ impl Channel {
     /// receive touches the rings after this returns (a receive pass in progress finishes
     /// first), so their memory may be released.
     pub(crate) fn stop(&self) {
-        let _rx = self.rx.lock();
+        let mut rx = self.rx.lock();
+        rx.g2h = None;
         let mut g = self.inner.lock();
         g.link = Link::Down;
         g.rings = None;
@@ -299,20 +370,15 @@ impl Channel {
         self.done.notify_all();
     }
 
-    /// Marks the channel broken, wakes the waiters and tells the GuC through the descriptor
-    /// status. Called with the inner lock held.
-    fn broken(&self, g: &mut Inner, dev: &Device, lmem: Option<(LmemAccess<'_>, u64)>, c: Corrupt) {
+    /// Marks the channel broken and wakes the waiters; returns whether it was up (the caller
+    /// then sets the ABI's status bit where the host found the fault). Inner lock held.
+    fn broken(&self, g: &mut Inner, dev: &Device, c: Corrupt) -> bool {
         if g.link != Link::Up {
-            return;
+            return false;
         }
         g.link = Link::Broken(c);
         // Waiters see the state once they run; waking them under the lock is allowed.
         self.done.notify_all();
-        let bit = c.status_bit();
-        if let (Some((lmem, desc)), true) = (lmem, bit != 0) {
-            let old = lmem.read32(desc + DESC_STATUS).unwrap_or(0);
-            let _ = lmem.write32(desc + DESC_STATUS, old | bit);
-        }
         match c {
             Corrupt::Disabled => dev_warn!(dev, "guc: CT disabled by the GuC; sends now fail\n"),
             _ => dev_err!(
@@ -322,6 +388,7 @@ impl Channel {
                 c
             ),
         }
+        true
     }
 
     /// Writes one message into H2G (not yet published). Inner lock held.
@@ -335,8 +402,8 @@ impl Channel {
         if placed.is_none() {
             // The cached head says full: look at what the GuC consumed since.
             let d = rings.h2g_desc;
-            let status = io.lmem.read32(d + DESC_STATUS)?;
-            let head = io.lmem.read32(d + DESC_HEAD)?;
+            let status = io.lmem.read32(desc_at(d, DESC_STATUS))?;
+            let head = io.lmem.read32(desc_at(d, DESC_HEAD))?;
             let bad = if status != 0 {
                 Some(Corrupt::H2gStatus(status))
             } else if head >= size {
@@ -345,7 +412,11 @@ impl Channel {
                 None
             };
             if let Some(c) = bad {
-                self.broken(g, io.gt.dev, Some((io.lmem, d)), c);
+                if self.broken(g, io.gt.dev, c) && c.status_bit() != 0 {
+                    let _ = io
+                        .lmem
+                        .write32(desc_at(d, DESC_STATUS), status | c.status_bit());
+                }
                 return Err(EPIPE);
             }
             g.h2g_head = head;
@@ -371,7 +442,7 @@ impl Channel {
     /// Makes what was written visible: the descriptor tail, then the doorbell.
     fn publish(&self, g: &Inner, io: &CtIo<'_>) -> Result {
         let rings = g.rings.ok_or(ENODEV)?;
-        io.lmem.write32(rings.h2g_desc + DESC_TAIL, g.h2g_tail)?;
+        io.lmem.write32(desc_at(rings.h2g_desc, DESC_TAIL), g.h2g_tail)?;
         io.gt.write_aon(GUC_HOST_INTERRUPT::zeroed());
         bump(&self.stats.notifies);
         Ok(())
@@ -542,7 +613,7 @@ impl Channel {
                 return Err(EDEADLK);
             }
             // Replies free credits; make sure they are read even without an interrupt.
-            self.receive(a);
+            self.receive(a.dev());
             fsleep(nap);
             nap = Delta::from_millis((nap.as_millis() * 2).min(64));
         }
@@ -587,7 +658,7 @@ impl Channel {
                 CondVarTimeoutResult::Timeout => {
                     drop(g);
                     bump(&self.stats.polls);
-                    self.receive(a);
+                    self.receive(a.dev());
                     g = self.inner.lock();
                 }
                 CondVarTimeoutResult::Signal { .. } => {
@@ -600,77 +671,73 @@ impl Channel {
 
     /// Reads and handles what G2H holds, up to [`RX_BUDGET`] messages; returns how many.
     /// Process context (the interrupt thread, a waiter); the handlers it calls do not sleep.
-    pub(crate) fn receive(&self, a: &impl CtAccess) -> usize {
+    /// G2H is in system memory: no device access.
+    pub(crate) fn receive(&self, dev: &Device) -> usize {
         let mut rx = self.rx.lock();
-        let Some(rings) = ({
-            let g = self.inner.lock();
-            if g.link == Link::Up {
-                g.rings
-            } else {
-                None
-            }
-        }) else {
+        let Rx { head, g2h, buf } = &mut *rx;
+        let (Some(g2h), Some(size)) = (g2h.as_deref(), self.up_g2h_size()) else {
             return 0;
         };
         bump(&self.stats.rx_passes);
-        let dev = a.dev();
-        a.with_io(|io| {
-            let mem = G2hMem {
-                lmem: io.lmem,
-                rings,
-            };
-            let mut handled = 0;
-            // The descriptor is read once per pass and again only when what it announced has
-            // been consumed: three memory reads per pass rather than per message.
-            let mut desc = match mem.desc() {
-                Ok(d) => d,
-                Err(e) => {
-                    dev_err!(dev, "guc: CT G2H descriptor read failed: {:?}\n", e);
-                    return 0;
+        let mem = G2hMem { buf: g2h, size };
+        // The descriptor is read once per pass and again only when what it announced has been
+        // consumed.
+        let mut desc = match mem.desc() {
+            Ok(d) => d,
+            Err(e) => {
+                dev_err!(dev, "guc: CT G2H descriptor read failed: {:?}\n", e);
+                return 0;
+            }
+        };
+        let mut fresh = true;
+        let mut handled = 0;
+        while handled < RX_BUDGET {
+            match ring::next(&mem, desc, *head, buf) {
+                Ok(Ok(Next::Empty)) if fresh => break,
+                Ok(Ok(Next::Empty)) => match mem.desc() {
+                    Ok(d) => {
+                        desc = d;
+                        fresh = true;
+                    }
+                    Err(_) => break,
+                },
+                Ok(Ok(Next::Message(len, new_head))) => {
+                    *head = new_head;
+                    desc.head = new_head;
+                    fresh = false;
+                    // The copy is complete before the GuC may reuse the space.
+                    dma_mb(Full);
+                    if g2h.write(g2h.desc + DESC_HEAD, new_head).is_err() {
+                        break;
+                    }
+                    self.handle(dev, buf.get(..len).unwrap_or(&[]));
+                    handled += 1;
                 }
-            };
-            let mut fresh = true;
-            while handled < RX_BUDGET {
-                let Rx { head, buf } = &mut *rx;
-                match ring::next(&mem, desc, *head, buf) {
-                    Ok(Ok(Next::Empty)) if fresh => break,
-                    Ok(Ok(Next::Empty)) => match mem.desc() {
-                        Ok(d) => {
-                            desc = d;
-                            fresh = true;
-                        }
-                        Err(_) => break,
-                    },
-                    Ok(Ok(Next::Message(len, new_head))) => {
-                        *head = new_head;
-                        desc.head = new_head;
-                        fresh = false;
-                        // The GuC may reuse the space once the head moves past it; the
-                        // message is in `buf` by now.
-                        if mem
-                            .lmem
-                            .write32(rings.g2h_desc + DESC_HEAD, new_head)
-                            .is_err()
-                        {
-                            break;
-                        }
-                        self.handle(dev, buf.get(..len).unwrap_or(&[]));
-                        handled += 1;
+                Ok(Err(c)) => {
+                    let mut g = self.inner.lock();
+                    if self.broken(&mut g, dev, c) && c.status_bit() != 0 {
+                        let at = g2h.desc + DESC_STATUS;
+                        let old = g2h.read(at).unwrap_or(0);
+                        let _ = g2h.write(at, old | c.status_bit());
                     }
-                    Ok(Err(c)) => {
-                        let mut g = self.inner.lock();
-                        self.broken(&mut g, dev, Some((io.lmem, rings.g2h_desc)), c);
-                        break;
-                    }
-                    Err(e) => {
-                        dev_err!(dev, "guc: CT G2H read failed: {:?}\n", e);
-                        break;
-                    }
+                    break;
+                }
+                Err(e) => {
+                    dev_err!(dev, "guc: CT G2H read failed: {:?}\n", e);
+                    break;
                 }
             }
-            handled
-        })
-        .unwrap_or(0)
+        }
+        handled
+    }
+
+    /// The G2H ring size while the channel is up.
+    fn up_g2h_size(&self) -> Option<u32> {
+        let g = self.inner.lock();
+        match (g.link, g.rings) {
+            (Link::Up, Some(r)) => Some(r.g2h_size),
+            _ => None,
+        }
     }
 
     /// Handles one message copied out of G2H.
@@ -781,7 +848,11 @@ impl Channel {
     /// # Errors
     ///
     /// Only the formatter's.
-    pub(crate) fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>, desc: Option<Descs>) -> kernel::fmt::Result {
+    pub(crate) fn fmt(
+        &self,
+        f: &mut kernel::fmt::Formatter<'_>,
+        h2g_desc: Option<Desc>,
+    ) -> kernel::fmt::Result {
         let (link, tail, head, credits, outstanding, mut waiting) = {
             let g = self.inner.lock();
             let mut waiting = [(0u16, 0u16); 8];
@@ -797,7 +868,10 @@ impl Channel {
                 waiting,
             )
         };
-        let rx_head = self.rx.lock().head;
+        let (rx_head, g2h_desc) = {
+            let rx = self.rx.lock();
+            (rx.head, rx.g2h.as_deref().and_then(|b| b.desc_read().ok()))
+        };
         match link {
             Link::Down => f.write_str("state: down\n")?,
             Link::Up => f.write_str("state: up\n")?,
@@ -805,19 +879,16 @@ impl Channel {
         }
         f.write_fmt(fmt!("h2g: tail {:#x} head_seen {:#x}\n", tail, head))?;
         f.write_fmt(fmt!("g2h: head {:#x}\n", rx_head))?;
-        if let Some(d) = desc {
-            f.write_fmt(fmt!(
-                "h2g_desc: head {:#x} tail {:#x} status {:#x}\n",
-                d.h2g.head,
-                d.h2g.tail,
-                d.h2g.status
-            ))?;
-            f.write_fmt(fmt!(
-                "g2h_desc: head {:#x} tail {:#x} status {:#x}\n",
-                d.g2h.head,
-                d.g2h.tail,
-                d.g2h.status
-            ))?;
+        for (name, d) in [("h2g_desc", h2g_desc), ("g2h_desc", g2h_desc)] {
+            if let Some(d) = d {
+                f.write_fmt(fmt!(
+                    "{}: head {:#x} tail {:#x} status {:#x}\n",
+                    name,
+                    d.head,
+                    d.tail,
+                    d.status
+                ))?;
+            }
         }
         f.write_fmt(fmt!("credits: {}\n", credits))?;
         f.write_fmt(fmt!("outstanding: {}", outstanding))?;
@@ -862,19 +933,13 @@ impl Channel {
         self.fmt_load(f)
     }
 
-    /// Reads both descriptors, for debugfs (inside the device access; formatted outside).
-    pub(crate) fn descs(&self, lmem: LmemAccess<'_>) -> Option<Descs> {
-        let rings = self.inner.lock().rings?;
-        let read = |d: u64| -> Option<Desc> {
-            Some(Desc {
-                head: lmem.read32(d + DESC_HEAD).ok()?,
-                tail: lmem.read32(d + DESC_TAIL).ok()?,
-                status: lmem.read32(d + DESC_STATUS).ok()?,
-            })
-        };
-        Some(Descs {
-            h2g: read(rings.h2g_desc)?,
-            g2h: read(rings.g2h_desc)?,
+    /// Reads the H2G descriptor, for debugfs (inside the device access; formatted outside).
+    pub(crate) fn h2g_desc(&self, lmem: LmemAccess<'_>) -> Option<Desc> {
+        let d = self.inner.lock().rings?.h2g_desc;
+        Some(Desc {
+            head: lmem.read32(desc_at(d, DESC_HEAD)).ok()?,
+            tail: lmem.read32(desc_at(d, DESC_TAIL)).ok()?,
+            status: lmem.read32(desc_at(d, DESC_STATUS)).ok()?,
         })
     }
 }
@@ -1047,11 +1112,4 @@ impl Channel {
             r.error.map_or(0, |e| e.to_errno())
         ))
     }
-}
-
-/// Both descriptors as last read.
-#[derive(Copy, Clone)]
-pub(crate) struct Descs {
-    h2g: Desc,
-    g2h: Desc,
 }
