@@ -7,9 +7,11 @@
 # quiesce disarms, and the late handler touches nothing: both happen, in a
 # proportion that depends on the host; measured 13 to 21 serviced of 21).
 # Twenty unbind/bind cycles, each must complete with the GuC running again
-# and a clean log.
+# and a clean log. The GuC source is raised twice per reset (21 bindings, 42)
+# and once per reply of each binding's second boot phase over CT (two
+# requests each, 42 more).
 # mock-args: --fault irq-on-guc-reset
-# expect-mock: irq.raised_by_source.guc == 42
+# expect-mock: irq.raised_by_source.guc == 84
 # expect-mock: irq.identities.guc >= 1
 # expect-mock: violations == 0
 # timeout: 300
