@@ -125,7 +125,9 @@ impl Guc {
         has_ccs: bool,
     ) -> Result<(), Fail> {
         if submission >= OPT_IN_SINCE {
-            let n = self.opt_in(ctx, st).map_err(|e| Fail("CT opt-in features", e))?;
+            let n = self
+                .opt_in(ctx, st)
+                .map_err(|e| Fail("CT opt-in features", e))?;
             st.post_load.opt_in = Some(n);
         }
         if has_ccs && submission >= POLICIES_SINCE {

@@ -119,7 +119,13 @@ impl G2hBuf {
     /// # Errors
     ///
     /// `ENOMEM`, or `EINVAL` for a layout outside the object.
-    pub(crate) fn new(dev: &Device<Bound>, bytes: usize, desc: usize, ring: usize, ring_bytes: usize) -> Result<Self> {
+    pub(crate) fn new(
+        dev: &Device<Bound>,
+        bytes: usize,
+        desc: usize,
+        ring: usize,
+        ring_bytes: usize,
+    ) -> Result<Self> {
         if desc + 64 > ring || ring + ring_bytes > bytes {
             return Err(EINVAL);
         }
@@ -392,7 +398,14 @@ impl Channel {
     }
 
     /// Writes one message into H2G (not yet published). Inner lock held.
-    fn write(&self, g: &mut Inner, io: &CtIo<'_>, msg: &[u32], fence: u16, tracked: bool) -> Result {
+    fn write(
+        &self,
+        g: &mut Inner,
+        io: &CtIo<'_>,
+        msg: &[u32],
+        fence: u16,
+        tracked: bool,
+    ) -> Result {
         let rings = g.rings.ok_or(ENODEV)?;
         let (&h0, rest) = msg.split_first().ok_or(EINVAL)?;
         let n = u8::try_from(msg.len()).map_err(|_| EINVAL)?;
@@ -424,7 +437,8 @@ impl Channel {
         }
         let p = placed.ok_or(EBUSY)?;
         if p.pad > 0 {
-            io.lmem.zero(rings.h2g + u64::from(g.h2g_tail) * 4, u64::from(p.pad) * 4)?;
+            io.lmem
+                .zero(rings.h2g + u64::from(g.h2g_tail) * 4, u64::from(p.pad) * 4)?;
         }
         let mut words = [0u32; MSG_MAX];
         words[0] = CtbHeader::hxg(fence, n).into_raw();
@@ -442,7 +456,8 @@ impl Channel {
     /// Makes what was written visible: the descriptor tail, then the doorbell.
     fn publish(&self, g: &Inner, io: &CtIo<'_>) -> Result {
         let rings = g.rings.ok_or(ENODEV)?;
-        io.lmem.write32(desc_at(rings.h2g_desc, DESC_TAIL), g.h2g_tail)?;
+        io.lmem
+            .write32(desc_at(rings.h2g_desc, DESC_TAIL), g.h2g_tail)?;
         io.gt.write_aon(GUC_HOST_INTERRUPT::zeroed());
         bump(&self.stats.notifies);
         Ok(())
@@ -484,7 +499,9 @@ impl Channel {
                     return Err(e);
                 }
             }
-            let action = msg.first().map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
+            let action = msg
+                .first()
+                .map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
             // CAST: a 16-bit field.
             g.fast.push(fence, action as u16);
             bump(&self.stats.fast);
@@ -507,7 +524,9 @@ impl Channel {
             return Err(Self::not_up(g.link));
         }
         let fence = g.fences.next(true);
-        let action = msg.first().map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
+        let action = msg
+            .first()
+            .map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
         // CAST: a 16-bit field.
         let Some(slot) = g.waiters.claim(fence, action as u16) else {
             return Ok(None);
@@ -537,7 +556,9 @@ impl Channel {
     /// breaks, `ECANCELED` if it is stopped, `ENODEV` if it is down or the device gone,
     /// `EINTR` on a signal.
     pub(crate) fn request(&self, a: &impl CtAccess, msg: &[u32]) -> Result<u32> {
-        let action = msg.first().map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
+        let action = msg
+            .first()
+            .map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
         let mut retries = 0;
         loop {
             let (slot, fence) = self
@@ -1061,7 +1082,12 @@ impl Channel {
                 }
             }
             LoadKind::MmioPing => {
-                let query = [Hxg::request(XEHPG_GUC_ACTION_GET_HWCONFIG, 0).into_raw(), 0, 0, 0];
+                let query = [
+                    Hxg::request(XEHPG_GUC_ACTION_GET_HWCONFIG, 0).into_raw(),
+                    0,
+                    0,
+                    0,
+                ];
                 while done < n {
                     match a.with_io(|io| h2g::send_atomic(io.gt, &query)) {
                         Some(Ok(h2g::Reply::Success(_))) => done += 1,

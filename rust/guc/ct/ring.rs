@@ -215,18 +215,53 @@ mod tests {
 
     #[test]
     fn placement_and_wrap() {
-        assert_eq!(place(0, 0, 16, 4), Some(Place { pad: 0, at: 0, tail: 4 }));
+        assert_eq!(
+            place(0, 0, 16, 4),
+            Some(Place {
+                pad: 0,
+                at: 0,
+                tail: 4
+            })
+        );
         // Exactly to the end: no padding, the tail wraps to 0.
-        assert_eq!(place(2, 12, 16, 4), Some(Place { pad: 0, at: 12, tail: 0 }));
+        assert_eq!(
+            place(2, 12, 16, 4),
+            Some(Place {
+                pad: 0,
+                at: 12,
+                tail: 0
+            })
+        );
         // Does not fit before the end: 2 dwords of zeroes, then from 0.
-        assert_eq!(place(8, 14, 16, 4), Some(Place { pad: 2, at: 0, tail: 4 }));
+        assert_eq!(
+            place(8, 14, 16, 4),
+            Some(Place {
+                pad: 2,
+                at: 0,
+                tail: 4
+            })
+        );
         // The padding counts against the room: 8 free, 2 + 6 fit, 2 + 7 do not.
-        assert_eq!(place(7, 14, 16, 6), Some(Place { pad: 2, at: 0, tail: 6 }));
+        assert_eq!(
+            place(7, 14, 16, 6),
+            Some(Place {
+                pad: 2,
+                at: 0,
+                tail: 6
+            })
+        );
         assert_eq!(place(7, 14, 16, 7), None);
         // Full ring.
         assert_eq!(place(5, 4, 16, 1), None);
         // One dword stays free: 15 fit in an empty ring, 16 never.
-        assert_eq!(place(0, 0, 16, 15), Some(Place { pad: 0, at: 0, tail: 15 }));
+        assert_eq!(
+            place(0, 0, 16, 15),
+            Some(Place {
+                pad: 0,
+                at: 0,
+                tail: 15
+            })
+        );
         assert_eq!(place(0, 0, 16, 16), None);
     }
 
@@ -241,14 +276,23 @@ mod tests {
         assert_eq!(check_desc(d(3, 7, 9), 3, 16), Err(Corrupt::Status(9)));
         assert_eq!(
             check_desc(d(9, 7, 0), 3, 16),
-            Err(Corrupt::HeadMoved { seen: 9, expected: 3 })
+            Err(Corrupt::HeadMoved {
+                seen: 9,
+                expected: 3
+            })
         );
-        assert_eq!(check_desc(d(3, 16, 0), 3, 16), Err(Corrupt::TailOutside(16)));
+        assert_eq!(
+            check_desc(d(3, 16, 0), 3, 16),
+            Err(Corrupt::TailOutside(16))
+        );
         assert_eq!(
             check_desc(d(3, 0x8000_0000, 0), 3, 16),
             Err(Corrupt::TailOutside(0x8000_0000))
         );
-        assert_eq!(Corrupt::TailOutside(16).status_bit(), XEHPG_CTB_STATUS_OVERFLOW);
+        assert_eq!(
+            Corrupt::TailOutside(16).status_bit(),
+            XEHPG_CTB_STATUS_OVERFLOW
+        );
     }
 
     /// A crafted ring: descriptor and dwords in memory.
@@ -306,12 +350,18 @@ mod tests {
         );
         // A maximal header (255 dwords) in a small ring is caught the same way.
         r.ring[2] = 0x0001_00ff;
-        assert!(matches!(next(&r, r.desc, 2, &mut buf)?, Err(Corrupt::PastTail { .. })));
+        assert!(matches!(
+            next(&r, r.desc, 2, &mut buf)?,
+            Err(Corrupt::PastTail { .. })
+        ));
         // Head moved by someone else.
         r.desc.head = 4;
         assert_eq!(
             next(&r, r.desc, 2, &mut buf)?,
-            Err(Corrupt::HeadMoved { seen: 4, expected: 2 })
+            Err(Corrupt::HeadMoved {
+                seen: 4,
+                expected: 2
+            })
         );
         Ok(())
     }

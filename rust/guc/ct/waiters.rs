@@ -19,7 +19,10 @@ pub(crate) const SLOTS: usize = 64;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Outcome {
     Success(u32),
-    Failure { error: u32, hint: u32 },
+    Failure {
+        error: u32,
+        hint: u32,
+    },
     /// The GuC asked for the request to be sent again.
     Retry,
 }
@@ -28,8 +31,15 @@ pub(crate) enum Outcome {
 enum Slot {
     Free,
     /// Sent; `busy` once the GuC answered BUSY.
-    Waiting { fence: u16, action: u16, busy: bool },
-    Done { fence: u16, outcome: Outcome },
+    Waiting {
+        fence: u16,
+        action: u16,
+        busy: bool,
+    },
+    Done {
+        fence: u16,
+        outcome: Outcome,
+    },
 }
 
 /// What a reply matched.
@@ -221,14 +231,26 @@ mod tests {
         assert!(w.busy(i));
         assert_eq!(w.take(i, 7), None);
         assert_eq!(
-            w.complete(7, Response::Failure { error: 0x30, hint: 0 }),
+            w.complete(
+                7,
+                Response::Failure {
+                    error: 0x30,
+                    hint: 0
+                }
+            ),
             Matched::Final
         );
         // A second reply to a completed fence matches nobody.
         assert_eq!(w.complete(7, Response::Success(0)), Matched::Nobody);
         // Another fence cannot take the slot's outcome.
         assert_eq!(w.take(i, 8), None);
-        assert_eq!(w.take(i, 7), Some(Outcome::Failure { error: 0x30, hint: 0 }));
+        assert_eq!(
+            w.take(i, 7),
+            Some(Outcome::Failure {
+                error: 0x30,
+                hint: 0
+            })
+        );
         // An abandoned request's late reply matches nobody, and its credits came back.
         let j = w.claim(9, 0x509).unwrap_or(99);
         w.abandon(j);
