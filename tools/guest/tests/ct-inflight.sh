@@ -1,7 +1,7 @@
 #!/bin/sh
 # Teardown with requests in flight: a load run waits for a reply that never
-# comes while the driver is unbound; unbind stops the channel, wakes the
-# waiter (ECANCELED), and completes well within the reply timeout. Then ten
+# comes while the module is removed; unbind stops the channel, wakes the
+# waiter (ECANCELED), and rmmod completes well within the reply timeout. Then ten
 # bind/unbind cycles, each with the CT up and a round trip, leave a clean
 # log and a balanced mock (one enable and one disable per binding).
 # timeout: 240
@@ -16,11 +16,13 @@ check is_bound "$bdf"
 mock_request "ct:no-response:1"
 (ct_cmd "$bdf" "ping 1"; echo $? >/tmp/ping.rc) &
 wait_until 10 ct_outstanding_is "$bdf" 1
-echo "$bdf" >$drv/unbind
+(rmmod xehpg; echo $? >/tmp/rmmod.rc) &
 wait_until 10 test -e /tmp/ping.rc
 expect_eq "the waiting write returned an error" "$(cat /tmp/ping.rc)" 1
-check not is_bound "$bdf"
-echo "$bdf" >$drv/bind
+wait_until 10 test -e /tmp/rmmod.rc
+expect_eq "rmmod with the request in flight" "$(cat /tmp/rmmod.rc)" 0
+check not test -e /sys/kernel/debug/xehpg
+check insmod /lib/modules/xehpg.ko
 check is_bound "$bdf"
 
 i=0

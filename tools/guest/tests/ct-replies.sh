@@ -3,15 +3,17 @@
 # and after each the channel still works:
 # - no reply: the request fails with ETIME after 1 s, its credits come back;
 # - BUSY, final reply 300 ms later: the request waits it out and succeeds;
-# - RETRY three times: resent, then served;
+# - RETRY three times: resent, then served; RETRY past the limit (50
+#   resends): ELOOP;
 # - FAILURE 0x60: EIO with the error and hint logged;
 # - FAILURE to a fast request: reported by fence with the action's code;
-# - a reply with a fence nobody waits for: counted, logged, ignored.
-# timeout: 240
+# - a reply with a fence nobody waits for: counted, logged, ignored;
+# - a second load run while one waits (BUSY for 2 s): EBUSY at once.
+# timeout: 300
 # expect-mock: ct.unanswered == 1
 # expect-mock: ct.replies_failure == 2
-# expect-mock: ct.replies_busy == 1
-# expect-mock: ct.replies_retry == 3
+# expect-mock: ct.replies_busy == 2
+# expect-mock: ct.replies_retry == 54
 # expect-mock: violations == 0
 . /tests/lib.sh
 
@@ -39,6 +41,13 @@ check ct_cmd "$bdf" "ping 1"
 expect_eq "retry: resent three times" "$(ct_count "$bdf" errors retried)" 3
 expect_eq "retry: then done" "$(ct_load "$bdf" done)" 1
 
+mock_request "ct:retry:51"
+check not ct_cmd "$bdf" "ping 1"
+expect_eq "retry past the limit: ELOOP" "$(ct_load "$bdf" error)" -40
+expect_eq "retry past the limit: 50 resends" "$(ct_count "$bdf" errors retried)" 54
+check dmesg_has "guc: CT request 0x0509 still asked to retry after 50 resends"
+check ct_cmd "$bdf" "ping 1"
+
 mock_request "ct:failure:60:1"
 check not ct_cmd "$bdf" "ping 1"
 expect_eq "failure: counted" "$(ct_count "$bdf" errors failed)" 1
@@ -54,6 +63,13 @@ check dmesg_has "failed: error 0x30 hint 0x0"
 mock_request "ct:stray-fence"
 wait_until 10 ct_count_is "$bdf" errors unexpected 1
 check dmesg_has "that no request waits for"
+
+mock_request "ct:busy:1:2000"
+(ct_cmd "$bdf" "ping 1"; echo $? >/tmp/slow.rc) &
+wait_until 10 ct_outstanding_is "$bdf" 1
+check not ct_cmd "$bdf" "ping 1"
+wait_until 20 test -e /tmp/slow.rc
+expect_eq "the slow run completed" "$(cat /tmp/slow.rc)" 0
 
 check ct_cmd "$bdf" "ping 10"
 expect_eq "works after every fault" "$(ct_load "$bdf" done)" 10
