@@ -33,6 +33,10 @@
 //!
 //! Register accesses on the receive path: none; head, tail and messages are in memory.
 
+mod load;
+
+pub(crate) use load::{LoadKind, LoadResult};
+
 use kernel::{
     device::{Bound, Device},
     dma::Coherent,
@@ -54,7 +58,7 @@ use super::{
 use crate::{
     abi::*,
     gt::Gt,
-    guc::{h2g, hxg::Hxg, regs::GUC_HOST_INTERRUPT},
+    guc::{hxg::Hxg, regs::GUC_HOST_INTERRUPT},
     mem::lmem::LmemAccess,
 };
 
@@ -297,6 +301,12 @@ impl Stats {
     }
 }
 
+/// The action of a host message (0 for an empty one, which the writer refuses).
+fn action_of(msg: &[u32]) -> u32 {
+    msg.first()
+        .map_or(0, |&h| Hxg::from_raw(h).as_request().action().get())
+}
+
 fn bump(c: &Atomic<u64>) {
     c.add(1, Relaxed);
 }
@@ -499,9 +509,7 @@ impl Channel {
                     return Err(e);
                 }
             }
-            let action = msg
-                .first()
-                .map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
+            let action = action_of(msg);
             // CAST: a 16-bit field.
             g.fast.push(fence, action as u16);
             bump(&self.stats.fast);
@@ -524,9 +532,7 @@ impl Channel {
             return Err(Self::not_up(g.link));
         }
         let fence = g.fences.next(true);
-        let action = msg
-            .first()
-            .map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
+        let action = action_of(msg);
         // CAST: a 16-bit field.
         let Some(slot) = g.waiters.claim(fence, action as u16) else {
             return Ok(None);
@@ -556,9 +562,7 @@ impl Channel {
     /// breaks, `ECANCELED` if it is stopped, `ENODEV` if it is down or the device gone,
     /// `EINTR` on a signal.
     pub(crate) fn request(&self, a: &impl CtAccess, msg: &[u32]) -> Result<u32> {
-        let action = msg
-            .first()
-            .map_or(0, |&h| Hxg::from_raw(h).as_request().action().get());
+        let action = action_of(msg);
         let mut retries = 0;
         loop {
             let (slot, fence) = self
@@ -962,180 +966,5 @@ impl Channel {
             tail: lmem.read32(desc_at(d, DESC_TAIL)).ok()?,
             status: lmem.read32(desc_at(d, DESC_STATUS)).ok()?,
         })
-    }
-}
-
-/// What a debugfs load run does (`Documentation/debugfs.rst`, file `ct`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum LoadKind {
-    /// N blocking REQUESTs, one after the other.
-    Ping,
-    /// N FAST_REQUESTs in batches sharing one notify, then one REQUEST: the GuC serves in
-    /// order, so its reply means all were consumed.
-    Fast,
-    /// The same with one notify per FAST_REQUEST.
-    FastEach,
-    /// N MMIO H2G round trips, for comparison.
-    MmioPing,
-}
-
-impl LoadKind {
-    /// The command word.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            LoadKind::Ping => "ping",
-            LoadKind::Fast => "fast",
-            LoadKind::FastEach => "fast-each",
-            LoadKind::MmioPing => "mmio-ping",
-        }
-    }
-
-    /// Parses the command word.
-    pub(crate) fn parse(word: &str) -> Option<Self> {
-        [
-            LoadKind::Ping,
-            LoadKind::Fast,
-            LoadKind::FastEach,
-            LoadKind::MmioPing,
-        ]
-        .into_iter()
-        .find(|k| k.name() == word)
-    }
-}
-
-/// The outcome of the last load run.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct LoadResult {
-    pub(crate) kind: LoadKind,
-    pub(crate) asked: u32,
-    pub(crate) done: u32,
-    pub(crate) ns: i64,
-    /// Register reads and writes during the run.
-    pub(crate) reads: u64,
-    pub(crate) writes: u64,
-    pub(crate) notifies: u64,
-    pub(crate) error: Option<Error>,
-}
-
-/// Messages per FAST_REQUEST batch.
-const BATCH: usize = 64;
-
-impl Channel {
-    /// Runs a load: `n` messages of `kind`. The message is the scheduling-policy update the
-    /// second boot phase already sent, with the same values: the real GuC applies it again
-    /// and nothing changes. The MMIO comparison asks for the hwconfig table's size, which the
-    /// GuC answers without work. Process context: sleeps.
-    ///
-    /// # Errors
-    ///
-    /// `EBUSY` while another run is in progress; a failed message ends the run and is in the
-    /// result, not an error.
-    pub(crate) fn load(&self, a: &impl CtAccess, kind: LoadKind, n: u32) -> Result<LoadResult> {
-        if self.loading.xchg(true, Relaxed) {
-            return Err(EBUSY);
-        }
-        let result = self.load_run(a, kind, n);
-        if let Ok(r) = &result {
-            *self.last_load.lock() = Some(*r);
-        }
-        self.loading.store(false, Relaxed);
-        result
-    }
-
-    fn load_run(&self, a: &impl CtAccess, kind: LoadKind, n: u32) -> Result<LoadResult> {
-        let msg = crate::guc::post_load::policies_message()?;
-        let counts = || a.with_io(|io| io.gt.mmio_counts()).ok_or(ENODEV);
-        let (r0, w0) = counts()?;
-        let n0 = self.stats.notifies.load(Relaxed);
-        let start = Instant::<Monotonic>::now();
-        let mut done = 0;
-        let mut error = None;
-        match kind {
-            LoadKind::Ping => {
-                while done < n {
-                    if let Err(e) = self.request(a, &msg) {
-                        error = Some(e);
-                        break;
-                    }
-                    done += 1;
-                }
-            }
-            LoadKind::Fast | LoadKind::FastEach => {
-                let batch = kind == LoadKind::Fast;
-                let msgs: [&[u32]; BATCH] = [&msg; BATCH];
-                while done < n && error.is_none() {
-                    let chunk = ((n - done) as usize).min(BATCH);
-                    match a.with_io(|io| self.send_fast(io, &msgs[..chunk], batch)) {
-                        // CAST: at most `BATCH`.
-                        Some(Ok(k)) => done += k as u32,
-                        // H2G full: the GuC is behind; let it drain.
-                        Some(Err(e)) if e == EBUSY => fsleep(Delta::from_micros(100)),
-                        Some(Err(e)) => error = Some(e),
-                        None => error = Some(ENODEV),
-                    }
-                    if start.elapsed() > Delta::from_secs(30) {
-                        error = Some(ETIMEDOUT);
-                    }
-                }
-                if error.is_none() {
-                    error = self.request(a, &msg).err();
-                }
-            }
-            LoadKind::MmioPing => {
-                let query = [
-                    Hxg::request(XEHPG_GUC_ACTION_GET_HWCONFIG, 0).into_raw(),
-                    0,
-                    0,
-                    0,
-                ];
-                while done < n {
-                    match a.with_io(|io| h2g::send_atomic(io.gt, &query)) {
-                        Some(Ok(h2g::Reply::Success(_))) => done += 1,
-                        Some(Ok(h2g::Reply::Failure { .. })) => {
-                            error = Some(EIO);
-                            break;
-                        }
-                        Some(Err(e)) => {
-                            error = Some(e);
-                            break;
-                        }
-                        None => {
-                            error = Some(ENODEV);
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        let ns = start.elapsed().as_nanos();
-        let (r1, w1) = counts()?;
-        Ok(LoadResult {
-            kind,
-            asked: n,
-            done,
-            ns,
-            reads: r1 - r0,
-            writes: w1 - w0,
-            notifies: self.stats.notifies.load(Relaxed) - n0,
-            error,
-        })
-    }
-
-    /// The `load:` line of the report.
-    fn fmt_load(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
-        let Some(r) = *self.last_load.lock() else {
-            return f.write_str("load: none\n");
-        };
-        f.write_fmt(fmt!(
-            "load: {} n={} done={} ns={} reads={} writes={} notifies={} error={}\n",
-            r.kind.name(),
-            r.asked,
-            r.done,
-            r.ns,
-            r.reads,
-            r.writes,
-            r.notifies,
-            r.error.map_or(0, |e| e.to_errno())
-        ))
     }
 }

@@ -215,53 +215,19 @@ mod tests {
 
     #[test]
     fn placement_and_wrap() {
-        assert_eq!(
-            place(0, 0, 16, 4),
-            Some(Place {
-                pad: 0,
-                at: 0,
-                tail: 4
-            })
-        );
+        let at = |pad, at, tail| Some(Place { pad, at, tail });
+        assert_eq!(place(0, 0, 16, 4), at(0, 0, 4));
         // Exactly to the end: no padding, the tail wraps to 0.
-        assert_eq!(
-            place(2, 12, 16, 4),
-            Some(Place {
-                pad: 0,
-                at: 12,
-                tail: 0
-            })
-        );
+        assert_eq!(place(2, 12, 16, 4), at(0, 12, 0));
         // Does not fit before the end: 2 dwords of zeroes, then from 0.
-        assert_eq!(
-            place(8, 14, 16, 4),
-            Some(Place {
-                pad: 2,
-                at: 0,
-                tail: 4
-            })
-        );
+        assert_eq!(place(8, 14, 16, 4), at(2, 0, 4));
         // The padding counts against the room: 8 free, 2 + 6 fit, 2 + 7 do not.
-        assert_eq!(
-            place(7, 14, 16, 6),
-            Some(Place {
-                pad: 2,
-                at: 0,
-                tail: 6
-            })
-        );
+        assert_eq!(place(7, 14, 16, 6), at(2, 0, 6));
         assert_eq!(place(7, 14, 16, 7), None);
         // Full ring.
         assert_eq!(place(5, 4, 16, 1), None);
         // One dword stays free: 15 fit in an empty ring, 16 never.
-        assert_eq!(
-            place(0, 0, 16, 15),
-            Some(Place {
-                pad: 0,
-                at: 0,
-                tail: 15
-            })
-        );
+        assert_eq!(place(0, 0, 16, 15), at(0, 0, 15));
         assert_eq!(place(0, 0, 16, 16), None);
     }
 

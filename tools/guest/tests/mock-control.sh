@@ -7,11 +7,19 @@
 # service to wait for), the GT error latches without an interrupt (tile
 # enable off), the spurious interrupt goes out on INTx (nobody enabled MSI,
 # and QEMU wires INTx from the start, as a device without MSI enabled
-# signals on its pin) and the malformed request is never sent: it stays in
-# the output. The mock's record is the assertion.
+# signals on its pin) and the malformed requests are never sent: they stay
+# in the output. The CT engine's requests take the same path: nothing
+# enabled the CT, so its switches stay armed waiting for requests (4 = 1
+# busy + 3 failures) and the `g2h:` requests find no channel: nothing is
+# written, nothing interrupts. The mock's record is the assertion.
 # no-load
-# expect-mock: irq.control_requests == 3
+# expect-mock: irq.control_requests == 7
 # expect-mock: irq.raised == 5
+# expect-mock: ct.faults_armed_left == 4
+# expect-mock: ct.events_sent == 0
+# expect-mock: ct.g2h_pending == 0
+# expect-mock: ct.g2h_messages == 0
+# expect-mock: violations == 0
 # expect-mock: irq.dropped_by_source.guc == 5
 # expect-mock: irq.identities_total == 0
 # expect-mock: irq.identities.guc == 0
@@ -36,6 +44,11 @@ mock_request irq:guc:8000:5
 mock_request gt-error:nonfatal:40
 mock_request irq:guc:8000:0
 mock_request spurious-msi
+mock_request ct:busy:1:100
+mock_request ct:failure:30:3
+mock_request g2h:flood:10
+mock_request ct:busy:0:100
+mock_request g2h:event:8003:1:2
 # The runner cannot answer; give the mock a moment before the VM stops.
 sleep 1
 check_dmesg_clean
