@@ -42,6 +42,7 @@ use kernel::{
 };
 
 use crate::{
+    engine,
     gt::{mcr, Gt, GtState},
     guc::{
         ct::channel::{CtAccess, CtIo, LoadKind},
@@ -134,10 +135,11 @@ enum Kind {
     Hwconfig,
     Irq,
     Ct,
+    Engines,
 }
 
 /// Name, kind and whether the file takes writes (mode 0600, else 0400).
-const FILES: [(&CStr, Kind, bool); 11] = [
+const FILES: [(&CStr, Kind, bool); 12] = [
     (c"info", Kind::Info, false),
     (c"forcewake", Kind::Forcewake, false),
     (c"forcewake_all", Kind::ForcewakeAll, true),
@@ -149,6 +151,7 @@ const FILES: [(&CStr, Kind, bool); 11] = [
     (c"hwconfig", Kind::Hwconfig, false),
     (c"irq", Kind::Irq, true),
     (c"ct", Kind::Ct, true),
+    (c"engines", Kind::Engines, false),
 ];
 
 /// A file's whole content.
@@ -173,6 +176,7 @@ impl fmt::Display for Report<'_> {
                     .try_access_with(|bar| RegSnapshot::read(&c.gt.view(&c.dev, bar)));
                 c.irq.fmt_report(f, regs.as_ref())
             }
+            Kind::Engines => fmt::Display::fmt(&engine::Report(c.irq.present()), f),
             Kind::Ct => {
                 let ct = c.guc.channel();
                 // Read inside the device access, formatted outside it.

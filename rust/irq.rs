@@ -189,6 +189,11 @@ pub(crate) struct IrqState {
 }
 
 impl IrqState {
+    /// The engines the fuses say exist.
+    pub(crate) fn present(&self) -> Present {
+        self.present
+    }
+
     fn new(vector: Vector, irq: u32, present: Present, plan: Plan) -> impl PinInit<Self> {
         pin_init!(Self {
             ctl <- new_spinlock_irq!(Ctl {

@@ -19,6 +19,7 @@ mod abi;
 mod debugfs;
 mod device;
 mod driver;
+mod engine;
 mod gt;
 mod guc;
 mod info;

@@ -22,6 +22,15 @@ if grep -q "^ *$irq:.* xehpg\$" /proc/interrupts; then ok "irq $irq registered a
 expect_eq "GuC armed with GUC2HOST" "$(irq_armed "$bdf" guc)" 0x8000
 expect_eq "rcs0 armed with user + flush" "$(irq_armed "$bdf" rcs0)" 0x0011
 expect_eq "tile enable set" "$(irq_get "$bdf" "reg DG1_MSTR_TILE_INTR")" 0x80000000
+# debugfs engines lists exactly the engines whose interrupt source the fuses
+# say is present (rust/engine.rs; the GuC is a source, not an engine).
+eng=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$(dbg "$bdf" engines)" | sort | tr '\n' ' ')
+src=$(sed -n 's/^source \([a-z0-9]*\): [0-9]* present 1 .*/\1/p' "$(dbg "$bdf" irq)" | grep -v '^guc$' | sort | tr '\n' ' ')
+expect_eq "engines are the present engine sources" "$eng" "$src"
+expect_eq "rcs0 in engines" "$(sed -n 's/^rcs0: //p' "$(dbg "$bdf" engines)")" \
+	"class 0 instance 0 mmio_base 0x002000 forcewake RENDER"
+expect_eq "vecs0 in engines" "$(sed -n 's/^vecs0: //p' "$(dbg "$bdf" engines)")" \
+	"class 2 instance 0 mmio_base 0x1c8000 forcewake VEBOX0"
 
 # Each present source, one event of its user interrupt (GuC: GUC2HOST).
 sources=$(sed -n 's/^source \([a-z0-9]*\): [0-9]* present 1 armed 0x[0-9a-f]*[1-9a-f][0-9a-f]* .*/\1/p' "$(dbg "$bdf" irq)")

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The engines of an Xe-HPG part: which exist, where their registers are, which forcewake
+//! domain keeps them awake and which interrupt source reports for them. The first piece of
+//! submission (issue 12); nothing is submitted yet.
+//!
+//! The table is upstream's (`xe_hw_engine.c` `engine_infos`, MMIO bases from
+//! `regs/xe_engine_regs.h`): RCS0, BCS0, CCS0-3, VCS0-7 and VECS0-3 (the GSC engine is not used
+//! on DG2, `xe_pci.c` `graphics_xehpg`). Which of them a device has comes from the fuses,
+//! through [`Present`]. Two checks tie it to the other sources of truth:
+//!
+//! - at build time, every engine's register window (base to `RING_EXECLIST_CONTROL`, +0x550,
+//!   the highest register submission will use, `research/anchor-xe.md` §9.1) lies in the
+//!   forcewake domain upstream names, according to the PRM's forcewake table (seed 000 lines
+//!   467, 565-590 for render, compute and copy, 593-697 for the media engines), which the
+//!   driver's table is generated from;
+//! - in KUnit, every engine is an interrupt source of the same class and instance.
+
+use kernel::{fmt, prelude::*};
+
+use crate::{
+    gt::forcewake::{lookup, Domain, Wake},
+    irq::source::{Class, Present},
+};
+
+/// The register window of an engine that submission uses: `RING_TAIL` (+0x30) to
+/// `RING_EXECLIST_CONTROL` (+0x550).
+const WINDOW_END: u32 = 0x550;
+
+/// One engine.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Engine {
+    pub(crate) name: &'static str,
+    pub(crate) class: Class,
+    pub(crate) instance: u8,
+    /// Start of its registers in BAR 0.
+    pub(crate) mmio_base: u32,
+    /// What must be awake for them.
+    pub(crate) domain: Domain,
+}
+
+const fn e(
+    name: &'static str,
+    class: Class,
+    instance: u8,
+    mmio_base: u32,
+    domain: Domain,
+) -> Engine {
+    Engine {
+        name,
+        class,
+        instance,
+        mmio_base,
+        domain,
+    }
+}
+
+/// Every engine an Xe-HPG part can have.
+pub(crate) const ENGINES: [Engine; 18] = {
+    use Class::*;
+    use Domain as D;
+    [
+        e("rcs0", Render, 0, 0x0000_2000, D::Render),
+        e("bcs0", Copy, 0, 0x0002_2000, D::Gt),
+        e("ccs0", Compute, 0, 0x0001_a000, D::Render),
+        e("ccs1", Compute, 1, 0x0001_c000, D::Render),
+        e("ccs2", Compute, 2, 0x0001_e000, D::Render),
+        e("ccs3", Compute, 3, 0x0002_6000, D::Render),
+        e("vcs0", VideoDecode, 0, 0x001c_0000, D::Vdbox(0)),
+        e("vcs1", VideoDecode, 1, 0x001c_4000, D::Vdbox(1)),
+        e("vcs2", VideoDecode, 2, 0x001d_0000, D::Vdbox(2)),
+        e("vcs3", VideoDecode, 3, 0x001d_4000, D::Vdbox(3)),
+        e("vcs4", VideoDecode, 4, 0x001e_0000, D::Vdbox(4)),
+        e("vcs5", VideoDecode, 5, 0x001e_4000, D::Vdbox(5)),
+        e("vcs6", VideoDecode, 6, 0x001f_0000, D::Vdbox(6)),
+        e("vcs7", VideoDecode, 7, 0x001f_4000, D::Vdbox(7)),
+        e("vecs0", VideoEnhance, 0, 0x001c_8000, D::Vebox(0)),
+        e("vecs1", VideoEnhance, 1, 0x001d_8000, D::Vebox(1)),
+        e("vecs2", VideoEnhance, 2, 0x001e_8000, D::Vebox(2)),
+        e("vecs3", VideoEnhance, 3, 0x001f_8000, D::Vebox(3)),
+    ]
+};
+
+/// Whether `offset` needs exactly `domain` in the PRM's forcewake table.
+const fn in_domain(offset: u32, domain: Domain) -> bool {
+    match lookup(offset) {
+        Wake::Domain(d) => d.index() == domain.index(),
+        Wake::None => false,
+    }
+}
+
+// Upstream's domains agree with the PRM's table over each engine's whole register window.
+const _: () = {
+    let mut i = 0;
+    while i < ENGINES.len() {
+        let e = &ENGINES[i];
+        assert!(in_domain(e.mmio_base, e.domain));
+        assert!(in_domain(e.mmio_base + WINDOW_END, e.domain));
+        i += 1;
+    }
+};
+
+impl Engine {
+    /// Whether the fuses say this engine exists (RCS0 and BCS0 always do on these parts).
+    pub(crate) const fn present(&self, p: &Present) -> bool {
+        let bit = 1u8 << self.instance;
+        match self.class {
+            Class::Compute => p.ccs & bit != 0,
+            Class::VideoDecode => p.vcs & bit != 0,
+            Class::VideoEnhance => p.vecs & bit != 0,
+            Class::Render | Class::Copy | Class::Other => true,
+        }
+    }
+}
+
+/// The debugfs `engines` report: one line per engine the part has.
+pub(crate) struct Report(pub(crate) Present);
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for e in ENGINES.iter().filter(|e| e.present(&self.0)) {
+            f.write_fmt(fmt!(
+                "{}: class {} instance {} mmio_base {:#08x} forcewake {}\n",
+                e.name,
+                e.class as u32,
+                e.instance,
+                e.mmio_base,
+                e.domain
+            ))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_engine)]
+mod tests {
+    use super::*;
+    use crate::irq::source::{lookup as source, SOURCES};
+
+    #[test]
+    fn every_engine_is_an_interrupt_source() {
+        for e in ENGINES.iter() {
+            let i = source(e.class as u32, u32::from(e.instance));
+            assert!(i.is_some());
+            let s = SOURCES.get(i.unwrap_or(usize::MAX));
+            assert_eq!(s.map(|s| s.name), Some(e.name));
+        }
+    }
+
+    #[test]
+    fn presence_follows_the_fuses() {
+        let p = Present {
+            ccs: 0b0101,
+            vcs: 0b0000_0101,
+            vecs: 0b0001,
+        };
+        let names: [&str; 7] = ["rcs0", "bcs0", "ccs0", "ccs2", "vcs0", "vcs2", "vecs0"];
+        let mut present = ENGINES.iter().filter(|e| e.present(&p)).map(|e| e.name);
+        for n in names {
+            assert_eq!(present.next(), Some(n));
+        }
+        assert_eq!(present.next(), None);
+    }
+
+    #[test]
+    fn a_window_outside_its_domain_is_caught() {
+        // The check above would refuse these: BCS0 is not a render register, and VCS1's
+        // window is VD1's, not VD0's.
+        assert!(!in_domain(0x0002_2000, Domain::Render));
+        assert!(!in_domain(0x001c_4000, Domain::Vdbox(0)));
+        assert!(in_domain(0x001c_4000 + WINDOW_END, Domain::Vdbox(1)));
+    }
+}
