@@ -103,13 +103,7 @@ const _: () = {
 impl Engine {
     /// Whether the fuses say this engine exists (RCS0 and BCS0 always do on these parts).
     pub(crate) const fn present(&self, p: &Present) -> bool {
-        let bit = 1u8 << self.instance;
-        match self.class {
-            Class::Compute => p.ccs & bit != 0,
-            Class::VideoDecode => p.vcs & bit != 0,
-            Class::VideoEnhance => p.vecs & bit != 0,
-            Class::Render | Class::Copy | Class::Other => true,
-        }
+        p.contains(self.class, self.instance)
     }
 }
 

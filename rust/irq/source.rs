@@ -268,8 +268,13 @@ impl Present {
 
     /// Whether source `s` exists on this part.
     pub(crate) const fn has(&self, s: &Source) -> bool {
-        let bit = 1u8 << s.instance;
-        match s.class {
+        self.contains(s.class, s.instance)
+    }
+
+    /// Whether the engine (or other unit) of `class` and `instance` exists on this part.
+    pub(crate) const fn contains(&self, class: Class, instance: u8) -> bool {
+        let bit = 1u8 << instance;
+        match class {
             Class::Compute => self.ccs & bit != 0,
             Class::VideoDecode => self.vcs & bit != 0,
             Class::VideoEnhance => self.vecs & bit != 0,
