@@ -42,7 +42,6 @@ use kernel::{
 };
 
 use crate::{
-    engine,
     gt::{mcr, Gt, GtState},
     guc::{
         ct::channel::{CtAccess, CtIo, LoadKind},
@@ -52,6 +51,7 @@ use crate::{
     irq::{IrqState, RegSnapshot},
     mem::lmem::Lmembar,
     mmio::Gttmmadr,
+    submit::Submit,
 };
 
 /// What the per-device directory's files read from.
@@ -63,6 +63,7 @@ pub(crate) struct DebugCtx {
     gt: Arc<GtState>,
     guc: Arc<Guc>,
     irq: Arc<IrqState>,
+    submit: Arc<Submit>,
     /// Outcome of the last `mcr` command: value and errno (0 = success).
     mcr_value: Atomic<u32>,
     mcr_errno: Atomic<i32>,
@@ -77,6 +78,7 @@ impl DebugCtx {
         gt: Arc<GtState>,
         guc: Arc<Guc>,
         irq: Arc<IrqState>,
+        submit: Arc<Submit>,
     ) -> Self {
         Self {
             info,
@@ -86,6 +88,7 @@ impl DebugCtx {
             gt,
             guc,
             irq,
+            submit,
             mcr_value: Atomic::new(0),
             mcr_errno: Atomic::new(0),
         }
@@ -136,10 +139,11 @@ enum Kind {
     Irq,
     Ct,
     Engines,
+    Submit,
 }
 
 /// Name, kind and whether the file takes writes (mode 0600, else 0400).
-const FILES: [(&CStr, Kind, bool); 12] = [
+const FILES: [(&CStr, Kind, bool); 13] = [
     (c"info", Kind::Info, false),
     (c"forcewake", Kind::Forcewake, false),
     (c"forcewake_all", Kind::ForcewakeAll, true),
@@ -152,6 +156,7 @@ const FILES: [(&CStr, Kind, bool); 12] = [
     (c"irq", Kind::Irq, true),
     (c"ct", Kind::Ct, true),
     (c"engines", Kind::Engines, false),
+    (c"submit", Kind::Submit, true),
 ];
 
 /// A file's whole content.
@@ -176,7 +181,8 @@ impl fmt::Display for Report<'_> {
                     .try_access_with(|bar| RegSnapshot::read(&c.gt.view(&c.dev, bar)));
                 c.irq.fmt_report(f, regs.as_ref())
             }
-            Kind::Engines => fmt::Display::fmt(&engine::Report(c.irq.present()), f),
+            Kind::Engines => c.submit.fmt_engines(f),
+            Kind::Submit => c.submit.fmt_selftest(f),
             Kind::Ct => {
                 let ct = c.guc.channel();
                 // Read inside the device access, formatted outside it.
@@ -198,6 +204,11 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
             c.with_gt(|gt| c.irq.command(gt, cmd))
         }
         Kind::Ct => store_ct(c, reader),
+        Kind::Submit => {
+            let mut buf = [0u8; 64];
+            let cmd = read_command(reader, &mut buf)?;
+            c.submit.selftest(cmd)
+        }
         // Not reachable: read-only files get no write method.
         _ => Err(EINVAL),
     }

@@ -39,6 +39,7 @@ use crate::{
     pcode,
     platform::{Platform, SteppingInfo},
     regs::{ALL_ONES, GU_CNTL, VF_CAP_REG},
+    submit::Submit,
 };
 
 /// The `pcode_init_timeout_ms` module parameter, handed down by module init before the driver
@@ -48,6 +49,15 @@ static PCODE_INIT_TIMEOUT_MS: Atomic<u32> = Atomic::new(0);
 /// Sets how long probe waits for PCODE; called once by module init.
 pub(crate) fn set_pcode_init_timeout_ms(ms: u32) {
     PCODE_INIT_TIMEOUT_MS.store(ms, Relaxed);
+}
+
+/// The `force_execlist` module parameter: do not load the GuC, submit through execlists
+/// (upstream xe's parameter of the same name).
+static FORCE_EXECLIST: Atomic<bool> = Atomic::new(false);
+
+/// Sets `force_execlist`; called once by module init.
+pub(crate) fn set_force_execlist(on: bool) {
+    FORCE_EXECLIST.store(on, Relaxed);
 }
 
 /// Xe-HPG addresses 46 bits of system memory (upstream `dma_mask_size` for DG2,
@@ -69,12 +79,12 @@ pub(crate) struct Xehpg<'bound> {
     irq: Irq<'bound>,
     info: DeviceInfo,
     guc: Arc<Guc>,
+    /// Submission, shared with the interrupt thread and debugfs.
+    submit: Arc<Submit>,
     /// The GuC's CT channel, shared by the GuC, the interrupt thread and debugfs.
     ct: Arc<Channel>,
-    #[pin]
-    lmem_pool: LmemPool,
-    #[pin]
-    ggtt: Ggtt,
+    lmem_pool: Arc<LmemPool>,
+    ggtt: Arc<Ggtt>,
     gt_info: GtInfo,
     gt: Arc<GtState>,
     lmembar: Arc<Lmembar>,
@@ -149,18 +159,33 @@ impl<'bound> Xehpg<'bound> {
                     pcode_queries: early.pcode_queries,
                 },
                 // The GGTT is pointed at scratch before anything is mapped into it.
-                ggtt <- Ggtt::new(bound.as_ref(), gttmmadr.access(bound)?)?,
-                lmem_pool <- LmemPool::new(pool_size)?,
+                ggtt: Arc::pin_init(Ggtt::new(bound.as_ref(), gttmmadr.access(bound)?)?, GFP_KERNEL)?,
+                lmem_pool: Arc::pin_init(LmemPool::new(pool_size)?, GFP_KERNEL)?,
                 // Interrupts are installed (reset, vector, handler) before the GuC load, as
                 // upstream does, so that a failure here never leaves a running GuC behind;
                 // they are armed once the GuC's state is known (below).
                 // The CT channel exists (down) before the interrupt handler that feeds it.
                 ct: Arc::pin_init(Channel::new(), GFP_KERNEL)?,
+                // So does submission, whose engine interrupts it handles; its memory is
+                // mapped now, the engines are set up once the mode is known.
+                submit: Arc::new(
+                    Submit::new(
+                        bound,
+                        gttmmadr.clone(),
+                        lmembar.clone(),
+                        gt.clone(),
+                        ggtt.clone(),
+                        lmem_pool.clone(),
+                        Present::from_topology(&gt_info.topology),
+                    )?,
+                    GFP_KERNEL,
+                )?,
                 irq <- Irq::new(
                     bound,
                     gttmmadr.clone(),
                     gt.clone(),
                     ct.clone(),
+                    submit.clone(),
                     Present::from_topology(&gt_info.topology),
                 ),
                 // The GuC last: it needs steering (TLB invalidation), the GGTT and the pool.
@@ -176,7 +201,11 @@ impl<'bound> Xehpg<'bound> {
                         pool: &lmem_pool,
                         lmem: lmembar.access(bound)?,
                     };
-                    guc.load(&ctx, guc::fw::path());
+                    if FORCE_EXECLIST.load(Relaxed) {
+                        dev_info!(bound, "guc: not loaded (force_execlist): execlist submission\n");
+                    } else {
+                        guc.load(&ctx, guc::fw::path());
+                    }
                     guc
                 },
 
@@ -190,6 +219,7 @@ impl<'bound> Xehpg<'bound> {
                         gt.clone(),
                         guc.clone(),
                         irq.state(),
+                        submit.clone(),
                     ),
                     bound.as_ref().name(),
                 )?,
@@ -204,8 +234,16 @@ impl<'bound> Xehpg<'bound> {
                 this.irq.arm(Plan::new(mode, present, running));
                 // The second boot phase talks over CT, whose replies come through the
                 // interrupt armed above. If it fails the GuC is stopped: execlist mode.
-                if running && this.post_load(present).is_err() {
+                let execlist = if running && this.post_load(present).is_err() {
                     this.irq.arm(Plan::new(Mode::Execlist, present, false));
+                    true
+                } else {
+                    !running
+                };
+                // Engines are set up with their interrupts armed. GuC submission is not
+                // there yet: with the GuC running, nothing submits.
+                if execlist {
+                    this.submit.start_execlists(this.pdev)?;
                 }
                 report_bound(this.pdev, &this.info);
                 Ok(())
@@ -243,6 +281,7 @@ impl<'bound> Xehpg<'bound> {
             return;
         };
         self.guc.fini(&ctx);
+        self.submit.fini(pdev);
         self.irq.quiesce();
         ctx.gt.close();
         dev_dbg!(pdev, "unbind\n");

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The engines of an Xe-HPG part: which exist, where their registers are, which forcewake
-//! domain keeps them awake and which interrupt source reports for them. The first piece of
-//! submission (issue 12); nothing is submitted yet.
+//! domain keeps them awake and which interrupt source reports for them; and the hardware
+//! formats submission ([`crate::submit`]) writes and reads: registers ([`regs`]), commands
+//! ([`cmd`]), the logical ring context ([`lrc`]), ring arithmetic ([`ring`]) and the context
+//! status buffer ([`csb`]).
 //!
 //! The table is upstream's (`xe_hw_engine.c` `engine_infos`, MMIO bases from
 //! `regs/xe_engine_regs.h`): RCS0, BCS0, CCS0-3, VCS0-7 and VECS0-3 (the GSC engine is not used
@@ -16,7 +18,12 @@
 //!   driver's table is generated from;
 //! - in KUnit, every engine is an interrupt source of the same class and instance.
 
-use kernel::{fmt, prelude::*};
+pub(crate) mod cmd;
+pub(crate) mod csb;
+pub(crate) mod lrc;
+pub(crate) mod regs;
+pub(crate) mod ring;
+
 
 use crate::{
     gt::forcewake::{lookup, Domain, Wake},
@@ -82,7 +89,7 @@ pub(crate) const ENGINES: [Engine; 18] = {
 };
 
 /// Whether `offset` needs exactly `domain` in the PRM's forcewake table.
-const fn in_domain(offset: u32, domain: Domain) -> bool {
+pub(crate) const fn in_domain(offset: u32, domain: Domain) -> bool {
     match lookup(offset) {
         Wake::Domain(d) => d.index() == domain.index(),
         Wake::None => false,
@@ -104,25 +111,6 @@ impl Engine {
     /// Whether the fuses say this engine exists (RCS0 and BCS0 always do on these parts).
     pub(crate) const fn present(&self, p: &Present) -> bool {
         p.contains(self.class, self.instance)
-    }
-}
-
-/// The debugfs `engines` report: one line per engine the part has.
-pub(crate) struct Report(pub(crate) Present);
-
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for e in ENGINES.iter().filter(|e| e.present(&self.0)) {
-            f.write_fmt(fmt!(
-                "{}: class {} instance {} mmio_base {:#08x} forcewake {}\n",
-                e.name,
-                e.class as u32,
-                e.instance,
-                e.mmio_base,
-                e.domain
-            ))?;
-        }
-        Ok(())
     }
 }
 

@@ -132,6 +132,41 @@ impl<'a> Gt<'a> {
         self.fw.gt_dead()
     }
 
+    /// Turns a kept forcewake reference back into a guard (see [`forcewake::Held`]).
+    pub(crate) fn resume(&self, held: forcewake::Held) -> FwGuard<'a> {
+        self.fw.resume(self.dev, self.bar, held)
+    }
+
+    /// Registers at a base known at run time (an engine's), under `held`, which must hold
+    /// `domain`. The caller's register list is checked at build time against the forcewake
+    /// and steering tables (`engine/regs.rs` does it for every engine and register), so only
+    /// the domain is checked here.
+    ///
+    /// # Errors
+    ///
+    /// `EACCES` (logged) if `held` does not hold `domain`.
+    pub(crate) fn window<'g>(
+        &'g self,
+        held: &'g FwGuard<'a>,
+        base: u32,
+        domain: Domain,
+    ) -> Result<Window<'g>> {
+        if !held.mask().contains(domain) {
+            self.stats.unheld.add(1, Relaxed);
+            dev_err!(
+                self.dev,
+                "GT access: registers at {:#08x} without forcewake domain {} held\n",
+                base,
+                domain
+            );
+            return Err(EACCES);
+        }
+        Ok(Window {
+            bar: self.bar,
+            base,
+        })
+    }
+
     /// Holds `mask` awake until the guard drops.
     ///
     /// # Errors
@@ -333,6 +368,28 @@ impl<'a> Gt<'a> {
                 Err(EACCES)
             }
         }
+    }
+}
+
+/// Registers at a run-time base whose domain is held ([`Gt::window`]).
+#[derive(Copy, Clone)]
+pub(crate) struct Window<'g> {
+    bar: Bar0<'g>,
+    base: u32,
+}
+
+impl Window<'_> {
+    /// Reads the register at `offset` from the base; all ones if the offset is outside the BAR
+    /// (what a missing register reads as).
+    pub(crate) fn read(&self, offset: u32) -> u32 {
+        self.bar
+            .read32_at((self.base + offset) as usize)
+            .unwrap_or(u32::MAX)
+    }
+
+    /// Writes the register at `offset` from the base (dropped if outside the BAR).
+    pub(crate) fn write(&self, offset: u32, value: u32) {
+        let _ = self.bar.write32_at((self.base + offset) as usize, value);
     }
 }
 

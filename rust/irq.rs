@@ -115,6 +115,17 @@ const REPORT_CS_ERROR: u32 = 1 << 5;
 const REPORT_TILE: u32 = 1 << 6;
 /// Not a report: the GuC wrote G2H messages, for the thread to read.
 const WAKE_G2H: u32 = 1 << 7;
+/// Not a report: engines have completions or context switches for the submission block.
+const WAKE_ENGINES: u32 = 1 << 8;
+/// The engine vectors submission handles.
+const ENGINE_EVENTS: u16 = source::USER_INTERRUPT | source::CONTEXT_SWITCH | source::CS_ERROR;
+
+/// Where engine interrupts go: the submission block, above this one, implements it.
+pub(crate) trait EngineSink: Send + Sync {
+    /// Threaded (process) context: source `i` ([`SOURCES`] index) raised `vectors` since the
+    /// last call (several interrupts may be merged).
+    fn engine_interrupt(&self, i: usize, vectors: u16);
+}
 /// Full receive passes one thread run makes at most (the rest waits for the next interrupt or
 /// a waiter's poll).
 const G2H_PASSES: usize = 64;
@@ -130,6 +141,8 @@ struct Reports {
     unknown: Atomic<u32>,
     /// Sources masked for a storm and not yet reported.
     stormed_new: Atomic<u32>,
+    /// Engine vectors per source not yet handed to the submission block.
+    engine_vectors: [Atomic<u32>; COUNT],
     /// Severity and status of the last GT error.
     error_sev: Atomic<u32>,
     error_bits: Atomic<u32>,
@@ -189,10 +202,6 @@ pub(crate) struct IrqState {
 }
 
 impl IrqState {
-    /// The engines the fuses say exist.
-    pub(crate) fn present(&self) -> Present {
-        self.present
-    }
 
     fn new(vector: Vector, irq: u32, present: Present, plan: Plan) -> impl PinInit<Self> {
         pin_init!(Self {
@@ -225,6 +234,7 @@ impl IrqState {
                 dv_value: Atomic::new(0),
                 unknown: Atomic::new(0),
                 stormed_new: Atomic::new(0),
+                engine_vectors: [const { Atomic::new(0) }; COUNT],
                 error_sev: Atomic::new(0),
                 error_bits: Atomic::new(0),
                 cs_source: Atomic::new(0),
@@ -278,6 +288,7 @@ impl<'bound> Irq<'bound> {
         bar: Arc<Gttmmadr>,
         gt: Arc<GtState>,
         ct: Arc<Channel>,
+        engines: Arc<dyn EngineSink>,
         present: Present,
     ) -> impl PinInit<Self, Error> + 'bound {
         pin_init::pin_init_scope(move || {
@@ -312,6 +323,7 @@ impl<'bound> Irq<'bound> {
                 bar,
                 gt,
                 ct,
+                engines,
                 state: handler_state,
             }? Error);
             Ok(try_pin_init!(Self {
@@ -353,6 +365,8 @@ pub(crate) struct Handler<'bound> {
     gt: Arc<GtState>,
     /// The GuC's CT channel, whose G2H messages the thread reads.
     ct: Arc<Channel>,
+    /// Submission, which the thread hands engine completions to.
+    engines: Arc<dyn EngineSink>,
     state: Arc<IrqState>,
 }
 
@@ -533,10 +547,16 @@ impl Handler<'_> {
             st.reports.cs_vector.store(u32::from(id.vector), Relaxed);
             st.report(REPORT_CS_ERROR);
         }
-        // The GuC wrote G2H: the thread reads it (it may sleep, this may not). Engine
-        // completions wait for submission.
+        // The GuC wrote G2H, or an engine completed or switched: the thread handles it (it
+        // may take the submission locks, this may not).
         if i == source::GUC && id.vector & source::GUC2HOST != 0 {
             st.report(WAKE_G2H);
+        }
+        if i != source::GUC && id.vector & ENGINE_EVENTS != 0 {
+            if let Some(v) = st.reports.engine_vectors.get(i) {
+                set_bits(v, u32::from(id.vector & ENGINE_EVENTS));
+                st.report(WAKE_ENGINES);
+            }
         }
         let limit = ctl.storm_limit;
         let now = st.now_ns();
@@ -704,8 +724,8 @@ impl ThreadedHandler for Handler<'_> {
         }
     }
 
-    /// The threaded half (process context): the messages the top half left, and the G2H
-    /// messages the GuC wrote.
+    /// The threaded half (process context): the messages the top half left, the G2H messages
+    /// the GuC wrote, and the engines' completions.
     fn handle_threaded(&self) -> IrqReturn {
         self.state.stats.thread_runs.add(1, Relaxed);
         let what = self.state.reports.pending.xchg(0, Relaxed);
@@ -716,6 +736,15 @@ impl ThreadedHandler for Handler<'_> {
             for _ in 0..G2H_PASSES {
                 if self.ct.receive(self.pdev.as_ref()) < RX_BUDGET {
                     break;
+                }
+            }
+        }
+        if what & WAKE_ENGINES != 0 {
+            for (i, v) in self.state.reports.engine_vectors.iter().enumerate() {
+                let vectors = v.xchg(0, Relaxed);
+                if vectors != 0 {
+                    // CAST: only engine vector bits (16 bits) are ever set.
+                    self.engines.engine_interrupt(i, vectors as u16);
                 }
             }
         }

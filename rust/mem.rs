@@ -9,3 +9,4 @@
 
 pub(crate) mod ggtt;
 pub(crate) mod lmem;
+pub(crate) mod sysbuf;

@@ -208,6 +208,28 @@ impl<'a> Mmio<'a> {
         self.bar.write_reg(value)
     }
 
+    /// Reads the dword at a byte offset known only at run time (a register of an engine,
+    /// whose base comes from a table). Only [`crate::gt::Window`] calls it, after checking the
+    /// forcewake domain; the offset is bounds-checked.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for an offset outside the register half of the BAR or not dword aligned.
+    pub(crate) fn read32_at(self, offset: usize) -> Result<u32> {
+        self.counters.reads.add(1, Relaxed);
+        self.bar.try_read32(offset)
+    }
+
+    /// Writes the dword at a run-time byte offset; as [`Mmio::read32_at`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Mmio::read32_at`].
+    pub(crate) fn write32_at(self, offset: usize, value: u32) -> Result {
+        self.counters.writes.add(1, Relaxed);
+        self.bar.try_write32(value, offset)
+    }
+
     /// Writes GGTT entry `index` (one 64-bit store: an entry must never be seen half written).
     ///
     /// # Errors

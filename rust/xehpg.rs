@@ -30,6 +30,7 @@ mod pcode;
 mod platform;
 mod range;
 mod regs;
+mod submit;
 
 pub(crate) const MODULE_NAME: &CStr = <LocalModule as kernel::ModuleMetadata>::NAME;
 
@@ -46,6 +47,7 @@ impl InPlaceModule for XehpgModule {
         // Everything probe needs from the module is in place before the driver registers: the
         // lower blocks never reach up into the module root for it.
         device::set_pcode_init_timeout_ms(module_parameters::pcode_init_timeout_ms.value());
+        device::set_force_execlist(module_parameters::force_execlist.value());
         // SAFETY: module init runs once, before the driver is registered.
         let root = unsafe { debugfs::RootGuard::install(MODULE_NAME) };
 
@@ -68,6 +70,11 @@ module! {
             default: 180000,
             description: "How long probe waits for PCODE to report initialisation complete, \
                           in ms (upstream xe waits 3 minutes)",
+        },
+        force_execlist: bool {
+            default: false,
+            description: "Do not load the GuC; submit through execlists (upstream xe's \
+                          parameter)",
         },
     },
 }

@@ -739,6 +739,43 @@ impl FwGuard<'_> {
     }
 }
 
+impl<'a> FwGuard<'a> {
+    /// Keeps the domains awake past this call: the reference moves into a [`Held`], which has
+    /// no lifetime and so can live in state under a lock (an engine with work in flight).
+    pub(crate) fn keep(self) -> Held {
+        let held = Held { mask: self.mask };
+        core::mem::forget(self);
+        held
+    }
+}
+
+impl Forcewake {
+    /// Turns a [`Held`] reference back into a guard (no register access): dropping the guard
+    /// releases it, [`FwGuard::keep`] keeps it again.
+    pub(crate) fn resume<'a>(
+        &'a self,
+        dev: &'a kernel::device::Device,
+        bar: Bar0<'a>,
+        held: Held,
+    ) -> FwGuard<'a> {
+        FwGuard {
+            fw: self,
+            dev,
+            bar,
+            mask: held.mask,
+        }
+    }
+}
+
+/// A forcewake reference kept across calls, from [`FwGuard::keep`]. Only
+/// [`Forcewake::resume`] gives it back; one that is dropped instead keeps its domains awake
+/// until unbind, so the owner must hand it back before it goes away.
+#[must_use]
+pub(crate) struct Held {
+    mask: DomainMask,
+}
+
+
 impl Drop for FwGuard<'_> {
     fn drop(&mut self) {
         self.fw.put(self.dev, self.bar, self.mask);

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Submission: running commands on the engines.
+//!
+//! Upstream submits through the GuC when it runs and through execlists otherwise
+//! (`xe_hw_engine.c`: an execlist port per engine unless `xe_device_uc_enabled`); the
+//! `force_execlist` module parameter (upstream's name) skips the GuC to get execlists.
+//! This block has the execlist mechanism ([`execlist`]); GuC submission and doorbells are
+//! the next steps of issue 12, and until then a device whose GuC runs has no submission.
+//!
+//! `Documentation/submission.rst` draws the request lifetime.
+//!
+//! # Contexts
+//!
+//! - `submit`: process or atomic context (port spinlock, forcewake spinlock, MMIO).
+//! - interrupts: the interrupt thread calls [`Submit`]'s [`EngineSink`] implementation for
+//!   the engines with completions or context switches (process context); the top half only
+//!   records which.
+//! - the selftest (debugfs `submit`) sleeps between submissions, outside every lock and BAR
+//!   access.
+
+pub(crate) mod execlist;
+mod selftest;
+
+use kernel::{
+    device::{Bound, Device},
+    io::poll::read_poll_timeout_atomic,
+    new_mutex, pci,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::{Atomic, Relaxed},
+        Arc, Mutex,
+    },
+    time::Delta,
+};
+
+use crate::{
+    engine::{
+        regs::{self, Io},
+        Engine, ENGINES,
+    },
+    gt::{Gt, GtDomain, GtState},
+    guc::regs::GDRST,
+    irq::{
+        source::{self, Present, COUNT},
+        EngineSink,
+    },
+    mem::{
+        ggtt::Ggtt,
+        lmem::{LmemPool, Lmembar},
+    },
+    mmio::Gttmmadr,
+};
+use execlist::Port;
+
+/// How the device submits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Not yet decided (probe), or no mechanism available.
+    None = 0,
+    Execlist = 1,
+}
+
+impl Mode {
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Mode::None => "none",
+            Mode::Execlist => "execlist",
+        }
+    }
+}
+
+/// Engine reset handshake limits: i915 waits 700 us for READY_TO_RESET
+/// (`gen8_engine_reset_prepare`) and 500 us for GDRST to clear (`gen6_hw_domain_reset`).
+const RESET_READY_TRIES: usize = 700;
+const RESET_DONE_TRIES: usize = 500;
+
+/// Submission state of a device.
+pub(crate) struct Submit {
+    dev: ARef<Device>,
+    bar: Arc<Gttmmadr>,
+    lmem: Arc<Lmembar>,
+    gt: Arc<GtState>,
+    ggtt: Arc<Ggtt>,
+    pool: Arc<LmemPool>,
+    /// One port per present engine, in [`ENGINES`] order.
+    ports: KVec<Pin<KBox<Port>>>,
+    /// Port of each interrupt source.
+    by_source: [Option<usize>; COUNT],
+    mode: Atomic<u32>,
+    /// The selftest's buffer in local memory (`None` if it could not be had at probe).
+    scratch: Option<selftest::Scratch>,
+    /// The last selftest's report (the selftest itself sleeps: a mutex).
+    last: Pin<KBox<Mutex<selftest::Report>>>,
+}
+
+impl Submit {
+    /// Ports for every present engine, their memory mapped and images built; no engine
+    /// touched. Probe, process context.
+    ///
+    /// # Errors
+    ///
+    /// Allocation or GGTT errors.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        pdev: &pci::Device<Bound>,
+        bar: Arc<Gttmmadr>,
+        lmem: Arc<Lmembar>,
+        gt: Arc<GtState>,
+        ggtt: Arc<Ggtt>,
+        pool: Arc<LmemPool>,
+        present: Present,
+    ) -> Result<Self> {
+        let mut ports: KVec<Pin<KBox<Port>>> = KVec::new();
+        let mut by_source = [None; COUNT];
+        {
+            let b = bar.access(pdev)?;
+            for e in ENGINES.iter().filter(|e| e.present(&present)) {
+                let port = KBox::pin_init(Port::new(pdev.as_ref(), b, &ggtt, e)?, GFP_KERNEL);
+                let port = match port {
+                    Ok(p) => p,
+                    Err(err) => {
+                        for p in &ports {
+                            p.unmap(b, &ggtt);
+                        }
+                        return Err(err);
+                    }
+                };
+                if let Some(i) = source::lookup(e.class as u32, u32::from(e.instance)) {
+                    by_source[i] = Some(ports.len());
+                }
+                ports.push(port, GFP_KERNEL)?;
+            }
+        }
+        let scratch = scratch(pdev, &bar, &ggtt, &pool);
+        Ok(Self {
+            dev: pdev.as_ref().into(),
+            bar,
+            lmem,
+            gt,
+            ggtt,
+            pool,
+            ports,
+            by_source,
+            scratch,
+            mode: Atomic::new(Mode::None as u32),
+            last: KBox::pin_init(new_mutex!(selftest::Report::default()), GFP_KERNEL)?,
+        })
+    }
+
+    /// The mode chosen at probe.
+    pub(crate) fn mode(&self) -> Mode {
+        match self.mode.load(Relaxed) {
+            1 => Mode::Execlist,
+            _ => Mode::None,
+        }
+    }
+
+    /// Execlist mode on every port. Probe, after the interrupts are armed. A port that fails
+    /// to start is logged and left unstarted (its submissions fail with `ENODEV`).
+    pub(crate) fn start_execlists(&self, pdev: &pci::Device<Bound>) -> Result {
+        let bar = self.bar.access(pdev)?;
+        let gt = self.gt.view(pdev.as_ref(), bar);
+        for p in &self.ports {
+            if let Err(e) = p.start(&gt) {
+                dev_err!(
+                    pdev,
+                    "submit: {}: execlist start failed: {}\n",
+                    p.engine.name,
+                    e.to_errno()
+                );
+            }
+        }
+        self.mode.store(Mode::Execlist as u32, Relaxed);
+        Ok(())
+    }
+
+    /// Unbind, process context: stops every port (requests in flight are dropped and their
+    /// waiters woken), resets the engines that were running so nothing writes the ports'
+    /// memory any more, then unmaps it. The memory is freed with `self`.
+    pub(crate) fn fini(&self, pdev: &pci::Device<Bound>) {
+        let Ok(bar) = self.bar.access(pdev) else {
+            return;
+        };
+        let gt = self.gt.view(pdev.as_ref(), bar);
+        for p in &self.ports {
+            let snapshot = p.snapshot();
+            let dropped = p.stop(&gt);
+            if dropped > 0 || snapshot.active {
+                dev_warn!(
+                    pdev,
+                    "submit: {}: unbind with {} request(s) in flight; engine reset\n",
+                    p.engine.name,
+                    dropped
+                );
+                if let Err(e) = reset_engine(&gt, p.engine) {
+                    dev_err!(
+                        pdev,
+                        "submit: {}: engine reset at unbind failed: {}\n",
+                        p.engine.name,
+                        e.to_errno()
+                    );
+                }
+            }
+            p.unmap(bar, &self.ggtt);
+        }
+        if let Some(s) = &self.scratch {
+            self.ggtt.unmap(bar, s.map);
+            self.pool.free(s.lmem);
+        }
+    }
+
+    /// The port of engine `name`.
+    fn port(&self, name: &str) -> Option<&Port> {
+        self.ports
+            .iter()
+            .find(|p| p.engine.name == name)
+            .map(|p| &**p)
+    }
+
+    /// Runs `f` on a GT view unless the device is unbound (`ENODEV`); `f` must not sleep.
+    fn with_gt<R>(&self, f: impl FnOnce(&Gt<'_>) -> Result<R>) -> Result<R> {
+        self.bar
+            .try_access_with(|bar| f(&self.gt.view(&self.dev, bar)))
+            .unwrap_or(Err(ENODEV))
+    }
+
+    /// The debugfs `engines` lines: one per present engine.
+    ///
+    /// # Errors
+    ///
+    /// Only the formatter's.
+    pub(crate) fn fmt_engines(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        let mode = self.mode();
+        for p in &self.ports {
+            let e = p.engine;
+            let s = p.snapshot();
+            let st = &p.stats;
+            let state = if !s.started {
+                "off"
+            } else if s.active {
+                "active"
+            } else {
+                "idle"
+            };
+            f.write_fmt(kernel::prelude::fmt!(
+                "{}: class {} instance {} mmio_base {:#08x} forcewake {} mode {} state {} \
+                 submitted {} completed {} inflight {} loads {} csb {} resets {} bad_input {} \
+                 errors {} seqno {} head {:#x} tail {:#x}\n",
+                e.name,
+                e.class as u32,
+                e.instance,
+                e.mmio_base,
+                e.domain,
+                mode.name(),
+                state,
+                st.submitted.load(Relaxed),
+                st.completed.load(Relaxed),
+                s.inflight,
+                st.loads.load(Relaxed),
+                st.csb_events.load(Relaxed),
+                st.resets.load(Relaxed),
+                st.bad_input.load(Relaxed),
+                st.errors.load(Relaxed),
+                s.last_retired,
+                s.head,
+                s.tail
+            ))?;
+        }
+        Ok(())
+    }
+}
+
+/// The selftest's scratch buffer: local memory mapped into the GGTT. A device without room
+/// for it still submits; only the selftest is unavailable (logged).
+fn scratch(
+    pdev: &pci::Device<Bound>,
+    bar: &Gttmmadr,
+    ggtt: &Ggtt,
+    pool: &LmemPool,
+) -> Option<selftest::Scratch> {
+    let got = pool.alloc(selftest::SCRATCH_BYTES).and_then(|lmem| {
+        let map = bar
+            .access(pdev)
+            .and_then(|b| ggtt.map_lmem(b, lmem.start, lmem.size()));
+        match map {
+            Ok(map) => Ok(selftest::Scratch { lmem, map }),
+            Err(e) => {
+                pool.free(lmem);
+                Err(e)
+            }
+        }
+    });
+    got.inspect_err(|e| {
+        dev_warn!(
+            pdev,
+            "submit: no selftest buffer in local memory ({}); debugfs submit unavailable\n",
+            e.to_errno()
+        )
+    })
+    .ok()
+}
+
+impl EngineSink for Submit {
+    fn engine_interrupt(&self, i: usize, _vectors: u16) {
+        let Some(port) = self.by_source.get(i).copied().flatten() else {
+            return;
+        };
+        let Some(port) = self.ports.get(port) else {
+            return;
+        };
+        let _ = self.with_gt(|gt| {
+            port.process(gt);
+            Ok(())
+        });
+    }
+}
+
+/// Resets one engine: the per-engine handshake (`RING_RESET_CTL` request, wait for ready;
+/// i915 `gen8_engine_reset_prepare`), then its `GDRST` domain, polled until the bit clears
+/// (i915 `gen6_hw_domain_reset`). The PRM does not describe engine reset (research/seed004.md
+/// §8.1); these are upstream's registers and bits. An engine that never reports ready is reset
+/// anyway, as i915 does after logging. Process or atomic context.
+///
+/// # Errors
+///
+/// Forcewake errors, or `ETIMEDOUT` if the reset bit never clears.
+pub(crate) fn reset_engine(gt: &Gt<'_>, e: &Engine) -> Result {
+    let awake = gt.wake::<GtDomain>()?;
+    let guard = gt.forcewake(e.domain.bit())?;
+    let io = Io::new(gt, &guard, e)?;
+    io.write(regs::RESET_CTL, regs::masked(regs::RESET_REQUEST, true));
+    let ready = read_poll_timeout_atomic(
+        || Ok(io.read(regs::RESET_CTL)),
+        |v| v & regs::RESET_READY != 0,
+        Delta::from_micros(1),
+        RESET_READY_TRIES,
+    );
+    if ready.is_err() {
+        dev_warn!(
+            gt.dev,
+            "submit: {}: RESET_CTL never reported ready to reset ({:#010x}); resetting anyway\n",
+            e.name,
+            io.read(regs::RESET_CTL)
+        );
+    }
+    let bit = regs::reset_domain(e);
+    gt.write(&awake, GDRST::from_raw(bit));
+    let done = read_poll_timeout_atomic(
+        || Ok(gt.read::<GDRST, GtDomain>(&awake).into_raw()),
+        |v| v & bit == 0,
+        Delta::from_micros(1),
+        RESET_DONE_TRIES,
+    );
+    io.write(regs::RESET_CTL, regs::masked(regs::RESET_REQUEST, false));
+    done.map(|_| ()).map_err(|_| {
+        dev_err!(
+            gt.dev,
+            "submit: {}: GDRST bit {:#x} did not clear\n",
+            e.name,
+            bit
+        );
+        ETIMEDOUT
+    })
+}
