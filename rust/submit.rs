@@ -246,8 +246,8 @@ impl Submit {
             };
             f.write_fmt(kernel::prelude::fmt!(
                 "{}: class {} instance {} mmio_base {:#08x} forcewake {} mode {} state {} \
-                 submitted {} completed {} inflight {} loads {} csb {} resets {} bad_input {} \
-                 errors {} seqno {} head {:#x} tail {:#x}\n",
+                 submitted {} completed {} failed {} inflight {} loads {} csb {} resets {} \
+                 bad_input {} errors {} seqno {} head {:#x} tail {:#x}\n",
                 e.name,
                 e.class as u32,
                 e.instance,
@@ -257,6 +257,7 @@ impl Submit {
                 state,
                 st.submitted.load(Relaxed),
                 st.completed.load(Relaxed),
+                st.failed.load(Relaxed),
                 s.inflight,
                 st.loads.load(Relaxed),
                 st.csb_events.load(Relaxed),

@@ -118,6 +118,8 @@ pub(crate) struct Stats {
     /// Device input rejected: bad CSB pointers or entries, seqnos never submitted.
     pub(crate) bad_input: Atomic<u64>,
     pub(crate) errors: Atomic<u64>,
+    /// Requests failed by a reset or unbind instead of retiring.
+    pub(crate) failed: Atomic<u64>,
 }
 
 /// Per-port state under its lock.
@@ -241,6 +243,7 @@ impl Port {
                 resets: Atomic::new(0),
                 bad_input: Atomic::new(0),
                 errors: Atomic::new(0),
+                failed: Atomic::new(0),
             },
         }? Error))
     }
@@ -268,10 +271,17 @@ impl Port {
         let guard = gt.forcewake(self.engine.domain.bit())?;
         let io = Io::new(gt, &guard, self.engine)?;
         let mut st = self.state.lock();
+        self.program(&io, &mut st);
+        st.started = true;
+        Ok(())
+    }
+
+    /// The engine registers of execlist mode (see [`Port::start`]).
+    fn program(&self, io: &Io<'_>, st: &mut State) {
         io.write(regs::HWSTAM, u32::MAX);
         io.write(regs::GFX_MODE, regs::masked(regs::GFX_DISABLE_LEGACY_MODE, true));
         io.write(regs::MI_MODE, regs::masked(regs::STOP_RING, false));
-        self.reset_csb(&io, &mut st);
+        self.reset_csb(io, st);
         io.write(regs::HWS_PGA, self.ggtt(0));
         let _ = io.read(regs::HWS_PGA);
         for n in 1..8 {
@@ -279,8 +289,67 @@ impl Port {
             io.write(lo, 0);
             io.write(hi, 0);
         }
-        st.started = true;
-        Ok(())
+    }
+
+    /// Hang recovery: the engine made no progress for `stalled_ms`. Resets it
+    /// ([`super::reset_engine`]), fails every request in flight (each exactly once: the queue
+    /// is emptied), empties the ring (the context image's head and tail back to 0, as the
+    /// reset dropped the context without saving it) and programs execlist mode again, so the
+    /// next request runs. Process context. Returns how many requests failed.
+    ///
+    /// # Errors
+    ///
+    /// Forcewake or reset errors; the port then stays stopped (`EIO` for later submissions).
+    pub(crate) fn recover(&self, gt: &Gt<'_>, stalled_ms: u32) -> Result<usize> {
+        let mut st = self.state.lock();
+        let hw = self.mem.read(HWSP_SEQNO).unwrap_or(0);
+        let oldest = st.inflight.get(st.first).map_or(0, |r| r.seqno);
+        let failed = st.count;
+        dev_err!(
+            gt.dev,
+            "submit: {}: hung: nothing retired for {} ms (engine seqno {}, oldest in flight              {}, {} in flight); resetting the engine\n",
+            self.engine.name,
+            stalled_ms,
+            hw,
+            oldest,
+            failed
+        );
+        st.count = 0;
+        st.active = false;
+        self.stats.resets.add(1, Relaxed);
+        // CAST: usize to u64 is lossless.
+        self.stats.failed.add(failed as u64, Relaxed);
+        let res = super::reset_engine(gt, self.engine).and_then(|()| {
+            let guard = match st.held.take() {
+                Some(h) => gt.resume(h),
+                None => gt.forcewake(self.engine.domain.bit())?,
+            };
+            let io = Io::new(gt, &guard, self.engine)?;
+            let base = self.layout.state / 4;
+            self.mem.write(base + lrc::CTX_RING_HEAD, 0)?;
+            self.mem.write(base + lrc::CTX_RING_TAIL, 0)?;
+            self.program(&io, &mut st);
+            Ok(())
+        });
+        st.head = 0;
+        st.tail = 0;
+        st.hw_tail = 0;
+        // The seqno the engine wrote last stays: the next request's is newer.
+        if let Err(e) = res {
+            st.stopped = true;
+            dev_err!(
+                gt.dev,
+                "submit: {}: recovery failed ({}); engine stopped until unbind\n",
+                self.engine.name,
+                e.to_errno()
+            );
+            drop(st);
+            self.done.notify_all();
+            return Err(e);
+        }
+        drop(st);
+        self.done.notify_all();
+        Ok(failed)
     }
 
     /// Both CSB pointers and the HWSP copy to the last slot, every slot consumed.
@@ -526,6 +595,8 @@ impl Port {
         let mut st = self.state.lock();
         st.stopped = true;
         let dropped = st.count;
+        // CAST: usize to u64 is lossless.
+        self.stats.failed.add(dropped as u64, Relaxed);
         st.count = 0;
         st.active = false;
         if let Some(h) = st.held.take() {

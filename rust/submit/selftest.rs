@@ -44,6 +44,8 @@ pub(crate) struct Scratch {
 pub(crate) struct Outcome {
     requests: u32,
     completed: u64,
+    /// Requests failed by the hang recovery.
+    failed: u64,
     /// Errno of the run's failure, 0 if none.
     errno: i32,
     /// First slot whose value was wrong, with what it held and what was expected.
@@ -122,7 +124,8 @@ impl Submit {
         let before = p.stats.completed.load(Relaxed);
         let start = Instant::<Monotonic>::now();
         let res = self.submit_all(p, scratch, run, n);
-        let drained = p.wait_progress(STALL_MS, |inflight, stopped| inflight == 0 || stopped);
+        let drained = res.is_ok()
+            && p.wait_progress(STALL_MS, |inflight, stopped| inflight == 0 || stopped);
         // CAST: a non-negative duration.
         out.elapsed_ns = start.elapsed().as_nanos() as u64;
         out.completed = p.stats.completed.load(Relaxed) - before;
@@ -139,14 +142,12 @@ impl Submit {
             Ok(()) => 0,
         };
         if out.errno == ETIMEDOUT.to_errno() {
-            dev_err!(
-                self.dev,
-                "submit: {}: selftest: no request retired for {} ms ({} of {} done)\n",
-                p.engine.name,
-                STALL_MS,
-                out.completed,
-                n
-            );
+            // A hang: the engine is reset and the requests in flight fail; the port takes
+            // new work afterwards.
+            if let Ok(failed) = self.with_gt(|gt| p.recover(gt, STALL_MS)) {
+                // CAST: usize to u64 is lossless.
+                out.failed = failed as u64;
+            }
         }
         if out.errno == 0 {
             out.mismatch = self.check_scratch(scratch, run, n).unwrap_or(Some((0, 0, 0)));
@@ -230,11 +231,12 @@ impl Submit {
                 0
             };
             f.write_fmt(fmt!(
-                "{}: mode {} requests {} completed {} errno {} payload ",
+                "{}: mode {} requests {} completed {} failed {} errno {} payload ",
                 e.name,
                 self.mode().name(),
                 o.requests,
                 o.completed,
+                o.failed,
                 o.errno
             ))?;
             match o.mismatch {

@@ -27,9 +27,9 @@ expect_eq "tile enable set" "$(irq_get "$bdf" "reg DG1_MSTR_TILE_INTR")" 0x80000
 eng=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$(dbg "$bdf" engines)" | sort | tr '\n' ' ')
 src=$(sed -n 's/^source \([a-z0-9]*\): [0-9]* present 1 .*/\1/p' "$(dbg "$bdf" irq)" | grep -v '^guc$' | sort | tr '\n' ' ')
 expect_eq "engines are the present engine sources" "$eng" "$src"
-expect_eq "rcs0 in engines" "$(sed -n 's/^rcs0: //p' "$(dbg "$bdf" engines)")" \
+expect_eq "rcs0 in engines" "$(sed -n 's/^rcs0: \(.* forcewake [A-Z0-9]*\) mode .*/\1/p' "$(dbg "$bdf" engines)")" \
 	"class 0 instance 0 mmio_base 0x002000 forcewake RENDER"
-expect_eq "vecs0 in engines" "$(sed -n 's/^vecs0: //p' "$(dbg "$bdf" engines)")" \
+expect_eq "vecs0 in engines" "$(sed -n 's/^vecs0: \(.* forcewake [A-Z0-9]*\) mode .*/\1/p' "$(dbg "$bdf" engines)")" \
 	"class 2 instance 0 mmio_base 0x1c8000 forcewake VEBOX0"
 
 # Each present source, one event of its user interrupt (GuC: GUC2HOST).
