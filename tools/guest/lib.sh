@@ -419,3 +419,23 @@ ct_state_is() { case "$(ct_get "$1" state)" in "$2"*) return 0 ;; esac; return 1
 
 # ct_outstanding_is BDF N: N requests wait for a reply (for wait_until).
 ct_outstanding_is() { [ "$(ct_get "$1" outstanding | cut -d' ' -f1)" = "$2" ]; }
+
+# eng_get BDF ENGINE KEY: the value after KEY on ENGINE's line of debugfs
+# engines (`NAME: class C ... mode M state S submitted N ...`).
+eng_get() { sed -n "s/^$2: //p" "$(dbg "$1" engines)" | tr ' ' '\n' | sed -n "/^$3\$/{n;p;}"; }
+
+# submit_cmd BDF CMD: runs a submit selftest (`ENGINE N` or `all N`).
+submit_cmd() { echo "$2" >"$(dbg "$1" submit)"; }
+
+# submit_get BDF ENGINE KEY: the value after KEY on ENGINE's line of the last
+# selftest's report; `payload` yields the word after it (ok, bad, unchecked).
+submit_get() { sed -n "s/^$2: //p" "$(dbg "$1" submit)" | tr ' ' '\n' | sed -n "/^$3\$/{n;p;}"; }
+
+# submit_ok BDF ENGINE N: the last run on ENGINE retired all N requests with no
+# error and every payload slot read back right.
+submit_ok() {
+	expect_eq "$2: $3 requests retired" "$(submit_get "$1" "$2" completed)" "$3"
+	expect_eq "$2: no error" "$(submit_get "$1" "$2" errno)" 0
+	expect_eq "$2: none failed" "$(submit_get "$1" "$2" failed)" 0
+	expect_eq "$2: payload read back through BAR 2" "$(submit_get "$1" "$2" payload)" ok
+}
