@@ -183,6 +183,7 @@ impl Device {
                 base: Hex(w.base.into()),
                 size: Hex(w.size.into()),
             }),
+            engines: self.regs.engines().present().map(|d| d.name).collect(),
         };
         let mut faults = o.faults.clone();
         faults.sort();

@@ -161,8 +161,8 @@ pub struct EngineCounters {
     pub violations: u64,
 }
 
-/// The command streamers: `engines.NAME.*` per engine that had an event,
-/// and `engines.gtt_faults` over all of them.
+/// The command streamers: `engines.NAME.*` per present engine (the
+/// `start` event names them), and `engines.gtt_faults` over all of them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EnginesSummary {
     /// Page-table errors (an unmapped GGTT address) over all engines.
@@ -451,6 +451,11 @@ impl Counters {
             Event::IrqIdentity { source, .. } => {
                 s.irq.identities_total += 1;
                 bump(&mut s.irq.identities, source);
+            }
+            Event::Start { engines, .. } => {
+                for e in engines {
+                    engine_entry(s, e);
+                }
             }
             Event::EngineLoad { engine, action, .. } => {
                 let e = engine_entry(s, engine);

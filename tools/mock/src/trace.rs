@@ -168,6 +168,9 @@ pub enum Event {
         /// absent without the option.
         #[serde(skip_serializing_if = "Option::is_none")]
         wopcm_prelocked: Option<WopcmBounds>,
+        /// The engines the fuses leave: their command streamers exist
+        /// ([`crate::regfile::engine`]).
+        engines: Vec<&'static str>,
     },
     /// A `--fault` switch is active.
     FaultArmed {

@@ -1380,6 +1380,10 @@ fn engine_submission_through_the_device() {
     assert_eq!((c.loads, c.contexts_completed, c.csb_entries), (2, 1, 3));
     assert_eq!((c.commands, c.user_interrupts), (3, 1));
     assert_eq!(s.reg_writes.get("RING_EXECLIST_CONTROL"), Some(&2));
+    // Every present engine has its counters from the start, none other.
+    assert_eq!(s.engines.by_engine["vecs1"], Default::default());
+    assert!(!s.engines.by_engine.contains_key("vcs1"));
+    assert_eq!(s.engines.by_engine.len(), 10);
     assert_eq!(
         (s.violations, s.unknown_accesses),
         (0, 0),

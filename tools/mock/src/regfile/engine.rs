@@ -1103,6 +1103,11 @@ impl Engines {
         Some((i, rel))
     }
 
+    /// The present engines' definitions, in table order.
+    pub fn present(&self) -> impl Iterator<Item = &'static EngineDef> + '_ {
+        self.engines.iter().map(|e| e.def)
+    }
+
     /// The engine called `name`, if present.
     pub fn by_name(&self, name: &str) -> Option<&Engine> {
         self.engines.iter().find(|e| e.def.name == name)
