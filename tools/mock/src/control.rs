@@ -14,6 +14,11 @@
 //! - `gt-error:SEV:BITS`: GT error bits (hex, not 0) of severity SEV
 //!   (`correctable`, `nonfatal`, `fatal`);
 //! - `spurious-msi`: one MSI with nothing pending;
+//! - `engine:hang:NAME`, `engine:csb-lost:NAME`: fault switches of the
+//!   command streamer of engine NAME (`rcs0 bcs0 ccs0..ccs3 vcs0..vcs7
+//!   vecs0..vecs3`, [`crate::regfile::engine`]): the next context started
+//!   on it stops at its first command for ever / its next CSB entry is not
+//!   written (the interrupt still fires);
 //! - `ct:...` and `g2h:...`: the GuC's CT engine ([`CtRequest`], carried
 //!   out by [`crate::regfile::guc::ct`]): switches for the next requests
 //!   read from the H2G ring, and messages or damage written into G2H.
@@ -52,6 +57,8 @@ use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::fmt;
 
+use crate::regfile::engine;
+use crate::regfile::engine::EngineFault;
 use crate::regfile::intc::Severity;
 use crate::regfile::intc::Source;
 
@@ -255,6 +262,13 @@ pub enum Request {
     SpuriousMsi,
     /// `ct:...` / `g2h:...`.
     Ct(CtRequest),
+    /// `engine:FAULT:NAME`.
+    Engine {
+        /// The switch.
+        fault: EngineFault,
+        /// The engine's name.
+        engine: &'static str,
+    },
 }
 
 impl Request {
@@ -299,9 +313,17 @@ impl Request {
                 Ok(Request::GtError { sev, bits })
             }
             [family @ ("ct" | "g2h"), args @ ..] => CtRequest::parse(family, args).map(Request::Ct),
+            ["engine", fault, name] => {
+                let fault = EngineFault::from_name(fault)
+                    .ok_or_else(|| format!("`{fault}` is not an engine fault (hang, csb-lost)"))?;
+                let engine = engine::def_by_name(name)
+                    .ok_or_else(|| format!("`{name}` is not an engine"))?
+                    .name;
+                Ok(Request::Engine { fault, engine })
+            }
             _ => Err(format!(
                 "`{text}` is not surprise-removal, spurious-msi, irq:SOURCE:DATA:COUNT, \
-                 gt-error:SEV:BITS, ct:... or g2h:..."
+                 gt-error:SEV:BITS, ct:..., g2h:... or engine:FAULT:NAME"
             )),
         }
     }
@@ -309,13 +331,14 @@ impl Request {
     /// Whether `partial` may still become a request as more characters come
     /// (for a reader that must decide before the line ends).
     pub fn could_become(partial: &str) -> bool {
-        const WORDS: [&str; 6] = [
+        const WORDS: [&str; 7] = [
             "surprise-removal",
             "spurious-msi",
             "irq:",
             "gt-error:",
             "ct:",
             "g2h:",
+            "engine:",
         ];
         if WORDS.iter().any(|w| w.starts_with(partial)) {
             return true;
@@ -348,6 +371,7 @@ impl fmt::Display for Request {
             ),
             Request::GtError { sev, bits } => write!(f, "gt-error:{}:{bits:x}", sev.name()),
             Request::Ct(r) => r.fmt(f),
+            Request::Engine { fault, engine } => write!(f, "engine:{}:{engine}", fault.name()),
         }
     }
 }
@@ -638,6 +662,35 @@ mod tests {
         for p in ["ct:busy 1", "g2h:event;", "ctx"] {
             assert!(!Request::could_become(p), "{p:?}");
         }
+    }
+
+    #[test]
+    fn engine_requests_parse_and_print_back() {
+        for (text, fault, engine) in [
+            ("engine:hang:rcs0", EngineFault::Hang, "rcs0"),
+            ("engine:csb-lost:vecs3", EngineFault::CsbLost, "vecs3"),
+            ("engine:hang:ccs2", EngineFault::Hang, "ccs2"),
+        ] {
+            let want = Request::Engine { fault, engine };
+            assert_eq!(Request::parse(text), Ok(want), "{text}");
+            assert_eq!(want.to_string(), text);
+            assert!(Request::could_become(text), "{text}");
+        }
+        for bad in [
+            "engine",
+            "engine:",
+            "engine:hang",
+            "engine:hang:",
+            "engine:hang:guc",
+            "engine:hang:rcs8",
+            "engine:stall:rcs0",
+            "engine:hang:rcs0:1",
+            "engine:HANG:rcs0",
+        ] {
+            assert!(Request::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+        assert!(Request::could_become("engine:csb-"));
+        assert!(!Request::could_become("engine:hang rcs0"));
     }
 
     #[test]

@@ -50,6 +50,7 @@ use crate::memory::DmaError;
 use crate::memory::GuestMemory;
 use crate::memory::MemFd;
 use crate::recorder::Recorder;
+use crate::regfile::engine;
 use crate::regfile::guc;
 use crate::regfile::guc::FwFile;
 use crate::regfile::intc::Raised;
@@ -182,6 +183,7 @@ impl Device {
                 base: Hex(w.base.into()),
                 size: Hex(w.size.into()),
             }),
+            engines: self.regs.engines().present().map(|d| d.name).collect(),
         };
         let mut faults = o.faults.clone();
         faults.sort();
@@ -412,6 +414,13 @@ impl Device {
                 self.regs.raise_gt_error(sev, bits, &mut self.rec);
                 self.settle_irqs();
             }
+            Request::Engine { fault, engine } => {
+                if self.dead() {
+                    // A card that is gone runs nothing.
+                    return;
+                }
+                self.regs.arm_engine_fault(engine, fault, &mut self.rec);
+            }
             Request::Ct(r) => {
                 if self.dead() {
                     // A card that is gone writes nothing.
@@ -441,7 +450,10 @@ impl Device {
         self.settle_irqs();
     }
 
-    /// [`RegisterFile::service_guc`] with the device's memory.
+    /// [`RegisterFile::service_guc`] and [`RegisterFile::service_engines`]
+    /// with the device's memory: the GuC's CT engine and the command
+    /// streamers (semaphore re-polls, bursts that used up their budget) do
+    /// what became possible.
     fn service_guc(&mut self) {
         let mut bus = DeviceBus {
             ggtt: self.ggtt.as_ref(),
@@ -449,6 +461,7 @@ impl Device {
             guest: &mut self.guest,
         };
         self.regs.service_guc(&mut self.rec, &mut bus);
+        self.regs.service_engines(&mut self.rec, &mut bus);
     }
 
     /// Raises `src`'s paced test events until one reaches the source (and
@@ -756,10 +769,10 @@ impl Device {
         touched: &mut Vec<&'static str>,
         unknown: &mut Vec<u64>,
     ) -> u32 {
-        let reg = reg_at(dw);
-        if let Some(r) = reg {
-            if touched.last() != Some(&r.name) {
-                touched.push(r.name);
+        let reg = reg_name_at(dw);
+        if let Some(n) = reg {
+            if touched.last() != Some(&n) {
+                touched.push(n);
             }
         }
         if self.dead() {
@@ -785,7 +798,7 @@ impl Device {
     /// One dword write cycle; false if no register lives at `dw`.
     fn reg_cycle_write(&mut self, dw: u64, value: u32, dead: bool) -> bool {
         if dead {
-            return reg_at(dw).is_some();
+            return reg_name_at(dw).is_some();
         }
         if dw >= REGS_END {
             return false;
@@ -948,13 +961,23 @@ fn reg_at(dw: u64) -> Option<&'static regs::RegDef> {
     u32::try_from(dw).ok().and_then(regs::lookup)
 }
 
+/// The name of the register at dword `dw`: the public map's, or an engine
+/// register's (`RING_TAIL`, ...; any engine's window, present or not).
+fn reg_name_at(dw: u64) -> Option<&'static str> {
+    if let Some(r) = reg_at(dw) {
+        return Some(r.name);
+    }
+    let (_, rel) = u32::try_from(dw).ok().and_then(engine::window_of)?;
+    engine::reg_name(rel)
+}
+
 /// Names of the registers in the dwords `first..end`, without repeats.
 fn touched_regs(first: u64, end: u64) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for dw in (first..end).step_by(4) {
-        if let Some(r) = reg_at(dw) {
-            if out.last() != Some(&r.name) {
-                out.push(r.name);
+        if let Some(n) = reg_name_at(dw) {
+            if out.last() != Some(&n) {
+                out.push(n);
             }
         }
     }

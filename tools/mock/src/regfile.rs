@@ -11,6 +11,9 @@
 //! - [`fuses`]: the fuse reflections (DSS, meml3, media engines);
 //! - [`mcr`]: the steering selectors and the replicated (MCR) registers;
 //! - [`guc`]: the GuC shim, its DMA engine, boot and MMIO messages;
+//! - [`engine`]: the command streamers of the present engines (register
+//!   windows at the engine bases, execlist submission, command execution);
+//!   their interrupts go to [`intc`], `GDRST`'s engine bits reset them;
 //! - [`intc`]: the GT interrupt controller (tile, primary, GT DW,
 //!   selector/identity, enables and masks, GT error registers). What it
 //!   does is traced after each call ([`RegisterFile::flush_irq_events`]);
@@ -38,6 +41,7 @@
 //! through a [`guc::Bus`] the device passes with each write
 //! ([`RegisterFile::write_with`]).
 
+pub mod engine;
 pub mod forcewake;
 pub mod fuses;
 pub mod guc;
@@ -157,6 +161,7 @@ pub struct RegisterFile {
     mcr: mcr::Mcr,
     guc: guc::Guc,
     intc: intc::Intc,
+    engines: engine::Engines,
     irq_on_guc_reset: bool,
     /// Sources whose service ended since the last [`RegisterFile::take_serviced`].
     serviced: Vec<intc::Source>,
@@ -186,6 +191,7 @@ impl RegisterFile {
             )?,
             guc: guc::Guc::new(&p.guc, &p.fuses).map_err(BuildError::Hwconfig)?,
             intc: intc::Intc::new(p.intc),
+            engines: engine::Engines::new(&p.fuses),
             irq_on_guc_reset: p.irq_on_guc_reset,
             serviced: Vec::new(),
         })
@@ -200,7 +206,49 @@ impl RegisterFile {
         self.guc.reset_device(now, rec);
         self.guc.take_resets();
         self.intc.reset();
+        self.engines.reset_device(rec);
         self.flush_irq_events(rec);
+    }
+
+    /// The command streamers.
+    pub fn engines(&self) -> &engine::Engines {
+        &self.engines
+    }
+
+    /// Delivers the engines' interrupts to the interrupt controller.
+    fn drain_engines(&mut self, rec: &mut Recorder) {
+        let irqs = self.engines.take_irqs();
+        if irqs.is_empty() {
+            return;
+        }
+        for (src, bits) in irqs {
+            // Every present engine is a modelled source (tested).
+            let _ = self.intc.raise(src, bits);
+        }
+        self.flush_irq_events(rec);
+    }
+
+    /// Lets the engines run what became possible without a register
+    /// access (a semaphore to re-poll, a burst's budget used up); nothing
+    /// when no engine can progress. The device calls it from its tick and
+    /// after register accesses.
+    pub fn service_engines(&mut self, rec: &mut Recorder, bus: &mut dyn guc::Bus) {
+        if !self.engines.has_work() {
+            return;
+        }
+        self.engines.service(rec, bus);
+        self.drain_engines(rec);
+    }
+
+    /// An `engine:FAULT:NAME` test-control request: arms the switch on the
+    /// engine (traced `engine_fault`); false if the part has no such engine.
+    pub fn arm_engine_fault(
+        &mut self,
+        name: &'static str,
+        fault: engine::EngineFault,
+        rec: &mut Recorder,
+    ) -> bool {
+        self.engines.arm(name, fault, rec)
     }
 
     /// The GuC.
@@ -348,7 +396,7 @@ impl RegisterFile {
 
     /// The power rule: whether an access to `reg` at `offset` reaches it.
     /// Records `sleeping_domain` when it does not.
-    fn powered(&self, reg: &regs::RegDef, offset: u32, op: Op, rec: &mut Recorder) -> bool {
+    fn powered(&self, name: &str, offset: u32, op: Op, rec: &mut Recorder) -> bool {
         let Some(d) = self.map.domain(offset) else {
             return true;
         };
@@ -364,7 +412,7 @@ impl RegisterFile {
             format!(
                 "{} of {} (+{offset:#x}) while forcewake domain {} is asleep; {what}",
                 op.name(),
-                reg.name,
+                name,
                 d.name()
             ),
         );
@@ -376,8 +424,15 @@ impl RegisterFile {
     pub fn read(&mut self, offset: u32, rec: &mut Recorder) -> Option<u32> {
         let now = rec.now();
         self.advance(now, rec);
+        if let Some((i, rel)) = self.engines.lookup(offset) {
+            let name = engine::reg_name(rel)?;
+            if !self.powered(name, offset, Op::Read, rec) {
+                return Some(0);
+            }
+            return self.engines.read(i, rel);
+        }
         let reg = regs::lookup(offset)?;
-        if !self.powered(reg, offset, Op::Read, rec) {
+        if !self.powered(reg.name, offset, Op::Read, rec) {
             return Some(0);
         }
         if let Some(d) = Domain::from_request_offset(offset) {
@@ -429,9 +484,23 @@ impl RegisterFile {
     ) -> Option<Effect> {
         let now = rec.now();
         self.advance(now, rec);
+        if let Some((i, rel)) = self.engines.lookup(offset) {
+            let name = engine::reg_name(rel)?;
+            if !self.powered(name, offset, Op::Write, rec) {
+                return Some(Effect::None);
+            }
+            let r = self.engines.write(i, rel, value, rec, bus);
+            self.drain_engines(rec);
+            return r.map(|()| Effect::None);
+        }
         let reg = regs::lookup(offset)?;
-        if !self.powered(reg, offset, Op::Write, rec) {
+        if !self.powered(reg.name, offset, Op::Write, rec) {
             return Some(Effect::None);
+        }
+        if offset == regs::guc::GDRST.offset {
+            // The engine domain bits (spec "GDRST"); the GuC's own bits are
+            // the GuC's (below).
+            self.engines.gdrst(value, rec);
         }
         if let Some(d) = Domain::from_request_offset(offset) {
             self.fw.write_request(d, value, now, rec);
@@ -491,6 +560,7 @@ impl RegisterFile {
             self.guc.reset_device(now, rec);
             self.guc.take_resets();
             self.intc.reset();
+            self.engines.reset_device(rec);
             self.flush_irq_events(rec);
         }
         Some(effect)

@@ -136,6 +136,42 @@ pub struct CtSummary {
     pub faults_armed_left: u64,
 }
 
+/// Counters of one engine's command streamer ([`crate::regfile::engine`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineCounters {
+    /// Execlist Loads (every write of `RING_EXECLIST_CONTROL` bit 0).
+    pub loads: u64,
+    /// Loads that were lite restores of the running context.
+    pub lite_restores: u64,
+    /// Contexts switched away from before they completed (switch detail 5).
+    pub preemptions: u64,
+    /// Contexts that ran until HEAD == TAIL.
+    pub contexts_completed: u64,
+    /// Commands executed.
+    pub commands: u64,
+    /// `MI_USER_INTERRUPT`s executed.
+    pub user_interrupts: u64,
+    /// CSB entries written (not the ones `engine:csb-lost` dropped).
+    pub csb_entries: u64,
+    /// Command streamer errors (instruction and page-table).
+    pub errors: u64,
+    /// Engine resets.
+    pub resets: u64,
+    /// Rules the driver broke on this engine (also in `violations`).
+    pub violations: u64,
+}
+
+/// The command streamers: `engines.NAME.*` per present engine (the
+/// `start` event names them), and `engines.gtt_faults` over all of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnginesSummary {
+    /// Page-table errors (an unmapped GGTT address) over all engines.
+    pub gtt_faults: u64,
+    /// Per engine, by name.
+    #[serde(flatten)]
+    pub by_engine: BTreeMap<String, EngineCounters>,
+}
+
 /// The summary file's content; the test harness and the VM runner read it
 /// back with this type.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -229,6 +265,9 @@ pub struct Summary {
     /// The GuC's CT registration.
     #[serde(default)]
     pub ct: CtSummary,
+    /// The command streamers.
+    #[serde(default)]
+    pub engines: EnginesSummary,
     /// Events traced (the next trace `seq`).
     pub events: u64,
     /// True only in the file written at a clean exit.
@@ -413,6 +452,55 @@ impl Counters {
                 s.irq.identities_total += 1;
                 bump(&mut s.irq.identities, source);
             }
+            Event::Start { engines, .. } => {
+                for e in engines {
+                    engine_entry(s, e);
+                }
+            }
+            Event::EngineLoad { engine, action, .. } => {
+                let e = engine_entry(s, engine);
+                e.loads += 1;
+                if *action == "lite_restore" {
+                    e.lite_restores += 1;
+                }
+            }
+            Event::EngineSwitch {
+                engine,
+                detail,
+                lost,
+                ..
+            } => {
+                let e = engine_entry(s, engine);
+                if !*lost {
+                    e.csb_entries += 1;
+                }
+                if *detail == 5 {
+                    e.preemptions += 1;
+                }
+            }
+            Event::EngineComplete { engine, .. } => engine_entry(s, engine).contexts_completed += 1,
+            Event::EngineRun {
+                engine,
+                commands,
+                user_interrupts,
+                ..
+            } => {
+                let e = engine_entry(s, engine);
+                e.commands += commands;
+                e.user_interrupts += user_interrupts;
+            }
+            Event::EngineError { engine, kind, .. } => {
+                engine_entry(s, engine).errors += 1;
+                if *kind == "page_table" {
+                    s.engines.gtt_faults += 1;
+                }
+            }
+            Event::EngineReset { engine, .. } => engine_entry(s, engine).resets += 1,
+            Event::EngineViolation { engine, kind, .. } => {
+                engine_entry(s, engine).violations += 1;
+                s.violations += 1;
+                *s.violation_kinds.entry((*kind).to_owned()).or_default() += 1;
+            }
             Event::IntcMsi => s.irq.msis += 1,
             Event::GtError { severity, .. } => bump(&mut s.irq.gt_errors, severity),
             Event::SpuriousMsi => s.irq.spurious_msis += 1,
@@ -443,6 +531,10 @@ impl Counters {
         s.is_final = is_final;
         s
     }
+}
+
+fn engine_entry<'a>(s: &'a mut Summary, engine: &str) -> &'a mut EngineCounters {
+    s.engines.by_engine.entry(engine.to_owned()).or_default()
 }
 
 fn bump_each(map: &mut BTreeMap<String, u64>, regs: &[&'static str]) {
@@ -497,6 +589,83 @@ mod tests {
             area: None,
             dropped: false,
         }
+    }
+
+    /// `engines.NAME.*` and `engines.gtt_faults` from the engine events;
+    /// an engine violation also counts as a violation of its kind.
+    #[test]
+    fn engine_events_count_per_engine() {
+        let mut c = Counters::default();
+        let load = |action| Event::EngineLoad {
+            engine: "bcs0",
+            elements: 1,
+            ctx: Hex(1),
+            lrca: Hex(0x1000),
+            action,
+        };
+        c.count(&load("start"));
+        c.count(&load("lite_restore"));
+        for (detail, lost) in [(0, false), (5, false), (0, true)] {
+            c.count(&Event::EngineSwitch {
+                engine: "bcs0",
+                away: Hex(1),
+                to: Hex(2),
+                new_queue: true,
+                detail,
+                index: (!lost).then_some(0),
+                lost,
+            });
+        }
+        c.count(&Event::EngineComplete {
+            engine: "bcs0",
+            ctx: Hex(1),
+            lrca: Hex(0x1000),
+            head: Hex(0x40),
+        });
+        c.count(&Event::EngineRun {
+            engine: "bcs0",
+            ctx: Hex(1),
+            commands: 7,
+            user_interrupts: 2,
+            stopped: "complete",
+        });
+        for kind in ["page_table", "instruction"] {
+            c.count(&Event::EngineError {
+                engine: "rcs0",
+                kind,
+                ipehr: Hex(0),
+                acthd: Hex(0),
+                detail: String::new(),
+            });
+        }
+        c.count(&Event::EngineReset {
+            engine: "rcs0",
+            cause: "gdrst",
+        });
+        c.count(&Event::EngineViolation {
+            engine: "rcs0",
+            kind: "engine_execlists_disabled",
+            detail: String::new(),
+        });
+        let s = c.summary(0, false);
+        let v = serde_json::to_value(&s).expect("serialises");
+        assert_eq!(
+            v["engines"],
+            json!({
+                "gtt_faults": 1,
+                "bcs0": {"loads": 2, "lite_restores": 1, "preemptions": 1,
+                         "contexts_completed": 1, "commands": 7, "user_interrupts": 2,
+                         "csb_entries": 2, "errors": 0, "resets": 0, "violations": 0},
+                "rcs0": {"loads": 0, "lite_restores": 0, "preemptions": 0,
+                         "contexts_completed": 0, "commands": 0, "user_interrupts": 0,
+                         "csb_entries": 0, "errors": 2, "resets": 1, "violations": 1}
+            })
+        );
+        assert_eq!(s.violations, 1);
+        assert_eq!(s.violation_kinds.get("engine_execlists_disabled"), Some(&1));
+        // The harness reads it back with the same types.
+        let back: Summary = serde_json::from_value(v).expect("reads back");
+        assert_eq!(back.engines, s.engines);
     }
 
     #[test]
@@ -732,6 +901,11 @@ mod tests {
             .as_object_mut()
             .and_then(|m| m.remove("ct"))
             .expect("ct object");
+        let engines = v
+            .as_object_mut()
+            .and_then(|m| m.remove("engines"))
+            .expect("engines object");
+        assert_eq!(engines, json!({"gtt_faults": 0}), "no engine events");
         assert_eq!(
             ct,
             json!({

@@ -168,6 +168,9 @@ pub enum Event {
         /// absent without the option.
         #[serde(skip_serializing_if = "Option::is_none")]
         wopcm_prelocked: Option<WopcmBounds>,
+        /// The engines the fuses leave: their command streamers exist
+        /// ([`crate::regfile::engine`]).
+        engines: Vec<&'static str>,
     },
     /// A `--fault` switch is active.
     FaultArmed {
@@ -577,6 +580,111 @@ pub enum Event {
         /// KLV length in dwords.
         len: u32,
     },
+    /// An execlist Load (`RING_EXECLIST_CONTROL` bit 0) on an engine
+    /// ([`crate::regfile::engine`]).
+    EngineLoad {
+        /// Engine name (`rcs0`, `bcs0`, ...).
+        engine: &'static str,
+        /// Valid elements sampled from the submission queue.
+        elements: u32,
+        /// SW context ID of the first valid element (0xffff: none).
+        ctx: Hex,
+        /// Its LRCA (0: none).
+        lrca: Hex,
+        /// What the Load did: "start" (idle engine), "lite_restore",
+        /// "preempt", "preempt_to_idle", "empty" (nothing valid, idle),
+        /// "held" (the active context is halted or hung: the new queue waits
+        /// for a reset), "ignored_disabled" (execlists not enabled in
+        /// `RING_MODE`).
+        action: &'static str,
+    },
+    /// A context switch the engine reported: one CSB entry (or none under
+    /// `engine:csb-lost`), followed by the context-switch interrupt.
+    EngineSwitch {
+        /// Engine name.
+        engine: &'static str,
+        /// SW context ID switched away from (0xffff: idle).
+        away: Hex,
+        /// SW context ID switched to (0xffff: idle).
+        to: Hex,
+        /// "Switched to new queue".
+        new_queue: bool,
+        /// Switch detail (0 complete, 5 preempted).
+        detail: u32,
+        /// CSB entry index written (absent when lost).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        index: Option<u32>,
+        /// The entry was dropped by the `engine:csb-lost` switch.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        lost: bool,
+    },
+    /// A context ran until its ring was empty (HEAD == TAIL); HEAD and TAIL
+    /// were saved into its image.
+    EngineComplete {
+        /// Engine name.
+        engine: &'static str,
+        /// SW context ID.
+        ctx: Hex,
+        /// LRCA.
+        lrca: Hex,
+        /// RING_HEAD saved.
+        head: Hex,
+    },
+    /// A burst of command execution on an engine (a Load, a register
+    /// access or a tick let it run); only bursts that executed commands.
+    EngineRun {
+        /// Engine name.
+        engine: &'static str,
+        /// SW context ID that ran.
+        ctx: Hex,
+        /// Commands executed.
+        commands: u64,
+        /// `MI_USER_INTERRUPT`s among them.
+        user_interrupts: u64,
+        /// Why the burst ended: "complete", "budget", "wait", "halt",
+        /// "stop_ring", "hang".
+        stopped: &'static str,
+    },
+    /// A command streamer error: the engine halts with the context active
+    /// and raises its CS error interrupt.
+    EngineError {
+        /// Engine name.
+        engine: &'static str,
+        /// "instruction" (EIR bit 0) or "page_table" (EIR bit 4).
+        kind: &'static str,
+        /// The faulting command's header (`RING_IPEHR`).
+        ipehr: Hex,
+        /// Its GGTT address (`RING_ACTHD`).
+        acthd: Hex,
+        /// What went wrong.
+        detail: String,
+    },
+    /// An engine reset (`GDRST` domain bit, `GRDOM_FULL` or a device reset).
+    EngineReset {
+        /// Engine name.
+        engine: &'static str,
+        /// "gdrst", "grdom_full" or "device".
+        cause: &'static str,
+    },
+    /// A rule the driver broke on an engine; also counted as a violation.
+    EngineViolation {
+        /// Engine name.
+        engine: &'static str,
+        /// Violation kind.
+        kind: &'static str,
+        /// What happened.
+        detail: String,
+    },
+    /// An `engine:` fault switch of the test control.
+    EngineFault {
+        /// Engine name.
+        engine: &'static str,
+        /// "hang" or "csb-lost".
+        fault: &'static str,
+        /// "armed", "applied", or "absent" (the fuses leave no such engine:
+        /// nothing armed).
+        action: &'static str,
+    },
     /// The mock is shutting down.
     Stop {
         /// Why: "disconnect", "signal SIGTERM", "error: ...".
@@ -685,6 +793,67 @@ mod tests {
     fn line(ev: &Event) -> Value {
         let s = to_line(7, Duration::from_micros(1234), ev).expect("serialises");
         serde_json::from_str(&s).expect("valid JSON")
+    }
+
+    #[test]
+    fn engine_event_shapes() {
+        assert_eq!(
+            line(&Event::EngineLoad {
+                engine: "bcs0",
+                elements: 1,
+                ctx: Hex(0x2a),
+                lrca: Hex(0x30_0000),
+                action: "start",
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"engine_load","engine":"bcs0","elements":1,
+                   "ctx":"0x2a","lrca":"0x300000","action":"start"})
+        );
+        assert_eq!(
+            line(&Event::EngineSwitch {
+                engine: "rcs0",
+                away: Hex(0xffff),
+                to: Hex(0x2a),
+                new_queue: true,
+                detail: 0,
+                index: Some(0),
+                lost: false,
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"engine_switch","engine":"rcs0","away":"0xffff",
+                   "to":"0x2a","new_queue":true,"detail":0,"index":0})
+        );
+        assert_eq!(
+            line(&Event::EngineSwitch {
+                engine: "rcs0",
+                away: Hex(0x2a),
+                to: Hex(0xffff),
+                new_queue: false,
+                detail: 0,
+                index: None,
+                lost: true,
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"engine_switch","engine":"rcs0","away":"0x2a",
+                   "to":"0xffff","new_queue":false,"detail":0,"lost":true})
+        );
+        assert_eq!(
+            line(&Event::EngineError {
+                engine: "bcs0",
+                kind: "page_table",
+                ipehr: Hex(0),
+                acthd: Hex(0x60_0010),
+                detail: "x".into(),
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"engine_error","engine":"bcs0","kind":"page_table",
+                   "ipehr":"0x0","acthd":"0x600010","detail":"x"})
+        );
+        assert_eq!(
+            line(&Event::EngineFault {
+                engine: "vcs1",
+                fault: "hang",
+                action: "absent",
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"engine_fault","engine":"vcs1","fault":"hang",
+                   "action":"absent"})
+        );
     }
 
     #[test]

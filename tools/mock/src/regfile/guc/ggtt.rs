@@ -154,16 +154,39 @@ struct Segment {
     len: usize,
 }
 
-/// The GuC's view of memory for one batch of accesses.
+/// End of the GGTT: 4 GiB, one PTE per page of the 8 MiB PTE window
+/// (`xe_ggtt.c`).
+pub const GGTT_END: u64 = 1 << 32;
+
+/// The GuC's (or a command streamer's) view of memory for one batch of
+/// accesses.
 pub struct Gtt<'a> {
     bus: &'a mut dyn Bus,
     tlb: &'a mut Tlb,
+    /// The GuC's address limits apply (WOPCM below, `GUC_GGTT_TOP` above);
+    /// a command streamer reaches the whole GGTT.
+    guc_window: bool,
 }
 
 impl<'a> Gtt<'a> {
-    /// Accesses through `bus`, caching in `tlb`.
+    /// The GuC's accesses through `bus`, caching in `tlb`.
     pub fn new(bus: &'a mut dyn Bus, tlb: &'a mut Tlb) -> Self {
-        Self { bus, tlb }
+        Self {
+            bus,
+            tlb,
+            guc_window: true,
+        }
+    }
+
+    /// A command streamer's accesses through `bus`: the whole 4 GiB GGTT,
+    /// no GuC window. `[MODEL]` The engines' TLBs are not modelled: pass a
+    /// fresh `tlb` per operation, so every access reads the PTE in memory.
+    pub fn engine(bus: &'a mut dyn Bus, tlb: &'a mut Tlb) -> Self {
+        Self {
+            bus,
+            tlb,
+            guc_window: false,
+        }
     }
 
     /// Reads `buf.len()` bytes at GGTT address `gaddr`; `what` names the
@@ -268,13 +291,18 @@ impl<'a> Gtt<'a> {
         let end = gaddr
             .checked_add(len)
             .ok_or_else(|| Fault(format!("{what}: GGTT range {gaddr:#x}+{len:#x} wraps")))?;
-        if gaddr < WOPCM_TOP {
+        if !self.guc_window && end > GGTT_END {
+            return Err(Fault(format!(
+                "{what}: GGTT range {gaddr:#x}..{end:#x} is beyond the 4 GiB GGTT"
+            )));
+        }
+        if self.guc_window && gaddr < WOPCM_TOP {
             return Err(Fault(format!(
                 "{what}: GGTT address {gaddr:#x} is below the WOPCM top {WOPCM_TOP:#x}; \
                  the GuC cannot reach it through the GGTT"
             )));
         }
-        if end > GUC_GGTT_TOP {
+        if self.guc_window && end > GUC_GGTT_TOP {
             return Err(Fault(format!(
                 "{what}: GGTT range {gaddr:#x}..{end:#x} reaches GUC_GGTT_TOP \
                  {GUC_GGTT_TOP:#x}; the GuC cannot reach it"

@@ -1,0 +1,1208 @@
+//! The command streamers: one register block per present engine and an
+//! execlist front end that loads contexts, executes their rings and reports
+//! context switches.
+//!
+//! The contract with the driver is `notes/cs-spec.md`. Facts come from seed
+//! 004 (quoted by line in `research/seed004.md`, "seed 004 L<n>") and, where
+//! the seed has gaps, upstream Linux 7.3 (`drivers/gpu/drm/xe/regs/
+//! xe_engine_regs.h`, `xe/instructions/*.h`, `xe/xe_lrc.c`; `drivers/gpu/
+//! drm/i915/gt/intel_engine_regs.h`, `intel_lrc_reg.h`, `intel_engine.h`,
+//! `intel_execlists_submission.c`, `intel_gt_regs.h`). `[MODEL]` marks a
+//! convention of the mock's own.
+//!
+//! # Engines and power
+//!
+//! Bases: seed 004 L1006-1023 (the MMIO base table; upstream
+//! `xe_engine_regs.h` agrees). An engine exists when the fuses say so, the
+//! rule the driver's `Present` uses: RCS0 and BCS0 always; CCS n when
+//! quadrant n has a DSS (`xe_hw_engine.c` `read_compute_fuses_from_dss`);
+//! VCS n / VECS n from `GT_VEBOX_VDBOX_DISABLE` ([`super::Fuses`]). An
+//! absent engine's window stays unknown. Every engine register lies in its
+//! forcewake domain in the PRM's table, so the register file's power rule
+//! applies before an access gets here (unchanged).
+//!
+//! # Registers (offsets from the base)
+//!
+//! | off | name | behaviour |
+//! |---|---|---|
+//! | 0x30-0x3c | `RING_TAIL/HEAD/START/CTL` | the active context's values (the last ones when idle); writes stored, legacy ring mode not modelled |
+//! | 0x68 | `RING_IPEHR` | header of the faulting command, read-only |
+//! | 0x74 | `RING_ACTHD` | GGTT address of the command executing / that faulted, read-only |
+//! | 0x80 | `RING_HWS_PGA` | the global HWSP, 4 KiB aligned |
+//! | 0x94 | `RING_NOPID` | `[MODEL]` storage, also writable by LRI |
+//! | 0x98 | `RING_HWSTAM` | storage |
+//! | 0x9c | `RING_MI_MODE` | masked; `STOP_RING` bit 8; `MODE_IDLE` bit 9 read-only |
+//! | 0xa8 | `RING_IMR` | storage, no effect |
+//! | 0xb0/0xb4/0xb8 | `RING_EIR` (RW1C) / `RING_EMR` / `RING_ESR` | error bits 0 instruction, 4 page table |
+//! | 0xd0 | `RING_RESET_CTL` | masked: `REQUEST_RESET` bit 0, `READY_TO_RESET` bit 1 |
+//! | 0x234/0x238 | `RING_EXECLIST_STATUS_LO/HI` | `[MODEL]` lo bit 0 = a context is active; hi = its SW context ID (0xffff idle) |
+//! | 0x240 | `RING_CURRENT_LRCA` | the active LRCA, 0 idle |
+//! | 0x244 | `RING_CONTEXT_CONTROL` | the active context's (masked) |
+//! | 0x29c | `RING_MODE` | masked; `GFX_DISABLE_LEGACY_MODE` bit 3 = execlists on |
+//! | 0x370-0x39f, 0x3c0-0x3ef | CSB mirror | entries 0-5, 6-11, read-only |
+//! | 0x3a0 | `RING_CONTEXT_STATUS_PTR` | masked; write pointer 3:0, read pointer 11:8 |
+//! | 0x510-0x54f | `RING_EXECLIST_SQ_CONTENTS` | 8 elements (lo, hi), kept across Load |
+//! | 0x550 | `RING_EXECLIST_CONTROL` | bit 0 `EL_CTRL_LOAD` |
+//! | 0x600-0x67f | `CS_GPR` | `[MODEL]` storage, also writable by LRI |
+//!
+//! Each register constant below cites its source. `GDRST` (0x941C) is the
+//! GuC unit's register; the register file hands its engine domain bits
+//! here ([`Engines::gdrst`]).
+//!
+//! # Execution
+//!
+//! See [`cs`] (commands, errors), [`csb`] (the CSB in the HWSP and its
+//! mirror) and [`lrc`] (context restore and save). A Load samples the SQ;
+//! the engine then runs synchronously, up to [`BUDGET`] commands per
+//! burst, and continues on later register accesses and on the device's
+//! 1 ms tick ([`Engines::service`]), which also re-polls semaphore waits.
+//! Interrupts are queued as (source, vector bits) and delivered by the
+//! register file to the interrupt controller.
+
+pub mod cs;
+pub mod csb;
+pub mod lrc;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+
+use super::guc::ggtt::Fault;
+use super::guc::ggtt::Gtt;
+use super::guc::ggtt::Tlb;
+use super::guc::Bus;
+use super::intc::Class;
+use super::intc::Source;
+use super::Fuses;
+use crate::recorder::Recorder;
+use crate::trace::Event;
+use crate::trace::Hex;
+
+/// Commands one burst executes at most before it yields (`[MODEL]`).
+pub const BUDGET: u64 = 4096;
+
+/// One engine the part can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineDef {
+    /// Upstream's name (`xe_hw_engine.c`), also the interrupt source name.
+    pub name: &'static str,
+    /// Class and instance: its interrupt source.
+    pub src: Source,
+    /// MMIO base (seed 004 L1006-1023).
+    pub base: u32,
+    /// Its `GDRST` reset-domain bit (i915 `intel_gt_regs.h` `GEN11_GRDOM_*`;
+    /// i915 `intel_engine_cs.c` gen11 table: RCS and every CCS share
+    /// RENDER).
+    pub gdrst: u32,
+}
+
+const fn def(name: &'static str, class: Class, instance: u8, base: u32, gdrst: u32) -> EngineDef {
+    EngineDef {
+        name,
+        src: Source { class, instance },
+        base,
+        gdrst,
+    }
+}
+
+/// `GEN11_GRDOM_RENDER` bit 1 (i915 `intel_gt_regs.h`).
+pub const GRDOM_RENDER: u32 = 1 << 1;
+/// `GEN11_GRDOM_BLT` bit 2 (i915 `intel_gt_regs.h`).
+pub const GRDOM_BLT: u32 = 1 << 2;
+/// `GEN11_GRDOM_MEDIA` bit 5, `MEDIA2..8` 6..12: VCS n at bit 5 + n (i915
+/// `intel_gt_regs.h`).
+pub const fn grdom_media(n: u32) -> u32 {
+    1 << (5 + n)
+}
+/// `GEN11_GRDOM_VECS` bit 13, `VECS2..4` 14..16: VECS n at 13 + n (i915
+/// `intel_gt_regs.h`).
+pub const fn grdom_vecs(n: u32) -> u32 {
+    1 << (13 + n)
+}
+/// `GEN11_GRDOM_FULL` bit 0 (i915 `intel_gt_regs.h`): resets every engine
+/// too.
+pub const GRDOM_FULL: u32 = 1 << 0;
+
+/// Every engine an Xe-HPG part can have (bases: seed 004 L1006-1023).
+#[rustfmt::skip]
+pub const ENGINES: [EngineDef; 18] = {
+    use Class::*;
+    [
+        def("rcs0", Render, 0, 0x0000_2000, GRDOM_RENDER),
+        def("bcs0", Copy, 0, 0x0002_2000, GRDOM_BLT),
+        def("ccs0", Compute, 0, 0x0001_A000, GRDOM_RENDER),
+        def("ccs1", Compute, 1, 0x0001_C000, GRDOM_RENDER),
+        def("ccs2", Compute, 2, 0x0001_E000, GRDOM_RENDER),
+        def("ccs3", Compute, 3, 0x0002_6000, GRDOM_RENDER),
+        def("vcs0", VideoDecode, 0, 0x001C_0000, grdom_media(0)),
+        def("vcs1", VideoDecode, 1, 0x001C_4000, grdom_media(1)),
+        def("vcs2", VideoDecode, 2, 0x001D_0000, grdom_media(2)),
+        def("vcs3", VideoDecode, 3, 0x001D_4000, grdom_media(3)),
+        def("vcs4", VideoDecode, 4, 0x001E_0000, grdom_media(4)),
+        def("vcs5", VideoDecode, 5, 0x001E_4000, grdom_media(5)),
+        def("vcs6", VideoDecode, 6, 0x001F_0000, grdom_media(6)),
+        def("vcs7", VideoDecode, 7, 0x001F_4000, grdom_media(7)),
+        def("vecs0", VideoEnhance, 0, 0x001C_8000, grdom_vecs(0)),
+        def("vecs1", VideoEnhance, 1, 0x001D_8000, grdom_vecs(1)),
+        def("vecs2", VideoEnhance, 2, 0x001E_8000, grdom_vecs(2)),
+        def("vecs3", VideoEnhance, 3, 0x001F_8000, grdom_vecs(3)),
+    ]
+};
+
+/// Size of an engine's register window in the mock (`[MODEL]`: the highest
+/// modelled register is `CS_GPR` at 0x67c).
+pub const WINDOW: u32 = 0x1000;
+
+/// Register offsets from the engine base.
+pub mod reg {
+    /// `RING_TAIL` (`xe_engine_regs.h`; seed 004 L1784).
+    pub const RING_TAIL: u32 = 0x30;
+    /// `RING_HEAD` (`xe_engine_regs.h`; seed 004 L1783).
+    pub const RING_HEAD: u32 = 0x34;
+    /// `RING_START` (`xe_engine_regs.h`; seed 004 L1785).
+    pub const RING_START: u32 = 0x38;
+    /// `RING_CTL` (`xe_engine_regs.h`; seed 004 L1786).
+    pub const RING_CTL: u32 = 0x3c;
+    /// `RING_IPEHR` (`xe_engine_regs.h`; seed 004 L1842).
+    pub const RING_IPEHR: u32 = 0x68;
+    /// `RING_ACTHD` (`xe_engine_regs.h`).
+    pub const RING_ACTHD: u32 = 0x74;
+    /// `RING_HWS_PGA` (`xe_engine_regs.h`; seed 004 L401, L1576).
+    pub const RING_HWS_PGA: u32 = 0x80;
+    /// `RING_NOPID` (seed 004 L1579).
+    pub const RING_NOPID: u32 = 0x94;
+    /// `RING_HWSTAM` (`xe_engine_regs.h`; seed 004 L1580).
+    pub const RING_HWSTAM: u32 = 0x98;
+    /// `RING_MI_MODE` (`xe_engine_regs.h`; seed 004 L1831).
+    pub const RING_MI_MODE: u32 = 0x9c;
+    /// `RING_IMR` (`xe_engine_regs.h`; seed 004 L1697).
+    pub const RING_IMR: u32 = 0xa8;
+    /// `RING_EIR` (i915 `intel_engine_regs.h`; seed 004 L1698).
+    pub const RING_EIR: u32 = 0xb0;
+    /// `RING_EMR` (i915 `intel_engine_regs.h`; seed 004 L1699).
+    pub const RING_EMR: u32 = 0xb4;
+    /// `RING_ESR` (i915 `intel_engine_regs.h`; named seed 004 L458).
+    pub const RING_ESR: u32 = 0xb8;
+    /// `RING_RESET_CTL` (i915 `intel_engine_regs.h`).
+    pub const RING_RESET_CTL: u32 = 0xd0;
+    /// `RING_EXECLIST_STATUS_LO` (`xe_engine_regs.h`; seed 004 L1730).
+    pub const RING_EXECLIST_STATUS_LO: u32 = 0x234;
+    /// `RING_EXECLIST_STATUS_HI` (`xe_engine_regs.h`).
+    pub const RING_EXECLIST_STATUS_HI: u32 = 0x238;
+    /// `RING_CURRENT_LRCA` (`xe_engine_regs.h`).
+    pub const RING_CURRENT_LRCA: u32 = 0x240;
+    /// `RING_CONTEXT_CONTROL` (`xe_engine_regs.h`; seed 004 L1782).
+    pub const RING_CONTEXT_CONTROL: u32 = 0x244;
+    /// `RING_MODE` / `GFX_MODE` (`xe_engine_regs.h`; seed 004 L1575).
+    pub const RING_MODE: u32 = 0x29c;
+    /// First CSB mirror block, entries 0-5 (i915 `intel_lrc_reg.h`
+    /// `GEN8_EXECLISTS_STATUS_BUF`; seed 004 L1724).
+    pub const CSB_BUF: u32 = 0x370;
+    /// `RING_CONTEXT_STATUS_PTR` (i915 `intel_engine_regs.h`; seed 004
+    /// L1723).
+    pub const RING_CONTEXT_STATUS_PTR: u32 = 0x3a0;
+    /// Second CSB mirror block, entries 6-11 (i915 `intel_lrc_reg.h`
+    /// `GEN11_EXECLISTS_STATUS_BUF2`; seed 004 L1725).
+    pub const CSB_BUF2: u32 = 0x3c0;
+    /// `RING_EXECLIST_SQ_CONTENTS_LO(0)` (`xe_engine_regs.h`; seed 004
+    /// L1740): element n lo at +8n, hi at +8n+4.
+    pub const SQ_CONTENTS: u32 = 0x510;
+    /// `RING_EXECLIST_CONTROL` (`xe_engine_regs.h`).
+    pub const RING_EXECLIST_CONTROL: u32 = 0x550;
+    /// `CS_GPR` R0..R15, 64 bits each (seed 004 L1348, L1841).
+    pub const CS_GPR: u32 = 0x600;
+    /// End of `CS_GPR` (exclusive).
+    pub const CS_GPR_END: u32 = 0x680;
+}
+
+/// `STOP_RING` (i915 `intel_engine_regs.h`).
+pub const STOP_RING: u32 = 1 << 8;
+/// `MODE_IDLE` (i915 `intel_engine_regs.h`).
+pub const MODE_IDLE: u32 = 1 << 9;
+/// `RESET_CTL_REQUEST_RESET` (i915 `intel_engine_regs.h`).
+pub const REQUEST_RESET: u32 = 1 << 0;
+/// `RESET_CTL_READY_TO_RESET` (i915 `intel_engine_regs.h`).
+pub const READY_TO_RESET: u32 = 1 << 1;
+/// `GFX_DISABLE_LEGACY_MODE` (`xe_engine_regs.h`; the Execlist Enable of
+/// seed 004 L118).
+pub const DISABLE_LEGACY_MODE: u32 = 1 << 3;
+/// `EL_CTRL_LOAD` (`xe_engine_regs.h`; the Load bit of seed 004 L126).
+pub const EL_CTRL_LOAD: u32 = 1 << 0;
+/// `I915_ERROR_INSTRUCTION` (i915 `i915_reg.h`).
+pub const ERROR_INSTRUCTION: u32 = 1 << 0;
+/// `I915_ERROR_PAGE_TABLE` (i915 `i915_reg.h`).
+pub const ERROR_PAGE_TABLE: u32 = 1 << 4;
+/// Engine interrupt vector bit 0, user interrupt (seed 004 L433).
+pub const IRQ_USER: u16 = 1 << 0;
+/// Engine interrupt vector bit 3, CS (primary) error (seed 004 L431; i915
+/// `GT_CS_MASTER_ERROR_INTERRUPT`).
+pub const IRQ_CS_ERROR: u16 = 1 << 3;
+/// Engine interrupt vector bit 8, context switch (seed 004 L426).
+pub const IRQ_CONTEXT_SWITCH: u16 = 1 << 8;
+/// The CSB's idle context ID (seed 004 L277-281; i915 `XEHP_IDLE_CTX_ID`).
+pub const IDLE_CTX_ID: u16 = 0xffff;
+
+/// The name of engine register `rel` (offset from the base), if the mock
+/// models one there.
+pub fn reg_name(rel: u32) -> Option<&'static str> {
+    use reg::*;
+    let n = match rel {
+        RING_TAIL => "RING_TAIL",
+        RING_HEAD => "RING_HEAD",
+        RING_START => "RING_START",
+        RING_CTL => "RING_CTL",
+        RING_IPEHR => "RING_IPEHR",
+        RING_ACTHD => "RING_ACTHD",
+        RING_HWS_PGA => "RING_HWS_PGA",
+        RING_NOPID => "RING_NOPID",
+        RING_HWSTAM => "RING_HWSTAM",
+        RING_MI_MODE => "RING_MI_MODE",
+        RING_IMR => "RING_IMR",
+        RING_EIR => "RING_EIR",
+        RING_EMR => "RING_EMR",
+        RING_ESR => "RING_ESR",
+        RING_RESET_CTL => "RING_RESET_CTL",
+        RING_EXECLIST_STATUS_LO => "RING_EXECLIST_STATUS_LO",
+        RING_EXECLIST_STATUS_HI => "RING_EXECLIST_STATUS_HI",
+        RING_CURRENT_LRCA => "RING_CURRENT_LRCA",
+        RING_CONTEXT_CONTROL => "RING_CONTEXT_CONTROL",
+        RING_MODE => "RING_MODE",
+        RING_CONTEXT_STATUS_PTR => "RING_CONTEXT_STATUS_PTR",
+        RING_EXECLIST_CONTROL => "RING_EXECLIST_CONTROL",
+        o if (CSB_BUF..CSB_BUF + 0x30).contains(&o) || (CSB_BUF2..CSB_BUF2 + 0x30).contains(&o) => {
+            "CTXT_ST_BUF"
+        }
+        o if (SQ_CONTENTS..SQ_CONTENTS + 0x40).contains(&o) => "RING_EXECLIST_SQ_CONTENTS",
+        o if (CS_GPR..CS_GPR_END).contains(&o) => "CS_GPR",
+        _ => return None,
+    };
+    Some(n)
+}
+
+/// The engine whose window holds `offset` (any engine, present or not),
+/// and the offset from its base.
+pub fn window_of(offset: u32) -> Option<(&'static EngineDef, u32)> {
+    ENGINES.iter().find_map(|d| {
+        let rel = offset.checked_sub(d.base)?;
+        (rel < WINDOW).then_some((d, rel))
+    })
+}
+
+/// Whether the fuses leave engine `d` (module docs).
+pub fn present(fuses: &Fuses, d: &EngineDef) -> bool {
+    let i = u32::from(d.src.instance);
+    match d.src.class {
+        Class::Render | Class::Copy => true,
+        // CAST: an instance, below 8.
+        Class::Compute => fuses.quadrant_dss_enabled(i as usize),
+        Class::VideoDecode => crate::regs::fuse::VDBOX.get(fuses.media.into()) >> i & 1 != 0,
+        Class::VideoEnhance => crate::regs::fuse::VEBOX.get(fuses.media.into()) >> i & 1 != 0,
+        Class::Other => false,
+    }
+}
+
+/// A test-control fault switch of an engine (`engine:FAULT:NAME`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineFault {
+    /// `engine:hang:NAME`: the next context started stops at its first
+    /// command and never progresses.
+    Hang,
+    /// `engine:csb-lost:NAME`: the next CSB entry is not written.
+    CsbLost,
+}
+
+impl EngineFault {
+    /// The name in the request and the trace.
+    pub const fn name(self) -> &'static str {
+        match self {
+            EngineFault::Hang => "hang",
+            EngineFault::CsbLost => "csb-lost",
+        }
+    }
+
+    /// The fault called `name`.
+    pub fn from_name(name: &str) -> Option<EngineFault> {
+        [EngineFault::Hang, EngineFault::CsbLost]
+            .into_iter()
+            .find(|f| f.name() == name)
+    }
+}
+
+/// One element of the execution queue: a valid context descriptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Element {
+    /// The descriptor.
+    pub desc: u64,
+}
+
+impl Element {
+    /// LRCA: descriptor bits 31:12 (seed004.md §3.4, i915 `intel_lrc.h`,
+    /// xe `xe_lrc.c` `CTX_GTT_ADDRESS_MASK`).
+    pub fn lrca(self) -> u32 {
+        // CAST: the low dword.
+        (self.desc as u32) & !0xfff
+    }
+
+    /// SW context ID: descriptor bits 54:39 (seed 004 L166-177; xe
+    /// `__start_lrc` `GENMASK_ULL(54, 39)`).
+    pub fn ctx_id(self) -> u16 {
+        // CAST: 16 bits.
+        ((self.desc >> 39) & 0xffff) as u16
+    }
+
+    /// Valid: descriptor bit 0 (i915 `GEN8_CTX_VALID`).
+    pub fn valid(desc: u64) -> bool {
+        desc & 1 != 0
+    }
+}
+
+/// The ring registers of a context.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ring {
+    /// `RING_TAIL`.
+    pub tail: u32,
+    /// `RING_HEAD`.
+    pub head: u32,
+    /// `RING_START`.
+    pub start: u32,
+    /// `RING_CTL`.
+    pub ctl: u32,
+}
+
+/// `HEAD_ADDR` (i915 `intel_engine_regs.h`).
+pub const HEAD_ADDR: u32 = 0x001F_FFFC;
+/// `TAIL_ADDR` (i915 `intel_engine_regs.h`).
+pub const TAIL_ADDR: u32 = 0x001F_FFF8;
+/// `RING_NR_PAGES` (i915 `intel_engine_regs.h`): pages - 1 in bits 20:12.
+pub const RING_NR_PAGES: u32 = 0x001F_F000;
+/// `RING_VALID` (`xe_engine_regs.h`).
+pub const RING_VALID: u32 = 1 << 0;
+
+impl Ring {
+    /// Ring size in bytes from `RING_CTL` (`RING_CTL_SIZE(size) = size -
+    /// PAGE_SIZE`, i915 `intel_engine_regs.h`).
+    pub fn size(&self) -> u32 {
+        (self.ctl & RING_NR_PAGES) + 4096
+    }
+}
+
+/// A semaphore wait the context is blocked on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SemWait {
+    /// GGTT address polled.
+    pub addr: u64,
+    /// Inline data (SDD).
+    pub data: u32,
+    /// Compare operation (header bits 14:12).
+    pub op: u32,
+}
+
+/// The context an engine is executing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    /// Its element.
+    pub el: Element,
+    /// Ring registers.
+    pub ring: Ring,
+    /// `RING_CONTEXT_CONTROL` as restored (masked bits applied).
+    pub context_control: u32,
+    /// Where HEAD and TAIL are saved in the image ([`lrc`]).
+    pub slots: lrc::Slots,
+    /// Batch buffer levels: the GGTT address of the next command of each
+    /// (first-level, second-level); empty in the ring.
+    pub batch: Vec<u64>,
+    /// An unsatisfied `MI_SEMAPHORE_WAIT`.
+    pub wait: Option<SemWait>,
+    /// Stopped by an engine error: no progress until a reset.
+    pub halted: bool,
+    /// Under `engine:hang`: stopped at its first command for ever.
+    pub hung: bool,
+    /// `MI_ARB_ON_OFF` state (recorded; preemption is immediate in this
+    /// model, [`cs`]).
+    pub arb: bool,
+}
+
+/// What engine operations produce besides register state.
+pub struct Io<'a> {
+    /// The recorder.
+    pub rec: &'a mut Recorder,
+    /// The device's memory.
+    pub bus: &'a mut dyn Bus,
+    /// Interrupts to deliver: (source, vector bits).
+    pub irqs: &'a mut Vec<(Source, u16)>,
+}
+
+impl Io<'_> {
+    /// Reads `buf.len()` bytes at GGTT address `gaddr` (only through the
+    /// GGTT, spec "Execution").
+    pub fn read(&mut self, gaddr: u64, buf: &mut [u8], what: &str) -> Result<(), Fault> {
+        let mut tlb = Tlb::default();
+        Gtt::engine(self.bus, &mut tlb).read(gaddr, buf, what, self.rec)
+    }
+
+    /// Reads the dword at `gaddr`.
+    pub fn read_u32(&mut self, gaddr: u64, what: &str) -> Result<u32, Fault> {
+        let mut b = [0u8; 4];
+        self.read(gaddr, &mut b, what)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    /// Writes `buf` at GGTT address `gaddr`.
+    pub fn write(&mut self, gaddr: u64, buf: &[u8], what: &str) -> Result<(), Fault> {
+        let mut tlb = Tlb::default();
+        Gtt::engine(self.bus, &mut tlb).write(gaddr, buf, what, self.rec)
+    }
+}
+
+/// One present engine.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    /// Which.
+    pub def: &'static EngineDef,
+    /// `RING_*` values written, and the last context's when idle.
+    pub ring: Ring,
+    hws_pga: u32,
+    nopid: u32,
+    hwstam: u32,
+    mi_mode: u32,
+    imr: u32,
+    eir: u32,
+    emr: u32,
+    esr: u32,
+    ipehr: u32,
+    acthd: u32,
+    reset_ctl: u32,
+    ring_mode: u32,
+    context_control: u32,
+    gpr: [u32; 32],
+    sq: [u32; 16],
+    /// The CSB pointers and mirror.
+    pub csb: csb::Csb,
+    /// Elements of the execution queue not yet started.
+    pub eq: VecDeque<Element>,
+    /// The context executing.
+    pub active: Option<Context>,
+    hang_next: bool,
+    csb_lost_next: bool,
+}
+
+impl Engine {
+    fn new(def: &'static EngineDef) -> Self {
+        Self {
+            def,
+            ring: Ring::default(),
+            hws_pga: 0,
+            nopid: 0,
+            hwstam: 0,
+            mi_mode: 0,
+            imr: 0,
+            eir: 0,
+            // [MODEL] Reset 0: every error reported in EIR until the driver
+            // masks some (the seeds give no reset value).
+            emr: 0,
+            esr: 0,
+            ipehr: 0,
+            acthd: 0,
+            reset_ctl: 0,
+            ring_mode: 0,
+            context_control: 0,
+            gpr: [0; 32],
+            sq: [0; 16],
+            csb: csb::Csb::default(),
+            eq: VecDeque::new(),
+            active: None,
+            hang_next: false,
+            csb_lost_next: false,
+        }
+    }
+
+    /// The register read at `rel`; `None` if none is modelled there.
+    pub fn read(&self, rel: u32) -> Option<u32> {
+        use reg::*;
+        let ring = self.active.as_ref().map_or(self.ring, |c| c.ring);
+        let v = match rel {
+            RING_TAIL => ring.tail,
+            RING_HEAD => ring.head,
+            RING_START => ring.start,
+            RING_CTL => ring.ctl,
+            RING_IPEHR => self.ipehr,
+            RING_ACTHD => self.acthd,
+            RING_HWS_PGA => self.hws_pga,
+            RING_NOPID => self.nopid,
+            RING_HWSTAM => self.hwstam,
+            // [MODEL] Commands execute whole, so the engine is always
+            // between commands: MODE_IDLE follows STOP_RING.
+            RING_MI_MODE => {
+                self.mi_mode
+                    | if self.mi_mode & STOP_RING != 0 {
+                        MODE_IDLE
+                    } else {
+                        0
+                    }
+            }
+            RING_IMR => self.imr,
+            RING_EIR => self.eir,
+            RING_EMR => self.emr,
+            RING_ESR => self.esr,
+            // [MODEL] READY_TO_RESET follows REQUEST_RESET: the engine is
+            // always at a command boundary, halted or hung (spec).
+            RING_RESET_CTL => {
+                let req = self.reset_ctl & REQUEST_RESET;
+                req | if req != 0 { READY_TO_RESET } else { 0 }
+            }
+            RING_EXECLIST_STATUS_LO => u32::from(self.active.is_some()),
+            RING_EXECLIST_STATUS_HI => self
+                .active
+                .as_ref()
+                .map_or(u32::from(IDLE_CTX_ID), |c| u32::from(c.el.ctx_id())),
+            RING_CURRENT_LRCA => self.active.as_ref().map_or(0, |c| c.el.lrca()),
+            RING_CONTEXT_CONTROL => self
+                .active
+                .as_ref()
+                .map_or(self.context_control, |c| c.context_control),
+            RING_MODE => self.ring_mode,
+            RING_CONTEXT_STATUS_PTR => self.csb.ptr_reg(),
+            RING_EXECLIST_CONTROL => 0,
+            o if (CSB_BUF..CSB_BUF + 0x30).contains(&o) => self.csb.mirror_dword((o - CSB_BUF) / 4),
+            o if (CSB_BUF2..CSB_BUF2 + 0x30).contains(&o) => {
+                self.csb.mirror_dword(12 + (o - CSB_BUF2) / 4)
+            }
+            o if (SQ_CONTENTS..SQ_CONTENTS + 0x40).contains(&o) => {
+                self.sq[dw_index(o, SQ_CONTENTS)]
+            }
+            o if (CS_GPR..CS_GPR_END).contains(&o) => self.gpr[dw_index(o, CS_GPR)],
+            _ => return None,
+        };
+        Some(v)
+    }
+
+    /// Writes the register at `rel`; `None` if none is modelled there.
+    pub fn write(&mut self, rel: u32, value: u32, io: &mut Io<'_>) -> Option<()> {
+        use reg::*;
+        match rel {
+            RING_TAIL => self.ring.tail = value,
+            RING_HEAD => self.ring.head = value,
+            RING_START => self.ring.start = value,
+            RING_CTL => self.ring.ctl = value,
+            RING_HWS_PGA => {
+                if value & 0xfff != 0 {
+                    self.violation(
+                        io,
+                        "engine_hwsp_unaligned",
+                        format!("RING_HWS_PGA {value:#x} is not 4 KiB aligned (bits 31:12)"),
+                    );
+                }
+                self.hws_pga = value & !0xfff;
+            }
+            RING_NOPID => self.nopid = value,
+            RING_HWSTAM => self.hwstam = value,
+            RING_MI_MODE => self.mi_mode = masked(self.mi_mode, value) & !MODE_IDLE,
+            RING_IMR => self.imr = value,
+            RING_EIR => self.eir &= !value,
+            RING_EMR => self.emr = value,
+            RING_IPEHR
+            | RING_ACTHD
+            | RING_ESR
+            | RING_EXECLIST_STATUS_LO
+            | RING_EXECLIST_STATUS_HI
+            | RING_CURRENT_LRCA => {
+                self.violation(
+                    io,
+                    "read_only_write",
+                    format!(
+                        "{} is read-only (wrote {value:#x})",
+                        reg_name(rel).unwrap_or("?")
+                    ),
+                );
+            }
+            RING_RESET_CTL => self.reset_ctl = masked(self.reset_ctl, value) & REQUEST_RESET,
+            RING_CONTEXT_CONTROL => {
+                let cc = self
+                    .active
+                    .as_ref()
+                    .map_or(self.context_control, |c| c.context_control);
+                let cc = masked(cc, value);
+                match self.active.as_mut() {
+                    Some(c) => c.context_control = cc,
+                    None => self.context_control = cc,
+                }
+            }
+            RING_MODE => self.ring_mode = masked(self.ring_mode, value),
+            RING_CONTEXT_STATUS_PTR => self.csb.write_ptr_reg(value),
+            RING_EXECLIST_CONTROL => {
+                if value & EL_CTRL_LOAD != 0 {
+                    self.load(io);
+                }
+            }
+            o if (CSB_BUF..CSB_BUF + 0x30).contains(&o)
+                || (CSB_BUF2..CSB_BUF2 + 0x30).contains(&o) =>
+            {
+                self.violation(
+                    io,
+                    "read_only_write",
+                    format!("the CSB mirror (+{o:#x}) is read-only (wrote {value:#x})"),
+                );
+            }
+            o if (SQ_CONTENTS..SQ_CONTENTS + 0x40).contains(&o) => {
+                self.sq[dw_index(o, SQ_CONTENTS)] = value;
+            }
+            o if (CS_GPR..CS_GPR_END).contains(&o) => self.gpr[dw_index(o, CS_GPR)] = value,
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// A rule the driver broke on this engine.
+    fn violation(&self, io: &mut Io<'_>, kind: &'static str, detail: String) {
+        io.rec.emit(Event::EngineViolation {
+            engine: self.def.name,
+            kind,
+            detail,
+        });
+    }
+
+    /// Queues an interrupt of this engine.
+    fn irq(&self, io: &mut Io<'_>, bits: u16) {
+        io.irqs.push((self.def.src, bits));
+    }
+
+    /// The SQ elements with the valid bit, in order (seed 004 L126).
+    fn sample_sq(&self) -> VecDeque<Element> {
+        (0..8)
+            .map(|n| u64::from(self.sq[2 * n]) | u64::from(self.sq[2 * n + 1]) << 32)
+            .filter(|&d| Element::valid(d))
+            .map(|desc| Element { desc })
+            .collect()
+    }
+
+    /// `RING_EXECLIST_CONTROL.EL_CTRL_LOAD` (seed 004 L126-132; spec
+    /// "Execution").
+    fn load(&mut self, io: &mut Io<'_>) {
+        let eq = self.sample_sq();
+        let first = eq.front().copied();
+        let ev = |action: &'static str| Event::EngineLoad {
+            engine: self.def.name,
+            // CAST: at most 8.
+            elements: eq.len() as u32,
+            ctx: Hex(first.map_or(u64::from(IDLE_CTX_ID), |e| u64::from(e.ctx_id()))),
+            lrca: Hex(first.map_or(0, |e| u64::from(e.lrca()))),
+            action,
+        };
+        if self.ring_mode & DISABLE_LEGACY_MODE == 0 {
+            // Seed 004 L118: execlists "cannot be used" without Execlist
+            // Enable in the engine's MODE register.
+            let e = ev("ignored_disabled");
+            io.rec.emit(e);
+            self.violation(
+                io,
+                "engine_execlists_disabled",
+                "Load while RING_MODE.GFX_DISABLE_LEGACY_MODE is clear; ignored".into(),
+            );
+            return;
+        }
+        let Some(active) = self.active.as_ref() else {
+            let e = ev(if first.is_some() { "start" } else { "empty" });
+            io.rec.emit(e);
+            self.eq = eq;
+            if let Some(next) = self.eq.pop_front() {
+                self.switch_in(None, next, true, 0, io);
+                self.run(io);
+            }
+            return;
+        };
+        if active.halted || active.hung {
+            // [MODEL] A halted or hung context never reaches a preemption
+            // point: the new queue waits; only a reset recovers.
+            let e = ev("held");
+            io.rec.emit(e);
+            self.eq = eq;
+            return;
+        }
+        let away = active.el;
+        match first {
+            Some(f) if f.lrca() == away.lrca() => {
+                // Lite restore (seed 004 L308): the running context picks up
+                // its new TAIL from the image.
+                let e = ev("lite_restore");
+                io.rec.emit(e);
+                self.eq = eq;
+                self.eq.pop_front();
+                self.lite_restore(f, io);
+                self.run(io);
+            }
+            Some(_) => {
+                // Preemption (seed 004 L132, row 5 L301-304): at once, the
+                // model being always at a command boundary.
+                let e = ev("preempt");
+                io.rec.emit(e);
+                self.eq = eq;
+                self.save_out(io);
+                if let Some(next) = self.eq.pop_front() {
+                    self.switch_in(Some(away), next, true, 5, io);
+                    self.run(io);
+                }
+            }
+            None => {
+                // An empty queue while busy: preempt to idle (row 2,
+                // L287-290).
+                let e = ev("preempt_to_idle");
+                io.rec.emit(e);
+                self.eq = eq;
+                self.save_out(io);
+                self.report(away.ctx_id(), IDLE_CTX_ID, true, 5, io);
+            }
+        }
+    }
+
+    /// Saves the active context into its image and drops it.
+    fn save_out(&mut self, io: &mut Io<'_>) {
+        if let Some(c) = self.active.take() {
+            self.ring = c.ring;
+            self.context_control = c.context_control;
+            if let Err(f) = lrc::save(&c, io) {
+                self.violation(io, "engine_context_save_fault", f.to_string());
+            }
+        }
+    }
+
+    /// Makes `next` active: reports the switch (away: `away`, or idle),
+    /// then restores its image; a restore failure halts the engine with
+    /// the context active.
+    fn switch_in(
+        &mut self,
+        away: Option<Element>,
+        next: Element,
+        new_queue: bool,
+        detail: u32,
+        io: &mut Io<'_>,
+    ) {
+        let away_id = away.map_or(IDLE_CTX_ID, Element::ctx_id);
+        self.report(away_id, next.ctx_id(), new_queue, detail, io);
+        let hung = std::mem::take(&mut self.hang_next);
+        if hung {
+            io.rec.emit(Event::EngineFault {
+                engine: self.def.name,
+                fault: EngineFault::Hang.name(),
+                action: "applied",
+            });
+        }
+        let mut ctx = Context {
+            el: next,
+            ring: Ring::default(),
+            context_control: 0,
+            slots: lrc::Slots::default(),
+            batch: Vec::new(),
+            wait: None,
+            halted: false,
+            hung,
+            arb: false,
+        };
+        match lrc::restore(self.def, next.lrca(), io) {
+            Ok(r) => {
+                ctx.ring = r.ring;
+                ctx.context_control = r.context_control;
+                ctx.slots = r.slots;
+                self.ring = r.ring;
+                self.active = Some(ctx);
+                if let Some((hdr, why)) = cs::check_ring(&r.ring) {
+                    self.error(
+                        cs::ErrorKind::Instruction,
+                        hdr,
+                        u64::from(next.lrca()),
+                        why,
+                        io,
+                    );
+                }
+            }
+            Err(lrc::RestoreError {
+                kind,
+                at,
+                header,
+                why,
+            }) => {
+                self.active = Some(ctx);
+                self.error(kind, header, at, why, io);
+            }
+        }
+    }
+
+    /// Lite restore of the active context from `el`'s image: TAIL only.
+    fn lite_restore(&mut self, el: Element, io: &mut Io<'_>) {
+        let id = el.ctx_id();
+        self.report(id, id, true, 0, io);
+        let Some(c) = self.active.as_mut() else {
+            return;
+        };
+        c.el = el;
+        match lrc::read_tail(&c.slots, io) {
+            Ok(t) => {
+                c.ring.tail = t & TAIL_ADDR;
+                self.ring = c.ring;
+                if let Some((hdr, why)) = cs::check_ring(&c.ring) {
+                    self.error(
+                        cs::ErrorKind::Instruction,
+                        hdr,
+                        u64::from(el.lrca()),
+                        why,
+                        io,
+                    );
+                }
+            }
+            Err(f) => {
+                let at = u64::from(c.slots.tail.unwrap_or(el.lrca()));
+                self.error(cs::ErrorKind::PageTable, 0, at, f.to_string(), io);
+            }
+        }
+    }
+
+    /// Writes one CSB entry (unless `engine:csb-lost` drops it) and raises
+    /// the context-switch interrupt (seed 004 L264).
+    fn report(&mut self, away: u16, to: u16, new_queue: bool, detail: u32, io: &mut Io<'_>) {
+        let lost = std::mem::take(&mut self.csb_lost_next);
+        let entry = csb::entry(self.def.src.instance, away, to, new_queue, detail);
+        let index = if lost {
+            io.rec.emit(Event::EngineFault {
+                engine: self.def.name,
+                fault: EngineFault::CsbLost.name(),
+                action: "applied",
+            });
+            None
+        } else {
+            let (i, res) = self.csb.push(entry, self.hws_pga, io);
+            if let Err(f) = res {
+                self.violation(io, "engine_hwsp_fault", f.to_string());
+            }
+            Some(i)
+        };
+        io.rec.emit(Event::EngineSwitch {
+            engine: self.def.name,
+            away: Hex(away.into()),
+            to: Hex(to.into()),
+            new_queue,
+            detail,
+            index,
+            lost,
+        });
+        self.irq(io, IRQ_CONTEXT_SWITCH);
+    }
+
+    /// The active context completed (HEAD == TAIL): save it, report, start
+    /// the next element or go idle (seed 004 rows 8 and 10, L309-319).
+    fn complete(&mut self, io: &mut Io<'_>) {
+        let Some(c) = self.active.as_ref() else {
+            return;
+        };
+        let el = c.el;
+        io.rec.emit(Event::EngineComplete {
+            engine: self.def.name,
+            ctx: Hex(el.ctx_id().into()),
+            lrca: Hex(el.lrca().into()),
+            head: Hex(c.ring.head.into()),
+        });
+        self.save_out(io);
+        match self.eq.pop_front() {
+            Some(next) => self.switch_in(Some(el), next, false, 0, io),
+            None => self.report(el.ctx_id(), IDLE_CTX_ID, false, 0, io),
+        }
+    }
+
+    /// Records an engine error: ESR, EIR (unless masked by EMR), IPEHR,
+    /// ACTHD; the active context halts; CS error interrupt if EIR gained
+    /// bits (seed 004 L439: "Any bit set in the EIR will cause the error
+    /// bit in the ISR to be set").
+    fn error(
+        &mut self,
+        kind: cs::ErrorKind,
+        header: u32,
+        acthd: u64,
+        detail: String,
+        io: &mut Io<'_>,
+    ) {
+        let bit = kind.bit();
+        self.esr |= bit;
+        let new = bit & !self.emr & !self.eir;
+        self.eir |= bit & !self.emr;
+        self.ipehr = header;
+        // CAST: GGTT addresses are 32 bits.
+        self.acthd = acthd as u32;
+        if let Some(c) = self.active.as_mut() {
+            c.halted = true;
+        }
+        io.rec.emit(Event::EngineError {
+            engine: self.def.name,
+            kind: kind.name(),
+            ipehr: Hex(header.into()),
+            acthd: Hex(acthd),
+            detail,
+        });
+        if new != 0 {
+            self.irq(io, IRQ_CS_ERROR);
+        }
+    }
+
+    /// Engine reset: queue invalid, the active context dropped without a
+    /// save, ring, mode and error registers back to 0, `RESET_CTL` cleared;
+    /// the CSB pointers, SQ, `HWS_PGA` and `RING_MODE` stay (spec
+    /// "GDRST"; `[MODEL]` for the registers the spec does not list).
+    fn reset(&mut self, cause: &'static str, io: &mut Io<'_>) {
+        self.eq.clear();
+        self.active = None;
+        self.ring = Ring::default();
+        self.mi_mode = 0;
+        self.eir = 0;
+        self.esr = 0;
+        self.ipehr = 0;
+        self.acthd = 0;
+        self.reset_ctl = 0;
+        self.context_control = 0;
+        io.rec.emit(Event::EngineReset {
+            engine: self.def.name,
+            cause,
+        });
+    }
+
+    /// Whether a burst could make progress now.
+    fn runnable(&self) -> bool {
+        self.active
+            .as_ref()
+            .is_some_and(|c| !c.halted && !c.hung && self.mi_mode & STOP_RING == 0)
+    }
+
+    /// Executes the active context (and the next elements) for up to
+    /// [`BUDGET`] commands.
+    pub fn run(&mut self, io: &mut Io<'_>) {
+        let mut commands = 0u64;
+        let mut user = 0u64;
+        let mut stopped = "complete";
+        let mut ran: Option<u16> = None;
+        while let Some(c) = self.active.as_ref() {
+            if c.hung {
+                stopped = "hang";
+                break;
+            }
+            if c.halted {
+                stopped = "halt";
+                break;
+            }
+            if self.mi_mode & STOP_RING != 0 {
+                stopped = "stop_ring";
+                break;
+            }
+            if commands >= BUDGET {
+                stopped = "budget";
+                break;
+            }
+            let id = c.el.ctx_id();
+            if ran.is_some_and(|r| r != id) {
+                self.flush_run(ran, commands, user, "complete", io);
+                commands = 0;
+                user = 0;
+            }
+            ran = Some(id);
+            match cs::step(self, io) {
+                cs::Step::Done { user_interrupt } => {
+                    commands += 1;
+                    user += u64::from(user_interrupt);
+                }
+                cs::Step::Empty => {
+                    // The burst's record precedes the completion's.
+                    self.flush_run(ran.take(), commands, user, "complete", io);
+                    commands = 0;
+                    user = 0;
+                    self.complete(io);
+                }
+                cs::Step::Wait => {
+                    stopped = "wait";
+                    break;
+                }
+                cs::Step::Error => {
+                    stopped = "halt";
+                    break;
+                }
+            }
+        }
+        self.flush_run(ran, commands, user, stopped, io);
+    }
+
+    fn flush_run(
+        &self,
+        ctx: Option<u16>,
+        commands: u64,
+        user: u64,
+        stopped: &'static str,
+        io: &mut Io<'_>,
+    ) {
+        let Some(ctx) = ctx.filter(|_| commands > 0) else {
+            return;
+        };
+        io.rec.emit(Event::EngineRun {
+            engine: self.def.name,
+            ctx: Hex(ctx.into()),
+            commands,
+            user_interrupts: user,
+            stopped,
+        });
+    }
+}
+
+/// Index of the dword at window offset `rel` in an array starting at
+/// window offset `start` (`rel >= start`, checked by the callers' ranges).
+fn dw_index(rel: u32, start: u32) -> usize {
+    // CAST: a window offset, below 0x1000.
+    ((rel - start) / 4) as usize
+}
+
+/// `_MASKED_BIT_ENABLE` registers (seed004.md §2.1): bits 31:16 enable the
+/// writes of bits 15:0.
+fn masked(old: u32, value: u32) -> u32 {
+    let mask = value >> 16;
+    (old & !mask) | (value & mask)
+}
+
+/// The command streamers of the part.
+pub struct Engines {
+    engines: Vec<Engine>,
+    irqs: Vec<(Source, u16)>,
+}
+
+impl Engines {
+    /// The engines `fuses` leave, in their reset state.
+    pub fn new(fuses: &Fuses) -> Self {
+        Self {
+            engines: ENGINES
+                .iter()
+                .filter(|d| present(fuses, d))
+                .map(Engine::new)
+                .collect(),
+            irqs: Vec::new(),
+        }
+    }
+
+    /// Device reset: every engine back to its reset state (CSB pointers
+    /// and SQ too), fault switches disarmed.
+    pub fn reset_device(&mut self, rec: &mut Recorder) {
+        for e in &mut self.engines {
+            let busy = e.active.is_some();
+            *e = Engine::new(e.def);
+            if busy {
+                rec.emit(Event::EngineReset {
+                    engine: e.def.name,
+                    cause: "device",
+                });
+            }
+        }
+        self.irqs.clear();
+    }
+
+    /// The present engine whose window holds `offset`, with the offset from
+    /// its base.
+    pub fn lookup(&self, offset: u32) -> Option<(usize, u32)> {
+        let (d, rel) = window_of(offset)?;
+        let i = self.engines.iter().position(|e| std::ptr::eq(e.def, d))?;
+        Some((i, rel))
+    }
+
+    /// The present engines' definitions, in table order.
+    pub fn present(&self) -> impl Iterator<Item = &'static EngineDef> + '_ {
+        self.engines.iter().map(|e| e.def)
+    }
+
+    /// The engine called `name`, if present.
+    pub fn by_name(&self, name: &str) -> Option<&Engine> {
+        self.engines.iter().find(|e| e.def.name == name)
+    }
+
+    /// Reads register `rel` of engine `i` ([`Engines::lookup`]).
+    pub fn read(&self, i: usize, rel: u32) -> Option<u32> {
+        self.engines.get(i)?.read(rel)
+    }
+
+    /// Writes register `rel` of engine `i`.
+    pub fn write(
+        &mut self,
+        i: usize,
+        rel: u32,
+        value: u32,
+        rec: &mut Recorder,
+        bus: &mut dyn Bus,
+    ) -> Option<()> {
+        let e = self.engines.get_mut(i)?;
+        let mut io = Io {
+            rec,
+            bus,
+            irqs: &mut self.irqs,
+        };
+        e.write(rel, value, &mut io)
+    }
+
+    /// The engine domain bits of a `GDRST` write (`GRDOM_FULL` resets
+    /// them all); the bits self-clear at once (spec "GDRST").
+    pub fn gdrst(&mut self, value: u32, rec: &mut Recorder) {
+        let full = value & GRDOM_FULL != 0;
+        let cause = if full { "grdom_full" } else { "gdrst" };
+        let mut bus = super::guc::NoBus;
+        for e in &mut self.engines {
+            if full || value & e.def.gdrst != 0 {
+                let mut io = Io {
+                    rec,
+                    bus: &mut bus,
+                    irqs: &mut self.irqs,
+                };
+                e.reset(cause, &mut io);
+            }
+        }
+    }
+
+    /// Whether some engine could progress (a budget left over, a semaphore
+    /// to re-poll).
+    pub fn has_work(&self) -> bool {
+        self.engines.iter().any(Engine::runnable)
+    }
+
+    /// Lets every runnable engine execute one burst.
+    pub fn service(&mut self, rec: &mut Recorder, bus: &mut dyn Bus) {
+        for e in &mut self.engines {
+            if e.runnable() {
+                let mut io = Io {
+                    rec: &mut *rec,
+                    bus: &mut *bus,
+                    irqs: &mut self.irqs,
+                };
+                e.run(&mut io);
+            }
+        }
+    }
+
+    /// Arms `fault` on the engine of `src`; returns false (and traces
+    /// "absent") when the part has no such engine.
+    pub fn arm(&mut self, name: &'static str, fault: EngineFault, rec: &mut Recorder) -> bool {
+        let e = self.engines.iter_mut().find(|e| e.def.name == name);
+        let action = match e {
+            Some(e) => {
+                match fault {
+                    EngineFault::Hang => e.hang_next = true,
+                    EngineFault::CsbLost => e.csb_lost_next = true,
+                }
+                "armed"
+            }
+            None => "absent",
+        };
+        rec.emit(Event::EngineFault {
+            engine: name,
+            fault: fault.name(),
+            action,
+        });
+        action == "armed"
+    }
+
+    /// Interrupts queued since the last call.
+    pub fn take_irqs(&mut self) -> Vec<(Source, u16)> {
+        std::mem::take(&mut self.irqs)
+    }
+}
+
+/// The engine called `name` (present or not).
+pub fn def_by_name(name: &str) -> Option<&'static EngineDef> {
+    ENGINES.iter().find(|d| d.name == name)
+}

@@ -1,0 +1,592 @@
+//! The command decoder and executor.
+//!
+//! Commands are fetched from `RING_START + RING_HEAD` (or the current batch
+//! buffer) ONLY through the GGTT, one whole command at a time, and
+//! executed at once (`[MODEL]`: no prefetch, no pipelining; seed 004 L2039
+//! allows a model that is "more coherent" than the hardware). The ring
+//! wraps at its size (`RING_CTL`); the context is complete when HEAD ==
+//! TAIL in the ring (spec "Execution"). Encodings: header type bits 31:29
+//! (seed 004 L559-567), MI opcode bits 28:23 (seed 004 L583-636), layouts
+//! from `xe/instructions/xe_mi_commands.h`, `xe_gpu_commands.h` and i915
+//! `intel_gpu_commands.h`:
+//!
+//! | command | header | executed as |
+//! |---|---|---|
+//! | `MI_NOOP` | opcode 00h | nothing |
+//! | `MI_USER_INTERRUPT` | 02h | engine vector bit 0 |
+//! | `MI_ARB_CHECK` | 05h | a preemption point; nothing (preemption happens at the Load) |
+//! | `MI_ARB_ON_OFF` | 08h, bit 0 enable | recorded (xe emits it on every engine although seed 004 L594 says "All except Blitter") |
+//! | `MI_BATCH_BUFFER_END` | 0Ah | back to the previous level; in the ring itself an instruction error |
+//! | `MI_SEMAPHORE_WAIT` | 1Ch, 4 or 5 dwords, bit 22 GGTT, bit 15 poll, 14:12 compare | waits until `*addr OP data` holds, re-polled on ticks |
+//! | `MI_STORE_DATA_IMM` | 20h, bits 9:0 = dwords - 2 (4 or 5), bit 22 GGTT, bit 21 qword | writes 1 or 2 dwords |
+//! | `MI_LOAD_REGISTER_IMM` | 22h, 2N - 1, bit 19 CS MMIO | allow-listed registers of the engine's own window |
+//! | `MI_FLUSH_DW` | 26h, bits 5:0 = dwords - 2 (4 or 5), bits 15:14 post-sync op (1 = store), dw1 bit 2 use GTT | BCS/VCS/VECS only (seed 004 L621) |
+//! | `MI_BATCH_BUFFER_START` | 31h, 3 dwords, bit 8 PPGTT, bit 22 second level | GGTT batches; PPGTT is a page-table error |
+//! | `PIPE_CONTROL` | `GFX_OP_PIPE_CONTROL(6)` = 0x7a000004, dw1 bit 24 global GTT, bits 15:14 post-sync (1 = write immediate qword) | RCS/CCS only |
+//! | `XY_FAST_COPY_BLT` | `(2 << 29) \| (0x42 << 22)`, 10 dwords | BCS only: a linear copy (no tiling) |
+//!
+//! Anything else, a length the command does not have, or a command on an
+//! engine class that lacks it is an instruction error (EIR bit 0, IPEHR =
+//! header, ACTHD = its address); an address that does not translate (or a
+//! PPGTT address: the mock has no PPGTT) is a page-table error (EIR bit 4).
+//! Either way the context halts (stays active, makes no progress) and the
+//! engine raises its CS error interrupt; a reset recovers.
+//!
+//! LRI allow-list (`[MODEL]`): `RING_CONTEXT_CONTROL` (0x244, masked),
+//! `RING_NOPID` (0x94) and `CS_GPR` (0x600-0x67f); any other register is a
+//! privilege violation (instruction error). Non-privileged (PPGTT) batches
+//! and their privileged-command rules (seed 004 L1167-1203) are not
+//! modelled: a PPGTT batch faults before it runs.
+
+use super::reg;
+use super::Engine;
+use super::Io;
+use super::Ring;
+use super::SemWait;
+use super::ERROR_INSTRUCTION;
+use super::ERROR_PAGE_TABLE;
+use super::IRQ_USER;
+use super::RING_VALID;
+use crate::regfile::intc::Class;
+
+/// An engine error kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Unknown or malformed command, privilege violation (EIR bit 0).
+    Instruction,
+    /// GGTT address not mapped (EIR bit 4).
+    PageTable,
+}
+
+impl ErrorKind {
+    /// The EIR bit (i915 `i915_reg.h` `I915_ERROR_INSTRUCTION`,
+    /// `I915_ERROR_PAGE_TABLE`).
+    pub const fn bit(self) -> u32 {
+        match self {
+            ErrorKind::Instruction => ERROR_INSTRUCTION,
+            ErrorKind::PageTable => ERROR_PAGE_TABLE,
+        }
+    }
+
+    /// The trace name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Instruction => "instruction",
+            ErrorKind::PageTable => "page_table",
+        }
+    }
+}
+
+/// What one step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A command executed.
+    Done {
+        /// It was `MI_USER_INTERRUPT`.
+        user_interrupt: bool,
+    },
+    /// HEAD == TAIL in the ring: the context is complete.
+    Empty,
+    /// An unsatisfied semaphore wait.
+    Wait,
+    /// An error halted the context.
+    Error,
+}
+
+/// MI opcodes (bits 28:23; seed 004 L583-636).
+mod op {
+    pub const NOOP: u32 = 0x00;
+    pub const USER_INTERRUPT: u32 = 0x02;
+    pub const ARB_CHECK: u32 = 0x05;
+    pub const ARB_ON_OFF: u32 = 0x08;
+    pub const BATCH_BUFFER_END: u32 = 0x0a;
+    pub const SEMAPHORE_WAIT: u32 = 0x1c;
+    pub const STORE_DATA_IMM: u32 = 0x20;
+    pub const LOAD_REGISTER_IMM: u32 = 0x22;
+    pub const FLUSH_DW: u32 = 0x26;
+    pub const BATCH_BUFFER_START: u32 = 0x31;
+}
+
+/// `MI_SDI_GGTT`, `MI_SEMW_GGTT` (`xe_mi_commands.h`), i.e. "use global
+/// GTT".
+const MI_GGTT: u32 = 1 << 22;
+/// `MI_SDI_LEN_DW` bits 9:0 (`xe_mi_commands.h`).
+const SDI_LEN: u32 = 0x3ff;
+/// `MI_FLUSH_DW_LEN_DW` bits 5:0 (`xe_mi_commands.h`).
+const FLUSH_LEN: u32 = 0x3f;
+/// `XE_INSTR_LEN_MASK` bits 7:0 (`xe_instr_defs.h`).
+const LEN: u32 = 0xff;
+/// `MI_FLUSH_DW_USE_GTT` in dword 1 (`xe_mi_commands.h`).
+const FLUSH_USE_GTT: u32 = 1 << 2;
+/// `MI_SEMAPHORE_REGISTER_POLL` (`xe_mi_commands.h`).
+const SEM_REGISTER_POLL: u32 = 1 << 16;
+/// `MI_BATCH_PPGTT_HSW` (i915 `intel_gpu_commands.h`): the batch is in the
+/// PPGTT.
+const BB_PPGTT: u32 = 1 << 8;
+/// Second-level batch (seed004.md §10.3, i915 `MI_BATCH_BUFFER_START`
+/// bit 22).
+const BB_SECOND_LEVEL: u32 = 1 << 22;
+/// `GFX_OP_PIPE_CONTROL(len)` without the length (`xe_gpu_commands.h`):
+/// type 3, pipeline 3, opcode 2, sub-opcode 0.
+const PIPE_CONTROL: u32 = (0x3 << 29) | (0x3 << 27) | (0x2 << 24);
+/// `PIPE_CONTROL_GLOBAL_GTT_IVB` (`xe_gpu_commands.h`).
+const PC_GLOBAL_GTT: u32 = 1 << 24;
+/// `XY_FAST_COPY_BLT_CMD` (`xe_gpu_commands.h`).
+const XY_FAST_COPY_BLT: u32 = (2 << 29) | (0x42 << 22);
+/// Largest copy one `XY_FAST_COPY_BLT` may do in the model (`[MODEL]`).
+const MAX_BLT_BYTES: u64 = 64 << 20;
+
+/// Checks restored ring registers; `Some((0, why))` if they cannot run.
+pub fn check_ring(r: &Ring) -> Option<(u32, String)> {
+    if r.ctl & RING_VALID == 0 {
+        return Some((
+            0,
+            format!("RING_CTL {:#x} does not have RING_VALID (bit 0)", r.ctl),
+        ));
+    }
+    let size = r.size();
+    if r.head >= size || r.tail >= size {
+        return Some((
+            0,
+            format!(
+                "RING_HEAD {:#x} or RING_TAIL {:#x} beyond the ring's {size:#x} bytes",
+                r.head, r.tail
+            ),
+        ));
+    }
+    None
+}
+
+/// Total dwords of the command with header `hdr` on an engine of `class`,
+/// or why it is not a command the engine executes.
+fn length(hdr: u32, class: Class) -> Result<u32, String> {
+    let kind = hdr >> 29;
+    let render = matches!(class, Class::Render | Class::Compute);
+    if kind == 0 {
+        let n = match (hdr >> 23) & 0x3f {
+            op::NOOP
+            | op::USER_INTERRUPT
+            | op::ARB_CHECK
+            | op::ARB_ON_OFF
+            | op::BATCH_BUFFER_END => 1,
+            op::SEMAPHORE_WAIT => (hdr & LEN) + 2,
+            op::STORE_DATA_IMM => (hdr & SDI_LEN) + 2,
+            op::LOAD_REGISTER_IMM => (hdr & LEN) + 2,
+            op::FLUSH_DW if render => return Err("MI_FLUSH_DW on a render/compute engine".into()),
+            op::FLUSH_DW => (hdr & FLUSH_LEN) + 2,
+            op::BATCH_BUFFER_START => (hdr & LEN) + 2,
+            o => return Err(format!("MI opcode {o:#x} is not modelled")),
+        };
+        return Ok(n);
+    }
+    if hdr & 0xffff_0000 == PIPE_CONTROL {
+        if !render {
+            return Err("PIPE_CONTROL on a copy/video engine".into());
+        }
+        return Ok((hdr & LEN) + 2);
+    }
+    if hdr & 0xffc0_0000 == XY_FAST_COPY_BLT {
+        if class != Class::Copy {
+            return Err("XY_FAST_COPY_BLT on an engine other than the blitter".into());
+        }
+        return Ok((hdr & LEN) + 2);
+    }
+    Err(format!("header {hdr:#010x} is not a modelled command"))
+}
+
+/// An error of a step: kind and what.
+type Fail = (ErrorKind, String);
+
+fn malformed(what: &str, n: u32) -> Fail {
+    (ErrorKind::Instruction, format!("{what} with {n} dwords"))
+}
+
+fn addr64(lo: u32, hi: u32) -> u64 {
+    u64::from(lo) | u64::from(hi) << 32
+}
+
+/// Executes one command of `e`'s active context.
+pub fn step(e: &mut Engine, io: &mut Io<'_>) -> Step {
+    let Some(c) = e.active.as_ref() else {
+        return Step::Empty;
+    };
+    let in_batch = !c.batch.is_empty();
+    if !in_batch && c.ring.head == c.ring.tail {
+        return Step::Empty;
+    }
+    let at = fetch_addr(e, 0);
+    e.acthd = u32::try_from(at).unwrap_or(u32::MAX);
+    let hdr = match io.read_u32(at, "command fetch") {
+        Ok(h) => h,
+        Err(f) => return fail(e, io, 0, at, (ErrorKind::PageTable, f.to_string())),
+    };
+    let n = match length(hdr, e.def.src.class) {
+        Ok(n) => n,
+        Err(why) => return fail(e, io, hdr, at, (ErrorKind::Instruction, why)),
+    };
+    let mut dw = vec![hdr];
+    for i in 1..n {
+        match io.read_u32(fetch_addr(e, i), "command fetch") {
+            Ok(v) => dw.push(v),
+            Err(f) => return fail(e, io, hdr, at, (ErrorKind::PageTable, f.to_string())),
+        }
+    }
+    match execute(e, io, &dw) {
+        Ok(Flow::Next { user_interrupt }) => {
+            advance(e, n);
+            Step::Done { user_interrupt }
+        }
+        Ok(Flow::Jumped) => Step::Done {
+            user_interrupt: false,
+        },
+        Ok(Flow::Wait) => Step::Wait,
+        Err(f) => fail(e, io, hdr, at, f),
+    }
+}
+
+fn fail(e: &mut Engine, io: &mut Io<'_>, hdr: u32, at: u64, (kind, why): Fail) -> Step {
+    e.error(kind, hdr, at, why, io);
+    Step::Error
+}
+
+/// GGTT address of dword `i` of the command at the fetch position.
+fn fetch_addr(e: &Engine, i: u32) -> u64 {
+    let Some(c) = e.active.as_ref() else {
+        return 0;
+    };
+    if let Some(&b) = c.batch.last() {
+        return b + 4 * u64::from(i);
+    }
+    let size = c.ring.size();
+    u64::from(c.ring.start) + u64::from((c.ring.head + 4 * i) % size)
+}
+
+/// Moves the fetch position past `n` dwords.
+fn advance(e: &mut Engine, n: u32) {
+    let Some(c) = e.active.as_mut() else {
+        return;
+    };
+    if let Some(b) = c.batch.last_mut() {
+        *b += 4 * u64::from(n);
+        return;
+    }
+    let size = c.ring.size();
+    c.ring.head = (c.ring.head + 4 * n) % size;
+}
+
+/// What follows a command.
+enum Flow {
+    /// The next command.
+    Next { user_interrupt: bool },
+    /// The fetch position was set by the command.
+    Jumped,
+    /// Blocked; the same command runs again later.
+    Wait,
+}
+
+const NEXT: Flow = Flow::Next {
+    user_interrupt: false,
+};
+
+fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
+    let hdr = dw[0];
+    // CAST: at most 2^10 + 1.
+    let n = dw.len() as u32;
+    if hdr >> 29 != 0 {
+        return if hdr & 0xffff_0000 == PIPE_CONTROL {
+            pipe_control(io, dw).map(|()| NEXT)
+        } else {
+            fast_copy(io, dw).map(|()| NEXT)
+        };
+    }
+    match (hdr >> 23) & 0x3f {
+        op::NOOP | op::ARB_CHECK => Ok(NEXT),
+        op::USER_INTERRUPT => {
+            e.irq(io, IRQ_USER);
+            Ok(Flow::Next {
+                user_interrupt: true,
+            })
+        }
+        op::ARB_ON_OFF => {
+            if let Some(c) = e.active.as_mut() {
+                c.arb = hdr & 1 != 0;
+            }
+            Ok(NEXT)
+        }
+        op::BATCH_BUFFER_END => {
+            let Some(c) = e.active.as_mut() else {
+                return Ok(NEXT);
+            };
+            if c.batch.pop().is_none() {
+                return Err((
+                    ErrorKind::Instruction,
+                    "MI_BATCH_BUFFER_END in the ring itself".into(),
+                ));
+            }
+            Ok(Flow::Jumped)
+        }
+        op::STORE_DATA_IMM => {
+            if n != 4 && n != 5 {
+                return Err(malformed("MI_STORE_DATA_IMM", n));
+            }
+            ggtt_only(hdr & MI_GGTT != 0, "MI_STORE_DATA_IMM")?;
+            if dw[1] & 3 != 0 {
+                return Err((
+                    ErrorKind::Instruction,
+                    format!(
+                        "MI_STORE_DATA_IMM address {:#x} is not dword aligned",
+                        dw[1]
+                    ),
+                ));
+            }
+            let bytes: Vec<u8> = dw[3..].iter().flat_map(|d| d.to_le_bytes()).collect();
+            store(io, addr64(dw[1], dw[2]), &bytes, "MI_STORE_DATA_IMM")?;
+            Ok(NEXT)
+        }
+        op::LOAD_REGISTER_IMM => {
+            lri(e, dw)?;
+            Ok(NEXT)
+        }
+        op::FLUSH_DW => {
+            if n != 4 && n != 5 {
+                return Err(malformed("MI_FLUSH_DW", n));
+            }
+            match (hdr >> 14) & 3 {
+                0 => Ok(NEXT),
+                1 => {
+                    ggtt_only(dw[1] & FLUSH_USE_GTT != 0, "MI_FLUSH_DW")?;
+                    let bytes: Vec<u8> = dw[3..].iter().flat_map(|d| d.to_le_bytes()).collect();
+                    store(io, addr64(dw[1] & !7, dw[2]), &bytes, "MI_FLUSH_DW")?;
+                    Ok(NEXT)
+                }
+                o => Err((
+                    ErrorKind::Instruction,
+                    format!("MI_FLUSH_DW post-sync operation {o} is not modelled"),
+                )),
+            }
+        }
+        op::SEMAPHORE_WAIT => semaphore(e, io, dw),
+        op::BATCH_BUFFER_START => {
+            if n != 3 {
+                return Err(malformed("MI_BATCH_BUFFER_START", n));
+            }
+            if hdr & BB_PPGTT != 0 {
+                return Err((
+                    ErrorKind::PageTable,
+                    "MI_BATCH_BUFFER_START of a PPGTT batch: the mock has no PPGTT".into(),
+                ));
+            }
+            let target = addr64(dw[1] & !3, dw[2] & 0xffff);
+            advance(e, n);
+            let Some(c) = e.active.as_mut() else {
+                return Ok(Flow::Jumped);
+            };
+            if c.batch.is_empty() || hdr & BB_SECOND_LEVEL != 0 {
+                if c.batch.len() >= 2 {
+                    return Err((
+                        ErrorKind::Instruction,
+                        "MI_BATCH_BUFFER_START: a third batch level".into(),
+                    ));
+                }
+                c.batch.push(target);
+            } else if let Some(top) = c.batch.last_mut() {
+                // Chained: replaces the current level.
+                *top = target;
+            }
+            Ok(Flow::Jumped)
+        }
+        _ => Err((ErrorKind::Instruction, format!("{hdr:#010x}"))),
+    }
+}
+
+/// A GGTT-only rule: without the GGTT bit the address is a PPGTT one,
+/// which the mock does not have.
+fn ggtt_only(ggtt: bool, what: &str) -> Result<(), Fail> {
+    if ggtt {
+        Ok(())
+    } else {
+        Err((
+            ErrorKind::PageTable,
+            format!("{what} to a PPGTT address: the mock has no PPGTT"),
+        ))
+    }
+}
+
+fn store(io: &mut Io<'_>, addr: u64, bytes: &[u8], what: &str) -> Result<(), Fail> {
+    io.write(addr, bytes, what)
+        .map_err(|f| (ErrorKind::PageTable, f.to_string()))
+}
+
+/// `MI_LOAD_REGISTER_IMM`: every register is checked before any is
+/// written (module docs, allow-list).
+fn lri(e: &mut Engine, dw: &[u32]) -> Result<(), Fail> {
+    let hdr = dw[0];
+    let pairs = &dw[1..];
+    if pairs.is_empty() || !pairs.len().is_multiple_of(2) {
+        // CAST: small.
+        return Err(malformed("MI_LOAD_REGISTER_IMM", dw.len() as u32));
+    }
+    let mut writes = Vec::new();
+    for p in pairs.chunks_exact(2) {
+        let rel = super::lrc::relative(e.def.base, hdr, p[0]);
+        match rel {
+            Some(r @ (reg::RING_CONTEXT_CONTROL | reg::RING_NOPID)) => writes.push((r, p[1])),
+            Some(r) if (reg::CS_GPR..reg::CS_GPR_END).contains(&r) => writes.push((r, p[1])),
+            _ => {
+                return Err((
+                    ErrorKind::Instruction,
+                    format!(
+                        "MI_LOAD_REGISTER_IMM to {:#x}: not a register this engine lets a ring \
+                         write (privilege violation)",
+                        p[0]
+                    ),
+                ))
+            }
+        }
+    }
+    for (r, v) in writes {
+        match r {
+            reg::RING_CONTEXT_CONTROL => {
+                if let Some(c) = e.active.as_mut() {
+                    c.context_control = super::masked(c.context_control, v);
+                }
+            }
+            reg::RING_NOPID => e.nopid = v,
+            r => e.gpr[super::dw_index(r, reg::CS_GPR)] = v,
+        }
+    }
+    Ok(())
+}
+
+/// `MI_SEMAPHORE_WAIT` (compare ops i915 `intel_gpu_commands.h`
+/// `MI_SEMAPHORE_SAD_*_SDD`: 0 >, 1 >=, 2 <, 3 <=, 4 ==, 5 !=; the memory
+/// value is on the left).
+fn semaphore(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
+    let hdr = dw[0];
+    // CAST: small.
+    let n = dw.len() as u32;
+    if n != 4 && n != 5 {
+        return Err(malformed("MI_SEMAPHORE_WAIT", n));
+    }
+    if hdr & SEM_REGISTER_POLL != 0 {
+        return Err((
+            ErrorKind::Instruction,
+            "MI_SEMAPHORE_WAIT register poll is not modelled".into(),
+        ));
+    }
+    ggtt_only(hdr & MI_GGTT != 0, "MI_SEMAPHORE_WAIT")?;
+    let w = SemWait {
+        addr: addr64(dw[2] & !3, dw[3]),
+        data: dw[1],
+        op: (hdr >> 12) & 7,
+    };
+    if w.op > 5 {
+        return Err((
+            ErrorKind::Instruction,
+            format!("MI_SEMAPHORE_WAIT compare operation {}", w.op),
+        ));
+    }
+    let v = io
+        .read_u32(w.addr, "MI_SEMAPHORE_WAIT")
+        .map_err(|f| (ErrorKind::PageTable, f.to_string()))?;
+    let ok = match w.op {
+        0 => v > w.data,
+        1 => v >= w.data,
+        2 => v < w.data,
+        3 => v <= w.data,
+        4 => v == w.data,
+        _ => v != w.data,
+    };
+    let Some(c) = e.active.as_mut() else {
+        return Ok(NEXT);
+    };
+    if ok {
+        c.wait = None;
+        Ok(NEXT)
+    } else {
+        c.wait = Some(w);
+        Ok(Flow::Wait)
+    }
+}
+
+/// `PIPE_CONTROL` with its post-sync operation.
+fn pipe_control(io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+    // CAST: small.
+    let n = dw.len() as u32;
+    if n != 6 {
+        return Err(malformed("PIPE_CONTROL", n));
+    }
+    let flags = dw[1];
+    match (flags >> 14) & 3 {
+        0 => Ok(()),
+        1 => {
+            ggtt_only(flags & PC_GLOBAL_GTT != 0, "PIPE_CONTROL post-sync write")?;
+            let bytes: Vec<u8> = dw[4..6].iter().flat_map(|d| d.to_le_bytes()).collect();
+            store(io, addr64(dw[2] & !7, dw[3]), &bytes, "PIPE_CONTROL")
+        }
+        o => Err((
+            ErrorKind::Instruction,
+            format!("PIPE_CONTROL post-sync operation {o} is not modelled"),
+        )),
+    }
+}
+
+/// `XY_FAST_COPY_BLT` (layout as i915 `emit_copy` / xe `emit_copy` use
+/// it): dw1 bits 31/30 tile-4 flags, 26:24 color depth (0 8 bpp, 1 and 2
+/// 16 bpp, 3 32 bpp: i915 `BLT_DEPTH_*`), 15:0 destination pitch; dw2/dw3
+/// destination y1:x1 / y2:x2 (exclusive), dw4-5 destination address; dw6
+/// source y1:x1; dw7 source pitch; dw8-9 source address.
+fn fast_copy(io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+    // CAST: small.
+    let n = dw.len() as u32;
+    if n != 10 {
+        return Err(malformed("XY_FAST_COPY_BLT", n));
+    }
+    if dw[1] & 0xc000_0000 != 0 {
+        return Err((
+            ErrorKind::Instruction,
+            "XY_FAST_COPY_BLT with a tiled surface is not modelled".into(),
+        ));
+    }
+    let bpp: u64 = match (dw[1] >> 24) & 7 {
+        0 => 1,
+        1 | 2 => 2,
+        3 => 4,
+        d => {
+            return Err((
+                ErrorKind::Instruction,
+                format!("XY_FAST_COPY_BLT color depth {d}"),
+            ))
+        }
+    };
+    let dpitch = u64::from(dw[1] & 0xffff);
+    let spitch = u64::from(dw[7] & 0xffff);
+    let (dx1, dy1) = (u64::from(dw[2] & 0xffff), u64::from(dw[2] >> 16));
+    let (dx2, dy2) = (u64::from(dw[3] & 0xffff), u64::from(dw[3] >> 16));
+    let (sx1, sy1) = (u64::from(dw[6] & 0xffff), u64::from(dw[6] >> 16));
+    let dst = addr64(dw[4], dw[5]);
+    let src = addr64(dw[8], dw[9]);
+    if dx2 < dx1 || dy2 < dy1 {
+        return Err((
+            ErrorKind::Instruction,
+            "XY_FAST_COPY_BLT with an inverted rectangle".into(),
+        ));
+    }
+    let row = (dx2 - dx1) * bpp;
+    if row * (dy2 - dy1) > MAX_BLT_BYTES {
+        return Err((
+            ErrorKind::Instruction,
+            format!("XY_FAST_COPY_BLT of more than {MAX_BLT_BYTES} bytes"),
+        ));
+    }
+    // CAST: row <= MAX_BLT_BYTES.
+    let mut buf = vec![0u8; row as usize];
+    for y in 0..dy2 - dy1 {
+        let s = src + (sy1 + y) * spitch + sx1 * bpp;
+        let d = dst + (dy1 + y) * dpitch + dx1 * bpp;
+        io.read(s, &mut buf, "XY_FAST_COPY_BLT source")
+            .map_err(|f| (ErrorKind::PageTable, f.to_string()))?;
+        store(io, d, &buf, "XY_FAST_COPY_BLT destination")?;
+    }
+    Ok(())
+}

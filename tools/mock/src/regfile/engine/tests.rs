@@ -1,0 +1,880 @@
+//! Tests of the command streamers through the register file: an LRC and a
+//! ring in a fake GGTT-mapped local memory, submitted through the
+//! registers the way the driver will (spec `notes/cs-spec.md`).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::csb;
+use super::reg;
+use super::*;
+use crate::clock::Clock;
+use crate::clock::ManualClock;
+use crate::power::Domain;
+use crate::regfile::guc::ggtt::PAGE;
+use crate::regfile::guc::ggtt::PTE_DM;
+use crate::regfile::guc::ggtt::PTE_PRESENT;
+use crate::regfile::guc::Target;
+use crate::regfile::tests::awake;
+use crate::regfile::tests::params;
+use crate::regfile::RegisterFile;
+use crate::trace::TraceWriter;
+
+// ---- memory ------------------------------------------------------------
+
+/// GGTT-mapped local memory, page by page; unmapped pages fault.
+#[derive(Default)]
+struct FakeBus {
+    ptes: HashMap<u64, u64>,
+    lmem: HashMap<u64, Vec<u8>>,
+}
+
+/// Local memory pages sit at the GGTT address plus this (any offset works;
+/// a non-zero one proves the translation is used).
+const LMEM_OFFSET: u64 = 0x4000_0000;
+
+impl FakeBus {
+    /// Maps `len` bytes of fresh zeroed local memory at GGTT `gaddr`.
+    fn map(&mut self, gaddr: u64, len: u64) {
+        for p in (gaddr / PAGE)..(gaddr + len).div_ceil(PAGE) {
+            let phys = p * PAGE + LMEM_OFFSET;
+            self.ptes.insert(p, phys | PTE_PRESENT | PTE_DM);
+            self.lmem
+                .entry(phys / PAGE)
+                .or_insert_with(|| vec![0; PAGE as usize]);
+        }
+    }
+
+    fn phys(&self, gaddr: u64) -> u64 {
+        let pte = self.ptes[&(gaddr / PAGE)];
+        (pte & !0xfff) + gaddr % PAGE
+    }
+
+    fn w32(&mut self, gaddr: u64, v: u32) {
+        let a = self.phys(gaddr);
+        let page = self.lmem.get_mut(&(a / PAGE)).expect("mapped");
+        let o = (a % PAGE) as usize;
+        page[o..o + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    fn r32(&self, gaddr: u64) -> u32 {
+        let a = self.phys(gaddr);
+        let page = &self.lmem[&(a / PAGE)];
+        let o = (a % PAGE) as usize;
+        u32::from_le_bytes([page[o], page[o + 1], page[o + 2], page[o + 3]])
+    }
+
+    fn r64(&self, gaddr: u64) -> u64 {
+        u64::from(self.r32(gaddr)) | u64::from(self.r32(gaddr + 4)) << 32
+    }
+}
+
+impl Bus for FakeBus {
+    fn pte(&self, index: u64) -> Option<u64> {
+        Some(self.ptes.get(&index).copied().unwrap_or(0))
+    }
+
+    fn read(&self, target: Target, addr: u64, buf: &mut [u8]) -> Result<(), String> {
+        assert_eq!(target, Target::Lmem);
+        for (i, b) in buf.iter_mut().enumerate() {
+            let a = addr + i as u64;
+            let page = self.lmem.get(&(a / PAGE)).ok_or("no such LMEM page")?;
+            *b = page[(a % PAGE) as usize];
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, target: Target, addr: u64, buf: &[u8]) -> Result<(), String> {
+        assert_eq!(target, Target::Lmem);
+        for (i, b) in buf.iter().enumerate() {
+            let a = addr + i as u64;
+            let page = self.lmem.get_mut(&(a / PAGE)).ok_or("no such LMEM page")?;
+            page[(a % PAGE) as usize] = *b;
+        }
+        Ok(())
+    }
+
+    fn probe(&self, _: Target, addr: u64, len: u64) -> Result<(), String> {
+        for a in (addr / PAGE)..(addr + len).div_ceil(PAGE) {
+            if !self.lmem.contains_key(&a) {
+                return Err("no such LMEM page".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---- commands (encodings as cs.rs cites them) -------------------------
+
+const MI_NOOP: u32 = 0;
+const MI_USER_INTERRUPT: u32 = 0x02 << 23;
+const MI_ARB_ON_OFF_ENABLE: u32 = 0x08 << 23 | 1;
+const MI_BB_END: u32 = 0x0a << 23;
+/// `MI_STORE_DATA_IMM | MI_SDI_GGTT | MI_SDI_NUM_DW(1)`.
+const SDI_GGTT_1DW: u32 = 0x20 << 23 | 1 << 22 | 2;
+/// `MI_FLUSH_DW | MI_FLUSH_DW_OP_STOREDW | MI_FLUSH_IMM_DW`.
+const FLUSH_DW_STORE: u32 = 0x26 << 23 | 1 << 14 | 2;
+/// `GFX_OP_PIPE_CONTROL(6)`.
+const PIPE_CONTROL_6: u32 = 0x7a00_0004;
+/// `MI_SEMAPHORE_WAIT | MI_SEMW_GGTT | MI_SEMAPHORE_POLL | SAD_EQ_SDD`,
+/// 5 dwords.
+const SEM_WAIT_EQ: u32 = 0x1c << 23 | 1 << 22 | 1 << 15 | 4 << 12 | 3;
+/// `MI_BATCH_BUFFER_START` (GGTT), 3 dwords.
+const BB_START: u32 = 0x31 << 23 | 1;
+/// `MI_LOAD_REGISTER_IMM | MI_LRI_LRM_CS_MMIO | MI_LRI_NUM_REGS(1)`.
+const LRI_1: u32 = 0x22 << 23 | 1 << 19 | 1;
+/// `XY_FAST_COPY_BLT_CMD | (10 - 2)`.
+const XY_FAST_COPY: u32 = (2 << 29) | (0x42 << 22) | 8;
+
+fn sdi(addr: u64, v: u32) -> [u32; 4] {
+    [SDI_GGTT_1DW, addr as u32, (addr >> 32) as u32, v]
+}
+
+fn sem_eq(addr: u64, v: u32) -> [u32; 5] {
+    [SEM_WAIT_EQ, v, addr as u32, (addr >> 32) as u32, 0]
+}
+
+// ---- layout --------------------------------------------------------------
+
+const HWSP: u64 = 0x10_0000;
+const RING: u64 = 0x20_0000;
+const RING_SIZE: u32 = 0x2000;
+const LRCA: u64 = 0x30_0000;
+const LRCA2: u64 = 0x38_0000;
+const RING2: u64 = 0x28_0000;
+const DATA: u64 = 0x40_0000;
+const BATCH: u64 = 0x50_0000;
+const CTX: u16 = 0x2a;
+const CTX2: u16 = 0x2b;
+
+fn temp_trace() -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("xehpg-mock-cs-{}-{n}.jsonl", std::process::id()))
+}
+
+struct H {
+    rf: RegisterFile,
+    rec: Recorder,
+    clock: ManualClock,
+    bus: FakeBus,
+    trace: PathBuf,
+    base: u32,
+}
+
+impl Drop for H {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.trace);
+    }
+}
+
+impl H {
+    /// Engine `name` with its domains awake, execlists enabled, the HWSP
+    /// set and the CSB pointers primed like i915 does.
+    fn new(name: &str) -> H {
+        let clock = ManualClock::new();
+        let trace = temp_trace();
+        let mut rec = Recorder::new(
+            Arc::new(clock.clone()),
+            TraceWriter::create(&trace).expect("trace"),
+            None,
+        );
+        let mut rf = RegisterFile::new(&params(), clock.now()).expect("register file");
+        awake(&mut rf, &mut rec, &clock, &[Domain::GT, Domain::RENDER]);
+        let mut bus = FakeBus::default();
+        bus.map(HWSP, PAGE);
+        bus.map(RING, u64::from(RING_SIZE));
+        bus.map(RING2, u64::from(RING_SIZE));
+        bus.map(LRCA, 2 * PAGE);
+        bus.map(LRCA2, 2 * PAGE);
+        bus.map(DATA, PAGE);
+        bus.map(BATCH, PAGE);
+        let base = def_by_name(name).expect("engine").base;
+        let mut h = H {
+            rf,
+            rec,
+            clock,
+            bus,
+            trace,
+            base,
+        };
+        h.w(reg::RING_HWS_PGA, HWSP as u32);
+        h.w(
+            reg::RING_MODE,
+            DISABLE_LEGACY_MODE << 16 | DISABLE_LEGACY_MODE,
+        );
+        h.w(reg::RING_MI_MODE, STOP_RING << 16);
+        h.w(reg::RING_CONTEXT_STATUS_PTR, 0xffff << 16 | 11 << 8 | 11);
+        h
+    }
+
+    fn w(&mut self, rel: u32, v: u32) {
+        let done = self
+            .rf
+            .write_with(self.base + rel, v, &mut self.rec, &mut self.bus);
+        assert!(done.is_some(), "+{rel:#x} is an engine register");
+    }
+
+    fn r(&mut self, rel: u32) -> u32 {
+        self.rf
+            .read(self.base + rel, &mut self.rec)
+            .expect("an engine register")
+    }
+
+    /// Writes upstream's xcs register state (`dg2_xcs_offsets`) for a
+    /// context whose ring is at `ring`: LRCA + 4096 holds NOP, LRI(15) with
+    /// CONTEXT_CONTROL, HEAD, TAIL, START, CTL, ..., NOP, LRI(9), BB_END.
+    fn lrc(&mut self, lrca: u64, ring: u64, head: u32, tail: u32) {
+        let b = self.base;
+        let regs15: [(u32, u32); 15] = [
+            (0x244, 0x0009_0009),
+            (0x34, head),
+            (0x30, tail),
+            (0x38, ring as u32),
+            (0x3c, (RING_SIZE - 4096) | 1),
+            (0x168, 0),
+            (0x140, 0),
+            (0x110, 0),
+            (0x1c0, 0),
+            (0x1c4, 0),
+            (0x1c8, 0),
+            (0x180, 0),
+            (0x2b4, 0),
+            (0x120, 0),
+            (0x124, 0),
+        ];
+        let mut img = vec![MI_NOOP, 0x1100_0000 | 1 << 19 | 1 << 12 | (2 * 15 - 1)];
+        for (o, v) in regs15 {
+            img.extend([b + o, v]);
+        }
+        img.extend([MI_NOOP, 0x1100_0000 | 1 << 19 | 1 << 12 | (2 * 9 - 1)]);
+        for o in [
+            0x3a8, 0x28c, 0x288, 0x284, 0x280, 0x27c, 0x278, 0x274, 0x270,
+        ] {
+            img.extend([b + o, 0]);
+        }
+        img.push(MI_BB_END | 1);
+        for (i, d) in img.iter().enumerate() {
+            self.bus.w32(lrca + 4096 + 4 * i as u64, *d);
+        }
+    }
+
+    /// The image's `CTX_RING_HEAD` (dw 5) and `CTX_RING_TAIL` (dw 7).
+    fn saved(&self, lrca: u64) -> (u32, u32) {
+        (
+            self.bus.r32(lrca + 4096 + 4 * 5),
+            self.bus.r32(lrca + 4096 + 4 * 7),
+        )
+    }
+
+    fn set_tail(&mut self, lrca: u64, tail: u32) {
+        self.bus.w32(lrca + 4096 + 4 * 7, tail);
+    }
+
+    /// Writes `cmds` into the ring at byte `at`; returns the end.
+    fn emit(&mut self, ring: u64, at: u32, cmds: &[u32]) -> u32 {
+        for (i, c) in cmds.iter().enumerate() {
+            self.bus.w32(ring + u64::from(at) + 4 * i as u64, *c);
+        }
+        at + 4 * cmds.len() as u32
+    }
+
+    /// Submits `(lrca, ctx id)` elements: SQ then Load.
+    fn submit(&mut self, els: &[(u64, u16)]) {
+        for n in 0..8u32 {
+            let (lo, hi) = els.get(n as usize).map_or((0, 0), |&(lrca, id)| {
+                (lrca as u32 | 3 << 3 | 1, u32::from(id) << 7)
+            });
+            self.w(reg::SQ_CONTENTS + 8 * n, lo);
+            self.w(reg::SQ_CONTENTS + 8 * n + 4, hi);
+        }
+        self.w(reg::RING_EXECLIST_CONTROL, EL_CTRL_LOAD);
+    }
+
+    /// The HWSP CSB entries written so far (from entry 0) and its write
+    /// pointer dword.
+    fn csb(&self, n: u64) -> (Vec<u64>, u32) {
+        let entries = (0..n)
+            .map(|i| self.bus.r64(HWSP + 4 * (0x10 + 2 * i)))
+            .collect();
+        (entries, self.bus.r32(HWSP + 4 * 0x2f))
+    }
+
+    fn events(&mut self, ev: &str) -> Vec<Value> {
+        self.rec.flush();
+        std::fs::read_to_string(&self.trace)
+            .expect("trace")
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+            .filter(|v| v["ev"] == ev)
+            .collect()
+    }
+
+    /// Vector bits raised at engine `name`, in order.
+    fn irqs(&mut self, name: &str) -> Vec<u64> {
+        self.events("irq_raise")
+            .into_iter()
+            .filter(|v| v["source"] == name)
+            .map(|v| {
+                u64::from_str_radix(
+                    v["data"].as_str().expect("hex").trim_start_matches("0x"),
+                    16,
+                )
+                .expect("hex")
+            })
+            .collect()
+    }
+
+    fn counters(&self, name: &str) -> crate::summary::EngineCounters {
+        self.rec
+            .summary(false)
+            .engines
+            .by_engine
+            .get(name)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    fn tick(&mut self) {
+        self.clock.advance(std::time::Duration::from_millis(1));
+        self.rf.service_engines(&mut self.rec, &mut self.bus);
+    }
+}
+
+fn idle_to_active(instance: u8, to: u16) -> u64 {
+    // lo: detail 0, instance 9:4, to 25:10; hi: new queue bit 1, away 25:10.
+    u64::from(u32::from(instance) << 4 | u32::from(to) << 10)
+        | u64::from(1u32 << 1 | 0xffff << 10) << 32
+}
+
+fn to_idle(instance: u8, away: u16) -> u64 {
+    u64::from(u32::from(instance) << 4 | 0xffff << 10) | u64::from(u32::from(away) << 10) << 32
+}
+
+// ---- tests ---------------------------------------------------------------
+
+/// The whole path on BCS0: restore, execute, store, user interrupt,
+/// complete, save HEAD, two CSB entries in HWSP and mirror, interrupts
+/// 8, 0, 8 in that order.
+#[test]
+fn a_context_runs_to_completion_and_reports_both_switches() {
+    let mut h = H::new("bcs0");
+    let mut cmds = vec![MI_ARB_ON_OFF_ENABLE];
+    cmds.extend(sdi(DATA + 0x40, 0xdead_beef));
+    cmds.extend([MI_USER_INTERRUPT, MI_NOOP]);
+    cmds.extend([FLUSH_DW_STORE, (DATA + 0x80) as u32 | 1 << 2, 0, 7, MI_NOOP]);
+    let tail = h.emit(RING, 0, &cmds);
+    assert_eq!(tail % 8, 0);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+
+    assert_eq!(h.bus.r32(DATA + 0x40), 0xdead_beef, "MI_STORE_DATA_IMM");
+    assert_eq!(h.bus.r32(DATA + 0x80), 7, "MI_FLUSH_DW post-sync store");
+    let (entries, wp) = h.csb(2);
+    assert_eq!(entries[0], idle_to_active(0, CTX));
+    assert_eq!(entries[1], to_idle(0, CTX));
+    assert_eq!(wp, 1, "write pointer: index of the last entry");
+    // The MMIO mirror and the pointer register.
+    assert_eq!(h.r(reg::CSB_BUF), entries[0] as u32);
+    assert_eq!(h.r(reg::CSB_BUF + 4), (entries[0] >> 32) as u32);
+    assert_eq!(h.r(reg::CSB_BUF + 8), entries[1] as u32);
+    assert_eq!(h.r(reg::CSB_BUF + 12), (entries[1] >> 32) as u32);
+    assert_eq!(h.r(reg::RING_CONTEXT_STATUS_PTR) & 0xf, 1);
+    assert_eq!(
+        h.r(reg::RING_CONTEXT_STATUS_PTR) >> 8 & 0xf,
+        11,
+        "SW's read pointer"
+    );
+    // RING_HEAD saved back into the image.
+    assert_eq!(h.saved(LRCA), (tail, tail));
+    assert_eq!(h.irqs("bcs0"), vec![0x100, 0x1, 0x100]);
+    // Idle again; the ring registers read the last context's.
+    assert_eq!(h.r(reg::RING_EXECLIST_STATUS_LO) & 1, 0);
+    assert_eq!(h.r(reg::RING_EXECLIST_STATUS_HI), 0xffff);
+    assert_eq!(h.r(reg::RING_CURRENT_LRCA), 0);
+    assert_eq!(h.r(reg::RING_HEAD), tail);
+    assert_eq!(h.r(reg::RING_START), RING as u32);
+    let c = h.counters("bcs0");
+    assert_eq!(
+        (
+            c.loads,
+            c.contexts_completed,
+            c.commands,
+            c.user_interrupts,
+            c.csb_entries
+        ),
+        (1, 1, 6, 1, 2)
+    );
+    assert_eq!((c.errors, c.violations), (0, 0));
+    assert_eq!(h.rec.summary(false).violations, 0);
+}
+
+/// RCS0: PIPE_CONTROL's post-sync write lands as a qword; MI_FLUSH_DW is
+/// not a render command (instruction error).
+#[test]
+fn pipe_control_writes_on_render_and_flush_dw_is_refused() {
+    let mut h = H::new("rcs0");
+    let mut cmds = vec![
+        PIPE_CONTROL_6,
+        1 << 24 | 1 << 20 | 1 << 14,
+        (DATA + 0x10) as u32,
+        0,
+        0x1234,
+        0x5678,
+    ];
+    cmds.extend([MI_USER_INTERRUPT, MI_NOOP]);
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.bus.r64(DATA + 0x10), 0x5678_0000_1234);
+    assert_eq!(h.counters("rcs0").contexts_completed, 1);
+
+    let at = tail;
+    let tail2 = h.emit(RING, at, &[FLUSH_DW_STORE, (DATA + 0x20) as u32 | 4, 0, 9]);
+    h.set_tail(LRCA, tail2);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), FLUSH_DW_STORE);
+    assert_eq!(h.r(reg::RING_ACTHD), RING as u32 + at);
+    assert_eq!(h.bus.r32(DATA + 0x20), 0, "nothing stored");
+}
+
+/// A lite restore picks up the new TAIL: the context waits on a semaphore,
+/// the driver appends a store and resubmits the same LRCA, then releases
+/// the semaphore; the tick re-polls it and the context runs to the new tail.
+#[test]
+fn lite_restore_picks_up_the_new_tail_and_ticks_repoll_the_semaphore() {
+    let mut h = H::new("bcs0");
+    let sem = DATA;
+    let mut cmds = sem_eq(sem, 1).to_vec();
+    cmds.extend(sdi(DATA + 8, 0xa));
+    cmds.push(MI_NOOP);
+    let tail = h.emit(RING, 0, &cmds);
+    assert_eq!(tail % 8, 0);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(
+        h.r(reg::RING_EXECLIST_STATUS_LO) & 1,
+        1,
+        "waiting, still active"
+    );
+    assert_eq!(h.r(reg::RING_HEAD), 0, "the wait has not passed");
+    h.tick();
+    assert_eq!(h.bus.r32(DATA + 8), 0);
+
+    let mut more = sdi(DATA + 0xc, 0xb).to_vec();
+    more.extend([MI_USER_INTERRUPT, MI_NOOP, MI_NOOP, MI_NOOP]);
+    let tail2 = h.emit(RING, tail, &more);
+    h.set_tail(LRCA, tail2);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_TAIL), tail2, "the new tail is live");
+    let (entries, wp) = h.csb(2);
+    let lite = u64::from(u32::from(CTX) << 10) | u64::from(1 << 1 | u32::from(CTX) << 10) << 32;
+    assert_eq!(entries[1], lite, "lite restore: new queue, away = to");
+    assert_eq!(wp, 1);
+
+    h.bus.w32(sem, 1);
+    h.tick();
+    assert_eq!(h.bus.r32(DATA + 8), 0xa);
+    assert_eq!(h.bus.r32(DATA + 0xc), 0xb);
+    assert_eq!(h.saved(LRCA), (tail2, tail2));
+    let (entries, wp) = h.csb(3);
+    assert_eq!(entries[2], to_idle(0, CTX));
+    assert_eq!(wp, 2);
+    assert_eq!(h.irqs("bcs0"), vec![0x100, 0x100, 0x1, 0x100]);
+    let c = h.counters("bcs0");
+    assert_eq!((c.loads, c.lite_restores, c.contexts_completed), (2, 1, 1));
+}
+
+/// A Load with a different context preempts the waiting one: its HEAD
+/// (at the wait) is saved, one entry reports the switch with detail 5, the
+/// new context runs; the second element of a queue follows on completion
+/// with an element-switch entry.
+#[test]
+fn preemption_and_element_switch() {
+    let mut h = H::new("bcs0");
+    let mut a = vec![MI_NOOP, MI_NOOP];
+    a.extend(sem_eq(DATA, 1));
+    a.push(MI_NOOP);
+    let tail_a = h.emit(RING, 0, &a);
+    h.lrc(LRCA, RING, 0, tail_a);
+    h.submit(&[(LRCA, CTX)]);
+    let tail_b = h.emit(RING2, 0, &sdi(DATA + 4, 0xb));
+    h.lrc(LRCA2, RING2, 0, tail_b);
+    h.submit(&[(LRCA2, CTX2), (LRCA, CTX)]);
+    assert_eq!(h.bus.r32(DATA + 4), 0xb);
+    assert_eq!(h.saved(LRCA).0, 8, "A's HEAD at its semaphore wait");
+    let (entries, _) = h.csb(3);
+    let preempt =
+        u64::from(5 | u32::from(CTX2) << 10) | u64::from(1 << 1 | u32::from(CTX) << 10) << 32;
+    assert_eq!(entries[1], preempt);
+    // B completed: element switch to A (new queue 0, detail 0).
+    let element = u64::from(u32::from(CTX) << 10) | u64::from(u32::from(CTX2) << 10) << 32;
+    assert_eq!(entries[2], element);
+    assert_eq!(
+        h.r(reg::RING_EXECLIST_STATUS_HI),
+        u32::from(CTX),
+        "A resumed"
+    );
+    assert_eq!(h.r(reg::RING_HEAD), 8, "from where it was preempted");
+    h.bus.w32(DATA, 1);
+    h.tick();
+    let (entries, wp) = h.csb(4);
+    assert_eq!(entries[3], to_idle(0, CTX));
+    assert_eq!(wp, 3);
+    let c = h.counters("bcs0");
+    assert_eq!(
+        (c.preemptions, c.contexts_completed, c.csb_entries),
+        (1, 2, 4)
+    );
+}
+
+/// A ring in an unmapped page: page-table error (EIR/ESR bit 4, ACTHD),
+/// CS error interrupt, the context halts and stays active.
+#[test]
+fn an_unmapped_ring_is_a_page_table_error_and_halts() {
+    let mut h = H::new("bcs0");
+    let hole = 0x60_0000u64;
+    h.lrc(LRCA, hole, 0x10, 0x40);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_PAGE_TABLE);
+    assert_eq!(h.r(reg::RING_ESR), ERROR_PAGE_TABLE);
+    assert_eq!(h.r(reg::RING_ACTHD), hole as u32 + 0x10);
+    assert_eq!(
+        h.r(reg::RING_EXECLIST_STATUS_LO) & 1,
+        1,
+        "halted, still active"
+    );
+    assert_eq!(h.irqs("bcs0"), vec![0x100, 0x8]);
+    h.tick();
+    assert_eq!(
+        h.events("engine_error").len(),
+        1,
+        "no progress, no new error"
+    );
+    assert_eq!(h.rec.summary(false).engines.gtt_faults, 1);
+    assert_eq!(h.counters("bcs0").errors, 1);
+    // EIR is RW1C.
+    h.w(reg::RING_EIR, ERROR_PAGE_TABLE);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.r(reg::RING_ESR), ERROR_PAGE_TABLE);
+}
+
+/// An unknown command: instruction error with IPEHR = its header.
+#[test]
+fn an_unknown_command_is_an_instruction_error() {
+    let mut h = H::new("bcs0");
+    let bogus = 0x3f << 23; // MI opcode 3Fh: reserved (seed 004 L635).
+    let tail = h.emit(RING, 0, &[MI_NOOP, MI_NOOP, bogus, MI_NOOP]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), bogus);
+    assert_eq!(h.r(reg::RING_ACTHD), RING as u32 + 8);
+    assert_eq!(h.r(reg::RING_HEAD), 8, "stopped at the command");
+    assert_eq!(h.irqs("bcs0"), vec![0x100, 0x8]);
+    // A masked error is recorded in ESR only and raises nothing.
+    let mut h = H::new("bcs0");
+    h.w(reg::RING_EMR, !0);
+    let tail = h.emit(RING, 0, &[bogus, MI_NOOP]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(
+        (h.r(reg::RING_EIR), h.r(reg::RING_ESR)),
+        (0, ERROR_INSTRUCTION)
+    );
+    assert_eq!(h.irqs("bcs0"), vec![0x100]);
+}
+
+/// Reset: REQUEST_RESET gives READY_TO_RESET; GDRST's BLT bit drops the
+/// halted context without a save, clears the ring and error registers and
+/// RESET_CTL, leaves the CSB pointers; the engine then runs again. The
+/// RENDER bit does not touch BCS0.
+#[test]
+fn reset_through_reset_ctl_and_gdrst_clears_the_engine() {
+    let mut h = H::new("bcs0");
+    let tail = h.emit(RING, 0, &[0x3f << 23, MI_NOOP]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    h.w(reg::RING_RESET_CTL, REQUEST_RESET << 16 | REQUEST_RESET);
+    assert_eq!(h.r(reg::RING_RESET_CTL), REQUEST_RESET | READY_TO_RESET);
+    let gdrst = crate::regs::guc::GDRST.offset;
+    h.rf.write_with(gdrst, GRDOM_RENDER, &mut h.rec, &mut h.bus);
+    assert_eq!(
+        h.r(reg::RING_EXECLIST_STATUS_LO) & 1,
+        1,
+        "RENDER is not BCS0's domain"
+    );
+    h.rf.write_with(gdrst, GRDOM_BLT, &mut h.rec, &mut h.bus);
+    assert_eq!(h.rf.read(gdrst, &mut h.rec), Some(0), "self-clearing");
+    assert_eq!(h.r(reg::RING_EXECLIST_STATUS_LO) & 1, 0);
+    assert_eq!(h.r(reg::RING_EXECLIST_STATUS_HI), 0xffff);
+    for r in [
+        reg::RING_HEAD,
+        reg::RING_TAIL,
+        reg::RING_START,
+        reg::RING_CTL,
+    ] {
+        assert_eq!(h.r(r), 0, "+{r:#x}");
+    }
+    for r in [
+        reg::RING_EIR,
+        reg::RING_ESR,
+        reg::RING_IPEHR,
+        reg::RING_ACTHD,
+        reg::RING_RESET_CTL,
+    ] {
+        assert_eq!(h.r(r), 0, "+{r:#x}");
+    }
+    assert_eq!(
+        h.r(reg::RING_CONTEXT_STATUS_PTR) & 0xf,
+        0,
+        "pointers untouched"
+    );
+    assert_eq!(h.saved(LRCA), (0, tail), "dropped without a save");
+    assert_eq!(h.counters("bcs0").resets, 1);
+    // Runs again: the next entry follows the old ones.
+    let tail = h.emit(RING, 0, &sdi(DATA, 5));
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.bus.r32(DATA), 5);
+    let (entries, wp) = h.csb(3);
+    assert_eq!(entries[1], idle_to_active(0, CTX));
+    assert_eq!(wp, 2);
+}
+
+/// `engine:hang`: the next context never progresses (RESET_CTL still gets
+/// ready, a reset recovers); `engine:csb-lost`: the next entry and pointer
+/// are not written, the interrupt still fires.
+#[test]
+fn fault_switches() {
+    let mut h = H::new("bcs0");
+    assert!(h.rf.arm_engine_fault("bcs0", EngineFault::Hang, &mut h.rec));
+    let tail = h.emit(RING, 0, &sdi(DATA, 5));
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    h.tick();
+    assert_eq!(h.bus.r32(DATA), 0, "no progress");
+    assert_eq!(h.r(reg::RING_EXECLIST_STATUS_LO) & 1, 1);
+    h.w(reg::RING_RESET_CTL, REQUEST_RESET << 16 | REQUEST_RESET);
+    assert_eq!(h.r(reg::RING_RESET_CTL) & READY_TO_RESET, READY_TO_RESET);
+    let gdrst = crate::regs::guc::GDRST.offset;
+    h.rf.write_with(gdrst, GRDOM_BLT, &mut h.rec, &mut h.bus);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.bus.r32(DATA), 5, "the switch was for one context");
+
+    let mut h = H::new("bcs0");
+    assert!(h
+        .rf
+        .arm_engine_fault("bcs0", EngineFault::CsbLost, &mut h.rec));
+    let tail = h.emit(RING, 0, &sdi(DATA, 5));
+    h.lrc(LRCA, RING, 0, tail);
+    h.bus.w32(HWSP + 4 * 0x2f, 11);
+    h.submit(&[(LRCA, CTX)]);
+    let (entries, wp) = h.csb(1);
+    assert_eq!(
+        entries[0],
+        to_idle(0, CTX),
+        "the idle->active entry was lost"
+    );
+    assert_eq!(wp, 0);
+    assert_eq!(h.irqs("bcs0"), vec![0x100, 0x100], "both interrupts fired");
+    assert_eq!(h.counters("bcs0").csb_entries, 1);
+    // Fused-off engines cannot be armed.
+    assert!(!h.rf.arm_engine_fault("vcs1", EngineFault::Hang, &mut h.rec));
+}
+
+/// Batch buffers: the ring calls a GGTT batch that stores and ends; the
+/// ring goes on. A PPGTT batch is a page-table error, MI_BATCH_BUFFER_END
+/// in the ring an instruction error.
+#[test]
+fn batch_buffers() {
+    let mut h = H::new("bcs0");
+    let mut batch = sdi(DATA, 1).to_vec();
+    batch.extend([MI_BB_END, MI_NOOP]);
+    for (i, d) in batch.iter().enumerate() {
+        h.bus.w32(BATCH + 4 * i as u64, *d);
+    }
+    let mut cmds = vec![BB_START, BATCH as u32, 0, MI_NOOP];
+    cmds.extend(sdi(DATA + 4, 2));
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!((h.bus.r32(DATA), h.bus.r32(DATA + 4)), (1, 2));
+    assert_eq!(h.counters("bcs0").contexts_completed, 1);
+
+    let mut h = H::new("bcs0");
+    let tail = h.emit(RING, 0, &[BB_START | 1 << 8, BATCH as u32, 0, MI_NOOP]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_PAGE_TABLE);
+
+    let mut h = H::new("bcs0");
+    let tail = h.emit(RING, 0, &[MI_BB_END, MI_NOOP]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+}
+
+/// LRI: CONTEXT_CONTROL (masked) and the GPRs are allowed; RING_MODE is a
+/// privilege violation.
+#[test]
+fn lri_allow_list() {
+    let mut h = H::new("bcs0");
+    let mut cmds = vec![LRI_1, h.base + reg::RING_CONTEXT_CONTROL, 1 << 16 | 1 << 2];
+    cmds.extend([LRI_1, reg::CS_GPR + 4, 0x77]);
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::CS_GPR + 4), 0x77, "relative address with CS_MMIO");
+    assert_eq!(h.r(reg::RING_EIR), 0);
+
+    let mut h = H::new("bcs0");
+    let tail = h.emit(
+        RING,
+        0,
+        &[LRI_1, h.base + reg::RING_MODE, 0xffff_0000, MI_NOOP],
+    );
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_MODE), DISABLE_LEGACY_MODE, "not written");
+}
+
+/// A context image that is not NOOP / LRI / BB_END is an instruction
+/// error at restore; one behind an unmapped page a page-table error.
+#[test]
+fn a_broken_context_image_halts_the_engine() {
+    let mut h = H::new("bcs0");
+    h.lrc(LRCA, RING, 0, 0);
+    h.bus.w32(LRCA + 4096 + 4 * 0x20, 0xdead_beef);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), 0xdead_beef);
+    assert_eq!(h.r(reg::RING_ACTHD), LRCA as u32 + 4096 + 0x80);
+
+    let mut h = H::new("bcs0");
+    h.submit(&[(0x70_0000, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_PAGE_TABLE);
+    assert_eq!(h.rec.summary(false).engines.gtt_faults, 1);
+}
+
+/// XY_FAST_COPY_BLT copies a linear rectangle on the blitter.
+#[test]
+fn fast_copy_blt_copies_linear_rows() {
+    let mut h = H::new("bcs0");
+    for i in 0..64u64 {
+        h.bus.w32(BATCH + 4 * i, 0x100 + i as u32);
+    }
+    // 32 bpp, 2 rows of 4 pixels, pitches 64 (src) and 32 (dst).
+    let cmds = [
+        XY_FAST_COPY,
+        3 << 24 | 32,
+        0,
+        2 << 16 | 4,
+        DATA as u32,
+        0,
+        0,
+        64,
+        BATCH as u32,
+        0,
+        MI_NOOP,
+        MI_NOOP,
+    ];
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    for x in 0..4u64 {
+        assert_eq!(h.bus.r32(DATA + 4 * x), 0x100 + x as u32);
+        assert_eq!(h.bus.r32(DATA + 32 + 4 * x), 0x110 + x as u32);
+    }
+    assert_eq!(h.bus.r32(DATA + 16), 0, "outside the rectangle");
+}
+
+/// A Load without execlists enabled is a violation and does nothing; the
+/// Load register reads 0.
+#[test]
+fn load_without_execlists_enabled_is_ignored() {
+    let mut h = H::new("bcs0");
+    h.w(reg::RING_MODE, DISABLE_LEGACY_MODE << 16);
+    let tail = h.emit(RING, 0, &sdi(DATA, 5));
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.bus.r32(DATA), 0);
+    assert_eq!(h.r(reg::RING_EXECLIST_CONTROL), 0);
+    assert_eq!(h.counters("bcs0").violations, 1);
+    let s = h.rec.summary(false);
+    assert_eq!(s.violation_kinds.get("engine_execlists_disabled"), Some(&1));
+    assert_eq!(s.violations, 1);
+}
+
+/// Engine windows: behind their forcewake domain, unknown for fused-off
+/// engines and for offsets without a register; the SQ keeps its contents.
+#[test]
+fn windows_power_presence_and_storage() {
+    let clock = ManualClock::new();
+    let mut rec = Recorder::new(Arc::new(clock.clone()), TraceWriter::disabled(), None);
+    let mut rf = RegisterFile::new(&params(), clock.now()).expect("register file");
+    let rcs_tail = 0x2000 + reg::RING_TAIL;
+    assert_eq!(rf.read(rcs_tail, &mut rec), Some(0));
+    assert_eq!(rec.summary(false).sleeping_accesses, 1, "RENDER sleeps");
+    let vd0 = Domain::vdbox(0).expect("VD0");
+    awake(
+        &mut rf,
+        &mut rec,
+        &clock,
+        &[Domain::RENDER, Domain::GT, vd0],
+    );
+    rf.write(rcs_tail, 0x40, &mut rec);
+    assert_eq!(rf.read(rcs_tail, &mut rec), Some(0x40));
+    // ATS-M150: VCS0 and VCS2 only.
+    assert!(rf.read(0x1C_0000 + reg::RING_HEAD, &mut rec).is_some());
+    assert_eq!(
+        rf.read(0x1C_4000 + reg::RING_HEAD, &mut rec),
+        None,
+        "vcs1 fused off"
+    );
+    assert_eq!(
+        rf.read(0x2000 + 0x40, &mut rec),
+        None,
+        "no register at +0x40"
+    );
+    let sq = 0x2_2000 + reg::SQ_CONTENTS + 8;
+    rf.write(sq, 0x1234_5001, &mut rec);
+    assert_eq!(rf.read(sq, &mut rec), Some(0x1234_5001));
+    let names: Vec<_> = ENGINES
+        .iter()
+        .filter(|d| present(&params().fuses, d))
+        .map(|d| d.name)
+        .collect();
+    assert_eq!(
+        names,
+        ["rcs0", "bcs0", "ccs0", "ccs1", "ccs2", "ccs3", "vcs0", "vcs2", "vecs0", "vecs1"]
+    );
+    for d in &ENGINES {
+        assert!(crate::regfile::intc::Intc::has_source(d.src), "{}", d.name);
+        assert_eq!(d.src.name(), Some(d.name));
+    }
+}
+
+/// The CSB entry layout, bit by bit (spec "CSB entry").
+#[test]
+fn csb_entry_bits() {
+    let e = csb::entry(3, 0x1234, 0xffff, true, 5);
+    assert_eq!(e as u32, 5 | 3 << 4 | 0xffff << 10);
+    assert_eq!((e >> 32) as u32, 1 << 1 | 0x1234 << 10);
+    assert_eq!(
+        Element {
+            desc: 0x0000_1500_0030_0019
+        }
+        .ctx_id(),
+        0x2a
+    );
+}
