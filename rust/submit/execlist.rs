@@ -113,6 +113,8 @@ pub(crate) struct Stats {
     pub(crate) submitted: Atomic<u64>,
     pub(crate) completed: Atomic<u64>,
     pub(crate) loads: Atomic<u64>,
+    /// Engine interrupts handled (calls of `process`).
+    pub(crate) interrupts: Atomic<u64>,
     pub(crate) csb_events: Atomic<u64>,
     pub(crate) resets: Atomic<u64>,
     /// Device input rejected: bad CSB pointers or entries, seqnos never submitted.
@@ -239,6 +241,7 @@ impl Port {
                 submitted: Atomic::new(0),
                 completed: Atomic::new(0),
                 loads: Atomic::new(0),
+                interrupts: Atomic::new(0),
                 csb_events: Atomic::new(0),
                 resets: Atomic::new(0),
                 bad_input: Atomic::new(0),
@@ -440,6 +443,7 @@ impl Port {
     /// Handles an engine interrupt: CSB, retirement, reload, forcewake release. Threaded
     /// (process) context.
     pub(crate) fn process(&self, gt: &Gt<'_>) {
+        self.stats.interrupts.add(1, Relaxed);
         let mut st = self.state.lock();
         if !st.started {
             return;

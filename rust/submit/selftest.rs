@@ -53,6 +53,11 @@ pub(crate) struct Outcome {
     median_ns: u64,
     p99_ns: u64,
     elapsed_ns: u64,
+    /// ELSQ Loads and engine interrupts the run took, and the device's MMIO over the run
+    /// (everything: submissions, interrupts, forcewake), for `make bench`.
+    loads: u64,
+    interrupts: u64,
+    mmio: (u64, u64),
 }
 
 /// The last run, per engine (in [`ENGINES`] order).
@@ -122,6 +127,8 @@ impl Submit {
             return out;
         }
         let before = p.stats.completed.load(Relaxed);
+        let (loads, irqs) = (p.stats.loads.load(Relaxed), p.stats.interrupts.load(Relaxed));
+        let mmio = self.bar.counts();
         let start = Instant::<Monotonic>::now();
         let res = self.submit_all(p, scratch, run, n);
         let drained = res.is_ok()
@@ -129,6 +136,10 @@ impl Submit {
         // CAST: a non-negative duration.
         out.elapsed_ns = start.elapsed().as_nanos() as u64;
         out.completed = p.stats.completed.load(Relaxed) - before;
+        out.loads = p.stats.loads.load(Relaxed) - loads;
+        out.interrupts = p.stats.interrupts.load(Relaxed) - irqs;
+        let now = self.bar.counts();
+        out.mmio = (now.0 - mmio.0, now.1 - mmio.1);
         if let Some(mut l) = p.take_latencies() {
             l.sort_unstable();
             out.median_ns = l.get(l.len() / 2).copied().unwrap_or(0);
@@ -250,11 +261,16 @@ impl Submit {
                 ))?,
             }
             f.write_fmt(fmt!(
-                " latency_us median {} p99 {} elapsed_us {} rate {}/s\n",
+                " latency_us median {} p99 {} elapsed_us {} rate {}/s loads {} interrupts {} \
+                 mmio_reads {} mmio_writes {}\n",
                 o.median_ns / 1000,
                 o.p99_ns / 1000,
                 o.elapsed_ns / 1000,
-                rate
+                rate,
+                o.loads,
+                o.interrupts,
+                o.mmio.0,
+                o.mmio.1
             ))?;
         }
         Ok(())

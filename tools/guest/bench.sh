@@ -38,9 +38,21 @@
 #   ct_fast_each         BENCH_CT_N fast requests, a notify each, then one
 #                        request (`fast-each`)
 #   mmio_h2g             BENCH_CT_N MMIO H2G round trips (`mmio-ping`)
+#
+# `bench.sh execlist` (the second boot, force_execlist=1) measures submission
+# instead, from the debugfs submit selftest's own figures:
+#   irq_engine_el        as irq_engine, in this boot (to subtract)
+#   exec_burst           one run of BENCH_SUBMIT_N requests on rcs0, queued as
+#                        fast as the ring takes them
+#   exec_single          BENCH_SINGLE_N runs of one request each (a Load, the
+#                        forcewake get and put and the interrupts every time)
+# Their lines add loads=L irqs=I p50_ns=M p99_ns=P (ELSQ Loads, engine
+# interrupts handled, latency percentiles; exec_single sums and takes the
+# largest percentiles).
 
 N=${BENCH_N:-50}
 DBG=/sys/kernel/debug/xehpg
+PHASE=${1:-default}
 
 fail() {
 	echo "bench error $*"
@@ -91,6 +103,20 @@ measure() {
 	echo "bench $_name n=$N reads=$(($1 - _r0)) writes=$(($2 - _w0)) ns=$_ns"
 }
 
+# submit_run ENGINE N: one selftest run; prints "N NS LOADS IRQS READS WRITES
+# P50_NS P99_NS" from its report line.
+submit_run() {
+	echo "$1 $2" >"$dir/submit" || fail "submit '$1 $2' refused"
+	_l=$(sed -n "s/^$1: //p" "$dir/submit")
+	set -- $(echo "$_l" | sed -n 's/.* completed \([0-9]*\) failed 0 errno 0 payload ok latency_us median \([0-9]*\) p99 \([0-9]*\) elapsed_us \([0-9]*\) rate [0-9]*\/s loads \([0-9]*\) interrupts \([0-9]*\) mmio_reads \([0-9]*\) mmio_writes \([0-9]*\)$/\1 \4 \5 \6 \7 \8 \2 \3/p')
+	[ $# -eq 8 ] || fail "submit: run failed or no report: $_l"
+	echo "$1 $(($2 * 1000)) $3 $4 $5 $6 $(($7 * 1000)) $(($8 * 1000))"
+}
+
+if [ "$PHASE" = execlist ]; then
+	[ -w "$dir/submit" ] || fail "no $dir/submit"
+fi
+
 # The DSS instance reads are steered to by default: "DSS  G,I" in `steering`.
 dss=$(awk '$1 == "DSS" { print $2 }' "$dir/steering")
 case $dss in
@@ -140,6 +166,23 @@ irq_measure() {
 	echo "bench $_name n=$IRQ_N reads=$(($1 - _r0)) writes=$(($2 - _w0)) ns=$_ns"
 }
 [ -r "$dir/irq" ] || fail "no $dir/irq"
+if [ "$PHASE" = execlist ]; then
+	irq_measure irq_engine_el rcs0 0x0001
+	set -- $(submit_run rcs0 "${BENCH_SUBMIT_N:-2000}")
+	echo "bench exec_burst n=$1 reads=$5 writes=$6 ns=$2 loads=$3 irqs=$4 p50_ns=$7 p99_ns=$8"
+	_k=0 _ns=0 _lo=0 _ir=0 _r=0 _w=0 _p50=0 _p99=0
+	while [ "$_k" -lt "${BENCH_SINGLE_N:-100}" ]; do
+		set -- $(submit_run rcs0 1)
+		_ns=$((_ns + $2)) _lo=$((_lo + $3)) _ir=$((_ir + $4)) _r=$((_r + $5)) _w=$((_w + $6))
+		[ "$7" -gt "$_p50" ] && _p50=$7
+		[ "$8" -gt "$_p99" ] && _p99=$8
+		_k=$((_k + 1))
+	done
+	echo "bench exec_single n=$_k reads=$_r writes=$_w ns=$_ns loads=$_lo irqs=$_ir p50_ns=$_p50 p99_ns=$_p99"
+	set -- $(counts)
+	echo "bench mmio_stats reads=$1 writes=$2"
+	exit 0
+fi
 if [ "$(sed -n 's/^source guc: .* armed \(0x[0-9a-f]*\) .*/\1/p' "$dir/irq")" = 0x8000 ]; then
 	irq_measure irq_guc guc 0x8000
 fi

@@ -42,6 +42,7 @@ expect_eq "RENDER asleep after the work" "$(fw_field "$bdf" RENDER refs)" 0
 
 check submit_cmd "$bdf" "rcs0 10000"
 submit_ok "$bdf" rcs0 10000
+diag "$(cat "$(dbg "$bdf" submit)")"
 expect_eq "rcs0: 10,100 retired in all" "$(eng_get "$bdf" rcs0 completed)" 10100
 expect_eq "rcs0: last seqno" "$(eng_get "$bdf" rcs0 seqno)" 10100
 
