@@ -587,6 +587,26 @@ impl Engine {
     /// Writes the register at `rel`; `None` if none is modelled there.
     pub fn write(&mut self, rel: u32, value: u32, io: &mut Io<'_>) -> Option<()> {
         use reg::*;
+        let is_masked = matches!(
+            rel,
+            RING_MI_MODE
+                | RING_RESET_CTL
+                | RING_CONTEXT_CONTROL
+                | RING_MODE
+                | RING_CONTEXT_STATUS_PTR
+        );
+        if is_masked && value >> 16 == 0 {
+            // A masked register written without enable bits changes nothing
+            // (the forcewake model's rule, `regfile/forcewake.rs`).
+            self.violation(
+                io,
+                "masked_write_no_mask",
+                format!(
+                    "{} is masked (bits 31:16 enable 15:0); {value:#x} changes nothing",
+                    reg_name(rel).unwrap_or("?")
+                ),
+            );
+        }
         match rel {
             RING_TAIL => self.ring.tail = value,
             RING_HEAD => self.ring.head = value,

@@ -842,6 +842,11 @@ fn load_without_execlists_enabled_is_ignored() {
     let s = h.rec.summary(false);
     assert_eq!(s.violation_kinds.get("engine_execlists_disabled"), Some(&1));
     assert_eq!(s.violations, 1);
+    // A masked register written without enable bits: nothing changes.
+    h.w(reg::RING_MODE, DISABLE_LEGACY_MODE);
+    assert_eq!(h.r(reg::RING_MODE), 0);
+    let s = h.rec.summary(false);
+    assert_eq!(s.violation_kinds.get("masked_write_no_mask"), Some(&1));
 }
 
 /// Engine windows: behind their forcewake domain, unknown for fused-off
