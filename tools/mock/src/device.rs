@@ -733,7 +733,7 @@ impl Device {
         let dead = self.dead();
         let first = offset & !3;
         let end = (offset + len as u64).min(GGTT_START);
-        let touched = touched_regs(first, end);
+        let touched = self.touched_regs(first, end);
         self.rec.emit(Event::MmioWrite(Mmio {
             bar: 0,
             offset: Hex(offset),
@@ -769,7 +769,7 @@ impl Device {
         touched: &mut Vec<&'static str>,
         unknown: &mut Vec<u64>,
     ) -> u32 {
-        let reg = reg_name_at(dw);
+        let reg = self.reg_name_at(dw);
         if let Some(n) = reg {
             if touched.last() != Some(&n) {
                 touched.push(n);
@@ -798,7 +798,7 @@ impl Device {
     /// One dword write cycle; false if no register lives at `dw`.
     fn reg_cycle_write(&mut self, dw: u64, value: u32, dead: bool) -> bool {
         if dead {
-            return reg_name_at(dw).is_some();
+            return self.reg_name_at(dw).is_some();
         }
         if dw >= REGS_END {
             return false;
@@ -821,6 +821,31 @@ impl Device {
             Some(Effect::None) => true,
             None => false,
         }
+    }
+
+    /// The name of the register at dword `dw`: the public map's, or an
+    /// engine register of a present engine (`RING_TAIL`, ...).
+    fn reg_name_at(&self, dw: u64) -> Option<&'static str> {
+        if let Some(r) = reg_at(dw) {
+            return Some(r.name);
+        }
+        let (_, rel) = u32::try_from(dw)
+            .ok()
+            .and_then(|o| self.regs.engines().lookup(o))?;
+        engine::reg_name(rel)
+    }
+
+    /// Names of the registers in the dwords `first..end`, without repeats.
+    fn touched_regs(&self, first: u64, end: u64) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for dw in (first..end).step_by(4) {
+            if let Some(n) = self.reg_name_at(dw) {
+                if out.last() != Some(&n) {
+                    out.push(n);
+                }
+            }
+        }
+        out
     }
 
     fn emit_unknown(&mut self, op: Op, offsets: &[u64]) {
@@ -959,29 +984,6 @@ fn lmem_error(e: &crate::memory::OutOfBounds) -> String {
 /// The register at dword `dw`, if any.
 fn reg_at(dw: u64) -> Option<&'static regs::RegDef> {
     u32::try_from(dw).ok().and_then(regs::lookup)
-}
-
-/// The name of the register at dword `dw`: the public map's, or an engine
-/// register's (`RING_TAIL`, ...; any engine's window, present or not).
-fn reg_name_at(dw: u64) -> Option<&'static str> {
-    if let Some(r) = reg_at(dw) {
-        return Some(r.name);
-    }
-    let (_, rel) = u32::try_from(dw).ok().and_then(engine::window_of)?;
-    engine::reg_name(rel)
-}
-
-/// Names of the registers in the dwords `first..end`, without repeats.
-fn touched_regs(first: u64, end: u64) -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = Vec::new();
-    for dw in (first..end).step_by(4) {
-        if let Some(n) = reg_name_at(dw) {
-            if out.last() != Some(&n) {
-                out.push(n);
-            }
-        }
-    }
-    out
 }
 
 /// Little-endian value of up to the first 8 bytes.

@@ -1390,6 +1390,12 @@ fn engine_submission_through_the_device() {
         "{:?}",
         s.violation_kinds
     );
+    // A fused-off engine's window (vcs1) is unknown and unnamed.
+    let head_reads = s.reg_reads.get("RING_HEAD").copied();
+    assert_eq!(read32(&mut d, 0x1C_4034), 0);
+    let s = d.summary();
+    assert_eq!(s.unknown_accesses, 1);
+    assert_eq!(s.reg_reads.get("RING_HEAD").copied(), head_reads);
     let lines = trace_lines(&trace);
     let evs: Vec<_> = lines
         .iter()

@@ -66,6 +66,7 @@ pub mod lrc;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::collections::VecDeque;
 
 use super::guc::ggtt::Fault;
@@ -483,6 +484,11 @@ pub struct Engine {
     pub eq: VecDeque<Element>,
     /// The context executing.
     pub active: Option<Context>,
+    /// Batch positions of contexts switched out inside a batch, by LRCA
+    /// (`[MODEL]`: the hardware saves them in the image, `RING_BBADDR`
+    /// and `RING_BBSTATE`, seed 004 L1787-1789; the mock keeps them
+    /// itself, so only HEAD and TAIL are written back).
+    batches: HashMap<u32, Vec<u64>>,
     hang_next: bool,
     csb_lost_next: bool,
 }
@@ -512,6 +518,7 @@ impl Engine {
             csb: csb::Csb::default(),
             eq: VecDeque::new(),
             active: None,
+            batches: HashMap::new(),
             hang_next: false,
             csb_lost_next: false,
         }
@@ -580,6 +587,26 @@ impl Engine {
     /// Writes the register at `rel`; `None` if none is modelled there.
     pub fn write(&mut self, rel: u32, value: u32, io: &mut Io<'_>) -> Option<()> {
         use reg::*;
+        let is_masked = matches!(
+            rel,
+            RING_MI_MODE
+                | RING_RESET_CTL
+                | RING_CONTEXT_CONTROL
+                | RING_MODE
+                | RING_CONTEXT_STATUS_PTR
+        );
+        if is_masked && value >> 16 == 0 {
+            // A masked register written without enable bits changes nothing
+            // (the forcewake model's rule, `regfile/forcewake.rs`).
+            self.violation(
+                io,
+                "masked_write_no_mask",
+                format!(
+                    "{} is masked (bits 31:16 enable 15:0); {value:#x} changes nothing",
+                    reg_name(rel).unwrap_or("?")
+                ),
+            );
+        }
         match rel {
             RING_TAIL => self.ring.tail = value,
             RING_HEAD => self.ring.head = value,
@@ -760,6 +787,11 @@ impl Engine {
         if let Some(c) = self.active.take() {
             self.ring = c.ring;
             self.context_control = c.context_control;
+            if c.batch.is_empty() {
+                self.batches.remove(&c.el.lrca());
+            } else {
+                self.batches.insert(c.el.lrca(), c.batch.clone());
+            }
             if let Err(f) = lrc::save(&c, io) {
                 self.violation(io, "engine_context_save_fault", f.to_string());
             }
@@ -803,6 +835,7 @@ impl Engine {
                 ctx.ring = r.ring;
                 ctx.context_control = r.context_control;
                 ctx.slots = r.slots;
+                ctx.batch = self.batches.remove(&next.lrca()).unwrap_or_default();
                 self.ring = r.ring;
                 self.active = Some(ctx);
                 if let Some((hdr, why)) = cs::check_ring(&r.ring) {
@@ -948,6 +981,7 @@ impl Engine {
     fn reset(&mut self, cause: &'static str, io: &mut Io<'_>) {
         self.eq.clear();
         self.active = None;
+        self.batches.clear();
         self.ring = Ring::default();
         self.mi_mode = 0;
         self.eir = 0;

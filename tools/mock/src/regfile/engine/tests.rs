@@ -534,6 +534,35 @@ fn preemption_and_element_switch() {
     );
 }
 
+/// A context preempted while it waits inside a batch resumes there: the
+/// rest of the batch runs, then the ring after the batch start.
+#[test]
+fn a_context_preempted_in_a_batch_resumes_in_it() {
+    let mut h = H::new("bcs0");
+    let mut batch = sem_eq(DATA, 1).to_vec();
+    batch.extend(sdi(DATA + 4, 0xa));
+    batch.extend([MI_BB_END, MI_NOOP]);
+    for (i, d) in batch.iter().enumerate() {
+        h.bus.w32(BATCH + 4 * i as u64, *d);
+    }
+    let mut a = vec![BB_START, BATCH as u32, 0, MI_NOOP];
+    a.extend(sdi(DATA + 8, 0xc));
+    let tail_a = h.emit(RING, 0, &a);
+    h.lrc(LRCA, RING, 0, tail_a);
+    h.submit(&[(LRCA, CTX)]);
+    let tail_b = h.emit(RING2, 0, &sdi(DATA + 12, 0xb));
+    h.lrc(LRCA2, RING2, 0, tail_b);
+    h.submit(&[(LRCA2, CTX2), (LRCA, CTX)]);
+    assert_eq!(h.bus.r32(DATA + 12), 0xb, "B ran");
+    assert_eq!(h.saved(LRCA).0, 12, "A's HEAD after its batch start");
+    assert_eq!(h.r(reg::RING_EXECLIST_STATUS_HI), u32::from(CTX), "A back");
+    h.bus.w32(DATA, 1);
+    h.tick();
+    assert_eq!(h.bus.r32(DATA + 4), 0xa, "the rest of the batch");
+    assert_eq!(h.bus.r32(DATA + 8), 0xc, "then the ring");
+    assert_eq!(h.counters("bcs0").contexts_completed, 2);
+}
+
 /// A ring in an unmapped page: page-table error (EIR/ESR bit 4, ACTHD),
 /// CS error interrupt, the context halts and stays active.
 #[test]
@@ -813,6 +842,11 @@ fn load_without_execlists_enabled_is_ignored() {
     let s = h.rec.summary(false);
     assert_eq!(s.violation_kinds.get("engine_execlists_disabled"), Some(&1));
     assert_eq!(s.violations, 1);
+    // A masked register written without enable bits: nothing changes.
+    h.w(reg::RING_MODE, DISABLE_LEGACY_MODE);
+    assert_eq!(h.r(reg::RING_MODE), 0);
+    let s = h.rec.summary(false);
+    assert_eq!(s.violation_kinds.get("masked_write_no_mask"), Some(&1));
 }
 
 /// Engine windows: behind their forcewake domain, unknown for fused-off
