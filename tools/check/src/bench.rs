@@ -2,7 +2,8 @@
 //!
 //! Boots the VM with the production module and `tools/guest/bench.sh`, which
 //! repeats `mcr` debugfs commands and prints `bench NAME n=N reads=R
-//! writes=W ns=T` lines ([`parse`]). This prints them as a table of MMIO
+//! writes=W ns=T` lines ([`parse`]); a second boot with `force_execlist=1`
+//! measures execlist submission through the debugfs `submit` selftest. This prints them as a table of MMIO
 //! accesses (and wall time) per operation next to the driver's design
 //! targets ([`table`]); it is a measurement, not a test, so a figure off its
 //! target is printed, not failed.
@@ -426,13 +427,43 @@ fn ratios(rows: &[Row]) -> String {
 }
 
 /// Runs the bench; `Ok(false)` when something is printed as an error.
+///
+/// Two boots: the default one (GuC running) for everything but submission,
+/// then one with `force_execlist=1` for the execlist rows; each reconciles
+/// its own MMIO counts.
 pub fn run(repo: &Path) -> Result<bool> {
     let logs = repo.join("build/bench");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    let (mut output, mut ok) = boot(repo, &logs, "default", &[])?;
+    let (execlist, ok2) = boot(repo, &logs, "execlist", &["force_execlist=1"])?;
+    ok &= ok2;
+    let submission = submission_lines(&execlist);
+    output.measures.extend(
+        execlist
+            .measures
+            .into_iter()
+            .filter(|m| m.name.starts_with("exec_") || m.name == "irq_engine_el"),
+    );
+    match table(&output) {
+        Ok(rows) => {
+            let n = output.measures.first().map_or(0, |m| m.n);
+            print!("\n{}{submission}", render(&rows, n));
+        }
+        Err(e) => {
+            println!("error: {e:#}");
+            ok = false;
+        }
+    }
+    Ok(ok)
+}
+
+/// One VM boot running `bench.sh PHASE` with module `params`: its output and
+/// whether it ran clean and reconciled.
+fn boot(repo: &Path, logs: &Path, phase: &str, params: &[&str]) -> Result<(Output, bool)> {
     let (out_log, console, summary) = (
-        logs.join("output.log"),
-        logs.join("console.log"),
-        logs.join("mock.json"),
+        logs.join(format!("{phase}-output.log")),
+        logs.join(format!("{phase}-console.log")),
+        logs.join(format!("{phase}-mock.json")),
     );
     for f in [&out_log, &console, &summary] {
         // A stale summary would pass for this run's.
@@ -449,36 +480,32 @@ pub fn run(repo: &Path) -> Result<bool> {
         .arg(format!(
             "--guest-file={}:/bench.sh",
             repo.join("tools/guest/bench.sh").display()
-        ))
-        .args(["--", "sh /bench.sh"]);
-    println!("xehpg bench: booting the VM (logs in {})", logs.display());
+        ));
+    for p in params {
+        cmd.arg(format!("--param={p}"));
+    }
+    cmd.args(["--", &format!("sh /bench.sh {phase}")]);
+    println!(
+        "xehpg bench: booting the VM, {phase} (logs in {})",
+        logs.display()
+    );
     let finished = run_logged(&mut cmd, &out_log, LIMIT)?;
     let text = String::from_utf8_lossy(&std::fs::read(&out_log).unwrap_or_default()).into_owned();
     let output = parse(&text)?;
     let mut ok = true;
     for e in &output.errors {
-        println!("error: guest: {e}");
+        println!("error: guest ({phase}): {e}");
         ok = false;
     }
     if !finished.success() {
-        println!("error: {}", vm_exit_meaning(&finished));
+        println!("error: {phase}: {}", vm_exit_meaning(&finished));
         ok = false;
-    }
-    match table(&output) {
-        Ok(rows) => {
-            let n = output.measures.first().map_or(0, |m| m.n);
-            print!("\n{}", render(&rows, n));
-        }
-        Err(e) => {
-            println!("error: {e:#}");
-            ok = false;
-        }
     }
     ok &= reconcile(&output, &summary);
     if !ok {
         println!("(guest output: {})", out_log.display());
     }
-    Ok(ok)
+    Ok((output, ok))
 }
 
 /// Prints the MMIO reconciliation; false on a mismatch or missing data.
@@ -546,7 +573,8 @@ bench mmio_stats reads=700 writes=650
                 n: 50,
                 reads: 400,
                 writes: 200,
-                ns: Some(5_000_000)
+                ns: Some(5_000_000),
+                extra: Vec::new(),
             }
         );
         assert_eq!(o.measures[2].ns, None);
@@ -560,6 +588,41 @@ bench mmio_stats reads=700 writes=650
         assert!(o.errors.is_empty());
         let e = parse("bench error no device bound to xehpg\n").unwrap();
         assert_eq!(e.errors, ["no device bound to xehpg"]);
+    }
+
+    #[test]
+    fn submission_figures() {
+        let text = format!(
+            "{GUEST}bench irq_engine_el n=100 reads=400 writes=700 ns=1000000\n\
+             bench exec_burst n=1000 reads=800 writes=1120 ns=100000000 loads=40 irqs=200 \
+             p50_ns=2000000 p99_ns=3000000\n\
+             bench exec_single n=10 reads=200 writes=300 ns=10000000 loads=10 irqs=20 \
+             p50_ns=500000 p99_ns=900000\n"
+        );
+        let o = parse(&text).unwrap();
+        let burst = o.measures.iter().find(|m| m.name == "exec_burst").unwrap();
+        assert_eq!((burst.get("loads"), burst.get("irqs")), (Some(40), Some(200)));
+        assert_eq!(burst.get("nothing"), None);
+        let rows = table(&o).unwrap();
+        let load = rows
+            .iter()
+            .find(|r| r.what == "execlist Load + amortized forcewake")
+            .unwrap();
+        // (1120 - 7 * 200) / 40 writes, (800 - 4 * 200) / 40 reads.
+        assert_eq!((load.reads, load.writes), (0.0, -7.0));
+        let done = rows
+            .iter()
+            .find(|r| r.what == "execlist completion beyond interrupts")
+            .unwrap();
+        assert_eq!(done.reads, 0.0);
+        let lines = submission_lines(&o);
+        assert!(
+            lines.contains("execlist, burst: 10000 requests/s, latency median 2000 us p99 3000 us, 0.040 Loads and 0.200 interrupts per request"),
+            "{lines}"
+        );
+        assert!(lines.contains("execlist, one at a time: 1000 requests/s"));
+        assert!(parse("bench x n=1 reads=1 writes=1 ns=1 loads=x").is_err());
+        assert!(parse("bench x n=1 reads=1 writes=1 ns=1 loads=1 loads=2").is_err());
     }
 
     #[test]
