@@ -69,26 +69,27 @@ pub(crate) struct DebugCtx {
     mcr_errno: Atomic<i32>,
 }
 
+/// The shared state of the blocks the files show.
+pub(crate) struct Blocks {
+    pub(crate) bar: Arc<Gttmmadr>,
+    pub(crate) lmem: Arc<Lmembar>,
+    pub(crate) gt: Arc<GtState>,
+    pub(crate) guc: Arc<Guc>,
+    pub(crate) irq: Arc<IrqState>,
+    pub(crate) submit: Arc<Submit>,
+}
+
 impl DebugCtx {
-    pub(crate) fn new(
-        info: DeviceInfo,
-        dev: ARef<Device>,
-        bar: Arc<Gttmmadr>,
-        lmem: Arc<Lmembar>,
-        gt: Arc<GtState>,
-        guc: Arc<Guc>,
-        irq: Arc<IrqState>,
-        submit: Arc<Submit>,
-    ) -> Self {
+    pub(crate) fn new(info: DeviceInfo, dev: ARef<Device>, b: Blocks) -> Self {
         Self {
             info,
             dev,
-            bar,
-            lmem,
-            gt,
-            guc,
-            irq,
-            submit,
+            bar: b.bar,
+            lmem: b.lmem,
+            gt: b.gt,
+            guc: b.guc,
+            irq: b.irq,
+            submit: b.submit,
             mcr_value: Atomic::new(0),
             mcr_errno: Atomic::new(0),
         }

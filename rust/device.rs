@@ -23,7 +23,7 @@ use kernel::{
 };
 
 use crate::{
-    debugfs::{DebugCtx, DeviceDir},
+    debugfs::{Blocks, DebugCtx, DeviceDir},
     gt::{GtInfo, GtState},
     guc::{self, ct::channel::Channel, Guc},
     info::{BarInfo, DeviceInfo},
@@ -197,8 +197,8 @@ impl<'bound> Xehpg<'bound> {
                         pdev: bound,
                         gt: gt.view(bound.as_ref(), bar),
                         bar,
-                        ggtt: &ggtt,
-                        pool: &lmem_pool,
+                        ggtt,
+                        pool: lmem_pool,
                         lmem: lmembar.access(bound)?,
                     };
                     if FORCE_EXECLIST.load(Relaxed) {
@@ -214,12 +214,14 @@ impl<'bound> Xehpg<'bound> {
                     DebugCtx::new(
                         *info,
                         bound.as_ref().into(),
-                        gttmmadr.clone(),
-                        lmembar.clone(),
-                        gt.clone(),
-                        guc.clone(),
-                        irq.state(),
-                        submit.clone(),
+                        Blocks {
+                            bar: gttmmadr.clone(),
+                            lmem: lmembar.clone(),
+                            gt: gt.clone(),
+                            guc: guc.clone(),
+                            irq: irq.state(),
+                            submit: submit.clone(),
+                        },
                     ),
                     bound.as_ref().name(),
                 )?,

@@ -24,7 +24,6 @@ pub(crate) mod lrc;
 pub(crate) mod regs;
 pub(crate) mod ring;
 
-
 use crate::{
     gt::forcewake::{lookup, Domain, Wake},
     irq::source::{Class, Present},

@@ -202,7 +202,6 @@ pub(crate) struct IrqState {
 }
 
 impl IrqState {
-
     fn new(vector: Vector, irq: u32, present: Present, plan: Plan) -> impl PinInit<Self> {
         pin_init!(Self {
             ctl <- new_spinlock_irq!(Ctl {

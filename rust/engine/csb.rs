@@ -166,7 +166,10 @@ mod tests {
         // All ones is a consumed slot the engine has not rewritten.
         assert_eq!(Entry::decode(u32::MAX, u32::MAX), None);
         // A counter this driver never sets makes the side not idle.
-        assert_eq!(Entry::decode(0xfc00_0000 | (0xffff << 10), 0).and_then(|d| d.to), Some(0xffff));
+        assert_eq!(
+            Entry::decode(0xfc00_0000 | (0xffff << 10), 0).and_then(|d| d.to),
+            Some(0xffff)
+        );
     }
 
     #[test]

@@ -61,7 +61,9 @@ const RING_REGS_13: [u32; 13] = [
     0x244, 0x034, 0x030, 0x038, 0x03c, 0x168, 0x140, 0x110, 0x1c0, 0x1c4, 0x1c8, 0x180, 0x2b4,
 ];
 /// Context timestamp and the page-directory pointers (seed 004 lines 1798-1807).
-const PPGTT_REGS: [u32; 9] = [0x3a8, 0x28c, 0x288, 0x284, 0x280, 0x27c, 0x278, 0x274, 0x270];
+const PPGTT_REGS: [u32; 9] = [
+    0x3a8, 0x28c, 0x288, 0x284, 0x280, 0x27c, 0x278, 0x274, 0x270,
+];
 const RCS_EXTRA: [u32; 3] = [0x1b0, 0x5a8, 0x5ac];
 const RCS_LAST: [u32; 1] = [0x0c8];
 
@@ -211,7 +213,9 @@ mod tests {
     fn images_match_upstream_shapes() -> Result {
         let find = |name: &str| ENGINES.iter().find(|e| e.name == name);
         let mut state = KVec::from_elem(0u32, 13 * 1024, GFP_KERNEL)?;
-        let Some(bcs) = find("bcs0") else { return Err(EINVAL) };
+        let Some(bcs) = find("bcs0") else {
+            return Err(EINVAL);
+        };
         assert_eq!(build(&mut state, bcs, 0, 4096), Ok(()));
         // gen12_xcs_offsets: NOOP, LRI(13) at 1, 26 dwords, NOOP x5, LRI(9) at 0x21.
         assert_eq!(state[0], cmd::MI_NOOP);
@@ -219,7 +223,9 @@ mod tests {
         assert_eq!(state[0x21], cmd::lri(9, true));
         assert_eq!(state[0x34], cmd::MI_BATCH_BUFFER_END | 1);
         state.iter_mut().for_each(|v| *v = 0);
-        let Some(rcs) = find("rcs0") else { return Err(EINVAL) };
+        let Some(rcs) = find("rcs0") else {
+            return Err(EINVAL);
+        };
         assert_eq!(build(&mut state, rcs, 0, 4096), Ok(()));
         assert_eq!(state[1], cmd::lri(15, true));
         assert_eq!(state[0x21], cmd::lri(9, true));

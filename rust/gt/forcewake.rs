@@ -775,7 +775,6 @@ pub(crate) struct Held {
     mask: DomainMask,
 }
 
-
 impl Drop for FwGuard<'_> {
     fn drop(&mut self) {
         self.fw.put(self.dev, self.bar, self.mask);

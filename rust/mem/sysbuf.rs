@@ -38,7 +38,6 @@ impl SysBuf {
         self.mem.dma_address()
     }
 
-
     /// Dword `i`.
     ///
     /// # Errors

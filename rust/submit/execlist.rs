@@ -204,8 +204,9 @@ impl Port {
         let mem = SysBuf::new(dev, layout.total)?;
         // CAST: usize to u64 is lossless.
         let map = ggtt.map_sys(bar, mem.dma(), layout.total as u64)?;
-        let inflight = KVec::from_elem(Inflight::default(), MAX_INFLIGHT, GFP_KERNEL).map_err(Error::from);
-        let built = inflight.and_then(|q| build_image(&mem, &map, &layout, engine).map(|_| q));
+        let inflight =
+            KVec::from_elem(Inflight::default(), MAX_INFLIGHT, GFP_KERNEL).map_err(Error::from);
+        let built = inflight.and_then(|q| build_image(&mem, &map, &layout, engine).map(|()| q));
         let inflight = match built {
             Ok(q) => q,
             Err(e) => {
@@ -282,7 +283,10 @@ impl Port {
     /// The engine registers of execlist mode (see [`Port::start`]).
     fn program(&self, io: &Io<'_>, st: &mut State) {
         io.write(regs::HWSTAM, u32::MAX);
-        io.write(regs::GFX_MODE, regs::masked(regs::GFX_DISABLE_LEGACY_MODE, true));
+        io.write(
+            regs::GFX_MODE,
+            regs::masked(regs::GFX_DISABLE_LEGACY_MODE, true),
+        );
         io.write(regs::MI_MODE, regs::masked(regs::STOP_RING, false));
         self.reset_csb(io, st);
         io.write(regs::HWS_PGA, self.ggtt(0));
@@ -380,7 +384,13 @@ impl Port {
         }
         let mut words = [0u32; cmd::REQUEST_DWORDS];
         let seqno = st.next_seqno;
-        let n = cmd::request(self.engine.class, payload, self.seqno_addr(), seqno, &mut words);
+        let n = cmd::request(
+            self.engine.class,
+            payload,
+            self.seqno_addr(),
+            seqno,
+            &mut words,
+        );
         // CAST: at most 16 dwords.
         let bytes = (n * 4) as u32;
         if st.count >= MAX_INFLIGHT || self.ring.space(st.head, st.tail) < bytes {
@@ -388,7 +398,8 @@ impl Port {
         }
         let mut at = st.tail;
         for w in words.iter().take(n) {
-            self.mem.write(self.layout.ring / 4 + (at / 4) as usize, *w)?;
+            self.mem
+                .write(self.layout.ring / 4 + (at / 4) as usize, *w)?;
             at = self.ring.advance(at, 4);
         }
         let slot = (st.first + st.count) % MAX_INFLIGHT;
@@ -558,7 +569,6 @@ impl Port {
         }
     }
 
-
     /// Starts recording per-request latencies (room for `n`), returning the old recording.
     ///
     /// # Errors
@@ -583,10 +593,10 @@ impl Port {
             if f(st.count, st.stopped) {
                 return true;
             }
-            match self.done.wait_interruptible_timeout(
-                &mut st,
-                kernel::time::msecs_to_jiffies(ms),
-            ) {
+            match self
+                .done
+                .wait_interruptible_timeout(&mut st, kernel::time::msecs_to_jiffies(ms))
+            {
                 kernel::sync::CondVarTimeoutResult::Woken { .. } => {}
                 _ => return f(st.count, st.stopped),
             }

@@ -99,7 +99,11 @@ impl Submit {
         report.runs += 1;
         let run = report.runs;
         report.outcomes = [None; ENGINES.len()];
-        for p in self.ports.iter().filter(|p| which == "all" || p.engine.name == which) {
+        for p in self
+            .ports
+            .iter()
+            .filter(|p| which == "all" || p.engine.name == which)
+        {
             let outcome = self.run_one(p, scratch, run, n);
             if outcome.errno != 0 {
                 p.stats.errors.add(1, Relaxed);
@@ -127,12 +131,15 @@ impl Submit {
             return out;
         }
         let before = p.stats.completed.load(Relaxed);
-        let (loads, irqs) = (p.stats.loads.load(Relaxed), p.stats.interrupts.load(Relaxed));
+        let (loads, irqs) = (
+            p.stats.loads.load(Relaxed),
+            p.stats.interrupts.load(Relaxed),
+        );
         let mmio = self.bar.counts();
         let start = Instant::<Monotonic>::now();
         let res = self.submit_all(p, scratch, run, n);
-        let drained = res.is_ok()
-            && p.wait_progress(STALL_MS, |inflight, stopped| inflight == 0 || stopped);
+        let drained =
+            res.is_ok() && p.wait_progress(STALL_MS, |inflight, stopped| inflight == 0 || stopped);
         // CAST: a non-negative duration.
         out.elapsed_ns = start.elapsed().as_nanos() as u64;
         out.completed = p.stats.completed.load(Relaxed) - before;
@@ -161,7 +168,9 @@ impl Submit {
             }
         }
         if out.errno == 0 {
-            out.mismatch = self.check_scratch(scratch, run, n).unwrap_or(Some((0, 0, 0)));
+            out.mismatch = self
+                .check_scratch(scratch, run, n)
+                .unwrap_or(Some((0, 0, 0)));
         }
         out
     }
@@ -236,11 +245,9 @@ impl Submit {
         f.write_fmt(fmt!("runs: {}\n", r.runs))?;
         for (e, o) in ENGINES.iter().zip(r.outcomes.iter()) {
             let Some(o) = o else { continue };
-            let rate = if o.elapsed_ns > 0 {
-                o.completed * 1_000_000_000 / o.elapsed_ns
-            } else {
-                0
-            };
+            let rate = (o.completed * 1_000_000_000)
+                .checked_div(o.elapsed_ns)
+                .unwrap_or(0);
             f.write_fmt(fmt!(
                 "{}: mode {} requests {} completed {} failed {} errno {} payload ",
                 e.name,

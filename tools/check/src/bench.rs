@@ -382,7 +382,9 @@ pub fn submission_lines(out: &Output) -> String {
         let Some(m) = out.measures.iter().find(|m| m.name == name) else {
             continue;
         };
-        let rate = m.ns.filter(|t| *t > 0).map_or(0.0, |t| m.n as f64 * 1e9 / t as f64);
+        let rate =
+            m.ns.filter(|t| *t > 0)
+                .map_or(0.0, |t| m.n as f64 * 1e9 / t as f64);
         s.push_str(&format!(
             "{what}: {rate:.0} requests/s, latency median {:.0} us p99 {:.0} us, {:.3} Loads and {:.3} interrupts per request\n",
             m.get("p50_ns").unwrap_or(0) as f64 / 1000.0,
@@ -601,7 +603,10 @@ bench mmio_stats reads=700 writes=650
         );
         let o = parse(&text).unwrap();
         let burst = o.measures.iter().find(|m| m.name == "exec_burst").unwrap();
-        assert_eq!((burst.get("loads"), burst.get("irqs")), (Some(40), Some(200)));
+        assert_eq!(
+            (burst.get("loads"), burst.get("irqs")),
+            (Some(40), Some(200))
+        );
         assert_eq!(burst.get("nothing"), None);
         let rows = table(&o).unwrap();
         let load = rows
