@@ -108,6 +108,36 @@ struct xehpg_css_header {
 /* OPT_IN_FEATURE_KLV: {hdr, KLV buffer GGTT address low, high, dwords}
  * (xe_guc.c, __guc_opt_in_features_enable). */
 #define XEHPG_GUC_ACTION_OPT_IN_FEATURE_KLV 0x550e
+/*
+ * GuC submission (xe_guc_submit.c). REGISTER_CONTEXT: {hdr, flags, context
+ * index, GuC engine class, engine submit mask, work-queue descriptor low,
+ * high, work-queue base low, high, work-queue size, LRC descriptor low, high}
+ * (enum xe_guc_register_context_param_offsets; the work-queue fields are 0
+ * for a single LRC). UPDATE_CONTEXT_POLICIES: {hdr, context index, KLVs}.
+ * SCHED_CONTEXT_MODE_SET: {hdr, context index, GUC_CONTEXT_ENABLE/DISABLE},
+ * answered by the SCHED_CONTEXT_MODE_DONE event {context index, state}.
+ * SCHED_CONTEXT: {hdr, context index}. DEREGISTER_CONTEXT: {hdr, context
+ * index}, answered by the DEREGISTER_CONTEXT_DONE event {context index}.
+ */
+#define XEHPG_GUC_ACTION_SCHED_CONTEXT 0x1000
+#define XEHPG_GUC_ACTION_SCHED_CONTEXT_MODE_SET 0x1001
+#define XEHPG_GUC_ACTION_SCHED_CONTEXT_MODE_DONE 0x1002
+#define XEHPG_GUC_ACTION_UPDATE_CONTEXT_POLICIES 0x100b
+#define XEHPG_GUC_ACTION_REGISTER_CONTEXT 0x4502
+#define XEHPG_GUC_ACTION_DEREGISTER_CONTEXT 0x4503
+#define XEHPG_GUC_ACTION_DEREGISTER_CONTEXT_DONE 0x4600
+#define XEHPG_GUC_REGISTER_CONTEXT_DWORDS 12
+/* abi/guc_scheduler_abi.h: CONTEXT_REGISTRATION_FLAG_KMD, GUC_CONTEXT_*. */
+#define XEHPG_GUC_CONTEXT_REGISTRATION_FLAG_KMD 0x1
+#define XEHPG_GUC_CONTEXT_DISABLE 0
+#define XEHPG_GUC_CONTEXT_ENABLE 1
+/* GuC engine classes (abi/guc_scheduler_abi.h GUC_*_CLASS). */
+#define XEHPG_GUC_RENDER_CLASS 0
+#define XEHPG_GUC_VIDEO_CLASS 1
+#define XEHPG_GUC_VIDEOENHANCE_CLASS 2
+#define XEHPG_GUC_BLITTER_CLASS 3
+#define XEHPG_GUC_COMPUTE_CLASS 4
+
 /* G2H events (GuC to host, HXG type EVENT). */
 #define XEHPG_GUC_ACTION_CONTEXT_RESET_NOTIFICATION 0x1008
 #define XEHPG_GUC_ACTION_ENGINE_FAILURE_NOTIFICATION 0x1009

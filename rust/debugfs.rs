@@ -208,7 +208,7 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
         Kind::Submit => {
             let mut buf = [0u8; 64];
             let cmd = read_command(reader, &mut buf)?;
-            c.submit.selftest(cmd)
+            c.submit.selftest(cmd, c.guc.channel())
         }
         // Not reachable: read-only files get no write method.
         _ => Err(EINVAL),

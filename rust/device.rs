@@ -39,7 +39,7 @@ use crate::{
     pcode,
     platform::{Platform, SteppingInfo},
     regs::{ALL_ONES, GU_CNTL, VF_CAP_REG},
-    submit::Submit,
+    submit::{guc::Events, Submit},
 };
 
 /// The `pcode_init_timeout_ms` module parameter, handed down by module init before the driver
@@ -242,10 +242,14 @@ impl<'bound> Xehpg<'bound> {
                 } else {
                     !running
                 };
-                // Engines are set up with their interrupts armed. GuC submission is not
-                // there yet: with the GuC running, nothing submits.
+                // Engines are set up with their interrupts armed: through the GuC when it
+                // runs (its events reach submission through the sink), else execlists.
                 if execlist {
                     this.submit.start_execlists(this.pdev)?;
+                } else {
+                    this.ct
+                        .set_sink(Some(Arc::new(Events(this.submit.clone()), GFP_KERNEL)?));
+                    this.submit.start_guc(&this.ct);
                 }
                 report_bound(this.pdev, &this.info);
                 Ok(())
@@ -282,8 +286,10 @@ impl<'bound> Xehpg<'bound> {
             dev_err!(pdev, "unbind: the BARs are not this device's\n");
             return;
         };
+        // Submission first: in GuC mode it deregisters its contexts over the CT.
+        self.submit.fini(pdev, &self.ct);
+        self.ct.set_sink(None);
         self.guc.fini(&ctx);
-        self.submit.fini(pdev);
         self.irq.quiesce();
         ctx.gt.close();
         dev_dbg!(pdev, "unbind\n");

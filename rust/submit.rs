@@ -5,8 +5,9 @@
 //! Upstream submits through the GuC when it runs and through execlists otherwise
 //! (`xe_hw_engine.c`: an execlist port per engine unless `xe_device_uc_enabled`); the
 //! `force_execlist` module parameter (upstream's name) skips the GuC to get execlists.
-//! This block has the execlist mechanism ([`execlist`]); GuC submission and doorbells are
-//! the next steps of issue 12, and until then a device whose GuC runs has no submission.
+//! Each engine has one [`port`] (kernel context, ring, requests in flight); the mechanisms
+//! that put it on the engine are [`execlist`] and [`guc`]. Doorbells are the next step of
+//! issue 12.
 //!
 //! `Documentation/submission.rst` draws the request lifetime.
 //!
@@ -20,6 +21,8 @@
 //!   access.
 
 pub(crate) mod execlist;
+pub(crate) mod guc;
+pub(crate) mod port;
 mod selftest;
 
 use kernel::{
@@ -41,7 +44,10 @@ use crate::{
         Engine, ENGINES,
     },
     gt::{Gt, GtDomain, GtState},
-    guc::regs::GDRST,
+    guc::{
+        ct::channel::{Channel, CtAccess, CtIo},
+        regs::GDRST,
+    },
     irq::{
         source::{self, Present, COUNT},
         EngineSink,
@@ -52,7 +58,7 @@ use crate::{
     },
     mmio::Gttmmadr,
 };
-use execlist::Port;
+use port::Port;
 
 /// How the device submits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -60,6 +66,7 @@ pub(crate) enum Mode {
     /// Not yet decided (probe), or no mechanism available.
     None = 0,
     Execlist = 1,
+    Guc = 2,
 }
 
 impl Mode {
@@ -67,6 +74,7 @@ impl Mode {
         match self {
             Mode::None => "none",
             Mode::Execlist => "execlist",
+            Mode::Guc => "guc",
         }
     }
 }
@@ -153,6 +161,7 @@ impl Submit {
     pub(crate) fn mode(&self) -> Mode {
         match self.mode.load(Relaxed) {
             1 => Mode::Execlist,
+            2 => Mode::Guc,
             _ => Mode::None,
         }
     }
@@ -176,18 +185,55 @@ impl Submit {
         Ok(())
     }
 
+    /// GuC mode on every port: each context registered, given its policies and enabled
+    /// ([`guc`]). Probe, after the GuC's second boot phase, with the event sink attached. A
+    /// port whose registration fails is logged and refuses work (`ENODEV`).
+    pub(crate) fn start_guc(&self, ct: &Channel) {
+        let mut ranks = [0u32; 8];
+        for (i, p) in self.ports.iter().enumerate() {
+            // The logical instance: the rank among the present engines of its class
+            // (`xe_hw_engine.c`, `logical_instance`).
+            let class = p.engine.class as usize;
+            let rank = ranks.get(class).copied().unwrap_or(0);
+            if let Some(r) = ranks.get_mut(class) {
+                *r += 1;
+            }
+            // CAST: at most 18 ports; context 0 is left unused.
+            let id = (i + 1) as u16;
+            let _ = p.guc_start(self, ct, id, 1 << rank);
+        }
+        self.mode.store(Mode::Guc as u32, Relaxed);
+    }
+
+    /// The ports, for the GuC's events.
+    pub(crate) fn ports(&self) -> impl Iterator<Item = &Port> {
+        self.ports.iter().map(|p| &**p)
+    }
+
     /// Unbind, process context: stops every port (requests in flight are dropped and their
     /// waiters woken), resets the engines that were running so nothing writes the ports'
     /// memory any more, then unmaps it. The memory is freed with `self`.
-    pub(crate) fn fini(&self, pdev: &pci::Device<Bound>) {
+    pub(crate) fn fini(&self, pdev: &pci::Device<Bound>, ct: &Channel) {
         let Ok(bar) = self.bar.access(pdev) else {
             return;
         };
         let gt = self.gt.view(pdev.as_ref(), bar);
+        let guc = self.mode() == Mode::Guc;
         for p in &self.ports {
             let snapshot = p.snapshot();
             let dropped = p.stop(&gt);
-            if dropped > 0 || snapshot.active {
+            if guc {
+                // The GuC stops using the context before its memory goes.
+                if dropped > 0 {
+                    dev_warn!(
+                        pdev,
+                        "submit: {}: unbind with {} request(s) in flight\n",
+                        p.engine.name,
+                        dropped
+                    );
+                }
+                let _ = p.guc_stop(self, ct);
+            } else if dropped > 0 || snapshot.active {
                 dev_warn!(
                     pdev,
                     "submit: {}: unbind with {} request(s) in flight; engine reset\n",
@@ -301,6 +347,27 @@ fn scratch(
         )
     })
     .ok()
+}
+
+/// Submission reaches the CT through both revocable BARs, a send at a time, and sleeps
+/// outside them.
+impl CtAccess for Submit {
+    fn dev(&self) -> &Device {
+        &self.dev
+    }
+
+    fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
+        self.bar
+            .try_access_with(|bar| {
+                self.lmem.try_access_with(|lmem| {
+                    f(&CtIo {
+                        gt: &self.gt.view(&self.dev, bar),
+                        lmem,
+                    })
+                })
+            })
+            .flatten()
+    }
 }
 
 impl EngineSink for Submit {

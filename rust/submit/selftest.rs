@@ -17,11 +17,14 @@ use kernel::{
     fmt,
     prelude::*,
     sync::atomic::Relaxed,
-    time::{Instant, Monotonic},
+    time::{delay::fsleep, Delta, Instant, Monotonic},
 };
 
-use super::{execlist::Port, Submit};
-use crate::{engine::ENGINES, mem::ggtt::Mapping, range::Range};
+use super::{
+    port::{Kick, Port, MAX_INFLIGHT},
+    Mode, Submit,
+};
+use crate::{engine::ENGINES, guc::ct::channel::Channel, mem::ggtt::Mapping, range::Range};
 
 /// Slots of the scratch buffer (64 KiB of dwords).
 pub(crate) const SLOTS: usize = 16384;
@@ -80,7 +83,7 @@ impl Submit {
     ///
     /// `EINVAL` for a malformed command or an engine this device lacks, `EBUSY` while another
     /// run is in progress, `ENODEV` without execlist submission.
-    pub(crate) fn selftest(&self, cmd: &str) -> Result {
+    pub(crate) fn selftest(&self, cmd: &str, ct: &Channel) -> Result {
         let mut words = cmd.split_whitespace();
         let (Some(which), Some(n), None) = (words.next(), words.next(), words.next()) else {
             return Err(EINVAL);
@@ -104,7 +107,7 @@ impl Submit {
             .iter()
             .filter(|p| which == "all" || p.engine.name == which)
         {
-            let outcome = self.run_one(p, scratch, run, n);
+            let outcome = self.run_one(p, ct, scratch, run, n);
             if outcome.errno != 0 {
                 p.stats.errors.add(1, Relaxed);
             }
@@ -116,7 +119,7 @@ impl Submit {
     }
 
     /// One engine's run.
-    fn run_one(&self, p: &Port, scratch: &Scratch, run: u64, n: usize) -> Outcome {
+    fn run_one(&self, p: &Port, ct: &Channel, scratch: &Scratch, run: u64, n: usize) -> Outcome {
         let mut out = Outcome {
             // CAST: n <= MAX_REQUESTS.
             requests: n as u32,
@@ -137,9 +140,8 @@ impl Submit {
         );
         let mmio = self.bar.counts();
         let start = Instant::<Monotonic>::now();
-        let res = self.submit_all(p, scratch, run, n);
-        let drained =
-            res.is_ok() && p.wait_progress(STALL_MS, |inflight, stopped| inflight == 0 || stopped);
+        let res = self.submit_all(p, ct, scratch, run, n, &mut out.failed);
+        let drained = res.is_ok() && self.drain(p, ct, &mut out.failed);
         // CAST: a non-negative duration.
         out.elapsed_ns = start.elapsed().as_nanos() as u64;
         out.completed = p.stats.completed.load(Relaxed) - before;
@@ -160,12 +162,15 @@ impl Submit {
             Ok(()) => 0,
         };
         if out.errno == ETIMEDOUT.to_errno() {
-            // A hang: the engine is reset and the requests in flight fail; the port takes
-            // new work afterwards.
-            if let Ok(failed) = self.with_gt(|gt| p.recover(gt, STALL_MS)) {
+            // A hang: the engine (or the context) is reset and the requests in flight fail;
+            // the port takes new work afterwards.
+            if let Ok(failed) = self.recover(p, ct, "made no progress") {
                 // CAST: usize to u64 is lossless.
-                out.failed = failed as u64;
+                out.failed += failed as u64;
             }
+        }
+        if out.failed > 0 && out.errno == 0 {
+            out.errno = EIO.to_errno();
         }
         if out.errno == 0 {
             out.mismatch = self
@@ -184,28 +189,104 @@ impl Submit {
             .unwrap_or(Err(ENODEV))
     }
 
-    /// Submits the `n` requests, waiting for room when the ring or queue is full.
-    fn submit_all(&self, p: &Port, scratch: &Scratch, run: u64, n: usize) -> Result {
+    /// Submits the `n` requests, waiting for room when the ring or queue is full; a GuC reset
+    /// met on the way is recovered (its failed requests added to `failed`) and the run goes on.
+    fn submit_all(
+        &self,
+        p: &Port,
+        ct: &Channel,
+        scratch: &Scratch,
+        run: u64,
+        n: usize,
+        failed: &mut u64,
+    ) -> Result {
         for i in 0..n {
             // CAST: slot offsets below 64 KiB.
             let addr = scratch.map.addr(((i % SLOTS) * 4) as u64) as u32;
             let payload = Some((addr, value(run, i)));
             loop {
                 match self.with_gt(|gt| p.submit(gt, payload)) {
-                    Ok(_) => break,
+                    Ok((_, Kick::None)) => break,
+                    Ok((_, Kick::Sched(id))) => {
+                        self.kick(p, ct, id)?;
+                        break;
+                    }
                     Err(e) if e == EBUSY => {
-                        let room = p.wait_progress(STALL_MS, |inflight, stopped| {
-                            inflight < super::execlist::MAX_INFLIGHT / 2 || stopped
+                        let room = p.wait_progress(STALL_MS, |st| {
+                            st.count < MAX_INFLIGHT / 2 || Port::settled(st) && st.count > 0
                         });
                         if !room {
                             return Err(ETIMEDOUT);
                         }
+                        if p.guc_reset_pending() {
+                            // CAST: usize to u64 is lossless.
+                            *failed += self.recover(p, ct, "was reset by the GuC")? as u64;
+                        }
+                    }
+                    Err(e) if e == EIO && p.guc_reset_pending() => {
+                        // CAST: usize to u64 is lossless.
+                        *failed += self.recover(p, ct, "was reset by the GuC")? as u64;
                     }
                     Err(e) => return Err(e),
                 }
             }
         }
         Ok(())
+    }
+
+    /// `SCHED_CONTEXT`, retried while H2G is full (the GuC is behind; up to a second).
+    fn kick(&self, p: &Port, ct: &Channel, id: u16) -> Result {
+        for _ in 0..10_000 {
+            match p.guc_kick(self, ct, id) {
+                Err(e) if e == EBUSY => fsleep(Delta::from_micros(100)),
+                r => return r,
+            }
+        }
+        Err(EBUSY)
+    }
+
+    /// Waits for the queue to drain. A GuC reset is recovered on the way; a GuC-mode stall is
+    /// first answered by sending `SCHED_CONTEXT` again (the GuC may have lost one). Returns
+    /// whether it drained.
+    fn drain(&self, p: &Port, ct: &Channel, failed: &mut u64) -> bool {
+        let mut kicked = false;
+        loop {
+            let settled = p.wait_progress(STALL_MS, Port::settled);
+            if p.guc_reset_pending() {
+                match self.recover(p, ct, "was reset by the GuC") {
+                    // CAST: usize to u64 is lossless.
+                    Ok(k) => *failed += k as u64,
+                    Err(_) => return false,
+                }
+                continue;
+            }
+            if settled {
+                return true;
+            }
+            match p.guc_id() {
+                Some(id) if !kicked => {
+                    dev_warn!(
+                        self.dev,
+                        "submit: {}: no progress for {} ms; SCHED_CONTEXT sent again\n",
+                        p.engine.name,
+                        STALL_MS
+                    );
+                    kicked = true;
+                    if self.kick(p, ct, id).is_err() {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+    }
+
+    /// Hang or reset recovery in the device's mode; returns the requests failed.
+    fn recover(&self, p: &Port, ct: &Channel, why: &str) -> Result<usize> {
+        match self.mode() {
+            Mode::Guc => p.guc_recover(self, ct, why),
+            _ => self.with_gt(|gt| p.recover(gt, STALL_MS)),
+        }
     }
 
     /// Reads the used slots back; the first wrong one, if any.

@@ -215,8 +215,25 @@ struct Rx {
     buf: [u32; MSG_MAX],
 }
 
+/// Where the G2H events of a block above the GuC go: submission implements it. Called from
+/// the receive path (process context, the receive mutex held): it must not sleep, touch the
+/// device or send on the channel.
+pub(crate) trait EventSink: Send + Sync {
+    /// An event of `action` with the dwords after its header; false if the sink does not take
+    /// this action (the channel then logs it as before).
+    fn guc_event(&self, dev: &Device, action: u32, payload: &[u32]) -> bool;
+}
+
 /// G2H events the driver knows, with their names (`abi/guc_actions_abi.h`).
-const EVENTS: [(u32, &str); 6] = [
+const EVENTS: [(u32, &str); 8] = [
+    (
+        XEHPG_GUC_ACTION_SCHED_CONTEXT_MODE_DONE,
+        "SCHED_CONTEXT_MODE_DONE",
+    ),
+    (
+        XEHPG_GUC_ACTION_DEREGISTER_CONTEXT_DONE,
+        "DEREGISTER_CONTEXT_DONE",
+    ),
     (
         XEHPG_GUC_ACTION_CONTEXT_RESET_NOTIFICATION,
         "CONTEXT_RESET_NOTIFICATION",
@@ -275,6 +292,10 @@ pub(crate) struct Channel {
     loading: Atomic<bool>,
     #[pin]
     last_load: SpinLock<Option<LoadResult>>,
+    /// The events' consumer above the GuC, while one is attached. The channel holds it, never
+    /// the reverse (the consumer is handed the channel per call), so no reference cycle.
+    #[pin]
+    sink: SpinLock<Option<Arc<dyn EventSink>>>,
 }
 
 impl Stats {
@@ -355,7 +376,13 @@ impl Channel {
             stats: Stats::new(),
             loading: Atomic::new(false),
             last_load <- new_spinlock!(None),
+            sink <- new_spinlock!(None),
         })
+    }
+
+    /// Attaches (or with `None` detaches) the consumer of submission events.
+    pub(crate) fn set_sink(&self, sink: Option<Arc<dyn EventSink>>) {
+        *self.sink.lock() = sink;
     }
 
     /// Starts using freshly zeroed, registered and enabled rings.
@@ -833,8 +860,9 @@ impl Channel {
         }
     }
 
-    /// Dispatches an event by action. Nothing in the driver acts on them yet beyond the log
-    /// (no submission, no capture): they are counted per action.
+    /// Dispatches an event by action: counted, then handed to the submission sink if one is
+    /// attached and takes it, else logged (no capture: crash dumps and exceptions are only
+    /// reported).
     fn event(&self, dev: &Device, action: u32, data0: u32, payload: &[u32]) {
         bump(&self.stats.events);
         let Some(i) = EVENTS.iter().position(|(a, _)| *a == action) else {
@@ -853,6 +881,10 @@ impl Channel {
         if let Some(c) = self.stats.per_event.get(i) {
             bump(c);
         }
+        let sink = self.sink.lock().clone();
+        if sink.is_some_and(|s| s.guc_event(dev, action, payload)) {
+            return;
+        }
         let name = EVENTS[i].1;
         match action {
             XEHPG_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE => {}
@@ -861,7 +893,7 @@ impl Channel {
             }
             _ => dev_warn!(
                 dev,
-                "guc: {} {:08x?}: no submission yet, nothing to recover\n",
+                "guc: {} {:08x?}: no GuC submission running, nothing to recover\n",
                 name,
                 payload.get(..payload.len().min(4)).unwrap_or(&[])
             ),

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! GuC submission: the GuC puts the contexts on the engines; the host registers each context
+//! and tells the GuC when it has work.
+//!
+//! The messages and their order are upstream's (`xe_guc_submit.c`; research/anchor-xe.md
+//! §10.2-10.3), the PRM gives none of them:
+//!
+//! 1. `REGISTER_CONTEXT` (0x4502) with the context index, the GuC engine class, the engine's
+//!    logical-instance mask and the LRC descriptor (the execlist one);
+//! 2. `UPDATE_CONTEXT_POLICIES` (0x100b): priority, execution quantum, preemption timeout as
+//!    KLVs (`init_policies`; upstream's kernel-queue values);
+//! 3. `SCHED_CONTEXT_MODE_SET` (0x1001) enable, which the GuC answers with the
+//!    `SCHED_CONTEXT_MODE_DONE` event (0x1002);
+//! 4. per submission, the new tail in the image, then `SCHED_CONTEXT` (0x1000) as a fast
+//!    request: one CT notify, the only MMIO of a submission;
+//! 5. at the end: mode set disable (and its done event), then `DEREGISTER_CONTEXT` (0x4503),
+//!    answered by `DEREGISTER_CONTEXT_DONE` (0x4600).
+//!
+//! Upstream sends registration and policies as fast requests; here every setup message is a
+//! blocking request, so a refusal is seen (and logged with the GuC's error) at the step that
+//! caused it. The GuC answers any request, so this works on real firmware too.
+//!
+//! # Hangs
+//!
+//! The GuC watches each context with its preemption timeout; a context that does not yield
+//! in time is reset by the GuC, which sends `CONTEXT_RESET_NOTIFICATION` (0x1008) and stops
+//! scheduling it (xe then bans the queue). The event only marks the port; the process-context
+//! side (a waiter, or the next submission) fails the requests in flight once, disables,
+//! deregisters and registers the context again with an empty ring, as xe replaces a banned
+//! queue. A port that stalls without a notification (the GuC lost a `SCHED_CONTEXT`) is sent
+//! `SCHED_CONTEXT` again once, then recovered the same way.
+
+use kernel::{
+    device::Device,
+    prelude::*,
+    sync::{atomic::Relaxed, Arc},
+    time::msecs_to_jiffies,
+};
+
+use super::port::{Mech, Port};
+use crate::{
+    abi::*,
+    engine::lrc,
+    guc::{
+        ct::channel::{Channel, CtAccess, EventSink},
+        hxg::Hxg,
+        klv::Writer,
+    },
+    irq::source::Class,
+};
+
+/// Upstream's kernel-queue policies (`xe_hw_engine.c`: 1 ms time slice, 640 ms preemption
+/// timeout; `xe_exec_queue_prio_to_guc`: the kernel priority is GuC's KMD_HIGH, 0).
+const EXEC_QUANTUM_US: u32 = 1000;
+pub(crate) const PREEMPT_TIMEOUT_US: u32 = 640_000;
+const PRIORITY_KMD_HIGH: u32 = 0;
+/// How long a done event may take (upstream waits `HZ` for deregistration).
+const DONE_MS: u32 = 1000;
+
+/// A context's registration with the GuC.
+pub(crate) struct GucCtx {
+    /// The context index (upstream's guc_id).
+    pub(super) id: u16,
+    mask: u32,
+    /// The last `SCHED_CONTEXT_MODE_DONE` state, and whether a deregistration is done.
+    enabled: bool,
+    deregistered: bool,
+    /// A `CONTEXT_RESET_NOTIFICATION` came: the GuC no longer schedules it.
+    pub(super) reset: bool,
+}
+
+impl GucCtx {
+    pub(super) const fn new(id: u16, mask: u32) -> Self {
+        Self {
+            id,
+            mask,
+            enabled: false,
+            deregistered: false,
+            reset: false,
+        }
+    }
+
+    /// Whether a request may be queued now.
+    ///
+    /// # Errors
+    ///
+    /// `EIO` after a reset notification (the caller recovers first), `ENODEV` while
+    /// scheduling is not enabled.
+    pub(super) fn check_submit(&self) -> Result {
+        if self.reset {
+            Err(EIO)
+        } else if !self.enabled {
+            Err(ENODEV)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// GuC engine class of an engine class (`abi/guc_scheduler_abi.h`; xe's own compute class
+/// number differs, `xe_engine_class_to_guc_class`).
+pub(crate) const fn guc_class(c: Class) -> u32 {
+    match c {
+        Class::Render => XEHPG_GUC_RENDER_CLASS,
+        Class::VideoDecode => XEHPG_GUC_VIDEO_CLASS,
+        Class::VideoEnhance => XEHPG_GUC_VIDEOENHANCE_CLASS,
+        Class::Copy => XEHPG_GUC_BLITTER_CLASS,
+        Class::Compute | Class::Other => XEHPG_GUC_COMPUTE_CLASS,
+    }
+}
+
+fn hdr(action: u32) -> u32 {
+    Hxg::request(action, 0).into_raw()
+}
+
+/// `REGISTER_CONTEXT` for a single-LRC context (`__register_exec_queue`).
+pub(crate) fn register_msg(
+    id: u16,
+    class: u32,
+    mask: u32,
+    desc: u64,
+) -> [u32; XEHPG_GUC_REGISTER_CONTEXT_DWORDS as usize] {
+    [
+        hdr(XEHPG_GUC_ACTION_REGISTER_CONTEXT),
+        XEHPG_GUC_CONTEXT_REGISTRATION_FLAG_KMD,
+        u32::from(id),
+        class,
+        mask,
+        // No work queue: a single LRC.
+        0,
+        0,
+        0,
+        0,
+        0,
+        // CAST: the descriptor's halves.
+        desc as u32,
+        (desc >> 32) as u32,
+    ]
+}
+
+/// `UPDATE_CONTEXT_POLICIES` with priority, quantum and preemption timeout (`init_policies`).
+///
+/// # Errors
+///
+/// Only the KLV writer's, for a message that would not fit.
+pub(crate) fn policies_msg(id: u16, preempt_us: u32) -> Result<[u32; 8]> {
+    let mut msg = [0u32; 8];
+    msg[0] = hdr(XEHPG_GUC_ACTION_UPDATE_CONTEXT_POLICIES);
+    msg[1] = u32::from(id);
+    let mut w = Writer::new(&mut msg[2..]);
+    // CAST: 16-bit KLV keys.
+    w.put(
+        XEHPG_KLV_CONTEXT_POLICY_SCHEDULING_PRIORITY as u16,
+        &[PRIORITY_KMD_HIGH],
+    )?;
+    w.put(
+        XEHPG_KLV_CONTEXT_POLICY_EXECUTION_QUANTUM as u16,
+        &[EXEC_QUANTUM_US],
+    )?;
+    w.put(
+        XEHPG_KLV_CONTEXT_POLICY_PREEMPTION_TIMEOUT as u16,
+        &[preempt_us],
+    )?;
+    Ok(msg)
+}
+
+pub(crate) fn mode_set_msg(id: u16, enable: bool) -> [u32; 3] {
+    [
+        hdr(XEHPG_GUC_ACTION_SCHED_CONTEXT_MODE_SET),
+        u32::from(id),
+        if enable {
+            XEHPG_GUC_CONTEXT_ENABLE
+        } else {
+            XEHPG_GUC_CONTEXT_DISABLE
+        },
+    ]
+}
+
+pub(crate) fn sched_msg(id: u16) -> [u32; 2] {
+    [hdr(XEHPG_GUC_ACTION_SCHED_CONTEXT), u32::from(id)]
+}
+
+pub(crate) fn deregister_msg(id: u16) -> [u32; 2] {
+    [hdr(XEHPG_GUC_ACTION_DEREGISTER_CONTEXT), u32::from(id)]
+}
+
+/// What a done event says about a context.
+#[derive(Copy, Clone)]
+enum Done {
+    Mode(bool),
+    Deregistered,
+}
+
+impl Port {
+    /// Registers the port's context with the GuC and enables it. Process context (probe, or
+    /// recovery); sleeps on the CT.
+    ///
+    /// # Errors
+    ///
+    /// The CT request's error (a refusal is `EIO`, logged by the channel with the GuC's
+    /// error), or `ETIMEDOUT` if the enable is never confirmed.
+    pub(crate) fn guc_start(
+        &self,
+        a: &impl CtAccess,
+        ct: &Channel,
+        id: u16,
+        mask: u32,
+    ) -> Result {
+        let class = guc_class(self.engine.class);
+        {
+            let mut st = self.state.lock();
+            st.mech = Mech::Guc(GucCtx::new(id, mask));
+            st.started = true;
+        }
+        let desc = lrc::descriptor(self.ggtt(self.layout.lrc), id);
+        let step = |what: &str, msg: &[u32]| -> Result {
+            ct.request(a, msg).map(|_| ()).inspect_err(|e| {
+                dev_err!(
+                    a.dev(),
+                    "submit: {}: GuC {} of context {} failed: {}\n",
+                    self.engine.name,
+                    what,
+                    id,
+                    e.to_errno()
+                )
+            })
+        };
+        step("registration", &register_msg(id, class, mask, desc))?;
+        step("policies", &policies_msg(id, PREEMPT_TIMEOUT_US)?)?;
+        step("enable", &mode_set_msg(id, true))?;
+        self.wait_done(a.dev(), "enable", |g| g.enabled)
+    }
+
+    /// Waits until the GuC's done event makes `f` true.
+    fn wait_done(&self, dev: &Device, what: &str, f: impl Fn(&GucCtx) -> bool) -> Result {
+        let mut st = self.state.lock();
+        loop {
+            match &st.mech {
+                Mech::Guc(g) if f(g) => return Ok(()),
+                Mech::Guc(_) => {}
+                _ => return Err(ENODEV),
+            }
+            let res = self
+                .done
+                .wait_interruptible_timeout(&mut st, msecs_to_jiffies(DONE_MS));
+            if !matches!(res, kernel::sync::CondVarTimeoutResult::Woken { .. }) {
+                let ok = matches!(&st.mech, Mech::Guc(g) if f(g));
+                if !ok {
+                    dev_err!(
+                        dev,
+                        "submit: {}: no GuC {} done event within {} ms\n",
+                        self.engine.name,
+                        what,
+                        DONE_MS
+                    );
+                    return Err(ETIMEDOUT);
+                }
+                return Ok(());
+            }
+        }
+    }
+
+    /// Disables and deregisters the context (unbind, recovery). Process context.
+    ///
+    /// # Errors
+    ///
+    /// The CT's errors or a missing done event.
+    pub(crate) fn guc_stop(&self, a: &impl CtAccess, ct: &Channel) -> Result {
+        let id = match &self.state.lock().mech {
+            Mech::Guc(g) => g.id,
+            _ => return Ok(()),
+        };
+        ct.request(a, &mode_set_msg(id, false))?;
+        self.wait_done(a.dev(), "disable", |g| !g.enabled)?;
+        ct.request(a, &deregister_msg(id))?;
+        self.wait_done(a.dev(), "deregistration", |g| g.deregistered)
+    }
+
+    /// Tells the GuC the context has work. Atomic or process context.
+    ///
+    /// # Errors
+    ///
+    /// The CT's errors (`EBUSY` when H2G is full).
+    pub(crate) fn guc_kick(&self, a: &impl CtAccess, ct: &Channel, id: u16) -> Result {
+        let msg = sched_msg(id);
+        a.with_io(|io| ct.send_fast(io, &[&msg], false))
+            .unwrap_or(Err(ENODEV))
+            .map(|_| ())
+    }
+
+    /// The GuC context index, in GuC mode.
+    pub(crate) fn guc_id(&self) -> Option<u16> {
+        match &self.state.lock().mech {
+            Mech::Guc(g) => Some(g.id),
+            _ => None,
+        }
+    }
+
+    /// Whether the GuC reset the context and it awaits recovery.
+    pub(crate) fn guc_reset_pending(&self) -> bool {
+        matches!(&self.state.lock().mech, Mech::Guc(g) if g.reset)
+    }
+
+    /// Recovery after a reset notification or a stall: fails the requests in flight once,
+    /// disables and deregisters the context, empties the ring and registers it again.
+    /// Process context. Returns how many requests failed.
+    ///
+    /// # Errors
+    ///
+    /// The CT's errors; the port then stays stopped.
+    pub(crate) fn guc_recover(&self, a: &impl CtAccess, ct: &Channel, why: &str) -> Result<usize> {
+        let (id, mask, failed) = {
+            let mut st = self.state.lock();
+            let Mech::Guc(g) = &st.mech else {
+                return Err(ENODEV);
+            };
+            let (id, mask) = (g.id, g.mask);
+            let failed = st.count;
+            st.count = 0;
+            (id, mask, failed)
+        };
+        dev_err!(
+            a.dev(),
+            "submit: {}: context {} {}; {} request(s) failed, re-registering it\n",
+            self.engine.name,
+            id,
+            why,
+            failed
+        );
+        // CAST: usize to u64 is lossless.
+        self.stats.failed.add(failed as u64, Relaxed);
+        self.stats.resets.add(1, Relaxed);
+        self.done.notify_all();
+        let res = self.guc_stop(a, ct).and_then(|()| {
+            {
+                let mut st = self.state.lock();
+                st.head = 0;
+                st.tail = 0;
+                st.hw_tail = 0;
+                let base = self.layout.state / 4;
+                self.mem.write(base + lrc::CTX_RING_HEAD, 0)?;
+                self.mem.write(base + lrc::CTX_RING_TAIL, 0)?;
+            }
+            self.guc_start(a, ct, id, mask)
+        });
+        if let Err(e) = res {
+            self.state.lock().stopped = true;
+            dev_err!(
+                a.dev(),
+                "submit: {}: GuC recovery failed ({}); engine stopped until unbind\n",
+                self.engine.name,
+                e.to_errno()
+            );
+            self.done.notify_all();
+            return Err(e);
+        }
+        Ok(failed)
+    }
+
+    /// A done or reset event for this port's context; false if `id` is not its context.
+    fn guc_event(&self, id: u32, what: Option<Done>, reset: bool) -> bool {
+        let mut st = self.state.lock();
+        let Mech::Guc(g) = &mut st.mech else {
+            return false;
+        };
+        if u32::from(g.id) != id {
+            return false;
+        }
+        match what {
+            Some(Done::Mode(on)) => {
+                g.enabled = on;
+                if on {
+                    g.deregistered = false;
+                    g.reset = false;
+                }
+            }
+            Some(Done::Deregistered) => g.deregistered = true,
+            None => {}
+        }
+        if reset {
+            g.reset = true;
+        }
+        drop(st);
+        self.done.notify_all();
+        true
+    }
+}
+
+/// Routes the GuC's submission events to the ports (receive path: no sleeping, no device
+/// access; see [`EventSink`]).
+pub(crate) struct Events(pub(crate) Arc<super::Submit>);
+
+impl EventSink for Events {
+    fn guc_event(&self, dev: &Device, action: u32, payload: &[u32]) -> bool {
+        let (what, reset, min) = match action {
+            XEHPG_GUC_ACTION_SCHED_CONTEXT_MODE_DONE => {
+                (payload.get(1).map(|s| Done::Mode(*s != 0)), false, 2)
+            }
+            XEHPG_GUC_ACTION_DEREGISTER_CONTEXT_DONE => (Some(Done::Deregistered), false, 1),
+            XEHPG_GUC_ACTION_CONTEXT_RESET_NOTIFICATION => (None, true, 1),
+            _ => return false,
+        };
+        let Some(&id) = payload.first().filter(|_| payload.len() >= min) else {
+            dev_err!(
+                dev,
+                "submit: GuC event {:#06x} with {} dwords, {} expected; ignored\n",
+                action,
+                payload.len(),
+                min
+            );
+            return true;
+        };
+        for p in self.0.ports() {
+            if p.guc_event(id, what, reset) {
+                if reset {
+                    dev_err!(
+                        dev,
+                        "submit: {}: the GuC reset context {} (CONTEXT_RESET_NOTIFICATION)\n",
+                        p.engine.name,
+                        id
+                    );
+                }
+                return true;
+            }
+        }
+        dev_err!(
+            dev,
+            "submit: GuC event {:#06x} names context {}, which is not registered; ignored\n",
+            action,
+            id
+        );
+        true
+    }
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_guc_submit)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn register_layout() {
+        let m = register_msg(7, XEHPG_GUC_COMPUTE_CLASS, 0b10, 0x1234_5678_0012_3019);
+        assert_eq!(m.len(), 12);
+        assert_eq!(m[0] & 0xffff, XEHPG_GUC_ACTION_REGISTER_CONTEXT);
+        assert_eq!(m[1], 1);
+        assert_eq!((m[2], m[3], m[4]), (7, 4, 0b10));
+        assert_eq!(&m[5..10], &[0, 0, 0, 0, 0]);
+        assert_eq!((m[10], m[11]), (0x0012_3019, 0x1234_5678));
+    }
+
+    #[test]
+    fn policies_are_klvs() -> Result {
+        let m = policies_msg(3, 640_000)?;
+        assert_eq!(m[0] & 0xffff, XEHPG_GUC_ACTION_UPDATE_CONTEXT_POLICIES);
+        assert_eq!(m[1], 3);
+        // {key << 16 | 1, value} three times.
+        assert_eq!((m[2], m[3]), (0x2003 << 16 | 1, 0));
+        assert_eq!((m[4], m[5]), (0x2001 << 16 | 1, 1000));
+        assert_eq!((m[6], m[7]), (0x2002 << 16 | 1, 640_000));
+        Ok(())
+    }
+
+    #[test]
+    fn small_messages() {
+        assert_eq!(mode_set_msg(9, true)[1..], [9, 1]);
+        assert_eq!(mode_set_msg(9, false)[1..], [9, 0]);
+        assert_eq!(sched_msg(4)[0] & 0xffff, 0x1000);
+        assert_eq!(deregister_msg(4)[0] & 0xffff, 0x4503);
+    }
+
+    #[test]
+    fn classes_follow_the_guc_numbering() {
+        assert_eq!(guc_class(Class::Render), 0);
+        assert_eq!(guc_class(Class::VideoDecode), 1);
+        assert_eq!(guc_class(Class::VideoEnhance), 2);
+        assert_eq!(guc_class(Class::Copy), 3);
+        // xe numbers compute 5 (as the interrupt identity does); the GuC 4.
+        assert_eq!(Class::Compute as u32, 5);
+        assert_eq!(guc_class(Class::Compute), 4);
+    }
+
+    #[test]
+    fn a_reset_context_refuses_work() {
+        let mut g = GucCtx::new(1, 1);
+        assert_eq!(g.check_submit(), Err(ENODEV));
+        g.enabled = true;
+        assert_eq!(g.check_submit(), Ok(()));
+        g.reset = true;
+        assert_eq!(g.check_submit(), Err(EIO));
+    }
+}

@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A submission port: one engine's kernel context, its ring, and the requests in flight on it,
+//! whichever mechanism ([`super::execlist`] or [`super::guc`]) puts the context on the engine.
+//!
+//! # Memory
+//!
+//! Each engine has one kernel context and one system-memory object holding, in this order,
+//! the engine's global HWSP (4 KiB: the CSB and the driver's seqno), the LRC (per-process HWSP
+//! and register state, [`lrc`]) and the ring. System memory, not local: the PRM wants both
+//! status pages snooped (seed 004 line 395), and it keeps every CPU access on the completion
+//! path a memory read, never a BAR access.
+//!
+//! # Request lifetime
+//!
+//! 1. `submit` (port lock): the request's commands go into the ring after the tail
+//!    ([`cmd::request`]); it is queued in flight with its seqno; the mechanism is told (an
+//!    execlist Load, or a GuC `SCHED_CONTEXT` the caller sends once the lock is dropped).
+//! 2. The engine runs the ring; each request writes its seqno into the HWSP and raises the
+//!    user interrupt.
+//! 3. The interrupt thread (`process`): the seqno retires every request up to it (each exactly
+//!    once: retiring removes it from the queue), which frees its ring space; in execlist mode
+//!    the CSB is read first and the context reloaded if more work is waiting.
+//!
+//! # Untrusted input
+//!
+//! The HWSP is written by the device: a CSB write index outside 0..12, an entry naming a
+//! context this port never submitted, or a seqno beyond the last one submitted are counted and
+//! logged (first of each kind per port), and never retire a request that was not run.
+
+use kernel::{
+    new_condvar, new_spinlock,
+    prelude::*,
+    sync::{
+        atomic::{Atomic, Relaxed},
+        CondVar, SpinLock,
+    },
+    time::{Instant, Monotonic},
+};
+
+use super::guc::GucCtx;
+use crate::{
+    engine::{
+        cmd,
+        csb,
+        lrc,
+        ring::Ring,
+        Engine,
+    },
+    gt::{forcewake::Held, Gt},
+    mem::{
+        ggtt::{Ggtt, Mapping},
+        sysbuf::SysBuf,
+    },
+    mmio::Bar0,
+};
+
+/// Ring size: upstream's execlist port ring (`xe_execlist.c`, 16 KiB LRC ring).
+pub(super) const RING_SIZE: u32 = 16 << 10;
+/// Requests in flight at most: a request takes at least 32 bytes of the ring.
+pub(crate) const MAX_INFLIGHT: usize = 256;
+/// HWSP layout: the global HWSP first, the LRC after it.
+const HWSP_BYTES: usize = 4096;
+/// HWSP dword of the driver's seqno (i915 `I915_GEM_HWS_SEQNO`, past the CSB's dwords).
+pub(crate) const HWSP_SEQNO: usize = 0x40;
+/// The port's SW context ID: 1 (xe reserves 0 for its idle context, 0xffff is the CSB's idle).
+pub(super) const CTX_ID: u16 = 1;
+
+/// Where the objects of a port lie in its memory.
+#[derive(Copy, Clone)]
+pub(super) struct Layout {
+    /// Byte offsets.
+    pub(super) lrc: usize,
+    pub(super) state: usize,
+    pub(super) ring: usize,
+    pub(super) total: usize,
+}
+
+impl Layout {
+    pub(super) const fn of(e: &Engine) -> Self {
+        let lrc = HWSP_BYTES;
+        let state = lrc + lrc::PPHWSP_SIZE;
+        let ring = lrc + lrc::lrc_size(e.class);
+        Self {
+            lrc,
+            state,
+            ring,
+            total: ring + RING_SIZE as usize,
+        }
+    }
+}
+
+/// One request in flight.
+#[derive(Copy, Clone, Default)]
+pub(super) struct Inflight {
+    pub(super) seqno: u32,
+    /// Ring offset after its commands: the head once it is retired.
+    pub(super) end: u32,
+    pub(super) submitted: Option<Instant<Monotonic>>,
+}
+
+/// What a port reports, counted without the lock.
+pub(crate) struct Stats {
+    pub(crate) submitted: Atomic<u64>,
+    pub(crate) completed: Atomic<u64>,
+    pub(crate) loads: Atomic<u64>,
+    /// Engine interrupts handled (calls of `process`).
+    pub(crate) interrupts: Atomic<u64>,
+    pub(crate) csb_events: Atomic<u64>,
+    pub(crate) resets: Atomic<u64>,
+    /// Device input rejected: bad CSB pointers or entries, seqnos never submitted.
+    pub(crate) bad_input: Atomic<u64>,
+    pub(crate) errors: Atomic<u64>,
+    /// Requests failed by a reset or unbind instead of retiring.
+    pub(crate) failed: Atomic<u64>,
+}
+
+/// How a port's context reaches the engine.
+pub(super) enum Mech {
+    /// Not started (or start failed): submissions fail with `ENODEV`.
+    Off,
+    /// The host loads the ELSQ ([`super::execlist`]).
+    Execlist,
+    /// The GuC schedules it ([`super::guc`]).
+    Guc(GucCtx),
+}
+
+/// What the caller of [`Port::submit`] does once the port lock is dropped.
+pub(crate) enum Kick {
+    /// Nothing: the request is on its way.
+    None,
+    /// Tell the GuC the context has work: `SCHED_CONTEXT` for this context index.
+    Sched(u16),
+}
+
+/// Per-port state under its lock.
+pub(super) struct State {
+    pub(super) mech: Mech,
+    pub(super) held: Option<Held>,
+    /// The software tail, and the tail the engine was last given.
+    pub(super) tail: u32,
+    pub(super) hw_tail: u32,
+    /// Start of the oldest request still in flight (the tail when none is).
+    pub(super) head: u32,
+    /// The context is on the engine (CSB).
+    pub(super) active: bool,
+    pub(super) csb_head: u8,
+    pub(super) next_seqno: u32,
+    pub(super) last_retired: u32,
+    /// A ring of [`MAX_INFLIGHT`] entries (on the heap: the kernel stack is small).
+    pub(super) inflight: KVec<Inflight>,
+    pub(super) first: usize,
+    pub(super) count: usize,
+    pub(super) started: bool,
+    /// Set at unbind: no more submissions.
+    pub(super) stopped: bool,
+    /// Per-request latency samples in ns, while a selftest records them.
+    pub(super) latencies: Option<KVec<u64>>,
+    /// Kinds of bad input already logged (bit per kind).
+    pub(super) told: u32,
+}
+
+/// An engine's execlist port.
+#[pin_data]
+pub(crate) struct Port {
+    pub(crate) engine: &'static Engine,
+    pub(super) mem: SysBuf,
+    pub(super) map: Mapping,
+    pub(super) layout: Layout,
+    pub(super) ring: Ring,
+    #[pin]
+    pub(super) state: SpinLock<State>,
+    /// Signalled whenever requests retire or the port stops.
+    #[pin]
+    pub(crate) done: CondVar,
+    pub(crate) stats: Stats,
+}
+
+/// What a port's state is, for debugfs.
+pub(crate) struct Snapshot {
+    pub(crate) started: bool,
+    pub(crate) active: bool,
+    pub(crate) inflight: usize,
+    pub(crate) last_retired: u32,
+    pub(crate) head: u32,
+    pub(crate) tail: u32,
+}
+
+pub(super) const TOLD_CSB_POINTER: u32 = 1 << 0;
+pub(super) const TOLD_CSB_ENTRY: u32 = 1 << 1;
+const TOLD_SEQNO: u32 = 1 << 2;
+
+/// `a` is at or after `b` in seqno order (wrapping, as i915's `i915_seqno_passed`).
+pub(crate) const fn seqno_passed(a: u32, b: u32) -> bool {
+    // CAST: the signed difference is the point.
+    (a.wrapping_sub(b) as i32) >= 0
+}
+
+impl Port {
+    /// A port for `engine`: its memory allocated and mapped into the GGTT, the LRC image built.
+    /// Nothing is written to the engine yet. Process context.
+    ///
+    /// # Errors
+    ///
+    /// `ENOMEM`, a GGTT error, or `EINVAL` if the image does not fit.
+    pub(crate) fn new(
+        dev: &kernel::device::Device<kernel::device::Bound>,
+        bar: Bar0<'_>,
+        ggtt: &Ggtt,
+        engine: &'static Engine,
+    ) -> Result<impl PinInit<Self, Error>> {
+        let layout = Layout::of(engine);
+        let ring = Ring::new(RING_SIZE).ok_or(EINVAL)?;
+        let mem = SysBuf::new(dev, layout.total)?;
+        // CAST: usize to u64 is lossless.
+        let map = ggtt.map_sys(bar, mem.dma(), layout.total as u64)?;
+        let inflight =
+            KVec::from_elem(Inflight::default(), MAX_INFLIGHT, GFP_KERNEL).map_err(Error::from);
+        let built = inflight.and_then(|q| build_image(&mem, &map, &layout, engine).map(|()| q));
+        let inflight = match built {
+            Ok(q) => q,
+            Err(e) => {
+                ggtt.unmap(bar, map);
+                return Err(e);
+            }
+        };
+        Ok(try_pin_init!(Self {
+            engine,
+            mem,
+            map,
+            layout,
+            ring,
+            state <- new_spinlock!(State {
+                held: None,
+                tail: 0,
+                hw_tail: 0,
+                head: 0,
+                active: false,
+                csb_head: csb::RESET_INDEX,
+                next_seqno: 1,
+                last_retired: 0,
+                inflight,
+                first: 0,
+                count: 0,
+                mech: Mech::Off,
+                started: false,
+                stopped: false,
+                latencies: None,
+                told: 0,
+            }),
+            done <- new_condvar!(),
+            stats: Stats {
+                submitted: Atomic::new(0),
+                completed: Atomic::new(0),
+                loads: Atomic::new(0),
+                interrupts: Atomic::new(0),
+                csb_events: Atomic::new(0),
+                resets: Atomic::new(0),
+                bad_input: Atomic::new(0),
+                errors: Atomic::new(0),
+                failed: Atomic::new(0),
+            },
+        }? Error))
+    }
+
+    /// GGTT address of byte `off` of the port's memory.
+    pub(super) fn ggtt(&self, off: usize) -> u32 {
+        // CAST: the GGTT window ends below 4 GiB (`GUC_GGTT_TOP`).
+        self.map.addr(off as u64) as u32
+    }
+
+    /// GGTT address of the seqno dword.
+    fn seqno_addr(&self) -> u32 {
+        self.ggtt(HWSP_SEQNO * 4)
+    }
+
+    /// Queues one request (an optional payload store of `payload.1` to GGTT `payload.0`) and
+    /// returns its seqno. Process or atomic context, never the top half.
+    ///
+    /// # Errors
+    ///
+    /// `EBUSY` when the ring or the in-flight queue is full (retry once requests retire),
+    /// `ENODEV` before start or after stop, forcewake errors.
+    pub(crate) fn submit(&self, gt: &Gt<'_>, payload: Option<(u32, u32)>) -> Result<(u32, Kick)> {
+        let mut st = self.state.lock();
+        if !st.started || st.stopped {
+            return Err(ENODEV);
+        }
+        if let Mech::Guc(g) = &st.mech {
+            g.check_submit()?;
+        }
+        let mut words = [0u32; cmd::REQUEST_DWORDS];
+        let seqno = st.next_seqno;
+        let n = cmd::request(
+            self.engine.class,
+            payload,
+            self.seqno_addr(),
+            seqno,
+            &mut words,
+        );
+        // CAST: at most 16 dwords.
+        let bytes = (n * 4) as u32;
+        if st.count >= MAX_INFLIGHT || self.ring.space(st.head, st.tail) < bytes {
+            return Err(EBUSY);
+        }
+        let mut at = st.tail;
+        for w in words.iter().take(n) {
+            self.mem
+                .write(self.layout.ring / 4 + (at / 4) as usize, *w)?;
+            at = self.ring.advance(at, 4);
+        }
+        let slot = (st.first + st.count) % MAX_INFLIGHT;
+        if let Some(e) = st.inflight.get_mut(slot) {
+            *e = Inflight {
+                seqno,
+                end: at,
+                submitted: Some(Instant::now()),
+            };
+        }
+        st.count += 1;
+        st.tail = at;
+        // 0 is what the HWSP holds before the first write: never a request's.
+        st.next_seqno = match seqno.wrapping_add(1) {
+            0 => 1,
+            s => s,
+        };
+        self.stats.submitted.add(1, Relaxed);
+        match &st.mech {
+            Mech::Execlist if !st.active => {
+                self.load(gt, &mut st)?;
+                Ok((seqno, Kick::None))
+            }
+            Mech::Guc(g) => {
+                // The GuC (re)loads the context from its image: the new tail goes there.
+                let id = g.id;
+                self.mem
+                    .write(self.layout.state / 4 + lrc::CTX_RING_TAIL, st.tail)?;
+                st.hw_tail = st.tail;
+                Ok((seqno, Kick::Sched(id)))
+            }
+            _ => Ok((seqno, Kick::None)),
+        }
+    }
+
+    /// Handles an engine interrupt: CSB, retirement, reload, forcewake release. Threaded
+    /// (process) context.
+    pub(crate) fn process(&self, gt: &Gt<'_>) {
+        self.stats.interrupts.add(1, Relaxed);
+        let mut st = self.state.lock();
+        if !st.started {
+            return;
+        }
+        let execlist = matches!(st.mech, Mech::Execlist);
+        if execlist {
+            self.read_csb(gt, &mut st);
+        }
+        let retired = self.retire(gt, &mut st);
+        if execlist && !st.active && st.tail != st.hw_tail && !st.stopped {
+            if let Err(e) = self.load(gt, &mut st) {
+                self.stats.errors.add(1, Relaxed);
+                dev_err!(
+                    gt.dev,
+                    "submit: {}: reloading the context failed: {}\n",
+                    self.engine.name,
+                    e.to_errno()
+                );
+            }
+        }
+        if execlist {
+            self.release_if_idle(gt, &mut st);
+        }
+        drop(st);
+        if retired > 0 {
+            self.done.notify_all();
+        }
+    }
+
+    /// Retires every request the engine's seqno has passed; returns how many.
+    fn retire(&self, gt: &Gt<'_>, st: &mut State) -> usize {
+        let hw = self.mem.read(HWSP_SEQNO).unwrap_or(0);
+        let newest = st.next_seqno.wrapping_sub(1);
+        if !seqno_passed(newest, hw) {
+            self.bad(gt, st, TOLD_SEQNO, "seqno beyond the last submitted", hw);
+            return 0;
+        }
+        let mut n = 0;
+        while st.count > 0 {
+            let Some(req) = st.inflight.get(st.first).copied() else {
+                break;
+            };
+            if !seqno_passed(hw, req.seqno) {
+                break;
+            }
+            st.first = (st.first + 1) % MAX_INFLIGHT;
+            st.count -= 1;
+            st.head = req.end;
+            st.last_retired = req.seqno;
+            if let (Some(t), Some(l)) = (req.submitted, st.latencies.as_mut()) {
+                // CAST: a non-negative duration.
+                let _ = l.push_within_capacity(t.elapsed().as_nanos() as u64);
+            }
+            n += 1;
+        }
+        if st.count == 0 {
+            st.head = st.tail;
+        }
+        // CAST: usize to u64 is lossless.
+        self.stats.completed.add(n as u64, Relaxed);
+        n
+    }
+
+    /// Counts bad device input and logs its first occurrence of each kind.
+    pub(super) fn bad(&self, gt: &Gt<'_>, st: &mut State, kind: u32, what: &str, value: u32) {
+        self.stats.bad_input.add(1, Relaxed);
+        if st.told & kind == 0 {
+            st.told |= kind;
+            dev_err!(
+                gt.dev,
+                "submit: {}: bad {} {:#x} in the HWSP; ignored (further ones counted in debugfs \
+                 engines)\n",
+                self.engine.name,
+                what,
+                value
+            );
+        }
+    }
+
+    /// Starts recording per-request latencies (room for `n`), returning the old recording.
+    ///
+    /// # Errors
+    ///
+    /// `ENOMEM`.
+    pub(crate) fn record_latencies(&self, n: usize) -> Result {
+        let v = KVec::with_capacity(n, GFP_KERNEL)?;
+        self.state.lock().latencies = Some(v);
+        Ok(())
+    }
+
+    /// Takes the recorded latencies.
+    pub(crate) fn take_latencies(&self) -> Option<KVec<u64>> {
+        self.state.lock().latencies.take()
+    }
+
+    /// Waits (interruptibly) until `f(state)` holds or `ms` pass without a wake-up (a
+    /// retirement, a GuC event, a stop). Process context. Returns whether `f` held.
+    pub(super) fn wait_progress(&self, ms: u32, mut f: impl FnMut(&State) -> bool) -> bool {
+        let mut st = self.state.lock();
+        loop {
+            if f(&st) {
+                return true;
+            }
+            match self
+                .done
+                .wait_interruptible_timeout(&mut st, kernel::time::msecs_to_jiffies(ms))
+            {
+                kernel::sync::CondVarTimeoutResult::Woken { .. } => {}
+                _ => return f(&st),
+            }
+        }
+    }
+
+    /// Whether the port has nothing in flight, is stopped, or awaits GuC recovery.
+    pub(super) fn settled(st: &State) -> bool {
+        st.count == 0 || st.stopped || matches!(&st.mech, Mech::Guc(g) if g.reset)
+    }
+
+    /// Unbind: no more submissions; requests still in flight are dropped (their waiters see
+    /// the port stopped), forcewake released. The caller stops the engine. Process context.
+    pub(crate) fn stop(&self, gt: &Gt<'_>) -> usize {
+        let mut st = self.state.lock();
+        st.stopped = true;
+        let dropped = st.count;
+        // CAST: usize to u64 is lossless.
+        self.stats.failed.add(dropped as u64, Relaxed);
+        st.count = 0;
+        st.active = false;
+        if let Some(h) = st.held.take() {
+            drop(gt.resume(h));
+        }
+        drop(st);
+        self.done.notify_all();
+        dropped
+    }
+
+    /// Frees the GGTT range (after [`Port::stop`] and the engine reset).
+    pub(crate) fn unmap(&self, bar: Bar0<'_>, ggtt: &Ggtt) {
+        ggtt.unmap(bar, self.map);
+    }
+
+    /// State for debugfs.
+    pub(crate) fn snapshot(&self) -> Snapshot {
+        let st = self.state.lock();
+        Snapshot {
+            started: st.started,
+            active: st.active,
+            inflight: st.count,
+            last_retired: st.last_retired,
+            head: st.head,
+            tail: st.tail,
+        }
+    }
+}
+
+
+/// Writes the LRC image of `engine` into the port's memory.
+fn build_image(mem: &SysBuf, map: &Mapping, layout: &Layout, engine: &Engine) -> Result {
+    let words = lrc::state_pages(engine.class) * 1024;
+    let mut state = KVec::from_elem(0u32, words, GFP_KERNEL)?;
+    // CAST: GGTT addresses are below 4 GiB.
+    let ring = map.addr(layout.ring as u64) as u32;
+    lrc::build(&mut state, engine, ring, RING_SIZE).map_err(|_| EINVAL)?;
+    for (i, v) in state.iter().enumerate() {
+        mem.write(layout.state / 4 + i, *v)?;
+    }
+    Ok(())
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_port)]
+mod tests {
+    use super::*;
+    use crate::engine::ENGINES;
+
+    #[test]
+    fn seqno_order_wraps() {
+        assert!(seqno_passed(5, 5));
+        assert!(seqno_passed(6, 5));
+        assert!(!seqno_passed(4, 5));
+        assert!(seqno_passed(1, u32::MAX));
+        assert!(!seqno_passed(u32::MAX, 1));
+    }
+
+    #[test]
+    fn layouts_fit_and_align() {
+        for e in ENGINES.iter() {
+            let l = Layout::of(e);
+            // The LRCA and the ring are page aligned (descriptor bits 31:12, seed 004 line 471).
+            assert_eq!(l.lrc % 4096, 0);
+            assert_eq!(l.ring % 4096, 0);
+            assert_eq!(l.total % 4096, 0);
+            assert_eq!(l.state, l.lrc + 4096);
+            assert_eq!(l.ring - l.state, lrc::state_pages(e.class) * 4096);
+            // The seqno lies past the CSB and its write index.
+            assert!(HWSP_SEQNO > csb::HWSP_WRITE_INDEX);
+        }
+    }
+}
