@@ -1,0 +1,49 @@
+#!/bin/sh
+# A hang under GuC submission. The copy engine stops at the first command of
+# its next context (engine:hang:bcs0); the GuC's preemption timeout (640 ms,
+# set by the driver's context policies) finds the context stuck, resets the
+# engine and sends CONTEXT_RESET_NOTIFICATION. The driver names the context,
+# fails the requests in flight once, disables and deregisters it and
+# registers it again with an empty ring; the next run completes. Then a lost
+# SCHED_CONTEXT (guc:drop-sched:1): the request does not run, the driver sees
+# no progress, sends SCHED_CONTEXT again and the request completes. Then a
+# storm of reset notifications with no hang (guc:reset-storm:3): each named
+# context is re-registered, nothing is lost.
+# expect-mock: guc_submit.resets >= 1
+# expect-mock: guc_submit.sched_dropped == 1
+# expect-mock: violations == 0
+# timeout: 180
+. /tests/lib.sh
+
+bdf=$(basename "$(gpu_dev 0x56c0)")
+check is_bound "$bdf"
+expect_eq "bcs0: GuC mode" "$(eng_get "$bdf" bcs0 mode)" guc
+mock_request engine:hang:bcs0
+sleep 1
+check submit_cmd "$bdf" "bcs0 10"
+expect_eq "bcs0: nothing retired" "$(submit_get "$bdf" bcs0 completed)" 0
+expect_eq "bcs0: every request failed" "$(submit_get "$bdf" bcs0 failed)" 10
+expect_eq "bcs0: the run reports EIO" "$(submit_get "$bdf" bcs0 errno)" -5
+check dmesg_has "the GuC reset context"
+check dmesg_has "submit: bcs0: context 2 was reset by the GuC; 10 request(s) failed, re-registering it"
+expect_eq "bcs0: one recovery" "$(eng_get "$bdf" bcs0 resets)" 1
+check submit_cmd "$bdf" "bcs0 50"
+submit_ok "$bdf" bcs0 50
+
+mock_request guc:drop-sched:1
+sleep 1
+check submit_cmd "$bdf" "rcs0 1"
+submit_ok "$bdf" rcs0 1
+check dmesg_has "submit: rcs0: no progress for 2000 ms; SCHED_CONTEXT sent again"
+
+mock_request guc:reset-storm:3
+sleep 1
+check submit_cmd "$bdf" "all 10"
+for e in $(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$(dbg "$bdf" engines)"); do
+	expect_eq "$e: 10 retired after the storm" "$(submit_get "$bdf" "$e" completed)" 10
+	expect_eq "$e: payload after the storm" "$(submit_get "$bdf" "$e" payload)" ok
+done
+
+check rmmod xehpg
+check_dmesg_clean
+done_testing
