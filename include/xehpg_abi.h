@@ -126,6 +126,10 @@ struct xehpg_css_header {
 #define XEHPG_GUC_ACTION_REGISTER_CONTEXT 0x4502
 #define XEHPG_GUC_ACTION_DEREGISTER_CONTEXT 0x4503
 #define XEHPG_GUC_ACTION_DEREGISTER_CONTEXT_DONE 0x4600
+/* Legacy doorbell actions (abi/guc_actions_abi.h; no caller upstream): the
+ * payloads the driver sends are its own guess (rust/submit/doorbell.rs). */
+#define XEHPG_GUC_ACTION_ALLOCATE_DOORBELL 0x10
+#define XEHPG_GUC_ACTION_DEALLOCATE_DOORBELL 0x20
 #define XEHPG_GUC_REGISTER_CONTEXT_DWORDS 12
 /* abi/guc_scheduler_abi.h: CONTEXT_REGISTRATION_FLAG_KMD, GUC_CONTEXT_*. */
 #define XEHPG_GUC_CONTEXT_REGISTRATION_FLAG_KMD 0x1

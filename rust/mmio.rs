@@ -42,6 +42,9 @@ pub(crate) const LMEM_BAR: u32 = 2;
 /// The GGTT (GSM) starts 8 MiB into GTTMMADR (seed 000 lines 125 and 139: 8 MiB of registers
 /// then the GGTT; offset from upstream `xe_ggtt.c`, `ggtt->gsm = regs + SZ_8M`).
 pub(crate) const GSM_OFFSET: usize = 8 << 20;
+/// The MMIO doorbell pages (seed 000 lines 1034-1038): 4 MiB from 0x400000, below the GSM.
+pub(crate) const DOORBELL_WINDOW: u32 = 0x40_0000;
+pub(crate) const DOORBELL_WINDOW_SIZE: u32 = 0x40_0000;
 /// 8 MiB of 8-byte entries: 1 Mi entries, a 4 GiB GGTT of 4 KiB pages.
 pub(crate) const GSM_ENTRIES: u64 = (8 << 20) / 8;
 
@@ -228,6 +231,22 @@ impl<'a> Mmio<'a> {
     pub(crate) fn write32_at(self, offset: usize, value: u32) -> Result {
         self.counters.writes.add(1, Relaxed);
         self.bar.try_write32(value, offset)
+    }
+
+    /// Rings the MMIO doorbell at `offset`, which must lie in the doorbell window of BAR 0
+    /// (seed 000 line 1036: 4 MiB from 0x400000, 4 KiB per doorbell page).
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for an offset outside the window or not page aligned.
+    pub(crate) fn ring_doorbell(self, offset: u32, value: u32) -> Result {
+        if !(DOORBELL_WINDOW..DOORBELL_WINDOW + DOORBELL_WINDOW_SIZE).contains(&offset)
+            || offset % 4096 != 0
+        {
+            return Err(EINVAL);
+        }
+        self.counters.writes.add(1, Relaxed);
+        self.bar.try_write32(value, offset as usize)
     }
 
     /// Writes GGTT entry `index` (one 64-bit store: an entry must never be seen half written).

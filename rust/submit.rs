@@ -6,8 +6,8 @@
 //! (`xe_hw_engine.c`: an execlist port per engine unless `xe_device_uc_enabled`); the
 //! `force_execlist` module parameter (upstream's name) skips the GuC to get execlists.
 //! Each engine has one [`port`] (kernel context, ring, requests in flight); the mechanisms
-//! that put it on the engine are [`execlist`] and [`guc`]. Doorbells are the next step of
-//! issue 12.
+//! that put it on the engine are [`execlist`] and [`guc`], the latter by `SCHED_CONTEXT` or,
+//! with `guc_doorbells=1`, by the PRM's MMIO [`doorbell`]s when the GuC arms them.
 //!
 //! `Documentation/submission.rst` draws the request lifetime.
 //!
@@ -20,6 +20,7 @@
 //! - the selftest (debugfs `submit`) sleeps between submissions, outside every lock and BAR
 //!   access.
 
+pub(crate) mod doorbell;
 pub(crate) mod execlist;
 pub(crate) mod guc;
 pub(crate) mod port;
@@ -28,12 +29,12 @@ mod selftest;
 use kernel::{
     device::{Bound, Device},
     io::poll::read_poll_timeout_atomic,
-    new_mutex, pci,
+    new_mutex, new_spinlock, pci,
     prelude::*,
     sync::{
         aref::ARef,
         atomic::{Atomic, Relaxed},
-        Arc, Mutex,
+        Arc, Mutex, SpinLock,
     },
     time::Delta,
 };
@@ -101,6 +102,8 @@ pub(crate) struct Submit {
     scratch: Option<selftest::Scratch>,
     /// The last selftest's report (the selftest itself sleeps: a mutex).
     last: Pin<KBox<Mutex<selftest::Report>>>,
+    /// Doorbells, when the `guc_doorbells` parameter asks for them.
+    doorbells: Option<Pin<KBox<SpinLock<doorbell::Pool>>>>,
 }
 
 impl Submit {
@@ -119,6 +122,7 @@ impl Submit {
         ggtt: Arc<Ggtt>,
         pool: Arc<LmemPool>,
         present: Present,
+        doorbells: bool,
     ) -> Result<Self> {
         let mut ports: KVec<Pin<KBox<Port>>> = KVec::new();
         let mut by_source = [None; COUNT];
@@ -154,6 +158,14 @@ impl Submit {
             scratch,
             mode: Atomic::new(Mode::None as u32),
             last: KBox::pin_init(new_mutex!(selftest::Report::default()), GFP_KERNEL)?,
+            doorbells: if doorbells {
+                Some(KBox::pin_init(
+                    new_spinlock!(doorbell::Pool::new()),
+                    GFP_KERNEL,
+                )?)
+            } else {
+                None
+            },
         })
     }
 
@@ -200,9 +212,26 @@ impl Submit {
             }
             // CAST: at most 18 ports; context 0 is left unused.
             let id = (i + 1) as u16;
-            let _ = p.guc_start(self, ct, id, 1 << rank);
+            let _ = p.guc_start(self, ct, id, 1 << rank, self.doorbells());
         }
         self.mode.store(Mode::Guc as u32, Relaxed);
+    }
+
+    /// The doorbell pool, when doorbells are asked for.
+    pub(crate) fn doorbells(&self) -> Option<&SpinLock<doorbell::Pool>> {
+        self.doorbells.as_deref()
+    }
+
+    /// Rings a doorbell (the page's offset in BAR 0, the cookie). Any context, no forcewake:
+    /// the doorbell window is not a GT register range.
+    ///
+    /// # Errors
+    ///
+    /// `ENODEV` after unbind, `EINVAL` for an offset outside the window.
+    pub(crate) fn ring(&self, offset: u32, cookie: u32) -> Result {
+        self.bar
+            .try_access_with(|bar| bar.ring_doorbell(offset, cookie))
+            .unwrap_or(Err(ENODEV))
     }
 
     /// The ports, for the GuC's events.
@@ -232,7 +261,7 @@ impl Submit {
                         dropped
                     );
                 }
-                let _ = p.guc_stop(self, ct);
+                let _ = p.guc_stop(self, ct, self.doorbells());
             } else if dropped > 0 || snapshot.active {
                 dev_warn!(
                     pdev,

@@ -48,6 +48,7 @@ impl InPlaceModule for XehpgModule {
         // lower blocks never reach up into the module root for it.
         device::set_pcode_init_timeout_ms(module_parameters::pcode_init_timeout_ms.value());
         device::set_force_execlist(module_parameters::force_execlist.value());
+        device::set_guc_doorbells(module_parameters::guc_doorbells.value());
         // SAFETY: module init runs once, before the driver is registered.
         let root = unsafe { debugfs::RootGuard::install(MODULE_NAME) };
 
@@ -75,6 +76,11 @@ module! {
             default: false,
             description: "Do not load the GuC; submit through execlists (upstream xe's \
                           parameter)",
+        },
+        guc_doorbells: bool {
+            default: false,
+            description: "Under GuC submission, ring MMIO doorbells the GuC arms instead of \
+                          sending SCHED_CONTEXT (falls back per context when the GuC refuses)",
         },
     },
 }

@@ -27,7 +27,6 @@ use crate::{
 };
 
 impl Port {
-
     /// Execlist mode on: the engine set up as `xe_hw_engine.c` and `xe_execlist.c` do
     /// (HWSTAM all masked, legacy mode off, ring not stopped, HWSP address with a posting
     /// read), the CSB pointers reset as i915's `reset_csb_pointers`, and SQ elements 1-7

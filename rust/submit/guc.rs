@@ -34,11 +34,14 @@
 use kernel::{
     device::Device,
     prelude::*,
-    sync::{atomic::Relaxed, Arc},
+    sync::{atomic::Relaxed, Arc, SpinLock},
     time::msecs_to_jiffies,
 };
 
-use super::port::{Mech, Port};
+use super::{
+    doorbell::{self, Doorbell, Pool},
+    port::{Mech, Port},
+};
 use crate::{
     abi::*,
     engine::lrc,
@@ -68,6 +71,8 @@ pub(crate) struct GucCtx {
     deregistered: bool,
     /// A `CONTEXT_RESET_NOTIFICATION` came: the GuC no longer schedules it.
     pub(super) reset: bool,
+    /// The doorbell the GuC armed for it, if any ([`doorbell`]).
+    pub(super) doorbell: Option<Doorbell>,
 }
 
 impl GucCtx {
@@ -78,6 +83,7 @@ impl GucCtx {
             enabled: false,
             deregistered: false,
             reset: false,
+            doorbell: None,
         }
     }
 
@@ -206,6 +212,7 @@ impl Port {
         ct: &Channel,
         id: u16,
         mask: u32,
+        doorbells: Option<&SpinLock<Pool>>,
     ) -> Result {
         let class = guc_class(self.engine.class);
         {
@@ -229,7 +236,52 @@ impl Port {
         step("registration", &register_msg(id, class, mask, desc))?;
         step("policies", &policies_msg(id, PREEMPT_TIMEOUT_US)?)?;
         step("enable", &mode_set_msg(id, true))?;
-        self.wait_done(a.dev(), "enable", |g| g.enabled)
+        self.wait_done(a.dev(), "enable", |g| g.enabled)?;
+        if let Some(pool) = doorbells {
+            self.arm_doorbell(a, ct, pool, id);
+        }
+        Ok(())
+    }
+
+    /// Asks the GuC to arm a doorbell for context `id` (seed 000 lines 1062-1073, steps 1-6;
+    /// the H2G payload is a guess, [`doorbell`]). A refusal is logged and the port keeps
+    /// submitting with `SCHED_CONTEXT`: what real GuC 70 firmware, which does not know the
+    /// legacy action, needs.
+    fn arm_doorbell(&self, a: &impl CtAccess, ct: &Channel, pool: &SpinLock<Pool>, id: u16) {
+        let Some(d) = pool.lock().alloc() else {
+            dev_warn!(
+                a.dev(),
+                "submit: {}: no free doorbell; submitting with SCHED_CONTEXT\n",
+                self.engine.name
+            );
+            return;
+        };
+        match ct.request(a, &doorbell::allocate_msg(id, d)) {
+            Ok(_) => {
+                if let Mech::Guc(g) = &mut self.state.lock().mech {
+                    g.doorbell = Some(d);
+                }
+                dev_dbg!(
+                    a.dev(),
+                    "submit: {}: doorbell {} armed at {:#x}\n",
+                    self.engine.name,
+                    d.id,
+                    d.offset()
+                );
+            }
+            Err(e) => {
+                let _ = pool.lock().free(d);
+                dev_warn!(
+                    a.dev(),
+                    "submit: {}: the GuC refused doorbell {} (page at {:#x}): {}; submitting \
+                     with SCHED_CONTEXT\n",
+                    self.engine.name,
+                    d.id,
+                    d.offset(),
+                    e.to_errno()
+                );
+            }
+        }
     }
 
     /// Waits until the GuC's done event makes `f` true.
@@ -266,11 +318,23 @@ impl Port {
     /// # Errors
     ///
     /// The CT's errors or a missing done event.
-    pub(crate) fn guc_stop(&self, a: &impl CtAccess, ct: &Channel) -> Result {
-        let id = match &self.state.lock().mech {
-            Mech::Guc(g) => g.id,
+    pub(crate) fn guc_stop(
+        &self,
+        a: &impl CtAccess,
+        ct: &Channel,
+        doorbells: Option<&SpinLock<Pool>>,
+    ) -> Result {
+        let (id, bell) = match &mut self.state.lock().mech {
+            Mech::Guc(g) => (g.id, g.doorbell.take()),
             _ => return Ok(()),
         };
+        if let Some(d) = bell {
+            // Best effort: the doorbell goes back to the pool either way.
+            let _ = ct.request(a, &doorbell::deallocate_msg(id));
+            if let Some(pool) = doorbells {
+                let _ = pool.lock().free(d);
+            }
+        }
         ct.request(a, &mode_set_msg(id, false))?;
         self.wait_done(a.dev(), "disable", |g| !g.enabled)?;
         ct.request(a, &deregister_msg(id))?;
@@ -309,7 +373,13 @@ impl Port {
     /// # Errors
     ///
     /// The CT's errors; the port then stays stopped.
-    pub(crate) fn guc_recover(&self, a: &impl CtAccess, ct: &Channel, why: &str) -> Result<usize> {
+    pub(crate) fn guc_recover(
+        &self,
+        a: &impl CtAccess,
+        ct: &Channel,
+        doorbells: Option<&SpinLock<Pool>>,
+        why: &str,
+    ) -> Result<usize> {
         let (id, mask, failed) = {
             let mut st = self.state.lock();
             let Mech::Guc(g) = &st.mech else {
@@ -332,7 +402,7 @@ impl Port {
         self.stats.failed.add(failed as u64, Relaxed);
         self.stats.resets.add(1, Relaxed);
         self.done.notify_all();
-        let res = self.guc_stop(a, ct).and_then(|()| {
+        let res = self.guc_stop(a, ct, doorbells).and_then(|()| {
             {
                 let mut st = self.state.lock();
                 st.head = 0;
@@ -342,7 +412,7 @@ impl Port {
                 self.mem.write(base + lrc::CTX_RING_HEAD, 0)?;
                 self.mem.write(base + lrc::CTX_RING_TAIL, 0)?;
             }
-            self.guc_start(a, ct, id, mask)
+            self.guc_start(a, ct, id, mask, doorbells)
         });
         if let Err(e) = res {
             self.state.lock().stopped = true;

@@ -40,13 +40,7 @@ use kernel::{
 
 use super::guc::GucCtx;
 use crate::{
-    engine::{
-        cmd,
-        csb,
-        lrc,
-        ring::Ring,
-        Engine,
-    },
+    engine::{cmd, csb, lrc, ring::Ring, Engine},
     gt::{forcewake::Held, Gt},
     mem::{
         ggtt::{Ggtt, Mapping},
@@ -131,6 +125,8 @@ pub(crate) enum Kick {
     None,
     /// Tell the GuC the context has work: `SCHED_CONTEXT` for this context index.
     Sched(u16),
+    /// Ring the context's doorbell: the page's offset in BAR 0 and the cookie.
+    Doorbell(u32, u32),
 }
 
 /// Per-port state under its lock.
@@ -332,11 +328,14 @@ impl Port {
             }
             Mech::Guc(g) => {
                 // The GuC (re)loads the context from its image: the new tail goes there.
-                let id = g.id;
+                let kick = match g.doorbell {
+                    Some(d) => Kick::Doorbell(d.offset(), seqno),
+                    None => Kick::Sched(g.id),
+                };
                 self.mem
                     .write(self.layout.state / 4 + lrc::CTX_RING_TAIL, st.tail)?;
                 st.hw_tail = st.tail;
-                Ok((seqno, Kick::Sched(id)))
+                Ok((seqno, kick))
             }
             _ => Ok((seqno, Kick::None)),
         }
@@ -500,7 +499,6 @@ impl Port {
         }
     }
 }
-
 
 /// Writes the LRC image of `engine` into the port's memory.
 fn build_image(mem: &SysBuf, map: &Mapping, layout: &Layout, engine: &Engine) -> Result {

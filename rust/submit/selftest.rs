@@ -211,6 +211,10 @@ impl Submit {
                         self.kick(p, ct, id)?;
                         break;
                     }
+                    Ok((_, Kick::Doorbell(offset, cookie))) => {
+                        self.ring(offset, cookie)?;
+                        break;
+                    }
                     Err(e) if e == EBUSY => {
                         let room = p.wait_progress(STALL_MS, |st| {
                             st.count < MAX_INFLIGHT / 2 || Port::settled(st) && st.count > 0
@@ -284,7 +288,7 @@ impl Submit {
     /// Hang or reset recovery in the device's mode; returns the requests failed.
     fn recover(&self, p: &Port, ct: &Channel, why: &str) -> Result<usize> {
         match self.mode() {
-            Mode::Guc => p.guc_recover(self, ct, why),
+            Mode::Guc => p.guc_recover(self, ct, self.doorbells(), why),
             _ => self.with_gt(|gt| p.recover(gt, STALL_MS)),
         }
     }

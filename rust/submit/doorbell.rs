@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! MMIO doorbells: submission by one register write the GuC watches, instead of a CT message.
+//!
+//! # What this rests on
+//!
+//! The PRM describes the mechanism (seed 000 lines 1001-1073): 4 MiB of BAR 0 from 0x400000
+//! are 1024 doorbell pages of 4 KiB; 256 physical doorbells, whose registers (SGUNIT
+//! 0x3ff000-0x3ff7f8) only the GuC may arm. To use one, the driver picks a free page and a
+//! physical doorbell (steps 1-2), puts the page's offset in BAR 0 into the context descriptor
+//! it hands the GuC (step 3) and asks the GuC over H2G to arm that doorbell for the context
+//! (step 4); the GuC validates the choice and programs the doorbell register (steps 5-6).
+//! A write to the page then rings it.
+//!
+//! Upstream never rings doorbells with GuC 70 firmware (research/anchor-xe.md §10.1): the only
+//! anchors are the legacy action codes `ALLOCATE_DOORBELL` (0x10) and `DEALLOCATE_DOORBELL`
+//! (0x20) of `abi/guc_actions_abi.h`, which nothing calls. So:
+//!
+//! - GUESS: the H2G payload of `ALLOCATE_DOORBELL` is {context index, physical doorbell,
+//!   page offset in BAR 0} (the three things step 4 says the GuC needs), and
+//!   `DEALLOCATE_DOORBELL` is {context index};
+//! - GUESS: the value written to the page is a cookie that changes at every ring (the
+//!   memory doorbells' DW0 cookie, seed 000 line 1011), here the request's seqno;
+//! - FALLBACK: a GuC that refuses the allocation (real 70.x firmware answers an unknown
+//!   action) is logged once per port and the port submits with `SCHED_CONTEXT`, which real
+//!   firmware takes. Doorbells are off unless the `guc_doorbells` module parameter asks.
+
+use kernel::prelude::*;
+
+use crate::abi::*;
+
+/// Doorbell pages in BAR 0 and physical doorbells (seed 000 lines 1034-1044).
+pub(crate) const PAGES: usize = 1024;
+pub(crate) const PHYSICAL: usize = 256;
+/// Offset of page 0 in BAR 0 (seed 000 line 1036).
+pub(crate) const WINDOW: u32 = crate::mmio::DOORBELL_WINDOW;
+
+/// A doorbell held by a context: its physical doorbell and its page.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Doorbell {
+    pub(crate) id: u16,
+    pub(crate) page: u16,
+}
+
+impl Doorbell {
+    /// The page's offset in BAR 0: what the PRM's step 3 puts in the descriptor.
+    pub(crate) const fn offset(&self) -> u32 {
+        WINDOW + self.page as u32 * 4096
+    }
+}
+
+/// Which physical doorbells and pages are taken.
+pub(crate) struct Pool {
+    ids: [u64; PHYSICAL / 64],
+    pages: [u64; PAGES / 64],
+}
+
+/// First clear bit of a bitmap.
+fn first_clear(map: &[u64]) -> Option<usize> {
+    map.iter()
+        .enumerate()
+        .find(|(_, w)| **w != u64::MAX)
+        .map(|(i, w)| i * 64 + w.trailing_ones() as usize)
+}
+
+fn set(map: &mut [u64], bit: usize, on: bool) {
+    if let Some(w) = map.get_mut(bit / 64) {
+        if on {
+            *w |= 1 << (bit % 64);
+        } else {
+            *w &= !(1 << (bit % 64));
+        }
+    }
+}
+
+fn is_set(map: &[u64], bit: usize) -> bool {
+    map.get(bit / 64)
+        .is_some_and(|w| w & (1 << (bit % 64)) != 0)
+}
+
+impl Pool {
+    pub(crate) const fn new() -> Self {
+        Self {
+            ids: [0; PHYSICAL / 64],
+            pages: [0; PAGES / 64],
+        }
+    }
+
+    /// A free physical doorbell and a free page (PRM step 1: "select a free/available
+    /// Doorbell Page"), lowest first; `None` when either runs out ("KMD will fail that
+    /// request").
+    pub(crate) fn alloc(&mut self) -> Option<Doorbell> {
+        let id = first_clear(&self.ids).filter(|i| *i < PHYSICAL)?;
+        let page = first_clear(&self.pages).filter(|p| *p < PAGES)?;
+        set(&mut self.ids, id, true);
+        set(&mut self.pages, page, true);
+        // CAST: below 1024.
+        Some(Doorbell {
+            id: id as u16,
+            page: page as u16,
+        })
+    }
+
+    /// Gives a doorbell back.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for one this pool did not hand out (nothing changes).
+    pub(crate) fn free(&mut self, d: Doorbell) -> Result {
+        let (id, page) = (usize::from(d.id), usize::from(d.page));
+        if !is_set(&self.ids, id) || !is_set(&self.pages, page) {
+            return Err(EINVAL);
+        }
+        set(&mut self.ids, id, false);
+        set(&mut self.pages, page, false);
+        Ok(())
+    }
+
+    /// Physical doorbells in use.
+    pub(crate) fn used(&self) -> u32 {
+        self.ids.iter().map(|w| w.count_ones()).sum()
+    }
+}
+
+/// `ALLOCATE_DOORBELL` for context `ctx` (GUESS: see the module docs).
+pub(crate) fn allocate_msg(ctx: u16, d: Doorbell) -> [u32; 4] {
+    [
+        crate::guc::hxg::Hxg::request(XEHPG_GUC_ACTION_ALLOCATE_DOORBELL, 0).into_raw(),
+        u32::from(ctx),
+        u32::from(d.id),
+        d.offset(),
+    ]
+}
+
+/// `DEALLOCATE_DOORBELL` for context `ctx` (GUESS).
+pub(crate) fn deallocate_msg(ctx: u16) -> [u32; 2] {
+    [
+        crate::guc::hxg::Hxg::request(XEHPG_GUC_ACTION_DEALLOCATE_DOORBELL, 0).into_raw(),
+        u32::from(ctx),
+    ]
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_doorbell)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocates_lowest_first_and_reuses() {
+        let mut p = Pool::new();
+        assert_eq!(p.alloc(), Some(Doorbell { id: 0, page: 0 }));
+        assert_eq!(p.alloc(), Some(Doorbell { id: 1, page: 1 }));
+        assert_eq!(p.free(Doorbell { id: 0, page: 0 }), Ok(()));
+        assert_eq!(p.alloc(), Some(Doorbell { id: 0, page: 0 }));
+        assert_eq!(p.used(), 2);
+    }
+
+    #[test]
+    fn runs_out_at_256_physical_doorbells() {
+        let mut p = Pool::new();
+        for i in 0..PHYSICAL {
+            assert_eq!(p.alloc().map(|d| usize::from(d.id)), Some(i));
+        }
+        assert_eq!(p.alloc(), None);
+        assert_eq!(p.used(), 256);
+        // A failed allocation took no page either.
+        assert_eq!(p.free(Doorbell { id: 255, page: 255 }), Ok(()));
+        assert_eq!(p.alloc(), Some(Doorbell { id: 255, page: 255 }));
+    }
+
+    #[test]
+    fn refuses_what_it_did_not_hand_out() {
+        let mut p = Pool::new();
+        assert_eq!(p.free(Doorbell { id: 3, page: 3 }), Err(EINVAL));
+        let d = p.alloc();
+        assert_eq!(d, Some(Doorbell { id: 0, page: 0 }));
+        assert_eq!(p.free(Doorbell { id: 0, page: 1 }), Err(EINVAL));
+        assert_eq!(p.used(), 1);
+        assert_eq!(p.free(Doorbell { id: 0, page: 0 }), Ok(()));
+        assert_eq!(p.free(Doorbell { id: 0, page: 0 }), Err(EINVAL));
+    }
+
+    #[test]
+    fn pages_lie_in_the_prm_window() {
+        assert_eq!(Doorbell { id: 0, page: 0 }.offset(), 0x40_0000);
+        assert_eq!(Doorbell { id: 0, page: 1023 }.offset(), 0x7f_f000);
+        let m = allocate_msg(5, Doorbell { id: 7, page: 2 });
+        assert_eq!(m[0] & 0xffff, 0x10);
+        assert_eq!(&m[1..], &[5, 7, 0x40_2000]);
+        assert_eq!(deallocate_msg(5)[0] & 0xffff, 0x20);
+    }
+}
