@@ -344,6 +344,13 @@ impl Submit {
                 s.tail
             ))?;
         }
+        if let Some(pool) = self.doorbells() {
+            f.write_fmt(kernel::prelude::fmt!(
+                "doorbells: {} of {} armed\n",
+                pool.lock().used(),
+                doorbell::PHYSICAL
+            ))?;
+        }
         Ok(())
     }
 }
