@@ -42,4 +42,11 @@ for d in /sys/kernel/debug/xehpg/*/; do
 	echo "== ${d}ct"
 	sed 's/^/  /' "$d/ct"
 	echo
+	# Submission: 100 requests on every engine (store, seqno, user
+	# interrupt), each slot read back through BAR 2; then the engines' state.
+	echo "== submission: echo 'all 100' > ${d}submit"
+	echo "all 100" >"$d/submit" && sed 's/^/  /' "$d/submit"
+	echo "== ${d}engines"
+	sed 's/^/  /' "$d/engines"
+	echo
 done
