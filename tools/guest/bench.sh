@@ -48,7 +48,8 @@
 #                        forcewake get and put and the interrupts every time)
 # Their lines add loads=L irqs=I p50_ns=M p99_ns=P (ELSQ Loads, engine
 # interrupts handled, latency percentiles; exec_single sums and takes the
-# largest percentiles).
+# largest percentiles). The default boot measures GuC submission the same way
+# (guc_burst, guc_single) when the GuC schedules.
 
 N=${BENCH_N:-50}
 DBG=/sys/kernel/debug/xehpg
@@ -202,6 +203,21 @@ if [ "$(sed -n 's/^state: //p' "$dir/ct" 2>/dev/null)" = up ]; then
 	ct_measure ct_fast_batched fast $((CT_N * 8))
 	ct_measure ct_fast_each fast-each "$CT_N"
 	ct_measure mmio_h2g mmio-ping "$CT_N"
+fi
+
+# GuC submission, when the GuC schedules (debugfs engines says mode guc).
+if [ "$(sed -n 's/^rcs0: .* mode \([a-z]*\) .*/\1/p' "$dir/engines")" = guc ]; then
+	set -- $(submit_run rcs0 "${BENCH_SUBMIT_N:-2000}")
+	echo "bench guc_burst n=$1 reads=$5 writes=$6 ns=$2 loads=$3 irqs=$4 p50_ns=$7 p99_ns=$8"
+	_k=0 _ns=0 _lo=0 _ir=0 _r=0 _w=0 _p50=0 _p99=0
+	while [ "$_k" -lt "${BENCH_SINGLE_N:-100}" ]; do
+		set -- $(submit_run rcs0 1)
+		_ns=$((_ns + $2)) _lo=$((_lo + $3)) _ir=$((_ir + $4)) _r=$((_r + $5)) _w=$((_w + $6))
+		[ "$7" -gt "$_p50" ] && _p50=$7
+		[ "$8" -gt "$_p99" ] && _p99=$8
+		_k=$((_k + 1))
+	done
+	echo "bench guc_single n=$_k reads=$_r writes=$_w ns=$_ns loads=$_lo irqs=$_ir p50_ns=$_p50 p99_ns=$_p99"
 fi
 
 # Last: nothing touches the BAR after this, so the mock's totals must match.

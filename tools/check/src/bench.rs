@@ -317,6 +317,24 @@ pub fn table(out: &Output) -> Result<Vec<Row>> {
     if let Ok(single) = get("exec_single") {
         rows.push(row("execlist request alone (all MMIO)", single, None));
     }
+    // GuC submission, from the default boot: a request is its SCHED_CONTEXT
+    // notify plus the interrupts; the completion beyond them reads nothing.
+    if let (Ok(burst), Ok(irq)) = (get("guc_burst"), get("irq_engine")) {
+        let intr = per(irq);
+        rows.push(row("GuC request in a burst (all MMIO)", burst, None));
+        // CAST: counts far below 2^52, exact in f64.
+        let (n, irqs) = (burst.n as f64, burst.get("irqs").unwrap_or(0) as f64);
+        rows.push(Row {
+            what: "GuC submission beyond interrupts",
+            reads: (burst.reads as f64 - intr.0 * irqs) / n,
+            writes: (burst.writes as f64 - intr.1 * irqs) / n,
+            target: Some(1.0),
+            us: None,
+        });
+    }
+    if let Ok(single) = get("guc_single") {
+        rows.push(row("GuC request alone (all MMIO)", single, None));
+    }
     // The GuC load happens once, at probe; the guest reports it when the GuC ran.
     if let Ok(load) = get("guc_load") {
         rows.push(row("GuC load to READY + hwconfig (once)", load, None));
@@ -378,6 +396,8 @@ pub fn submission_lines(out: &Output) -> String {
     for (name, what) in [
         ("exec_burst", "execlist, burst"),
         ("exec_single", "execlist, one at a time"),
+        ("guc_burst", "GuC, burst"),
+        ("guc_single", "GuC, one at a time"),
     ] {
         let Some(m) = out.measures.iter().find(|m| m.name == name) else {
             continue;
@@ -439,13 +459,13 @@ pub fn run(repo: &Path) -> Result<bool> {
     let (mut output, mut ok) = boot(repo, &logs, "default", &[])?;
     let (execlist, ok2) = boot(repo, &logs, "execlist", &["force_execlist=1"])?;
     ok &= ok2;
-    let submission = submission_lines(&execlist);
     output.measures.extend(
         execlist
             .measures
             .into_iter()
             .filter(|m| m.name.starts_with("exec_") || m.name == "irq_engine_el"),
     );
+    let submission = submission_lines(&output);
     match table(&output) {
         Ok(rows) => {
             let n = output.measures.first().map_or(0, |m| m.n);
