@@ -45,6 +45,27 @@ pub(crate) const PIPE_CONTROL_6: u32 = (3 << 29) | (3 << 27) | (2 << 24) | (6 - 
 /// post-sync "write immediate" (bits 15:14 = 1), flush enable (7).
 pub(crate) const PIPE_CONTROL_STORE_GGTT: u32 = (1 << 24) | (1 << 20) | (1 << 14) | (1 << 7);
 
+/// `XY_FAST_COPY_BLT` (`XY_FAST_COPY_BLT_CMD` of `instructions/xe_gpu_commands.h`: type 2,
+/// opcode 0x42), 10 dwords; copy engines only.
+pub(crate) const XY_FAST_COPY_BLT: u32 = (2 << 29) | (0x42 << 22) | (10 - 2);
+/// Its colour depth field (dword 1, bits 26:24): 3 = 32 bits per pixel.
+const XY_FAST_COPY_DEPTH_32: u32 = 3 << 24;
+
+/// What a request does before its completion write.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Payload {
+    None,
+    /// Store `value` at GGTT `addr` (`MI_STORE_DATA_IMM`).
+    Store { addr: u32, value: u32 },
+    /// Copy `rows` rows of `pitch` bytes from GGTT `src` to GGTT `dst` with the blitter.
+    Copy {
+        src: u32,
+        dst: u32,
+        rows: u16,
+        pitch: u16,
+    },
+}
+
 /// `MI_LOAD_REGISTER_IMM` header for `n` registers, as `set_offsets` writes it in a context
 /// image: engine-relative, optionally posted; length = 2n + 1 dwords - 2.
 pub(crate) const fn lri(n: u32, posted: bool) -> u32 {
@@ -55,17 +76,21 @@ pub(crate) const fn lri(n: u32, posted: bool) -> u32 {
 }
 
 /// Dwords of one request's commands, padding included: the largest sequence [`request`]
-/// writes.
-pub(crate) const REQUEST_DWORDS: usize = 16;
+/// writes (arbitration point, a copy, a pipe control, the user interrupt).
+pub(crate) const REQUEST_DWORDS: usize = 18;
 
-/// The commands of one request: an arbitration point, the payload store (`payload`: GGTT
-/// address and value), the completion write of `seqno` to `seqno_at` with the flush the
-/// engine class has (`emit_flush_imm_ggtt` on copy and media engines, `emit_pipe_imm_ggtt`
-/// on render and compute), then the user interrupt; padded with `MI_NOOP` to a qword.
+/// The commands of one request: an arbitration point, the payload, the completion write of
+/// `seqno` to `seqno_at` with the flush the engine class has (`emit_flush_imm_ggtt` on copy
+/// and media engines, `emit_pipe_imm_ggtt` on render and compute; on the copy engine the flush
+/// also waits for the copy), then the user interrupt; padded with `MI_NOOP` to a qword.
 /// Returns the number of dwords written to `out`.
+///
+/// A copy is a linear `XY_FAST_COPY_BLT` at 32 bits per pixel (as xe's `emit_xy_fast_copy`,
+/// which on DG2 also marks both surfaces Tile4: for whole rows of the same pitch that copies
+/// the same bytes; linear is the plain statement of a byte copy).
 pub(crate) fn request(
     class: Class,
-    payload: Option<(u32, u32)>,
+    payload: Payload,
     seqno_at: u32,
     seqno: u32,
     out: &mut [u32; REQUEST_DWORDS],
@@ -79,11 +104,32 @@ pub(crate) fn request(
         n
     };
     put(MI_ARB_CHECK);
-    if let Some((addr, value)) = payload {
-        put(MI_STORE_DATA_IMM_GGTT);
-        put(addr & !3);
-        put(0);
-        put(value);
+    match payload {
+        Payload::None => {}
+        Payload::Store { addr, value } => {
+            put(MI_STORE_DATA_IMM_GGTT);
+            put(addr & !3);
+            put(0);
+            put(value);
+        }
+        Payload::Copy {
+            src,
+            dst,
+            rows,
+            pitch,
+        } => {
+            let pitch = u32::from(pitch) & !3;
+            put(XY_FAST_COPY_BLT);
+            put(XY_FAST_COPY_DEPTH_32 | pitch);
+            put(0);
+            put((u32::from(rows) << 16) | (pitch / 4));
+            put(dst);
+            put(0);
+            put(0);
+            put(pitch);
+            put(src);
+            put(0);
+        }
     }
     match class {
         Class::Render | Class::Compute => {
@@ -114,6 +160,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_copy_is_xe_s_fast_copy_without_tiling() {
+        let mut out = [0; REQUEST_DWORDS];
+        let copy = Payload::Copy {
+            src: 0x10_0000,
+            dst: 0x20_0000,
+            rows: 256,
+            pitch: 16384,
+        };
+        let n = request(Class::Copy, copy, 0x2100, 9, &mut out);
+        assert_eq!(out[1], 0x5080_0008);
+        // Depth 32, pitch; no Tile4 bits (31:30).
+        assert_eq!(out[2], 0x0300_4000);
+        assert_eq!(out[4], 256 << 16 | 4096);
+        assert_eq!((out[5], out[9]), (0x20_0000, 0x10_0000));
+        assert_eq!(out[8], 16384);
+        // Then the flush with the seqno and the interrupt.
+        assert_eq!(out[11], MI_FLUSH_DW_STORE);
+        assert_eq!(out[14], 9);
+        assert_eq!(out[15], MI_USER_INTERRUPT);
+        assert_eq!(n, 16);
+    }
+
+    #[test]
     fn opcodes_match_upstream_values() {
         // The values upstream's macros produce (xe_mi_commands.h).
         assert_eq!(MI_USER_INTERRUPT, 0x0100_0000);
@@ -135,7 +204,19 @@ mod tests {
             Class::Compute,
             Class::VideoDecode,
         ] {
-            for payload in [None, Some((0x1000, 7))] {
+            for payload in [
+                Payload::None,
+                Payload::Store {
+                    addr: 0x1000,
+                    value: 7,
+                },
+                Payload::Copy {
+                    src: 0x10_0000,
+                    dst: 0x20_0000,
+                    rows: 256,
+                    pitch: 16384,
+                },
+            ] {
                 let mut out = [0xdead_beef; REQUEST_DWORDS];
                 let n = request(class, payload, 0x2100, 42, &mut out);
                 assert!(n <= REQUEST_DWORDS);
@@ -150,11 +231,11 @@ mod tests {
     #[test]
     fn flush_kind_follows_the_class() {
         let mut out = [0; REQUEST_DWORDS];
-        let n = request(Class::Copy, None, 0x2100, 1, &mut out);
+        let n = request(Class::Copy, Payload::None, 0x2100, 1, &mut out);
         assert!(out[..n].contains(&MI_FLUSH_DW_STORE));
         assert!(!out[..n].contains(&PIPE_CONTROL_6));
         assert!(out[..n].contains(&(0x2100 | MI_FLUSH_DW_USE_GTT)));
-        let n = request(Class::Render, None, 0x2100, 1, &mut out);
+        let n = request(Class::Render, Payload::None, 0x2100, 1, &mut out);
         assert!(out[..n].contains(&PIPE_CONTROL_6));
         assert!(!out[..n].contains(&MI_FLUSH_DW_STORE));
     }

@@ -142,25 +142,47 @@ impl Ggtt {
 
     /// Points a fresh GGTT range at `size` bytes from `base`, local memory or not.
     fn map(&self, bar: Bar0<'_>, base: u64, size: u64, lmem: bool) -> Result<Mapping> {
-        if size % PAGE != 0 {
-            return Err(EINVAL);
-        }
-        let ggtt = self.alloc.lock().alloc(size, LMEM_ALIGN)?;
+        let ggtt = self.reserve(size)?;
         let mapping = Mapping { ggtt };
-        let res = (0..size / PAGE).try_for_each(|page| {
-            let entry = pte(base + page * PAGE, lmem)?;
-            bar.write_gsm(ggtt.start / PAGE + page, entry)
-        });
-        if let Err(e) = res {
+        if let Err(e) = self.point(bar, mapping, base, lmem) {
             self.unmap(bar, mapping);
             return Err(e);
         }
         Ok(mapping)
     }
 
-    /// Points a mapping's entries back at scratch and frees its range. Best effort: called on
-    /// teardown paths, where the only thing left to do with an error is to report it.
-    pub(crate) fn unmap(&self, bar: Bar0<'_>, mapping: Mapping) {
+    /// Reserves a GGTT range of `size` bytes (64 KiB aligned) without touching an entry: the
+    /// half of a mapping that takes the allocator's mutex, for callers that may not sleep
+    /// while they hold the BAR (a debugfs callback), which then [`Ggtt::point`] it. Process
+    /// context.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a size that is not whole pages, `ENOSPC`, `ENOMEM`.
+    pub(crate) fn reserve(&self, size: u64) -> Result<Range> {
+        if size % PAGE != 0 {
+            return Err(EINVAL);
+        }
+        self.alloc.lock().alloc(size, LMEM_ALIGN)
+    }
+
+    /// Points the entries of a reserved range at `base` (local memory when `lmem`): only GSM
+    /// writes, no lock, callable with the BAR held. On an error the range is left to
+    /// [`Ggtt::unmap`] or [`Ggtt::clear`].
+    ///
+    /// # Errors
+    ///
+    /// A PTE encoding or GSM write error.
+    pub(crate) fn point(&self, bar: Bar0<'_>, mapping: Mapping, base: u64, lmem: bool) -> Result {
+        let ggtt = mapping.ggtt;
+        (0..ggtt.size() / PAGE).try_for_each(|page| {
+            let entry = pte(base + page * PAGE, lmem)?;
+            bar.write_gsm(ggtt.start / PAGE + page, entry)
+        })
+    }
+
+    /// Points a mapping's entries back at scratch; only GSM writes (see [`Ggtt::reserve`]).
+    pub(crate) fn clear(&self, bar: Bar0<'_>, mapping: Mapping) {
         if let Ok(scratch) = self.scratch_pte() {
             for index in mapping.ggtt.start / PAGE..mapping.ggtt.end / PAGE {
                 if index >= GSM_ENTRIES || bar.write_gsm(index, scratch).is_err() {
@@ -168,8 +190,19 @@ impl Ggtt {
                 }
             }
         }
+    }
+
+    /// Frees a range whose entries point at scratch again. Process context.
+    pub(crate) fn release(&self, range: Range) {
         // A range this allocator handed out is always accepted back.
-        let _ = self.alloc.lock().free(mapping.ggtt);
+        let _ = self.alloc.lock().free(range);
+    }
+
+    /// Points a mapping's entries back at scratch and frees its range. Best effort: called on
+    /// teardown paths, where the only thing left to do with an error is to report it.
+    pub(crate) fn unmap(&self, bar: Bar0<'_>, mapping: Mapping) {
+        self.clear(bar, mapping);
+        self.release(mapping.ggtt);
     }
 }
 

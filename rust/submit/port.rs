@@ -270,14 +270,14 @@ impl Port {
         self.ggtt(HWSP_SEQNO * 4)
     }
 
-    /// Queues one request (an optional payload store of `payload.1` to GGTT `payload.0`) and
+    /// Queues one request (its `payload`, then the seqno write and the user interrupt) and
     /// returns its seqno. Process or atomic context, never the top half.
     ///
     /// # Errors
     ///
     /// `EBUSY` when the ring or the in-flight queue is full (retry once requests retire),
     /// `ENODEV` before start or after stop, forcewake errors.
-    pub(crate) fn submit(&self, gt: &Gt<'_>, payload: Option<(u32, u32)>) -> Result<(u32, Kick)> {
+    pub(crate) fn submit(&self, gt: &Gt<'_>, payload: cmd::Payload) -> Result<(u32, Kick)> {
         let mut st = self.state.lock();
         if !st.started || st.stopped {
             return Err(ENODEV);

@@ -24,7 +24,12 @@ use super::{
     port::{Kick, Port, MAX_INFLIGHT},
     Mode, Submit,
 };
-use crate::{engine::ENGINES, guc::ct::channel::Channel, mem::ggtt::Mapping, range::Range};
+use crate::{
+    engine::{cmd::Payload, ENGINES},
+    guc::ct::channel::Channel,
+    mem::ggtt::Mapping,
+    range::Range,
+};
 
 /// Slots of the scratch buffer (64 KiB of dwords).
 pub(crate) const SLOTS: usize = 16384;
@@ -63,11 +68,66 @@ pub(crate) struct Outcome {
     mmio: (u64, u64),
 }
 
-/// The last run, per engine (in [`ENGINES`] order).
+/// The last run, per engine (in [`ENGINES`] order), and the last blit.
 #[derive(Default)]
 pub(crate) struct Report {
     runs: u64,
     outcomes: [Option<Outcome>; ENGINES.len()],
+    blit: Option<BlitOutcome>,
+}
+
+/// The outcome of a `blit MIB` run.
+#[derive(Copy, Clone, Default)]
+struct BlitOutcome {
+    mib: u32,
+    errno: i32,
+    /// First byte offset whose dword was wrong, with what it held and what was expected.
+    mismatch: Option<(u64, u32, u32)>,
+    /// The copy on the engine (submission to retirement), and the same size copied by the
+    /// CPU in kernel memory.
+    blit_ns: u64,
+    memcpy_ns: u64,
+}
+
+/// Largest blit, in MiB.
+const MAX_BLIT_MIB: usize = 64;
+/// One `XY_FAST_COPY_BLT` copies this many rows of [`BLIT_PITCH`] bytes: 4 MiB, within the
+/// field limits `emit_xy_fast_copy` asserts (pitch <= 65535, rows <= 32767).
+const BLIT_ROWS: u16 = 256;
+const BLIT_PITCH: u16 = 16384;
+const BLIT_CHUNK: usize = BLIT_ROWS as usize * BLIT_PITCH as usize;
+/// Host-side copies through BAR 2 go a buffer at a time.
+const IO_CHUNK: usize = 64 << 10;
+
+/// The pattern dword at byte offset `at` of a blit's source, for run `run`.
+const fn pattern(run: u64, at: u64) -> u32 {
+    // CAST: mixing bits; truncation is intended.
+    ((at as u32) >> 2).wrapping_mul(0x9e37_79b1) ^ (run as u32).rotate_left(16) ^ 0xb117_0000
+}
+
+/// A buffer of local memory mapped into the GGTT for one blit.
+#[derive(Copy, Clone)]
+struct Buffer {
+    lmem: Range,
+    map: Mapping,
+}
+
+/// Nanoseconds the CPU takes to copy `bytes` between two kernel buffers (the comparison for
+/// the blit).
+fn memcpy_ns(bytes: u64) -> Result<u64> {
+    // CAST: at most 64 MiB.
+    let n = bytes as usize;
+    let a = KVVec::from_elem(0x5au8, n, GFP_KERNEL)?;
+    let mut b = KVVec::from_elem(0u8, n, GFP_KERNEL)?;
+    let start = Instant::<Monotonic>::now();
+    b.copy_from_slice(&a);
+    // CAST: a non-negative duration.
+    let ns = start.elapsed().as_nanos() as u64;
+    // Keep the copy from being optimised away.
+    if b.get(n / 2) != Some(&0x5a) {
+        return Err(EIO);
+    }
+    Ok(ns)
 }
 
 /// The value request `i` of run `run` stores.
@@ -88,6 +148,17 @@ impl Submit {
         let (Some(which), Some(n), None) = (words.next(), words.next(), words.next()) else {
             return Err(EINVAL);
         };
+        if which == "blit" {
+            let mib: usize = n.parse().map_err(|_| EINVAL)?;
+            if mib == 0 || mib > MAX_BLIT_MIB || self.port("bcs0").is_none() {
+                return Err(EINVAL);
+            }
+            let mut report = self.last.try_lock().ok_or(EBUSY)?;
+            report.runs += 1;
+            let run = report.runs;
+            report.blit = Some(self.blit(ct, run, mib));
+            return Ok(());
+        }
         let n: usize = n.parse().map_err(|_| EINVAL)?;
         if n == 0 || n > MAX_REQUESTS {
             return Err(EINVAL);
@@ -203,7 +274,10 @@ impl Submit {
         for i in 0..n {
             // CAST: slot offsets below 64 KiB.
             let addr = scratch.map.addr(((i % SLOTS) * 4) as u64) as u32;
-            let payload = Some((addr, value(run, i)));
+            let payload = Payload::Store {
+                addr,
+                value: value(run, i),
+            };
             loop {
                 match self.with_gt(|gt| p.submit(gt, payload)) {
                     Ok((_, Kick::None)) => break,
@@ -318,6 +392,142 @@ impl Submit {
         Ok(None)
     }
 
+    /// `blit MIB`: copies MIB MiB of local memory to another buffer of local memory on the
+    /// copy engine and checks every dword through BAR 2; times a CPU copy of the same size in
+    /// kernel memory for comparison. Process context: allocates, sleeps.
+    fn blit(&self, ct: &Channel, run: u64, mib: usize) -> BlitOutcome {
+        // CAST: mib <= 64.
+        let mut out = BlitOutcome {
+            mib: mib as u32,
+            ..BlitOutcome::default()
+        };
+        let bytes = (mib << 20) as u64;
+        let res = self.with_buffers(bytes, |src, dst| self.blit_in(ct, run, bytes, src, dst, &mut out));
+        if let Err(e) = res {
+            out.errno = e.to_errno();
+        }
+        out
+    }
+
+    /// Two buffers of `bytes` in local memory, mapped into the GGTT, for `f`; unmapped and
+    /// freed afterwards whatever `f` returns. The GGTT range is reserved outside the BAR
+    /// access (its allocator sleeps) and its entries written inside it.
+    fn with_buffers(
+        &self,
+        bytes: u64,
+        f: impl FnOnce(Buffer, Buffer) -> Result,
+    ) -> Result {
+        let src = self.buffer(bytes)?;
+        let dst = match self.buffer(bytes) {
+            Ok(d) => d,
+            Err(e) => {
+                self.drop_buffer(src);
+                return Err(e);
+            }
+        };
+        let res = f(src, dst);
+        self.drop_buffer(src);
+        self.drop_buffer(dst);
+        res
+    }
+
+    fn buffer(&self, bytes: u64) -> Result<Buffer> {
+        let lmem = self.pool.alloc(bytes)?;
+        let ggtt = match self.ggtt.reserve(bytes) {
+            Ok(r) => r,
+            Err(e) => {
+                self.pool.free(lmem);
+                return Err(e);
+            }
+        };
+        let map = Mapping { ggtt };
+        let pointed = self
+            .bar
+            .try_access_with(|bar| self.ggtt.point(bar, map, lmem.start, true))
+            .unwrap_or(Err(ENODEV));
+        let b = Buffer { lmem, map };
+        if let Err(e) = pointed {
+            self.drop_buffer(b);
+            return Err(e);
+        }
+        Ok(b)
+    }
+
+    fn drop_buffer(&self, b: Buffer) {
+        let _ = self.bar.try_access_with(|bar| self.ggtt.clear(bar, b.map));
+        self.ggtt.release(b.map.ggtt);
+        self.pool.free(b.lmem);
+    }
+
+    fn blit_in(
+        &self,
+        ct: &Channel,
+        run: u64,
+        bytes: u64,
+        src: Buffer,
+        dst: Buffer,
+        out: &mut BlitOutcome,
+    ) -> Result {
+        let p = self.port("bcs0").ok_or(ENODEV)?;
+        let mut buf = KVVec::from_elem(0u8, IO_CHUNK, GFP_KERNEL)?;
+        // The source gets the pattern, the destination zeroes, through BAR 2.
+        let mut at = 0u64;
+        while at < bytes {
+            for (i, w) in buf.chunks_exact_mut(4).enumerate() {
+                // CAST: i < 16384.
+                w.copy_from_slice(&pattern(run, at + (i * 4) as u64).to_le_bytes());
+            }
+            self.lmem
+                .try_access_with(|a| {
+                    a.write_bytes(src.lmem.start + at, &buf)?;
+                    a.zero(dst.lmem.start + at, IO_CHUNK as u64)
+                })
+                .unwrap_or(Err(ENODEV))?;
+            at += IO_CHUNK as u64;
+        }
+        let start = Instant::<Monotonic>::now();
+        let mut done = 0u64;
+        while done < bytes {
+            // CAST: GGTT addresses are below 4 GiB.
+            let copy = Payload::Copy {
+                src: src.map.addr(done) as u32,
+                dst: dst.map.addr(done) as u32,
+                rows: BLIT_ROWS,
+                pitch: BLIT_PITCH,
+            };
+            match self.with_gt(|gt| p.submit(gt, copy))? {
+                (_, Kick::None) => {}
+                (_, Kick::Sched(id)) => self.kick(p, ct, id)?,
+                (_, Kick::Doorbell(offset, cookie)) => self.ring(offset, cookie)?,
+            }
+            done += BLIT_CHUNK as u64;
+        }
+        let mut failed = 0;
+        if !self.drain(p, ct, &mut failed) || failed > 0 {
+            return Err(ETIMEDOUT);
+        }
+        // CAST: a non-negative duration.
+        out.blit_ns = start.elapsed().as_nanos() as u64;
+        out.memcpy_ns = memcpy_ns(bytes)?;
+        let mut at = 0u64;
+        while at < bytes {
+            self.lmem
+                .try_access_with(|a| a.read_bytes(dst.lmem.start + at, &mut buf))
+                .unwrap_or(Err(ENODEV))?;
+            for (i, w) in buf.chunks_exact(4).enumerate() {
+                // CAST: i < 16384.
+                let off = at + (i * 4) as u64;
+                let got = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                if got != pattern(run, off) {
+                    out.mismatch = Some((off, got, pattern(run, off)));
+                    return Ok(());
+                }
+            }
+            at += IO_CHUNK as u64;
+        }
+        Ok(())
+    }
+
     /// The debugfs `submit` report.
     ///
     /// # Errors
@@ -328,6 +538,27 @@ impl Submit {
             return f.write_str("running\n");
         };
         f.write_fmt(fmt!("runs: {}\n", r.runs))?;
+        if let Some(b) = &r.blit {
+            f.write_fmt(fmt!("blit: mib {} errno {} data ", b.mib, b.errno))?;
+            match b.mismatch {
+                None if b.errno == 0 => f.write_str("ok")?,
+                None => f.write_str("unchecked")?,
+                Some((at, got, want)) => f.write_fmt(fmt!(
+                    "bad at {:#x} read {:#010x} expected {:#010x}",
+                    at,
+                    got,
+                    want
+                ))?,
+            }
+            // Throughput of the engine's copy as a share of the CPU's, in percent.
+            let share = (b.memcpy_ns * 100).checked_div(b.blit_ns).unwrap_or(0);
+            f.write_fmt(fmt!(
+                " blit_us {} memcpy_us {} blit_vs_memcpy_pct {}\n",
+                b.blit_ns / 1000,
+                b.memcpy_ns / 1000,
+                share
+            ))?;
+        }
         for (e, o) in ENGINES.iter().zip(r.outcomes.iter()) {
             let Some(o) = o else { continue };
             let rate = (o.completed * 1_000_000_000)
