@@ -46,6 +46,8 @@
 #                        fast as the ring takes them
 #   exec_single          BENCH_SINGLE_N runs of one request each (a Load, the
 #                        forcewake get and put and the interrupts every time)
+#   exec_blit            `blit 16`: 16 MiB copied by bcs0 (n counts MiB), with
+#                        memcpy_ns, the CPU copying the same size
 # Their lines add loads=L irqs=I p50_ns=M p99_ns=P (ELSQ Loads, engine
 # interrupts handled, latency percentiles; exec_single sums and takes the
 # largest percentiles). The default boot measures GuC submission the same way
@@ -180,6 +182,14 @@ if [ "$PHASE" = execlist ]; then
 		_k=$((_k + 1))
 	done
 	echo "bench exec_single n=$_k reads=$_r writes=$_w ns=$_ns loads=$_lo irqs=$_ir p50_ns=$_p50 p99_ns=$_p99"
+	# 16 MiB through the copy engine against the CPU's memcpy of the same size.
+	set -- $(counts)
+	_r0=$1 _w0=$2
+	echo "blit 16" >"$dir/submit" || fail "blit refused"
+	_b=$(sed -n 's/^blit: mib 16 errno 0 data ok blit_us \([0-9]*\) memcpy_us \([0-9]*\) .*/\1 \2/p' "$dir/submit")
+	[ -n "$_b" ] || fail "blit: $(sed -n 's/^blit: //p' "$dir/submit")"
+	set -- $(counts) $_b
+	echo "bench exec_blit n=16 reads=$(($1 - _r0)) writes=$(($2 - _w0)) ns=$(($3 * 1000)) memcpy_ns=$(($4 * 1000))"
 	set -- $(counts)
 	echo "bench mmio_stats reads=$1 writes=$2"
 	exit 0

@@ -55,7 +55,7 @@ impl Measure {
 }
 
 /// Optional keys a measurement line may add.
-const EXTRA_KEYS: [&str; 4] = ["loads", "irqs", "p50_ns", "p99_ns"];
+const EXTRA_KEYS: [&str; 5] = ["loads", "irqs", "p50_ns", "p99_ns", "memcpy_ns"];
 
 /// Everything the guest reported.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -393,6 +393,18 @@ pub fn render(rows: &[Row], n: u64) -> String {
 /// interrupts per request.
 pub fn submission_lines(out: &Output) -> String {
     let mut s = String::new();
+    if let Some(b) = out.measures.iter().find(|m| m.name == "exec_blit") {
+        // CAST: counts far below 2^52, exact in f64.
+        let mib_s = |ns: u64| b.n as f64 * 1e9 / ns.max(1) as f64;
+        let (blit, cpu) = (b.ns.unwrap_or(0), b.get("memcpy_ns").unwrap_or(0));
+        s.push_str(&format!(
+            "blit {} MiB on bcs0: {:.0} MiB/s, CPU memcpy {:.0} MiB/s; blit/memcpy {:.2}\n",
+            b.n,
+            mib_s(blit),
+            mib_s(cpu),
+            cpu as f64 / blit.max(1) as f64
+        ));
+    }
     for (name, what) in [
         ("exec_burst", "execlist, burst"),
         ("exec_single", "execlist, one at a time"),
@@ -646,6 +658,15 @@ bench mmio_stats reads=700 writes=650
             "{lines}"
         );
         assert!(lines.contains("execlist, one at a time: 1000 requests/s"));
+        let blit =
+            parse("bench exec_blit n=16 reads=0 writes=3 ns=16000000 memcpy_ns=4000000\n").unwrap();
+        let lines = submission_lines(&blit);
+        assert!(
+            lines.contains(
+                "blit 16 MiB on bcs0: 1000 MiB/s, CPU memcpy 4000 MiB/s; blit/memcpy 0.25"
+            ),
+            "{lines}"
+        );
         assert!(parse("bench x n=1 reads=1 writes=1 ns=1 loads=x").is_err());
         assert!(parse("bench x n=1 reads=1 writes=1 ns=1 loads=1 loads=2").is_err());
     }
