@@ -44,7 +44,7 @@ use kernel::{
 use crate::{
     gt::{mcr, Gt, GtState},
     guc::{
-        ct::channel::{CtAccess, CtIo, LoadKind},
+        ct::channel::{with_bars, CtAccess, CtIo, LoadKind},
         Guc,
     },
     info::DeviceInfo,
@@ -112,16 +112,7 @@ impl CtAccess for DebugCtx {
     }
 
     fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
-        self.bar
-            .try_access_with(|bar| {
-                self.lmem.try_access_with(|lmem| {
-                    f(&CtIo {
-                        gt: &self.gt.view(&self.dev, bar),
-                        lmem,
-                    })
-                })
-            })
-            .flatten()
+        with_bars(&self.dev, &self.bar, &self.lmem, &self.gt, f)
     }
 }
 

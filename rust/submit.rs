@@ -46,7 +46,7 @@ use crate::{
     },
     gt::{Gt, GtDomain, GtState},
     guc::{
-        ct::channel::{Channel, CtAccess, CtIo},
+        ct::channel::{with_bars, Channel, CtAccess, CtIo},
         regs::GDRST,
     },
     irq::{
@@ -393,16 +393,7 @@ impl CtAccess for Submit {
     }
 
     fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
-        self.bar
-            .try_access_with(|bar| {
-                self.lmem.try_access_with(|lmem| {
-                    f(&CtIo {
-                        gt: &self.gt.view(&self.dev, bar),
-                        lmem,
-                    })
-                })
-            })
-            .flatten()
+        with_bars(&self.dev, &self.bar, &self.lmem, &self.gt, f)
     }
 }
 

@@ -120,6 +120,20 @@ if [ "$PHASE" = execlist ]; then
 	[ -w "$dir/submit" ] || fail "no $dir/submit"
 fi
 
+# single_measure NAME: BENCH_SINGLE_N runs of one request on rcs0, summed
+# (the percentiles are the largest of the runs).
+single_measure() {
+	_k=0 _ns=0 _lo=0 _ir=0 _r=0 _w=0 _p50=0 _p99=0
+	while [ "$_k" -lt "${BENCH_SINGLE_N:-100}" ]; do
+		set -- $(submit_run rcs0 1)
+		_ns=$((_ns + $2)) _lo=$((_lo + $3)) _ir=$((_ir + $4)) _r=$((_r + $5)) _w=$((_w + $6))
+		[ "$7" -gt "$_p50" ] && _p50=$7
+		[ "$8" -gt "$_p99" ] && _p99=$8
+		_k=$((_k + 1))
+	done
+	echo "bench $1 n=$_k reads=$_r writes=$_w ns=$_ns loads=$_lo irqs=$_ir p50_ns=$_p50 p99_ns=$_p99"
+}
+
 # The DSS instance reads are steered to by default: "DSS  G,I" in `steering`.
 dss=$(awk '$1 == "DSS" { print $2 }' "$dir/steering")
 case $dss in
@@ -173,15 +187,7 @@ if [ "$PHASE" = execlist ]; then
 	irq_measure irq_engine_el rcs0 0x0001
 	set -- $(submit_run rcs0 "${BENCH_SUBMIT_N:-2000}")
 	echo "bench exec_burst n=$1 reads=$5 writes=$6 ns=$2 loads=$3 irqs=$4 p50_ns=$7 p99_ns=$8"
-	_k=0 _ns=0 _lo=0 _ir=0 _r=0 _w=0 _p50=0 _p99=0
-	while [ "$_k" -lt "${BENCH_SINGLE_N:-100}" ]; do
-		set -- $(submit_run rcs0 1)
-		_ns=$((_ns + $2)) _lo=$((_lo + $3)) _ir=$((_ir + $4)) _r=$((_r + $5)) _w=$((_w + $6))
-		[ "$7" -gt "$_p50" ] && _p50=$7
-		[ "$8" -gt "$_p99" ] && _p99=$8
-		_k=$((_k + 1))
-	done
-	echo "bench exec_single n=$_k reads=$_r writes=$_w ns=$_ns loads=$_lo irqs=$_ir p50_ns=$_p50 p99_ns=$_p99"
+	single_measure exec_single
 	# 16 MiB through the copy engine against the CPU's memcpy of the same size.
 	set -- $(counts)
 	_r0=$1 _w0=$2
@@ -219,15 +225,7 @@ fi
 if [ "$(sed -n 's/^rcs0: .* mode \([a-z]*\) .*/\1/p' "$dir/engines")" = guc ]; then
 	set -- $(submit_run rcs0 "${BENCH_SUBMIT_N:-2000}")
 	echo "bench guc_burst n=$1 reads=$5 writes=$6 ns=$2 loads=$3 irqs=$4 p50_ns=$7 p99_ns=$8"
-	_k=0 _ns=0 _lo=0 _ir=0 _r=0 _w=0 _p50=0 _p99=0
-	while [ "$_k" -lt "${BENCH_SINGLE_N:-100}" ]; do
-		set -- $(submit_run rcs0 1)
-		_ns=$((_ns + $2)) _lo=$((_lo + $3)) _ir=$((_ir + $4)) _r=$((_r + $5)) _w=$((_w + $6))
-		[ "$7" -gt "$_p50" ] && _p50=$7
-		[ "$8" -gt "$_p99" ] && _p99=$8
-		_k=$((_k + 1))
-	done
-	echo "bench guc_single n=$_k reads=$_r writes=$_w ns=$_ns loads=$_lo irqs=$_ir p50_ns=$_p50 p99_ns=$_p99"
+	single_measure guc_single
 fi
 
 # Last: nothing touches the BAR after this, so the mock's totals must match.

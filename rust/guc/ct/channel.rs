@@ -57,9 +57,10 @@ use super::{
 };
 use crate::{
     abi::*,
-    gt::Gt,
+    gt::{Gt, GtState},
     guc::{hxg::Hxg, regs::GUC_HOST_INTERRUPT},
-    mem::lmem::LmemAccess,
+    mem::lmem::{LmemAccess, Lmembar},
+    mmio::Gttmmadr,
 };
 
 /// How long a request waits for its reply (upstream: `HZ` per wait).
@@ -96,6 +97,26 @@ pub(crate) trait CtAccess {
     /// Runs `f` with device access, or returns `None` if the device is gone. `f` must not
     /// sleep (it may run under RCU).
     fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R>;
+}
+
+/// [`CtAccess::with_io`] for holders of both revocable BARs (debugfs, submission): `f` runs
+/// only while the device is bound, under RCU, so it must not sleep.
+pub(crate) fn with_bars<R>(
+    dev: &Device,
+    bar: &Gttmmadr,
+    lmem: &Lmembar,
+    gt: &GtState,
+    f: impl FnOnce(&CtIo<'_>) -> R,
+) -> Option<R> {
+    bar.try_access_with(|bar| {
+        lmem.try_access_with(|lmem| {
+            f(&CtIo {
+                gt: &gt.view(dev, bar),
+                lmem,
+            })
+        })
+    })
+    .flatten()
 }
 
 /// Where the H2G ring is, as LMEMBAR offsets, and both rings' sizes in dwords.
