@@ -27,6 +27,20 @@ use crate::{
 };
 
 impl Port {
+    /// Loads the context again although the CSB says it is on the engine: the stall
+    /// handling's first step (see the selftest's `nudge`). Process context.
+    ///
+    /// # Errors
+    ///
+    /// Forcewake errors; `ENODEV` outside execlist mode.
+    pub(crate) fn reload(&self, gt: &Gt<'_>) -> Result {
+        let mut st = self.state.lock();
+        if !matches!(st.mech, Mech::Execlist) || st.stopped {
+            return Err(ENODEV);
+        }
+        self.load(gt, &mut st)
+    }
+
     /// Execlist mode on: the engine set up as `xe_hw_engine.c` and `xe_execlist.c` do
     /// (HWSTAM all masked, legacy mode off, ring not stopped, HWSP address with a posting
     /// read), the CSB pointers reset as i915's `reset_csb_pointers`, and SQ elements 1-7

@@ -21,7 +21,7 @@ use kernel::{
 };
 
 use super::{
-    port::{Kick, Port, MAX_INFLIGHT},
+    port::{Kick, Port, State, MAX_INFLIGHT},
     Mode, Submit,
 };
 use crate::{
@@ -290,11 +290,14 @@ impl Submit {
                         break;
                     }
                     Err(e) if e == EBUSY => {
-                        let room = p.wait_progress(STALL_MS, |st| {
+                        let room = |st: &State| {
                             st.count < MAX_INFLIGHT / 2 || Port::settled(st) && st.count > 0
-                        });
-                        if !room {
-                            return Err(ETIMEDOUT);
+                        };
+                        if !p.wait_progress(STALL_MS, room) {
+                            self.nudge(p, ct)?;
+                            if !p.wait_progress(STALL_MS, room) {
+                                return Err(ETIMEDOUT);
+                            }
                         }
                         if p.guc_reset_pending() {
                             // CAST: usize to u64 is lossless.
@@ -327,7 +330,7 @@ impl Submit {
     /// first answered by sending `SCHED_CONTEXT` again (the GuC may have lost one). Returns
     /// whether it drained.
     fn drain(&self, p: &Port, ct: &Channel, failed: &mut u64) -> bool {
-        let mut kicked = false;
+        let mut nudged = false;
         loop {
             let settled = p.wait_progress(STALL_MS, Port::settled);
             if p.guc_reset_pending() {
@@ -341,22 +344,34 @@ impl Submit {
             if settled {
                 return true;
             }
-            match p.guc_id() {
-                Some(id) if !kicked => {
-                    dev_warn!(
-                        self.dev,
-                        "submit: {}: no progress for {} ms; SCHED_CONTEXT sent again\n",
-                        p.engine.name,
-                        STALL_MS
-                    );
-                    kicked = true;
-                    if self.kick(p, ct, id).is_err() {
-                        return false;
-                    }
-                }
-                _ => return false,
+            if nudged || self.nudge(p, ct).is_err() {
+                return false;
             }
+            nudged = true;
         }
+    }
+
+    /// A port with work made no progress for [`STALL_MS`]: before calling it hung, tell the
+    /// mechanism again, in case the news was lost on the way. Under the GuC, `SCHED_CONTEXT`
+    /// again (the GuC may have dropped one); in execlist mode a Load (a lost CSB entry leaves
+    /// the driver believing the context is still on the engine; if it really is, the Load is
+    /// a lite restore and harmless).
+    fn nudge(&self, p: &Port, ct: &Channel) -> Result {
+        let (what, res) = match p.guc_id() {
+            Some(id) => ("SCHED_CONTEXT sent again", self.kick(p, ct, id)),
+            None => (
+                "context loaded again (a CSB entry may have been lost)",
+                self.with_gt(|gt| p.reload(gt)),
+            ),
+        };
+        dev_warn!(
+            self.dev,
+            "submit: {}: no progress for {} ms; {}\n",
+            p.engine.name,
+            STALL_MS,
+            what
+        );
+        res
     }
 
     /// Hang or reset recovery in the device's mode; returns the requests failed.

@@ -309,7 +309,8 @@ pub enum EngineFault {
     /// `engine:hang:NAME`: the next context started stops at its first
     /// command and never progresses.
     Hang,
-    /// `engine:csb-lost:NAME`: the next CSB entry is not written.
+    /// `engine:csb-lost:NAME`: the next CSB entry that switches a context
+    /// out is not written.
     CsbLost,
 }
 
@@ -890,9 +891,11 @@ impl Engine {
     }
 
     /// Writes one CSB entry (unless `engine:csb-lost` drops it) and raises
-    /// the context-switch interrupt (seed 004 L264).
+    /// the context-switch interrupt (seed 004 L264). The switch drops the
+    /// next entry that switches a context out (`away` not idle): the one a
+    /// driver needs to learn the context left the engine.
     fn report(&mut self, away: u16, to: u16, new_queue: bool, detail: u32, io: &mut Io<'_>) {
-        let lost = std::mem::take(&mut self.csb_lost_next);
+        let lost = away != IDLE_CTX_ID && std::mem::take(&mut self.csb_lost_next);
         let entry = csb::entry(self.def.src.instance, away, to, new_queue, detail);
         let index = if lost {
             io.rec.emit(Event::EngineFault {

@@ -709,8 +709,8 @@ fn fault_switches() {
     let (entries, wp) = h.csb(1);
     assert_eq!(
         entries[0],
-        to_idle(0, CTX),
-        "the idle->active entry was lost"
+        idle_to_active(0, CTX),
+        "the switch-out entry was lost, the switch-in kept"
     );
     assert_eq!(wp, 0);
     assert_eq!(h.irqs("bcs0"), vec![0x100, 0x100], "both interrupts fired");
