@@ -136,6 +136,28 @@ pub mod action {
     /// `XE_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE`: a G2H EVENT
     /// (`xe_guc_ct.c` `process_g2h_msg` takes it without a payload check).
     pub const NOTIFY_FLUSH_LOG_BUFFER_TO_FILE: u32 = 0x8003;
+    /// `XE_GUC_ACTION_SCHED_CONTEXT`: {hdr, guc_id}, the context has new
+    /// work (`xe_guc_submit.c` `submit_exec_queue`).
+    pub const SCHED_CONTEXT: u32 = 0x1000;
+    /// `XE_GUC_ACTION_SCHED_CONTEXT_MODE_SET`: {hdr, guc_id, state}.
+    pub const SCHED_CONTEXT_MODE_SET: u32 = 0x1001;
+    /// `XE_GUC_ACTION_SCHED_CONTEXT_MODE_DONE`: G2H {hdr, guc_id, state}
+    /// (`xe_guc_sched_done_handler` wants at least 2 dwords).
+    pub const SCHED_CONTEXT_MODE_DONE: u32 = 0x1002;
+    /// `XE_GUC_ACTION_CONTEXT_RESET_NOTIFICATION`: G2H {hdr, guc_id}
+    /// (`xe_guc_exec_queue_reset_handler`).
+    pub const CONTEXT_RESET_NOTIFICATION: u32 = 0x1008;
+    /// `XE_GUC_ACTION_HOST2GUC_UPDATE_CONTEXT_POLICIES`: {hdr, guc_id,
+    /// KLVs} (`xe_guc_submit.c` `init_policies`).
+    pub const UPDATE_CONTEXT_POLICIES: u32 = 0x100B;
+    /// `XE_GUC_ACTION_REGISTER_CONTEXT`: {hdr, 11 dwords of `struct
+    /// guc_ctxt_registration_info`} (`__register_exec_queue`).
+    pub const REGISTER_CONTEXT: u32 = 0x4502;
+    /// `XE_GUC_ACTION_DEREGISTER_CONTEXT`: {hdr, guc_id}.
+    pub const DEREGISTER_CONTEXT: u32 = 0x4503;
+    /// `XE_GUC_ACTION_DEREGISTER_CONTEXT_DONE`: G2H {hdr, guc_id}
+    /// (`xe_guc_deregister_done_handler`).
+    pub const DEREGISTER_CONTEXT_DONE: u32 = 0x4600;
 }
 
 /// Error codes of FAILURE replies (`abi/guc_errors_abi.h`,
@@ -157,6 +179,30 @@ pub mod error {
     pub const CTB_NOT_REGISTERED: u32 = 0x304;
     /// `XE_GUC_RESPONSE_CTB_INVALID_DESC`.
     pub const CTB_INVALID_DESC: u32 = 0x306;
+    /// `XE_GUC_RESPONSE_NOT_SUPPORTED`.
+    pub const NOT_SUPPORTED: u32 = 0x20;
+    /// `XE_GUC_RESPONSE_ACTION_ABORTED`.
+    pub const ACTION_ABORTED: u32 = 0x31;
+    /// `XE_GUC_RESPONSE_CANNOT_COMPLETE_ACTION`.
+    pub const CANNOT_COMPLETE_ACTION: u32 = 0x41;
+    /// `XE_GUC_RESPONSE_INVALID_CONTEXT_INDEX`.
+    pub const INVALID_CONTEXT_INDEX: u32 = 0x61;
+    /// `XE_GUC_RESPONSE_INVALID_CONTEXT_REGISTRATION`.
+    pub const INVALID_CONTEXT_REGISTRATION: u32 = 0x62;
+    /// `XE_GUC_RESPONSE_INVALID_ENGINE_ID`.
+    pub const INVALID_ENGINE_ID: u32 = 0x64;
+    /// `XE_GUC_RESPONSE_INVALID_BUFFER_RANGE`.
+    pub const INVALID_BUFFER_RANGE: u32 = 0x70;
+    /// `XE_GUC_RESPONSE_INVALID_BUFFER`.
+    pub const INVALID_BUFFER: u32 = 0x71;
+    /// `XE_GUC_RESPONSE_CONTEXT_NOT_REGISTERED`.
+    pub const CONTEXT_NOT_REGISTERED: u32 = 0x100;
+    /// `XE_GUC_RESPONSE_INVALID_SIZE`.
+    pub const INVALID_SIZE: u32 = 0x102;
+    /// `XE_GUC_RESPONSE_INVALID_CONTEXT`.
+    pub const INVALID_CONTEXT: u32 = 0x104;
+    /// `XE_GUC_RESPONSE_INVALID_KLV_KEY`.
+    pub const INVALID_KLV_KEY: u32 = 0x105;
 }
 
 /// KLVs (`abi/guc_klvs_abi.h`): a header dword, then LEN value dwords, a
@@ -195,6 +241,16 @@ pub mod klv {
     pub const SCHEDULING_POLICIES_RENDER_COMPUTE_YIELD: u32 = 0x1001;
     /// `GUC_KLV_SCHEDULING_POLICIES_RENDER_COMPUTE_YIELD_LEN`.
     pub const SCHEDULING_POLICIES_RENDER_COMPUTE_YIELD_LEN: u32 = 2;
+    /// `GUC_CONTEXT_POLICIES_KLV_ID_EXECUTION_QUANTUM`: us.
+    pub const CONTEXT_POLICY_EXECUTION_QUANTUM: u32 = 0x2001;
+    /// `GUC_CONTEXT_POLICIES_KLV_ID_PREEMPTION_TIMEOUT`: us.
+    pub const CONTEXT_POLICY_PREEMPTION_TIMEOUT: u32 = 0x2002;
+    /// `GUC_CONTEXT_POLICIES_KLV_ID_SCHEDULING_PRIORITY`.
+    pub const CONTEXT_POLICY_SCHEDULING_PRIORITY: u32 = 0x2003;
+    /// `GUC_CONTEXT_POLICIES_KLV_ID_PREEMPT_TO_IDLE_ON_QUANTUM_EXPIRY`.
+    pub const CONTEXT_POLICY_PREEMPT_TO_IDLE: u32 = 0x2004;
+    /// `GUC_CONTEXT_POLICIES_KLV_ID_SLPM_GT_FREQUENCY`.
+    pub const CONTEXT_POLICY_SLPM_GT_FREQUENCY: u32 = 0x2005;
     /// `GUC_KLV_OPT_IN_FEATURE_EXT_CAT_ERR_TYPE_KEY`.
     pub const OPT_IN_FEATURE_EXT_CAT_ERR_TYPE: u32 = 0x4001;
     /// `GUC_KLV_OPT_IN_FEATURE_EXT_CAT_ERR_TYPE_LEN`: a flag, no value.
@@ -371,4 +427,26 @@ mod tests {
             assert!(off % 4 == 0 && off + 4 <= ctb::DESC_SIZE, "{off}");
         }
     }
+}
+
+/// GuC submission (`abi/guc_scheduler_abi.h`).
+pub mod sched {
+    /// `GUC_ID_MAX`: guc_ids are below it.
+    pub const GUC_ID_MAX: u32 = 65535;
+    /// `CONTEXT_REGISTRATION_FLAG_KMD`.
+    pub const CONTEXT_REGISTRATION_FLAG_KMD: u32 = 1 << 0;
+    /// `GUC_CONTEXT_DISABLE`.
+    pub const CONTEXT_DISABLE: u32 = 0;
+    /// `GUC_CONTEXT_ENABLE`.
+    pub const CONTEXT_ENABLE: u32 = 1;
+    /// `GUC_RENDER_CLASS`.
+    pub const RENDER_CLASS: u32 = 0;
+    /// `GUC_VIDEO_CLASS`.
+    pub const VIDEO_CLASS: u32 = 1;
+    /// `GUC_VIDEOENHANCE_CLASS`.
+    pub const VIDEOENHANCE_CLASS: u32 = 2;
+    /// `GUC_BLITTER_CLASS`.
+    pub const BLITTER_CLASS: u32 = 3;
+    /// `GUC_COMPUTE_CLASS`.
+    pub const COMPUTE_CLASS: u32 = 4;
 }

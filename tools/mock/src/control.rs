@@ -19,6 +19,12 @@
 //!   vecs0..vecs3`, [`crate::regfile::engine`]): the next context started
 //!   on it stops at its first command for ever / its next CSB entry is not
 //!   written (the interrupt still fires);
+//! - `guc:drop-sched:N`, `guc:reset-storm:N`, `guc:refuse-register:N`
+//!   (N decimal, 1..=[`MAX_COUNT`]): the GuC's submission model
+//!   ([`GucRequest`], carried out by [`crate::regfile::guc::ct::submit`]):
+//!   the next N `SCHED_CONTEXT` dropped, N context resets of the
+//!   registered contexts without a hang, the next N `REGISTER_CONTEXT`
+//!   refused;
 //! - `ct:...` and `g2h:...`: the GuC's CT engine ([`CtRequest`], carried
 //!   out by [`crate::regfile::guc::ct`]): switches for the next requests
 //!   read from the H2G ring, and messages or damage written into G2H.
@@ -237,6 +243,60 @@ impl fmt::Display for CtRequest {
     }
 }
 
+/// A test-control request to the GuC's submission model
+/// ([`crate::regfile::guc::ct::submit`]); N decimal, 1..=[`MAX_COUNT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GucRequest {
+    /// `guc:drop-sched:N`: the next N `SCHED_CONTEXT` are dropped.
+    DropSched {
+        /// N.
+        count: u64,
+    },
+    /// `guc:reset-storm:N`: N context resets, round robin, no hang.
+    ResetStorm {
+        /// N.
+        count: u64,
+    },
+    /// `guc:refuse-register:N`: the next N `REGISTER_CONTEXT` fail.
+    RefuseRegister {
+        /// N.
+        count: u64,
+    },
+}
+
+impl GucRequest {
+    fn parse(args: &[&str]) -> Result<GucRequest, String> {
+        let [what, n] = args else {
+            return Err(format!(
+                "`guc:{}` is not guc:drop-sched:N, guc:reset-storm:N or guc:refuse-register:N",
+                args.join(":")
+            ));
+        };
+        let count = decimal(n)?;
+        if !(1..=MAX_COUNT).contains(&count) {
+            return Err(format!("N {count} is not in 1..={MAX_COUNT}"));
+        }
+        match *what {
+            "drop-sched" => Ok(GucRequest::DropSched { count }),
+            "reset-storm" => Ok(GucRequest::ResetStorm { count }),
+            "refuse-register" => Ok(GucRequest::RefuseRegister { count }),
+            other => Err(format!(
+                "`{other}` is not a guc: switch (drop-sched, reset-storm, refuse-register)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for GucRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GucRequest::DropSched { count } => write!(f, "guc:drop-sched:{count}"),
+            GucRequest::ResetStorm { count } => write!(f, "guc:reset-storm:{count}"),
+            GucRequest::RefuseRegister { count } => write!(f, "guc:refuse-register:{count}"),
+        }
+    }
+}
+
 /// One test-control request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Request {
@@ -262,6 +322,8 @@ pub enum Request {
     SpuriousMsi,
     /// `ct:...` / `g2h:...`.
     Ct(CtRequest),
+    /// `guc:...`.
+    Guc(GucRequest),
     /// `engine:FAULT:NAME`.
     Engine {
         /// The switch.
@@ -313,6 +375,7 @@ impl Request {
                 Ok(Request::GtError { sev, bits })
             }
             [family @ ("ct" | "g2h"), args @ ..] => CtRequest::parse(family, args).map(Request::Ct),
+            ["guc", args @ ..] => GucRequest::parse(args).map(Request::Guc),
             ["engine", fault, name] => {
                 let fault = EngineFault::from_name(fault)
                     .ok_or_else(|| format!("`{fault}` is not an engine fault (hang, csb-lost)"))?;
@@ -323,7 +386,7 @@ impl Request {
             }
             _ => Err(format!(
                 "`{text}` is not surprise-removal, spurious-msi, irq:SOURCE:DATA:COUNT, \
-                 gt-error:SEV:BITS, ct:..., g2h:... or engine:FAULT:NAME"
+                 gt-error:SEV:BITS, ct:..., g2h:..., guc:... or engine:FAULT:NAME"
             )),
         }
     }
@@ -331,7 +394,7 @@ impl Request {
     /// Whether `partial` may still become a request as more characters come
     /// (for a reader that must decide before the line ends).
     pub fn could_become(partial: &str) -> bool {
-        const WORDS: [&str; 7] = [
+        const WORDS: [&str; 8] = [
             "surprise-removal",
             "spurious-msi",
             "irq:",
@@ -339,6 +402,7 @@ impl Request {
             "ct:",
             "g2h:",
             "engine:",
+            "guc:",
         ];
         if WORDS.iter().any(|w| w.starts_with(partial)) {
             return true;
@@ -371,6 +435,7 @@ impl fmt::Display for Request {
             ),
             Request::GtError { sev, bits } => write!(f, "gt-error:{}:{bits:x}", sev.name()),
             Request::Ct(r) => r.fmt(f),
+            Request::Guc(r) => r.fmt(f),
             Request::Engine { fault, engine } => write!(f, "engine:{}:{engine}", fault.name()),
         }
     }
@@ -691,6 +756,35 @@ mod tests {
         }
         assert!(Request::could_become("engine:csb-"));
         assert!(!Request::could_become("engine:hang rcs0"));
+    }
+
+    #[test]
+    fn guc_requests_parse_and_print_back() {
+        for (text, want) in [
+            ("guc:drop-sched:3", GucRequest::DropSched { count: 3 }),
+            ("guc:reset-storm:1", GucRequest::ResetStorm { count: 1 }),
+            (
+                "guc:refuse-register:1000000",
+                GucRequest::RefuseRegister { count: 1_000_000 },
+            ),
+        ] {
+            assert_eq!(Request::parse(text), Ok(Request::Guc(want)), "{text}");
+            assert_eq!(want.to_string(), text);
+            assert!(Request::could_become(text), "{text}");
+        }
+        for bad in [
+            "guc",
+            "guc:",
+            "guc:drop-sched",
+            "guc:drop-sched:0",
+            "guc:drop-sched:1000001",
+            "guc:drop-sched:x",
+            "guc:drop-sched:1:2",
+            "guc:hang:1",
+        ] {
+            assert!(Request::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+        assert!(Request::could_become("guc:reset-st"));
     }
 
     #[test]

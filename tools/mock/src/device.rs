@@ -421,6 +421,18 @@ impl Device {
                 }
                 self.regs.arm_engine_fault(engine, fault, &mut self.rec);
             }
+            Request::Guc(r) => {
+                if self.dead() {
+                    return;
+                }
+                let mut bus = DeviceBus {
+                    ggtt: self.ggtt.as_ref(),
+                    lmem: &mut self.lmem,
+                    guest: &mut self.guest,
+                };
+                self.regs.guc_inject(r, &mut self.rec, &mut bus);
+                self.settle_irqs();
+            }
             Request::Ct(r) => {
                 if self.dead() {
                     // A card that is gone writes nothing.

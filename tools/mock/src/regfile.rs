@@ -233,11 +233,37 @@ impl RegisterFile {
     /// when no engine can progress. The device calls it from its tick and
     /// after register accesses.
     pub fn service_engines(&mut self, rec: &mut Recorder, bus: &mut dyn guc::Bus) {
-        if !self.engines.has_work() {
+        if self.engines.has_work() {
+            self.engines.service(rec, bus);
+            self.drain_engines(rec);
+        }
+        self.schedule_guc(rec, bus);
+    }
+
+    /// Lets the GuC's scheduler look at the engines ([`guc::Guc::schedule`]:
+    /// Loads, hang detection, its G2H events); nothing when it has no
+    /// context with work.
+    pub fn schedule_guc(&mut self, rec: &mut Recorder, bus: &mut dyn guc::Bus) {
+        if !self.guc.schedule_has_work() {
             return;
         }
-        self.engines.service(rec, bus);
+        let now = rec.now();
+        self.guc.schedule(&mut self.engines, now, rec, bus);
         self.drain_engines(rec);
+        self.drain_guc(rec);
+    }
+
+    /// A `guc:` test-control request ([`guc::Guc::submit_inject`]).
+    pub fn guc_inject(
+        &mut self,
+        req: crate::control::GucRequest,
+        rec: &mut Recorder,
+        bus: &mut dyn guc::Bus,
+    ) {
+        let now = rec.now();
+        self.advance(now, rec);
+        self.guc.submit_inject(req, rec);
+        self.schedule_guc(rec, bus);
     }
 
     /// An `engine:FAULT:NAME` test-control request: arms the switch on the
@@ -491,6 +517,8 @@ impl RegisterFile {
             }
             let r = self.engines.write(i, rel, value, rec, bus);
             self.drain_engines(rec);
+            // The GuC notices what the host did to an engine it uses.
+            self.schedule_guc(rec, bus);
             return r.map(|()| Effect::None);
         }
         let reg = regs::lookup(offset)?;
@@ -517,6 +545,8 @@ impl RegisterFile {
         }
         if self.guc.write(offset, value, now, rec, bus).is_some() {
             self.drain_guc(rec);
+            // A doorbell may have brought submission messages.
+            self.schedule_guc(rec, bus);
             return Some(Effect::None);
         }
         if self.intc.write(offset, value, rec).is_some() {

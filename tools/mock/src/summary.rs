@@ -136,6 +136,43 @@ pub struct CtSummary {
     pub faults_armed_left: u64,
 }
 
+/// GuC submission ([`crate::regfile::guc::ct::submit`]): `guc_submit.*`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GucSubmitSummary {
+    /// Contexts registered now (0 after a GuC or device reset).
+    pub registered: u64,
+    /// `REGISTER_CONTEXT`s accepted.
+    pub registrations: u64,
+    /// `UPDATE_CONTEXT_POLICIES` accepted.
+    pub policies: u64,
+    /// `SCHED_CONTEXT_MODE_SET` enables accepted.
+    pub enables: u64,
+    /// `SCHED_CONTEXT_MODE_SET` disables accepted.
+    pub disables: u64,
+    /// `SCHED_CONTEXT`s that gave a context work (queued or lite restore).
+    pub sched: u64,
+    /// `SCHED_CONTEXT`s dropped by `guc:drop-sched`.
+    pub sched_dropped: u64,
+    /// `SCHED_CONTEXT`s ignored: the context is disabled, banned or not
+    /// registered (that one answered FAILURE, not counted in `refused`).
+    pub sched_ignored: u64,
+    /// `DEREGISTER_CONTEXT`s accepted.
+    pub deregistrations: u64,
+    /// Context resets by the GuC (preemption timeout or `guc:reset-storm`),
+    /// each with its `CONTEXT_RESET_NOTIFICATION`.
+    pub resets: u64,
+    /// Contexts the GuC loaded onto an engine (starts and switches; lite
+    /// restores are not counted).
+    pub contexts_run: u64,
+    /// `SCHED_CONTEXT_MODE_DONE` events queued to G2H.
+    pub mode_done_sent: u64,
+    /// `DEREGISTER_CONTEXT_DONE` events queued to G2H.
+    pub dereg_done_sent: u64,
+    /// Submission messages refused with FAILURE (each also a
+    /// `guc_submit_bad` violation; `guc:refuse-register` ones included).
+    pub refused: u64,
+}
+
 /// Counters of one engine's command streamer ([`crate::regfile::engine`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineCounters {
@@ -151,7 +188,8 @@ pub struct EngineCounters {
     pub commands: u64,
     /// `MI_USER_INTERRUPT`s executed.
     pub user_interrupts: u64,
-    /// CSB entries written (not the ones `engine:csb-lost` dropped).
+    /// CSB entries written to the host (not the ones `engine:csb-lost`
+    /// dropped, nor the ones of GuC-loaded contexts, which go to the GuC).
     pub csb_entries: u64,
     /// Command streamer errors (instruction and page-table).
     pub errors: u64,
@@ -268,6 +306,9 @@ pub struct Summary {
     /// The command streamers.
     #[serde(default)]
     pub engines: EnginesSummary,
+    /// GuC submission.
+    #[serde(default)]
+    pub guc_submit: GucSubmitSummary,
     /// Events traced (the next trace `seq`).
     pub events: u64,
     /// True only in the file written at a clean exit.
@@ -468,10 +509,11 @@ impl Counters {
                 engine,
                 detail,
                 lost,
+                guc,
                 ..
             } => {
                 let e = engine_entry(s, engine);
-                if !*lost {
+                if !*lost && !*guc {
                     e.csb_entries += 1;
                 }
                 if *detail == 5 {
@@ -501,6 +543,38 @@ impl Counters {
                 s.violations += 1;
                 *s.violation_kinds.entry((*kind).to_owned()).or_default() += 1;
             }
+            Event::GucSubmit {
+                action,
+                state,
+                result,
+                registered,
+                ..
+            } => {
+                let g = &mut s.guc_submit;
+                g.registered = *registered;
+                match (*action, *result) {
+                    (_, "refused" | "refused_switch") => g.refused += 1,
+                    ("register", "ok") => g.registrations += 1,
+                    ("policies", "ok") => g.policies += 1,
+                    ("mode_set", "ok") if *state == Some(0) => g.disables += 1,
+                    ("mode_set", "ok") => g.enables += 1,
+                    ("sched", "ok") => g.sched += 1,
+                    ("sched", "dropped") => g.sched_dropped += 1,
+                    ("sched", "ignored") => g.sched_ignored += 1,
+                    ("deregister", "ok") => g.deregistrations += 1,
+                    _ => {}
+                }
+            }
+            Event::GucSubmitG2h { event, .. } => match *event {
+                "mode_done" => s.guc_submit.mode_done_sent += 1,
+                "deregister_done" => s.guc_submit.dereg_done_sent += 1,
+                _ => {}
+            },
+            Event::GucSubmitLoad { action, .. } if *action != "lite_restore" => {
+                s.guc_submit.contexts_run += 1;
+            }
+            Event::GucSubmitReset { .. } => s.guc_submit.resets += 1,
+            Event::GucSubmitForget { .. } => s.guc_submit.registered = 0,
             Event::IntcMsi => s.irq.msis += 1,
             Event::GtError { severity, .. } => bump(&mut s.irq.gt_errors, severity),
             Event::SpuriousMsi => s.irq.spurious_msis += 1,
@@ -614,6 +688,7 @@ mod tests {
                 detail,
                 index: (!lost).then_some(0),
                 lost,
+                guc: false,
             });
         }
         c.count(&Event::EngineComplete {
@@ -906,6 +981,15 @@ mod tests {
             .and_then(|m| m.remove("engines"))
             .expect("engines object");
         assert_eq!(engines, json!({"gtt_faults": 0}), "no engine events");
+        let guc_submit = v
+            .as_object_mut()
+            .and_then(|m| m.remove("guc_submit"))
+            .expect("guc_submit object");
+        assert_eq!(
+            guc_submit,
+            serde_json::to_value(GucSubmitSummary::default()).expect("serialises"),
+            "no submission events"
+        );
         assert_eq!(
             ct,
             json!({
@@ -960,6 +1044,67 @@ mod tests {
                 "final": true
             })
         );
+    }
+
+    /// `guc_submit.*` from the submission events.
+    #[test]
+    fn guc_submit_counters() {
+        let mut c = Counters::default();
+        let sub = |action, state, result, registered| Event::GucSubmit {
+            action,
+            guc_id: Some(1),
+            state,
+            result,
+            code: None,
+            engine: Some("bcs0"),
+            registered,
+        };
+        c.count(&sub("register", None, "ok", 1));
+        c.count(&sub("register", None, "refused", 1));
+        c.count(&sub("register", None, "refused_switch", 1));
+        c.count(&sub("register", None, "ok", 2));
+        c.count(&sub("policies", None, "ok", 2));
+        c.count(&sub("mode_set", Some(1), "ok", 2));
+        c.count(&sub("mode_set", Some(0), "ok", 2));
+        c.count(&sub("sched", None, "ok", 2));
+        c.count(&sub("sched", None, "dropped", 2));
+        c.count(&sub("sched", None, "ignored", 2));
+        c.count(&sub("deregister", None, "ok", 1));
+        for event in [
+            "mode_done",
+            "mode_done",
+            "deregister_done",
+            "reset_notification",
+        ] {
+            c.count(&Event::GucSubmitG2h { event, guc_id: 1 });
+        }
+        for action in ["start", "lite_restore", "switch"] {
+            c.count(&Event::GucSubmitLoad {
+                engine: "bcs0",
+                guc_id: 1,
+                lrca: Hex(0x1000),
+                action,
+            });
+        }
+        c.count(&Event::GucSubmitReset {
+            guc_id: 1,
+            engine: "bcs0",
+            cause: "storm",
+            engine_reset: false,
+            stalled_us: None,
+        });
+        let v = serde_json::to_value(c.summary(0, false)).expect("serialises");
+        assert_eq!(
+            v["guc_submit"],
+            json!({
+                "registered": 1, "registrations": 2, "policies": 1, "enables": 1,
+                "disables": 1, "sched": 1, "sched_dropped": 1, "sched_ignored": 1,
+                "deregistrations": 1, "resets": 1, "contexts_run": 2,
+                "mode_done_sent": 2, "dereg_done_sent": 1, "refused": 2
+            })
+        );
+        c.count(&Event::GucSubmitForget { contexts: 1 });
+        assert_eq!(c.summary(0, false).guc_submit.registered, 0);
     }
 
     /// The GuC counts as running from `guc_loaded` until any reset.

@@ -580,6 +580,76 @@ pub enum Event {
         /// KLV length in dwords.
         len: u32,
     },
+    /// A GuC submission message was served
+    /// ([`crate::regfile::guc::ct::submit`]).
+    GucSubmit {
+        /// "register", "policies", "mode_set", "sched", "deregister".
+        action: &'static str,
+        /// The message's guc_id, if it has one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        guc_id: Option<u32>,
+        /// `SCHED_CONTEXT_MODE_SET`'s state.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        state: Option<u32>,
+        /// "ok", "refused" (FAILURE, a `guc_submit_bad` violation),
+        /// "refused_switch" (`guc:refuse-register`), "ignored"
+        /// (`SCHED_CONTEXT` of a disabled, banned or unregistered context),
+        /// "dropped" (`guc:drop-sched`).
+        result: &'static str,
+        /// The FAILURE's error code.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        code: Option<Hex>,
+        /// The context's engine, when known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        engine: Option<&'static str>,
+        /// Contexts registered after the message.
+        registered: u64,
+    },
+    /// The GuC queued a G2H event of GuC submission.
+    GucSubmitG2h {
+        /// "mode_done", "deregister_done", "reset_notification".
+        event: &'static str,
+        /// Its guc_id.
+        guc_id: u32,
+    },
+    /// The GuC loaded a context onto an engine.
+    GucSubmitLoad {
+        /// Engine name.
+        engine: &'static str,
+        /// The context.
+        guc_id: u32,
+        /// Its LRCA.
+        lrca: Hex,
+        /// "start" (idle engine), "switch" (preempting the running one at
+        /// its quantum's end), "lite_restore" (the running one, new tail).
+        action: &'static str,
+    },
+    /// The GuC reset a context: banned, `CONTEXT_RESET_NOTIFICATION` sent.
+    GucSubmitReset {
+        /// The context.
+        guc_id: u32,
+        /// Its engine.
+        engine: &'static str,
+        /// "preemption_timeout" or "storm" (`guc:reset-storm`).
+        cause: &'static str,
+        /// The engine was reset (the context was running on it).
+        engine_reset: bool,
+        /// How long it had made no progress (preemption timeout).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stalled_us: Option<u64>,
+    },
+    /// A `guc:` test-control request was carried out.
+    GucSubmitInject {
+        /// The request as written (or what became of a storm).
+        request: String,
+        /// Switch counts and storm notifications still pending.
+        armed_left: u64,
+    },
+    /// A GuC reset or device reset made the GuC forget its contexts.
+    GucSubmitForget {
+        /// Contexts that were registered.
+        contexts: u64,
+    },
     /// An execlist Load (`RING_EXECLIST_CONTROL` bit 0) on an engine
     /// ([`crate::regfile::engine`]).
     EngineLoad {
@@ -617,6 +687,11 @@ pub enum Event {
         /// The entry was dropped by the `engine:csb-lost` switch.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         lost: bool,
+        /// The entry went to the GuC, not to the host's HWSP, and raised
+        /// no context-switch interrupt: the GuC loaded the context
+        /// (`regfile/guc/submit.rs`, "the submitter receives the status").
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        guc: bool,
     },
     /// A context ran until its ring was empty (HEAD == TAIL); HEAD and TAIL
     /// were saved into its image.
@@ -817,6 +892,7 @@ mod tests {
                 detail: 0,
                 index: Some(0),
                 lost: false,
+                guc: false,
             }),
             json!({"seq":7,"t_us":1234,"ev":"engine_switch","engine":"rcs0","away":"0xffff",
                    "to":"0x2a","new_queue":true,"detail":0,"index":0})
@@ -830,6 +906,7 @@ mod tests {
                 detail: 0,
                 index: None,
                 lost: true,
+                guc: false,
             }),
             json!({"seq":7,"t_us":1234,"ev":"engine_switch","engine":"rcs0","away":"0x2a",
                    "to":"0xffff","new_queue":false,"detail":0,"lost":true})

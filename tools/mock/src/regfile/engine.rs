@@ -492,6 +492,29 @@ pub struct Engine {
     batches: HashMap<u32, Vec<u64>>,
     hang_next: bool,
     csb_lost_next: bool,
+    /// Who made the last Load: its status goes there.
+    submitter: Submitter,
+    /// Context-status entries for the GuC (its CSB read port, seed 000
+    /// L1247-1279), not yet taken ([`Engines::take_guc_status`]).
+    guc_csb: Vec<u64>,
+}
+
+/// Who loaded the engine's queue: the host through the ELSP registers, or
+/// the GuC scheduling a context (`regfile/guc/submit.rs`).
+///
+/// The rule (`notes/guc-submit-spec.md`, "Engines under the GuC"; seed 000
+/// L1247-1279: with GuC submission the context status is "reported to the
+/// GuC"): the submitter of a Load receives its status. Host Loads write the
+/// CSB into the HWSP at `RING_HWS_PGA` and raise the context-switch
+/// interrupt; GuC Loads hand the entries to the GuC and raise nothing at
+/// the host. User interrupts reach the host either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Submitter {
+    /// `RING_EXECLIST_CONTROL.EL_CTRL_LOAD`.
+    #[default]
+    Host,
+    /// The GuC's scheduler.
+    Guc,
 }
 
 impl Engine {
@@ -522,7 +545,38 @@ impl Engine {
             batches: HashMap::new(),
             hang_next: false,
             csb_lost_next: false,
+            submitter: Submitter::Host,
+            guc_csb: Vec::new(),
         }
+    }
+
+    /// Who made the last Load.
+    pub fn submitter(&self) -> Submitter {
+        self.submitter
+    }
+
+    /// Whether the active context makes no progress: hung
+    /// (`engine:hang`), halted by an error, or blocked on an unsatisfied
+    /// semaphore (what the GuC's preemption timeout looks for).
+    pub fn stalled(&self) -> bool {
+        self.active
+            .as_ref()
+            .is_some_and(|c| c.hung || c.halted || c.wait.is_some())
+    }
+
+    /// Whether the active context can never reach a preemption point:
+    /// hung or halted (a semaphore wait can be preempted).
+    pub fn stuck_hard(&self) -> bool {
+        self.active.as_ref().is_some_and(|c| c.hung || c.halted)
+    }
+
+    /// A Load by the GuC of the single context `desc` (its descriptor, the
+    /// SW context ID chosen by the GuC): as a host Load, but without the
+    /// `RING_MODE` check (the GuC sets the engine up itself, spec "Engines
+    /// under the GuC") and with the status going to the GuC.
+    pub fn guc_load(&mut self, desc: u64, io: &mut Io<'_>) {
+        self.submitter = Submitter::Guc;
+        self.start_queue(VecDeque::from([Element { desc }]), io);
     }
 
     /// The register read at `rel`; `None` if none is modelled there.
@@ -729,6 +783,22 @@ impl Engine {
             );
             return;
         }
+        self.submitter = Submitter::Host;
+        self.start_queue(eq, io);
+    }
+
+    /// Takes `eq` as the new execution queue (seed 004 L126-132; spec
+    /// "Execution"): start, lite restore or preemption.
+    fn start_queue(&mut self, eq: VecDeque<Element>, io: &mut Io<'_>) {
+        let first = eq.front().copied();
+        let ev = |action: &'static str| Event::EngineLoad {
+            engine: self.def.name,
+            // CAST: at most 8.
+            elements: eq.len() as u32,
+            ctx: Hex(first.map_or(u64::from(IDLE_CTX_ID), |e| u64::from(e.ctx_id()))),
+            lrca: Hex(first.map_or(0, |e| u64::from(e.lrca()))),
+            action,
+        };
         let Some(active) = self.active.as_ref() else {
             let e = ev(if first.is_some() { "start" } else { "empty" });
             io.rec.emit(e);
@@ -895,8 +965,24 @@ impl Engine {
     /// next entry that switches a context out (`away` not idle): the one a
     /// driver needs to learn the context left the engine.
     fn report(&mut self, away: u16, to: u16, new_queue: bool, detail: u32, io: &mut Io<'_>) {
-        let lost = away != IDLE_CTX_ID && std::mem::take(&mut self.csb_lost_next);
         let entry = csb::entry(self.def.src.instance, away, to, new_queue, detail);
+        if self.submitter == Submitter::Guc {
+            // The GuC loaded it: the entry is the GuC's, the host sees no
+            // CSB write and no context-switch interrupt ([`Submitter`]).
+            self.guc_csb.push(entry);
+            io.rec.emit(Event::EngineSwitch {
+                engine: self.def.name,
+                away: Hex(away.into()),
+                to: Hex(to.into()),
+                new_queue,
+                detail,
+                index: None,
+                lost: false,
+                guc: true,
+            });
+            return;
+        }
+        let lost = away != IDLE_CTX_ID && std::mem::take(&mut self.csb_lost_next);
         let index = if lost {
             io.rec.emit(Event::EngineFault {
                 engine: self.def.name,
@@ -919,6 +1005,7 @@ impl Engine {
             detail,
             index,
             lost,
+            guc: false,
         });
         self.irq(io, IRQ_CONTEXT_SWITCH);
     }
@@ -1231,6 +1318,55 @@ impl Engines {
             action,
         });
         action == "armed"
+    }
+
+    /// The present engine called `name`, mutable.
+    fn by_name_mut(&mut self, name: &str) -> Option<&mut Engine> {
+        self.engines.iter_mut().find(|e| e.def.name == name)
+    }
+
+    /// The GuC loads `desc` on engine `name` ([`Engine::guc_load`]); false
+    /// if the part has no such engine.
+    pub fn guc_load(
+        &mut self,
+        name: &str,
+        desc: u64,
+        rec: &mut Recorder,
+        bus: &mut dyn Bus,
+    ) -> bool {
+        let Some(i) = self.engines.iter().position(|e| e.def.name == name) else {
+            return false;
+        };
+        let mut io = Io {
+            rec,
+            bus,
+            irqs: &mut self.irqs,
+        };
+        self.engines[i].guc_load(desc, &mut io);
+        true
+    }
+
+    /// The GuC resets engine `name` (its hang detection): as a `GDRST`
+    /// engine reset, traced with `cause`.
+    pub fn guc_reset(&mut self, name: &str, cause: &'static str, rec: &mut Recorder) {
+        let mut bus = super::guc::NoBus;
+        let Some(i) = self.engines.iter().position(|e| e.def.name == name) else {
+            return;
+        };
+        let mut io = Io {
+            rec,
+            bus: &mut bus,
+            irqs: &mut self.irqs,
+        };
+        self.engines[i].reset(cause, &mut io);
+    }
+
+    /// The context-status entries engine `name` reported to the GuC since
+    /// the last call.
+    pub fn take_guc_status(&mut self, name: &str) -> Vec<u64> {
+        self.by_name_mut(name)
+            .map(|e| std::mem::take(&mut e.guc_csb))
+            .unwrap_or_default()
     }
 
     /// Interrupts queued since the last call.

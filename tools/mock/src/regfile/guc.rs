@@ -338,7 +338,13 @@ impl Guc {
     /// ([`hwconfig::table`]; a unit test guards against it).
     pub fn new(p: &GucParams, fuses: &Fuses) -> Result<Self, String> {
         let table = hwconfig::table(fuses, p.faults.hwconfig_corrupt)?;
-        Ok(Self::power_on(p.clone(), table))
+        let mut g = Self::power_on(p.clone(), table);
+        let present = super::engine::ENGINES
+            .iter()
+            .filter(|d| super::engine::present(fuses, d))
+            .collect();
+        g.ct.submit = ct::submit::Submit::new(present);
+        Ok(g)
     }
 
     fn power_on(p: GucParams, hwconfig: Vec<u32>) -> Self {
@@ -400,6 +406,7 @@ impl Guc {
     pub fn reset_device(&mut self, now: Duration, rec: &mut Recorder) {
         let hwconfig = std::mem::take(&mut self.hwconfig);
         let status = std::mem::replace(&mut self.status, Timeline::new());
+        self.submit_forget(rec);
         let ct = self.ct.keeping_switches();
         *self = Guc {
             status,
@@ -420,7 +427,9 @@ impl Guc {
         self.retry_armed = false;
         self.tlb.clear();
         // The firmware forgets the CT registration and traffic (ct.rs
-        // module docs); the test's switches stay.
+        // module docs) and its contexts (ct/submit.rs); the test's switches
+        // stay.
+        self.submit_forget(rec);
         self.ct = self.ct.keeping_switches();
         self.status.set(now, STATUS_IN_RESET, rec);
     }

@@ -149,6 +149,10 @@
 //!
 //! A request the firmware refuses for its content is `ct_request_bad`.
 //!
+//! The context messages of GuC submission (`REGISTER_CONTEXT`,
+//! `UPDATE_CONTEXT_POLICIES`, `SCHED_CONTEXT_MODE_SET`, `SCHED_CONTEXT`,
+//! `DEREGISTER_CONTEXT`) and the scheduler behind them are in [`submit`].
+//!
 //! # Test control
 //!
 //! `ct:` and `g2h:` requests ([`crate::control`], carried out by
@@ -191,6 +195,7 @@
 
 mod inject;
 mod serve;
+pub mod submit;
 
 use std::collections::BTreeSet;
 use std::collections::VecDeque;
@@ -318,6 +323,8 @@ pub struct Ct {
     yield_policy: Option<(u32, u32)>,
     /// The test control's switches (kept over resets).
     switches: Switches,
+    /// GuC submission: contexts and the scheduler's state ([`submit`]).
+    pub(super) submit: submit::Submit,
 }
 
 impl Ct {
@@ -767,6 +774,7 @@ impl Ct {
     pub(super) fn keeping_switches(&self) -> Ct {
         Ct {
             switches: self.switches,
+            submit: self.submit.after_reset(),
             ..Ct::default()
         }
     }

@@ -189,6 +189,13 @@ impl<'a> Gtt<'a> {
         }
     }
 
+    /// The memory behind this view, for an access with the command
+    /// streamers' view of the GGTT (the GuC checking a context image the
+    /// way the engine will restore it, `ct/submit.rs`).
+    pub fn bus(&mut self) -> &mut dyn Bus {
+        &mut *self.bus
+    }
+
     /// Reads `buf.len()` bytes at GGTT address `gaddr`; `what` names the
     /// access in violations.
     ///

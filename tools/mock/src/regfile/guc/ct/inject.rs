@@ -174,5 +174,10 @@ fn disable(ct: &mut Ct, l: &Layout, gtt: &mut Gtt, rec: &mut Recorder) {
             );
         }
     }
-    *ct = ct.keeping_switches();
+    // The GuC's contexts are not the channel's: they stay.
+    let submit = std::mem::take(&mut ct.submit);
+    *ct = Ct {
+        submit,
+        ..ct.keeping_switches()
+    };
 }

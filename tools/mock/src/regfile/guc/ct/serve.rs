@@ -35,7 +35,9 @@ pub(super) fn serve(
     match action {
         abi::action::UPDATE_SCHEDULING_POLICIES_KLV => policies(ct, hxg, rec),
         abi::action::OPT_IN_FEATURE_KLV => opt_in(ct, gtt, hxg, rec),
-        _ => Err(abi::error::UNKNOWN_ACTION),
+        // The context messages of GuC submission (`submit.rs`).
+        _ => super::submit::serve(ct, gtt, action, hxg, rec)
+            .unwrap_or(Err(abi::error::UNKNOWN_ACTION)),
     }
 }
 
