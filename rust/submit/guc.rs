@@ -34,8 +34,8 @@
 use kernel::{
     device::Device,
     prelude::*,
-    sync::{atomic::Relaxed, Arc, SpinLock},
-    time::msecs_to_jiffies,
+    sync::{atomic::Relaxed, Arc, CondVarTimeoutResult, SpinLock},
+    time::{msecs_to_jiffies, Delta, Instant, Monotonic},
 };
 
 use super::{
@@ -58,8 +58,10 @@ use crate::{
 const EXEC_QUANTUM_US: u32 = 1000;
 pub(crate) const PREEMPT_TIMEOUT_US: u32 = 640_000;
 const PRIORITY_KMD_HIGH: u32 = 0;
-/// How long a done event may take (upstream waits `HZ` for deregistration).
+/// How long a done event may take (upstream waits `HZ` for deregistration), and how long a
+/// waiter sleeps before it reads G2H itself (the CT waiters' interval).
 const DONE_MS: u32 = 1000;
+const POLL_MS: u32 = 100;
 
 /// A context's registration with the GuC.
 pub(crate) struct GucCtx {
@@ -236,7 +238,7 @@ impl Port {
         step("registration", &register_msg(id, class, mask, desc))?;
         step("policies", &policies_msg(id, PREEMPT_TIMEOUT_US)?)?;
         step("enable", &mode_set_msg(id, true))?;
-        self.wait_done(a.dev(), "enable", |g| g.enabled)?;
+        self.wait_done(a, ct, "enable", |g| g.enabled)?;
         if let Some(pool) = doorbells {
             self.arm_doorbell(a, ct, pool, id);
         }
@@ -284,33 +286,56 @@ impl Port {
         }
     }
 
-    /// Waits until the GuC's done event makes `f` true.
-    fn wait_done(&self, dev: &Device, what: &str, f: impl Fn(&GucCtx) -> bool) -> Result {
-        let mut st = self.state.lock();
-        loop {
+    /// Waits until the GuC's done event makes `f` true. The event normally arrives through
+    /// the GuC-to-host interrupt; a waiter with nothing after [`POLL_MS`] reads G2H itself,
+    /// as the CT's request waiters do (upstream's "safe mode"), so a lost interrupt costs
+    /// time, not the context. Process context.
+    fn wait_done(
+        &self,
+        a: &impl CtAccess,
+        ct: &Channel,
+        what: &str,
+        f: impl Fn(&GucCtx) -> bool,
+    ) -> Result {
+        let start = Instant::<Monotonic>::now();
+        let done = |st: &super::port::State| -> Result<bool> {
             match &st.mech {
-                Mech::Guc(g) if f(g) => return Ok(()),
-                Mech::Guc(_) => {}
-                _ => return Err(ENODEV),
+                Mech::Guc(g) => Ok(f(g)),
+                _ => Err(ENODEV),
             }
-            let res = self
-                .done
-                .wait_interruptible_timeout(&mut st, msecs_to_jiffies(DONE_MS));
-            if !matches!(res, kernel::sync::CondVarTimeoutResult::Woken { .. }) {
-                let ok = matches!(&st.mech, Mech::Guc(g) if f(g));
-                if !ok {
-                    dev_err!(
-                        dev,
-                        "submit: {}: no GuC {} done event within {} ms\n",
-                        self.engine.name,
-                        what,
-                        DONE_MS
-                    );
-                    return Err(ETIMEDOUT);
+        };
+        loop {
+            {
+                let mut st = self.state.lock();
+                if done(&st)? {
+                    return Ok(());
                 }
-                return Ok(());
+                let res = self
+                    .done
+                    .wait_interruptible_timeout(&mut st, msecs_to_jiffies(POLL_MS));
+                if matches!(res, CondVarTimeoutResult::Signal { .. }) {
+                    return Err(EINTR);
+                }
+                if done(&st)? {
+                    return Ok(());
+                }
+            }
+            ct.receive(a.dev());
+            if start.elapsed() > Delta::from_millis(i64::from(DONE_MS)) {
+                break;
             }
         }
+        if done(&self.state.lock())? {
+            return Ok(());
+        }
+        dev_err!(
+            a.dev(),
+            "submit: {}: no GuC {} done event within {} ms\n",
+            self.engine.name,
+            what,
+            DONE_MS
+        );
+        Err(ETIMEDOUT)
     }
 
     /// Disables and deregisters the context (unbind, recovery). Process context.
@@ -336,9 +361,9 @@ impl Port {
             }
         }
         ct.request(a, &mode_set_msg(id, false))?;
-        self.wait_done(a.dev(), "disable", |g| !g.enabled)?;
+        self.wait_done(a, ct, "disable", |g| !g.enabled)?;
         ct.request(a, &deregister_msg(id))?;
-        self.wait_done(a.dev(), "deregistration", |g| g.deregistered)
+        self.wait_done(a, ct, "deregistration", |g| g.deregistered)
     }
 
     /// Tells the GuC the context has work. Atomic or process context.

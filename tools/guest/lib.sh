@@ -439,3 +439,12 @@ submit_ok() {
 	expect_eq "$2: none failed" "$(submit_get "$1" "$2" failed)" 0
 	expect_eq "$2: payload read back through BAR 2" "$(submit_get "$1" "$2" payload)" ok
 }
+
+# engine_count BDF: the engines debugfs engines lists (the present ones).
+engine_count() { sed -n 's/^[a-z0-9]*: class .*/x/p' "$(dbg "$1" engines)" | wc -l; }
+
+# boot_guc_irqs BDF: the GuC-to-host interrupts a probe raises: one per reply
+# of the second boot phase (2 requests) and of each engine's GuC submission
+# setup (registration, policies, enable: 3 requests; the enable's
+# SCHED_CONTEXT_MODE_DONE event rides on its reply's interrupt).
+boot_guc_irqs() { echo $((2 + 3 * $(engine_count "$1"))); }

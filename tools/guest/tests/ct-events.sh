@@ -11,18 +11,30 @@
 bdf=$(basename "$(gpu_dev 0x56c0)")
 check is_bound "$bdf"
 
-mock_request "g2h:event:1008:5:6"
-wait_until 10 ct_count_is "$bdf" received events 1
+# Probe already received each engine's SCHED_CONTEXT_MODE_DONE.
+ev0=$(ct_count "$bdf" received events)
+mock_request "g2h:event:1008:1"
+wait_until 10 ct_count_is "$bdf" received events $((ev0 + 1))
 expect_eq "context reset counted" "$(ct_get "$bdf" "event CONTEXT_RESET_NOTIFICATION")" 1
-check dmesg_has "guc: CONTEXT_RESET_NOTIFICATION [00000005, 00000006]"
+check dmesg_has "submit: rcs0: the GuC reset context 1 (CONTEXT_RESET_NOTIFICATION)"
+# A reset with no hang behind it: the next run re-registers the context
+# (nothing was in flight) and completes.
+check submit_cmd "$bdf" "rcs0 5"
+submit_ok "$bdf" rcs0 5
+check dmesg_has "submit: rcs0: context 1 was reset by the GuC; 0 request(s) failed, re-registering it"
+# A reset naming a context nobody registered is reported and ignored.
+mock_request "g2h:event:1008:999"
+wait_until 10 dmesg_has "names context 999, which is not registered; ignored"
+check dmesg_has "submit: GuC event 0x1008 names context 999, which is not registered; ignored"
 
 mock_request "g2h:event:7777:1"
 wait_until 10 ct_count_is "$bdf" received unknown_events 1
 check dmesg_has "guc: CT unknown event 0x7777"
 expect_eq "state after an unknown event" "$(ct_get "$bdf" state)" up
 
+ev1=$(ct_count "$bdf" received events)
 mock_request "g2h:flood:20000"
-wait_until 120 ct_count_is "$bdf" received events 20002
+wait_until 120 ct_count_is "$bdf" received events $((ev1 + 20000))
 expect_eq "flood: every event" "$(ct_get "$bdf" "event NOTIFY_FLUSH_LOG_BUFFER_TO_FILE")" 20000
 expect_eq "flood: nothing malformed" "$(ct_count "$bdf" errors malformed)" 0
 check ct_cmd "$bdf" "ping 5"

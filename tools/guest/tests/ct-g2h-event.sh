@@ -7,7 +7,6 @@
 # so nothing waits; each request raises the GuC-to-host interrupt once (one
 # per batch). Whatever the driver's G2H path does with them, it must not
 # touch the GuC's fields (no violation) and must unload cleanly.
-# expect-mock: ct.events_sent == 101
 # expect-mock: ct.g2h_pending == 0
 # expect-mock: ct.enables == 1
 # expect-mock: irq.raised_by_source.guc >= 2
@@ -16,6 +15,9 @@
 
 bdf=$(basename "$(gpu_dev 0x56c0)")
 check is_bound "$bdf"
+# Each engine's GuC submission adds SCHED_CONTEXT_MODE_DONE at probe and at
+# unbind and DEREGISTER_CONTEXT_DONE at unbind.
+mock_expect ct.events_sent == $((101 + 3 * $(engine_count "$bdf")))
 expect_eq "CT enabled" "$(guc_get "$bdf" ct | cut -d' ' -f1)" enabled
 mock_request g2h:event:8003:1:2
 mock_request g2h:flood:100

@@ -7,14 +7,10 @@
 # Each request is one register write (the notify); every reply arrives
 # through the GuC-to-host interrupt, so no waiter had to poll G2H itself.
 # Bad commands are refused without side effects.
-# expect-mock: ct.requests == 205
 # expect-mock: ct.fast_requests == 704
-# expect-mock: ct.replies_success == 205
 # expect-mock: ct.unanswered == 0
 # expect-mock: ct.policy_yield_ms == 80
 # expect-mock: ct.policy_yield_ratio == 20
-# expect-mock: ct.h2g_messages == 909
-# expect-mock: ct.g2h_messages == 205
 # expect-mock: violations == 0
 . /tests/lib.sh
 
@@ -24,6 +20,16 @@ expect_eq "GuC status" "$(guc_get "$bdf" status)" running
 expect_eq "second boot phase" "$(guc_get "$bdf" post_load)" \
 	"opt_in 1 policies 1 (render_compute_yield 80 ms 20%)"
 expect_eq "CT state" "$(ct_get "$bdf" state)" up
+# Probe's requests: the second boot phase (2) and each engine's GuC
+# submission setup (3: registration, policies, enable); unbind adds 2 per
+# engine (disable, deregister). G2H also carries two SCHED_CONTEXT_MODE_DONE
+# and one DEREGISTER_CONTEXT_DONE event per engine.
+n=$(engine_count "$bdf")
+boot=$((2 + 3 * n))
+mock_expect ct.requests == $((boot + 203 + 2 * n))
+mock_expect ct.replies_success == $((boot + 203 + 2 * n))
+mock_expect ct.h2g_messages == $((boot + 203 + 2 * n + 704))
+mock_expect ct.g2h_messages == $((boot + 203 + 2 * n + 3 * n))
 
 check ct_cmd "$bdf" "ping 200"
 expect_eq "ping: all done" "$(ct_load "$bdf" done)" 200
@@ -41,11 +47,11 @@ check ct_cmd "$bdf" "mmio-ping 50"
 expect_eq "mmio-ping: all done" "$(ct_load "$bdf" done)" 50
 expect_eq "mmio-ping: no CT notify" "$(ct_load "$bdf" notifies)" 0
 
-# 2 boot requests + 200 + 1 + 1 + 1 closing ping below.
+# The boot requests + 200 + 1 + 1 + 1 closing ping below.
 check ct_cmd "$bdf" "ping 1"
-expect_eq "requests sent" "$(ct_count "$bdf" sent requests)" 205
+expect_eq "requests sent" "$(ct_count "$bdf" sent requests)" $((boot + 203))
 expect_eq "fast requests sent" "$(ct_count "$bdf" sent fast)" 704
-expect_eq "replies received" "$(ct_count "$bdf" received replies)" 205
+expect_eq "replies received" "$(ct_count "$bdf" received replies)" $((boot + 203))
 expect_eq "nothing outstanding" "$(ct_get "$bdf" outstanding)" 0
 expect_eq "every credit back" "$(ct_get "$bdf" credits)" 16384
 for c in failed fast_failed retried busy timeouts malformed unexpected; do
@@ -57,7 +63,7 @@ for bad in "ping 0" "ping" "ping 1 2" "bogus 1" "ping 100001" "ping -1" "fast x"
 	check not ct_cmd "$bdf" "$bad"
 done
 expect_eq "state after bad commands" "$(ct_get "$bdf" state)" up
-expect_eq "bad commands sent nothing" "$(ct_count "$bdf" sent requests)" 205
+expect_eq "bad commands sent nothing" "$(ct_count "$bdf" sent requests)" $((boot + 203))
 check rmmod xehpg
 check_dmesg_clean
 done_testing
