@@ -621,7 +621,8 @@ pub enum Event {
         /// Its LRCA.
         lrca: Hex,
         /// "start" (idle engine), "switch" (preempting the running one at
-        /// its quantum's end), "lite_restore" (the running one, new tail).
+        /// its quantum's end), "lite_restore" (the running one, new tail),
+        /// "preempt_to_idle" (a disabled one taken off; `lrca` 0).
         action: &'static str,
     },
     /// The GuC reset a context: banned, `CONTEXT_RESET_NOTIFICATION` sent.
