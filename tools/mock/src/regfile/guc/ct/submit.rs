@@ -95,6 +95,8 @@
 //! - the context-status entries of a GuC Load go to the GuC
 //!   ([`crate::regfile::engine::Submitter`]): no CSB write in the host's
 //!   HWSP, no context-switch interrupt; user interrupts reach the host;
+//! - the queue is plain round robin: the priority (policy 0x2003) is
+//!   stored but orders nothing (`[MODEL]`);
 //! - when the running context has used its execution quantum (policy
 //!   0x2001; [`DEFAULT_QUANTUM`] when never set) and another context of the
 //!   engine has work, the GuC preempts it and puts it at the queue's end;
