@@ -162,7 +162,7 @@ pub struct GucSubmitSummary {
     /// each with its `CONTEXT_RESET_NOTIFICATION`.
     pub resets: u64,
     /// Contexts the GuC loaded onto an engine (starts and switches; lite
-    /// restores are not counted).
+    /// restores and preemptions to idle are not counted).
     pub contexts_run: u64,
     /// `SCHED_CONTEXT_MODE_DONE` events queued to G2H.
     pub mode_done_sent: u64,
@@ -570,7 +570,7 @@ impl Counters {
                 "deregister_done" => s.guc_submit.dereg_done_sent += 1,
                 _ => {}
             },
-            Event::GucSubmitLoad { action, .. } if *action != "lite_restore" => {
+            Event::GucSubmitLoad { action, .. } if matches!(*action, "start" | "switch") => {
                 s.guc_submit.contexts_run += 1;
             }
             Event::GucSubmitReset { .. } => s.guc_submit.resets += 1,
@@ -1078,7 +1078,7 @@ mod tests {
         ] {
             c.count(&Event::GucSubmitG2h { event, guc_id: 1 });
         }
-        for action in ["start", "lite_restore", "switch"] {
+        for action in ["start", "lite_restore", "switch", "preempt_to_idle"] {
             c.count(&Event::GucSubmitLoad {
                 engine: "bcs0",
                 guc_id: 1,

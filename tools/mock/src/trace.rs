@@ -621,7 +621,8 @@ pub enum Event {
         /// Its LRCA.
         lrca: Hex,
         /// "start" (idle engine), "switch" (preempting the running one at
-        /// its quantum's end), "lite_restore" (the running one, new tail).
+        /// its quantum's end), "lite_restore" (the running one, new tail),
+        /// "preempt_to_idle" (a disabled one taken off; `lrca` 0).
         action: &'static str,
     },
     /// The GuC reset a context: banned, `CONTEXT_RESET_NOTIFICATION` sent.
@@ -1087,6 +1088,30 @@ mod tests {
                 len: 4
             }),
             json!({"seq":7,"t_us":1234,"ev":"guc_h2g","action":"0x4100","len":4})
+        );
+        assert_eq!(
+            line(&Event::GucSubmit {
+                action: "register",
+                guc_id: Some(3),
+                state: None,
+                result: "refused",
+                code: Some(Hex(0x62)),
+                engine: None,
+                registered: 1,
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_submit","action":"register","guc_id":3,
+                   "result":"refused","code":"0x62","registered":1})
+        );
+        assert_eq!(
+            line(&Event::GucSubmitReset {
+                guc_id: 3,
+                engine: "bcs0",
+                cause: "preemption_timeout",
+                engine_reset: true,
+                stalled_us: Some(1001),
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"guc_submit_reset","guc_id":3,"engine":"bcs0",
+                   "cause":"preemption_timeout","engine_reset":true,"stalled_us":1001})
         );
         assert_eq!(
             line(&Event::GucReset { cause: "grdom_guc" }),

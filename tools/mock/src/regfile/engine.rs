@@ -1346,6 +1346,23 @@ impl Engines {
         true
     }
 
+    /// The GuC takes the running context off engine `name` (a Load of an
+    /// empty queue: preempt to idle, seed 004 L287-290); a halted or hung
+    /// context cannot be preempted (the Load is held).
+    pub fn guc_preempt_to_idle(&mut self, name: &str, rec: &mut Recorder, bus: &mut dyn Bus) {
+        let Some(i) = self.engines.iter().position(|e| e.def.name == name) else {
+            return;
+        };
+        let mut io = Io {
+            rec,
+            bus,
+            irqs: &mut self.irqs,
+        };
+        let e = &mut self.engines[i];
+        e.submitter = Submitter::Guc;
+        e.start_queue(VecDeque::new(), &mut io);
+    }
+
     /// The GuC resets engine `name` (its hang detection): as a `GDRST`
     /// engine reset, traced with `cause`.
     pub fn guc_reset(&mut self, name: &str, cause: &'static str, rec: &mut Recorder) {

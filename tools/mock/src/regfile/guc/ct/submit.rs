@@ -61,9 +61,11 @@
 //!   than `GUC_CONTEXT_ENABLE` (1) / `GUC_CONTEXT_DISABLE` (0):
 //!   `INVALID_PARAMS`. Else SUCCESS and then the G2H EVENT
 //!   `SCHED_CONTEXT_MODE_DONE` (0x1002) {guc_id, state}. Disable takes the
-//!   context off its engine's queue; a context the engine is running
-//!   finishes its current work (`[MODEL]`; it is not preempted) unless the
-//!   preemption timeout resets it.
+//!   context off its engine's queue; if the engine is running it, the GuC
+//!   preempts it to idle first and sends MODE_DONE once it is off (a hung
+//!   or halted context cannot be preempted: its MODE_DONE follows the
+//!   preemption timeout's reset and notification; upstream shortens that
+//!   timeout to 1 us before a disable, `xe_guc_submit.c`).
 //! - `SCHED_CONTEXT` (0x1000) {hdr, guc_id}: length not 2: `INVALID_SIZE`;
 //!   unregistered: `CONTEXT_NOT_REGISTERED` (counted `sched_ignored`).
 //!   Disabled or banned: ignored, counted, SUCCESS (no violation: the host
@@ -71,8 +73,8 @@
 //!   running one gets a lite restore (its new `CTX_RING_TAIL`), another is
 //!   queued on its engine (once).
 //! - `DEREGISTER_CONTEXT` (0x4503) {hdr, guc_id}: length not 2:
-//!   `INVALID_SIZE`; unregistered: `CONTEXT_NOT_REGISTERED`; enabled:
-//!   `INVALID_STATE` 0x0A. Else SUCCESS and the G2H EVENT
+//!   `INVALID_SIZE`; unregistered: `CONTEXT_NOT_REGISTERED`; enabled, or a
+//!   disable whose MODE_DONE has not gone out: `INVALID_STATE` 0x0A. Else SUCCESS and the G2H EVENT
 //!   `DEREGISTER_CONTEXT_DONE` (0x4600) {guc_id}; the id is free again.
 //!
 //! G2H events go through the CT backlog: written after the reply, as room
@@ -93,6 +95,8 @@
 //! - the context-status entries of a GuC Load go to the GuC
 //!   ([`crate::regfile::engine::Submitter`]): no CSB write in the host's
 //!   HWSP, no context-switch interrupt; user interrupts reach the host;
+//! - the queue is plain round robin: the priority (policy 0x2003) is
+//!   stored but orders nothing (`[MODEL]`);
 //! - when the running context has used its execution quantum (policy
 //!   0x2001; [`DEFAULT_QUANTUM`] when never set) and another context of the
 //!   engine has work, the GuC preempts it and puts it at the queue's end;
@@ -232,6 +236,9 @@ pub struct Context {
     queued: bool,
     /// Running, and new work arrived: a lite restore is due.
     lite: bool,
+    /// Disabled while on its engine: `SCHED_CONTEXT_MODE_DONE` is due once
+    /// it is off.
+    disabling: bool,
 }
 
 /// What the GuC loaded on an engine.
@@ -527,6 +534,7 @@ fn register(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Outc
             policies: Policies::default(),
             queued: false,
             lite: false,
+            disabling: false,
         },
     );
     Outcome::ok(0, Some(def.name))
@@ -640,6 +648,14 @@ fn mode_set(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
     let engine = ctx.engine.name;
     if !ctx.enabled {
         unqueue(s, id);
+        if s.running.get(engine).is_some_and(|r| r.guc_id == id) {
+            // On its engine: MODE_DONE once the scheduler has taken it off
+            // (preempted, or reset by the preemption timeout).
+            if let Some(c) = s.contexts.get_mut(&id) {
+                c.disabling = true;
+            }
+            return Outcome::ok(0, Some(engine));
+        }
     }
     send_event(
         ct,
@@ -649,6 +665,21 @@ fn mode_set(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
         rec,
     );
     Outcome::ok(0, Some(engine))
+}
+
+/// A pending disable of `id` is complete: its `SCHED_CONTEXT_MODE_DONE`.
+fn disable_done(ct: &mut Ct, id: u32, rec: &mut Recorder) {
+    let Some(c) = ct.submit.contexts.get_mut(&id).filter(|c| c.disabling) else {
+        return;
+    };
+    c.disabling = false;
+    send_event(
+        ct,
+        abi::action::SCHED_CONTEXT_MODE_DONE,
+        &[id, CONTEXT_DISABLE],
+        "mode_done",
+        rec,
+    );
 }
 
 /// Takes `id` off its engine's queue.
@@ -720,10 +751,16 @@ fn deregister(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
         Ok(id) => id,
         Err(o) => return o,
     };
-    if s.contexts.get(&id).is_some_and(|c| c.enabled) {
+    if s.contexts
+        .get(&id)
+        .is_some_and(|c| c.enabled || c.disabling)
+    {
         return Outcome::refused(
             abi::error::INVALID_STATE,
-            format!("DEREGISTER_CONTEXT of guc_id {id:#x} while it is enabled; disable it first"),
+            format!(
+                "DEREGISTER_CONTEXT of guc_id {id:#x} while it is enabled or its disable has not \
+                 completed (no SCHED_CONTEXT_MODE_DONE yet)"
+            ),
             rec,
         );
     }
@@ -857,6 +894,9 @@ impl Guc {
             "reset_notification",
             rec,
         );
+        if running {
+            disable_done(&mut self.ct, id, rec);
+        }
     }
 
     /// One engine's turn of the scheduler.
@@ -881,12 +921,19 @@ impl Guc {
             .map(|c| u32::from(c.el.ctx_id()));
         let stalled = e.stalled();
         let hard = e.stuck_hard();
-        let s = &mut self.ct.submit;
         // The GuC's record follows the engine: a context that completed
         // (or a host reset) leaves it idle.
-        if let Some(r) = s.running.get(name).filter(|r| Some(r.guc_id) != active) {
-            let id = r.guc_id;
-            s.running.remove(name);
+        let stale = self
+            .ct
+            .submit
+            .running
+            .get(name)
+            .filter(|r| Some(r.guc_id) != active)
+            .map(|r| r.guc_id);
+        if let Some(id) = stale {
+            self.ct.submit.running.remove(name);
+            disable_done(&mut self.ct, id, rec);
+            let s = &mut self.ct.submit;
             // Work that came for it after it finished: it goes in the queue.
             if let Some(c) = s.contexts.get_mut(&id).filter(|c| c.lite) {
                 c.lite = false;
@@ -896,6 +943,7 @@ impl Guc {
                 }
             }
         }
+        let s = &mut self.ct.submit;
         if let Some(r) = s.running.get_mut(name) {
             let id = r.guc_id;
             let since = r.since;
@@ -906,8 +954,22 @@ impl Guc {
                 None
             };
             let policies = s.contexts.get(&id).map(|c| c.policies).unwrap_or_default();
+            let disabling = s.contexts.get(&id).is_some_and(|c| c.disabling);
             if stuck.is_some_and(|t| t >= policies.preempt_timeout()) {
                 self.reset_context(id, "preemption_timeout", stuck, engines, rec);
+            } else if disabling && !hard {
+                // Disabled while running: preempted to idle, then DONE.
+                s.running.remove(name);
+                rec.emit(Event::GucSubmitLoad {
+                    engine: name,
+                    guc_id: id,
+                    lrca: Hex(0),
+                    action: "preempt_to_idle",
+                });
+                engines.guc_preempt_to_idle(name, rec, bus);
+                let entries = engines.take_guc_status(name);
+                self.ct.submit.status_entries += entries.len() as u64;
+                disable_done(&mut self.ct, id, rec);
             } else if !hard {
                 let expired = now.saturating_sub(since) >= policies.quantum();
                 let waiting = s

@@ -609,6 +609,60 @@ fn submit_running_context_gets_a_lite_restore() {
 }
 
 #[test]
+fn submit_disable_takes_a_running_context_off_first() {
+    let mut h = H::submit_ready();
+    h.ready_context(1, LRCA1, RING1);
+    // Running, blocked on a semaphore (preemptible).
+    h.emit(LRCA1, RING1, 0, &[SEM_WAIT_EQ, 1, SEM as u32, 0, 0, 0]);
+    h.sched(1);
+    assert_eq!(h.send1(&[MODE_SET, 1, 0]), Some(mmio::success(0)));
+    // Preempted to idle, then MODE_DONE; HEAD saved at the wait.
+    let ev = h.g2h_events();
+    assert_eq!(
+        ev.last().expect("event"),
+        &vec![event(abi::action::SCHED_CONTEXT_MODE_DONE), 1, 0]
+    );
+    let loads = h.events("guc_submit_load");
+    assert_eq!(loads.last().expect("load")["action"], "preempt_to_idle");
+    assert_eq!(h.ring_regs(LRCA1), (0, 24));
+    let sw = h.events("engine_switch");
+    assert_eq!(sw.last().expect("switch")["detail"], 5, "preempted");
+    assert_eq!(h.send1(&[DEREGISTER, 1]), Some(mmio::success(0)));
+    // A hung context cannot be preempted: MODE_DONE waits for the
+    // preemption timeout (1 us, as upstream sets it before a disable), and
+    // deregistration is refused until then.
+    h.ready_context(2, LRCA2, RING2);
+    assert!(h.rf.arm_engine_fault("bcs0", EngineFault::Hang, &mut h.rec));
+    h.request(LRCA2, RING2, 0, (DATA + 0x60, 1), 1);
+    h.sched(2);
+    assert_eq!(
+        h.send1(&[POLICIES, 2, 0x2002_0001, 1]),
+        Some(mmio::success(1))
+    );
+    let before = h.g2h_events().len();
+    assert_eq!(h.send1(&[MODE_SET, 2, 0]), Some(mmio::success(0)));
+    assert_eq!(h.g2h_events().len(), before, "no MODE_DONE yet");
+    assert_eq!(
+        h.send1(&[DEREGISTER, 2]),
+        Some(failure(abi::error::INVALID_STATE))
+    );
+    h.us(2);
+    h.tick();
+    let ev = h.g2h_events();
+    assert_eq!(
+        ev[before..],
+        [
+            vec![event(abi::action::CONTEXT_RESET_NOTIFICATION), 2],
+            vec![event(abi::action::SCHED_CONTEXT_MODE_DONE), 2, 0],
+        ]
+    );
+    assert_eq!(h.send1(&[DEREGISTER, 2]), Some(mmio::success(0)));
+    let s = h.gs();
+    assert_eq!((s.mode_done_sent, s.dereg_done_sent, s.resets), (4, 2, 1));
+    assert_eq!(s.contexts_run, 2);
+}
+
+#[test]
 fn submit_fault_switches() {
     let mut h = H::submit_ready();
     // refuse-register: ACTION_ABORTED, no violation, nothing registered.
