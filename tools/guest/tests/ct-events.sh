@@ -23,7 +23,8 @@ check submit_cmd "$bdf" "rcs0 5"
 submit_ok "$bdf" rcs0 5
 check dmesg_has "submit: rcs0: context 1 was reset by the GuC; 0 request(s) failed, re-registering it"
 # A reset naming a context nobody registered is reported and ignored.
-mock_request "g2h:event:1008:999"
+# (The mock takes the payload in hex: 0x3e7 is 999.)
+mock_request "g2h:event:1008:3e7"
 wait_until 10 dmesg_has "names context 999, which is not registered; ignored"
 check dmesg_has "submit: GuC event 0x1008 names context 999, which is not registered; ignored"
 

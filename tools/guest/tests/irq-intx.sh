@@ -19,7 +19,9 @@ check not test -e "/sys/bus/pci/devices/$bdf/msi_irqs"
 mock_request "irq:guc:0x8000:200"
 mock_request "irq:rcs0:0x0001:100"
 boot=$(boot_guc_irqs "$bdf")
-mock_expect irq.identities.guc == $((boot + 200))
+# The mock counts to the end: unbind adds one reply per engine for the
+# disable and one for the deregistration.
+mock_expect irq.identities.guc == $((boot + 200 + 2 * $(engine_count "$bdf")))
 wait_until 120 irq_src_at_least "$bdf" guc $((boot + 200))
 wait_until 60 irq_src_at_least "$bdf" rcs0 100
 sleep 2
