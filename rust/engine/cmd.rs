@@ -54,7 +54,6 @@ const XY_FAST_COPY_DEPTH_32: u32 = 3 << 24;
 /// What a request does before its completion write.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Payload {
-    None,
     /// Store `value` at GGTT `addr` (`MI_STORE_DATA_IMM`).
     Store { addr: u32, value: u32 },
     /// Copy `rows` rows of `pitch` bytes from GGTT `src` to GGTT `dst` with the blitter.
@@ -105,7 +104,6 @@ pub(crate) fn request(
     };
     put(MI_ARB_CHECK);
     match payload {
-        Payload::None => {}
         Payload::Store { addr, value } => {
             put(MI_STORE_DATA_IMM_GGTT);
             put(addr & !3);
@@ -205,7 +203,6 @@ mod tests {
             Class::VideoDecode,
         ] {
             for payload in [
-                Payload::None,
                 Payload::Store {
                     addr: 0x1000,
                     value: 7,
@@ -231,11 +228,15 @@ mod tests {
     #[test]
     fn flush_kind_follows_the_class() {
         let mut out = [0; REQUEST_DWORDS];
-        let n = request(Class::Copy, Payload::None, 0x2100, 1, &mut out);
+        let store = Payload::Store {
+            addr: 0x1000,
+            value: 7,
+        };
+        let n = request(Class::Copy, store, 0x2100, 1, &mut out);
         assert!(out[..n].contains(&MI_FLUSH_DW_STORE));
         assert!(!out[..n].contains(&PIPE_CONTROL_6));
         assert!(out[..n].contains(&(0x2100 | MI_FLUSH_DW_USE_GTT)));
-        let n = request(Class::Render, Payload::None, 0x2100, 1, &mut out);
+        let n = request(Class::Render, store, 0x2100, 1, &mut out);
         assert!(out[..n].contains(&PIPE_CONTROL_6));
         assert!(!out[..n].contains(&MI_FLUSH_DW_STORE));
     }

@@ -417,7 +417,9 @@ impl Submit {
             ..BlitOutcome::default()
         };
         let bytes = (mib << 20) as u64;
-        let res = self.with_buffers(bytes, |src, dst| self.blit_in(ct, run, bytes, src, dst, &mut out));
+        let res = self.with_buffers(bytes, |src, dst| {
+            self.blit_in(ct, run, bytes, src, dst, &mut out)
+        });
         if let Err(e) = res {
             out.errno = e.to_errno();
         }
@@ -427,11 +429,7 @@ impl Submit {
     /// Two buffers of `bytes` in local memory, mapped into the GGTT, for `f`; unmapped and
     /// freed afterwards whatever `f` returns. The GGTT range is reserved outside the BAR
     /// access (its allocator sleeps) and its entries written inside it.
-    fn with_buffers(
-        &self,
-        bytes: u64,
-        f: impl FnOnce(Buffer, Buffer) -> Result,
-    ) -> Result {
+    fn with_buffers(&self, bytes: u64, f: impl FnOnce(Buffer, Buffer) -> Result) -> Result {
         let src = self.buffer(bytes)?;
         let dst = match self.buffer(bytes) {
             Ok(d) => d,
