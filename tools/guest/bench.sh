@@ -48,8 +48,8 @@
 #                        forcewake get and put and the interrupts every time)
 #   exec_blit            `blit 16`: 16 MiB copied by bcs0 (n counts MiB), with
 #                        memcpy_ns, the CPU copying the same size
-# Their lines add loads=L irqs=I p50_ns=M p99_ns=P (ELSQ Loads, engine
-# interrupts handled, latency percentiles; exec_single sums and takes the
+# Their lines add loads=L irqs=I p50_ns=M p99_ns=P (ELSQ Loads, the engine's
+# interrupt identities, latency percentiles; exec_single sums and takes the
 # largest percentiles). The default boot measures GuC submission the same way
 # (guc_burst, guc_single) when the GuC schedules.
 
@@ -107,13 +107,17 @@ measure() {
 }
 
 # submit_run ENGINE N: one selftest run; prints "N NS LOADS IRQS READS WRITES
-# P50_NS P99_NS" from its report line.
+# P50_NS P99_NS" from its report line, IRQS being the interrupt identities
+# the engine's source raised meanwhile (debugfs irq), which is what the top
+# half's MMIO is per.
 submit_run() {
+	_i0=$(irq_src "$1")
 	echo "$1 $2" >"$dir/submit" || fail "submit '$1 $2' refused"
+	_i1=$(irq_src "$1")
 	_l=$(sed -n "s/^$1: //p" "$dir/submit")
-	set -- $(echo "$_l" | sed -n 's/.* completed \([0-9]*\) failed 0 errno 0 payload ok latency_us median \([0-9]*\) p99 \([0-9]*\) elapsed_us \([0-9]*\) rate [0-9]*\/s loads \([0-9]*\) interrupts \([0-9]*\) mmio_reads \([0-9]*\) mmio_writes \([0-9]*\)$/\1 \4 \5 \6 \7 \8 \2 \3/p')
-	[ $# -eq 8 ] || fail "submit: run failed or no report: $_l"
-	echo "$1 $(($2 * 1000)) $3 $4 $5 $6 $(($7 * 1000)) $(($8 * 1000))"
+	set -- $(echo "$_l" | sed -n 's/.* completed \([0-9]*\) failed 0 errno 0 payload ok latency_us median \([0-9]*\) p99 \([0-9]*\) elapsed_us \([0-9]*\) rate [0-9]*\/s loads \([0-9]*\) interrupts [0-9]* mmio_reads \([0-9]*\) mmio_writes \([0-9]*\)$/\1 \4 \5 \6 \7 \2 \3/p')
+	[ $# -eq 7 ] || fail "submit: run failed or no report: $_l"
+	echo "$1 $(($2 * 1000)) $3 $((_i1 - _i0)) $4 $5 $(($6 * 1000)) $(($7 * 1000))"
 }
 
 if [ "$PHASE" = execlist ]; then
@@ -123,6 +127,7 @@ fi
 # single_measure NAME: BENCH_SINGLE_N runs of one request on rcs0, summed
 # (the percentiles are the largest of the runs).
 single_measure() {
+	_name=$1
 	_k=0 _ns=0 _lo=0 _ir=0 _r=0 _w=0 _p50=0 _p99=0
 	while [ "$_k" -lt "${BENCH_SINGLE_N:-100}" ]; do
 		set -- $(submit_run rcs0 1)
@@ -131,7 +136,7 @@ single_measure() {
 		[ "$8" -gt "$_p99" ] && _p99=$8
 		_k=$((_k + 1))
 	done
-	echo "bench $1 n=$_k reads=$_r writes=$_w ns=$_ns loads=$_lo irqs=$_ir p50_ns=$_p50 p99_ns=$_p99"
+	echo "bench $_name n=$_k reads=$_r writes=$_w ns=$_ns loads=$_lo irqs=$_ir p50_ns=$_p50 p99_ns=$_p99"
 }
 
 # The DSS instance reads are steered to by default: "DSS  G,I" in `steering`.
