@@ -2,7 +2,7 @@
 
 //! The engines of an Xe-HPG part: which exist, where their registers are, which forcewake
 //! domain keeps them awake and which interrupt source reports for them; and the hardware
-//! formats submission ([`crate::submit`]) writes and reads: registers ([`regs`]), commands
+//! formats the submission block writes and reads: registers ([`regs`]), commands
 //! ([`cmd`]), the logical ring context ([`lrc`]), ring arithmetic ([`ring`]) and the context
 //! status buffer ([`csb`]).
 //!

@@ -212,7 +212,7 @@ impl<'a> Mmio<'a> {
     }
 
     /// Reads the dword at a byte offset known only at run time (a register of an engine,
-    /// whose base comes from a table). Only [`crate::gt::Window`] calls it, after checking the
+    /// whose base comes from a table). Only the GT block's `Window` calls it, after checking the
     /// forcewake domain; the offset is bounds-checked.
     ///
     /// # Errors
