@@ -55,7 +55,6 @@ impl Port {
         let mut st = self.state.lock();
         self.program(&io, &mut st);
         st.mech = Mech::Execlist;
-        st.started = true;
         Ok(())
     }
 
@@ -111,15 +110,10 @@ impl Port {
                 None => gt.forcewake(self.engine.domain.bit())?,
             };
             let io = Io::new(gt, &guard, self.engine)?;
-            let base = self.layout.state / 4;
-            self.mem.write(base + lrc::CTX_RING_HEAD, 0)?;
-            self.mem.write(base + lrc::CTX_RING_TAIL, 0)?;
+            self.empty_ring(&mut st)?;
             self.program(&io, &mut st);
             Ok(())
         });
-        st.head = 0;
-        st.tail = 0;
-        st.hw_tail = 0;
         // The seqno the engine wrote last stays: the next request's is newer.
         if let Err(e) = res {
             st.stopped = true;

@@ -68,6 +68,9 @@ pub(crate) struct GucCtx {
     /// The context index (upstream's guc_id).
     pub(super) id: u16,
     mask: u32,
+    /// The GuC accepted the registration: only then is there anything to disable and
+    /// deregister.
+    registered: bool,
     /// The last `SCHED_CONTEXT_MODE_DONE` state, and whether a deregistration is done.
     enabled: bool,
     deregistered: bool,
@@ -82,6 +85,7 @@ impl GucCtx {
         Self {
             id,
             mask,
+            registered: false,
             enabled: false,
             deregistered: false,
             reset: false,
@@ -220,7 +224,6 @@ impl Port {
         {
             let mut st = self.state.lock();
             st.mech = Mech::Guc(GucCtx::new(id, mask));
-            st.started = true;
         }
         let desc = lrc::descriptor(self.ggtt(self.layout.lrc), id);
         let step = |what: &str, msg: &[u32]| -> Result {
@@ -236,6 +239,9 @@ impl Port {
             })
         };
         step("registration", &register_msg(id, class, mask, desc))?;
+        if let Mech::Guc(g) = &mut self.state.lock().mech {
+            g.registered = true;
+        }
         step("policies", &policies_msg(id, PREEMPT_TIMEOUT_US)?)?;
         step("enable", &mode_set_msg(id, true))?;
         self.wait_done(a, ct, "enable", |g| g.enabled)?;
@@ -338,7 +344,8 @@ impl Port {
         Err(ETIMEDOUT)
     }
 
-    /// Disables and deregisters the context (unbind, recovery). Process context.
+    /// Disables and deregisters the context (unbind, recovery); nothing if the GuC never
+    /// accepted its registration. Process context.
     ///
     /// # Errors
     ///
@@ -350,7 +357,7 @@ impl Port {
         doorbells: Option<&SpinLock<Pool>>,
     ) -> Result {
         let (id, bell) = match &mut self.state.lock().mech {
-            Mech::Guc(g) => (g.id, g.doorbell.take()),
+            Mech::Guc(g) if g.registered => (g.id, g.doorbell.take()),
             _ => return Ok(()),
         };
         if let Some(d) = bell {
@@ -363,7 +370,11 @@ impl Port {
         ct.request(a, &mode_set_msg(id, false))?;
         self.wait_done(a, ct, "disable", |g| !g.enabled)?;
         ct.request(a, &deregister_msg(id))?;
-        self.wait_done(a, ct, "deregistration", |g| g.deregistered)
+        self.wait_done(a, ct, "deregistration", |g| g.deregistered)?;
+        if let Mech::Guc(g) = &mut self.state.lock().mech {
+            g.registered = false;
+        }
+        Ok(())
     }
 
     /// Tells the GuC the context has work. Atomic or process context.
@@ -428,15 +439,7 @@ impl Port {
         self.stats.resets.add(1, Relaxed);
         self.done.notify_all();
         let res = self.guc_stop(a, ct, doorbells).and_then(|()| {
-            {
-                let mut st = self.state.lock();
-                st.head = 0;
-                st.tail = 0;
-                st.hw_tail = 0;
-                let base = self.layout.state / 4;
-                self.mem.write(base + lrc::CTX_RING_HEAD, 0)?;
-                self.mem.write(base + lrc::CTX_RING_TAIL, 0)?;
-            }
+            self.empty_ring(&mut self.state.lock())?;
             self.guc_start(a, ct, id, mask, doorbells)
         });
         if let Err(e) = res {

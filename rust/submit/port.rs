@@ -111,7 +111,7 @@ pub(crate) struct Stats {
 
 /// How a port's context reaches the engine.
 pub(super) enum Mech {
-    /// Not started (or start failed): submissions fail with `ENODEV`.
+    /// Not started (or its start failed before choosing): submissions fail with `ENODEV`.
     Off,
     /// The host loads the ELSQ ([`super::execlist`]).
     Execlist,
@@ -147,7 +147,6 @@ pub(super) struct State {
     pub(super) inflight: KVec<Inflight>,
     pub(super) first: usize,
     pub(super) count: usize,
-    pub(super) started: bool,
     /// Set at unbind: no more submissions.
     pub(super) stopped: bool,
     /// Per-request latency samples in ns, while a selftest records them.
@@ -239,7 +238,6 @@ impl Port {
                 first: 0,
                 count: 0,
                 mech: Mech::Off,
-                started: false,
                 stopped: false,
                 latencies: None,
                 told: 0,
@@ -279,7 +277,7 @@ impl Port {
     /// `ENODEV` before start or after stop, forcewake errors.
     pub(crate) fn submit(&self, gt: &Gt<'_>, payload: cmd::Payload) -> Result<(u32, Kick)> {
         let mut st = self.state.lock();
-        if !st.started || st.stopped {
+        if matches!(st.mech, Mech::Off) || st.stopped {
             return Err(ENODEV);
         }
         if let Mech::Guc(g) = &st.mech {
@@ -346,7 +344,7 @@ impl Port {
     pub(crate) fn process(&self, gt: &Gt<'_>) {
         self.stats.interrupts.add(1, Relaxed);
         let mut st = self.state.lock();
-        if !st.started {
+        if matches!(st.mech, Mech::Off) {
             return;
         }
         let execlist = matches!(st.mech, Mech::Execlist);
@@ -458,6 +456,21 @@ impl Port {
         }
     }
 
+    /// Empties the ring after a reset dropped the context unsaved: the software offsets and
+    /// the image's head and tail back to 0 (both mechanisms' recovery).
+    ///
+    /// # Errors
+    ///
+    /// Only the image write's, which cannot fail for the port's own layout.
+    pub(super) fn empty_ring(&self, st: &mut State) -> Result {
+        st.head = 0;
+        st.tail = 0;
+        st.hw_tail = 0;
+        let base = self.layout.state / 4;
+        self.mem.write(base + lrc::CTX_RING_HEAD, 0)?;
+        self.mem.write(base + lrc::CTX_RING_TAIL, 0)
+    }
+
     /// Whether the port has nothing in flight, is stopped, or awaits GuC recovery.
     pub(super) fn settled(st: &State) -> bool {
         st.count == 0 || st.stopped || matches!(&st.mech, Mech::Guc(g) if g.reset)
@@ -490,7 +503,7 @@ impl Port {
     pub(crate) fn snapshot(&self) -> Snapshot {
         let st = self.state.lock();
         Snapshot {
-            started: st.started,
+            started: !matches!(st.mech, Mech::Off),
             active: st.active,
             inflight: st.count,
             last_retired: st.last_retired,

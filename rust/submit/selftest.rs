@@ -280,13 +280,8 @@ impl Submit {
             };
             loop {
                 match self.with_gt(|gt| p.submit(gt, payload)) {
-                    Ok((_, Kick::None)) => break,
-                    Ok((_, Kick::Sched(id))) => {
-                        self.kick(p, ct, id)?;
-                        break;
-                    }
-                    Ok((_, Kick::Doorbell(offset, cookie))) => {
-                        self.ring(offset, cookie)?;
+                    Ok((_, kick)) => {
+                        self.send(p, ct, kick)?;
                         break;
                     }
                     Err(e) if e == EBUSY => {
@@ -313,6 +308,16 @@ impl Submit {
             }
         }
         Ok(())
+    }
+
+    /// Does what [`Port::submit`] left for after its lock: nothing, `SCHED_CONTEXT`, or the
+    /// doorbell.
+    fn send(&self, p: &Port, ct: &Channel, kick: Kick) -> Result {
+        match kick {
+            Kick::None => Ok(()),
+            Kick::Sched(id) => self.kick(p, ct, id),
+            Kick::Doorbell(offset, cookie) => self.ring(offset, cookie),
+        }
     }
 
     /// `SCHED_CONTEXT`, retried while H2G is full (the GuC is behind; up to a second).
@@ -508,11 +513,8 @@ impl Submit {
                 rows: BLIT_ROWS,
                 pitch: BLIT_PITCH,
             };
-            match self.with_gt(|gt| p.submit(gt, copy))? {
-                (_, Kick::None) => {}
-                (_, Kick::Sched(id)) => self.kick(p, ct, id)?,
-                (_, Kick::Doorbell(offset, cookie)) => self.ring(offset, cookie)?,
-            }
+            let (_, kick) = self.with_gt(|gt| p.submit(gt, copy))?;
+            self.send(p, ct, kick)?;
             done += BLIT_CHUNK as u64;
         }
         let mut failed = 0;
