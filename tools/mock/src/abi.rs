@@ -158,6 +158,14 @@ pub mod action {
     /// `XE_GUC_ACTION_DEREGISTER_CONTEXT_DONE`: G2H {hdr, guc_id}
     /// (`xe_guc_deregister_done_handler`).
     pub const DEREGISTER_CONTEXT_DONE: u32 = 0x4600;
+    /// `XE_GUC_ACTION_ALLOCATE_DOORBELL`: the legacy action nothing
+    /// upstream sends any more; its payload {hdr, guc_id, physical
+    /// doorbell, page offset in BAR0} is the driver's GUESS
+    /// (`rust/submit/doorbell.rs`).
+    pub const ALLOCATE_DOORBELL: u32 = 0x10;
+    /// `XE_GUC_ACTION_DEALLOCATE_DOORBELL`: {hdr, guc_id} (GUESS, as
+    /// above).
+    pub const DEALLOCATE_DOORBELL: u32 = 0x20;
 }
 
 /// Error codes of FAILURE replies (`abi/guc_errors_abi.h`,
@@ -203,6 +211,12 @@ pub mod error {
     pub const INVALID_CONTEXT: u32 = 0x104;
     /// `XE_GUC_RESPONSE_INVALID_KLV_KEY`.
     pub const INVALID_KLV_KEY: u32 = 0x105;
+    /// `XE_GUC_RESPONSE_NO_PERMISSION`.
+    pub const NO_PERMISSION: u32 = 0x40;
+    /// `XE_GUC_RESPONSE_INVALID_DOORBELL_ID`.
+    pub const INVALID_DOORBELL_ID: u32 = 0x63;
+    /// `XE_GUC_RESPONSE_BUFFER_ALREADY_REGISTERED`.
+    pub const BUFFER_ALREADY_REGISTERED: u32 = 0x72;
 }
 
 /// KLVs (`abi/guc_klvs_abi.h`): a header dword, then LEN value dwords, a

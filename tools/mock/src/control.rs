@@ -19,11 +19,12 @@
 //!   vecs0..vecs3`, [`crate::regfile::engine`]): the next context started
 //!   on it stops at its first command for ever / its next CSB entry is not
 //!   written (the interrupt still fires);
-//! - `guc:drop-sched:N`, `guc:reset-storm:N`, `guc:refuse-register:N`
-//!   (N decimal, 1..=[`MAX_COUNT`]): the GuC's submission model
-//!   ([`GucRequest`], carried out by [`crate::regfile::guc::ct::submit`]):
-//!   the next N `SCHED_CONTEXT` dropped, N context resets of the
-//!   registered contexts without a hang, the next N `REGISTER_CONTEXT`
+//! - `guc:drop-sched:N`, `guc:reset-storm:N`, `guc:refuse-register:N`,
+//!   `guc:refuse-doorbell:N` (N decimal, 1..=[`MAX_COUNT`]): the GuC's
+//!   submission model ([`GucRequest`], carried out by
+//!   [`crate::regfile::guc::ct::submit`]): the next N `SCHED_CONTEXT`
+//!   dropped, N context resets of the registered contexts without a hang,
+//!   the next N `REGISTER_CONTEXT` refused, the next N `ALLOCATE_DOORBELL`
 //!   refused;
 //! - `ct:...` and `g2h:...`: the GuC's CT engine ([`CtRequest`], carried
 //!   out by [`crate::regfile::guc::ct`]): switches for the next requests
@@ -262,13 +263,19 @@ pub enum GucRequest {
         /// N.
         count: u64,
     },
+    /// `guc:refuse-doorbell:N`: the next N `ALLOCATE_DOORBELL` fail.
+    RefuseDoorbell {
+        /// N.
+        count: u64,
+    },
 }
 
 impl GucRequest {
     fn parse(args: &[&str]) -> Result<GucRequest, String> {
         let [what, n] = args else {
             return Err(format!(
-                "`guc:{}` is not guc:drop-sched:N, guc:reset-storm:N or guc:refuse-register:N",
+                "`guc:{}` is not guc:drop-sched:N, guc:reset-storm:N, guc:refuse-register:N or \
+                 guc:refuse-doorbell:N",
                 args.join(":")
             ));
         };
@@ -280,8 +287,10 @@ impl GucRequest {
             "drop-sched" => Ok(GucRequest::DropSched { count }),
             "reset-storm" => Ok(GucRequest::ResetStorm { count }),
             "refuse-register" => Ok(GucRequest::RefuseRegister { count }),
+            "refuse-doorbell" => Ok(GucRequest::RefuseDoorbell { count }),
             other => Err(format!(
-                "`{other}` is not a guc: switch (drop-sched, reset-storm, refuse-register)"
+                "`{other}` is not a guc: switch (drop-sched, reset-storm, refuse-register, \
+                 refuse-doorbell)"
             )),
         }
     }
@@ -293,6 +302,7 @@ impl fmt::Display for GucRequest {
             GucRequest::DropSched { count } => write!(f, "guc:drop-sched:{count}"),
             GucRequest::ResetStorm { count } => write!(f, "guc:reset-storm:{count}"),
             GucRequest::RefuseRegister { count } => write!(f, "guc:refuse-register:{count}"),
+            GucRequest::RefuseDoorbell { count } => write!(f, "guc:refuse-doorbell:{count}"),
         }
     }
 }
@@ -767,6 +777,10 @@ mod tests {
                 "guc:refuse-register:1000000",
                 GucRequest::RefuseRegister { count: 1_000_000 },
             ),
+            (
+                "guc:refuse-doorbell:2",
+                GucRequest::RefuseDoorbell { count: 2 },
+            ),
         ] {
             assert_eq!(Request::parse(text), Ok(Request::Guc(want)), "{text}");
             assert_eq!(want.to_string(), text);
@@ -781,6 +795,7 @@ mod tests {
             "guc:drop-sched:x",
             "guc:drop-sched:1:2",
             "guc:hang:1",
+            "guc:refuse-doorbell:0",
         ] {
             assert!(Request::parse(bad).is_err(), "{bad:?} was accepted");
         }

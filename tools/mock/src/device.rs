@@ -8,7 +8,7 @@
 //! | Range            | Content                           | Path                        |
 //! |------------------|-----------------------------------|-----------------------------|
 //! | `[0, 4 MiB)`     | registers                         | trapped, [`RegisterFile`]   |
-//! | `[4 MiB, 8 MiB)` | reserved                          | trapped, reads 0, unknown   |
+//! | `[4 MiB, 8 MiB)` | MMIO doorbell pages (seed 000 L1038) | trapped, writes to the GuC, reads 0, unknown |
 //! | `[8 MiB, 16 MiB)`| GGTT PTEs (GSM window)            | mmap'd memfd, not trapped   |
 //!
 //! BAR2 (LMEMBAR) is a memfd as a whole. Accesses to the mmap'd windows only
@@ -812,14 +812,22 @@ impl Device {
         if dead {
             return self.reg_name_at(dw).is_some();
         }
-        if dw >= REGS_END {
-            return false;
-        }
         let mut bus = DeviceBus {
             ggtt: self.ggtt.as_ref(),
             lmem: &mut self.lmem,
             guest: &mut self.guest,
         };
+        if (REGS_END..GGTT_START).contains(&dw) {
+            // The doorbell window: every write is the GuC's doorbell
+            // model's to judge (armed or not), none is unknown. CAST: below
+            // 8 MiB.
+            self.regs
+                .doorbell_write(dw as u32, value, &mut self.rec, &mut bus);
+            return true;
+        }
+        if dw >= REGS_END {
+            return false;
+        }
         // CAST: dw < 4 MiB fits in u32.
         match self
             .regs

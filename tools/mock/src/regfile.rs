@@ -407,6 +407,23 @@ impl RegisterFile {
         self.drain_guc(rec);
     }
 
+    /// A host dword write at `offset` in BAR0's doorbell window
+    /// ([`guc::ct::submit::WINDOW_START`]..[`guc::ct::submit::WINDOW_END`]):
+    /// the GuC's doorbell model, then its scheduler for what the ring
+    /// queued.
+    pub fn doorbell_write(
+        &mut self,
+        offset: u32,
+        value: u32,
+        rec: &mut Recorder,
+        bus: &mut dyn guc::Bus,
+    ) {
+        let now = rec.now();
+        self.advance(now, rec);
+        self.guc.doorbell_write(offset, value, now, rec);
+        self.schedule_guc(rec, bus);
+    }
+
     /// A `ct:` / `g2h:` test-control request ([`guc::Guc::ct_inject`]).
     pub fn ct_inject(
         &mut self,

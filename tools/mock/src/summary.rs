@@ -169,8 +169,38 @@ pub struct GucSubmitSummary {
     /// `DEREGISTER_CONTEXT_DONE` events queued to G2H.
     pub dereg_done_sent: u64,
     /// Submission messages refused with FAILURE (each also a
-    /// `guc_submit_bad` violation; `guc:refuse-register` ones included).
+    /// `guc_submit_bad` violation; `guc:refuse-register` and
+    /// `guc:refuse-doorbell` ones included).
     pub refused: u64,
+    /// Physical doorbells armed now (0 after a GuC or device reset).
+    #[serde(default)]
+    pub doorbells_armed: u64,
+    /// `ALLOCATE_DOORBELL`s accepted.
+    #[serde(default)]
+    pub doorbell_allocs: u64,
+    /// `DEALLOCATE_DOORBELL`s accepted.
+    #[serde(default)]
+    pub doorbell_deallocs: u64,
+    /// Writes to an armed doorbell page while the GuC runs: each is a
+    /// `SCHED_CONTEXT` of the bound context (`doorbell_rings_ignored` of
+    /// them found it disabled or banned). Not counted in `sched`.
+    #[serde(default)]
+    pub doorbell_rings: u64,
+    /// Of `doorbell_rings`: the bound context was disabled or banned.
+    #[serde(default)]
+    pub doorbell_rings_ignored: u64,
+    /// Writes to an armed doorbell page while the GuC was not READY:
+    /// ignored.
+    #[serde(default)]
+    pub doorbell_rings_not_running: u64,
+    /// Writes to a doorbell page without a valid physical doorbell:
+    /// ignored (not monitored, seed 000 L1009), not a violation.
+    #[serde(default)]
+    pub unarmed_rings: u64,
+    /// Doorbells still armed when their context was deregistered (the GuC
+    /// released them).
+    #[serde(default)]
+    pub doorbells_dropped_at_dereg: u64,
 }
 
 /// Counters of one engine's command streamer ([`crate::regfile::engine`]).
@@ -562,6 +592,8 @@ impl Counters {
                     ("sched", "dropped") => g.sched_dropped += 1,
                     ("sched", "ignored") => g.sched_ignored += 1,
                     ("deregister", "ok") => g.deregistrations += 1,
+                    ("allocate_doorbell", "ok") => g.doorbell_allocs += 1,
+                    ("deallocate_doorbell", "ok") => g.doorbell_deallocs += 1,
                     _ => {}
                 }
             }
@@ -575,6 +607,21 @@ impl Counters {
             }
             Event::GucSubmitReset { .. } => s.guc_submit.resets += 1,
             Event::GucSubmitForget { .. } => s.guc_submit.registered = 0,
+            Event::GucDoorbell { what, armed, .. } => {
+                let g = &mut s.guc_submit;
+                g.doorbells_armed = *armed;
+                match *what {
+                    "rang" => g.doorbell_rings += 1,
+                    "ignored" => {
+                        g.doorbell_rings += 1;
+                        g.doorbell_rings_ignored += 1;
+                    }
+                    "not_running" => g.doorbell_rings_not_running += 1,
+                    "unarmed" => g.unarmed_rings += 1,
+                    "dropped_at_dereg" => g.doorbells_dropped_at_dereg += 1,
+                    _ => {}
+                }
+            }
             Event::IntcMsi => s.irq.msis += 1,
             Event::GtError { severity, .. } => bump(&mut s.irq.gt_errors, severity),
             Event::SpuriousMsi => s.irq.spurious_msis += 1,
@@ -1100,11 +1147,71 @@ mod tests {
                 "registered": 1, "registrations": 2, "policies": 1, "enables": 1,
                 "disables": 1, "sched": 1, "sched_dropped": 1, "sched_ignored": 1,
                 "deregistrations": 1, "resets": 1, "contexts_run": 2,
-                "mode_done_sent": 2, "dereg_done_sent": 1, "refused": 2
+                "mode_done_sent": 2, "dereg_done_sent": 1, "refused": 2,
+                "doorbells_armed": 0, "doorbell_allocs": 0, "doorbell_deallocs": 0,
+                "doorbell_rings": 0, "doorbell_rings_ignored": 0,
+                "doorbell_rings_not_running": 0, "unarmed_rings": 0,
+                "doorbells_dropped_at_dereg": 0
             })
         );
         c.count(&Event::GucSubmitForget { contexts: 1 });
         assert_eq!(c.summary(0, false).guc_submit.registered, 0);
+    }
+
+    /// `guc_submit.doorbell*` from the doorbell events.
+    #[test]
+    fn guc_submit_doorbell_counters() {
+        let mut c = Counters::default();
+        let sub = |action, result| Event::GucSubmit {
+            action,
+            guc_id: Some(1),
+            state: None,
+            result,
+            code: None,
+            engine: None,
+            registered: 1,
+        };
+        c.count(&sub("allocate_doorbell", "ok"));
+        c.count(&sub("allocate_doorbell", "refused_switch"));
+        c.count(&sub("deallocate_doorbell", "ok"));
+        let db = |what, armed| Event::GucDoorbell {
+            what,
+            doorbell: Some(3),
+            guc_id: Some(1),
+            offset: Hex(0x40_3000),
+            value: None,
+            armed,
+        };
+        for (what, armed) in [
+            ("armed", 1),
+            ("rang", 1),
+            ("rang", 1),
+            ("ignored", 1),
+            ("not_running", 1),
+            ("unarmed", 1),
+            ("armed", 2),
+            ("dropped_at_dereg", 1),
+        ] {
+            c.count(&db(what, armed));
+        }
+        let v = serde_json::to_value(c.summary(0, false)).expect("serialises");
+        let g = &v["guc_submit"];
+        let got: Vec<u64> = [
+            "doorbells_armed",
+            "doorbell_allocs",
+            "doorbell_deallocs",
+            "doorbell_rings",
+            "doorbell_rings_ignored",
+            "doorbell_rings_not_running",
+            "unarmed_rings",
+            "doorbells_dropped_at_dereg",
+            "refused",
+            "sched",
+        ]
+        .iter()
+        .map(|k| g[*k].as_u64().unwrap_or(u64::MAX))
+        .collect();
+        assert_eq!(got, [1, 1, 1, 3, 1, 1, 1, 1, 1, 0]);
     }
 
     /// The GuC counts as running from `guc_loaded` until any reset.

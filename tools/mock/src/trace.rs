@@ -651,6 +651,32 @@ pub enum Event {
         /// Contexts that were registered.
         contexts: u64,
     },
+    /// A physical doorbell changed state, or the host wrote to the
+    /// doorbell window of BAR0 ([`crate::regfile::guc::ct::submit`],
+    /// "Doorbells").
+    GucDoorbell {
+        /// "armed" (`ALLOCATE_DOORBELL` accepted), "released"
+        /// (`DEALLOCATE_DOORBELL` accepted), "dropped_at_dereg" (released
+        /// by the context's `DEREGISTER_CONTEXT`), "forgotten" (GuC or
+        /// device reset); for a write to the window: "rang" (the bound
+        /// context got work), "ignored" (its context is disabled or
+        /// banned), "unarmed" (no valid doorbell on the page),
+        /// "not_running" (the GuC is not READY).
+        what: &'static str,
+        /// The physical doorbell.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        doorbell: Option<u32>,
+        /// Its context.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        guc_id: Option<u32>,
+        /// Offset in BAR0: the page (arm/release) or the dword written.
+        offset: Hex,
+        /// The dword written (the cookie), for a write to the window.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<Hex>,
+        /// Physical doorbells armed afterwards.
+        armed: u64,
+    },
     /// An execlist Load (`RING_EXECLIST_CONTROL` bit 0) on an engine
     /// ([`crate::regfile::engine`]).
     EngineLoad {

@@ -112,19 +112,35 @@
 //!   measures the stall itself, preemption wanted or not.
 //!
 //! A GuC reset, a device reset or a Driver-FLR forgets every context
-//! (traced `guc_submit_forget`); `ct:disable` does not.
+//! (traced `guc_submit_forget`) and every doorbell; `ct:disable` does not.
+//!
+//! # Doorbells
+//!
+//! MMIO doorbells (seed 000 L1001-1073) are in [`doorbell`]:
+//! `ALLOCATE_DOORBELL` / `DEALLOCATE_DOORBELL` and the host's writes to the
+//! doorbell window of BAR0.
 //!
 //! # Test control
 //!
 //! `guc:drop-sched:N`: the next N `SCHED_CONTEXT` are dropped without an
 //! effect or a reply (counted `sched_dropped`). `guc:refuse-register:N`:
 //! the next N `REGISTER_CONTEXT` are answered FAILURE `ACTION_ABORTED`
-//! (0x31), nothing registered, no violation. `guc:reset-storm:N`: N
+//! (0x31), nothing registered, no violation. `guc:refuse-doorbell:N`: the
+//! next N `ALLOCATE_DOORBELL` likewise (nothing armed; a GuC that does not
+//! arm doorbells, as real 70.x firmware answers the legacy action). `guc:reset-storm:N`: N
 //! context resets of the registered contexts, round robin by guc_id,
 //! without any hang: each as the preemption timeout's (engine reset if it
 //! is running, banned, notification). With no context registered the rest
 //! of the storm is dropped (traced). The switches are the test's: resets
 //! keep them; a second one adds its N.
+
+mod doorbell;
+
+pub use doorbell::Armed;
+pub use doorbell::DRB_BASE;
+pub use doorbell::PHYSICAL_DOORBELLS;
+pub use doorbell::WINDOW_END;
+pub use doorbell::WINDOW_START;
 
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
@@ -239,6 +255,8 @@ pub struct Context {
     /// Disabled while on its engine: `SCHED_CONTEXT_MODE_DONE` is due once
     /// it is off.
     disabling: bool,
+    /// The physical doorbell armed for it.
+    pub doorbell: Option<u32>,
 }
 
 /// What the GuC loaded on an engine.
@@ -256,6 +274,7 @@ struct Running {
 struct Switches {
     drop_sched: u64,
     refuse_register: u64,
+    refuse_doorbell: u64,
 }
 
 /// The GuC's submission state.
@@ -275,6 +294,8 @@ pub struct Submit {
     storm_next: u32,
     /// Context-status entries the engines reported to the GuC.
     status_entries: u64,
+    /// Armed physical doorbells by id.
+    doorbells: BTreeMap<u32, Armed>,
 }
 
 impl Submit {
@@ -395,6 +416,10 @@ pub(super) fn serve(
         abi::action::SCHED_CONTEXT_MODE_SET => ("mode_set", mode_set(ct, hxg, rec)),
         abi::action::SCHED_CONTEXT => ("sched", sched(ct, hxg, rec)),
         abi::action::DEREGISTER_CONTEXT => ("deregister", deregister(ct, hxg, rec)),
+        abi::action::ALLOCATE_DOORBELL => ("allocate_doorbell", doorbell::allocate(ct, hxg, rec)),
+        abi::action::DEALLOCATE_DOORBELL => {
+            ("deallocate_doorbell", doorbell::deallocate(ct, hxg, rec))
+        }
         _ => return None,
     };
     let s = &ct.submit;
@@ -535,6 +560,7 @@ fn register(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Outc
             queued: false,
             lite: false,
             disabling: false,
+            doorbell: None,
         },
     );
     Outcome::ok(0, Some(def.name))
@@ -718,16 +744,27 @@ fn sched(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
             return o;
         }
     };
+    let engine = s.contexts.get(&id).map(|c| c.engine.name);
+    if !give_work(s, id) {
+        return Outcome {
+            result: "ignored",
+            engine,
+            answer: Ok(0),
+        };
+    }
+    Outcome::ok(0, engine)
+}
+
+/// The context `id` has new work (`SCHED_CONTEXT`, a doorbell): the running
+/// one gets a lite restore, another is queued once. False if it may not run
+/// (unregistered, disabled, banned): nothing changes.
+fn give_work(s: &mut Submit, id: u32) -> bool {
     let Some(ctx) = s.contexts.get_mut(&id) else {
-        return Outcome::ok(0, None);
+        return false;
     };
     let engine = ctx.engine.name;
     if !ctx.enabled || ctx.banned {
-        return Outcome {
-            result: "ignored",
-            engine: Some(engine),
-            answer: Ok(0),
-        };
+        return false;
     }
     if s.running.get(engine).is_some_and(|r| r.guc_id == id) {
         ctx.lite = true;
@@ -735,7 +772,7 @@ fn sched(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
         ctx.queued = true;
         s.queues.entry(engine).or_default().push_back(id);
     }
-    Outcome::ok(0, Some(engine))
+    true
 }
 
 fn deregister(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
@@ -765,7 +802,13 @@ fn deregister(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
         );
     }
     unqueue(s, id);
-    let engine = s.contexts.remove(&id).map(|c| c.engine.name);
+    let ctx = s.contexts.remove(&id);
+    if let Some(db) = ctx.as_ref().and_then(|c| c.doorbell) {
+        // [MODEL] The PRM gives no rule; the GuC cannot leave a doorbell
+        // ringing a context it forgot, so it disarms it and the test sees it.
+        doorbell::release(s, db, "dropped_at_dereg", rec);
+    }
+    let engine = ctx.map(|c| c.engine.name);
     send_event(
         ct,
         abi::action::DEREGISTER_CONTEXT_DONE,
@@ -793,17 +836,22 @@ impl Guc {
         match req {
             GucRequest::DropSched { count } => s.switches.drop_sched += count,
             GucRequest::RefuseRegister { count } => s.switches.refuse_register += count,
+            GucRequest::RefuseDoorbell { count } => s.switches.refuse_doorbell += count,
             GucRequest::ResetStorm { count } => s.storm += count,
         }
         rec.emit(Event::GucSubmitInject {
             request: req.to_string(),
-            armed_left: s.switches.drop_sched + s.switches.refuse_register + s.storm,
+            armed_left: s.switches.drop_sched
+                + s.switches.refuse_register
+                + s.switches.refuse_doorbell
+                + s.storm,
         });
     }
 
     /// Forgets every context (GuC reset, device reset): traced if there
     /// were any.
     pub(in crate::regfile::guc) fn submit_forget(&mut self, rec: &mut Recorder) {
+        doorbell::forget(&mut self.ct.submit, rec);
         let n = self.ct.submit.contexts.len();
         if n > 0 {
             rec.emit(Event::GucSubmitForget {
