@@ -420,7 +420,7 @@ impl RegisterFile {
     ) {
         let now = rec.now();
         self.advance(now, rec);
-        self.guc.doorbell_write(offset, value, now, rec);
+        self.guc.doorbell_write(offset, value, rec);
         self.schedule_guc(rec, bus);
     }
 

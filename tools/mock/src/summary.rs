@@ -181,7 +181,7 @@ pub struct GucSubmitSummary {
     /// `DEALLOCATE_DOORBELL`s accepted.
     #[serde(default)]
     pub doorbell_deallocs: u64,
-    /// Writes to an armed doorbell page while the GuC runs: each is a
+    /// Writes to an armed doorbell page: each is a
     /// `SCHED_CONTEXT` of the bound context (`doorbell_rings_ignored` of
     /// them found it disabled or banned). Not counted in `sched`.
     #[serde(default)]
@@ -189,12 +189,9 @@ pub struct GucSubmitSummary {
     /// Of `doorbell_rings`: the bound context was disabled or banned.
     #[serde(default)]
     pub doorbell_rings_ignored: u64,
-    /// Writes to an armed doorbell page while the GuC was not READY:
-    /// ignored.
-    #[serde(default)]
-    pub doorbell_rings_not_running: u64,
-    /// Writes to a doorbell page without a valid physical doorbell:
-    /// ignored (not monitored, seed 000 L1009), not a violation.
+    /// Writes to a doorbell page without a valid physical doorbell
+    /// (after a GuC reset: all of them): ignored (not monitored, seed 000
+    /// L1009), not a violation.
     #[serde(default)]
     pub unarmed_rings: u64,
     /// Doorbells still armed when their context was deregistered (the GuC
@@ -616,7 +613,6 @@ impl Counters {
                         g.doorbell_rings += 1;
                         g.doorbell_rings_ignored += 1;
                     }
-                    "not_running" => g.doorbell_rings_not_running += 1,
                     "unarmed" => g.unarmed_rings += 1,
                     "dropped_at_dereg" => g.doorbells_dropped_at_dereg += 1,
                     _ => {}
@@ -1149,8 +1145,7 @@ mod tests {
                 "deregistrations": 1, "resets": 1, "contexts_run": 2,
                 "mode_done_sent": 2, "dereg_done_sent": 1, "refused": 2,
                 "doorbells_armed": 0, "doorbell_allocs": 0, "doorbell_deallocs": 0,
-                "doorbell_rings": 0, "doorbell_rings_ignored": 0,
-                "doorbell_rings_not_running": 0, "unarmed_rings": 0,
+                "doorbell_rings": 0, "doorbell_rings_ignored": 0, "unarmed_rings": 0,
                 "doorbells_dropped_at_dereg": 0
             })
         );
@@ -1187,7 +1182,6 @@ mod tests {
             ("rang", 1),
             ("rang", 1),
             ("ignored", 1),
-            ("not_running", 1),
             ("unarmed", 1),
             ("armed", 2),
             ("dropped_at_dereg", 1),
@@ -1202,7 +1196,6 @@ mod tests {
             "doorbell_deallocs",
             "doorbell_rings",
             "doorbell_rings_ignored",
-            "doorbell_rings_not_running",
             "unarmed_rings",
             "doorbells_dropped_at_dereg",
             "refused",
@@ -1211,7 +1204,7 @@ mod tests {
         .iter()
         .map(|k| g[*k].as_u64().unwrap_or(u64::MAX))
         .collect();
-        assert_eq!(got, [1, 1, 1, 3, 1, 1, 1, 1, 1, 0]);
+        assert_eq!(got, [1, 1, 1, 3, 1, 1, 1, 1, 0]);
     }
 
     /// The GuC counts as running from `guc_loaded` until any reset.

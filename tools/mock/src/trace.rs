@@ -660,8 +660,7 @@ pub enum Event {
         /// by the context's `DEREGISTER_CONTEXT`), "forgotten" (GuC or
         /// device reset); for a write to the window: "rang" (the bound
         /// context got work), "ignored" (its context is disabled or
-        /// banned), "unarmed" (no valid doorbell on the page),
-        /// "not_running" (the GuC is not READY).
+        /// banned), "unarmed" (no valid doorbell on the page).
         what: &'static str,
         /// The physical doorbell.
         #[serde(skip_serializing_if = "Option::is_none")]

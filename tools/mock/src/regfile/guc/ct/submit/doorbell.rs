@@ -45,11 +45,13 @@
 //!   is the doorbell); the value is kept as the cookie. The GuC acts on it
 //!   at once as on a `SCHED_CONTEXT` of the bound context: a disabled or
 //!   banned context is ignored (counted, as `SCHED_CONTEXT` does), a
-//!   queued one stays queued once (the collapsed triggers of L1011). While
-//!   the GuC is not READY the trigger is ignored and counted. A write to a
-//!   page no armed doorbell watches is ignored and counted, neither a
-//!   violation nor an unknown access: L1009 says an invalid doorbell is
-//!   simply not monitored.
+//!   queued one stays queued once (the collapsed triggers of L1011). A
+//!   write to a page no armed doorbell watches is ignored and counted,
+//!   neither a violation nor an unknown access: L1009 says an invalid
+//!   doorbell is simply not monitored. Every way out of READY (a GuC
+//!   reset, a device reset, a Driver-FLR) disarms every doorbell ([MODEL]:
+//!   the firmware that armed them and the contexts they ring are gone), so
+//!   a write while the GuC is not running is an unarmed one.
 //! - Host reads of the window are not modelled: the PRM defines no read
 //!   (the doorbell block's own DW0 read of L1026 is for memory doorbells);
 //!   they stay unknown accesses, reading 0.
@@ -291,14 +293,7 @@ impl Guc {
     /// A host dword write at BAR0 `offset` in the doorbell window (module
     /// docs): a trigger of the doorbell armed on that page, if any.
     /// [`Guc::schedule`] then loads what it queued.
-    pub fn doorbell_write(
-        &mut self,
-        offset: u32,
-        value: u32,
-        now: std::time::Duration,
-        rec: &mut Recorder,
-    ) {
-        let ready = self.ready(now);
+    pub fn doorbell_write(&mut self, offset: u32, value: u32, rec: &mut Recorder) {
         let s = &mut self.ct.submit;
         let armed = s.armed_count();
         let Some((id, a)) = s.doorbell_at(offset) else {
@@ -312,18 +307,14 @@ impl Guc {
             });
             return;
         };
-        let what = if !ready {
-            "not_running"
+        if let Some(d) = s.doorbells.get_mut(&id) {
+            d.cookie = Some(value);
+            d.rings += 1;
+        }
+        let what = if super::give_work(s, a.guc_id) {
+            "rang"
         } else {
-            if let Some(d) = s.doorbells.get_mut(&id) {
-                d.cookie = Some(value);
-                d.rings += 1;
-            }
-            if super::give_work(s, a.guc_id) {
-                "rang"
-            } else {
-                "ignored"
-            }
+            "ignored"
         };
         rec.emit(Event::GucDoorbell {
             what,

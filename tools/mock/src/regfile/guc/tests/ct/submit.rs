@@ -717,3 +717,237 @@ impl H {
         self.rf.guc_inject(r, &mut self.rec, &mut self.bus);
     }
 }
+
+// ---- doorbells (ct/submit/doorbell.rs; seed 000 L1001-1073) --------------
+
+const ALLOC_DB: u32 = abi::action::ALLOCATE_DOORBELL;
+const DEALLOC_DB: u32 = abi::action::DEALLOCATE_DOORBELL;
+/// Page 3 of the doorbell window (seed 000 L1038: from 0x400000).
+const PAGE3: u32 = 0x40_3000;
+
+impl H {
+    /// The host writes `v` at BAR0 `offset` in the doorbell window.
+    fn ring(&mut self, offset: u32, v: u32) {
+        self.rf
+            .doorbell_write(offset, v, &mut self.rec, &mut self.bus);
+    }
+}
+
+#[test]
+fn doorbell_ring_runs_the_bound_context() {
+    let mut h = H::submit_ready();
+    h.ready_context(1, LRCA1, RING1);
+    assert_eq!(h.send1(&[ALLOC_DB, 1, 5, PAGE3]), Some(mmio::success(0)));
+    let sub = h.rf.guc().submit();
+    assert_eq!(sub.context(1).and_then(|c| c.doorbell), Some(5));
+    // Step 6: offset + VALID (bit 0) in the low dword, VF# 0 in the high.
+    assert_eq!(sub.doorbell_register(5), u64::from(PAGE3 | 1));
+    assert_eq!(sub.doorbell_register(4), 0, "not armed");
+    // One write to the page: the request runs as after a SCHED_CONTEXT.
+    let tail = h.request(LRCA1, RING1, 0, (DATA + 0x100, 0xCAFE), 1);
+    h.ring(PAGE3, 1);
+    assert_eq!((h.gget(DATA + 0x100), h.gget(DATA)), (0xCAFE, 1));
+    assert_eq!(h.ring_regs(LRCA1), (tail, tail));
+    // Anywhere in the page rings it; the value is the cookie.
+    h.request(LRCA1, RING1, tail, (DATA + 0x104, 0xBEEF), 2);
+    h.ring(PAGE3 + 0x40, 2);
+    assert_eq!((h.gget(DATA + 0x104), h.gget(DATA)), (0xBEEF, 2));
+    let a = *h.rf.guc().submit().doorbell(5).expect("armed");
+    assert_eq!((a.guc_id, a.cookie, a.rings), (1, Some(2), 2));
+    let s = h.gs();
+    assert_eq!(
+        (
+            s.doorbells_armed,
+            s.doorbell_allocs,
+            s.doorbell_rings,
+            s.sched
+        ),
+        (1, 1, 2, 0),
+        "rings are not SCHED_CONTEXT messages"
+    );
+    assert_eq!(s.contexts_run, 2);
+    // Another page is not monitored: ignored, no violation, not unknown.
+    let t3 = h.request(LRCA1, RING1, 2 * 40, (DATA + 0x108, 0xF00D), 3);
+    h.ring(PAGE3 + 0x1000, 3);
+    assert_eq!(h.gget(DATA + 0x108), 0, "nothing ran");
+    // Deallocate: VALID clear; the page is no doorbell any more.
+    assert_eq!(h.send1(&[DEALLOC_DB, 1]), Some(mmio::success(0)));
+    assert_eq!(h.rf.guc().submit().doorbell_register(5), 0);
+    h.ring(PAGE3, 3);
+    assert_eq!(h.gget(DATA + 0x108), 0, "nothing ran");
+    let s = h.gs();
+    assert_eq!(
+        (
+            s.doorbells_armed,
+            s.doorbell_deallocs,
+            s.doorbell_rings,
+            s.unarmed_rings
+        ),
+        (0, 1, 2, 2)
+    );
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    assert_eq!(h.events("guc_doorbell").len(), 2 + 2 + 2);
+    // The same work still runs through SCHED_CONTEXT.
+    h.sched(1);
+    assert_eq!(h.gget(DATA + 0x108), 0xF00D);
+    assert_eq!(h.ring_regs(LRCA1), (t3, t3));
+}
+
+#[test]
+fn doorbell_allocation_refusals_have_their_codes() {
+    let mut h = H::submit_ready();
+    h.ready_context(1, LRCA1, RING1);
+    h.ready_context(2, LRCA2, RING2);
+    assert_eq!(h.send1(&[ALLOC_DB, 1, 5, PAGE3]), Some(mmio::success(0)));
+    let cases: [(&[u32], u32, &str); 9] = [
+        (&[ALLOC_DB, 2, 6], abi::error::INVALID_SIZE, "of 3 dwords"),
+        (
+            &[ALLOC_DB, 9, 6, PAGE3 + 0x1000],
+            abi::error::CONTEXT_NOT_REGISTERED,
+            "not registered",
+        ),
+        (
+            &[ALLOC_DB, 2, 256, PAGE3 + 0x1000],
+            abi::error::INVALID_DOORBELL_ID,
+            "doorbell 256",
+        ),
+        (
+            &[ALLOC_DB, 2, 5, PAGE3 + 0x1000],
+            abi::error::NO_PERMISSION,
+            "armed already",
+        ),
+        (
+            &[ALLOC_DB, 2, 6, PAGE3 + 0x10],
+            abi::error::INVALID_BUFFER_RANGE,
+            "0x403010",
+        ),
+        (
+            &[ALLOC_DB, 2, 6, 0x3F_F000],
+            abi::error::INVALID_BUFFER_RANGE,
+            "0x3ff000",
+        ),
+        (
+            &[ALLOC_DB, 2, 6, 0x80_0000],
+            abi::error::INVALID_BUFFER_RANGE,
+            "0x800000",
+        ),
+        (
+            &[ALLOC_DB, 2, 6, PAGE3],
+            abi::error::BUFFER_ALREADY_REGISTERED,
+            "bound to physical doorbell 5",
+        ),
+        (
+            &[ALLOC_DB, 1, 6, PAGE3 + 0x1000],
+            abi::error::INVALID_STATE,
+            "holds doorbell 5",
+        ),
+    ];
+    for (i, (msg, code, why)) in cases.iter().enumerate() {
+        assert_eq!(h.send1(msg), Some(failure(*code)), "case {i}");
+        let d = h.details("guc_submit_bad");
+        assert!(d[i].contains(why), "case {i}: {d:?}");
+    }
+    // Deallocate: the wrong length, an unknown context, one without a
+    // doorbell.
+    let n = cases.len();
+    for (i, (msg, code)) in [
+        (&[DEALLOC_DB, 1, 0][..], abi::error::INVALID_SIZE),
+        (&[DEALLOC_DB, 9], abi::error::CONTEXT_NOT_REGISTERED),
+        (&[DEALLOC_DB, 2], abi::error::INVALID_DOORBELL_ID),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert_eq!(h.send1(msg), Some(failure(code)), "dealloc case {i}");
+    }
+    assert_eq!(h.kind("guc_submit_bad"), n as u64 + 3);
+    let s = h.gs();
+    assert_eq!((s.doorbells_armed, s.doorbell_allocs), (1, 1));
+    assert_eq!(s.refused, n as u64 + 3);
+    // Nothing refused took a doorbell: 5 still rings 1, the last page and
+    // doorbell 255 are free for 2.
+    assert_eq!(h.rf.guc().submit().doorbell(5).map(|a| a.guc_id), Some(1));
+    assert_eq!(
+        h.send1(&[ALLOC_DB, 2, 255, 0x7F_F000]),
+        Some(mmio::success(0))
+    );
+    assert_eq!(h.gs().doorbells_armed, 2);
+}
+
+#[test]
+fn doorbell_ring_obeys_the_sched_rules() {
+    let mut h = H::submit_ready();
+    h.ready_context(1, LRCA1, RING1);
+    assert_eq!(
+        h.send1(&[ALLOC_DB, 1, 0, 0x40_0000]),
+        Some(mmio::success(0))
+    );
+    // Disabled: the ring is ignored, like SCHED_CONTEXT.
+    assert_eq!(h.send1(&[MODE_SET, 1, 0]), Some(mmio::success(0)));
+    h.request(LRCA1, RING1, 0, (DATA + 0x100, 0x11), 1);
+    h.ring(0x40_0000, 1);
+    assert_eq!(h.gget(DATA + 0x100), 0, "disabled: nothing ran");
+    let s = h.gs();
+    assert_eq!((s.doorbell_rings, s.doorbell_rings_ignored), (1, 1));
+    assert_eq!(h.events("guc_doorbell")[1]["what"], "ignored");
+    // Deregistering a context that holds a doorbell releases it (the
+    // driver deallocates first; the count shows when it did not).
+    assert_eq!(h.send1(&[DEREGISTER, 1]), Some(mmio::success(0)));
+    let s = h.gs();
+    assert_eq!((s.doorbells_armed, s.doorbells_dropped_at_dereg), (0, 1));
+    assert_eq!(h.rf.guc().submit().doorbell_register(0), 0);
+    // A GuC reset disarms every doorbell: later writes are unarmed.
+    h.ready_context(2, LRCA2, RING2);
+    assert_eq!(
+        h.send1(&[ALLOC_DB, 2, 7, 0x40_1000]),
+        Some(mmio::success(0))
+    );
+    h.guc_reset();
+    assert_eq!(h.rf.guc().submit().doorbells_armed(), 0);
+    assert_eq!(h.gs().doorbells_armed, 0);
+    h.ring(0x40_1000, 1);
+    let s = h.gs();
+    assert_eq!((s.unarmed_rings, s.doorbell_rings), (1, 1));
+    let what: Vec<String> = h
+        .events("guc_doorbell")
+        .iter()
+        .map(|e| e["what"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(
+        what,
+        [
+            "armed",
+            "ignored",
+            "dropped_at_dereg",
+            "armed",
+            "forgotten",
+            "unarmed"
+        ]
+    );
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
+#[test]
+fn doorbell_refuse_switch() {
+    let mut h = H::submit_ready();
+    h.ready_context(1, LRCA1, RING1);
+    h.control_guc("guc:refuse-doorbell:2");
+    for _ in 0..2 {
+        assert_eq!(
+            h.send1(&[ALLOC_DB, 1, 5, PAGE3]),
+            Some(failure(abi::error::ACTION_ABORTED))
+        );
+    }
+    assert_eq!(h.rf.guc().submit().doorbell_register(5), 0);
+    assert!(
+        h.kinds().is_empty(),
+        "a switch, no violation: {:?}",
+        h.kinds()
+    );
+    assert_eq!(h.send1(&[ALLOC_DB, 1, 5, PAGE3]), Some(mmio::success(0)));
+    let s = h.gs();
+    assert_eq!((s.doorbell_allocs, s.refused, s.doorbells_armed), (1, 2, 1));
+    let inj = h.events("guc_submit_inject");
+    assert_eq!(inj[0]["request"], "guc:refuse-doorbell:2");
+    assert_eq!(inj[0]["armed_left"], 2);
+}
