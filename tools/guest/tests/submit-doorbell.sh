@@ -1,0 +1,48 @@
+#!/bin/sh
+# Doorbell submission (guc_doorbells=1) with a GuC that arms doorbells. After
+# registering and enabling each engine's context the driver picks a doorbell
+# page and a physical doorbell and sends ALLOCATE_DOORBELL {context, physical
+# doorbell, page offset} (the driver's labelled guess of the payload,
+# rust/submit/doorbell.rs); the mock's GuC checks it and programs the
+# physical doorbell (seed 000 L1059-1073). Each request then costs one 32-bit
+# write of its seqno to the page (seed 000 L1038) instead of a SCHED_CONTEXT
+# message: the mock counts every ring on an armed page and none elsewhere.
+# At unload each doorbell is deallocated before its context is disabled and
+# deregistered, so the GuC releases none at deregistration.
+# expect-mock: guc_submit.doorbells_armed == 0
+# expect-mock: guc_submit.doorbells_dropped_at_dereg == 0
+# expect-mock: guc_submit.unarmed_rings == 0
+# expect-mock: guc_submit.doorbell_rings_ignored == 0
+# expect-mock: guc_submit.sched == 0
+# expect-mock: violations == 0
+# expect-mock: unknown_accesses == 0
+# timeout: 180
+. /tests/lib.sh
+
+bdf=$(basename "$(gpu_dev 0x56c0)")
+check reload guc_doorbells=1
+check is_bound "$bdf"
+expect_eq "GuC status" "$(guc_get "$bdf" status)" running
+engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$(dbg "$bdf" engines)")
+n=$(echo $engines | wc -w)
+diag "engines: $engines"
+expect_eq "one doorbell per engine" \
+	"$(sed -n 's/^doorbells: //p' "$(dbg "$bdf" engines)")" "$n of 256 armed"
+check not dmesg_has "the GuC refused doorbell"
+mock_expect guc_submit.doorbell_allocs == "$n"
+
+check submit_cmd "$bdf" "all 100"
+for e in $engines; do
+	submit_ok "$bdf" "$e" 100
+	expect_eq "$e: GuC mode" "$(eng_get "$bdf" "$e" mode)" guc
+	expect_eq "$e: nothing in flight" "$(eng_get "$bdf" "$e" inflight)" 0
+done
+# One ring per request: no SCHED_CONTEXT (expect-mock above), no CT request.
+mock_expect guc_submit.doorbell_rings == "$((100 * n))"
+expect_eq "no CT request failed" "$(ct_count "$bdf" errors failed)" 0
+
+check rmmod xehpg
+mock_expect guc_submit.doorbell_deallocs == "$n"
+mock_expect guc_submit.deregistrations == "$((2 * n))"
+check_dmesg_clean
+done_testing
