@@ -246,6 +246,10 @@ mock_expect() { echo "# mock-expect: $*"; }
 #   g2h:flood:N             N 0x8003 EVENTs, written as G2H has room;
 #   g2h:len-past-tail, g2h:tail-outside, g2h:head-outside, g2h:status:BITS
 #                           a broken G2H message, tail, head or status.
+#   guc:drop-sched:N, guc:reset-storm:N, guc:refuse-register:N,
+#   guc:refuse-doorbell:N   the GuC's submission model: the next N
+#                           SCHED_CONTEXT dropped, N context resets, the next
+#                           N REGISTER_CONTEXT / ALLOCATE_DOORBELL refused.
 #                           (Documentation/mock.rst, "Test control").
 # A malformed request is not a marker: it stays in the output and nothing
 # happens. The runner acts when the line arrives and cannot answer: poll for
