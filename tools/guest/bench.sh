@@ -52,6 +52,11 @@
 # interrupt identities, latency percentiles; exec_single sums and takes the
 # largest percentiles). The default boot measures GuC submission the same way
 # (guc_burst, guc_single) when the GuC schedules.
+#
+# `bench.sh doorbell` (a third boot, guc_doorbells=1) measures GuC submission
+# through MMIO doorbells the same way, when the GuC armed rcs0's:
+#   irq_engine_db        as irq_engine, in this boot (to subtract)
+#   db_burst, db_single  as guc_burst, guc_single
 
 N=${BENCH_N:-50}
 DBG=/sys/kernel/debug/xehpg
@@ -120,7 +125,7 @@ submit_run() {
 	echo "$1 $(($2 * 1000)) $3 $((_i1 - _i0)) $4 $5 $(($6 * 1000)) $(($7 * 1000))"
 }
 
-if [ "$PHASE" = execlist ]; then
+if [ "$PHASE" = execlist ] || [ "$PHASE" = doorbell ]; then
 	[ -w "$dir/submit" ] || fail "no $dir/submit"
 fi
 
@@ -201,6 +206,17 @@ if [ "$PHASE" = execlist ]; then
 	[ -n "$_b" ] || fail "blit: $(sed -n 's/^blit: //p' "$dir/submit")"
 	set -- $(counts) $_b
 	echo "bench exec_blit n=16 reads=$(($1 - _r0)) writes=$(($2 - _w0)) ns=$(($3 * 1000)) memcpy_ns=$(($4 * 1000))"
+	set -- $(counts)
+	echo "bench mmio_stats reads=$1 writes=$2"
+	exit 0
+fi
+if [ "$PHASE" = doorbell ]; then
+	_db=$(sed -n 's/^doorbells: \([0-9]*\) of .*/\1/p' "$dir/engines")
+	[ "${_db:-0}" -gt 0 ] || fail "doorbell: the GuC armed no doorbell ($(sed -n 's/^doorbells: //p' "$dir/engines"))"
+	irq_measure irq_engine_db rcs0 0x0001
+	set -- $(submit_run rcs0 "${BENCH_SUBMIT_N:-2000}")
+	echo "bench db_burst n=$1 reads=$5 writes=$6 ns=$2 loads=$3 irqs=$4 p50_ns=$7 p99_ns=$8"
+	single_measure db_single
 	set -- $(counts)
 	echo "bench mmio_stats reads=$1 writes=$2"
 	exit 0

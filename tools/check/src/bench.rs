@@ -3,7 +3,8 @@
 //! Boots the VM with the production module and `tools/guest/bench.sh`, which
 //! repeats `mcr` debugfs commands and prints `bench NAME n=N reads=R
 //! writes=W ns=T` lines ([`parse`]); a second boot with `force_execlist=1`
-//! measures execlist submission through the debugfs `submit` selftest. This prints them as a table of MMIO
+//! measures execlist submission through the debugfs `submit` selftest, a
+//! third with `guc_doorbells=1` GuC submission through MMIO doorbells. This prints them as a table of MMIO
 //! accesses (and wall time) per operation next to the driver's design
 //! targets ([`table`]); it is a measurement, not a test, so a figure off its
 //! target is printed, not failed.
@@ -335,6 +336,25 @@ pub fn table(out: &Output) -> Result<Vec<Row>> {
     if let Ok(single) = get("guc_single") {
         rows.push(row("GuC request alone (all MMIO)", single, None));
     }
+    // Doorbell submission, from the third boot (guc_doorbells=1): a request
+    // is one 32-bit write to its doorbell page (seed 000 L1038) and no CT
+    // message; the interrupts are taken off at what one cost in that boot.
+    if let (Ok(burst), Ok(irq)) = (get("db_burst"), get("irq_engine_db")) {
+        let intr = per(irq);
+        rows.push(row("doorbell request in a burst (all MMIO)", burst, None));
+        // CAST: counts far below 2^52, exact in f64.
+        let (n, irqs) = (burst.n as f64, burst.get("irqs").unwrap_or(0) as f64);
+        rows.push(Row {
+            what: "doorbell submission beyond interrupts",
+            reads: (burst.reads as f64 - intr.0 * irqs) / n,
+            writes: (burst.writes as f64 - intr.1 * irqs) / n,
+            target: Some(1.0),
+            us: None,
+        });
+    }
+    if let Ok(single) = get("db_single") {
+        rows.push(row("doorbell request alone (all MMIO)", single, None));
+    }
     // The GuC load happens once, at probe; the guest reports it when the GuC ran.
     if let Ok(load) = get("guc_load") {
         rows.push(row("GuC load to READY + hwconfig (once)", load, None));
@@ -410,6 +430,8 @@ pub fn submission_lines(out: &Output) -> String {
         ("exec_single", "execlist, one at a time"),
         ("guc_burst", "GuC, burst"),
         ("guc_single", "GuC, one at a time"),
+        ("db_burst", "doorbell, burst"),
+        ("db_single", "doorbell, one at a time"),
     ] {
         let Some(m) = out.measures.iter().find(|m| m.name == name) else {
             continue;
@@ -462,9 +484,10 @@ fn ratios(rows: &[Row]) -> String {
 
 /// Runs the bench; `Ok(false)` when something is printed as an error.
 ///
-/// Two boots: the default one (GuC running) for everything but submission,
-/// then one with `force_execlist=1` for the execlist rows; each reconciles
-/// its own MMIO counts.
+/// Three boots: the default one (GuC running) for everything but execlist
+/// and doorbell submission, then one with `force_execlist=1` for the
+/// execlist rows and one with `guc_doorbells=1` for the doorbell rows; each
+/// reconciles its own MMIO counts.
 pub fn run(repo: &Path) -> Result<bool> {
     let logs = repo.join("build/bench");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
@@ -476,6 +499,14 @@ pub fn run(repo: &Path) -> Result<bool> {
             .measures
             .into_iter()
             .filter(|m| m.name.starts_with("exec_") || m.name == "irq_engine_el"),
+    );
+    let (doorbell, ok3) = boot(repo, &logs, "doorbell", &["guc_doorbells=1"])?;
+    ok &= ok3;
+    output.measures.extend(
+        doorbell
+            .measures
+            .into_iter()
+            .filter(|m| m.name.starts_with("db_") || m.name == "irq_engine_db"),
     );
     let submission = submission_lines(&output);
     match table(&output) {
@@ -669,6 +700,38 @@ bench mmio_stats reads=700 writes=650
         );
         assert!(parse("bench x n=1 reads=1 writes=1 ns=1 loads=x").is_err());
         assert!(parse("bench x n=1 reads=1 writes=1 ns=1 loads=1 loads=2").is_err());
+    }
+
+    /// The doorbell rows: the burst's MMIO beyond its interrupts is the
+    /// rings, one write per request.
+    #[test]
+    fn doorbell_figures() {
+        let text = format!(
+            "{GUEST}bench irq_engine_db n=100 reads=400 writes=700 ns=1000000\n\
+             bench db_burst n=1000 reads=800 writes=2400 ns=50000000 loads=0 irqs=200 \
+             p50_ns=1000000 p99_ns=2000000\n\
+             bench db_single n=10 reads=40 writes=80 ns=10000000 loads=0 irqs=10 \
+             p50_ns=500000 p99_ns=900000\n"
+        );
+        let o = parse(&text).unwrap();
+        let rows = table(&o).unwrap();
+        let db = rows
+            .iter()
+            .find(|r| r.what == "doorbell submission beyond interrupts")
+            .unwrap();
+        // (800 - 4 * 200) / 1000 reads, (2400 - 7 * 200) / 1000 writes.
+        assert_eq!((db.reads, db.writes, db.target), (0.0, 1.0, Some(1.0)));
+        assert!(rows
+            .iter()
+            .any(|r| r.what == "doorbell request alone (all MMIO)" && r.total() == 12.0));
+        let lines = submission_lines(&o);
+        assert!(
+            lines.contains("doorbell, burst: 20000 requests/s"),
+            "{lines}"
+        );
+        // Without the doorbell boot there are no doorbell rows.
+        let plain = table(&parse(GUEST).unwrap()).unwrap();
+        assert!(!plain.iter().any(|r| r.what.starts_with("doorbell")));
     }
 
     #[test]
