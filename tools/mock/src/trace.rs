@@ -583,7 +583,8 @@ pub enum Event {
     /// A GuC submission message was served
     /// ([`crate::regfile::guc::ct::submit`]).
     GucSubmit {
-        /// "register", "policies", "mode_set", "sched", "deregister".
+        /// "register", "policies", "mode_set", "sched", "deregister",
+        /// "allocate_doorbell", "deallocate_doorbell".
         action: &'static str,
         /// The message's guc_id, if it has one.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -592,7 +593,8 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         state: Option<u32>,
         /// "ok", "refused" (FAILURE, a `guc_submit_bad` violation),
-        /// "refused_switch" (`guc:refuse-register`), "ignored"
+        /// "refused_switch" (`guc:refuse-register`,
+        /// `guc:refuse-doorbell`), "ignored"
         /// (`SCHED_CONTEXT` of a disabled, banned or unregistered context),
         /// "dropped" (`guc:drop-sched`).
         result: &'static str,
