@@ -5,11 +5,12 @@
 //! `xe_mmio.c` maps a 4 MiB register window, `xe_ggtt.c` puts the GSM at
 //! `regs + SZ_8M`; seed 000 L139: MMIO and GGTT share the 16 MiB BAR):
 //!
-//! | Range            | Content                           | Path                        |
-//! |------------------|-----------------------------------|-----------------------------|
-//! | `[0, 4 MiB)`     | registers                         | trapped, [`RegisterFile`]   |
-//! | `[4 MiB, 8 MiB)` | MMIO doorbell pages (seed 000 L1038) | trapped, writes to the GuC, reads 0, unknown |
-//! | `[8 MiB, 16 MiB)`| GGTT PTEs (GSM window)            | mmap'd memfd, not trapped   |
+//! | Range            | Content                           | Path                                 |
+//! |------------------|-----------------------------------|--------------------------------------|
+//! | `[0, 4 MiB)`     | registers                         | trapped, [`RegisterFile`]            |
+//! | `[4 MiB, 8 MiB)` | doorbell pages (seed 000 L1038)   | trapped; writes: the GuC's doorbells |
+//! |                  |                                   | (reads 0, unknown)                   |
+//! | `[8 MiB, 16 MiB)`| GGTT PTEs (GSM window)            | mmap'd memfd, not trapped            |
 //!
 //! BAR2 (LMEMBAR) is a memfd as a whole. Accesses to the mmap'd windows only
 //! reach [`Device`] if QEMU falls back to trapping them; they are then served
