@@ -24,7 +24,7 @@
 //! - `ALLOCATE_DOORBELL` (0x10) {hdr, guc_id, physical doorbell, page
 //!   offset in BAR0} (GUESS: the driver's layout, `rust/submit/doorbell.rs`;
 //!   upstream has only the action code). Checks, in this order, each its
-//!   own code ([MODEL]: the firmware's checks are not published):
+//!   own code (`[MODEL]`: the firmware's checks are not published):
 //!   length not 4: `INVALID_SIZE` 0x102; guc_id not registered:
 //!   `CONTEXT_NOT_REGISTERED` 0x100; doorbell >= 256: `INVALID_DOORBELL_ID`
 //!   0x63; doorbell armed already: `NO_PERMISSION` 0x40 (step 5: the
@@ -49,7 +49,7 @@
 //!   write to a page no armed doorbell watches is ignored and counted,
 //!   neither a violation nor an unknown access: L1009 says an invalid
 //!   doorbell is simply not monitored. Every way out of READY (a GuC
-//!   reset, a device reset, a Driver-FLR) disarms every doorbell ([MODEL]:
+//!   reset, a device reset, a Driver-FLR) disarms every doorbell (`[MODEL]`:
 //!   the firmware that armed them and the contexts they ring are gone), so
 //!   a write while the GuC is not running is an unarmed one.
 //! - Host reads of the window are not modelled: the PRM defines no read
@@ -279,7 +279,7 @@ pub(super) fn release(s: &mut Submit, id: u32, what: &'static str, rec: &mut Rec
     });
 }
 
-/// A GuC or device reset: every doorbell disarmed ([MODEL]: the firmware
+/// A GuC or device reset: every doorbell disarmed (`[MODEL]`: the firmware
 /// that armed them is gone; the seed says nothing of the registers over a
 /// GuC reset).
 pub(super) fn forget(s: &mut Submit, rec: &mut Recorder) {
