@@ -40,7 +40,6 @@ for e in $engines; do
 done
 # One ring per request (checked at the end: 100 per engine, then 10 + 50 on
 # bcs0): no SCHED_CONTEXT (expect-mock above), no CT request.
-
 expect_eq "no CT request failed" "$(ct_count "$bdf" errors failed)" 0
 mock_expect guc_submit.doorbell_allocs ">=" "$n"
 
