@@ -87,7 +87,7 @@ run: boot-modules
 # KASAN, lockdep, kmemleak, UBSAN, ...), whose bootstrap the variable below
 # asks for. `CHECK_ARGS="--only vm:bind"` narrows a run (no floor check then).
 check: export XEHPG_DEBUG_KERNEL := 1
-check: boot-modules kunit-module debug-modules trigger-module tools
+check: boot-modules kunit-module debug-modules trigger-module sriov-shim tools
 	@$(TOOLS_BIN)/xehpg-check --repo $(REPO) $(CHECK_ARGS)
 
 # The debug lane: the same two modules built against KDIR_DEBUG, the kernel
@@ -116,8 +116,28 @@ trigger-module: bootstrap
 	@$(MAKE) -C $(DEBUG_KDIR) LLVM=$(call boot_var,LLVM) M=$(REPO)/tests/triggers \
 		MO=$(BUILD)/triggers-debug modules
 
-check-debug: debug-modules trigger-module tools
+check-debug: debug-modules trigger-module sriov-shim-debug tools
 	@$(TOOLS_BIN)/xehpg-check --lane debug --repo $(REPO) $(CHECK_ARGS)
+
+# The test-only guest shim (tools/guest/sriov-shim/, not part of the driver)
+# that makes the mock's SR-IOV capability and VF config spaces visible behind
+# QEMU's vfio-user-pci; scenarios with `# guest-module: sriov-shim` get it at
+# /lib/modules/xehpg_sriov_shim.ko. `sriov-shim` builds it for the plain
+# kernel, and for the debug kernel too when XEHPG_DEBUG_KERNEL=1 (make check).
+SHIM_SRC := $(REPO)/tools/guest/sriov-shim
+
+.PHONY: sriov-shim sriov-shim-debug
+sriov-shim: bootstrap
+	@mkdir -p $(BUILD)/sriov-shim
+	@$(MAKE) -C $(call boot_var,KDIR) LLVM=$(call boot_var,LLVM) M=$(SHIM_SRC) \
+		MO=$(BUILD)/sriov-shim modules
+	@if [ "$$XEHPG_DEBUG_KERNEL" = 1 ]; then $(MAKE) --no-print-directory sriov-shim-debug; fi
+
+sriov-shim-debug: export XEHPG_DEBUG_KERNEL := 1
+sriov-shim-debug: bootstrap
+	@mkdir -p $(BUILD)/sriov-shim-debug
+	@$(MAKE) -C $(DEBUG_KDIR) LLVM=$(call boot_var,LLVM) M=$(SHIM_SRC) \
+		MO=$(BUILD)/sriov-shim-debug modules
 
 # MMIO accesses per driver operation (forcewake, steered/unicast/multicast
 # access) measured in the VM, and the driver's MMIO count reconciled with the

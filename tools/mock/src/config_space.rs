@@ -13,6 +13,10 @@
 
 use thiserror::Error;
 
+pub mod sriov;
+
+pub use sriov::{SriovParams, Violation};
+
 /// Size of PCIe configuration space (with extended space).
 pub const CONFIG_SIZE: usize = 4096;
 
@@ -101,6 +105,8 @@ pub struct ConfigParams {
     /// Whether the MSI capability is in the list (`--no-msi` drops it, so
     /// the guest falls back to INTx).
     pub msi: bool,
+    /// The SR-IOV capability of a PF (ATS-M), or none.
+    pub sriov: Option<SriovParams>,
 }
 
 /// A config access outside the 4 KiB space.
@@ -131,6 +137,10 @@ pub struct ConfigSpace {
     bytes: Box<[u8]>,
     wmask: Box<[u8]>,
     reset: Box<[u8]>,
+    /// SR-IOV state of a PF: the window's selector and the VFs.
+    sriov: Option<sriov::Sriov>,
+    /// Rules broken by writes since the last [`ConfigSpace::take_violations`].
+    violations: Vec<Violation>,
 }
 
 impl ConfigSpace {
@@ -143,11 +153,16 @@ impl ConfigSpace {
         if p.msi {
             b.msi_capability();
         }
+        if let Some(s) = &p.sriov {
+            b.sriov_capability(s);
+        }
         // INVARIANT: Builder allocates CONFIG_SIZE bytes for both arrays.
         Self {
             reset: b.bytes.clone().into_boxed_slice(),
             bytes: b.bytes.into_boxed_slice(),
             wmask: b.wmask.into_boxed_slice(),
+            sriov: p.sriov.map(|s| sriov::Sriov::new(s, p)),
+            violations: Vec::new(),
         }
     }
 
@@ -159,6 +174,7 @@ impl ConfigSpace {
     pub fn read(&self, offset: u64, data: &mut [u8]) -> Result<(), OutOfRange> {
         let start = Self::check(offset, data.len())?;
         data.copy_from_slice(&self.bytes[start..start + data.len()]);
+        self.window_read(start, data);
         Ok(())
     }
 
@@ -169,18 +185,33 @@ impl ConfigSpace {
     /// [`OutOfRange`] if the access does not fit in the space.
     pub fn write(&mut self, offset: u64, data: &[u8]) -> Result<ConfigEffect, OutOfRange> {
         let start = Self::check(offset, data.len())?;
+        if self.window_write(start, data) {
+            // The window has no bytes of its own (write mask 0 there).
+            return Ok(ConfigEffect::None);
+        }
         let effect = self.effect_of(start, data);
+        let keep = self.sriov_filter(start, data);
         for (i, &v) in data.iter().enumerate() {
             let at = start + i;
-            let m = self.wmask[at];
+            let m = if keep[i] { self.wmask[at] } else { 0 };
             self.bytes[at] = (self.bytes[at] & !m) | (v & m);
         }
+        self.sriov_after_write(start, data.len());
         Ok(effect)
     }
 
-    /// Returns every byte to its reset value (what an FLR does).
+    /// Returns every byte to its reset value (what an FLR does); a PF's VFs
+    /// go with VF Enable.
     pub fn reset(&mut self) {
         self.bytes.copy_from_slice(&self.reset);
+        if let Some(s) = self.sriov.as_mut() {
+            s.reset();
+        }
+    }
+
+    /// The SR-IOV rules broken by writes since the last call.
+    pub fn take_violations(&mut self) -> Vec<Violation> {
+        std::mem::take(&mut self.violations)
     }
 
     /// Little-endian 16-bit read at `offset`; 0 outside the space.
@@ -289,7 +320,11 @@ impl Builder {
     }
 
     fn bar64(&mut self, index: usize, size: u64, prefetch: bool) {
-        let off = PCI_BASE_ADDRESS_0 + index * 4;
+        self.bar64_at(PCI_BASE_ADDRESS_0 + index * 4, size, prefetch);
+    }
+
+    /// A 64-bit memory BAR of `size` bytes at config offset `off`.
+    fn bar64_at(&mut self, off: usize, size: u64, prefetch: bool) {
         let flags = PCI_BASE_ADDRESS_MEM_TYPE_64
             | if prefetch {
                 PCI_BASE_ADDRESS_MEM_PREFETCH
@@ -356,10 +391,10 @@ impl Builder {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn params() -> ConfigParams {
+    pub(crate) fn params() -> ConfigParams {
         ConfigParams {
             vendor_id: 0x8086,
             device_id: 0x56C0,
@@ -370,6 +405,7 @@ mod tests {
             bar0_size: 16 << 20,
             bar2_size: 256 << 20,
             msi: true,
+            sriov: None,
         }
     }
 

@@ -652,6 +652,9 @@ impl Device {
             size: data.len(),
             value: Hex(le_value(data)),
         });
+        for v in self.config.take_violations() {
+            self.rec.violation(v.kind, v.detail);
+        }
         if effect == ConfigEffect::FunctionLevelReset {
             self.reset("pcie_flr");
         }
@@ -1030,6 +1033,10 @@ fn config_params(o: &Options, family: ids::Family) -> ConfigParams {
         bar0_size: o.bar0_size(),
         bar2_size: o.lmem_bar_size(),
         msi: !o.no_msi,
+        // SR-IOV is an ATS-M feature (`has_sriov` only in `ats_m_desc`,
+        // upstream `xe_pci.c`); a VF (`--vf`) has no SR-IOV capability.
+        sriov: (family == ids::Family::AtsM && !o.vf)
+            .then(|| crate::config_space::SriovParams::ats_m(o.device_id)),
     }
 }
 

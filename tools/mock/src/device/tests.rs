@@ -1421,3 +1421,26 @@ fn engine_submission_through_the_device() {
     );
     let _ = std::fs::remove_file(&trace);
 }
+
+/// The SR-IOV capability is the ATS-M PF's only: not a DG2's, not a VF's;
+/// an illegal SR-IOV write reaches the summary as a violation.
+#[test]
+fn sriov_capability_only_on_the_ats_m_pf() {
+    let cap = |o: &Options| {
+        let (mut d, _) = device(o);
+        let mut b = [0u8; 4];
+        d.region_read(CONFIG, 0x10E, &mut b).expect("TotalVFs");
+        u16::from_le_bytes([b[0], b[1]])
+    };
+    assert_eq!(cap(&opts()), 63);
+    let mut dg2 = opts();
+    dg2.device_id = 0x56A0;
+    assert_eq!(cap(&dg2), 0);
+    let mut vf = opts();
+    vf.vf = true;
+    assert_eq!(cap(&vf), 0);
+    let (mut d, _) = device(&opts());
+    d.region_write(CONFIG, 0x110, &64u16.to_le_bytes())
+        .expect("NumVFs");
+    assert_eq!(d.summary().violations, 1);
+}
