@@ -253,6 +253,21 @@ impl Context {
         self.repo.join("build").join(dir).join("xehpg.ko")
     }
 
+    /// A test-only guest module `name` (`# guest-module: NAME`):
+    /// `build/<name>/xehpg_<name>.ko` with `-` as `_` in the file name, or
+    /// `build/<name>-debug/...` in the debug lane (`make sriov-shim`).
+    pub fn guest_module(&self, name: &str) -> PathBuf {
+        let dir = if self.debug {
+            format!("{name}-debug")
+        } else {
+            name.to_string()
+        };
+        self.repo
+            .join("build")
+            .join(dir)
+            .join(guest_module_file(name))
+    }
+
     /// The guest command running `test` (a shell command line); in the
     /// debug lane followed by the leak-scan epilogue, keeping its status.
     pub fn guest_command(&self, test: &str) -> String {
@@ -298,6 +313,13 @@ pub fn selected(selections: &[Selection], lanes: &[Lane]) -> Result<Vec<&'static
         .filter(in_lanes)
         .filter(|s| selections.is_empty() || selections.iter().any(|x| x.suite == s.name))
         .collect())
+}
+
+/// The `.ko` file name of guest module `name`, and where the guest finds it
+/// under `/lib/modules/`: `xehpg_<name>.ko`, `-` written as `_` (Kbuild's
+/// module names).
+pub fn guest_module_file(name: &str) -> String {
+    format!("xehpg_{}.ko", name.replace('-', "_"))
 }
 
 #[cfg(test)]

@@ -225,6 +225,13 @@ fn scenario_command(
             s.path.display(),
             s.name
         ))
+        .args(h.guest_modules.iter().map(|m| {
+            format!(
+                "--guest-file={}:/lib/modules/{}",
+                ctx.guest_module(m).display(),
+                super::guest_module_file(m)
+            )
+        }))
         .args(header_args(h))
         .args([
             "--",

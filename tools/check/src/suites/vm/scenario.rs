@@ -11,6 +11,7 @@
 //! # expect-unknown: 0x1234              unknown-register offset allowed (repeatable)
 //! # expect-mock: mmio_reads == 0        what the mock's summary must record (repeatable, [`super::expect`])
 //! # no-load                             do not insmod the driver at boot
+//! # guest-module: sriov-shim            ship a test-only module to /lib/modules (repeatable)
 //! # timeout: 120                        guest command timeout in seconds
 //! ```
 //!
@@ -21,6 +22,9 @@
 use super::expect::{self, Expectation};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
+
+/// The test-only guest modules the Makefile builds (`make sriov-shim`).
+pub const GUEST_MODULES: &[&str] = &["sriov-shim"];
 
 /// Guest command timeout when the header sets none.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 180;
@@ -42,6 +46,9 @@ pub struct Header {
     pub expect_mock: Vec<Expectation>,
     /// Do not load the module at boot.
     pub no_load: bool,
+    /// Test-only guest modules shipped to `/lib/modules/` (not loaded: the
+    /// script loads them when it needs them), e.g. `sriov-shim`.
+    pub guest_modules: Vec<String>,
     /// Guest command timeout, seconds.
     pub timeout: Option<u64>,
 }
@@ -124,6 +131,13 @@ fn directive(h: &mut Header, comment: &str) -> Result<()> {
     match key {
         "mock-args" => h.mock_args.extend(words()),
         "params" => h.params.extend(words()),
+        "guest-module" => {
+            let known = GUEST_MODULES.contains(&value);
+            if !known {
+                bail!("guest-module {value:?} is not one of {GUEST_MODULES:?}");
+            }
+            h.guest_modules.push(value.to_string());
+        }
         "device-id" => {
             if h.device_id.is_some() {
                 bail!("device-id given twice");
@@ -215,6 +229,14 @@ mod tests {
         assert!(parse_header("# expect-violation: a b\n").is_err());
         assert!(parse_header("# timeout: 0\n").is_err());
         assert!(parse_header("# timeout: soon\n").is_err());
+        assert!(parse_header("# guest-module: nonesuch\n").is_err());
+    }
+
+    #[test]
+    fn guest_modules_are_collected() {
+        let h = parse_header("# guest-module: sriov-shim\n# no-load\n").unwrap();
+        assert_eq!(h.guest_modules, ["sriov-shim"]);
+        assert!(parse_header("# timeout: 5\n").unwrap().guest_modules.is_empty());
     }
 
     #[test]
