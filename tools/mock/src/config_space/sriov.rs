@@ -267,6 +267,7 @@ impl ConfigSpace {
             if func == 0 {
                 dword.copy_from_slice(&self.bytes[off..off + 4]);
             } else {
+                // CAST: a config offset below 4096 fits a u64.
                 self.vf_read(func, off as u64, &mut dword);
             }
         }
@@ -320,6 +321,7 @@ impl ConfigSpace {
         let Some(vf) = func.checked_sub(1).and_then(|i| s.vfs.get_mut(i)) else {
             return;
         };
+        // CAST: a config offset below 4096 fits a u64.
         if let Ok(super::ConfigEffect::FunctionLevelReset) = vf.write((off + byte) as u64, &[v]) {
             // A VF FLR clears the VF's own state only; its existence and the
             // PF's VF BARs stay (seed 000 line 302).
@@ -412,10 +414,11 @@ impl ConfigSpace {
 /// function at most 255 (bits 7:0, all valid), offset dword aligned and
 /// inside the space, no other bits set.
 fn decode_select(select: u32) -> Option<(usize, usize)> {
+    // CAST: 8- and 12-bit fields of a u32 fit any usize.
     let func = (select & 0xFF) as usize;
     let off = ((select >> 16) & 0xFFF) as usize;
     let clean = select & !0x0FFF_00FF == 0;
-    (clean && off % 4 == 0 && off + 4 <= CONFIG_SIZE).then_some((func, off))
+    (clean && off.is_multiple_of(4) && off + 4 <= CONFIG_SIZE).then_some((func, off))
 }
 
 /// The selector for function `func`'s dword at `offset`.

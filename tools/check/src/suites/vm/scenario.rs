@@ -236,7 +236,10 @@ mod tests {
     fn guest_modules_are_collected() {
         let h = parse_header("# guest-module: sriov-shim\n# no-load\n").unwrap();
         assert_eq!(h.guest_modules, ["sriov-shim"]);
-        assert!(parse_header("# timeout: 5\n").unwrap().guest_modules.is_empty());
+        assert!(parse_header("# timeout: 5\n")
+            .unwrap()
+            .guest_modules
+            .is_empty());
     }
 
     #[test]
