@@ -7,7 +7,8 @@
 # 0x56c0, both VF BARs sized and assigned. The driver has no sriov_configure
 # yet, so writing sriov_numvfs is refused by the PCI core with ENOENT
 # (drivers/pci/iov.c, sriov_numvfs_store), above TotalVFs with ERANGE, and the
-# mock records no SR-IOV rule broken (its violations fail "mock clean").
+# mock records no SR-IOV rule broken (its violations fail "mock clean"). The
+# shim refuses a device without the mock's window and a malformed address.
 # Unloading the shim restores QEMU's view after another remove and rescan.
 # guest-module: sriov-shim
 # expect-mock: config_writes > 0
@@ -30,6 +31,13 @@ check is_bound "$bdf"
 check not test -e "$dev/sriov_totalvfs"
 expect_eq "dword at 0x100 before the shim (QEMU hides the header)" "$(cfg_dword 256)" "00000000"
 
+# The shim leaves anything but the mock alone: a device without the mock's
+# config window (the LPC bridge) and a malformed address are refused.
+check not insmod "$shim" "pf=0000:00:1f.0"
+check dmesg_has "xehpg_sriov_shim: 0000:00:1f.0 has no mock config window"
+check not insmod "$shim" "pf=00:01"
+check dmesg_has "xehpg_sriov_shim: pf=00:01 is not DDDD:BB:DD.F"
+check not test -d /sys/module/xehpg_sriov_shim
 check insmod "$shim" "pf=$bdf"
 check dmesg_has "xehpg_sriov_shim: $bdf: SR-IOV visible, TotalVFs 63, VF offset 1 stride 1"
 check rescan_pf
