@@ -158,6 +158,21 @@ fn scenario_case(ctx: &Context, s: &Scenario, notes: &mut Vec<String>) -> Case {
         Ok(h) => h,
         Err(e) => return Case::fail(&s.name, format!("header: {e}")),
     };
+    // Each guest module's make target is its name (`make sriov-shim`).
+    if let Some((name, path)) = header
+        .guest_modules
+        .iter()
+        .map(|m| (m, ctx.guest_module(m)))
+        .find(|(_, p)| !p.exists())
+    {
+        return Case::fail(
+            &s.name,
+            format!(
+                "{} is missing: `make {name}` builds it (with XEHPG_DEBUG_KERNEL=1 also for the debug kernel)",
+                path.display()
+            ),
+        );
+    }
     let start = Instant::now();
     let logs = ctx.log_dir("vm").join(&s.name);
     let (out, console, summary) = (
