@@ -186,7 +186,7 @@ impl ConfigSpace {
     pub fn write(&mut self, offset: u64, data: &[u8]) -> Result<ConfigEffect, OutOfRange> {
         let start = Self::check(offset, data.len())?;
         if self.window_write(start, data) {
-            // The window has no bytes of its own (write mask 0 there).
+            // Wholly in the window: nothing of the PF's own changes.
             return Ok(ConfigEffect::None);
         }
         let effect = self.effect_of(start, data);

@@ -280,9 +280,11 @@ impl ConfigSpace {
     }
 
     /// Applies the part of a write that falls in the window; returns whether
-    /// any byte did (those bytes are not stored in the PF's array).
+    /// all of it did. The window's bytes have write mask 0 in the PF's
+    /// array, so the caller may store the rest of a wider write as usual.
     pub(super) fn window_write(&mut self, start: usize, data: &[u8]) -> bool {
-        if self.sriov.is_none() || start + data.len() <= WINDOW || start >= WINDOW + WINDOW_LEN {
+        let end = start + data.len();
+        if self.sriov.is_none() || end <= WINDOW || start >= WINDOW + WINDOW_LEN {
             return false;
         }
         for (i, &v) in data.iter().enumerate() {
@@ -298,6 +300,7 @@ impl ConfigSpace {
                 self.window_data_write(w - WINDOW_DATA, v);
             }
         }
+        let inside = start >= WINDOW && end <= WINDOW + WINDOW_LEN;
         if let Some(s) = &self.sriov {
             if decode_select(s.select).is_none() {
                 let detail = format!("selector {:#010x}", s.select);
@@ -307,7 +310,7 @@ impl ConfigSpace {
                 });
             }
         }
-        true
+        inside
     }
 
     /// One byte written through the window's data register: into VF n's
@@ -619,6 +622,14 @@ mod tests {
         assert_eq!(through_window(&mut c, 3, 0), 0xFFFF_FFFF, "NumVFs is 2");
         // The window's bytes are not the PF's: nothing was stored there.
         assert_eq!(c.bytes[WINDOW..WINDOW + 12], [0; 12]);
+        // A write straddling the window still reaches the bytes before it.
+        c.write((WINDOW - 4) as u64, &[0xAA; 8]).expect("in range");
+        assert_eq!(
+            c.u32_at(WINDOW + WINDOW_SELECT),
+            select(3, 0),
+            "selector untouched"
+        );
+        assert_eq!(c.u32_at(WINDOW + WINDOW_SIGNATURE), SIGNATURE);
         assert!(kinds(&mut c).is_empty());
     }
 
