@@ -622,7 +622,8 @@ mod tests {
         assert_eq!(through_window(&mut c, 3, 0), 0xFFFF_FFFF, "NumVFs is 2");
         // The window's bytes are not the PF's: nothing was stored there.
         assert_eq!(c.bytes[WINDOW..WINDOW + 12], [0; 12]);
-        // A write straddling the window still reaches the bytes before it.
+        // A write straddling the window start leaves its selector alone (the
+        // signature is read-only, the bytes before it are unimplemented).
         c.write((WINDOW - 4) as u64, &[0xAA; 8]).expect("in range");
         assert_eq!(
             c.u32_at(WINDOW + WINDOW_SELECT),
