@@ -516,7 +516,11 @@ fn power_domains_of_the_guc_registers() {
         }
         assert_eq!(map.domain(r.offset), want, "{}", r.name);
     }
-    assert_eq!(n, 99 + 1, "every GuC register and XEHP_GAMCNTRL_CTRL");
+    assert_eq!(
+        n,
+        99 + 2,
+        "every GuC register, XEHP_GAMCNTRL_CTRL and LMEM_CFG"
+    );
     // The rule applies: asleep, GUC_STATUS reads 0 and WOPCM writes drop.
     let (mut rf, mut rec, _) = crate::regfile::tests::setup(params());
     assert_eq!(rf.read(STATUS, &mut rec), Some(0));
