@@ -43,13 +43,13 @@
 //! - `ggtt_overlap`, `ctx_overlap`, `db_overlap`: two VFs' configured
 //!   ranges overlap (the GuC refuses that, so only a model bug finds one).
 //!
-//! Leftovers, entries the configuration no longer covers: the PF tells the
-//! GuC first when it takes resources away and cleans its tables after
-//! (upstream `xe_gt_sriov_pf_config_release`), and after a GuC reset it
-//! pushes the configurations again while its tables stay; so a leftover is
-//! only a fault if it is still there when the PF has had its turn. They are
-//! checked at the final summary, at `vf:check`, after an accepted
-//! `VF_CONTROL` and after an `UPDATE_VF_CFG` that took nothing away:
+//! Leftovers, entries no configuration covers: the PF tells the GuC first
+//! when it takes resources away and cleans its tables after (upstream
+//! `xe_gt_sriov_pf_config_release`), it may stamp and map every VF before
+//! it pushes their configurations, and after a GuC reset it pushes them
+//! again while its tables stay; so a leftover is only a fault if it is
+//! still there at a quiet point: the final summary, `vf:check` and an
+//! accepted `VF_CONTROL` (the VFs are provisioned by then):
 //!
 //! - `ggtt_stray`: a GGTT entry with a function number outside every VF's
 //!   configured range;

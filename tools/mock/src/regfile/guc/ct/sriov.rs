@@ -417,15 +417,13 @@ fn update_vf_cfg(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) ->
     let addr = u64::from(hxg.get(2).copied().unwrap_or(0))
         | u64::from(hxg.get(3).copied().unwrap_or(0)) << 32;
     let dwords = hxg.get(4).copied().unwrap_or(0);
-    let before = ct.sriov.configs.get(&vfid).copied().unwrap_or_default();
     let out = cfg_outcome(ct, gtt, hxg, rec);
     let s = &mut ct.sriov;
     let after = s.configs.get(&vfid).copied().unwrap_or_default();
-    // A message that took something away is followed by the PF's cleaning
-    // of its tables (upstream tells the GuC first when it shrinks,
-    // `xe_gt_sriov_pf_config_release`): leftovers wait for a later check.
-    let shrank = shrinks(&before, &after);
-    s.due("vf_cfg", out.answer.is_ok() && !shrank);
+    // The PF provisions and releases VF by VF or all at once, its tables
+    // before or after the message: leftovers wait for a quiet point
+    // (`crate::regfile::isolation`).
+    s.due("vf_cfg", false);
     rec.emit(Event::SriovVfCfg {
         vfid,
         addr: Hex(addr),
@@ -439,21 +437,6 @@ fn update_vf_cfg(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) ->
         configured: s.configured(),
     });
     out.answer
-}
-
-/// Whether `after` gives up anything `before` had: a GGTT range not
-/// inside the new one, less local memory, a context or doorbell run not
-/// inside the new one.
-fn shrinks(before: &VfConfig, after: &VfConfig) -> bool {
-    let inside = |old: Option<(u64, u64)>, new: Option<(u64, u64)>| match (old, new) {
-        (None, _) => true,
-        (Some(_), None) => false,
-        (Some(o), Some(n)) => n.0 <= o.0 && o.1 <= n.1,
-    };
-    !inside(before.ggtt(), after.ggtt())
-        || after.lmem < before.lmem
-        || !inside(before.contexts(), after.contexts())
-        || !inside(before.doorbells(), after.doorbells())
 }
 
 fn cfg_outcome(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> CfgOutcome {
