@@ -294,10 +294,24 @@ impl RegisterFile {
             .mcr
             .peek(regs::mcr::LMEM_CFG.offset, mcr::PRIMARY_GAM as usize)
             .unwrap_or(0);
+        let configs = self.guc.sriov().configs();
+        let submit = self.guc.submit();
+        let pf_contexts_in_vfs = configs
+            .iter()
+            .filter(|(&vf, _)| vf != 0)
+            .filter_map(|(&vf, c)| c.contexts().map(|r| (vf, r)))
+            .flat_map(|(vf, (begin, end))| {
+                // CAST: context runs end at GUC_ID_MAX (checked).
+                (begin as u32..end as u32)
+                    .filter(|&id| submit.context(id).is_some())
+                    .map(move |id| (vf, id))
+            })
+            .collect();
         let view = isolation::View {
-            configs: self.guc.sriov().configs(),
+            configs,
             lmem_cfg,
             lmem_size: self.lmem_size,
+            pf_contexts_in_vfs,
         };
         self.isolation.run(trigger, leftovers, &view, &*bus, rec)
     }

@@ -837,7 +837,7 @@ pub enum Event {
         /// "ggtt_stamp", "ggtt_stray", "lmtt_shared", "lmtt_in_tables",
         /// "lmtt_beyond_lmem", "lmtt_over_quota", "lmtt_no_config",
         /// "lmtt_pf_entry", "lmtt_unreadable", "ctx_overlap", "db_overlap",
-        /// "ggtt_overlap".
+        /// "ggtt_overlap", "ctx_pf_in_vf".
         check: &'static str,
         /// The function it is about.
         vf: u32,

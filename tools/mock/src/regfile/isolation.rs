@@ -41,7 +41,11 @@
 //!   445);
 //! - `lmtt_unreadable`: the directory or a leaf is not in local memory;
 //! - `ggtt_overlap`, `ctx_overlap`, `db_overlap`: two VFs' configured
-//!   ranges overlap (the GuC refuses that, so only a model bug finds one).
+//!   ranges overlap (the GuC refuses that, so only a model bug finds one);
+//! - `ctx_pf_in_vf`: a context the PF registered for its own submission
+//!   (`ct/submit.rs`) has a guc_id inside a VF's context run: two functions
+//!   reach that context ID (upstream keeps the PF's IDs out of the VFs'
+//!   runs, `xe_guc_id_mgr.c`).
 //!
 //! Leftovers, entries no configuration covers: the PF tells the GuC first
 //! when it takes resources away and cleans its tables after (upstream
@@ -120,6 +124,9 @@ pub struct View<'a> {
     pub lmem_cfg: u32,
     /// Local memory size in bytes.
     pub lmem_size: u64,
+    /// (VF, guc_id) of every context the PF registered inside a VF's
+    /// context run.
+    pub pf_contexts_in_vfs: Vec<(u32, u32)>,
 }
 
 /// One finding.
@@ -177,6 +184,22 @@ impl Checker {
             .collect();
         let mut out = Vec::new();
         ranges(&vfs, &mut out);
+        // One finding per VF: the first such context and how many.
+        let mut pf: BTreeMap<u32, (u32, u64)> = BTreeMap::new();
+        for &(vf, id) in &view.pf_contexts_in_vfs {
+            pf.entry(vf).or_insert((id, 0)).1 += 1;
+        }
+        for (vf, (id, n)) in pf {
+            out.push(Finding {
+                check: "ctx_pf_in_vf",
+                vf,
+                other: None,
+                detail: format!(
+                    "{n} context(s) the PF registered are in VF {vf}'s context run; the first \
+                     is guc_id {id:#x}"
+                ),
+            });
+        }
         ggtt(&vfs, leftovers, bus, &mut out);
         if view.lmem_cfg & LMEM_EN != 0 {
             lmtt(view, leftovers, bus, &mut out);
@@ -450,5 +473,63 @@ fn lmtt(view: &View, leftovers: bool, bus: &dyn Bus, out: &mut Vec<Finding>) {
             }),
             Some(_) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::regfile::guc::NoBus;
+    use crate::trace::TraceWriter;
+
+    fn recorder() -> Recorder {
+        let clock = ManualClock::new();
+        Recorder::new(Arc::new(clock), TraceWriter::disabled(), None)
+    }
+
+    /// A PF context inside a VF's run is found once per VF; a VF's ranges
+    /// that overlap another's are found; nothing without a GGTT or LMTT.
+    #[test]
+    fn pf_contexts_in_a_vf_run_and_overlapping_runs() {
+        let mut rec = recorder();
+        let vf = |ctx: (u32, u32), db: (u32, u32)| VfConfig {
+            ctx_begin: ctx.0,
+            ctx_num: ctx.1,
+            db_begin: db.0,
+            db_num: db.1,
+            ..VfConfig::default()
+        };
+        let configs: BTreeMap<u32, VfConfig> =
+            [(1, vf((100, 50), (0, 4))), (2, vf((200, 50), (2, 4)))].into();
+        let mut c = Checker::default();
+        let view = View {
+            configs: &configs,
+            lmem_cfg: 0,
+            lmem_size: 16 << 30,
+            pf_contexts_in_vfs: vec![(2, 210), (2, 211)],
+        };
+        assert_eq!(c.run("vf:check", true, &view, &NoBus, &mut rec), 2);
+        assert_eq!(c.found(), 2);
+        let s = rec.summary(false).sriov;
+        assert_eq!(s.isolation_kinds["ctx_pf_in_vf"], 1, "one per VF");
+        assert_eq!(s.isolation_kinds["db_overlap"], 1);
+        // Again: nothing new, one more run.
+        assert_eq!(c.run("vf:check", true, &view, &NoBus, &mut rec), 0);
+        assert_eq!(
+            (c.runs(), rec.summary(false).sriov.isolation_checks),
+            (2, 2)
+        );
+    }
+
+    #[test]
+    fn entry_fields() {
+        assert_eq!(pte_vfid(63 << 2 | 3), 63);
+        assert_eq!(pte_vfid(0x3FF << 2 | 1 << 12), 0x3FF);
+        assert_eq!(LEAF_ENTRIES, 65536, "seed 000 line 397");
+        assert_eq!(DIR_PTR_MASK, (1 << 21) - 1);
+        assert_eq!(PAGE_MASK, 0xFFFF);
     }
 }
