@@ -26,6 +26,12 @@
 //!   dropped, N context resets of the registered contexts without a hang,
 //!   the next N `REGISTER_CONTEXT` refused, the next N `ALLOCATE_DOORBELL`
 //!   refused;
+//! - `vf:flr:N`, `vf:check`, `guc:refuse-vf-cfg:N`, `guc:flr-stuck:N`,
+//!   `guc:bogus-vf-notify:N`: the GuC's SR-IOV PF model ([`SriovRequest`],
+//!   carried out by [`crate::regfile::guc::ct::sriov`]): VF N was FLR'ed
+//!   (the GuC notifies the PF), the isolation checker runs now, the next N
+//!   `UPDATE_VF_CFG` fail, the next N `FLR_START` never complete, N
+//!   notifications for a VF that cannot exist;
 //! - `ct:...` and `g2h:...`: the GuC's CT engine ([`CtRequest`], carried
 //!   out by [`crate::regfile::guc::ct`]): switches for the next requests
 //!   read from the H2G ring, and messages or damage written into G2H.
@@ -63,6 +69,10 @@
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::fmt;
+
+mod sriov;
+
+pub use sriov::SriovRequest;
 
 use crate::regfile::engine;
 use crate::regfile::engine::EngineFault;
@@ -334,6 +344,8 @@ pub enum Request {
     Ct(CtRequest),
     /// `guc:...`.
     Guc(GucRequest),
+    /// `vf:...` and the SR-IOV `guc:` switches.
+    Sriov(SriovRequest),
     /// `engine:FAULT:NAME`.
     Engine {
         /// The switch.
@@ -385,6 +397,11 @@ impl Request {
                 Ok(Request::GtError { sev, bits })
             }
             [family @ ("ct" | "g2h"), args @ ..] => CtRequest::parse(family, args).map(Request::Ct),
+            ["vf", args @ ..] => SriovRequest::parse("vf", args).map(Request::Sriov),
+            ["guc", what, args @ ..] if SriovRequest::GUC_SWITCHES.contains(what) => {
+                let args: Vec<&str> = std::iter::once(*what).chain(args.iter().copied()).collect();
+                SriovRequest::parse("guc", &args).map(Request::Sriov)
+            }
             ["guc", args @ ..] => GucRequest::parse(args).map(Request::Guc),
             ["engine", fault, name] => {
                 let fault = EngineFault::from_name(fault)
@@ -396,7 +413,7 @@ impl Request {
             }
             _ => Err(format!(
                 "`{text}` is not surprise-removal, spurious-msi, irq:SOURCE:DATA:COUNT, \
-                 gt-error:SEV:BITS, ct:..., g2h:..., guc:... or engine:FAULT:NAME"
+                 gt-error:SEV:BITS, ct:..., g2h:..., guc:..., vf:... or engine:FAULT:NAME"
             )),
         }
     }
@@ -404,7 +421,7 @@ impl Request {
     /// Whether `partial` may still become a request as more characters come
     /// (for a reader that must decide before the line ends).
     pub fn could_become(partial: &str) -> bool {
-        const WORDS: [&str; 8] = [
+        const WORDS: [&str; 9] = [
             "surprise-removal",
             "spurious-msi",
             "irq:",
@@ -413,6 +430,7 @@ impl Request {
             "g2h:",
             "engine:",
             "guc:",
+            "vf:",
         ];
         if WORDS.iter().any(|w| w.starts_with(partial)) {
             return true;
@@ -446,6 +464,7 @@ impl fmt::Display for Request {
             Request::GtError { sev, bits } => write!(f, "gt-error:{}:{bits:x}", sev.name()),
             Request::Ct(r) => r.fmt(f),
             Request::Guc(r) => r.fmt(f),
+            Request::Sriov(r) => r.fmt(f),
             Request::Engine { fault, engine } => write!(f, "engine:{}:{engine}", fault.name()),
         }
     }

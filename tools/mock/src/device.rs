@@ -434,6 +434,18 @@ impl Device {
                 self.regs.guc_inject(r, &mut self.rec, &mut bus);
                 self.settle_irqs();
             }
+            Request::Sriov(r) => {
+                if self.dead() {
+                    return;
+                }
+                let mut bus = DeviceBus {
+                    ggtt: self.ggtt.as_ref(),
+                    lmem: &mut self.lmem,
+                    guest: &mut self.guest,
+                };
+                self.regs.sriov_inject(r, &mut self.rec, &mut bus);
+                self.settle_irqs();
+            }
             Request::Ct(r) => {
                 if self.dead() {
                     // A card that is gone writes nothing.
@@ -621,6 +633,14 @@ impl Device {
         self.finished = true;
         let now = self.rec.now();
         self.regs.advance(now, &mut self.rec);
+        // The SR-IOV isolation checker's last run, leftovers included
+        // (`regfile::isolation`): what the summary's count ends with.
+        let mut bus = DeviceBus {
+            ggtt: self.ggtt.as_ref(),
+            lmem: &mut self.lmem,
+            guest: &mut self.guest,
+        };
+        self.regs.final_isolation_check(&mut self.rec, &mut bus);
         self.rec.emit(Event::Stop {
             reason: reason.to_owned(),
         });
@@ -962,6 +982,24 @@ impl guc::Bus for DeviceBus<'_> {
         let mut b = [0u8; 8];
         self.ggtt?.read(GGTT_START + 8 * index, &mut b).ok()?;
         Some(u64::from_le_bytes(b))
+    }
+
+    fn ptes(&self, first: u64, out: &mut [u64]) -> bool {
+        let n = out.len() as u64;
+        if first.checked_add(n).is_none_or(|end| end > GGTT_SIZE / 8) {
+            return false;
+        }
+        let mut b = vec![0u8; out.len() * 8];
+        let Some(ggtt) = self.ggtt else {
+            return false;
+        };
+        if ggtt.read(GGTT_START + 8 * first, &mut b).is_err() {
+            return false;
+        }
+        for (slot, c) in out.iter_mut().zip(b.chunks_exact(8)) {
+            *slot = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        }
+        true
     }
 
     fn read(&self, target: guc::Target, addr: u64, buf: &mut [u8]) -> Result<(), String> {

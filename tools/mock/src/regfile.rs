@@ -19,7 +19,9 @@
 //!   does is traced after each call ([`RegisterFile::flush_irq_events`]);
 //!   the device sends the MSIs it generates ([`RegisterFile::take_msis`]).
 //!   The GuC's interrupts to the host reach it through
-//!   [`guc::Guc::interrupt_host`], drained after each GuC access.
+//!   [`guc::Guc::interrupt_host`], drained after each GuC access;
+//! - [`isolation`]: the SR-IOV isolation checker, a test oracle run after
+//!   the GuC's VF messages, `LMEM_CFG` writes and at the final summary.
 //!
 //! The dispatcher returns `None` for an offset with no register, so the
 //! device can count it as unknown.
@@ -47,6 +49,7 @@ pub mod fuses;
 pub mod guc;
 pub mod gunit;
 pub mod intc;
+pub mod isolation;
 pub mod mcr;
 pub mod pcode;
 pub mod straps;
@@ -165,6 +168,10 @@ pub struct RegisterFile {
     irq_on_guc_reset: bool,
     /// Sources whose service ended since the last [`RegisterFile::take_serviced`].
     serviced: Vec<intc::Source>,
+    /// Local memory size in bytes.
+    lmem_size: u64,
+    /// The SR-IOV isolation checker's record.
+    isolation: isolation::Checker,
 }
 
 impl RegisterFile {
@@ -176,6 +183,8 @@ impl RegisterFile {
     /// unusable (unit tests guard against each).
     pub fn new(p: &RegParams, now: Duration) -> Result<Self, BuildError> {
         let map = power::Map::builtin().map_err(|e| BuildError::Table(e.clone()))?;
+        let mut guc = guc::Guc::new(&p.guc, &p.fuses).map_err(BuildError::Hwconfig)?;
+        guc.sriov_set_lmem_size(p.lmem_size);
         Ok(Self {
             map,
             gunit: gunit::Gunit::new(p, now),
@@ -189,11 +198,13 @@ impl RegisterFile {
                 p.gam_reset_slice,
                 flat_ccs_base_addr(p.lmem_size),
             )?,
-            guc: guc::Guc::new(&p.guc, &p.fuses).map_err(BuildError::Hwconfig)?,
+            guc,
             intc: intc::Intc::new(p.intc),
             engines: engine::Engines::new(&p.fuses),
             irq_on_guc_reset: p.irq_on_guc_reset,
             serviced: Vec::new(),
+            lmem_size: p.lmem_size,
+            isolation: isolation::Checker::default(),
         })
     }
 
@@ -251,6 +262,72 @@ impl RegisterFile {
         self.guc.schedule(&mut self.engines, now, rec, bus);
         self.drain_engines(rec);
         self.drain_guc(rec);
+        self.check_isolation(rec, bus);
+    }
+
+    /// Runs the isolation checker if the GuC's SR-IOV messages asked for
+    /// it ([`guc::Guc::sriov_take_check`]).
+    fn check_isolation(&mut self, rec: &mut Recorder, bus: &mut dyn guc::Bus) {
+        if let Some(due) = self.guc.sriov_take_check() {
+            self.run_isolation(due.trigger, due.leftovers, rec, bus);
+        }
+    }
+
+    /// The final isolation check, leftovers included, if anything SR-IOV
+    /// happened in the run ([`isolation::Checker::runs`]).
+    pub fn final_isolation_check(&mut self, rec: &mut Recorder, bus: &mut dyn guc::Bus) {
+        if self.isolation.runs() > 0 {
+            self.run_isolation("final", true, rec, bus);
+        }
+    }
+
+    /// One isolation checker run ([`isolation`]); returns the new distinct
+    /// findings. `LMEM_CFG` is read from the primary GAM instance.
+    pub fn run_isolation(
+        &mut self,
+        trigger: &'static str,
+        leftovers: bool,
+        rec: &mut Recorder,
+        bus: &mut dyn guc::Bus,
+    ) -> u64 {
+        let lmem_cfg = self
+            .mcr
+            .peek(regs::mcr::LMEM_CFG.offset, mcr::PRIMARY_GAM as usize)
+            .unwrap_or(0);
+        let configs = self.guc.sriov().configs();
+        let submit = self.guc.submit();
+        let pf_contexts_in_vfs = configs
+            .iter()
+            .filter(|(&vf, _)| vf != 0)
+            .filter_map(|(&vf, c)| c.contexts().map(|r| (vf, r)))
+            .flat_map(|(vf, (begin, end))| {
+                // CAST: context runs end at GUC_ID_MAX (checked).
+                (begin as u32..end as u32)
+                    .filter(|&id| submit.context(id).is_some())
+                    .map(move |id| (vf, id))
+            })
+            .collect();
+        let view = isolation::View {
+            configs,
+            lmem_cfg,
+            lmem_size: self.lmem_size,
+            pf_contexts_in_vfs,
+        };
+        self.isolation.run(trigger, leftovers, &view, &*bus, rec)
+    }
+
+    /// The SR-IOV test-control requests ([`guc::Guc::sriov_inject`]).
+    pub fn sriov_inject(
+        &mut self,
+        req: crate::control::SriovRequest,
+        rec: &mut Recorder,
+        bus: &mut dyn guc::Bus,
+    ) {
+        let now = rec.now();
+        self.advance(now, rec);
+        self.guc.sriov_inject(req, now, rec, bus);
+        self.drain_guc(rec);
+        self.check_isolation(rec, bus);
     }
 
     /// A `guc:` test-control request ([`guc::Guc::submit_inject`]).
@@ -405,6 +482,7 @@ impl RegisterFile {
         self.advance(now, rec);
         self.guc.ct_service(now, rec, bus);
         self.drain_guc(rec);
+        self.check_isolation(rec, bus);
     }
 
     /// A host dword write at `offset` in BAR0's doorbell window
@@ -435,6 +513,7 @@ impl RegisterFile {
         self.advance(now, rec);
         self.guc.ct_inject(req, now, rec, bus);
         self.drain_guc(rec);
+        self.check_isolation(rec, bus);
     }
 
     /// The power rule: whether an access to `reg` at `offset` reaches it.
@@ -558,12 +637,17 @@ impl RegisterFile {
         if self.fuses.write(offset, value, rec).is_some()
             || self.mcr.write(offset, value, rec).is_some()
         {
+            if offset == regs::mcr::LMEM_CFG.offset {
+                // A new LMTT root: the immediate checks (isolation docs).
+                self.run_isolation("lmem_cfg", false, rec, bus);
+            }
             return Some(Effect::None);
         }
         if self.guc.write(offset, value, now, rec, bus).is_some() {
             self.drain_guc(rec);
             // A doorbell may have brought submission messages.
             self.schedule_guc(rec, bus);
+            self.check_isolation(rec, bus);
             return Some(Effect::None);
         }
         if self.intc.write(offset, value, rec).is_some() {

@@ -526,19 +526,41 @@ pub mod mcr {
     pub const XEHP_L3SQCREG5: RegDef = def("XEHP_L3SQCREG5", 0xB158);
     /// 0xCF54, GAM range (MSLICE, GT).
     pub const XEHP_GAMCNTRL_CTRL: RegDef = def("XEHP_GAMCNTRL_CTRL", 0xCF54);
+    /// `LMEM_CFG` bit 31: the LMTT is in use (`regs/xe_gt_regs.h`).
+    pub const LMEM_EN: FieldDef = FieldDef {
+        name: "lmem_en",
+        hi: 31,
+        lo: 31,
+    };
+    /// `LMEM_CFG` bits 30:0: the LMTT directory, in 64 KiB units.
+    pub const LMTT_DIR_PTR: FieldDef = FieldDef {
+        name: "lmtt_dir_ptr",
+        hi: 30,
+        lo: 0,
+    };
+    /// 0xCF58, GAM range (MSLICE, GT; seed 000 line 524): the LMTT root
+    /// pointer (upstream `LMEM_CFG`, `regs/xe_gt_regs.h`; the seed says
+    /// only that the directory's location is in "one [register] in GT
+    /// (GAM)", line 388).
+    pub const LMEM_CFG: RegDef = RegDef {
+        name: "LMEM_CFG",
+        offset: 0xCF58,
+        fields: &[LMEM_EN, LMTT_DIR_PTR],
+    };
     /// 0xE7C8, DSS, RENDER.
     pub const LSC_CHICKEN_BIT_0: RegDef = def("LSC_CHICKEN_BIT_0", 0xE7C8);
     /// 0xE90C, MSLICE, GT.
     pub const SARB_CHICKEN1: RegDef = def("SARB_CHICKEN1", 0xE90C);
 
     /// All of them, by offset.
-    pub const ALL: [RegDef; 8] = [
+    pub const ALL: [RegDef; 9] = [
         XEHP_FLAT_CCS_BASE_ADDR,
         FF_MODE,
         XEHP_SQCM,
         XEHP_L3NODEARBCFG,
         XEHP_L3SQCREG5,
         XEHP_GAMCNTRL_CTRL,
+        LMEM_CFG,
         LSC_CHICKEN_BIT_0,
         SARB_CHICKEN1,
     ];
@@ -1014,7 +1036,7 @@ pub mod intc {
 }
 
 /// Number of entries of [`REGISTERS`] (checked when the table is built).
-const REGISTER_COUNT: usize = 194;
+const REGISTER_COUNT: usize = 195;
 
 /// Concatenates `parts` into one array of exactly `N` entries; a count that
 /// does not add up fails the build.
@@ -1085,6 +1107,7 @@ const ALL: [RegDef; REGISTER_COUNT] = concat(&[
         guc::DMA_GUC_WOPCM_OFFSET,
         guc::GUC_TLB_INV_CR,
         mcr::XEHP_GAMCNTRL_CTRL,
+        mcr::LMEM_CFG,
         mcr::LSC_CHICKEN_BIT_0,
         mcr::SARB_CHICKEN1,
     ],

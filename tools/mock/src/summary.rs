@@ -20,6 +20,8 @@ use crate::trace::Event;
 use crate::trace::Hex;
 use crate::trace::Op;
 
+pub mod sriov;
+
 /// Violation kind of an access to a register whose forcewake domain sleeps.
 pub const SLEEPING_DOMAIN: &str = "sleeping_domain";
 /// Violation kind of a read of a terminated MCR instance.
@@ -336,6 +338,9 @@ pub struct Summary {
     /// GuC submission.
     #[serde(default)]
     pub guc_submit: GucSubmitSummary,
+    /// The GuC's SR-IOV PF model and the isolation checker.
+    #[serde(default)]
+    pub sriov: sriov::SriovSummary,
     /// Events traced (the next trace `seq`).
     pub events: u64,
     /// True only in the file written at a clean exit.
@@ -354,6 +359,7 @@ impl Counters {
     /// Counts one event.
     pub fn count(&mut self, ev: &Event) {
         let s = &mut self.s;
+        sriov::count(&mut s.sriov, ev);
         match ev {
             Event::MmioRead(m) => {
                 s.mmio_reads += 1;
@@ -1032,6 +1038,15 @@ mod tests {
             guc_submit,
             serde_json::to_value(GucSubmitSummary::default()).expect("serialises"),
             "no submission events"
+        );
+        let sriov = v
+            .as_object_mut()
+            .and_then(|m| m.remove("sriov"))
+            .expect("sriov object");
+        assert_eq!(
+            sriov,
+            serde_json::to_value(sriov::SriovSummary::default()).expect("serialises"),
+            "no SR-IOV events"
         );
         assert_eq!(
             ct,

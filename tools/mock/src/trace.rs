@@ -788,6 +788,92 @@ pub enum Event {
         /// nothing armed).
         action: &'static str,
     },
+    /// `PF2GUC_UPDATE_VF_CFG` served (`regfile/guc/ct/sriov.rs`).
+    SriovVfCfg {
+        /// VFID (0: the PF's own configuration).
+        vfid: u32,
+        /// CFG_ADDR (GGTT).
+        addr: Hex,
+        /// CFG_SIZE, dwords.
+        dwords: u32,
+        /// KLVs in the list.
+        klvs: u32,
+        /// KLVs applied (the reply's DATA0).
+        applied: u32,
+        /// Of those, values clamped to their maximum.
+        clamped: u32,
+        /// "applied", "reset" (address and size 0), "not_parsed" (address
+        /// 0), "refused" (FAILURE, a `guc_sriov_bad` violation),
+        /// "refused_switch" (`guc:refuse-vf-cfg`).
+        result: &'static str,
+        /// The FAILURE's error code.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        code: Option<Hex>,
+        /// The function's configuration after the message (SUCCESS only).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cfg: Option<crate::summary::sriov::VfEntry>,
+        /// VFs (not the PF) with a configuration after the message.
+        configured: u64,
+    },
+    /// `PF2GUC_VF_CONTROL` served.
+    SriovVfControl {
+        /// VFID.
+        vfid: u32,
+        /// "pause", "resume", "stop", "flr_start", "flr_finish", "unknown".
+        cmd: &'static str,
+        /// "ok", "stuck" (`guc:flr-stuck`: no FLR_DONE), "refused" (FAILURE,
+        /// a `guc_sriov_bad` violation).
+        result: &'static str,
+        /// The FAILURE's error code.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        code: Option<Hex>,
+        /// The VF's state after it: "ready", "paused", "stopped",
+        /// "flr_wait", "flr_done".
+        state: &'static str,
+    },
+    /// `GUC2PF_VF_STATE_NOTIFY` events queued to G2H.
+    SriovNotify {
+        /// The VF named.
+        vfid: u32,
+        /// How many.
+        count: u64,
+        /// "vf_flr", "flr_done", "pause_done".
+        event: &'static str,
+    },
+    /// A `vf:` or SR-IOV `guc:` test-control request was carried out.
+    SriovInject {
+        /// The request as written.
+        request: String,
+        /// "armed", "queued", "done", "no_channel" (the CT is not enabled).
+        result: &'static str,
+        /// `UPDATE_VF_CFG` refusals and stuck FLRs still armed.
+        armed_left: u64,
+    },
+    /// The isolation checker ran (`regfile/isolation.rs`).
+    SriovCheck {
+        /// Why: "vf_cfg", "vf_control", "lmem_cfg", "vf:check", "final".
+        trigger: &'static str,
+        /// Whether leftover table entries counted.
+        leftovers: bool,
+        /// New distinct violations it found.
+        found: u64,
+    },
+    /// The isolation checker found a new distinct violation (a test oracle,
+    /// not one of the device's `violation`s).
+    SriovIsolation {
+        /// "ggtt_stamp", "ggtt_stray", "lmtt_shared", "lmtt_in_tables",
+        /// "lmtt_beyond_lmem", "lmtt_over_quota", "lmtt_no_config",
+        /// "lmtt_pf_entry", "lmtt_unreadable", "ctx_overlap", "db_overlap",
+        /// "ggtt_overlap", "ctx_pf_in_vf".
+        check: &'static str,
+        /// The function it is about.
+        vf: u32,
+        /// The other function, for a resource two of them reach.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        other: Option<u32>,
+        /// What was found.
+        detail: String,
+    },
     /// The mock is shutting down.
     Stop {
         /// Why: "disconnect", "signal SIGTERM", "error: ...".

@@ -245,6 +245,30 @@ fn driver_flr_wipes_lmem_and_ggtt() {
     assert_eq!(g, [0; 8]);
 }
 
+/// The isolation checker reads the device's own GGTT window (the bulk PTE
+/// read) on `vf:check` and once more at exit.
+#[test]
+fn isolation_checker_walks_the_device_ggtt() {
+    let (mut d, _) = device(&opts());
+    // A PTE stamped for VF 3 (bits 11:2), present, with no VF configured:
+    // a stray stamp, a leftover.
+    let pte: u64 = 3 << 2 | 1;
+    d.region_write(BAR0, GGTT_START + 8 * 0x2345, &pte.to_le_bytes())
+        .expect("ggtt write");
+    d.control(Request::parse("vf:check").expect("request"));
+    let s = d.summary().sriov;
+    assert_eq!((s.isolation_checks, s.isolation_violations), (1, 1));
+    assert_eq!(s.isolation_kinds["ggtt_stray"], 1);
+    d.finish("disconnect");
+    let s = d.summary().sriov;
+    assert_eq!(
+        (s.isolation_checks, s.isolation_violations),
+        (2, 1),
+        "counted once"
+    );
+    assert_eq!(d.summary().violations, 0, "an oracle, not a device rule");
+}
+
 #[test]
 fn trapped_window_accesses_use_the_shared_memory() {
     let (mut d, _) = device(&opts());

@@ -149,6 +149,9 @@
 //!
 //! A request the firmware refuses for its content is `ct_request_bad`.
 //!
+//! The SR-IOV PF messages (`PF2GUC_UPDATE_VF_CFG`, `PF2GUC_VF_CONTROL`)
+//! and the VF notifications are in [`sriov`].
+//!
 //! The context messages of GuC submission (`REGISTER_CONTEXT`,
 //! `UPDATE_CONTEXT_POLICIES`, `SCHED_CONTEXT_MODE_SET`, `SCHED_CONTEXT`,
 //! `DEREGISTER_CONTEXT`) and the scheduler behind them are in [`submit`].
@@ -195,6 +198,7 @@
 
 mod inject;
 mod serve;
+pub mod sriov;
 pub mod submit;
 
 use std::collections::BTreeSet;
@@ -325,6 +329,8 @@ pub struct Ct {
     switches: Switches,
     /// GuC submission: contexts and the scheduler's state ([`submit`]).
     pub(super) submit: submit::Submit,
+    /// SR-IOV PF: VF configurations and states ([`sriov`]).
+    pub(super) sriov: sriov::Sriov,
 }
 
 impl Ct {
@@ -775,6 +781,7 @@ impl Ct {
         Ct {
             switches: self.switches,
             submit: self.submit.after_reset(),
+            sriov: self.sriov.after_reset(),
             ..Ct::default()
         }
     }

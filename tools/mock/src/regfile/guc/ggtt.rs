@@ -71,6 +71,18 @@ impl Target {
 pub trait Bus {
     /// GGTT PTE `index`, or `None` if the device has no GGTT window.
     fn pte(&self, index: u64) -> Option<u64>;
+    /// GGTT PTEs `first..first + out.len()` into `out`; false if the device
+    /// has no GGTT window or the range leaves it. The isolation checker
+    /// walks the whole GGTT with it; the device reads its window in one go.
+    fn ptes(&self, first: u64, out: &mut [u64]) -> bool {
+        for (slot, i) in out.iter_mut().zip(first..) {
+            match self.pte(i) {
+                Some(p) => *slot = p,
+                None => return false,
+            }
+        }
+        true
+    }
     /// Reads `buf.len()` bytes of `target` at `addr`.
     ///
     /// # Errors

@@ -174,10 +174,13 @@ fn disable(ct: &mut Ct, l: &Layout, gtt: &mut Gtt, rec: &mut Recorder) {
             );
         }
     }
-    // The GuC's contexts are not the channel's: they stay.
+    // The GuC's contexts and VF configurations are not the channel's: they
+    // stay.
     let submit = std::mem::take(&mut ct.submit);
+    let sriov = std::mem::take(&mut ct.sriov);
     *ct = Ct {
         submit,
+        sriov,
         ..ct.keeping_switches()
     };
 }

@@ -35,8 +35,10 @@ pub(super) fn serve(
     match action {
         abi::action::UPDATE_SCHEDULING_POLICIES_KLV => policies(ct, hxg, rec),
         abi::action::OPT_IN_FEATURE_KLV => opt_in(ct, gtt, hxg, rec),
-        // The context messages of GuC submission (`submit.rs`).
+        // The context messages of GuC submission (`submit.rs`), the SR-IOV
+        // PF messages (`sriov.rs`).
         _ => super::submit::serve(ct, gtt, action, hxg, rec)
+            .or_else(|| super::sriov::serve(ct, gtt, action, hxg, rec))
             .unwrap_or(Err(abi::error::UNKNOWN_ACTION)),
     }
 }

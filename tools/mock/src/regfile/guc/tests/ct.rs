@@ -1149,4 +1149,5 @@ fn g2h_damage() {
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
 }
 
+mod sriov;
 mod submit;

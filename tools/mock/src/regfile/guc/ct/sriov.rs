@@ -1,0 +1,886 @@
+//! The GuC's SR-IOV PF interface: VF configurations (`PF2GUC_UPDATE_VF_CFG`),
+//! VF control and FLR (`PF2GUC_VF_CONTROL`) and the notifications the GuC
+//! sends the PF about VFs (`GUC2PF_VF_STATE_NOTIFY`).
+//!
+//! The contract with the driver is `notes/mock-sriov-guc-spec.md` (issue 13).
+//! Facts: seed 003 line 11 (the VF configuration KLVs, their units and
+//! ranges); seed 000 lines 300-326 (the VF FLR sequence: the GuC tells the
+//! PF a VF is in FLR, cleans the VF's scheduling state, tells the PF it is
+//! done); upstream `abi/guc_actions_sriov_abi.h` (the two actions' DOC
+//! tables, the commands and the notification's events),
+//! `abi/guc_klvs_abi.h` (the VF_CFG keys and lengths) and
+//! `xe_gt_sriov_pf_config.c` (what the PF sends: `pf_push_vf_cfg_klvs`
+//! expects the reply to count every KLV, `pf_push_self_config` sends VFID 0);
+//! summarised in `research/anchor-xe.md` §6.2-6.5 and §7.7. The firmware's
+//! own checks are not published: what goes beyond the ABI text is `[MODEL]`.
+//!
+//! # `PF2GUC_UPDATE_VF_CFG` (0x5503) {hdr, VFID, CFG_ADDR_LO, CFG_ADDR_HI, CFG_SIZE}
+//!
+//! CFG_SIZE is in dwords; the KLV list is read through the GuC's GGTT and
+//! TLB like every GGTT-addressed buffer (`ggtt.rs`). Checks, in order; the
+//! first failing one answers FAILURE and nothing of the message is applied:
+//!
+//! - another length, or DATA0 (27:16, MBZ) not 0: `INVALID_PARAMS` (0x60);
+//! - VFID above [`TOTAL_VFS`]: `INVALID_PARAMS`;
+//! - CFG_ADDR and CFG_SIZE both 0: the VF's configuration is reset to the
+//!   defaults (nothing; its ranges are free again), SUCCESS with DATA0 0
+//!   (the DOC table: "associated VF config shall be reset to its default
+//!   state");
+//! - CFG_ADDR 0 with a size: SUCCESS with DATA0 0, nothing changed (the
+//!   table: "If this parameter is zero, the list is not parsed");
+//! - CFG_SIZE above [`MAX_CFG_DWORDS`]: `INVALID_PARAMS` (`[MODEL]`; upstream's
+//!   buffer is 8 KiB, 2048 dwords, `xe_guc_buf.c`);
+//! - the list not reachable: `INVALID_GGTT_ADDRESS` (0x80);
+//! - a KLV running past CFG_SIZE: `MALFORMED_KLV` (0x103)
+//!   (`xe_guc_klv_count`: a truncated KLV makes the list invalid);
+//! - a known key with a length other than its `_LEN`, or a value the rules
+//!   below refuse: `INVALID_KLV_DATA` (0x50).
+//!
+//! The keys (seed 003 line 11), each applied over the VF's current
+//! configuration, the list in order, and the result checked as a whole:
+//!
+//! - `GGTT_START` 0x0001, `GGTT_SIZE` 0x0002 (64-bit): both 4 KiB aligned;
+//!   a non-empty range inside the GuC's GGTT window [`WOPCM_TOP`,
+//!   `GUC_GGTT_TOP`) (`ggtt.rs`; upstream's VF side refuses anything else,
+//!   `xe_ggtt_init_early`) and not overlapping another VF's range;
+//! - `LMEM_SIZE` 0x0003 (64-bit): 2 MiB aligned, at most the local memory;
+//! - `NUM_CONTEXTS` 0x0004 and `BEGIN_CONTEXT_ID` 0x8A0B: begin + num at
+//!   most `GUC_ID_MAX` (65535), the run not overlapping another VF's;
+//! - `NUM_DOORBELLS` 0x0006 and `BEGIN_DOORBELL_ID` 0x8A0A: begin + num at
+//!   most `GUC_NUM_DOORBELLS` (256), not overlapping another VF's;
+//! - `EXEC_QUANTUM` 0x8A01 (ms) above 100000 and `PREEMPT_TIMEOUT` 0x8A02
+//!   (us) above 100000000 are clamped to those ("anything exceeding that will
+//!   be clamped to the max") and count as applied (traced `clamped`);
+//! - `SCHED_PRIORITY` 0x8A0C: 0 LOW, 1 NORMAL, 2 HIGH; more is refused;
+//! - the thresholds 0x8A03-0x8A08: any value, stored;
+//! - `TILE_MASK` 0x0005: "for single-tile products this KLV config is
+//!   ignored": accepted, counted, not stored;
+//! - any other key: not applied and not counted (traced
+//!   `guc_ct_klv_skipped`), no violation: the reply counts only the KLVs
+//!   applied, which is how upstream detects it (`-ENOKEY`).
+//!
+//! SUCCESS with DATA0 = the KLVs applied. Each refusal also records a
+//! `guc_sriov_bad` violation (the PF broke a rule of the ABI).
+//!
+//! VFID 0 is the PF's own configuration: upstream pushes it
+//! (`pf_push_self_config`: NUM_CONTEXTS 65535, NUM_DOORBELLS 256, BEGIN_*
+//! 0 and a GGTT range covering the whole GuC window), so it is accepted with
+//! the same per-key checks but takes part in no overlap check: it covers
+//! everything by design, and the VFs' ranges are carved out of it.
+//!
+//! # `PF2GUC_VF_CONTROL` (0x5506) {hdr, VFID, COMMAND}
+//!
+//! Another length, DATA0 not 0, VFID 0 or above [`TOTAL_VFS`], or a command
+//! other than 1..5: `INVALID_PARAMS`. Each VF has a state (`[MODEL]`: the
+//! firmware's is not published; these transitions are the ones
+//! `xe_gt_sriov_pf_control.c` drives):
+//!
+//! | command | from | to | G2H event |
+//! |---|---|---|---|
+//! | 1 PAUSE | ready | paused | `VF_STATE_NOTIFY` {vf, 3 PAUSE_DONE} |
+//! | 2 RESUME | paused | ready | - |
+//! | 3 STOP | ready, paused | stopped | - |
+//! | 4 FLR_START | any | flr_wait, then flr_done | `VF_STATE_NOTIFY` {vf, 2 FLR_DONE} |
+//! | 5 FLR_FINISH | flr_done | ready | - |
+//!
+//! Anything else is `INVALID_STATE` (0x0A) and a `guc_sriov_bad` violation.
+//! FLR_START from flr_wait or flr_done starts over (upstream restarts the
+//! FLR when the VF is reset again). At FLR_START the GuC does its part of
+//! the PRM's sequence (seed 000 lines 313-321: discard the VF's workloads,
+//! its doorbells and semaphores, its interrupt interface): the mock runs no
+//! VF workload, so that is the state change, and FLR_DONE follows at once.
+//! The events go through the CT backlog after the reply.
+//!
+//! A GuC reset, device reset or Driver-FLR forgets every VF configuration and
+//! state (upstream pushes them all again after a GT reset,
+//! `xe_gt_sriov_pf_config_restart`); `ct:disable` does not (the channel is
+//! not the configuration).
+//!
+//! # Test control
+//!
+//! - `vf:flr:N` (1..=[`TOTAL_VFS`]): the host FLR'ed VF N; the GuC sends
+//!   `VF_STATE_NOTIFY` {N, 1 VF_FLR} (seed 000 line 310, step 3);
+//! - `vf:check`: the isolation checker runs now, leftovers included
+//!   (`crate::regfile::isolation`);
+//! - `guc:refuse-vf-cfg:N`: the next N `UPDATE_VF_CFG` are answered FAILURE
+//!   `ACTION_ABORTED` (0x31), nothing applied, no violation;
+//! - `guc:flr-stuck:N`: the next N `FLR_START` are answered SUCCESS and the
+//!   VF stays in flr_wait: no FLR_DONE;
+//! - `guc:bogus-vf-notify:N`: N `VF_STATE_NOTIFY` {[`BOGUS_VF`], 1 VF_FLR},
+//!   a VF number no PF can have enabled.
+//!
+//! The switches are the test's: resets keep them; a second one adds its N.
+//! With the CT not enabled, `vf:flr` and `guc:bogus-vf-notify` send nothing
+//! (traced `no_channel`).
+
+use std::collections::BTreeMap;
+
+use super::g2h_message;
+use super::inject::event_header;
+use super::serve::klvs;
+use super::Ct;
+use crate::abi;
+use crate::control::SriovRequest;
+use crate::recorder::Recorder;
+use crate::regfile::guc::ggtt::Gtt;
+use crate::regfile::guc::ggtt::GUC_GGTT_TOP;
+use crate::regfile::guc::ggtt::WOPCM_TOP;
+use crate::regfile::guc::Bus;
+use crate::regfile::guc::Guc;
+use crate::summary::sriov::VfEntry;
+use crate::trace::Event;
+use crate::trace::Hex;
+
+/// `GUC_ACTION_PF2GUC_UPDATE_VF_CFG` (`abi/guc_actions_sriov_abi.h`).
+pub const PF2GUC_UPDATE_VF_CFG: u32 = 0x5503;
+/// `GUC_ACTION_PF2GUC_VF_CONTROL`.
+pub const PF2GUC_VF_CONTROL: u32 = 0x5506;
+/// `GUC_ACTION_GUC2PF_VF_STATE_NOTIFY`.
+pub const GUC2PF_VF_STATE_NOTIFY: u32 = 0x5106;
+/// `GUC_PF_NOTIFY_VF_FLR` (also `VF_ENABLE` for VFID 0).
+pub const NOTIFY_VF_FLR: u32 = 1;
+/// `GUC_PF_NOTIFY_VF_FLR_DONE`.
+pub const NOTIFY_VF_FLR_DONE: u32 = 2;
+/// `GUC_PF_NOTIFY_VF_PAUSE_DONE`.
+pub const NOTIFY_VF_PAUSE_DONE: u32 = 3;
+
+/// The VF configuration keys and their lengths in dwords (seed 003 line
+/// 11; `GUC_KLV_VF_CFG_*_KEY` / `_LEN`, `abi/guc_klvs_abi.h`).
+pub mod key {
+    /// GGTT start, 64-bit.
+    pub const GGTT_START: u32 = 0x0001;
+    /// GGTT size, 64-bit.
+    pub const GGTT_SIZE: u32 = 0x0002;
+    /// Local memory size, 64-bit.
+    pub const LMEM_SIZE: u32 = 0x0003;
+    /// Number of contexts.
+    pub const NUM_CONTEXTS: u32 = 0x0004;
+    /// Tiles (ignored on single-tile parts).
+    pub const TILE_MASK: u32 = 0x0005;
+    /// Number of doorbells.
+    pub const NUM_DOORBELLS: u32 = 0x0006;
+    /// Execution quantum, ms.
+    pub const EXEC_QUANTUM: u32 = 0x8A01;
+    /// Preemption timeout, us.
+    pub const PREEMPT_TIMEOUT: u32 = 0x8A02;
+    /// First threshold (`THRESHOLD_CAT_ERR`).
+    pub const THRESHOLD_FIRST: u32 = 0x8A03;
+    /// Last threshold (`THRESHOLD_DOORBELL_STORM`).
+    pub const THRESHOLD_LAST: u32 = 0x8A08;
+    /// First doorbell.
+    pub const BEGIN_DOORBELL_ID: u32 = 0x8A0A;
+    /// First context.
+    pub const BEGIN_CONTEXT_ID: u32 = 0x8A0B;
+    /// Scheduling priority.
+    pub const SCHED_PRIORITY: u32 = 0x8A0C;
+}
+
+/// The most VFs: the LMTT directory has 64 entries, "63 VF + 1 PF" (seed
+/// 000 line 382); upstream's `LMTT_2L_PDE_MAX_NUM` (`xe_lmtt_2l.c`). The
+/// mock's SR-IOV capability may say fewer (TotalVFs); the GuC's limit is
+/// the architecture's.
+pub const TOTAL_VFS: u32 = 63;
+/// The VF number `guc:bogus-vf-notify` names: above [`TOTAL_VFS`].
+pub const BOGUS_VF: u32 = TOTAL_VFS + 1;
+/// Most dwords one `UPDATE_VF_CFG` may name (module docs, `[MODEL]`).
+pub const MAX_CFG_DWORDS: u32 = 4096;
+/// GGTT ranges are 4 KiB aligned (seed 003).
+pub const GGTT_ALIGN: u64 = 4096;
+/// Local memory sizes are 2 MiB aligned (seed 003).
+pub const LMEM_ALIGN: u64 = 2 << 20;
+/// Context IDs: begin + num at most this (`GUC_ID_MAX`).
+pub const MAX_CONTEXTS: u64 = abi::sched::GUC_ID_MAX as u64;
+/// Doorbells: begin + num at most this (`GUC_NUM_DOORBELLS`,
+/// `xe_guc_fwif.h`).
+pub const MAX_DOORBELLS: u64 = 256;
+/// Largest execution quantum, ms (seed 003: 100 s).
+pub const MAX_EXEC_QUANTUM_MS: u32 = 100_000;
+/// Largest preemption timeout, us (seed 003: 100 s).
+pub const MAX_PREEMPT_TIMEOUT_US: u32 = 100_000_000;
+/// Largest priority (seed 003: 2 HIGH).
+pub const MAX_PRIORITY: u32 = 2;
+
+/// The violation kind of a refused SR-IOV message.
+const BAD: &str = "guc_sriov_bad";
+
+/// One function's configuration as the GuC holds it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VfConfig {
+    /// GGTT range start (bytes).
+    pub ggtt_start: u64,
+    /// GGTT range size (bytes); 0: none.
+    pub ggtt_size: u64,
+    /// Local memory (bytes).
+    pub lmem: u64,
+    /// First context ID.
+    pub ctx_begin: u32,
+    /// Contexts.
+    pub ctx_num: u32,
+    /// First doorbell.
+    pub db_begin: u32,
+    /// Doorbells.
+    pub db_num: u32,
+    /// Execution quantum, ms (0: infinite).
+    pub exec_quantum_ms: u32,
+    /// Preemption timeout, us (0: none).
+    pub preempt_timeout_us: u32,
+    /// Scheduling priority.
+    pub priority: u32,
+    /// Thresholds 0x8A03..=0x8A08, in key order.
+    pub thresholds: [u32; 6],
+}
+
+impl VfConfig {
+    /// Whether it is the default (nothing provisioned, default policies).
+    pub fn is_empty(&self) -> bool {
+        *self == VfConfig::default()
+    }
+
+    /// The GGTT range `[start, end)`, if not empty.
+    pub fn ggtt(&self) -> Option<(u64, u64)> {
+        (self.ggtt_size > 0).then(|| (self.ggtt_start, self.ggtt_start + self.ggtt_size))
+    }
+
+    /// The context run `[begin, end)`, if not empty.
+    pub fn contexts(&self) -> Option<(u64, u64)> {
+        run(self.ctx_begin, self.ctx_num)
+    }
+
+    /// The doorbell run `[begin, end)`, if not empty.
+    pub fn doorbells(&self) -> Option<(u64, u64)> {
+        run(self.db_begin, self.db_num)
+    }
+
+    /// The summary's and the trace's view.
+    pub fn entry(&self) -> VfEntry {
+        VfEntry {
+            ggtt_start: Hex(self.ggtt_start),
+            ggtt_size: self.ggtt_size,
+            lmem: self.lmem,
+            ctx_begin: self.ctx_begin,
+            ctx_num: self.ctx_num,
+            db_begin: self.db_begin,
+            db_num: self.db_num,
+            exec_quantum_ms: self.exec_quantum_ms,
+            preempt_timeout_us: self.preempt_timeout_us,
+            priority: self.priority,
+        }
+    }
+}
+
+fn run(begin: u32, num: u32) -> Option<(u64, u64)> {
+    (num > 0).then(|| (u64::from(begin), u64::from(begin) + u64::from(num)))
+}
+
+/// Whether `[a0, a1)` and `[b0, b1)` overlap.
+pub fn overlap(a: (u64, u64), b: (u64, u64)) -> bool {
+    a.0 < b.1 && b.0 < a.1
+}
+
+/// A VF's state in the GuC (module docs, the table).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum VfState {
+    /// Runs (or may).
+    #[default]
+    Ready,
+    /// PAUSE done.
+    Paused,
+    /// STOP done.
+    Stopped,
+    /// FLR_START received, the GuC's part not done (`guc:flr-stuck`).
+    FlrWait,
+    /// The GuC's part done, FLR_DONE sent; FLR_FINISH expected.
+    FlrDone,
+}
+
+impl VfState {
+    /// Trace and summary name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            VfState::Ready => "ready",
+            VfState::Paused => "paused",
+            VfState::Stopped => "stopped",
+            VfState::FlrWait => "flr_wait",
+            VfState::FlrDone => "flr_done",
+        }
+    }
+}
+
+/// The test control's switches (kept over resets).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Switches {
+    refuse_cfg: u64,
+    flr_stuck: u64,
+}
+
+/// What the isolation checker should look at after a message
+/// (`crate::regfile::isolation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckDue {
+    /// Why: "vf_cfg", "vf_control", "vf:check".
+    pub trigger: &'static str,
+    /// Whether leftovers (table entries the configuration no longer
+    /// covers) count now.
+    pub leftovers: bool,
+}
+
+/// The GuC's SR-IOV PF state.
+#[derive(Debug, Clone, Default)]
+pub struct Sriov {
+    /// Local memory size in bytes (the `LMEM_SIZE` limit).
+    lmem_size: u64,
+    /// Configurations by VFID (0: the PF's); a reset one is removed.
+    configs: BTreeMap<u32, VfConfig>,
+    /// States of the VFs not ready.
+    states: BTreeMap<u32, VfState>,
+    switches: Switches,
+    /// A check the register file should run ([`Guc::sriov_take_check`]).
+    check: Option<CheckDue>,
+}
+
+impl Sriov {
+    /// After a GuC reset: the local memory size and the test's switches.
+    pub fn after_reset(&self) -> Sriov {
+        Sriov {
+            lmem_size: self.lmem_size,
+            switches: self.switches,
+            ..Sriov::default()
+        }
+    }
+
+    /// The configurations, by VFID (0 is the PF's own).
+    pub fn configs(&self) -> &BTreeMap<u32, VfConfig> {
+        &self.configs
+    }
+
+    /// VF `vf`'s state.
+    pub fn state(&self, vf: u32) -> VfState {
+        self.states.get(&vf).copied().unwrap_or_default()
+    }
+
+    /// VFs (not the PF) with a configuration.
+    pub fn configured(&self) -> u64 {
+        // CAST: at most 64.
+        self.configs.keys().filter(|&&v| v != 0).count() as u64
+    }
+
+    fn armed_left(&self) -> u64 {
+        self.switches.refuse_cfg + self.switches.flr_stuck
+    }
+
+    fn due(&mut self, trigger: &'static str, leftovers: bool) {
+        // Two messages before a check: leftovers only if both allow them.
+        let leftovers = leftovers && self.check.is_none_or(|c| c.leftovers);
+        self.check = Some(CheckDue { trigger, leftovers });
+    }
+}
+
+/// Serves an SR-IOV action, if `action` is one; `None` otherwise.
+pub(super) fn serve(
+    ct: &mut Ct,
+    gtt: &mut Gtt,
+    action: u32,
+    hxg: &[u32],
+    rec: &mut Recorder,
+) -> Option<Result<u32, u32>> {
+    match action {
+        PF2GUC_UPDATE_VF_CFG => Some(update_vf_cfg(ct, gtt, hxg, rec)),
+        PF2GUC_VF_CONTROL => Some(vf_control(ct, hxg, rec)),
+        _ => None,
+    }
+}
+
+/// Outcome of an `UPDATE_VF_CFG`, for the trace.
+struct CfgOutcome {
+    klvs: u32,
+    applied: u32,
+    clamped: u32,
+    result: &'static str,
+    answer: Result<u32, u32>,
+}
+
+impl CfgOutcome {
+    fn refused(code: u32, why: String, rec: &mut Recorder) -> Self {
+        rec.violation(BAD, format!("PF2GUC_UPDATE_VF_CFG: {why}"));
+        CfgOutcome {
+            klvs: 0,
+            applied: 0,
+            clamped: 0,
+            result: "refused",
+            answer: Err(code),
+        }
+    }
+}
+
+fn update_vf_cfg(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Result<u32, u32> {
+    let vfid = hxg.get(1).copied().unwrap_or(0);
+    let addr = u64::from(hxg.get(2).copied().unwrap_or(0))
+        | u64::from(hxg.get(3).copied().unwrap_or(0)) << 32;
+    let dwords = hxg.get(4).copied().unwrap_or(0);
+    let out = cfg_outcome(ct, gtt, hxg, rec);
+    let s = &mut ct.sriov;
+    let after = s.configs.get(&vfid).copied().unwrap_or_default();
+    // The PF provisions and releases VF by VF or all at once, its tables
+    // before or after the message: leftovers wait for a quiet point
+    // (`crate::regfile::isolation`).
+    s.due("vf_cfg", false);
+    rec.emit(Event::SriovVfCfg {
+        vfid,
+        addr: Hex(addr),
+        dwords,
+        klvs: out.klvs,
+        applied: out.applied,
+        clamped: out.clamped,
+        result: out.result,
+        code: out.answer.err().map(|c| Hex(c.into())),
+        cfg: (out.answer.is_ok() && vfid <= TOTAL_VFS).then(|| after.entry()),
+        configured: s.configured(),
+    });
+    out.answer
+}
+
+fn cfg_outcome(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> CfgOutcome {
+    let s = &mut ct.sriov;
+    if s.switches.refuse_cfg > 0 {
+        s.switches.refuse_cfg -= 1;
+        return CfgOutcome {
+            klvs: 0,
+            applied: 0,
+            clamped: 0,
+            result: "refused_switch",
+            answer: Err(abi::error::ACTION_ABORTED),
+        };
+    }
+    let &[h0, vfid, lo, hi, size] = hxg else {
+        return CfgOutcome::refused(
+            abi::error::INVALID_PARAMS,
+            format!(
+                "{} dwords; it is {{hdr, VFID, CFG_ADDR_LO, CFG_ADDR_HI, CFG_SIZE}}",
+                hxg.len()
+            ),
+            rec,
+        );
+    };
+    let mbz = abi::field(h0, abi::hxg::REQUEST_DATA0);
+    if mbz != 0 {
+        return CfgOutcome::refused(
+            abi::error::INVALID_PARAMS,
+            format!("header {h0:#x}: DATA0 (27:16) is {mbz:#x}, must be 0"),
+            rec,
+        );
+    }
+    if vfid > TOTAL_VFS {
+        return CfgOutcome::refused(
+            abi::error::INVALID_PARAMS,
+            format!("VFID {vfid} is above {TOTAL_VFS}, the most VFs"),
+            rec,
+        );
+    }
+    let addr = u64::from(lo) | u64::from(hi) << 32;
+    if addr == 0 {
+        if size == 0 {
+            s.configs.remove(&vfid);
+        }
+        return CfgOutcome {
+            klvs: 0,
+            applied: 0,
+            clamped: 0,
+            result: if size == 0 { "reset" } else { "not_parsed" },
+            answer: Ok(0),
+        };
+    }
+    if size > MAX_CFG_DWORDS {
+        return CfgOutcome::refused(
+            abi::error::INVALID_PARAMS,
+            format!("CFG_SIZE {size} dwords is above {MAX_CFG_DWORDS}"),
+            rec,
+        );
+    }
+    let mut bytes = vec![0u8; 4 * size as usize];
+    if size > 0 {
+        if let Err(f) = gtt.read(addr, &mut bytes, "UPDATE_VF_CFG KLVs", rec) {
+            return CfgOutcome::refused(abi::error::INVALID_GGTT_ADDRESS, f.0, rec);
+        }
+    }
+    let dw: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let list = match klvs(&dw) {
+        Ok(l) => l,
+        Err(why) => {
+            return CfgOutcome::refused(
+                abi::error::MALFORMED_KLV,
+                format!("VF {vfid}, KLVs at GGTT {addr:#x}: {why}"),
+                rec,
+            )
+        }
+    };
+    let mut cfg = s.configs.get(&vfid).copied().unwrap_or_default();
+    let mut applied = 0;
+    let mut clamped = 0;
+    for k in &list {
+        match apply(&mut cfg, k.key, k.value) {
+            Applied::Yes => applied += 1,
+            Applied::Clamped => {
+                applied += 1;
+                clamped += 1;
+            }
+            Applied::Unknown => rec.emit(Event::GucCtKlvSkipped {
+                action: Hex(PF2GUC_UPDATE_VF_CFG.into()),
+                key: Hex(k.key.into()),
+                // CAST: at most 0xFFFF.
+                len: k.value.len() as u32,
+            }),
+            Applied::Bad(why) => {
+                return CfgOutcome::refused(
+                    abi::error::INVALID_KLV_DATA,
+                    format!("VF {vfid}, KLV {:#06x}: {why}", k.key),
+                    rec,
+                )
+            }
+        }
+    }
+    if let Err(why) = validate(s, vfid, &cfg) {
+        return CfgOutcome::refused(
+            abi::error::INVALID_KLV_DATA,
+            format!("VF {vfid}: {why}"),
+            rec,
+        );
+    }
+    if cfg.is_empty() {
+        s.configs.remove(&vfid);
+    } else {
+        s.configs.insert(vfid, cfg);
+    }
+    CfgOutcome {
+        // CAST: at most MAX_CFG_DWORDS.
+        klvs: list.len() as u32,
+        applied,
+        clamped,
+        result: "applied",
+        answer: Ok(applied),
+    }
+}
+
+/// What [`apply`] did with one KLV.
+enum Applied {
+    Yes,
+    Clamped,
+    Unknown,
+    Bad(String),
+}
+
+/// Applies one KLV to `cfg` (module docs, the keys).
+fn apply(cfg: &mut VfConfig, k: u32, v: &[u32]) -> Applied {
+    let len = |want: usize| -> Result<(), Applied> {
+        if v.len() == want {
+            Ok(())
+        } else {
+            Err(Applied::Bad(format!(
+                "length {}, the key's value is {want} dword(s)",
+                v.len()
+            )))
+        }
+    };
+    let u64_of = |v: &[u32]| u64::from(v[0]) | u64::from(v[1]) << 32;
+    let want = match k {
+        key::GGTT_START | key::GGTT_SIZE | key::LMEM_SIZE => 2,
+        key::NUM_CONTEXTS
+        | key::TILE_MASK
+        | key::NUM_DOORBELLS
+        | key::EXEC_QUANTUM
+        | key::PREEMPT_TIMEOUT
+        | key::THRESHOLD_FIRST..=key::THRESHOLD_LAST
+        | key::BEGIN_DOORBELL_ID
+        | key::BEGIN_CONTEXT_ID
+        | key::SCHED_PRIORITY => 1,
+        _ => return Applied::Unknown,
+    };
+    if let Err(bad) = len(want) {
+        return bad;
+    }
+    match k {
+        key::GGTT_START => cfg.ggtt_start = u64_of(v),
+        key::GGTT_SIZE => cfg.ggtt_size = u64_of(v),
+        key::LMEM_SIZE => cfg.lmem = u64_of(v),
+        key::NUM_CONTEXTS => cfg.ctx_num = v[0],
+        key::BEGIN_CONTEXT_ID => cfg.ctx_begin = v[0],
+        key::NUM_DOORBELLS => cfg.db_num = v[0],
+        key::BEGIN_DOORBELL_ID => cfg.db_begin = v[0],
+        key::TILE_MASK => {}
+        key::EXEC_QUANTUM => {
+            cfg.exec_quantum_ms = v[0].min(MAX_EXEC_QUANTUM_MS);
+            if v[0] > MAX_EXEC_QUANTUM_MS {
+                return Applied::Clamped;
+            }
+        }
+        key::PREEMPT_TIMEOUT => {
+            cfg.preempt_timeout_us = v[0].min(MAX_PREEMPT_TIMEOUT_US);
+            if v[0] > MAX_PREEMPT_TIMEOUT_US {
+                return Applied::Clamped;
+            }
+        }
+        key::SCHED_PRIORITY => {
+            if v[0] > MAX_PRIORITY {
+                return Applied::Bad(format!(
+                    "SCHED_PRIORITY {} is not 0 LOW, 1 NORMAL or 2 HIGH",
+                    v[0]
+                ));
+            }
+            cfg.priority = v[0];
+        }
+        t => {
+            // Thresholds: THRESHOLD_FIRST..=THRESHOLD_LAST (the match above).
+            let i = (t - key::THRESHOLD_FIRST) as usize;
+            if let Some(slot) = cfg.thresholds.get_mut(i) {
+                *slot = v[0];
+            }
+        }
+    }
+    Applied::Yes
+}
+
+/// The rules on a whole configuration (module docs): alignment, bounds and,
+/// for a VF, no overlap with another VF.
+fn validate(s: &Sriov, vfid: u32, cfg: &VfConfig) -> Result<(), String> {
+    if !cfg.ggtt_start.is_multiple_of(GGTT_ALIGN) || !cfg.ggtt_size.is_multiple_of(GGTT_ALIGN) {
+        return Err(format!(
+            "GGTT start {:#x} / size {:#x} not 4 KiB aligned",
+            cfg.ggtt_start, cfg.ggtt_size
+        ));
+    }
+    if let Some((start, _)) = cfg.ggtt() {
+        let end = cfg.ggtt_start.checked_add(cfg.ggtt_size);
+        if start < WOPCM_TOP || end.is_none_or(|e| e > GUC_GGTT_TOP) {
+            return Err(format!(
+                "GGTT {start:#x}+{:#x} is outside the GuC's window [{WOPCM_TOP:#x}, \
+                 {GUC_GGTT_TOP:#x})",
+                cfg.ggtt_size
+            ));
+        }
+    }
+    if !cfg.lmem.is_multiple_of(LMEM_ALIGN) || cfg.lmem > s.lmem_size {
+        return Err(format!(
+            "LMEM_SIZE {:#x} is not 2 MiB aligned or above the local memory ({:#x})",
+            cfg.lmem, s.lmem_size
+        ));
+    }
+    if u64::from(cfg.ctx_begin) + u64::from(cfg.ctx_num) > MAX_CONTEXTS {
+        return Err(format!(
+            "contexts {}+{} run past GUC_ID_MAX ({MAX_CONTEXTS})",
+            cfg.ctx_begin, cfg.ctx_num
+        ));
+    }
+    if u64::from(cfg.db_begin) + u64::from(cfg.db_num) > MAX_DOORBELLS {
+        return Err(format!(
+            "doorbells {}+{} run past {MAX_DOORBELLS}",
+            cfg.db_begin, cfg.db_num
+        ));
+    }
+    if vfid == 0 {
+        return Ok(());
+    }
+    let others = s.configs.iter().filter(|(&v, _)| v != 0 && v != vfid);
+    for (&other, o) in others {
+        let clash = [
+            ("GGTT", cfg.ggtt(), o.ggtt()),
+            ("contexts", cfg.contexts(), o.contexts()),
+            ("doorbells", cfg.doorbells(), o.doorbells()),
+        ]
+        .into_iter()
+        .find_map(|(what, a, b)| match (a, b) {
+            (Some(a), Some(b)) if overlap(a, b) => Some((what, a, b)),
+            _ => None,
+        });
+        if let Some((what, a, b)) = clash {
+            return Err(format!(
+                "{what} {:#x}..{:#x} overlaps VF {other}'s {:#x}..{:#x}",
+                a.0, a.1, b.0, b.1
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The command names (module docs).
+fn command_name(cmd: u32) -> &'static str {
+    match cmd {
+        1 => "pause",
+        2 => "resume",
+        3 => "stop",
+        4 => "flr_start",
+        5 => "flr_finish",
+        _ => "unknown",
+    }
+}
+
+fn vf_control(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Result<u32, u32> {
+    let vfid = hxg.get(1).copied().unwrap_or(0);
+    let cmd = hxg.get(2).copied().unwrap_or(0);
+    let (result, answer) = control_outcome(ct, hxg, rec);
+    let s = &mut ct.sriov;
+    s.due("vf_control", answer.is_ok());
+    rec.emit(Event::SriovVfControl {
+        vfid,
+        cmd: command_name(cmd),
+        result,
+        code: answer.err().map(|c| Hex(c.into())),
+        state: s.state(vfid).name(),
+    });
+    answer
+}
+
+fn control_outcome(
+    ct: &mut Ct,
+    hxg: &[u32],
+    rec: &mut Recorder,
+) -> (&'static str, Result<u32, u32>) {
+    let refuse = |code: u32, why: String, rec: &mut Recorder| {
+        rec.violation(BAD, format!("PF2GUC_VF_CONTROL: {why}"));
+        ("refused", Err(code))
+    };
+    let &[h0, vfid, cmd] = hxg else {
+        return refuse(
+            abi::error::INVALID_PARAMS,
+            format!("{} dwords; it is {{hdr, VFID, COMMAND}}", hxg.len()),
+            rec,
+        );
+    };
+    let mbz = abi::field(h0, abi::hxg::REQUEST_DATA0);
+    if mbz != 0 {
+        return refuse(
+            abi::error::INVALID_PARAMS,
+            format!("header {h0:#x}: DATA0 (27:16) is {mbz:#x}, must be 0"),
+            rec,
+        );
+    }
+    if vfid == 0 || vfid > TOTAL_VFS {
+        return refuse(
+            abi::error::INVALID_PARAMS,
+            format!("VFID {vfid} is not a VF (1..={TOTAL_VFS})"),
+            rec,
+        );
+    }
+    let s = &mut ct.sriov;
+    let from = s.state(vfid);
+    use VfState::*;
+    let (to, event) = match (cmd, from) {
+        (1, Ready) => (Paused, Some(NOTIFY_VF_PAUSE_DONE)),
+        (2, Paused) => (Ready, None),
+        (3, Ready | Paused) => (Stopped, None),
+        (4, _) if s.switches.flr_stuck > 0 => {
+            s.switches.flr_stuck -= 1;
+            (FlrWait, None)
+        }
+        (4, _) => (FlrDone, Some(NOTIFY_VF_FLR_DONE)),
+        (5, FlrDone) => (Ready, None),
+        (1..=5, _) => {
+            return refuse(
+                abi::error::INVALID_STATE,
+                format!(
+                    "{} of VF {vfid} in state {}",
+                    command_name(cmd).to_uppercase(),
+                    from.name()
+                ),
+                rec,
+            )
+        }
+        _ => {
+            return refuse(
+                abi::error::INVALID_PARAMS,
+                format!("command {cmd} is not 1 PAUSE .. 5 FLR_FINISH"),
+                rec,
+            )
+        }
+    };
+    if to == Ready {
+        s.states.remove(&vfid);
+    } else {
+        s.states.insert(vfid, to);
+    }
+    if let Some(ev) = event {
+        notify(ct, vfid, ev, 1, rec);
+    }
+    let result = if cmd == 4 && to == FlrWait {
+        "stuck"
+    } else {
+        "ok"
+    };
+    (result, Ok(0))
+}
+
+/// Queues `count` `GUC2PF_VF_STATE_NOTIFY` {vfid, event} (the CT
+/// backlog) and traces them.
+fn notify(ct: &mut Ct, vfid: u32, event: u32, count: u64, rec: &mut Recorder) {
+    let hxg = [event_header(GUC2PF_VF_STATE_NOTIFY), vfid, event];
+    ct.backlog.push_back((g2h_message(0, &hxg), count));
+    rec.emit(Event::SriovNotify {
+        vfid,
+        count,
+        event: match event {
+            NOTIFY_VF_FLR => "vf_flr",
+            NOTIFY_VF_FLR_DONE => "flr_done",
+            NOTIFY_VF_PAUSE_DONE => "pause_done",
+            _ => "other",
+        },
+    });
+}
+
+impl Guc {
+    /// The GuC's SR-IOV PF state.
+    pub fn sriov(&self) -> &Sriov {
+        &self.ct.sriov
+    }
+
+    /// Sets the local memory size `LMEM_SIZE` is checked against.
+    pub fn sriov_set_lmem_size(&mut self, bytes: u64) {
+        self.ct.sriov.lmem_size = bytes;
+    }
+
+    /// The isolation check the last messages asked for, if any (taken).
+    pub fn sriov_take_check(&mut self) -> Option<CheckDue> {
+        self.ct.sriov.check.take()
+    }
+
+    /// Carries out a `vf:` / SR-IOV `guc:` test-control request (module
+    /// docs, "Test control"), then writes what it queued.
+    pub fn sriov_inject(
+        &mut self,
+        req: SriovRequest,
+        now: std::time::Duration,
+        rec: &mut Recorder,
+        bus: &mut dyn Bus,
+    ) {
+        let enabled = self.ct.enabled().is_some();
+        let result = match req {
+            SriovRequest::RefuseVfCfg { count } => {
+                self.ct.sriov.switches.refuse_cfg += count;
+                "armed"
+            }
+            SriovRequest::FlrStuck { count } => {
+                self.ct.sriov.switches.flr_stuck += count;
+                "armed"
+            }
+            SriovRequest::Check => {
+                self.ct.sriov.due("vf:check", true);
+                "done"
+            }
+            SriovRequest::Flr { .. } | SriovRequest::BogusNotify { .. } if !enabled => "no_channel",
+            SriovRequest::Flr { vf } => {
+                notify(&mut self.ct, vf, NOTIFY_VF_FLR, 1, rec);
+                "queued"
+            }
+            SriovRequest::BogusNotify { count } => {
+                notify(&mut self.ct, BOGUS_VF, NOTIFY_VF_FLR, count, rec);
+                "queued"
+            }
+        };
+        rec.emit(Event::SriovInject {
+            request: req.to_string(),
+            result,
+            armed_left: self.ct.sriov.armed_left(),
+        });
+        self.ct_service(now, rec, bus);
+    }
+}

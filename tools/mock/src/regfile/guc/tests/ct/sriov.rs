@@ -1,0 +1,592 @@
+//! The GuC's SR-IOV PF model (`ct/sriov.rs`) over CT, and the isolation
+//! checker (`regfile/isolation.rs`) on GGTT entries and LMTT tables in the
+//! fake memory.
+
+use super::*;
+use crate::control::Request as Control;
+use crate::regfile::guc::ct::sriov::key;
+use crate::regfile::guc::ct::sriov::VfState;
+use crate::summary::sriov::SriovSummary;
+
+/// GGTT address of the KLV buffer, and the LMEM behind it.
+const KLV_GGTT: u64 = 0x0600_0000;
+const KLV_LMEM: u64 = 0x30_0000;
+const UPDATE: u32 = 0x5503;
+const CONTROL: u32 = 0x5506;
+/// `GUC2PF_VF_STATE_NOTIFY` EVENT header.
+const NOTIFY: u32 = 0x9000_0000 | 0x5106;
+
+/// VF 1's GGTT range: 16 pages at 256 MiB.
+const VF1_GGTT: u64 = 0x1000_0000;
+const VF_GGTT_SIZE: u64 = 0x1_0000;
+/// VF 2's: right above.
+const VF2_GGTT: u64 = VF1_GGTT + VF_GGTT_SIZE;
+
+/// LMTT in the fake 8 MiB LMEM: the directory and two leaves (256 KiB
+/// each), all 64 KiB aligned, in the last 2 MiB page.
+const DIR: u64 = 0x70_0000;
+const LEAF1: u64 = 0x71_0000;
+const LEAF2: u64 = 0x75_0000;
+const LMEM_CFG: u32 = 0xCF58;
+const MIB2: u64 = 2 << 20;
+
+fn klv(k: u32, v: &[u32]) -> Vec<u32> {
+    let mut out = vec![k << 16 | v.len() as u32];
+    out.extend_from_slice(v);
+    out
+}
+
+fn klv64(k: u32, v: u64) -> Vec<u32> {
+    klv(k, &[v as u32, (v >> 32) as u32])
+}
+
+/// The KLVs of a full VF configuration in upstream's order
+/// (`encode_config`): GGTT, contexts, doorbells, LMEM, scheduling.
+fn full(ggtt: u64, ctx: (u32, u32), db: (u32, u32), lmem: u64) -> Vec<u32> {
+    [
+        klv64(key::GGTT_START, ggtt),
+        klv64(key::GGTT_SIZE, VF_GGTT_SIZE),
+        klv(key::BEGIN_CONTEXT_ID, &[ctx.0]),
+        klv(key::NUM_CONTEXTS, &[ctx.1]),
+        klv(key::BEGIN_DOORBELL_ID, &[db.0]),
+        klv(key::NUM_DOORBELLS, &[db.1]),
+        klv64(key::LMEM_SIZE, lmem),
+        klv(key::EXEC_QUANTUM, &[16]),
+        klv(key::PREEMPT_TIMEOUT, &[16000]),
+    ]
+    .concat()
+}
+
+impl H {
+    /// The CT enabled and the KLV buffer mapped.
+    fn sriov_ready() -> H {
+        let mut h = H::ct_enabled_on(&LAYOUT);
+        h.bus.map_lmem(KLV_GGTT, KLV_LMEM, &[0; 0x1000]);
+        h
+    }
+
+    /// Sends `hxg` as a REQUEST; returns the reply's HXG dword and every
+    /// G2H message written after it (header and HXG).
+    fn req(&mut self, hxg: &[u32]) -> (u32, Vec<u32>) {
+        let from = self.desc(G2H_DESC_LMEM)[1];
+        self.send(&[(0x10, hxg)]);
+        let to = self.desc(G2H_DESC_LMEM)[1];
+        let msgs = self.g2h(from, to - from);
+        assert_eq!(msgs[0], ctb(0x10, 1), "the reply first: {msgs:x?}");
+        (msgs[1], msgs[2..].to_vec())
+    }
+
+    /// `UPDATE_VF_CFG` of `vf` with `klvs` in the buffer.
+    fn update(&mut self, vf: u32, klvs: &[u32]) -> u32 {
+        for (i, &d) in (0u64..).zip(klvs) {
+            self.put_lmem32(KLV_LMEM + 4 * i, d);
+        }
+        self.req(&[UPDATE, vf, KLV_GGTT as u32, 0, klvs.len() as u32])
+            .0
+    }
+
+    /// `VF_CONTROL` of `vf`; the reply and the events after it.
+    fn vf_control(&mut self, vf: u32, cmd: u32) -> (u32, Vec<u32>) {
+        self.req(&[CONTROL, vf, cmd])
+    }
+
+    fn sriov_control(&mut self, text: &str) {
+        let Ok(Control::Sriov(r)) = Control::parse(text) else {
+            panic!("{text} is no SR-IOV request");
+        };
+        self.rf.sriov_inject(r, &mut self.rec, &mut self.bus);
+    }
+
+    fn sriov_summary(&self) -> SriovSummary {
+        self.rec.summary(false).sriov
+    }
+
+    /// Stamps `pages` GGTT pages from `start` with VF `vf`, present (upstream
+    /// `xe_ggtt_assign`).
+    fn stamp(&mut self, start: u64, pages: u64, vf: u64) {
+        for p in 0..pages {
+            self.bus
+                .ptes
+                .insert(start / PAGE + p, vf << 2 | PTE_PRESENT);
+        }
+    }
+
+    /// Writes a directory entry (`vf` -> `leaf`) and leaf entries (2 MiB
+    /// page numbers) of the LMTT.
+    fn lmtt(&mut self, vf: u64, leaf: u64, pages: &[u32]) {
+        self.put_lmem32(DIR + 4 * vf, ((leaf >> 16) as u32) << 4 | 1);
+        for (i, &p) in (0u64..).zip(pages) {
+            self.put_lmem32(leaf + 4 * i, p << 5 | 1);
+        }
+    }
+
+    fn isolation_kinds(&self) -> BTreeMap<String, u64> {
+        self.sriov_summary().isolation_kinds
+    }
+}
+
+#[test]
+fn a_full_config_is_applied_and_counted() {
+    let mut h = H::sriov_ready();
+    // The PF's self-config as upstream pushes it (VFID 0): everything.
+    let pf = [
+        klv(key::BEGIN_CONTEXT_ID, &[0]),
+        klv(key::NUM_CONTEXTS, &[65535]),
+        klv(key::BEGIN_DOORBELL_ID, &[0]),
+        klv(key::NUM_DOORBELLS, &[256]),
+        klv(key::EXEC_QUANTUM, &[0]),
+        klv(key::PREEMPT_TIMEOUT, &[0]),
+        klv(0x8A03, &[0]),
+        klv(0x8A08, &[0]),
+        klv64(key::GGTT_START, 0x40_0000),
+        klv64(key::GGTT_SIZE, 0xFEE0_0000 - 0x40_0000),
+    ]
+    .concat();
+    assert_eq!(h.update(0, &pf), mmio::success(10));
+    h.stamp(VF1_GGTT, 16, 1);
+    let cfg = full(VF1_GGTT, (1024, 1024), (8, 8), 4 * MIB2);
+    assert_eq!(h.update(1, &cfg), mmio::success(9));
+    let c = h.rf.guc().sriov().configs()[&1];
+    assert_eq!(
+        (c.ggtt_start, c.ggtt_size, c.lmem),
+        (VF1_GGTT, VF_GGTT_SIZE, 4 * MIB2)
+    );
+    assert_eq!(
+        (c.ctx_begin, c.ctx_num, c.db_begin, c.db_num),
+        (1024, 1024, 8, 8)
+    );
+    assert_eq!((c.exec_quantum_ms, c.preempt_timeout_us), (16, 16000));
+    // A second message changes one value over the rest.
+    assert_eq!(
+        h.update(1, &klv(key::SCHED_PRIORITY, &[2])),
+        mmio::success(1)
+    );
+    assert_eq!(h.rf.guc().sriov().configs()[&1].priority, 2);
+    assert_eq!(h.rf.guc().sriov().configs()[&1].ctx_num, 1024);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    let s = h.sriov_summary();
+    assert_eq!((s.vf_cfg_updates, s.vfs_configured, s.refused), (3, 1, 0));
+    assert_eq!(s.vfs["1"].ggtt_start.0, VF1_GGTT);
+    assert_eq!((s.vfs["1"].ctx_begin, s.vfs["1"].db_num), (1024, 8));
+    assert_eq!(s.vfs["0"].ctx_num, 65535);
+    // The checker ran after each message and found nothing.
+    assert_eq!((s.isolation_checks, s.isolation_violations), (3, 0));
+    let ev = h.events("sriov_vf_cfg");
+    assert_eq!(ev[1]["applied"], 9);
+    assert_eq!(ev[1]["cfg"]["lmem"], 4 * MIB2);
+}
+
+#[test]
+fn unknown_keys_are_not_counted_and_a_truncated_list_is_malformed() {
+    let mut h = H::sriov_ready();
+    let list = [klv(key::NUM_CONTEXTS, &[4]), klv(0x9999, &[1, 2])].concat();
+    assert_eq!(h.update(1, &list), mmio::success(1), "only the known key");
+    assert_eq!(h.events("guc_ct_klv_skipped")[0]["key"], "0x9999");
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // Truncated: the value runs past CFG_SIZE; nothing applied.
+    let list = [
+        klv(key::NUM_CONTEXTS, &[8]),
+        vec![key::GGTT_START << 16 | 2, 0],
+    ]
+    .concat();
+    assert_eq!(h.update(1, &list), failure(abi::error::MALFORMED_KLV));
+    assert_eq!(h.rf.guc().sriov().configs()[&1].ctx_num, 4);
+    assert_eq!(h.kind("guc_sriov_bad"), 1);
+}
+
+#[test]
+fn a_bad_value_refuses_the_whole_message() {
+    let mut h = H::sriov_ready();
+    assert_eq!(
+        h.update(1, &full(VF1_GGTT, (100, 100), (0, 8), MIB2)),
+        mmio::success(9)
+    );
+    let before = h.rf.guc().sriov().configs()[&1];
+    let ok_first = klv(key::NUM_CONTEXTS, &[7]);
+    let bad: [(&str, Vec<u32>); 14] = [
+        ("GGTT unaligned", klv64(key::GGTT_START, VF2_GGTT + 8)),
+        ("GGTT below WOPCM", klv64(key::GGTT_START, 0x1000)),
+        (
+            "GGTT past GUC_GGTT_TOP",
+            klv64(key::GGTT_START, 0xFEE0_0000 - 0x1000),
+        ),
+        ("GGTT_START length 1", klv(key::GGTT_START, &[0x100_0000])),
+        ("LMEM unaligned", klv64(key::LMEM_SIZE, MIB2 + 4096)),
+        ("LMEM above the memory", klv64(key::LMEM_SIZE, 32 << 30)),
+        (
+            "contexts past GUC_ID_MAX",
+            [
+                klv(key::BEGIN_CONTEXT_ID, &[65000]),
+                klv(key::NUM_CONTEXTS, &[536]),
+            ]
+            .concat(),
+        ),
+        (
+            "doorbells past 256",
+            [
+                klv(key::BEGIN_DOORBELL_ID, &[250]),
+                klv(key::NUM_DOORBELLS, &[7]),
+            ]
+            .concat(),
+        ),
+        ("priority 3", klv(key::SCHED_PRIORITY, &[3])),
+        ("NUM_DOORBELLS length 2", klv(key::NUM_DOORBELLS, &[1, 1])),
+        // VF 2 against VF 1.
+        ("GGTT overlap", klv64(key::GGTT_START, VF1_GGTT + 0x8000)),
+        (
+            "context overlap",
+            [
+                klv(key::BEGIN_CONTEXT_ID, &[150]),
+                klv(key::NUM_CONTEXTS, &[10]),
+            ]
+            .concat(),
+        ),
+        (
+            "doorbell overlap",
+            [
+                klv(key::BEGIN_DOORBELL_ID, &[7]),
+                klv(key::NUM_DOORBELLS, &[2]),
+            ]
+            .concat(),
+        ),
+        ("a threshold of length 0", klv(0x8A05, &[])),
+    ];
+    for (what, k) in &bad {
+        let mut list = ok_first.clone();
+        list.extend_from_slice(k);
+        if what.starts_with("GGTT") && !what.contains("length") {
+            list.extend(klv64(key::GGTT_SIZE, VF_GGTT_SIZE));
+        }
+        let reply = h.update(2, &list);
+        assert_eq!(reply, failure(abi::error::INVALID_KLV_DATA), "{what}");
+        assert!(
+            !h.rf.guc().sriov().configs().contains_key(&2),
+            "{what}: nothing of it applied"
+        );
+    }
+    assert_eq!(h.kind("guc_sriov_bad"), bad.len() as u64);
+    assert_eq!(h.rf.guc().sriov().configs()[&1], before, "VF 1 untouched");
+    // Clamped values are applied and counted.
+    let clamp = [
+        klv(key::EXEC_QUANTUM, &[200_000]),
+        klv(key::PREEMPT_TIMEOUT, &[u32::MAX]),
+    ]
+    .concat();
+    assert_eq!(h.update(2, &clamp), mmio::success(2));
+    let c = h.rf.guc().sriov().configs()[&2];
+    assert_eq!(
+        (c.exec_quantum_ms, c.preempt_timeout_us),
+        (100_000, 100_000_000)
+    );
+    assert_eq!(
+        h.events("sriov_vf_cfg").last().expect("event")["clamped"],
+        2
+    );
+    // The same ranges one VF up are fine: adjacent, not overlapping.
+    assert_eq!(
+        h.update(2, &full(VF2_GGTT, (200, 100), (8, 8), MIB2)),
+        mmio::success(9)
+    );
+    assert_eq!(h.sriov_summary().vfs_configured, 2);
+}
+
+#[test]
+fn vfid_reset_and_message_checks() {
+    let mut h = H::sriov_ready();
+    assert_eq!(
+        h.update(64, &klv(key::NUM_CONTEXTS, &[1])),
+        failure(abi::error::INVALID_PARAMS)
+    );
+    assert_eq!(
+        h.update(63, &klv(key::NUM_CONTEXTS, &[1])),
+        mmio::success(1)
+    );
+    assert_eq!(h.sriov_summary().vfs_configured, 1);
+    // Address 0, size 0: the VF's configuration is reset.
+    assert_eq!(h.req(&[UPDATE, 63, 0, 0, 0]).0, mmio::success(0));
+    assert!(h.rf.guc().sriov().configs().is_empty());
+    let s = h.sriov_summary();
+    assert_eq!((s.vfs_configured, s.vf_cfg_resets), (0, 1));
+    assert!(s.vfs.is_empty());
+    // Address 0 with a size: not parsed.
+    assert_eq!(h.req(&[UPDATE, 5, 0, 0, 3]).0, mmio::success(0));
+    assert!(h.rf.guc().sriov().configs().is_empty());
+    // A short message, MBZ set, too big, unreachable.
+    let invalid = failure(abi::error::INVALID_PARAMS);
+    assert_eq!(h.req(&[UPDATE, 1, KLV_GGTT as u32, 0]).0, invalid);
+    assert_eq!(h.req(&[UPDATE | 1 << 16, 1, 0, 0, 0]).0, invalid);
+    assert_eq!(h.req(&[UPDATE, 1, KLV_GGTT as u32, 0, 5000]).0, invalid);
+    assert_eq!(
+        h.req(&[UPDATE, 1, 0x0700_0000, 0, 2]).0,
+        failure(abi::error::INVALID_GGTT_ADDRESS)
+    );
+    assert_eq!(h.kind("guc_sriov_bad"), 5);
+    assert_eq!(h.sriov_summary().refused, 5);
+}
+
+#[test]
+fn vf_control_runs_the_state_machine_with_its_notifications() {
+    let mut h = H::sriov_ready();
+    let ok = mmio::success(0);
+    let state = failure(abi::error::INVALID_STATE);
+    let ev = |vf: u32, what: u32| vec![ctb(0, 3), NOTIFY, vf, what];
+    assert_eq!(h.vf_control(3, 1), (ok, ev(3, 3)), "PAUSE, PAUSE_DONE");
+    assert_eq!(h.rf.guc().sriov().state(3), VfState::Paused);
+    assert_eq!(h.vf_control(3, 1).0, state, "paused already");
+    assert_eq!(h.vf_control(3, 2), (ok, vec![]), "RESUME");
+    assert_eq!(h.vf_control(3, 2).0, state, "not paused");
+    assert_eq!(h.vf_control(3, 3), (ok, vec![]), "STOP");
+    assert_eq!(h.vf_control(3, 1).0, state, "stopped");
+    assert_eq!(h.vf_control(3, 5).0, state, "FLR_FINISH before FLR_START");
+    assert_eq!(h.vf_control(3, 4), (ok, ev(3, 2)), "FLR_START, FLR_DONE");
+    assert_eq!(h.rf.guc().sriov().state(3), VfState::FlrDone);
+    // Again (the VF was reset again): starts over.
+    assert_eq!(h.vf_control(3, 4), (ok, ev(3, 2)));
+    assert_eq!(h.vf_control(3, 5), (ok, vec![]), "FLR_FINISH");
+    assert_eq!(h.rf.guc().sriov().state(3), VfState::Ready);
+    assert_eq!(h.vf_control(3, 5).0, state);
+    // Other VFs are not touched.
+    assert_eq!(h.rf.guc().sriov().state(4), VfState::Ready);
+    let invalid = failure(abi::error::INVALID_PARAMS);
+    assert_eq!(h.vf_control(0, 1).0, invalid, "the PF is no VF");
+    assert_eq!(h.vf_control(64, 1).0, invalid);
+    assert_eq!(h.vf_control(3, 9).0, invalid);
+    assert_eq!(h.req(&[CONTROL, 3]).0, invalid);
+    assert_eq!(h.kind("guc_sriov_bad"), 9);
+    let s = h.sriov_summary();
+    assert_eq!(
+        (
+            s.flr_started,
+            s.flr_done,
+            s.flr_finished,
+            s.paused,
+            s.refused
+        ),
+        (2, 2, 1, 1, 9)
+    );
+    assert!(s.vf_states.is_empty(), "{:?}", s.vf_states);
+    let ctl = h.events("sriov_vf_control");
+    assert_eq!(ctl[0]["cmd"], "pause");
+    assert_eq!(ctl[0]["state"], "paused");
+    assert_eq!(ctl[1]["code"], "0xa");
+}
+
+#[test]
+fn test_control_switches_and_notifications() {
+    let mut h = H::sriov_ready();
+    let ok = mmio::success(0);
+    // guc:refuse-vf-cfg: FAILURE ACTION_ABORTED, nothing applied, no
+    // violation; the next one goes through.
+    h.sriov_control("guc:refuse-vf-cfg:1");
+    let list = klv(key::NUM_CONTEXTS, &[4]);
+    assert_eq!(h.update(1, &list), failure(abi::error::ACTION_ABORTED));
+    assert!(h.rf.guc().sriov().configs().is_empty());
+    assert_eq!(h.update(1, &list), mmio::success(1));
+    // guc:flr-stuck: SUCCESS, no FLR_DONE, FLR_FINISH refused; the next
+    // FLR_START completes.
+    h.sriov_control("guc:flr-stuck:1");
+    assert_eq!(h.vf_control(1, 4), (ok, vec![]));
+    assert_eq!(h.rf.guc().sriov().state(1), VfState::FlrWait);
+    assert_eq!(h.vf_control(1, 5).0, failure(abi::error::INVALID_STATE));
+    assert_eq!(h.vf_control(1, 4), (ok, vec![ctb(0, 3), NOTIFY, 1, 2]));
+    assert_eq!(h.sriov_summary().vf_states["1"], "flr_done");
+    // vf:flr:N and guc:bogus-vf-notify:N: VF_STATE_NOTIFY {vf, VF_FLR}.
+    let tail = h.desc(G2H_DESC_LMEM)[1];
+    h.sriov_control("vf:flr:7");
+    h.sriov_control("guc:bogus-vf-notify:2");
+    let msg = |vf| [ctb(0, 3), NOTIFY, vf, 1];
+    assert_eq!(
+        h.g2h(tail, 12),
+        [msg(7), msg(64), msg(64)].concat(),
+        "one VF_FLR for VF 7, two for VF 64"
+    );
+    let s = h.sriov_summary();
+    assert_eq!((s.vf_flr_notified, s.refused), (3, 2));
+    assert_eq!(
+        h.kind("guc_sriov_bad"),
+        1,
+        "only the out-of-order FLR_FINISH"
+    );
+    // Without a channel nothing is sent.
+    assert_eq!(h.mmio(&DISABLE), mmio::success(0));
+    h.sriov_control("vf:flr:2");
+    let inj = h.events("sriov_inject");
+    assert_eq!(inj.last().expect("event")["result"], "no_channel");
+    assert_eq!(inj[0]["request"], "guc:refuse-vf-cfg:1");
+}
+
+#[test]
+fn a_guc_reset_forgets_the_configs_and_keeps_the_switches() {
+    let mut h = H::sriov_ready();
+    assert_eq!(h.update(2, &klv(key::NUM_CONTEXTS, &[4])), mmio::success(1));
+    h.sriov_control("guc:refuse-vf-cfg:1");
+    assert_eq!(h.vf_control(2, 1).0, mmio::success(0));
+    h.guc_reset();
+    assert!(h.rf.guc().sriov().configs().is_empty());
+    assert_eq!(h.rf.guc().sriov().state(2), VfState::Ready);
+    let s = h.sriov_summary();
+    assert!(s.vfs.is_empty() && s.vf_states.is_empty());
+    assert_eq!(s.vfs_configured, 0);
+    // The switch outlived the reset.
+    h.load_ready();
+    h.bus.map_lmem(H2G_GGTT, H2G_LMEM, &[0; 0x2000]);
+    h.bus.map_lmem(G2H_GGTT, G2H_LMEM, &vec![0; 0x2_1000]);
+    assert_eq!(h.register(&LAYOUT), [mmio::success(1); 6]);
+    assert_eq!(h.mmio(&ENABLE), mmio::success(0));
+    assert_eq!(
+        h.update(2, &klv(key::NUM_CONTEXTS, &[4])),
+        failure(abi::error::ACTION_ABORTED)
+    );
+}
+
+#[test]
+fn the_checker_catches_a_mis_stamped_ggtt_entry_once() {
+    let mut h = H::sriov_ready();
+    h.stamp(VF1_GGTT, 16, 1);
+    // One entry of VF 1's range stamped for VF 2.
+    h.bus.ptes.insert(VF1_GGTT / PAGE + 5, 2 << 2 | PTE_PRESENT);
+    let cfg = full(VF1_GGTT, (0, 16), (0, 0), MIB2);
+    assert_eq!(h.update(1, &cfg), mmio::success(9));
+    assert_eq!(h.isolation_kinds(), [("ggtt_stamp".into(), 1)].into());
+    let iso = h.events("sriov_isolation");
+    assert_eq!(iso[0]["vf"], 1);
+    let d = iso[0]["detail"].as_str().unwrap_or("");
+    assert!(d.contains("1 of VF 1's") && d.contains("0x10005000"), "{d}");
+    // Not a device violation: the checker is an oracle.
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // Found again: counted once.
+    assert_eq!(
+        h.update(1, &klv(key::SCHED_PRIORITY, &[1])),
+        mmio::success(1)
+    );
+    assert_eq!(h.sriov_summary().isolation_violations, 1);
+    // Repaired: nothing new.
+    h.stamp(VF1_GGTT, 16, 1);
+    h.sriov_control("vf:check");
+    assert_eq!(h.sriov_summary().isolation_violations, 1);
+}
+
+#[test]
+fn stray_stamps_count_once_the_pf_had_its_turn() {
+    let mut h = H::sriov_ready();
+    h.stamp(VF1_GGTT, 16, 1);
+    assert_eq!(
+        h.update(1, &full(VF1_GGTT, (0, 16), (0, 0), MIB2)),
+        mmio::success(9)
+    );
+    // Upstream's release: the GuC is told first, the GGTT cleaned after.
+    assert_eq!(h.req(&[UPDATE, 1, 0, 0, 0]).0, mmio::success(0));
+    assert_eq!(h.sriov_summary().isolation_violations, 0, "not yet");
+    // The PF forgets to clean: the next check with leftovers finds it.
+    h.sriov_control("vf:check");
+    assert_eq!(h.isolation_kinds(), [("ggtt_stray".into(), 1)].into());
+    let d = h.events("sriov_isolation")[0]["detail"].clone();
+    assert!(
+        d.as_str()
+            .unwrap_or("")
+            .starts_with("16 GGTT entries carry function number 1"),
+        "{d}"
+    );
+    // Cleaned: nothing more at the final check.
+    h.stamp(VF1_GGTT, 16, 0);
+    h.rf.final_isolation_check(&mut h.rec, &mut h.bus);
+    let s = h.sriov_summary();
+    assert_eq!((s.isolation_violations, s.isolation_checks), (1, 4));
+    assert_eq!(
+        h.events("sriov_check").last().expect("run")["trigger"],
+        "final"
+    );
+}
+
+#[test]
+fn the_checker_walks_the_lmtt() {
+    let mut h = H::sriov_ready();
+    h.stamp(VF1_GGTT, 16, 1);
+    h.stamp(VF2_GGTT, 16, 2);
+    assert_eq!(
+        h.update(1, &full(VF1_GGTT, (0, 16), (0, 0), 2 * MIB2)),
+        mmio::success(9)
+    );
+    assert_eq!(
+        h.update(2, &full(VF2_GGTT, (16, 16), (0, 0), 2 * MIB2)),
+        mmio::success(9)
+    );
+    // VF 1 pages 0 and 1, VF 2 pages 2 and 1: page 1 is shared.
+    h.lmtt(1, LEAF1, &[0, 1]);
+    h.lmtt(2, LEAF2, &[2, 1]);
+    h.w(LMEM_CFG, 1 << 31 | (DIR >> 16) as u32);
+    assert_eq!(h.isolation_kinds(), [("lmtt_shared".into(), 1)].into());
+    let iso = h.events("sriov_isolation");
+    assert_eq!(
+        (iso[0]["vf"].clone(), iso[0]["other"].clone()),
+        (1.into(), 2.into())
+    );
+    assert!(
+        iso[0]["detail"].as_str().unwrap_or("").contains("0x200000"),
+        "{}",
+        iso[0]["detail"]
+    );
+    assert_eq!(
+        h.events("sriov_check").last().expect("run")["trigger"],
+        "lmem_cfg"
+    );
+    // VF 2 instead maps the page that holds the tables, and one past the
+    // local memory (16 GiB; page 0xFFFF is at 128 GiB - 2 MiB).
+    h.lmtt(2, LEAF2, &[3, 0xFFFF]);
+    // And VF 5, without a configuration, has a directory entry; VF 1 maps
+    // a third page, above its 4 MiB.
+    h.lmtt(5, LEAF2, &[3]);
+    h.lmtt(1, LEAF1, &[0, 1, 2]);
+    h.sriov_control("vf:check");
+    let kinds = h.isolation_kinds();
+    for k in [
+        "lmtt_shared",
+        "lmtt_in_tables",
+        "lmtt_beyond_lmem",
+        "lmtt_no_config",
+        "lmtt_over_quota",
+    ] {
+        assert!(kinds.contains_key(k), "{k}: {kinds:?}");
+    }
+    // VF 1's page 2 is VF 2's no more: VF 1 and 2 share nothing new, but
+    // VF 2 and 5 share page 3.
+    assert_eq!(kinds["lmtt_shared"], 2, "{kinds:?}");
+    // Without LMEM_EN the LMTT is not walked.
+    h.w(LMEM_CFG, (DIR >> 16) as u32);
+    let n = h.sriov_summary().isolation_violations;
+    h.put_lmem32(DIR + 4 * 6, 1);
+    h.sriov_control("vf:check");
+    assert_eq!(h.sriov_summary().isolation_violations, n);
+    // Entry 0 (the PF's, unused) valid.
+    h.w(LMEM_CFG, 1 << 31 | (DIR >> 16) as u32);
+    h.put_lmem32(DIR, 1);
+    h.sriov_control("vf:check");
+    assert!(h.isolation_kinds().contains_key("lmtt_pf_entry"));
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
+#[test]
+fn a_correct_layout_is_clean() {
+    // Two VFs stamped, LMTT disjoint and within quota, ranges apart: the
+    // checker finds nothing at any trigger, the final one included.
+    let mut h = H::sriov_ready();
+    h.stamp(VF1_GGTT, 16, 1);
+    h.stamp(VF2_GGTT, 16, 2);
+    h.lmtt(1, LEAF1, &[0, 1]);
+    h.lmtt(2, LEAF2, &[2]);
+    assert_eq!(
+        h.update(1, &full(VF1_GGTT, (0, 16), (0, 4), 2 * MIB2)),
+        mmio::success(9)
+    );
+    assert_eq!(
+        h.update(2, &full(VF2_GGTT, (16, 16), (4, 4), 2 * MIB2)),
+        mmio::success(9)
+    );
+    h.w(LMEM_CFG, 1 << 31 | (DIR >> 16) as u32);
+    assert_eq!(h.vf_control(1, 4).0, mmio::success(0));
+    assert_eq!(h.vf_control(1, 5).0, mmio::success(0));
+    h.rf.final_isolation_check(&mut h.rec, &mut h.bus);
+    let s = h.sriov_summary();
+    assert_eq!((s.isolation_checks, s.isolation_violations), (6, 0));
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}

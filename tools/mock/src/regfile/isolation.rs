@@ -1,0 +1,535 @@
+//! The SR-IOV isolation checker: a test oracle that walks what the PF
+//! programmed (the GGTT's VF stamps, the LMTT, the GuC's VF configurations)
+//! and records every page, doorbell or context two functions reach, or a VF
+//! reaches outside what it was given.
+//!
+//! It is not a device rule: the hardware walks whatever tables it is given
+//! and refuses none of these programmings, so a finding is not one of the
+//! device's `violation`s. Each distinct finding is recorded once per run
+//! (trace `sriov_isolation`, summary `sriov.isolation_violations`, 0 being
+//! the pass condition); the key names the check and the function(s), so a
+//! fault that comes back is not counted twice.
+//!
+//! Facts: the GGTT entry's function number (seed 000 lines 146-156; bits
+//! 11:2 as upstream `GGTT_PTE_VFID`, `regs/xe_gtt_defs.h`: the seed's
+//! "Function Number[7:2]" of the VF GTTMMADR table, line 156, is the same
+//! field for the 63 VFs, which need 6 bits); the LMTT (seed 000 lines
+//! 380-397): a directory of 64 32-bit entries indexed by function number,
+//! 64 KiB aligned, each valid entry (bit 0) pointing at a leaf in 64 KiB
+//! units (LMHAW - 16 bits from bit 4); a leaf of 64K 32-bit entries for
+//! LMHAW = 37 (line 397), each valid entry (bit 0) a 2 MiB page of local
+//! memory (address bits LMHAW-1:21 from bit 5, upstream's `LMTT_2L_PTE`
+//! layout, `xe_lmtt_2l.c`, at the seed's width); the directory's location
+//! in `LMEM_CFG` (bit 31 `LMEM_EN`, bits 30:0 in 64 KiB units, upstream
+//! `regs/xe_gt_regs.h`), read from the primary GAM instance (the register
+//! is in an MSLICE range, seed 000 line 524; the primary GAM is instance 1,
+//! line 744). Upstream builds a 35-bit LMTT (a 16K-entry leaf); the seed's
+//! table is the hardware's, and the driver follows it.
+//!
+//! # Checks
+//!
+//! Immediate ones, at every run:
+//!
+//! - `ggtt_stamp`: a VF's configured GGTT range has an entry not present or
+//!   not stamped with its number;
+//! - `lmtt_shared`: a 2 MiB page two VFs' leaves map;
+//! - `lmtt_in_tables`: a VF's page covers the LMTT directory or a leaf
+//!   (the VF could rewrite its own translation);
+//! - `lmtt_beyond_lmem`: a VF's page past the local memory;
+//! - `lmtt_pf_entry`: directory entry 0 valid ("index 0 (PF) is unused",
+//!   `xe_lmtt_2l.c`: the PF's accesses are not translated, seed 000 line
+//!   445);
+//! - `lmtt_unreadable`: the directory or a leaf is not in local memory;
+//! - `ggtt_overlap`, `ctx_overlap`, `db_overlap`: two VFs' configured
+//!   ranges overlap (the GuC refuses that, so only a model bug finds one);
+//! - `ctx_pf_in_vf`: a context the PF registered for its own submission
+//!   (`ct/submit.rs`) has a guc_id inside a VF's context run: two functions
+//!   reach that context ID (upstream keeps the PF's IDs out of the VFs'
+//!   runs, `xe_guc_id_mgr.c`).
+//!
+//! Leftovers, entries no configuration covers: the PF tells the GuC first
+//! when it takes resources away and cleans its tables after (upstream
+//! `xe_gt_sriov_pf_config_release`), it may stamp and map every VF before
+//! it pushes their configurations, and after a GuC reset it pushes them
+//! again while its tables stay; so a leftover is only a fault if it is
+//! still there at a quiet point: the final summary, `vf:check` and an
+//! accepted `VF_CONTROL` (the VFs are provisioned by then):
+//!
+//! - `ggtt_stray`: a GGTT entry with a function number outside every VF's
+//!   configured range;
+//! - `lmtt_no_config`: a valid directory entry of a VF without a
+//!   configuration;
+//! - `lmtt_over_quota`: a VF's leaf maps more pages than its `LMEM_SIZE`.
+//!
+//! Triggers: every `UPDATE_VF_CFG` and `VF_CONTROL` the GuC serves, every
+//! `LMEM_CFG` write (immediate checks only: the driver programs it after a
+//! GT reset, before the configurations come back), `vf:check` and the final
+//! summary.
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+use std::collections::HashMap;
+
+use super::guc::ct::sriov::overlap;
+use super::guc::ct::sriov::VfConfig;
+use super::guc::ggtt::PAGE;
+use super::guc::ggtt::PTE_PRESENT;
+use super::guc::Bus;
+use super::guc::Target;
+use crate::recorder::Recorder;
+use crate::trace::Event;
+
+/// The function number in a GGTT entry: bits 11:2 (`GGTT_PTE_VFID`).
+pub const PTE_VFID_SHIFT: u32 = 2;
+/// Its mask after the shift (10 bits).
+pub const PTE_VFID_MASK: u64 = 0x3FF;
+/// GGTT entries: 4 GiB of 4 KiB pages.
+pub const GGTT_ENTRIES: u64 = 1 << 20;
+/// LMHAW (seed 000 line 397).
+pub const LMHAW: u32 = 37;
+/// Directory entries: 63 VFs and the PF (seed 000 line 382).
+pub const DIR_ENTRIES: usize = 64;
+/// Leaf entries: one per 2 MiB of 2^LMHAW bytes (64K, line 397).
+pub const LEAF_ENTRIES: usize = 1 << (LMHAW - 21);
+/// An LMTT page: 2 MiB.
+pub const LMTT_PAGE: u64 = 1 << 21;
+/// Table unit of `LMEM_CFG` and the directory's pointers: 64 KiB.
+pub const TABLE_UNIT: u64 = 64 << 10;
+/// Entry valid bit (directory and leaf).
+const VALID: u32 = 1;
+/// Directory pointer: bits (LMHAW-13):4, in 64 KiB units.
+const DIR_PTR_SHIFT: u32 = 4;
+const DIR_PTR_MASK: u32 = (1 << (LMHAW - 16)) - 1;
+/// Leaf page: bits (LMHAW-17):5, in 2 MiB units.
+const PAGE_SHIFT: u32 = 5;
+const PAGE_MASK: u32 = (1 << (LMHAW - 21)) - 1;
+/// `LMEM_CFG.LMEM_EN`.
+const LMEM_EN: u32 = 1 << 31;
+/// `LMEM_CFG.LMTT_DIR_PTR`.
+const LMTT_DIR_PTR: u32 = 0x7FFF_FFFF;
+/// PTEs read per chunk of the GGTT walk.
+const CHUNK: usize = 1 << 16;
+
+/// The function number of a GGTT entry.
+pub fn pte_vfid(pte: u64) -> u32 {
+    // CAST: 10 bits.
+    ((pte >> PTE_VFID_SHIFT) & PTE_VFID_MASK) as u32
+}
+
+/// What the checker looks at.
+pub struct View<'a> {
+    /// The GuC's configurations by VFID (0 the PF's).
+    pub configs: &'a BTreeMap<u32, VfConfig>,
+    /// `LMEM_CFG` (the primary GAM instance).
+    pub lmem_cfg: u32,
+    /// Local memory size in bytes.
+    pub lmem_size: u64,
+    /// (VF, guc_id) of every context the PF registered inside a VF's
+    /// context run.
+    pub pf_contexts_in_vfs: Vec<(u32, u32)>,
+}
+
+/// One finding.
+struct Finding {
+    check: &'static str,
+    vf: u32,
+    other: Option<u32>,
+    detail: String,
+}
+
+impl Finding {
+    fn key(&self) -> String {
+        match self.other {
+            Some(o) => format!("{}:{}:{o}", self.check, self.vf),
+            None => format!("{}:{}", self.check, self.vf),
+        }
+    }
+}
+
+/// The checker's record: the distinct findings so far.
+#[derive(Debug, Default)]
+pub struct Checker {
+    seen: BTreeSet<String>,
+    runs: u64,
+}
+
+impl Checker {
+    /// Distinct findings so far.
+    pub fn found(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// Runs so far: none means nothing SR-IOV happened (no VF message, no
+    /// `LMEM_CFG` write), and the final run is skipped so a run without
+    /// SR-IOV keeps its trace.
+    pub fn runs(&self) -> u64 {
+        self.runs
+    }
+
+    /// One run (module docs); returns the new distinct findings.
+    pub fn run(
+        &mut self,
+        trigger: &'static str,
+        leftovers: bool,
+        view: &View,
+        bus: &dyn Bus,
+        rec: &mut Recorder,
+    ) -> u64 {
+        self.runs += 1;
+        let vfs: Vec<(u32, &VfConfig)> = view
+            .configs
+            .iter()
+            .filter(|(&v, _)| v != 0)
+            .map(|(&v, c)| (v, c))
+            .collect();
+        let mut out = Vec::new();
+        ranges(&vfs, &mut out);
+        // One finding per VF: the first such context and how many.
+        let mut pf: BTreeMap<u32, (u32, u64)> = BTreeMap::new();
+        for &(vf, id) in &view.pf_contexts_in_vfs {
+            pf.entry(vf).or_insert((id, 0)).1 += 1;
+        }
+        for (vf, (id, n)) in pf {
+            out.push(Finding {
+                check: "ctx_pf_in_vf",
+                vf,
+                other: None,
+                detail: format!(
+                    "{n} context(s) the PF registered are in VF {vf}'s context run; the first \
+                     is guc_id {id:#x}"
+                ),
+            });
+        }
+        ggtt(&vfs, leftovers, bus, &mut out);
+        if view.lmem_cfg & LMEM_EN != 0 {
+            lmtt(view, leftovers, bus, &mut out);
+        }
+        let mut new = 0;
+        for f in out {
+            if self.seen.insert(f.key()) {
+                new += 1;
+                rec.emit(Event::SriovIsolation {
+                    check: f.check,
+                    vf: f.vf,
+                    other: f.other,
+                    detail: f.detail,
+                });
+            }
+        }
+        rec.emit(Event::SriovCheck {
+            trigger,
+            leftovers,
+            found: new,
+        });
+        new
+    }
+}
+
+/// Two VFs' configured GGTT ranges, context or doorbell runs overlapping.
+fn ranges(vfs: &[(u32, &VfConfig)], out: &mut Vec<Finding>) {
+    for (i, &(a, ca)) in vfs.iter().enumerate() {
+        for &(b, cb) in &vfs[i + 1..] {
+            for (check, ra, rb) in [
+                ("ggtt_overlap", ca.ggtt(), cb.ggtt()),
+                ("ctx_overlap", ca.contexts(), cb.contexts()),
+                ("db_overlap", ca.doorbells(), cb.doorbells()),
+            ] {
+                if let (Some(ra), Some(rb)) = (ra, rb) {
+                    if overlap(ra, rb) {
+                        out.push(Finding {
+                            check,
+                            vf: a,
+                            other: Some(b),
+                            detail: format!(
+                                "VF {a} {:#x}..{:#x} and VF {b} {:#x}..{:#x} overlap",
+                                ra.0, ra.1, rb.0, rb.1
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reads PTEs `first..first + buf.len()`; false without a GGTT window.
+fn ptes(bus: &dyn Bus, first: u64, buf: &mut [u64]) -> bool {
+    bus.ptes(first, buf)
+}
+
+/// The GGTT: stamps inside each VF's range, and (leftovers) stamps outside
+/// every range.
+fn ggtt(vfs: &[(u32, &VfConfig)], leftovers: bool, bus: &dyn Bus, out: &mut Vec<Finding>) {
+    if bus.pte(0).is_none() {
+        // No GGTT window (register-file tests): nothing to walk.
+        return;
+    }
+    let mut buf = vec![0u64; CHUNK];
+    for &(vf, c) in vfs {
+        let Some((start, end)) = c.ggtt() else {
+            continue;
+        };
+        let (first, last) = (start / PAGE, end.div_ceil(PAGE).min(GGTT_ENTRIES));
+        let mut bad = 0u64;
+        let mut example = None;
+        let mut at = first;
+        while at < last {
+            // CAST: at most CHUNK.
+            let n = (last - at).min(CHUNK as u64) as usize;
+            if !ptes(bus, at, &mut buf[..n]) {
+                return;
+            }
+            for (i, &pte) in buf[..n].iter().enumerate() {
+                if pte & PTE_PRESENT == 0 || pte_vfid(pte) != vf {
+                    bad += 1;
+                    example.get_or_insert((at + i as u64, pte));
+                }
+            }
+            at += n as u64;
+        }
+        if let Some((page, pte)) = example {
+            out.push(Finding {
+                check: "ggtt_stamp",
+                vf,
+                other: None,
+                detail: format!(
+                    "{bad} of VF {vf}'s GGTT entries {start:#x}..{end:#x} are not present with \
+                     function number {vf} (bits 11:2); the first at {:#x} is {pte:#x}",
+                    page * PAGE
+                ),
+            });
+        }
+    }
+    if !leftovers {
+        return;
+    }
+    let inside = |page: u64| {
+        let a = page * PAGE;
+        vfs.iter()
+            .any(|(_, c)| c.ggtt().is_some_and(|(s, e)| s <= a && a < e))
+    };
+    // Stamped entries outside every VF's range, per function number.
+    let mut stray: BTreeMap<u32, (u64, u64, u64)> = BTreeMap::new();
+    let mut at = 0;
+    while at < GGTT_ENTRIES {
+        if !ptes(bus, at, &mut buf) {
+            return;
+        }
+        for (i, &pte) in buf.iter().enumerate() {
+            let n = pte_vfid(pte);
+            let page = at + i as u64;
+            if n != 0 && !inside(page) {
+                stray.entry(n).or_insert((0, page, pte)).0 += 1;
+            }
+        }
+        at += CHUNK as u64;
+    }
+    for (n, (count, page, pte)) in stray {
+        out.push(Finding {
+            check: "ggtt_stray",
+            vf: n,
+            other: None,
+            detail: format!(
+                "{count} GGTT entries carry function number {n} outside every VF's configured \
+                 range; the first at {:#x} is {pte:#x}",
+                page * PAGE
+            ),
+        });
+    }
+}
+
+/// Reads `n` little-endian dwords of local memory at `addr`.
+fn lmem_dwords(bus: &dyn Bus, addr: u64, n: usize) -> Option<Vec<u32>> {
+    let mut b = vec![0u8; 4 * n];
+    bus.read(Target::Lmem, addr, &mut b).ok()?;
+    Some(
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+/// The LMTT (module docs).
+fn lmtt(view: &View, leftovers: bool, bus: &dyn Bus, out: &mut Vec<Finding>) {
+    let dir = u64::from(view.lmem_cfg & LMTT_DIR_PTR) * TABLE_UNIT;
+    let Some(pdes) = lmem_dwords(bus, dir, DIR_ENTRIES) else {
+        out.push(Finding {
+            check: "lmtt_unreadable",
+            vf: 0,
+            other: None,
+            detail: format!(
+                "the LMTT directory at LMEM {dir:#x} (LMEM_CFG) is not in local memory"
+            ),
+        });
+        return;
+    };
+    let leaf_bytes = (LEAF_ENTRIES * 4) as u64;
+    let mut tables = vec![(dir, dir + (DIR_ENTRIES * 4) as u64)];
+    let mut leaves: Vec<(u32, u64, Vec<u32>)> = Vec::new();
+    for (vf, &pde) in (0u32..).zip(&pdes) {
+        if pde & VALID == 0 {
+            continue;
+        }
+        let leaf = u64::from((pde >> DIR_PTR_SHIFT) & DIR_PTR_MASK) * TABLE_UNIT;
+        if vf == 0 {
+            out.push(Finding {
+                check: "lmtt_pf_entry",
+                vf,
+                other: None,
+                detail: format!("LMTT directory entry 0 (the PF's, unused) is valid: {pde:#x}"),
+            });
+            continue;
+        }
+        tables.push((leaf, leaf + leaf_bytes));
+        match lmem_dwords(bus, leaf, LEAF_ENTRIES) {
+            Some(ptes) => leaves.push((vf, leaf, ptes)),
+            None => out.push(Finding {
+                check: "lmtt_unreadable",
+                vf,
+                other: None,
+                detail: format!("VF {vf}'s LMTT leaf at LMEM {leaf:#x} is not in local memory"),
+            }),
+        }
+    }
+    let mut owner: HashMap<u64, u32> = HashMap::new();
+    for (vf, leaf, ptes) in &leaves {
+        let vf = *vf;
+        let mut pages = 0u64;
+        let mut beyond = None;
+        let mut in_tables = None;
+        for (i, &pte) in ptes.iter().enumerate() {
+            if pte & VALID == 0 {
+                continue;
+            }
+            pages += 1;
+            let phys = u64::from((pte >> PAGE_SHIFT) & PAGE_MASK) * LMTT_PAGE;
+            let page = (phys, phys + LMTT_PAGE);
+            if page.1 > view.lmem_size {
+                beyond.get_or_insert((i, phys));
+            }
+            if tables.iter().any(|&t| overlap(t, page)) {
+                in_tables.get_or_insert((i, phys));
+            }
+            match owner.get(&phys) {
+                Some(&o) if o != vf => out.push(Finding {
+                    check: "lmtt_shared",
+                    vf: o,
+                    other: Some(vf),
+                    detail: format!(
+                        "LMEM page {phys:#x} is mapped by VF {o} and by VF {vf} (its entry {i})"
+                    ),
+                }),
+                Some(_) => {}
+                None => {
+                    owner.insert(phys, vf);
+                }
+            }
+        }
+        if let Some((i, phys)) = beyond {
+            out.push(Finding {
+                check: "lmtt_beyond_lmem",
+                vf,
+                other: None,
+                detail: format!(
+                    "VF {vf}'s LMTT entry {i} maps {phys:#x}, past the {:#x} bytes of local \
+                     memory",
+                    view.lmem_size
+                ),
+            });
+        }
+        if let Some((i, phys)) = in_tables {
+            out.push(Finding {
+                check: "lmtt_in_tables",
+                vf,
+                other: None,
+                detail: format!(
+                    "VF {vf}'s LMTT entry {i} maps {phys:#x}, which holds LMTT tables \
+                     (directory {dir:#x}, VF {vf}'s leaf {leaf:#x})"
+                ),
+            });
+        }
+        if !leftovers {
+            continue;
+        }
+        match view.configs.get(&vf) {
+            None => out.push(Finding {
+                check: "lmtt_no_config",
+                vf,
+                other: None,
+                detail: format!(
+                    "LMTT directory entry {vf} is valid ({pages} pages mapped) but the GuC has \
+                     no configuration for VF {vf}"
+                ),
+            }),
+            Some(c) if pages * LMTT_PAGE > c.lmem => out.push(Finding {
+                check: "lmtt_over_quota",
+                vf,
+                other: None,
+                detail: format!(
+                    "VF {vf}'s LMTT maps {pages} pages ({:#x} bytes), its LMEM_SIZE is {:#x}",
+                    pages * LMTT_PAGE,
+                    c.lmem
+                ),
+            }),
+            Some(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::regfile::guc::NoBus;
+    use crate::trace::TraceWriter;
+
+    fn recorder() -> Recorder {
+        let clock = ManualClock::new();
+        Recorder::new(Arc::new(clock), TraceWriter::disabled(), None)
+    }
+
+    /// A PF context inside a VF's run is found once per VF; a VF's ranges
+    /// that overlap another's are found; nothing without a GGTT or LMTT.
+    #[test]
+    fn pf_contexts_in_a_vf_run_and_overlapping_runs() {
+        let mut rec = recorder();
+        let vf = |ctx: (u32, u32), db: (u32, u32)| VfConfig {
+            ctx_begin: ctx.0,
+            ctx_num: ctx.1,
+            db_begin: db.0,
+            db_num: db.1,
+            ..VfConfig::default()
+        };
+        let configs: BTreeMap<u32, VfConfig> =
+            [(1, vf((100, 50), (0, 4))), (2, vf((200, 50), (2, 4)))].into();
+        let mut c = Checker::default();
+        let view = View {
+            configs: &configs,
+            lmem_cfg: 0,
+            lmem_size: 16 << 30,
+            pf_contexts_in_vfs: vec![(2, 210), (2, 211)],
+        };
+        assert_eq!(c.run("vf:check", true, &view, &NoBus, &mut rec), 2);
+        assert_eq!(c.found(), 2);
+        let s = rec.summary(false).sriov;
+        assert_eq!(s.isolation_kinds["ctx_pf_in_vf"], 1, "one per VF");
+        assert_eq!(s.isolation_kinds["db_overlap"], 1);
+        // Again: nothing new, one more run.
+        assert_eq!(c.run("vf:check", true, &view, &NoBus, &mut rec), 0);
+        assert_eq!(
+            (c.runs(), rec.summary(false).sriov.isolation_checks),
+            (2, 2)
+        );
+    }
+
+    #[test]
+    fn entry_fields() {
+        assert_eq!(pte_vfid(63 << 2 | 3), 63);
+        assert_eq!(pte_vfid(0x3FF << 2 | 1 << 12), 0x3FF);
+        assert_eq!(LEAF_ENTRIES, 65536, "seed 000 line 397");
+        assert_eq!(DIR_PTR_MASK, (1 << 21) - 1);
+        assert_eq!(PAGE_MASK, 0xFFFF);
+    }
+}

@@ -1,0 +1,176 @@
+//! The summary's `sriov` object: the GuC's SR-IOV PF model
+//! (`regfile/guc/ct/sriov.rs`) and the isolation checker
+//! (`regfile/isolation.rs`), counted from their trace events.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde::Serialize;
+
+use crate::trace::Event;
+use crate::trace::Hex;
+
+/// One function's configuration as the GuC holds it (`sriov.vfs.N`, and
+/// the `cfg` of a `sriov_vf_cfg` trace event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VfEntry {
+    /// GGTT range start.
+    pub ggtt_start: Hex,
+    /// GGTT range size in bytes (0: none).
+    pub ggtt_size: u64,
+    /// Local memory in bytes.
+    pub lmem: u64,
+    /// First context ID.
+    pub ctx_begin: u32,
+    /// Contexts.
+    pub ctx_num: u32,
+    /// First doorbell.
+    pub db_begin: u32,
+    /// Doorbells.
+    pub db_num: u32,
+    /// Execution quantum, ms.
+    pub exec_quantum_ms: u32,
+    /// Preemption timeout, us.
+    pub preempt_timeout_us: u32,
+    /// Scheduling priority.
+    pub priority: u32,
+}
+
+impl VfEntry {
+    /// Whether it is the default configuration (nothing provisioned).
+    pub fn is_empty(&self) -> bool {
+        let VfEntry {
+            ggtt_start,
+            ggtt_size,
+            lmem,
+            ctx_begin,
+            ctx_num,
+            db_begin,
+            db_num,
+            exec_quantum_ms,
+            preempt_timeout_us,
+            priority,
+        } = *self;
+        ggtt_start.0 == 0
+            && [ggtt_size, lmem].iter().all(|&v| v == 0)
+            && [
+                ctx_begin,
+                ctx_num,
+                db_begin,
+                db_num,
+                exec_quantum_ms,
+                preempt_timeout_us,
+                priority,
+            ]
+            .iter()
+            .all(|&v| v == 0)
+    }
+}
+
+/// `sriov.*`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SriovSummary {
+    /// Distinct isolation violations the checker found (0 is the pass
+    /// condition). Not part of the device's `violations`.
+    pub isolation_violations: u64,
+    /// Distinct isolation violations per check ("ggtt_stamp", ...).
+    pub isolation_kinds: BTreeMap<String, u64>,
+    /// Checker runs.
+    pub isolation_checks: u64,
+    /// `UPDATE_VF_CFG`s answered SUCCESS (resets included).
+    pub vf_cfg_updates: u64,
+    /// `UPDATE_VF_CFG`s that reset a configuration (address and size 0).
+    pub vf_cfg_resets: u64,
+    /// VFs (not the PF) with a configuration now (0 after a GuC or device
+    /// reset).
+    pub vfs_configured: u64,
+    /// `VF_CONTROL` FLR_STARTs accepted (stuck ones included).
+    pub flr_started: u64,
+    /// `VF_STATE_NOTIFY` FLR_DONE events queued.
+    pub flr_done: u64,
+    /// `VF_CONTROL` FLR_FINISHes accepted.
+    pub flr_finished: u64,
+    /// `VF_CONTROL` PAUSEs accepted.
+    pub paused: u64,
+    /// `VF_STATE_NOTIFY` VF_FLR events queued (`vf:flr`,
+    /// `guc:bogus-vf-notify`).
+    pub vf_flr_notified: u64,
+    /// `UPDATE_VF_CFG` and `VF_CONTROL` answered FAILURE (the switch's
+    /// included; the others are also `guc_sriov_bad` violations).
+    pub refused: u64,
+    /// Configurations by VFID ("0" is the PF's own), as of this summary.
+    pub vfs: BTreeMap<String, VfEntry>,
+    /// States of the VFs not "ready", by VFID.
+    pub vf_states: BTreeMap<String, String>,
+}
+
+/// Counts one event into `s`.
+pub fn count(s: &mut SriovSummary, ev: &Event) {
+    match ev {
+        Event::SriovVfCfg {
+            vfid,
+            result,
+            cfg,
+            configured,
+            ..
+        } => {
+            s.vfs_configured = *configured;
+            match *result {
+                "refused" | "refused_switch" => s.refused += 1,
+                r => {
+                    s.vf_cfg_updates += 1;
+                    if r == "reset" {
+                        s.vf_cfg_resets += 1;
+                    }
+                }
+            }
+            if let Some(c) = cfg {
+                if c.is_empty() {
+                    s.vfs.remove(&vfid.to_string());
+                } else {
+                    s.vfs.insert(vfid.to_string(), *c);
+                }
+            }
+        }
+        Event::SriovVfControl {
+            vfid,
+            cmd,
+            result,
+            state,
+            ..
+        } => {
+            match (*cmd, *result) {
+                (_, "refused") => s.refused += 1,
+                ("flr_start", _) => s.flr_started += 1,
+                ("flr_finish", _) => s.flr_finished += 1,
+                ("pause", _) => s.paused += 1,
+                _ => {}
+            }
+            if *state == "ready" {
+                s.vf_states.remove(&vfid.to_string());
+            } else {
+                s.vf_states.insert(vfid.to_string(), (*state).to_owned());
+            }
+        }
+        Event::SriovNotify { event, count, .. } => match *event {
+            "flr_done" => s.flr_done += count,
+            "vf_flr" => s.vf_flr_notified += count,
+            _ => {}
+        },
+        Event::SriovCheck { .. } => s.isolation_checks += 1,
+        Event::SriovIsolation { check, .. } => {
+            s.isolation_violations += 1;
+            *s.isolation_kinds.entry((*check).to_owned()).or_default() += 1;
+        }
+        // The GuC forgets its VF configurations and states.
+        Event::Reset { .. } | Event::GucReset { .. } => forget(s),
+        Event::DriverFlr { phase } if *phase == "start" => forget(s),
+        _ => {}
+    }
+}
+
+fn forget(s: &mut SriovSummary) {
+    s.vfs.clear();
+    s.vf_states.clear();
+    s.vfs_configured = 0;
+}
