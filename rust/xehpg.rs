@@ -30,6 +30,7 @@ mod pcode;
 mod platform;
 mod range;
 mod regs;
+mod sriov;
 mod submit;
 
 pub(crate) const MODULE_NAME: &CStr = <LocalModule as kernel::ModuleMetadata>::NAME;

@@ -161,6 +161,11 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
+    /// Dwords written so far.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     /// Appends a one-dword KLV.
     ///
     /// # Errors

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! One VF's configuration and its encoding as the GuC's VF-configuration KLVs.
+//!
+//! The keys, their widths and their ranges are seed 003 line 11 (`GUC_KLV_VF_CFG_*`); the PF
+//! sends the list with `PF2GUC_UPDATE_VF_CFG`, whose reply counts the KLVs the GuC applied.
+//! The order is upstream's (`encode_config` in `xe_gt_sriov_pf_config.c`), so a GuC that
+//! applies keys in order sees the same sequence as under `xe`: GGTT, contexts, doorbells,
+//! local memory, scheduling.
+
+use kernel::prelude::*;
+
+use crate::abi::*;
+use crate::guc::klv::Writer;
+use crate::range::Range;
+
+/// A contiguous run of GuC IDs (contexts or doorbells).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct IdRun {
+    pub(crate) begin: u32,
+    pub(crate) count: u32,
+}
+
+/// What one VF is given. `Default` is the empty configuration.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct VfConfig {
+    /// GGTT addresses, 4 KiB aligned (seed 003: `GGTT_START`, `GGTT_SIZE`).
+    pub(crate) ggtt: Option<Range>,
+    /// Local memory, whole 2 MiB pages (`LMEM_SIZE`).
+    pub(crate) lmem: u64,
+    pub(crate) contexts: IdRun,
+    pub(crate) doorbells: IdRun,
+    /// Milliseconds, 0 for infinite, at most 100 s (`EXEC_QUANTUM`).
+    pub(crate) exec_quantum_ms: u32,
+    /// Microseconds, 0 for none, at most 100 s (`PREEMPT_TIMEOUT`).
+    pub(crate) preempt_timeout_us: u32,
+}
+
+/// Why a configuration cannot be pushed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Invalid {
+    /// Nothing provisioned.
+    Empty,
+    /// Some resource missing: the named one.
+    Missing(&'static str),
+    /// A value outside what its key allows: the key's name.
+    Range(&'static str),
+}
+
+impl From<Invalid> for Error {
+    fn from(e: Invalid) -> Self {
+        match e {
+            Invalid::Empty => ENODATA,
+            Invalid::Missing(_) => ENOKEY,
+            Invalid::Range(_) => ERANGE,
+        }
+    }
+}
+
+/// The largest quantum and timeout the GuC takes (seed 003: 100 s each).
+const MAX_EXEC_QUANTUM_MS: u32 = 100_000;
+const MAX_PREEMPT_TIMEOUT_US: u32 = 100_000_000;
+/// The most dwords [`VfConfig::encode`] writes: six 64/32-bit resource KLVs and two
+/// scheduling ones.
+pub(crate) const MAX_DWORDS: usize = 3 + 3 + 2 + 2 + 2 + 2 + 3 + 2 + 2;
+
+impl VfConfig {
+    /// Whether the VF can run: it needs contexts, GGTT and (on these discrete parts) local
+    /// memory; doorbells are optional (upstream's `pf_validate_vf_config`), and every value
+    /// within its key's range (seed 003 line 11).
+    ///
+    /// # Errors
+    ///
+    /// The first thing wrong, as [`Invalid`].
+    pub(crate) fn validate(&self) -> Result<(), Invalid> {
+        if *self == Self::default() {
+            return Err(Invalid::Empty);
+        }
+        let ggtt = self.ggtt.ok_or(Invalid::Missing("GGTT"))?;
+        if ggtt.start % 4096 != 0 || ggtt.size() % 4096 != 0 || ggtt.size() == 0 {
+            return Err(Invalid::Range("VF_CFG_GGTT_START/SIZE"));
+        }
+        if self.contexts.count == 0 {
+            return Err(Invalid::Missing("contexts"));
+        }
+        if self.lmem == 0 {
+            return Err(Invalid::Missing("local memory"));
+        }
+        if self.lmem % (2 << 20) != 0 {
+            return Err(Invalid::Range("VF_CFG_LMEM_SIZE"));
+        }
+        let ids_end = |r: IdRun| u64::from(r.begin) + u64::from(r.count);
+        if ids_end(self.contexts) > 65535 {
+            return Err(Invalid::Range("VF_CFG_NUM_CONTEXTS"));
+        }
+        if self.doorbells.count > 255 || ids_end(self.doorbells) > 256 {
+            return Err(Invalid::Range("VF_CFG_NUM_DOORBELLS"));
+        }
+        if self.exec_quantum_ms > MAX_EXEC_QUANTUM_MS {
+            return Err(Invalid::Range("VF_CFG_EXEC_QUANTUM"));
+        }
+        if self.preempt_timeout_us > MAX_PREEMPT_TIMEOUT_US {
+            return Err(Invalid::Range("VF_CFG_PREEMPT_TIMEOUT"));
+        }
+        Ok(())
+    }
+
+    /// Writes the KLVs into `buf`; returns the dwords written and the KLVs among them (what
+    /// the GuC's reply must count).
+    ///
+    /// # Errors
+    ///
+    /// [`VfConfig::validate`]'s, or `ENOSPC` when `buf` is short.
+    pub(crate) fn encode(&self, buf: &mut [u32]) -> Result<(usize, u32)> {
+        self.validate()?;
+        let mut w = Writer::new(buf);
+        let mut klvs = 0;
+        let mut put = |w: &mut Writer<'_>, key: u32, value: &[u32]| -> Result {
+            // CAST: the keys are 16-bit (seed 003).
+            w.put(key as u16, value)?;
+            klvs += 1;
+            Ok(())
+        };
+        // CAST: the two halves, low first (seed 003: 64-bit values).
+        let lo_hi = |v: u64| [v as u32, (v >> 32) as u32];
+        if let Some(g) = self.ggtt {
+            put(&mut w, XEHPG_KLV_VF_CFG_GGTT_START, &lo_hi(g.start))?;
+            put(&mut w, XEHPG_KLV_VF_CFG_GGTT_SIZE, &lo_hi(g.size()))?;
+        }
+        put(
+            &mut w,
+            XEHPG_KLV_VF_CFG_BEGIN_CONTEXT_ID,
+            &[self.contexts.begin],
+        )?;
+        put(
+            &mut w,
+            XEHPG_KLV_VF_CFG_NUM_CONTEXTS,
+            &[self.contexts.count],
+        )?;
+        if self.doorbells.count > 0 {
+            put(
+                &mut w,
+                XEHPG_KLV_VF_CFG_BEGIN_DOORBELL_ID,
+                &[self.doorbells.begin],
+            )?;
+        }
+        put(
+            &mut w,
+            XEHPG_KLV_VF_CFG_NUM_DOORBELLS,
+            &[self.doorbells.count],
+        )?;
+        put(&mut w, XEHPG_KLV_VF_CFG_LMEM_SIZE, &lo_hi(self.lmem))?;
+        put(
+            &mut w,
+            XEHPG_KLV_VF_CFG_EXEC_QUANTUM,
+            &[self.exec_quantum_ms],
+        )?;
+        put(
+            &mut w,
+            XEHPG_KLV_VF_CFG_PREEMPT_TIMEOUT,
+            &[self.preempt_timeout_us],
+        )?;
+        Ok((w.len(), klvs))
+    }
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_sriov_config)]
+mod tests {
+    use super::*;
+
+    fn full() -> VfConfig {
+        VfConfig {
+            ggtt: Some(Range {
+                start: 0x1_0000_0000 - 0x2000_0000,
+                end: 0x1_0000_0000,
+            }),
+            lmem: 0x1_0020_0000,
+            contexts: IdRun {
+                begin: 65535 - 1024,
+                count: 1024,
+            },
+            doorbells: IdRun {
+                begin: 16,
+                count: 32,
+            },
+            exec_quantum_ms: 16,
+            preempt_timeout_us: 16_000,
+        }
+    }
+
+    #[test]
+    fn a_full_config_in_upstreams_order() -> Result {
+        let mut buf = [0xdead_beef; MAX_DWORDS + 1];
+        let (len, klvs) = full().encode(&mut buf)?;
+        let want = [
+            0x0001_0002,
+            0xe000_0000,
+            0x0000_0000, // GGTT_START
+            0x0002_0002,
+            0x2000_0000,
+            0x0000_0000, // GGTT_SIZE
+            0x8a0b_0001,
+            64511, // BEGIN_CONTEXT_ID
+            0x0004_0001,
+            1024, // NUM_CONTEXTS
+            0x8a0a_0001,
+            16, // BEGIN_DOORBELL_ID
+            0x0006_0001,
+            32, // NUM_DOORBELLS
+            0x0003_0002,
+            0x0020_0000,
+            0x0000_0001, // LMEM_SIZE
+            0x8a01_0001,
+            16, // EXEC_QUANTUM
+            0x8a02_0001,
+            16000, // PREEMPT_TIMEOUT
+        ];
+        assert_eq!(len, want.len());
+        assert_eq!(len, MAX_DWORDS);
+        assert_eq!(&buf[..len], &want[..]);
+        assert_eq!(klvs, 9);
+        assert_eq!(buf[len], 0xdead_beef);
+        Ok(())
+    }
+
+    #[test]
+    fn no_doorbells_sends_no_begin() -> Result {
+        let cfg = VfConfig {
+            doorbells: IdRun::default(),
+            ..full()
+        };
+        let mut buf = [0; MAX_DWORDS];
+        let (len, klvs) = cfg.encode(&mut buf)?;
+        assert_eq!((len, klvs), (MAX_DWORDS - 2, 8));
+        assert_eq!(&buf[10..12], &[0x0006_0001, 0]);
+        Ok(())
+    }
+
+    #[test]
+    fn incomplete_or_out_of_range_is_refused() {
+        let mut buf = [0; MAX_DWORDS];
+        assert_eq!(VfConfig::default().validate(), Err(Invalid::Empty));
+        let no_lmem = VfConfig { lmem: 0, ..full() };
+        assert_eq!(no_lmem.validate(), Err(Invalid::Missing("local memory")));
+        assert_eq!(no_lmem.encode(&mut buf), Err(ENOKEY));
+        let no_ggtt = VfConfig {
+            ggtt: None,
+            ..full()
+        };
+        assert_eq!(no_ggtt.validate(), Err(Invalid::Missing("GGTT")));
+        let odd = VfConfig {
+            lmem: 3 << 20,
+            ..full()
+        };
+        assert_eq!(odd.encode(&mut buf), Err(ERANGE));
+        let too_many = VfConfig {
+            doorbells: IdRun {
+                begin: 200,
+                count: 57,
+            },
+            ..full()
+        };
+        assert_eq!(
+            too_many.validate(),
+            Err(Invalid::Range("VF_CFG_NUM_DOORBELLS"))
+        );
+        let slow = VfConfig {
+            exec_quantum_ms: 100_001,
+            ..full()
+        };
+        assert_eq!(slow.validate(), Err(Invalid::Range("VF_CFG_EXEC_QUANTUM")));
+    }
+
+    #[test]
+    fn a_short_buffer_is_enospc() {
+        let mut buf = [0; MAX_DWORDS - 1];
+        assert_eq!(full().encode(&mut buf), Err(ENOSPC));
+    }
+}
