@@ -62,6 +62,50 @@ impl RangeAllocator {
                 (end <= hole.end).then_some((i, start))
             })
             .ok_or(ENOSPC)?;
+        self.take(idx, start, size)
+    }
+
+    /// Allocates `size` bytes aligned to `align` as high as they fit: the top of the highest
+    /// hole that holds them (how VF ranges are placed, so the PF's own allocations, first fit
+    /// from the bottom, never meet them until the window is full).
+    ///
+    /// # Errors
+    ///
+    /// As [`RangeAllocator::alloc`].
+    pub(crate) fn alloc_high(&mut self, size: u64, align: u64) -> Result<Range> {
+        if size == 0 || !align.is_power_of_two() {
+            return Err(EINVAL);
+        }
+        let (idx, start) = self
+            .free
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, hole)| {
+                let top = hole.end.checked_sub(size)?;
+                let start = top - top % align;
+                (start >= hole.start).then_some((i, start))
+            })
+            .ok_or(ENOSPC)?;
+        self.take(idx, start, size)
+    }
+
+    /// The largest run of whole `align` units any hole holds: what one allocation could
+    /// still get.
+    pub(crate) fn largest(&self, align: u64) -> u64 {
+        self.free
+            .iter()
+            .filter_map(|h| {
+                let start = h.start.checked_next_multiple_of(align)?;
+                let end = h.end - h.end % align;
+                end.checked_sub(start)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Takes `[start, start + size)` out of hole `idx`, which holds it.
+    fn take(&mut self, idx: usize, start: u64, size: u64) -> Result<Range> {
         let hole = self.free[idx];
         let taken = Range {
             start,
@@ -182,6 +226,25 @@ mod tests {
         let mut a = RangeAllocator::new(u64::MAX - 0x2000, u64::MAX)?;
         assert_eq!(a.alloc(0x1000, 1 << 63), Err(ENOSPC));
         assert_eq!(a.alloc(u64::MAX, 1), Err(ENOSPC));
+        assert_eq!(a.alloc_high(u64::MAX, 1), Err(ENOSPC));
+        Ok(())
+    }
+
+    #[test]
+    fn high_allocations_come_from_the_top() -> Result {
+        let mut a = RangeAllocator::new(0x1000, 0x10_0000)?;
+        let top = a.alloc_high(0x8000, 0x1_0000)?;
+        assert_eq!((top.start, top.end), (0xf_0000, 0xf_8000));
+        let next = a.alloc_high(0x1_0000, 0x1_0000)?;
+        assert_eq!(next.start, 0xe_0000);
+        // The bottom is untouched: first fit still starts there.
+        assert_eq!(a.alloc(0x1000, 0x1000)?.start, 0x1000);
+        // The 32 KiB above `top` is a hole, but too small for 64 KiB aligned.
+        assert_eq!(a.largest(0x1_0000), 0xd_0000);
+        a.free(top)?;
+        assert_eq!(a.alloc_high(0x1_0000, 0x1_0000)?.start, 0xf_0000);
+        assert_eq!(a.alloc_high(0, 0x1000), Err(EINVAL));
+        assert_eq!(a.alloc_high(0x10_0000, 0x1000), Err(ENOSPC));
         Ok(())
     }
 }

@@ -62,6 +62,28 @@ pub(crate) fn pte(addr: u64, lmem: bool) -> Result<u64> {
     Ok(entry.into_raw())
 }
 
+/// Functions the VF-ID field can name besides the PF: the LMTT's 63 VFs (seed 000 line 382).
+pub(crate) const MAX_VFS: u16 = 63;
+
+/// The entry of a page given to VF `vf`: present, owned by `vf`, no address yet. The VF fills
+/// in the address through its own GTT window, which can change every field but the function
+/// number and the valid bit (seed 000 lines 146-156); the PF must therefore set both
+/// (upstream `xe_ggtt_assign` also sets present, "as on some platforms VFs can't modify that").
+///
+/// # Errors
+///
+/// `EINVAL` for the PF (0) or a function above [`MAX_VFS`].
+pub(crate) fn vf_pte(vf: u16) -> Result<u64> {
+    if vf == 0 || vf > MAX_VFS {
+        return Err(EINVAL);
+    }
+    let entry = Pte::from_raw(0)
+        .try_with_vfid(u64::from(vf))
+        .map_err(|_| EINVAL)?
+        .with_present(true);
+    Ok(entry.into_raw())
+}
+
 /// A GGTT range mapping local or system memory.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Mapping {
@@ -206,6 +228,58 @@ impl Ggtt {
     }
 }
 
+/// The VF half: ranges given to virtual functions. The PF block (`sriov`) calls these from
+/// its provisioning flow, which lands after its arithmetic; until then nothing does.
+#[allow(dead_code)]
+impl Ggtt {
+    /// Gives `size` bytes of the GuC's GGTT window to VF `vf`: the highest 64 KiB aligned
+    /// range that fits (upstream places VF ranges top-down too), every entry stamped with
+    /// the VF. The caller invalidates the GGTT TLB through the GuC. Process context.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a size that is not whole pages or a bad VF number, `ENOSPC`, `ENOMEM`,
+    /// a GSM write error (the range is given back then).
+    pub(crate) fn provision_vf(&self, bar: Bar0<'_>, size: u64, vf: u16) -> Result<Range> {
+        if size % PAGE != 0 {
+            return Err(EINVAL);
+        }
+        let entry = vf_pte(vf)?;
+        let range = self.alloc.lock().alloc_high(size, LMEM_ALIGN)?;
+        if let Err(e) = self.fill(bar, range, entry) {
+            self.unprovision_vf(bar, range);
+            return Err(e);
+        }
+        Ok(range)
+    }
+
+    /// Stamps every entry of a VF's range again, dropping whatever address the VF wrote:
+    /// the GGTT part of the VF FLR sequence (seed 000 lines 300-326). Any context.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a bad VF number, a GSM write error.
+    pub(crate) fn sanitize_vf(&self, bar: Bar0<'_>, range: Range, vf: u16) -> Result {
+        self.fill(bar, range, vf_pte(vf)?)
+    }
+
+    /// Takes a VF's range back: entries to scratch (the PF's again), range freed. Process
+    /// context.
+    pub(crate) fn unprovision_vf(&self, bar: Bar0<'_>, range: Range) {
+        self.unmap(bar, Mapping { ggtt: range });
+    }
+
+    /// The largest range one more VF could get now (64 KiB aligned). Process context.
+    pub(crate) fn largest_hole(&self) -> u64 {
+        self.alloc.lock().largest(LMEM_ALIGN)
+    }
+
+    /// Writes `entry` to every entry of `range`.
+    fn fill(&self, bar: Bar0<'_>, range: Range, entry: u64) -> Result {
+        (range.start / PAGE..range.end / PAGE).try_for_each(|index| bar.write_gsm(index, entry))
+    }
+}
+
 #[cfg(xehpg_kunit)]
 #[kernel::prelude::kunit_tests(xehpg_ggtt)]
 mod tests {
@@ -222,6 +296,15 @@ mod tests {
         assert_eq!(pte(0x1000 | 0x4, false), Err(EINVAL));
         // VF ID bits 11:2 stay 0 for the PF.
         assert_eq!(pte(0xf000, true).map(|p| p & 0xffc), Ok(0));
+    }
+
+    #[test]
+    fn vf_entries_carry_the_function_and_present() {
+        assert_eq!(vf_pte(1), Ok(0x5));
+        assert_eq!(vf_pte(2), Ok(0x9));
+        assert_eq!(vf_pte(63), Ok(63 << 2 | 1));
+        assert_eq!(vf_pte(0), Err(EINVAL));
+        assert_eq!(vf_pte(64), Err(EINVAL));
     }
 
     #[test]
