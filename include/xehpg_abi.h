@@ -204,6 +204,31 @@ struct xehpg_ct_buffer_desc {
 #define XEHPG_KLV_CONTEXT_POLICY_PREEMPTION_TIMEOUT 0x2002
 #define XEHPG_KLV_CONTEXT_POLICY_SCHEDULING_PRIORITY 0x2003
 
+/*
+ * SR-IOV PF actions (upstream abi/guc_actions_sriov_abi.h).
+ * PF2GUC_UPDATE_VF_CFG: {hdr, VF, KLV list GGTT address low, high, dwords} over
+ * CT; the reply's DATA0 counts the KLVs applied; address and size 0 reset the
+ * VF's configuration. PF2GUC_VF_CONTROL: {hdr, VF, command}.
+ * GUC2PF_VF_STATE_NOTIFY (event): {VF, what}; GUC2PF_ADVERSE_EVENT (event):
+ * {VF, the threshold KLV key that was exceeded}.
+ */
+#define XEHPG_GUC_ACTION_PF2GUC_UPDATE_VF_CFG 0x5503
+#define XEHPG_GUC_ACTION_PF2GUC_VF_CONTROL 0x5506
+#define XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY 0x5106
+#define XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT 0x5104
+/* PF2GUC_VF_CONTROL commands (GUC_PF_TRIGGER_VF_*). */
+#define XEHPG_GUC_PF_TRIGGER_VF_PAUSE 1
+#define XEHPG_GUC_PF_TRIGGER_VF_RESUME 2
+#define XEHPG_GUC_PF_TRIGGER_VF_STOP 3
+#define XEHPG_GUC_PF_TRIGGER_VF_FLR_START 4
+#define XEHPG_GUC_PF_TRIGGER_VF_FLR_FINISH 5
+/* GUC2PF_VF_STATE_NOTIFY events (GUC_PF_NOTIFY_VF_*); ENABLE only for VF 0. */
+#define XEHPG_GUC_PF_NOTIFY_VF_ENABLE 1
+#define XEHPG_GUC_PF_NOTIFY_VF_FLR 1
+#define XEHPG_GUC_PF_NOTIFY_VF_FLR_DONE 2
+#define XEHPG_GUC_PF_NOTIFY_VF_PAUSE_DONE 3
+#define XEHPG_GUC_PF_NOTIFY_VF_FIXUP_DONE 4
+
 /* VF configuration keys (GUC_KLV_VF_CFG_*_KEY), for PF2GUC_UPDATE_VF_CFG. */
 #define XEHPG_KLV_VF_CFG_GGTT_START 0x0001
 #define XEHPG_KLV_VF_CFG_GGTT_SIZE 0x0002

@@ -9,11 +9,13 @@
 //! This first step holds the resource arithmetic and the hardware and firmware formats, each
 //! checked by KUnit against upstream's vectors: [`ids`] (doorbell and context runs),
 //! [`fair`] (what each of `n` VFs gets), [`lmtt`] (the translation table's entries),
-//! [`config`] (a VF's configuration as KLVs). The provisioning flow that uses them, behind
+//! [`config`] (a VF's configuration as KLVs), [`control`] (VF control, the GuC's VF
+//! notifications, the FLR sequence). The provisioning flow that uses them, behind
 //! `sriov_numvfs`, comes next; until then only the tests call them.
 #![allow(dead_code)]
 
 pub(crate) mod config;
+pub(crate) mod control;
 pub(crate) mod fair;
 pub(crate) mod ids;
 pub(crate) mod lmtt;

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The PF's messages to the GuC about VFs, the GuC's notifications about them, and the VF
+//! FLR sequence they drive.
+//!
+//! The PRM describes the FLR in twelve steps (seed 000 lines 300-326): the GuC tells the PF a
+//! VF is in FLR, cleans the VF's scheduling state and tells the PF it is done; the PF cleans
+//! what it owns. It names no message; the messages are upstream's (`abi/
+//! guc_actions_sriov_abi.h`), and so is the split of the cleaning: the PF re-stamps the
+//! VF's GGTT entries, clears its local memory and its scratch registers, the GuC its
+//! doorbells and contexts (`xe_gt_sriov_pf_control.c`; the PRM's step 4 has the PF clear the
+//! doorbell cookies, a choice it leaves to "the SAS").
+//!
+//! Everything from the GuC is untrusted: [`parse_state`] refuses a notification for a VF
+//! that is not enabled, and [`Flr::on`] a step out of order, each with the reason for the log.
+
+use kernel::prelude::*;
+
+use crate::abi::*;
+use crate::guc::hxg::Hxg;
+
+/// A `PF2GUC_VF_CONTROL` command.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub(crate) enum Command {
+    Pause = XEHPG_GUC_PF_TRIGGER_VF_PAUSE,
+    Resume = XEHPG_GUC_PF_TRIGGER_VF_RESUME,
+    Stop = XEHPG_GUC_PF_TRIGGER_VF_STOP,
+    FlrStart = XEHPG_GUC_PF_TRIGGER_VF_FLR_START,
+    FlrFinish = XEHPG_GUC_PF_TRIGGER_VF_FLR_FINISH,
+}
+
+/// `PF2GUC_VF_CONTROL` for VF `vf`.
+pub(crate) fn control_msg(vf: u16, cmd: Command) -> [u32; 3] {
+    [
+        Hxg::request(XEHPG_GUC_ACTION_PF2GUC_VF_CONTROL, 0).into_raw(),
+        u32::from(vf),
+        cmd as u32,
+    ]
+}
+
+/// `PF2GUC_UPDATE_VF_CFG` for VF `vf` with `dwords` of KLVs at GGTT address `addr`; address
+/// and size 0 give the VF its defaults (nothing).
+pub(crate) fn update_cfg_msg(vf: u16, addr: u64, dwords: u32) -> [u32; 5] {
+    [
+        Hxg::request(XEHPG_GUC_ACTION_PF2GUC_UPDATE_VF_CFG, 0).into_raw(),
+        u32::from(vf),
+        // CAST: the address's halves, low first.
+        addr as u32,
+        (addr >> 32) as u32,
+        dwords,
+    ]
+}
+
+/// Checks the reply to `PF2GUC_UPDATE_VF_CFG`: the GuC must have applied every KLV sent.
+///
+/// # Errors
+///
+/// `ENOKEY` when it applied fewer (it did not know a key), `EPROTO` when it claims more.
+pub(crate) fn applied(sent: u32, reply: u32) -> Result {
+    match reply.cmp(&sent) {
+        core::cmp::Ordering::Equal => Ok(()),
+        core::cmp::Ordering::Less => Err(ENOKEY),
+        core::cmp::Ordering::Greater => Err(EPROTO),
+    }
+}
+
+/// What a `GUC2PF_VF_STATE_NOTIFY` says.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Notice {
+    /// The PF's own: the GuC saw VF Enable set.
+    Enabled,
+    /// A VF entered FLR (seed 000 line 311, step 3).
+    Flr(u16),
+    /// The GuC finished its part of a VF's FLR (step 11).
+    FlrDone(u16),
+    PauseDone(u16),
+    FixupDone(u16),
+}
+
+/// Why a notification is refused.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum BadNotice {
+    /// Fewer than the two payload dwords.
+    Short(usize),
+    /// A VF number that is not enabled (`num_vfs`).
+    NoSuchVf(u32),
+    /// An event code the ABI does not define for this function.
+    Unknown { vf: u32, event: u32 },
+}
+
+/// Parses a `GUC2PF_VF_STATE_NOTIFY` payload with `num_vfs` VFs enabled.
+///
+/// # Errors
+///
+/// The reason, as [`BadNotice`].
+pub(crate) fn parse_state(payload: &[u32], num_vfs: u16) -> Result<Notice, BadNotice> {
+    let (vf, event) = match payload {
+        [vf, event, ..] => (*vf, *event),
+        _ => return Err(BadNotice::Short(payload.len())),
+    };
+    if vf == 0 {
+        return match event {
+            XEHPG_GUC_PF_NOTIFY_VF_ENABLE => Ok(Notice::Enabled),
+            _ => Err(BadNotice::Unknown { vf, event }),
+        };
+    }
+    let n = u16::try_from(vf)
+        .ok()
+        .filter(|n| *n <= num_vfs)
+        .ok_or(BadNotice::NoSuchVf(vf))?;
+    match event {
+        XEHPG_GUC_PF_NOTIFY_VF_FLR => Ok(Notice::Flr(n)),
+        XEHPG_GUC_PF_NOTIFY_VF_FLR_DONE => Ok(Notice::FlrDone(n)),
+        XEHPG_GUC_PF_NOTIFY_VF_PAUSE_DONE => Ok(Notice::PauseDone(n)),
+        XEHPG_GUC_PF_NOTIFY_VF_FIXUP_DONE => Ok(Notice::FixupDone(n)),
+        _ => Err(BadNotice::Unknown { vf, event }),
+    }
+}
+
+/// Where one VF's FLR stands.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Flr {
+    /// No FLR in progress.
+    #[default]
+    Idle,
+    /// `FLR_START` sent; the GuC is cleaning the VF's scheduling state (steps 5-10).
+    WaitGuc,
+    /// The GuC is done; the PF cleans GGTT, local memory and scratch registers, then sends
+    /// `FLR_FINISH`.
+    Cleanup,
+}
+
+/// What moves an FLR on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum FlrInput {
+    /// The GuC's `VF_FLR` notification.
+    Started,
+    /// The GuC's `VF_FLR_DONE`.
+    GucDone,
+    /// The PF finished its cleaning.
+    Cleaned,
+}
+
+/// What the PF must do next.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum FlrAction {
+    SendStart,
+    Clean,
+    SendFinish,
+}
+
+impl Flr {
+    /// The next state and the PF's action for `input`.
+    ///
+    /// A `VF_FLR` while one is under way restarts it (the VF was reset again; the GuC
+    /// starts over too). Anything else out of order is refused and changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// `EPROTO` for an input the current state does not expect.
+    pub(crate) fn on(self, input: FlrInput) -> Result<(Flr, FlrAction)> {
+        match (self, input) {
+            (_, FlrInput::Started) => Ok((Flr::WaitGuc, FlrAction::SendStart)),
+            (Flr::WaitGuc, FlrInput::GucDone) => Ok((Flr::Cleanup, FlrAction::Clean)),
+            (Flr::Cleanup, FlrInput::Cleaned) => Ok((Flr::Idle, FlrAction::SendFinish)),
+            _ => Err(EPROTO),
+        }
+    }
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_sriov_control)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_match_upstreams_layout() {
+        let m = control_msg(7, Command::FlrStart);
+        assert_eq!(m[0] & 0xffff, 0x5506);
+        assert_eq!((m[1], m[2]), (7, 4));
+        let u = update_cfg_msg(63, 0x1_2345_6000, 21);
+        assert_eq!(u[0] & 0xffff, 0x5503);
+        assert_eq!(&u[1..], &[63, 0x2345_6000, 1, 21]);
+        assert_eq!(update_cfg_msg(1, 0, 0)[2..], [0, 0, 0]);
+    }
+
+    #[test]
+    fn the_reply_must_count_every_klv() {
+        assert_eq!(applied(9, 9), Ok(()));
+        assert_eq!(applied(9, 8), Err(ENOKEY));
+        assert_eq!(applied(9, 10), Err(EPROTO));
+    }
+
+    #[test]
+    fn notices_are_checked_against_enabled_vfs() {
+        assert_eq!(parse_state(&[0, 1], 0), Ok(Notice::Enabled));
+        assert_eq!(parse_state(&[3, 1], 7), Ok(Notice::Flr(3)));
+        assert_eq!(parse_state(&[7, 2], 7), Ok(Notice::FlrDone(7)));
+        assert_eq!(parse_state(&[8, 1], 7), Err(BadNotice::NoSuchVf(8)));
+        assert_eq!(
+            parse_state(&[0x1_0001, 1], 7),
+            Err(BadNotice::NoSuchVf(0x1_0001))
+        );
+        assert_eq!(
+            parse_state(&[2, 9], 7),
+            Err(BadNotice::Unknown { vf: 2, event: 9 })
+        );
+        assert_eq!(
+            parse_state(&[0, 2], 7),
+            Err(BadNotice::Unknown { vf: 0, event: 2 })
+        );
+        assert_eq!(parse_state(&[1], 7), Err(BadNotice::Short(1)));
+    }
+
+    #[test]
+    fn flr_runs_in_order_and_refuses_the_rest() -> Result {
+        let (s, a) = Flr::Idle.on(FlrInput::Started)?;
+        assert_eq!((s, a), (Flr::WaitGuc, FlrAction::SendStart));
+        assert_eq!(s.on(FlrInput::Cleaned), Err(EPROTO));
+        let (s, a) = s.on(FlrInput::GucDone)?;
+        assert_eq!((s, a), (Flr::Cleanup, FlrAction::Clean));
+        assert_eq!(s.on(FlrInput::GucDone), Err(EPROTO));
+        let (s, a) = s.on(FlrInput::Cleaned)?;
+        assert_eq!((s, a), (Flr::Idle, FlrAction::SendFinish));
+        // A DONE nobody asked for (an untrusted GuC) changes nothing.
+        assert_eq!(Flr::Idle.on(FlrInput::GucDone), Err(EPROTO));
+        // A second FLR while waiting restarts it.
+        assert_eq!(
+            Flr::Cleanup.on(FlrInput::Started),
+            Ok((Flr::WaitGuc, FlrAction::SendStart))
+        );
+        Ok(())
+    }
+}
