@@ -120,6 +120,17 @@ pub(crate) struct Guc {
     channel: Arc<Channel>,
 }
 
+/// Makes the GuC drop the GGTT translations it cached, after entries changed (VF ranges
+/// stamped or given back). Wakes the GT for it. Any context that may busy-wait.
+///
+/// # Errors
+///
+/// The forcewake or steering error.
+pub(crate) fn invalidate_ggtt(gt: &Gt<'_>) -> Result {
+    let awake = gt.wake::<GtDomain>()?;
+    tlb_inval::ggtt(gt, &awake)
+}
+
 /// What a load needs from the rest of the driver.
 pub(crate) struct Ctx<'a> {
     pub(crate) pdev: &'a pci::Device<Bound>,

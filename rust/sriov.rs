@@ -19,3 +19,4 @@ pub(crate) mod control;
 pub(crate) mod fair;
 pub(crate) mod ids;
 pub(crate) mod lmtt;
+pub(crate) mod pf;

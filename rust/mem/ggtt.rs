@@ -232,41 +232,30 @@ impl Ggtt {
 /// its provisioning flow, which lands after its arithmetic; until then nothing does.
 #[allow(dead_code)]
 impl Ggtt {
-    /// Gives `size` bytes of the GuC's GGTT window to VF `vf`: the highest 64 KiB aligned
-    /// range that fits (upstream places VF ranges top-down too), every entry stamped with
-    /// the VF. The caller invalidates the GGTT TLB through the GuC. Process context.
+    /// Reserves `size` bytes of the GuC's GGTT window for a VF: the highest 64 KiB aligned
+    /// range that fits (upstream places VF ranges top-down too), entries untouched; the
+    /// caller stamps them ([`Ggtt::sanitize_vf`]) and later points them back at scratch and
+    /// releases the range ([`Ggtt::clear`], [`Ggtt::release`]). Process context (mutex).
     ///
     /// # Errors
     ///
-    /// `EINVAL` for a size that is not whole pages or a bad VF number, `ENOSPC`, `ENOMEM`,
-    /// a GSM write error (the range is given back then).
-    pub(crate) fn provision_vf(&self, bar: Bar0<'_>, size: u64, vf: u16) -> Result<Range> {
+    /// `EINVAL` for a size that is not whole pages, `ENOSPC`, `ENOMEM`.
+    pub(crate) fn reserve_vf(&self, size: u64) -> Result<Range> {
         if size % PAGE != 0 {
             return Err(EINVAL);
         }
-        let entry = vf_pte(vf)?;
-        let range = self.alloc.lock().alloc_high(size, LMEM_ALIGN)?;
-        if let Err(e) = self.fill(bar, range, entry) {
-            self.unprovision_vf(bar, range);
-            return Err(e);
-        }
-        Ok(range)
+        self.alloc.lock().alloc_high(size, LMEM_ALIGN)
     }
 
-    /// Stamps every entry of a VF's range again, dropping whatever address the VF wrote:
-    /// the GGTT part of the VF FLR sequence (seed 000 lines 300-326). Any context.
+    /// Stamps every entry of a VF's range with the VF, dropping whatever address it held: at
+    /// provisioning, and as the GGTT part of the VF FLR sequence (seed 000 lines 300-326).
+    /// Only GSM writes: any context, callable with the BAR held.
     ///
     /// # Errors
     ///
     /// `EINVAL` for a bad VF number, a GSM write error.
     pub(crate) fn sanitize_vf(&self, bar: Bar0<'_>, range: Range, vf: u16) -> Result {
         self.fill(bar, range, vf_pte(vf)?)
-    }
-
-    /// Takes a VF's range back: entries to scratch (the PF's again), range freed. Process
-    /// context.
-    pub(crate) fn unprovision_vf(&self, bar: Bar0<'_>, range: Range) {
-        self.unmap(bar, Mapping { ggtt: range });
     }
 
     /// The largest range one more VF could get now (64 KiB aligned). Process context.

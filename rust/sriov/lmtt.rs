@@ -43,12 +43,6 @@ const VALID: u32 = 1;
 const DIR_PTR_SHIFT: u32 = 4;
 const PAGE_SHIFT: u32 = 5;
 
-/// `LMEM_CFG` (GT, 0xCF58): local memory enabled (bit 31) and the directory's location in
-/// 64 KiB units (30:0) (upstream `regs/xe_gt_regs.h`; the seed names the register, line 388,
-/// not its layout).
-pub(crate) const LMEM_CFG: u32 = 0xcf58;
-const LMEM_EN: u32 = 1 << 31;
-
 fn below_haw(addr: u64) -> Result {
     if addr >> HAW != 0 {
         return Err(ERANGE);
@@ -95,18 +89,19 @@ pub(crate) fn leaf_index(offset: u64) -> Result<usize> {
     Ok((offset / PAGE) as usize)
 }
 
-/// The `LMEM_CFG` value pointing the GT at a directory at device offset `dir`.
+/// The directory pointer of `LMEM_CFG` for a directory at device offset `dir`: 64 KiB units
+/// (seed 000 lines 384, 387).
 ///
 /// # Errors
 ///
 /// As [`dir_entry`].
-pub(crate) fn lmem_cfg(dir: u64) -> Result<u32> {
+pub(crate) fn dir_ptr(dir: u64) -> Result<u32> {
     if dir % TABLE_ALIGN != 0 {
         return Err(EINVAL);
     }
     below_haw(dir)?;
     // CAST: below 2^21.
-    Ok(LMEM_EN | (dir / TABLE_ALIGN) as u32)
+    Ok((dir / TABLE_ALIGN) as u32)
 }
 
 #[cfg(xehpg_kunit)]
@@ -150,7 +145,7 @@ mod tests {
     fn misaligned_addresses_are_refused() {
         assert_eq!(leaf_entry(PAGE / 2), Err(EINVAL));
         assert_eq!(dir_entry(4096), Err(EINVAL));
-        assert_eq!(lmem_cfg(4096), Err(EINVAL));
+        assert_eq!(dir_ptr(4096), Err(EINVAL));
     }
 
     #[test]
@@ -163,8 +158,9 @@ mod tests {
     }
 
     #[test]
-    fn lmem_cfg_enables_and_points() -> Result {
-        assert_eq!(lmem_cfg(0x3ff0_0000)?, 0x8000_3ff0);
+    fn dir_ptr_counts_64_kib() -> Result {
+        assert_eq!(dir_ptr(0x3ff0_0000)?, 0x3ff0);
+        assert_eq!(dir_ptr(1 << HAW), Err(ERANGE));
         Ok(())
     }
 }

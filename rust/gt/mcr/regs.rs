@@ -61,6 +61,15 @@ register! {
     pub(crate) GUC_TLB_INV_CR(u32) @ 0x0000cee8 {
         0:0 invalidate => bool;
     }
+
+    /// Local memory enabled and where the LMTT directory lies, in 64 KiB units (upstream
+    /// `regs/xe_gt_regs.h` `LMEM_CFG`; the seed says the directory's location is held "in two
+    /// MMIO registers ... one in GT (GAM)", seed 000 line 388, without naming them). It lies
+    /// in the GAM range 0xC800-0xCFFF (seed 000 line 524), so it is written multicast.
+    pub(crate) LMEM_CFG(u32) @ 0x0000cf58 {
+        31:31 lmem_en => bool;
+        30:0 dir_ptr;
+    }
 }
 
 /// Something to do with one multicast register, chosen by name at run time ([`visit`]).
@@ -103,6 +112,7 @@ macro_rules! mcr_registers {
 mcr_registers! {
     XEHP_FLAT_CCS_BASE_ADDR => Gam,
     GUC_TLB_INV_CR => Gam,
+    LMEM_CFG => Gam,
     FF_MODE => Gslice,
     XEHP_SQCM => SqidiMcfg,
     XEHP_L3NODEARBCFG => Lncf,

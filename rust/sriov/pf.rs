@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Provisioning: giving `n` VFs their shares and telling the GuC.
+//!
+//! Each VF gets, in this order (upstream's, `xe_gt_sriov_pf_config.c`): a GGTT range from the
+//! top of the GuC's window with every entry stamped with the VF ([`Ggtt::reserve_vf`]), a run
+//! of context IDs from the top and of doorbells from the bottom ([`Ids`]), local memory beyond
+//! the CPU-visible part behind its own LMTT leaf table, and the scheduling upstream uses once
+//! VFs run; then its configuration goes to the GuC in one `PF2GUC_UPDATE_VF_CFG`, whose reply
+//! must count every KLV. A failure at any step for any VF unwinds every VF, so nothing stays
+//! half-provisioned. Giving back resets each VF's configuration at the GuC first, then frees
+//! what it held.
+//!
+//! The PF keeps context IDs below 256 (upstream's spare) and doorbells below 32 for its own
+//! submission; upstream instead leaves them to a quota, since its PF allocates dynamically.
+//! This driver's PF uses fixed low IDs, which a reservation makes safe.
+//!
+//! Locking: the state is a mutex, held across the GuC messages (process context only; the
+//! GuC's VF notifications never take it). BAR work runs inside the BARs' revocable access
+//! and never sleeps there.
+
+use kernel::{
+    device::Device,
+    new_mutex,
+    prelude::*,
+    sync::{aref::ARef, Arc, Mutex},
+};
+
+use super::{
+    config::{IdRun, VfConfig, MAX_DWORDS},
+    control::{applied, update_cfg_msg},
+    fair::{self, Profile},
+    ids::{Ids, CONTEXTS, DOORBELLS},
+    lmtt,
+};
+use crate::{
+    gt::{mcr::regs::LMEM_CFG, GtDomain, GtState},
+    guc::{
+        self,
+        ct::channel::{with_bars, Channel, CtAccess, CtIo},
+    },
+    mem::{
+        ggtt::{Ggtt, Mapping},
+        lmem::{LmemAccess, LmemPool, Lmembar},
+    },
+    mmio::{Bar0, Gttmmadr},
+    range::{Range, RangeAllocator},
+};
+
+/// Context IDs the PF keeps for its own submission (upstream's minimum spare).
+pub(crate) const PF_CONTEXTS: u32 = 256;
+/// Doorbells the PF keeps.
+pub(crate) const PF_DOORBELLS: u32 = 32;
+
+/// The blocks provisioning reaches.
+pub(crate) struct Blocks {
+    pub(crate) bar: Arc<Gttmmadr>,
+    pub(crate) lmem: Arc<Lmembar>,
+    pub(crate) gt: Arc<GtState>,
+    pub(crate) ggtt: Arc<Ggtt>,
+    pub(crate) pool: Arc<LmemPool>,
+    pub(crate) ct: Arc<Channel>,
+}
+
+/// What one VF holds; each resource is recorded as soon as it is taken, so a failure part
+/// way gives back exactly what was taken.
+#[derive(Default)]
+struct Vf {
+    ggtt: Option<Range>,
+    contexts: Option<IdRun>,
+    doorbells: Option<IdRun>,
+    lmem: Option<Range>,
+    leaf: Option<Range>,
+    /// The GuC took the configuration (reset it when giving back).
+    pushed: bool,
+}
+
+/// One VF's share, the same for each of the `n`.
+#[derive(Copy, Clone, Debug)]
+struct Share {
+    ggtt: u64,
+    lmem: u64,
+    contexts: u32,
+    doorbells: u32,
+}
+
+struct State {
+    /// VF `i + 1` is `vfs[i]`.
+    vfs: KVec<Vf>,
+    contexts: Ids,
+    doorbells: Ids,
+    /// Local memory the VFs share: beyond the CPU-visible pool.
+    vf_lmem: RangeAllocator,
+}
+
+/// The PF: up to [`Pf::total`] VFs.
+#[pin_data]
+pub(crate) struct Pf {
+    dev: ARef<Device>,
+    b: Blocks,
+    total: u16,
+    /// Usable local memory, for upstream's local-memory profile.
+    usable: u64,
+    /// The LMTT directory (CPU-visible local memory).
+    dir: Range,
+    /// A page of local memory mapped into the GGTT for the KLV lists.
+    klv: Range,
+    klv_map: Mapping,
+    #[pin]
+    state: Mutex<State>,
+}
+
+/// A failed step: what, and the error.
+type Step = (&'static str, Error);
+
+fn step<T>(what: &'static str, r: Result<T>) -> Result<T, Step> {
+    r.map_err(|e| (what, e))
+}
+
+impl Pf {
+    /// The PF of a bound device with `total` VFs, sharing local memory `vf_lmem` (beyond the
+    /// CPU-visible pool). Probe, process context: allocates the directory and the KLV page,
+    /// points `LMEM_CFG` at the empty directory.
+    ///
+    /// # Errors
+    ///
+    /// `ENOMEM`/`ENOSPC` from the pools, a BAR or forcewake error.
+    pub(crate) fn new(
+        dev: ARef<Device>,
+        b: Blocks,
+        bar: Bar0<'_>,
+        lmem: LmemAccess<'_>,
+        total: u16,
+        vf_lmem: Range,
+        usable: u64,
+    ) -> Result<impl PinInit<Self, Error>> {
+        let mut contexts = Ids::new(CONTEXTS)?;
+        contexts.reserve_low(PF_CONTEXTS, 0)?;
+        let mut doorbells = Ids::new(DOORBELLS)?;
+        doorbells.reserve_low(PF_DOORBELLS, 0)?;
+        let region = RangeAllocator::new(vf_lmem.start, vf_lmem.end)?;
+        let dir = b.pool.alloc(lmtt::TABLE_ALIGN)?;
+        let klv = match b.pool.alloc(ggtt_page()) {
+            Ok(r) => r,
+            Err(e) => {
+                b.pool.free(dir);
+                return Err(e);
+            }
+        };
+        let setup = || -> Result<Mapping> {
+            lmem.zero(dir.start, dir.size())?;
+            let map = b.ggtt.map_lmem(bar, klv.start, ggtt_page())?;
+            let gt = b.gt.view(&dev, bar);
+            let awake = gt.wake::<GtDomain>()?;
+            let cfg = LMEM_CFG::zeroed()
+                .with_lmem_en(true)
+                .try_with_dir_ptr(lmtt::dir_ptr(dir.start)?)
+                .map_err(|_| EINVAL)?;
+            gt.mcr.write_multicast(&gt, awake.guard(), cfg)?;
+            guc::invalidate_ggtt(&gt)?;
+            Ok(map)
+        };
+        let klv_map = match setup() {
+            Ok(m) => m,
+            Err(e) => {
+                b.pool.free(klv);
+                b.pool.free(dir);
+                return Err(e);
+            }
+        };
+        Ok(try_pin_init!(Self {
+            dev,
+            b,
+            total,
+            usable,
+            dir,
+            klv,
+            klv_map,
+            state <- new_mutex!(State {
+                vfs: KVec::new(),
+                contexts,
+                doorbells,
+                vf_lmem: region,
+            }),
+        }))
+    }
+
+    /// VFs the device offers (TotalVFs, at most 63).
+    pub(crate) fn total(&self) -> u16 {
+        self.total
+    }
+
+    /// VFs provisioned now.
+    pub(crate) fn provisioned(&self) -> usize {
+        self.state.lock().vfs.len()
+    }
+
+    /// Runs `f` on both BARs, or `ENODEV` if the device is gone. `f` must not sleep.
+    fn with_bars<R>(&self, f: impl FnOnce(Bar0<'_>, LmemAccess<'_>) -> Result<R>) -> Result<R> {
+        self.b
+            .bar
+            .try_access_with(|bar| self.b.lmem.try_access_with(|lmem| f(bar, lmem)))
+            .flatten()
+            .unwrap_or(Err(ENODEV))
+    }
+
+    /// Each VF's share for `n` VFs: upstream's fair rule, logged when it falls short of the
+    /// profile.
+    fn share(&self, st: &State, n: u16) -> Result<Share, Step> {
+        let p = step("profile", Profile::new(n.into()))?;
+        let vfs = u32::from(n);
+        let est_ggtt = fair::ggtt_estimate(self.b.ggtt.largest_hole(), vfs);
+        let est_lmem = fair::lmem_estimate(st.vf_lmem.largest(lmtt::PAGE), 0, vfs);
+        let est_ctx = st.contexts.largest_fair(vfs, 0);
+        let est_db = st.doorbells.largest_fair(vfs, 0);
+        let s = Share {
+            ggtt: step("GGTT", fair::fair(est_ggtt, p.ggtt()))?,
+            lmem: step("local memory", fair::fair(est_lmem, p.lmem(self.usable)))?,
+            contexts: step("contexts", fair::fair(est_ctx, p.contexts()))?,
+            // Doorbells are optional (upstream's rule): none is a valid share.
+            doorbells: est_db.min(p.doorbells()),
+        };
+        if s.ggtt < p.ggtt()
+            || s.lmem < p.lmem(self.usable)
+            || s.contexts < p.contexts()
+            || s.doorbells < p.doorbells()
+        {
+            dev_info!(
+                self.dev,
+                "sriov: {} VFs: less than the profile is free; each gets GGTT {:#x}, local \
+                 memory {:#x}, {} contexts, {} doorbells\n",
+                n,
+                s.ggtt,
+                s.lmem,
+                s.contexts,
+                s.doorbells
+            );
+        }
+        Ok(s)
+    }
+
+    /// Provisions VFs 1..=`n` with equal fair shares and pushes each configuration to the
+    /// GuC. Process context. On failure nothing stays provisioned.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for 0, `ERANGE` above [`Pf::total`], `EBUSY` while VFs are provisioned,
+    /// `ENOSPC` when a resource has nothing left to share, the GuC's or the BAR's error.
+    pub(crate) fn provision(&self, n: u16) -> Result {
+        if n == 0 {
+            return Err(EINVAL);
+        }
+        if n > self.total {
+            return Err(ERANGE);
+        }
+        let mut st = self.state.lock();
+        if !st.vfs.is_empty() {
+            return Err(EBUSY);
+        }
+        let result = self.share(&st, n).and_then(|share| {
+            (1..=n).try_for_each(|vf| {
+                step(
+                    "bookkeeping",
+                    st.vfs.push(Vf::default(), GFP_KERNEL).map_err(Error::from),
+                )?;
+                self.provision_one(&mut st, vf, share).map_err(|(what, e)| {
+                    dev_err!(
+                        self.dev,
+                        "sriov: VF{}: provisioning failed at {}: {}\n",
+                        vf,
+                        what,
+                        e.to_errno()
+                    );
+                    (what, e)
+                })
+            })
+        });
+        self.invalidate();
+        match result {
+            Ok(()) => {
+                dev_info!(self.dev, "sriov: {} VF(s) provisioned\n", n);
+                Ok(())
+            }
+            Err((_, e)) => {
+                self.release_all(&mut st);
+                Err(e)
+            }
+        }
+    }
+
+    /// Takes VF `vf`'s share and pushes its configuration; every resource is recorded in
+    /// `st.vfs[vf - 1]` as soon as taken.
+    fn provision_one(&self, st: &mut State, vf: u16, share: Share) -> Result<(), Step> {
+        let idx = usize::from(vf) - 1;
+        let ggtt = step("GGTT", self.b.ggtt.reserve_vf(share.ggtt))?;
+        self.vf(st, idx)?.ggtt = Some(ggtt);
+        step(
+            "GGTT entries",
+            self.with_bars(|bar, _| self.b.ggtt.sanitize_vf(bar, ggtt, vf)),
+        )?;
+        let begin = step("contexts", st.contexts.reserve_high(share.contexts, 0))?;
+        let contexts = IdRun {
+            begin,
+            count: share.contexts,
+        };
+        self.vf(st, idx)?.contexts = Some(contexts);
+        let doorbells = if share.doorbells > 0 {
+            let begin = step("doorbells", st.doorbells.reserve_low(share.doorbells, 0))?;
+            let run = IdRun {
+                begin,
+                count: share.doorbells,
+            };
+            self.vf(st, idx)?.doorbells = Some(run);
+            run
+        } else {
+            IdRun::default()
+        };
+        let lmem = step("local memory", st.vf_lmem.alloc(share.lmem, lmtt::PAGE))?;
+        self.vf(st, idx)?.lmem = Some(lmem);
+        let leaf = step("LMTT leaf", self.b.pool.alloc(lmtt::LEAF_BYTES))?;
+        self.vf(st, idx)?.leaf = Some(leaf);
+        step(
+            "LMTT",
+            self.with_bars(|_, mem| self.write_lmtt(mem, vf, leaf, lmem)),
+        )?;
+        let cfg = VfConfig {
+            ggtt: Some(ggtt),
+            lmem: lmem.size(),
+            contexts,
+            doorbells,
+            exec_quantum_ms: fair::EXEC_QUANTUM_MS,
+            preempt_timeout_us: fair::PREEMPT_TIMEOUT_US,
+        };
+        self.push(vf, &cfg)?;
+        self.vf(st, idx)?.pushed = true;
+        Ok(())
+    }
+
+    fn vf<'s>(&self, st: &'s mut State, idx: usize) -> Result<&'s mut Vf, Step> {
+        st.vfs.get_mut(idx).ok_or(("bookkeeping", EINVAL))
+    }
+
+    /// Fills VF `vf`'s leaf table (every entry of `lmem`, the rest invalid) and points its
+    /// directory entry at it (seed 000 lines 380-392).
+    fn write_lmtt(&self, mem: LmemAccess<'_>, vf: u16, leaf: Range, lmem: Range) -> Result {
+        mem.zero(leaf.start, leaf.size())?;
+        let mut chunk = [0u8; 256];
+        let pages = lmem.size() / lmtt::PAGE;
+        let mut page = 0;
+        while page < pages {
+            // CAST: bounded by the chunk's 64 entries.
+            let n = (pages - page).min(64) as usize;
+            for (i, dst) in chunk.chunks_exact_mut(4).take(n).enumerate() {
+                let entry = lmtt::leaf_entry(lmem.start + (page + i as u64) * lmtt::PAGE)?;
+                dst.copy_from_slice(&entry.to_le_bytes());
+            }
+            mem.write_bytes(leaf.start + page * lmtt::ENTRY_BYTES, &chunk[..n * 4])?;
+            page += n as u64;
+        }
+        let at = self.dir.start + u64::from(vf) * lmtt::ENTRY_BYTES;
+        mem.write32(at, lmtt::dir_entry(leaf.start)?)
+    }
+
+    /// Sends VF `vf`'s configuration and checks the GuC applied all of it.
+    fn push(&self, vf: u16, cfg: &VfConfig) -> Result<(), Step> {
+        let mut buf = [0u32; MAX_DWORDS];
+        let (len, klvs) = step("configuration", cfg.encode(&mut buf))?;
+        let mut bytes = [0u8; MAX_DWORDS * 4];
+        for (dst, dw) in bytes.chunks_exact_mut(4).zip(&buf[..len]) {
+            dst.copy_from_slice(&dw.to_le_bytes());
+        }
+        step(
+            "KLV buffer",
+            self.with_bars(|_, mem| mem.write_bytes(self.klv.start, &bytes[..len * 4])),
+        )?;
+        // CAST: at most MAX_DWORDS.
+        let msg = update_cfg_msg(vf, self.klv_map.addr(0), len as u32);
+        let reply = step("PF2GUC_UPDATE_VF_CFG", self.b.ct.request(self, &msg))?;
+        if let Err(e) = applied(klvs, reply) {
+            dev_err!(
+                self.dev,
+                "sriov: VF{}: the GuC applied {} of {} configuration KLVs\n",
+                vf,
+                reply,
+                klvs
+            );
+            return Err(("PF2GUC_UPDATE_VF_CFG reply", e));
+        }
+        Ok(())
+    }
+
+    /// Invalidates the GuC's GGTT TLB after VF entries changed; failures are logged (the
+    /// entries are right; only a stale translation could remain).
+    fn invalidate(&self) {
+        let r = self.with_bars(|bar, _| guc::invalidate_ggtt(&self.b.gt.view(&self.dev, bar)));
+        if let Err(e) = r {
+            dev_err!(
+                self.dev,
+                "sriov: GGTT invalidation failed: {}\n",
+                e.to_errno()
+            );
+        }
+    }
+
+    /// Gives back every VF's share, the last VF first. Process context.
+    pub(crate) fn unprovision(&self) {
+        let mut st = self.state.lock();
+        if !st.vfs.is_empty() {
+            self.release_all(&mut st);
+        }
+    }
+
+    fn release_all(&self, st: &mut State) {
+        while let Some(v) = st.vfs.pop() {
+            // CAST: at most 63 VFs.
+            let vf = (st.vfs.len() + 1) as u16;
+            self.release(st, vf, v);
+        }
+        self.invalidate();
+    }
+
+    /// Gives back what VF `vf` holds: the GuC forgets its configuration first, so nothing it
+    /// schedules still refers to what is freed.
+    fn release(&self, st: &mut State, vf: u16, v: Vf) {
+        if v.pushed {
+            if let Err(e) = self.b.ct.request(self, &update_cfg_msg(vf, 0, 0)) {
+                dev_err!(
+                    self.dev,
+                    "sriov: VF{}: resetting its configuration at the GuC failed: {}\n",
+                    vf,
+                    e.to_errno()
+                );
+            }
+        }
+        if let Some(leaf) = v.leaf {
+            let at = self.dir.start + u64::from(vf) * lmtt::ENTRY_BYTES;
+            let _ = self.with_bars(|_, mem| mem.write32(at, 0));
+            self.b.pool.free(leaf);
+        }
+        if let Some(lmem) = v.lmem {
+            let _ = st.vf_lmem.free(lmem);
+        }
+        if let Some(r) = v.doorbells {
+            let _ = st.doorbells.release(r.begin, r.count);
+        }
+        if let Some(r) = v.contexts {
+            let _ = st.contexts.release(r.begin, r.count);
+        }
+        if let Some(g) = v.ggtt {
+            let _ = self.with_bars(|bar, _| {
+                self.b.ggtt.clear(bar, Mapping { ggtt: g });
+                Ok(())
+            });
+            self.b.ggtt.release(g);
+        }
+    }
+
+    /// Teardown at unbind: every VF given back, `LMEM_CFG` cleared, the PF's pages freed.
+    pub(crate) fn fini(&self) {
+        self.unprovision();
+        let _ = self.with_bars(|bar, _| {
+            let gt = self.b.gt.view(&self.dev, bar);
+            let awake = gt.wake::<GtDomain>()?;
+            gt.mcr
+                .write_multicast(&gt, awake.guard(), LMEM_CFG::zeroed())?;
+            self.b.ggtt.clear(bar, self.klv_map);
+            Ok(())
+        });
+        self.b.ggtt.release(self.klv_map.ggtt);
+        self.b.pool.free(self.klv);
+        self.b.pool.free(self.dir);
+    }
+
+    /// The debugfs `sriov` report: limits, then one line per provisioned VF.
+    pub(crate) fn fmt(&self, f: &mut impl core::fmt::Write) -> core::fmt::Result {
+        let st = self.state.lock();
+        writeln!(
+            f,
+            "total_vfs: {}\nprovisioned: {}\nlmtt_dir: {:#x}\ncontexts_free: {}\n\
+             doorbells_free: {}",
+            self.total,
+            st.vfs.len(),
+            self.dir.start,
+            st.contexts.total() - st.contexts.used(),
+            st.doorbells.total() - st.doorbells.used()
+        )?;
+        for (i, v) in st.vfs.iter().enumerate() {
+            let g = v.ggtt.unwrap_or(Range { start: 0, end: 0 });
+            let l = v.lmem.unwrap_or(Range { start: 0, end: 0 });
+            let c = v.contexts.unwrap_or_default();
+            let d = v.doorbells.unwrap_or_default();
+            writeln!(
+                f,
+                "vf{}: ggtt {:#x}-{:#x} lmem {:#x}-{:#x} contexts {}+{} doorbells {}+{} \
+                 pushed {}",
+                i + 1,
+                g.start,
+                g.end,
+                l.start,
+                l.end,
+                c.begin,
+                c.count,
+                d.begin,
+                d.count,
+                u8::from(v.pushed)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The KLV page: one GGTT page.
+const fn ggtt_page() -> u64 {
+    crate::mem::ggtt::PAGE
+}
+
+impl CtAccess for Pf {
+    fn dev(&self) -> &Device {
+        &self.dev
+    }
+
+    fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
+        with_bars(&self.dev, &self.b.bar, &self.b.lmem, &self.b.gt, f)
+    }
+}
