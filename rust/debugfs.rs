@@ -51,6 +51,7 @@ use crate::{
     irq::{IrqState, RegSnapshot},
     mem::lmem::Lmembar,
     mmio::Gttmmadr,
+    sriov::pf::{Owner, Pf},
     submit::Submit,
 };
 
@@ -64,6 +65,7 @@ pub(crate) struct DebugCtx {
     guc: Arc<Guc>,
     irq: Arc<IrqState>,
     submit: Arc<Submit>,
+    sriov: Option<Arc<Pf>>,
     /// Outcome of the last `mcr` command: value and errno (0 = success).
     mcr_value: Atomic<u32>,
     mcr_errno: Atomic<i32>,
@@ -77,6 +79,8 @@ pub(crate) struct Blocks {
     pub(crate) guc: Arc<Guc>,
     pub(crate) irq: Arc<IrqState>,
     pub(crate) submit: Arc<Submit>,
+    /// The SR-IOV PF, when the device is one.
+    pub(crate) sriov: Option<Arc<Pf>>,
 }
 
 impl DebugCtx {
@@ -90,6 +94,7 @@ impl DebugCtx {
             guc: b.guc,
             irq: b.irq,
             submit: b.submit,
+            sriov: b.sriov,
             mcr_value: Atomic::new(0),
             mcr_errno: Atomic::new(0),
         }
@@ -132,10 +137,11 @@ enum Kind {
     Ct,
     Engines,
     Submit,
+    Sriov,
 }
 
 /// Name, kind and whether the file takes writes (mode 0600, else 0400).
-const FILES: [(&CStr, Kind, bool); 13] = [
+const FILES: [(&CStr, Kind, bool); 14] = [
     (c"info", Kind::Info, false),
     (c"forcewake", Kind::Forcewake, false),
     (c"forcewake_all", Kind::ForcewakeAll, true),
@@ -149,6 +155,7 @@ const FILES: [(&CStr, Kind, bool); 13] = [
     (c"ct", Kind::Ct, true),
     (c"engines", Kind::Engines, false),
     (c"submit", Kind::Submit, true),
+    (c"sriov", Kind::Sriov, true),
 ];
 
 /// A file's whole content.
@@ -175,6 +182,10 @@ impl fmt::Display for Report<'_> {
             }
             Kind::Engines => c.submit.fmt_engines(f),
             Kind::Submit => c.submit.fmt_selftest(f),
+            Kind::Sriov => match &c.sriov {
+                Some(pf) => pf.fmt(f),
+                None => f.write_str("not an SR-IOV PF\n"),
+            },
             Kind::Ct => {
                 let ct = c.guc.channel();
                 // Read inside the device access, formatted outside it.
@@ -201,7 +212,28 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
             let cmd = read_command(reader, &mut buf)?;
             c.submit.selftest(cmd, c.guc.channel())
         }
+        Kind::Sriov => {
+            let mut buf = [0u8; 64];
+            let cmd = read_command(reader, &mut buf)?;
+            store_sriov(c, cmd)
+        }
         // Not reachable: read-only files get no write method.
+        _ => Err(EINVAL),
+    }
+}
+
+/// `provision N` provisions N VFs at the provisioning layer alone (no VF on the bus; see
+/// [`Owner::Debugfs`]), `unprovision` gives them back. Refused while `sriov_numvfs` owns the
+/// VFs.
+fn store_sriov(c: &DebugCtx, cmd: &str) -> Result {
+    let pf = c.sriov.as_ref().ok_or(ENODEV)?;
+    let mut words = cmd.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some("provision"), Some(n), None) => {
+            let n = n.parse::<u16>().map_err(|_| EINVAL)?;
+            pf.provision(n, Owner::Debugfs)
+        }
+        (Some("unprovision"), None, None) => pf.unprovision(Owner::Debugfs),
         _ => Err(EINVAL),
     }
 }

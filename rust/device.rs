@@ -38,7 +38,9 @@ use crate::{
     mmio::{Bar0, Gttmmadr, GTTMMADR_BAR, GTTMMADR_SIZE, LMEM_BAR},
     pcode,
     platform::{Platform, SteppingInfo},
+    range::Range,
     regs::{ALL_ONES, GU_CNTL, VF_CAP_REG},
+    sriov::pf::{self, Owner, Pf},
     submit::{guc::Events, Submit},
 };
 
@@ -83,6 +85,8 @@ const DMA_BITS: u32 = 46;
 #[pin_data]
 pub(crate) struct Xehpg<'bound> {
     debugfs: DeviceDir,
+    /// The SR-IOV PF, on a part that is one and offers VFs (given back in [`Xehpg::unbind`]).
+    sriov: Option<Arc<Pf>>,
     /// The handler goes before anything it reads (GT state, BAR 0) and the vector with it.
     #[pin]
     irq: Irq<'bound>,
@@ -99,6 +103,85 @@ pub(crate) struct Xehpg<'bound> {
     lmembar: Arc<Lmembar>,
     gttmmadr: Arc<Gttmmadr>,
     pdev: &'bound pci::Device<Bound>,
+}
+
+/// What the PF is built from.
+struct PfParts {
+    bar: Arc<Gttmmadr>,
+    lmem: Arc<Lmembar>,
+    gt: Arc<GtState>,
+    ggtt: Arc<Ggtt>,
+    pool: Arc<LmemPool>,
+    ct: Arc<Channel>,
+    /// Local memory the VFs share: beyond the CPU-visible pool, up to the usable top.
+    vf_lmem: Range,
+    usable: u64,
+}
+
+/// The PF of an SR-IOV capable part that offers VFs (upstream: ATS-M only, `xe_pci.c`), at
+/// most 63 of them (the LMTT's directory, seed 000 line 382). A failure is logged and leaves
+/// the device without VFs rather than failing probe.
+fn new_pf(
+    pdev: &pci::Device<Bound>,
+    platform: Platform,
+    total: u16,
+    p: &PfParts,
+) -> Option<Arc<Pf>> {
+    if total == 0 {
+        return None;
+    }
+    if !platform.sriov_pf() {
+        dev_info!(
+            pdev,
+            "sriov: the device offers {} VFs, but {} is not SR-IOV capable; VFs stay off\n",
+            total,
+            platform
+        );
+        return None;
+    }
+    let total = total.min(crate::mem::ggtt::MAX_VFS);
+    let bound = pdev;
+    let make = || -> Result<Arc<Pf>> {
+        if p.vf_lmem.start >= p.vf_lmem.end {
+            dev_err!(
+                pdev,
+                "sriov: no local memory beyond the CPU-visible part for VFs\n"
+            );
+            return Err(ENOSPC);
+        }
+        let blocks = pf::Blocks {
+            bar: p.bar.clone(),
+            lmem: p.lmem.clone(),
+            gt: p.gt.clone(),
+            ggtt: p.ggtt.clone(),
+            pool: p.pool.clone(),
+            ct: p.ct.clone(),
+        };
+        let init = Pf::new(
+            bound.as_ref().into(),
+            blocks,
+            p.bar.access(bound)?,
+            p.lmem.access(bound)?,
+            total,
+            p.vf_lmem,
+            p.usable,
+        )?;
+        Arc::pin_init(init, GFP_KERNEL)
+    };
+    match make() {
+        Ok(pf) => {
+            dev_info!(pdev, "sriov: PF with {} VFs\n", total);
+            Some(pf)
+        }
+        Err(e) => {
+            dev_err!(
+                pdev,
+                "sriov: PF setup failed: {}; VFs stay off\n",
+                e.to_errno()
+            );
+            None
+        }
+    }
 }
 
 /// What the early, register-only checks learn.
@@ -142,6 +225,7 @@ impl<'bound> Xehpg<'bound> {
             // The field initializers below see the fields initialized before them under the
             // fields' names; `bound` is the device itself.
             let bound: &'bound pci::Device<Bound> = pdev;
+            let total_vfs = pdev.sriov_get_totalvfs().map_or(0, |n| n.get());
             Ok(try_pin_init!(Self {
                 pdev: bound,
                 // Every register access below goes through BAR 0; its mapping outlives them
@@ -166,6 +250,7 @@ impl<'bound> Xehpg<'bound> {
                     dss_count: gt_info.topology.dss().count_ones(),
                     gu_cntl: early.gu_cntl,
                     pcode_queries: early.pcode_queries,
+                    total_vfs,
                 },
                 // The GGTT is pointed at scratch before anything is mapped into it.
                 ggtt: Arc::pin_init(Ggtt::new(bound.as_ref(), gttmmadr.access(bound)?)?, GFP_KERNEL)?,
@@ -219,6 +304,18 @@ impl<'bound> Xehpg<'bound> {
                     guc
                 },
 
+                // The PF after the GuC, whose CT carries the VFs' configurations, and before
+                // the directory that shows it.
+                sriov: new_pf(bound, platform, total_vfs, &PfParts {
+                    bar: gttmmadr.clone(),
+                    lmem: lmembar.clone(),
+                    gt: gt.clone(),
+                    ggtt: ggtt.clone(),
+                    pool: lmem_pool.clone(),
+                    ct: ct.clone(),
+                    vf_lmem: Range { start: pool_size, end: info.lmem_usable },
+                    usable: info.lmem_usable,
+                }),
                 // The directory appears only once everything it shows exists.
                 debugfs: DeviceDir::new(
                     DebugCtx::new(
@@ -231,6 +328,7 @@ impl<'bound> Xehpg<'bound> {
                             guc: guc.clone(),
                             irq: irq.state(),
                             submit: submit.clone(),
+                            sriov: sriov.clone(),
                         },
                     ),
                     bound.as_ref().name(),
@@ -267,6 +365,41 @@ impl<'bound> Xehpg<'bound> {
         })
     }
 
+    /// Whether this device is an SR-IOV PF whose `sriov_numvfs` the driver serves: it offers
+    /// VFs in its capability (on a part that is not SR-IOV capable the driver still answers,
+    /// to refuse with a message).
+    pub(crate) fn offers_vfs(&self) -> bool {
+        self.sriov.is_some() || self.info.total_vfs > 0
+    }
+
+    /// Provisions `n` VFs before the PCI core enables them (`sriov_configure`, process
+    /// context, device lock held).
+    ///
+    /// # Errors
+    ///
+    /// `ENODEV` on a part that is not an SR-IOV PF, else [`Pf::provision`]'s.
+    pub(crate) fn sriov_provision(&self, n: u16) -> Result {
+        let Some(pf) = &self.sriov else {
+            dev_err!(
+                self.pdev,
+                "sriov: {} VF(s) asked for, but {} is not SR-IOV capable (upstream enables \
+                 SR-IOV on ATS-M only)\n",
+                n,
+                self.info.platform
+            );
+            return Err(ENODEV);
+        };
+        pf.provision(n, Owner::Pci)
+    }
+
+    /// Gives the VFs' shares back after the PCI core disabled them.
+    pub(crate) fn sriov_unprovision(&self) {
+        if let Some(pf) = &self.sriov {
+            // The PCI side may always give back.
+            let _ = pf.unprovision(Owner::Pci);
+        }
+    }
+
     /// The GuC's second boot phase (probe, process context).
     fn post_load(&self, present: Present) -> Result {
         let ctx = self.guc_ctx(self.pdev)?;
@@ -297,6 +430,11 @@ impl<'bound> Xehpg<'bound> {
             return;
         };
         // Submission first: in GuC mode it deregisters its contexts over the CT.
+        // The VFs' shares before the GuC stops: their configurations are reset over the CT.
+        // The VFs themselves were disabled by the PCI binding first.
+        if let Some(pf) = &self.sriov {
+            pf.fini();
+        }
         self.submit.fini(pdev, &self.ct);
         self.ct.set_sink(None);
         self.guc.fini(&ctx);

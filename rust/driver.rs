@@ -4,7 +4,8 @@
 //! owns the bring-up and teardown order.
 
 use kernel::{
-    device::Core,
+    device::{Core, DeviceContext},
+    ffi::{c_int, c_void},
     pci,
     prelude::*, //
 };
@@ -53,12 +54,74 @@ impl pci::Driver for XehpgDriver {
         pdev: &'bound pci::Device<Core<'_>>,
         info: Option<&'bound Self::IdInfo>,
     ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
-        pin_init::pin_init_scope(move || Ok(Xehpg::new(pdev, *info.ok_or(ENODEV)?)))
+        pin_init::pin_init_scope(move || {
+            Ok(
+                Xehpg::new(pdev, *info.ok_or(ENODEV)?).pin_chain(move |this| {
+                    if this.offers_vfs() {
+                        // SAFETY: `raw` is this bound device, whose driver the PCI core set
+                        // before calling probe.
+                        unsafe { xehpg_sriov_hook(raw(pdev)) };
+                    }
+                    Ok(())
+                }),
+            )
+        })
     }
 
     fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
+        if this.offers_vfs() {
+            // SAFETY: `raw` is this device, still bound; the PCI core holds its lock.
+            unsafe { xehpg_sriov_disable(raw(pdev)) };
+        }
         this.unbind(pdev);
     }
+}
+
+// C glue (rust/xehpg_glue.c): the 7.3 PCI abstraction has no `sriov_configure`.
+extern "C" {
+    /// Installs the glue's `sriov_configure` on the device's driver.
+    fn xehpg_sriov_hook(pdev: *mut c_void);
+    /// Disables the device's VFs, if any.
+    fn xehpg_sriov_disable(pdev: *mut c_void);
+}
+
+/// The C `struct pci_dev` behind `pdev`, for the glue. A cast, not a dereference:
+/// `pci::Device` is `#[repr(transparent)]` over it.
+fn raw<Ctx: DeviceContext>(pdev: &pci::Device<Ctx>) -> *mut c_void {
+    core::ptr::from_ref(pdev).cast::<c_void>().cast_mut()
+}
+
+/// The glue's `sriov_configure`, before it enables `num_vfs` VFs: provisions them.
+///
+/// # Safety
+///
+/// `data` is the driver data of a bound device (the device lock held by the caller), i.e. the
+/// state probe stored.
+#[no_mangle]
+unsafe extern "C" fn xehpg_sriov_provision(data: *mut c_void, num_vfs: c_int) -> c_int {
+    // SAFETY: by the function's contract `data` points at the pinned `Xehpg` probe stored,
+    // alive and not moving while the device stays bound.
+    let this = unsafe { &*data.cast::<Xehpg<'_>>() };
+    let Ok(n) = u16::try_from(num_vfs) else {
+        return ERANGE.to_errno();
+    };
+    match this.sriov_provision(n) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// The glue's `sriov_configure`, after it disabled the VFs (or failed to enable them): gives
+/// their shares back.
+///
+/// # Safety
+///
+/// As [`xehpg_sriov_provision`].
+#[no_mangle]
+unsafe extern "C" fn xehpg_sriov_unprovision(data: *mut c_void) {
+    // SAFETY: as in `xehpg_sriov_provision`.
+    let this = unsafe { &*data.cast::<Xehpg<'_>>() };
+    this.sriov_unprovision();
 }
 
 #[cfg(xehpg_kunit)]

@@ -38,6 +38,8 @@ pub(crate) struct DeviceInfo {
     pub(crate) gu_cntl: u32,
     /// PCODE init-status queries until "complete".
     pub(crate) pcode_queries: u32,
+    /// VFs the SR-IOV capability offers (TotalVFs; 0 without the capability).
+    pub(crate) total_vfs: u16,
 }
 
 impl DeviceInfo {
@@ -70,6 +72,7 @@ impl fmt::Display for DeviceInfo {
             "sriov_pf_capable: {}\n",
             yes_no(self.platform.sriov_pf())
         ))?;
+        f.write_fmt(fmt!("sriov_total_vfs: {}\n", self.total_vfs))?;
         f.write_fmt(fmt!("gttmmadr_start: {:#x}\n", self.gttmmadr.start))?;
         f.write_fmt(fmt!("gttmmadr_size: {:#x}\n", self.gttmmadr.len))?;
         f.write_fmt(fmt!("lmembar_start: {:#x}\n", self.lmembar.start))?;

@@ -228,9 +228,7 @@ impl Ggtt {
     }
 }
 
-/// The VF half: ranges given to virtual functions. The PF block (`sriov`) calls these from
-/// its provisioning flow, which lands after its arithmetic; until then nothing does.
-#[allow(dead_code)]
+/// The VF half: ranges given to virtual functions (the PF block, `sriov`).
 impl Ggtt {
     /// Reserves `size` bytes of the GuC's GGTT window for a VF: the highest 64 KiB aligned
     /// range that fits (upstream places VF ranges top-down too), entries untouched; the

@@ -27,6 +27,7 @@ use kernel::prelude::*;
 pub(crate) const HAW: u32 = 37;
 /// Directory entries: one per function, PF and 63 VFs (seed 000 line 382).
 pub(crate) const DIR_ENTRIES: usize = 64;
+const _: () = assert!(crate::mem::ggtt::MAX_VFS as usize == DIR_ENTRIES - 1);
 /// Bytes of a leaf page (seed 000 line 391: address bits LMHAW-1:21).
 pub(crate) const PAGE: u64 = 1 << 21;
 /// Leaf entries: one per 2 MiB page of the guest's 2^HAW bytes (seed 000 line 397, 64K).

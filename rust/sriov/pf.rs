@@ -48,7 +48,7 @@ use crate::{
 };
 
 /// Context IDs the PF keeps for its own submission (upstream's minimum spare).
-pub(crate) const PF_CONTEXTS: u32 = 256;
+pub(crate) const PF_CONTEXTS: u32 = fair::CONTEXTS_SPARE;
 /// Doorbells the PF keeps.
 pub(crate) const PF_DOORBELLS: u32 = 32;
 
@@ -84,9 +84,23 @@ struct Share {
     doorbells: u32,
 }
 
+/// Who asked for the VFs provisioned now.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Owner {
+    /// `sriov_numvfs`: the VFs exist on the bus; only disabling them gives the shares back.
+    Pci,
+    /// The debugfs `sriov` file: the provisioning layer alone, no VF on the bus (tests and
+    /// measurements of up to 63 VFs where the bus cannot enumerate them).
+    Debugfs,
+}
+
 struct State {
     /// VF `i + 1` is `vfs[i]`.
     vfs: KVec<Vf>,
+    owner: Option<Owner>,
+    /// Torn down ([`Pf::fini`]): the directory and the KLV page are gone, nothing may be
+    /// provisioned any more (a debugfs write racing unbind).
+    closed: bool,
     contexts: Ids,
     doorbells: Ids,
     /// Local memory the VFs share: beyond the CPU-visible pool.
@@ -178,21 +192,13 @@ impl Pf {
             klv_map,
             state <- new_mutex!(State {
                 vfs: KVec::new(),
+                owner: None,
+                closed: false,
                 contexts,
                 doorbells,
                 vf_lmem: region,
             }),
         }))
-    }
-
-    /// VFs the device offers (TotalVFs, at most 63).
-    pub(crate) fn total(&self) -> u16 {
-        self.total
-    }
-
-    /// VFs provisioned now.
-    pub(crate) fn provisioned(&self) -> usize {
-        self.state.lock().vfs.len()
     }
 
     /// Runs `f` on both BARs, or `ENODEV` if the device is gone. `f` must not sleep.
@@ -246,7 +252,7 @@ impl Pf {
     ///
     /// `EINVAL` for 0, `ERANGE` above [`Pf::total`], `EBUSY` while VFs are provisioned,
     /// `ENOSPC` when a resource has nothing left to share, the GuC's or the BAR's error.
-    pub(crate) fn provision(&self, n: u16) -> Result {
+    pub(crate) fn provision(&self, n: u16, owner: Owner) -> Result {
         if n == 0 {
             return Err(EINVAL);
         }
@@ -254,6 +260,9 @@ impl Pf {
             return Err(ERANGE);
         }
         let mut st = self.state.lock();
+        if st.closed {
+            return Err(ENODEV);
+        }
         if !st.vfs.is_empty() {
             return Err(EBUSY);
         }
@@ -278,6 +287,7 @@ impl Pf {
         self.invalidate();
         match result {
             Ok(()) => {
+                st.owner = Some(owner);
                 dev_info!(self.dev, "sriov: {} VF(s) provisioned\n", n);
                 Ok(())
             }
@@ -344,18 +354,13 @@ impl Pf {
     /// directory entry at it (seed 000 lines 380-392).
     fn write_lmtt(&self, mem: LmemAccess<'_>, vf: u16, leaf: Range, lmem: Range) -> Result {
         mem.zero(leaf.start, leaf.size())?;
-        let mut chunk = [0u8; 256];
-        let pages = lmem.size() / lmtt::PAGE;
-        let mut page = 0;
-        while page < pages {
-            // CAST: bounded by the chunk's 64 entries.
-            let n = (pages - page).min(64) as usize;
-            for (i, dst) in chunk.chunks_exact_mut(4).take(n).enumerate() {
-                let entry = lmtt::leaf_entry(lmem.start + (page + i as u64) * lmtt::PAGE)?;
-                dst.copy_from_slice(&entry.to_le_bytes());
-            }
-            mem.write_bytes(leaf.start + page * lmtt::ENTRY_BYTES, &chunk[..n * 4])?;
-            page += n as u64;
+        // The VF sees its memory from offset 0; page i of it is page i of `lmem`.
+        for page in 0..lmem.size() / lmtt::PAGE {
+            let offset = page * lmtt::PAGE;
+            let entry = lmtt::leaf_entry(lmem.start + offset)?;
+            // CAST: below 64K entries.
+            let index = lmtt::leaf_index(offset)? as u64;
+            mem.write32(leaf.start + index * lmtt::ENTRY_BYTES, entry)?;
         }
         let at = self.dir.start + u64::from(vf) * lmtt::ENTRY_BYTES;
         mem.write32(at, lmtt::dir_entry(leaf.start)?)
@@ -365,13 +370,13 @@ impl Pf {
     fn push(&self, vf: u16, cfg: &VfConfig) -> Result<(), Step> {
         let mut buf = [0u32; MAX_DWORDS];
         let (len, klvs) = step("configuration", cfg.encode(&mut buf))?;
-        let mut bytes = [0u8; MAX_DWORDS * 4];
-        for (dst, dw) in bytes.chunks_exact_mut(4).zip(&buf[..len]) {
-            dst.copy_from_slice(&dw.to_le_bytes());
-        }
         step(
             "KLV buffer",
-            self.with_bars(|_, mem| mem.write_bytes(self.klv.start, &bytes[..len * 4])),
+            self.with_bars(|_, mem| {
+                (0u64..)
+                    .zip(buf.iter().take(len))
+                    .try_for_each(|(i, dw)| mem.write32(self.klv.start + 4 * i, *dw))
+            }),
         )?;
         // CAST: at most MAX_DWORDS.
         let msg = update_cfg_msg(vf, self.klv_map.addr(0), len as u32);
@@ -402,12 +407,22 @@ impl Pf {
         }
     }
 
-    /// Gives back every VF's share, the last VF first. Process context.
-    pub(crate) fn unprovision(&self) {
+    /// Gives back every VF's share, the last VF first, if `owner` provisioned them (the PCI
+    /// side may always: it disables the VFs first). Process context.
+    ///
+    /// # Errors
+    ///
+    /// `EBUSY` when the VFs are on the bus and `owner` is not the PCI side.
+    pub(crate) fn unprovision(&self, owner: Owner) -> Result {
         let mut st = self.state.lock();
+        if owner != Owner::Pci && st.owner == Some(Owner::Pci) {
+            return Err(EBUSY);
+        }
         if !st.vfs.is_empty() {
             self.release_all(&mut st);
         }
+        st.owner = None;
+        Ok(())
     }
 
     fn release_all(&self, st: &mut State) {
@@ -457,7 +472,8 @@ impl Pf {
 
     /// Teardown at unbind: every VF given back, `LMEM_CFG` cleared, the PF's pages freed.
     pub(crate) fn fini(&self) {
-        self.unprovision();
+        let _ = self.unprovision(Owner::Pci);
+        self.state.lock().closed = true;
         let _ = self.with_bars(|bar, _| {
             let gt = self.b.gt.view(&self.dev, bar);
             let awake = gt.wake::<GtDomain>()?;
@@ -476,10 +492,15 @@ impl Pf {
         let st = self.state.lock();
         writeln!(
             f,
-            "total_vfs: {}\nprovisioned: {}\nlmtt_dir: {:#x}\ncontexts_free: {}\n\
+            "total_vfs: {}\nprovisioned: {}\nby: {}\nlmtt_dir: {:#x}\ncontexts_free: {}\n\
              doorbells_free: {}",
             self.total,
             st.vfs.len(),
+            match st.owner {
+                Some(Owner::Pci) => "sriov_numvfs",
+                Some(Owner::Debugfs) => "debugfs",
+                None => "-",
+            },
             self.dir.start,
             st.contexts.total() - st.contexts.used(),
             st.doorbells.total() - st.doorbells.used()
