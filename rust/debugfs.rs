@@ -51,7 +51,10 @@ use crate::{
     irq::{IrqState, RegSnapshot},
     mem::lmem::Lmembar,
     mmio::Gttmmadr,
-    sriov::pf::{Owner, Pf},
+    sriov::{
+        control::Command,
+        pf::{Owner, Pf},
+    },
     submit::Submit,
 };
 
@@ -223,8 +226,8 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
 }
 
 /// `provision N` provisions N VFs at the provisioning layer alone (no VF on the bus; see
-/// [`Owner::Debugfs`]), `unprovision` gives them back. Refused while `sriov_numvfs` owns the
-/// VFs.
+/// [`Owner::Debugfs`]), `unprovision` gives them back (refused while `sriov_numvfs` owns the
+/// VFs); `vfN pause|resume|stop` sends that VF control command to the GuC.
 fn store_sriov(c: &DebugCtx, cmd: &str) -> Result {
     let pf = c.sriov.as_ref().ok_or(ENODEV)?;
     let mut words = cmd.split_whitespace();
@@ -234,6 +237,19 @@ fn store_sriov(c: &DebugCtx, cmd: &str) -> Result {
             pf.provision(n, Owner::Debugfs)
         }
         (Some("unprovision"), None, None) => pf.unprovision(Owner::Debugfs),
+        (Some(vf), Some(what), None) => {
+            let vf = vf
+                .strip_prefix("vf")
+                .and_then(|n| n.parse::<u16>().ok())
+                .ok_or(EINVAL)?;
+            let cmd = match what {
+                "pause" => Command::Pause,
+                "resume" => Command::Resume,
+                "stop" => Command::Stop,
+                _ => return Err(EINVAL),
+            };
+            pf.control(vf, cmd)
+        }
         _ => Err(EINVAL),
     }
 }

@@ -25,7 +25,11 @@ use kernel::{
 use crate::{
     debugfs::{Blocks, DebugCtx, DeviceDir},
     gt::{GtInfo, GtState},
-    guc::{self, ct::channel::Channel, Guc},
+    guc::{
+        self,
+        ct::channel::{Channel, EventSink},
+        Guc,
+    },
     info::{BarInfo, DeviceInfo},
     irq::{
         source::{Mode, Plan, Present},
@@ -103,6 +107,23 @@ pub(crate) struct Xehpg<'bound> {
     lmembar: Arc<Lmembar>,
     gttmmadr: Arc<Gttmmadr>,
     pdev: &'bound pci::Device<Bound>,
+}
+
+/// The GuC's events for the blocks above it: submission's first, then the PF's. Receive path
+/// (see [`EventSink`]).
+struct DeviceEvents {
+    submit: Events,
+    sriov: Option<Arc<Pf>>,
+}
+
+impl EventSink for DeviceEvents {
+    fn guc_event(&self, dev: &kernel::device::Device, action: u32, payload: &[u32]) -> bool {
+        self.submit.guc_event(dev, action, payload)
+            || self
+                .sriov
+                .as_ref()
+                .is_some_and(|pf| Pf::guc_event(pf, dev, action, payload))
+    }
 }
 
 /// What the PF is built from.
@@ -355,8 +376,11 @@ impl<'bound> Xehpg<'bound> {
                 if execlist {
                     this.submit.start_execlists(this.pdev)?;
                 } else {
-                    this.ct
-                        .set_sink(Some(Arc::new(Events(this.submit.clone()), GFP_KERNEL)?));
+                    let sink = DeviceEvents {
+                        submit: Events(this.submit.clone()),
+                        sriov: this.sriov.clone(),
+                    };
+                    this.ct.set_sink(Some(Arc::new(sink, GFP_KERNEL)?));
                     this.submit.start_guc(&this.ct);
                 }
                 report_bound(this.pdev, &this.info);

@@ -15,9 +15,6 @@
 //! no `sriov_configure`) and the debugfs `sriov` file.
 
 pub(crate) mod config;
-// VF control and the FLR sequence are the provisioning flow's next step; their formats and
-// state rules are KUnit-tested already.
-#[allow(dead_code)]
 pub(crate) mod control;
 pub(crate) mod fair;
 pub(crate) mod ids;

@@ -129,6 +129,8 @@ pub(crate) enum Flr {
     /// The GuC is done; the PF cleans GGTT, local memory and scratch registers, then sends
     /// `FLR_FINISH`.
     Cleanup,
+    /// The GuC did not finish its part in time; the VF stays stopped until the next FLR.
+    Failed,
 }
 
 /// What moves an FLR on.
@@ -140,6 +142,8 @@ pub(crate) enum FlrInput {
     GucDone,
     /// The PF finished its cleaning.
     Cleaned,
+    /// The GuC's part took too long.
+    TimedOut,
 }
 
 /// What the PF must do next.
@@ -148,13 +152,16 @@ pub(crate) enum FlrAction {
     SendStart,
     Clean,
     SendFinish,
+    /// Log the failure.
+    Report,
 }
 
 impl Flr {
     /// The next state and the PF's action for `input`.
     ///
     /// A `VF_FLR` while one is under way restarts it (the VF was reset again; the GuC
-    /// starts over too). Anything else out of order is refused and changes nothing.
+    /// starts over too). A `VF_FLR_DONE` after the timeout still lets the PF clean up (a slow
+    /// GuC, not a lost VF). Anything else out of order is refused and changes nothing.
     ///
     /// # Errors
     ///
@@ -162,7 +169,8 @@ impl Flr {
     pub(crate) fn on(self, input: FlrInput) -> Result<(Flr, FlrAction)> {
         match (self, input) {
             (_, FlrInput::Started) => Ok((Flr::WaitGuc, FlrAction::SendStart)),
-            (Flr::WaitGuc, FlrInput::GucDone) => Ok((Flr::Cleanup, FlrAction::Clean)),
+            (Flr::WaitGuc | Flr::Failed, FlrInput::GucDone) => Ok((Flr::Cleanup, FlrAction::Clean)),
+            (Flr::WaitGuc, FlrInput::TimedOut) => Ok((Flr::Failed, FlrAction::Report)),
             (Flr::Cleanup, FlrInput::Cleaned) => Ok((Flr::Idle, FlrAction::SendFinish)),
             _ => Err(EPROTO),
         }
@@ -225,6 +233,20 @@ mod tests {
         assert_eq!((s, a), (Flr::Idle, FlrAction::SendFinish));
         // A DONE nobody asked for (an untrusted GuC) changes nothing.
         assert_eq!(Flr::Idle.on(FlrInput::GucDone), Err(EPROTO));
+        // A timeout leaves it failed; a late DONE still cleans up, a new FLR restarts.
+        assert_eq!(
+            Flr::WaitGuc.on(FlrInput::TimedOut),
+            Ok((Flr::Failed, FlrAction::Report))
+        );
+        assert_eq!(Flr::Idle.on(FlrInput::TimedOut), Err(EPROTO));
+        assert_eq!(
+            Flr::Failed.on(FlrInput::GucDone),
+            Ok((Flr::Cleanup, FlrAction::Clean))
+        );
+        assert_eq!(
+            Flr::Failed.on(FlrInput::Started),
+            Ok((Flr::WaitGuc, FlrAction::SendStart))
+        );
         // A second FLR while waiting restarts it.
         assert_eq!(
             Flr::Cleanup.on(FlrInput::Started),

@@ -21,19 +21,29 @@
 
 use kernel::{
     device::Device,
-    new_mutex,
+    new_condvar, new_mutex, new_spinlock,
     prelude::*,
-    sync::{aref::ARef, Arc, Mutex},
+    sync::{
+        aref::ARef,
+        atomic::{Atomic, Relaxed},
+        Arc, CondVar, Mutex, SpinLock,
+    },
+    time::{msecs_to_jiffies, Instant, Monotonic},
+    workqueue::{self, impl_has_work, new_work, Work, WorkItem},
 };
 
 use super::{
     config::{IdRun, VfConfig, MAX_DWORDS},
-    control::{applied, update_cfg_msg},
+    control::{
+        applied, control_msg, parse_state, update_cfg_msg, Command, Flr, FlrAction, FlrInput,
+        Notice,
+    },
     fair::{self, Profile},
     ids::{Ids, CONTEXTS, DOORBELLS},
     lmtt,
 };
 use crate::{
+    abi::*,
     gt::{mcr::regs::LMEM_CFG, GtDomain, GtState},
     guc::{
         self,
@@ -51,6 +61,8 @@ use crate::{
 pub(crate) const PF_CONTEXTS: u32 = fair::CONTEXTS_SPARE;
 /// Doorbells the PF keeps.
 pub(crate) const PF_DOORBELLS: u32 = 32;
+/// How long the GuC gets for its part of a VF FLR (upstream's `FLR_WAIT_GUC` timeout).
+const FLR_WAIT_MS: i64 = 500;
 
 /// The blocks provisioning reaches.
 pub(crate) struct Blocks {
@@ -73,6 +85,7 @@ struct Vf {
     leaf: Option<Range>,
     /// The GuC took the configuration (reset it when giving back).
     pushed: bool,
+    flr: Flr,
 }
 
 /// One VF's share, the same for each of the `n`.
@@ -107,7 +120,25 @@ struct State {
     vf_lmem: RangeAllocator,
 }
 
-/// The PF: up to [`Pf::total`] VFs.
+/// The GuC's VF notifications, from the receive path (which may not sleep) to the FLR work:
+/// one bit per VF.
+#[derive(Default)]
+struct Inbox {
+    flr: u64,
+    done: u64,
+    /// Torn down: nothing is queued any more.
+    closed: bool,
+}
+
+/// Counters shown in debugfs.
+struct Stats {
+    flr_done: Atomic<u64>,
+    flr_failed: Atomic<u64>,
+    bad_notices: Atomic<u64>,
+    adverse_events: Atomic<u64>,
+}
+
+/// The PF: up to `total` VFs.
 #[pin_data]
 pub(crate) struct Pf {
     dev: ARef<Device>,
@@ -122,6 +153,29 @@ pub(crate) struct Pf {
     klv_map: Mapping,
     #[pin]
     state: Mutex<State>,
+    /// VFs provisioned, for the receive path's checks (it may not take `state`).
+    num_vfs: Atomic<u32>,
+    #[pin]
+    inbox: SpinLock<Inbox>,
+    /// Signalled when a notification arrives (the FLR work waits on it).
+    #[pin]
+    notified: CondVar,
+    /// Runs VF FLRs in process context.
+    #[pin]
+    work: Work<Pf>,
+    stats: Stats,
+}
+
+impl_has_work! {
+    impl HasWork<Self> for Pf { self.work }
+}
+
+impl WorkItem for Pf {
+    type Pointer = Arc<Pf>;
+
+    fn run(this: Arc<Pf>) {
+        this.run_flrs();
+    }
 }
 
 /// A failed step: what, and the error.
@@ -198,6 +252,16 @@ impl Pf {
                 doorbells,
                 vf_lmem: region,
             }),
+            num_vfs: Atomic::new(0),
+            inbox <- new_spinlock!(Inbox::default()),
+            notified <- new_condvar!(),
+            work <- new_work!("xehpg::sriov::flr"),
+            stats: Stats {
+                flr_done: Atomic::new(0),
+                flr_failed: Atomic::new(0),
+                bad_notices: Atomic::new(0),
+                adverse_events: Atomic::new(0),
+            },
         }))
     }
 
@@ -288,6 +352,7 @@ impl Pf {
         match result {
             Ok(()) => {
                 st.owner = Some(owner);
+                self.num_vfs.store(n.into(), Relaxed);
                 dev_info!(self.dev, "sriov: {} VF(s) provisioned\n", n);
                 Ok(())
             }
@@ -426,6 +491,7 @@ impl Pf {
     }
 
     fn release_all(&self, st: &mut State) {
+        self.num_vfs.store(0, Relaxed);
         while let Some(v) = st.vfs.pop() {
             // CAST: at most 63 VFs.
             let vf = (st.vfs.len() + 1) as u16;
@@ -472,6 +538,11 @@ impl Pf {
 
     /// Teardown at unbind: every VF given back, `LMEM_CFG` cleared, the PF's pages freed.
     pub(crate) fn fini(&self) {
+        self.inbox.lock().closed = true;
+        self.notified.notify_all();
+        // SAFETY: `work` is this object's initialized work item; flushing waits for a run in
+        // progress (it sees `closed` and stops) and nothing queues it again once closed.
+        unsafe { kernel::bindings::flush_work(Work::raw_get(&self.work)) };
         let _ = self.unprovision(Owner::Pci);
         self.state.lock().closed = true;
         let _ = self.with_bars(|bar, _| {
@@ -505,6 +576,14 @@ impl Pf {
             st.contexts.total() - st.contexts.used(),
             st.doorbells.total() - st.doorbells.used()
         )?;
+        writeln!(
+            f,
+            "flr_done: {}\nflr_failed: {}\nbad_notices: {}\nadverse_events: {}",
+            self.stats.flr_done.load(Relaxed),
+            self.stats.flr_failed.load(Relaxed),
+            self.stats.bad_notices.load(Relaxed),
+            self.stats.adverse_events.load(Relaxed)
+        )?;
         for (i, v) in st.vfs.iter().enumerate() {
             let g = v.ggtt.unwrap_or(Range { start: 0, end: 0 });
             let l = v.lmem.unwrap_or(Range { start: 0, end: 0 });
@@ -513,7 +592,7 @@ impl Pf {
             writeln!(
                 f,
                 "vf{}: ggtt {:#x}-{:#x} lmem {:#x}-{:#x} contexts {}+{} doorbells {}+{} \
-                 pushed {}",
+                 pushed {} flr {:?}",
                 i + 1,
                 g.start,
                 g.end,
@@ -523,10 +602,207 @@ impl Pf {
                 c.count,
                 d.begin,
                 d.count,
-                u8::from(v.pushed)
+                u8::from(v.pushed),
+                v.flr
             )?;
         }
         Ok(())
+    }
+}
+
+impl Pf {
+    /// A G2H event for the PF: `GUC2PF_VF_STATE_NOTIFY` or `GUC2PF_ADVERSE_EVENT`; false for
+    /// any other action. Receive path: no sleeping, no device access; the FLR itself runs in
+    /// the work item. The GuC is untrusted: a notification for a VF that is not provisioned
+    /// is refused and counted.
+    pub(crate) fn guc_event(this: &Arc<Self>, dev: &Device, action: u32, payload: &[u32]) -> bool {
+        match action {
+            XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY => {}
+            XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT => {
+                this.stats.adverse_events.add(1, Relaxed);
+                let (vf, key) = (payload.first(), payload.get(1));
+                dev_warn!(
+                    dev,
+                    "sriov: the GuC reports an adverse event of VF{} (threshold {:#06x})\n",
+                    vf.copied().unwrap_or(0),
+                    key.copied().unwrap_or(0)
+                );
+                return true;
+            }
+            _ => return false,
+        }
+        // CAST: at most 63.
+        match parse_state(payload, this.num_vfs.load(Relaxed) as u16) {
+            Ok(Notice::Flr(vf)) => Self::post(this, vf, true),
+            Ok(Notice::FlrDone(vf)) => Self::post(this, vf, false),
+            Ok(_) => {}
+            Err(bad) => {
+                this.stats.bad_notices.add(1, Relaxed);
+                dev_err!(
+                    dev,
+                    "sriov: VF state notification {:?} refused ({} VFs provisioned)\n",
+                    bad,
+                    this.num_vfs.load(Relaxed)
+                );
+            }
+        }
+        true
+    }
+
+    /// Records a notification for VF `vf` and wakes the FLR work.
+    fn post(this: &Arc<Self>, vf: u16, flr: bool) {
+        {
+            let mut ib = this.inbox.lock();
+            if ib.closed {
+                return;
+            }
+            if flr {
+                ib.flr |= 1 << vf;
+            } else {
+                ib.done |= 1 << vf;
+            }
+        }
+        this.notified.notify_all();
+        // Already queued: that run takes this notification too.
+        let _ = workqueue::system().enqueue(this.clone());
+    }
+
+    /// The FLR work: every VF the GuC reported in FLR goes through the sequence; a
+    /// `VF_FLR_DONE` nobody waits for is logged and dropped.
+    fn run_flrs(&self) {
+        loop {
+            let flr = {
+                let mut ib = self.inbox.lock();
+                if ib.closed {
+                    return;
+                }
+                core::mem::take(&mut ib.flr)
+            };
+            if flr == 0 {
+                break;
+            }
+            for vf in 1..=crate::mem::ggtt::MAX_VFS {
+                if flr & (1 << vf) != 0 {
+                    self.flr(vf);
+                }
+            }
+        }
+        let stray = core::mem::take(&mut self.inbox.lock().done);
+        for vf in (1..=crate::mem::ggtt::MAX_VFS).filter(|vf| stray & (1 << vf) != 0) {
+            dev_warn!(
+                self.dev,
+                "sriov: VF{}: VF_FLR_DONE without an FLR in progress; ignored\n",
+                vf
+            );
+            self.stats.bad_notices.add(1, Relaxed);
+        }
+    }
+
+    /// One VF's FLR (seed 000 lines 300-326; messages upstream's): `FLR_START`, the GuC's
+    /// `VF_FLR_DONE` within [`FLR_WAIT_MS`], the PF's cleaning, `FLR_FINISH`. Process
+    /// context (the work).
+    fn flr(&self, vf: u16) {
+        let mut st = self.state.lock();
+        let Some(v) = st.vfs.get_mut(usize::from(vf) - 1) else {
+            return;
+        };
+        // A DONE left from an earlier round must not end this one.
+        self.inbox.lock().done &= !(1 << vf);
+        let Ok((next, _)) = v.flr.on(FlrInput::Started) else {
+            return;
+        };
+        v.flr = next;
+        dev_info!(self.dev, "sriov: VF{}: FLR\n", vf);
+        if let Err(e) = self.b.ct.request(self, &control_msg(vf, Command::FlrStart)) {
+            self.flr_failed(v, vf, "FLR_START", e);
+            return;
+        }
+        if !self.wait_done(vf) {
+            if let Ok((next, FlrAction::Report)) = v.flr.on(FlrInput::TimedOut) {
+                v.flr = next;
+            }
+            self.stats.flr_failed.add(1, Relaxed);
+            dev_err!(
+                self.dev,
+                "sriov: VF{}: FLR: no VF_FLR_DONE from the GuC within {} ms; the VF stays \
+                 stopped until its next FLR\n",
+                vf,
+                FLR_WAIT_MS
+            );
+            return;
+        }
+        if let Ok((next, FlrAction::Clean)) = v.flr.on(FlrInput::GucDone) {
+            v.flr = next;
+        }
+        // The PF's part: the VF's GGTT entries stamped again, dropping the addresses it wrote
+        // (upstream `pf_sanitize_ggtt`). TLB entries the VF used are invalidated below.
+        if let Some(g) = v.ggtt {
+            if let Err(e) = self.with_bars(|bar, _| self.b.ggtt.sanitize_vf(bar, g, vf)) {
+                self.flr_failed(v, vf, "GGTT sanitize", e);
+                return;
+            }
+        }
+        if let Ok((next, _)) = v.flr.on(FlrInput::Cleaned) {
+            v.flr = next;
+        }
+        if let Err(e) = self
+            .b
+            .ct
+            .request(self, &control_msg(vf, Command::FlrFinish))
+        {
+            self.flr_failed(v, vf, "FLR_FINISH", e);
+            return;
+        }
+        drop(st);
+        self.invalidate();
+        self.stats.flr_done.add(1, Relaxed);
+        dev_info!(self.dev, "sriov: VF{}: FLR complete\n", vf);
+    }
+
+    /// Sends `cmd` (pause, resume, stop) for provisioned VF `vf`. Process context.
+    ///
+    /// # Errors
+    ///
+    /// `ENOENT` for a VF that is not provisioned, the GuC's error (it refuses a command the
+    /// VF's state does not allow).
+    pub(crate) fn control(&self, vf: u16, cmd: Command) -> Result {
+        let st = self.state.lock();
+        if vf == 0 || usize::from(vf) > st.vfs.len() {
+            return Err(ENOENT);
+        }
+        self.b.ct.request(self, &control_msg(vf, cmd)).map(|_| ())
+    }
+
+    /// Waits for `VF_FLR_DONE` of `vf`; false on timeout or teardown.
+    fn wait_done(&self, vf: u16) -> bool {
+        let start = Instant::<Monotonic>::now();
+        let mut ib = self.inbox.lock();
+        loop {
+            if ib.done & (1 << vf) != 0 {
+                ib.done &= !(1 << vf);
+                return true;
+            }
+            let left = FLR_WAIT_MS - start.elapsed().as_millis();
+            if ib.closed || left <= 0 {
+                return false;
+            }
+            // CAST: 1..=FLR_WAIT_MS.
+            let _ = self
+                .notified
+                .wait_interruptible_timeout(&mut ib, msecs_to_jiffies(left as u32));
+        }
+    }
+
+    fn flr_failed(&self, v: &mut Vf, vf: u16, what: &str, e: Error) {
+        v.flr = Flr::Failed;
+        self.stats.flr_failed.add(1, Relaxed);
+        dev_err!(
+            self.dev,
+            "sriov: VF{}: FLR failed at {}: {}\n",
+            vf,
+            what,
+            e.to_errno()
+        );
     }
 }
 

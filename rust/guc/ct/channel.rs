@@ -246,7 +246,7 @@ pub(crate) trait EventSink: Send + Sync {
 }
 
 /// G2H events the driver knows, with their names (`abi/guc_actions_abi.h`).
-const EVENTS: [(u32, &str); 8] = [
+const EVENTS: [(u32, &str); 10] = [
     (
         XEHPG_GUC_ACTION_SCHED_CONTEXT_MODE_DONE,
         "SCHED_CONTEXT_MODE_DONE",
@@ -276,6 +276,14 @@ const EVENTS: [(u32, &str); 8] = [
         "NOTIFY_CRASH_DUMP_POSTED",
     ),
     (XEHPG_GUC_ACTION_NOTIFY_EXCEPTION, "NOTIFY_EXCEPTION"),
+    (
+        XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY,
+        "GUC2PF_VF_STATE_NOTIFY",
+    ),
+    (
+        XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT,
+        "GUC2PF_ADVERSE_EVENT",
+    ),
 ];
 
 /// Counters, read by debugfs without the locks.
