@@ -452,3 +452,31 @@ engine_count() { sed -n 's/^[a-z0-9]*: class .*/x/p' "$(dbg "$1" engines)" | wc 
 # setup (registration, policies, enable: 3 requests; the enable's
 # SCHED_CONTEXT_MODE_DONE event rides on its reply's interrupt).
 boot_guc_irqs() { echo $((2 + 3 * $(engine_count "$1"))); }
+
+# --- SR-IOV (issue 13; Documentation/sriov.rst) ---
+
+# sriov_visible BDF: loads the test-only shim for the PF and removes and
+# rescans it, so the PCI core parses its SR-IOV capability; the driver binds
+# again and sets up its PF.
+sriov_visible() {
+	insmod /lib/modules/xehpg_sriov_shim.ko "pf=$1" &&
+		echo 1 >"/sys/bus/pci/devices/$1/remove" && echo 1 >/sys/bus/pci/rescan &&
+		wait_until 10 is_bound "$1" && [ -e "/sys/bus/pci/devices/$1/sriov_totalvfs" ]
+}
+
+# sriov_shim_unload BDF: removes the PF (its VFs go with it) and unloads the
+# shim, which restores QEMU's config accessors.
+sriov_shim_unload() {
+	echo 1 >"/sys/bus/pci/devices/$1/remove" && rmmod xehpg_sriov_shim &&
+		echo 1 >/sys/bus/pci/rescan
+}
+
+# numvfs BDF N: writes N to sriov_numvfs (fails as the write does).
+numvfs() { echo "$2" >"/sys/bus/pci/devices/$1/sriov_numvfs"; }
+
+# sriov_get BDF FIELD: a "field: value" line of debugfs sriov.
+sriov_get() { sed -n "s/^$2: //p" "$(dbg "$1" sriov)"; }
+
+# sriov_vf BDF N FIELD: a field of VF N's line in debugfs sriov ("ggtt", "lmem",
+# "contexts", "doorbells", "pushed", "flr"): the word after the field's name.
+sriov_vf() { sed -n "s/^vf$2: //p" "$(dbg "$1" sriov)" | tr ' ' '\n' | sed -n "/^$3\$/{n;p;}"; }

@@ -1,0 +1,75 @@
+#!/bin/sh
+# VF FLR, VF control and the SR-IOV fault switches (issue 13), 7 VFs enabled
+# through the shim. The GuC reports VF3 in FLR (vf:flr:3, the mock's stand-in
+# for a host FLR of the VF); the driver's work item sends FLR_START, waits for
+# the GuC's VF_FLR_DONE, stamps VF3's GGTT range again and sends FLR_FINISH;
+# no other VF's share moves. A GuC that never finishes (guc:flr-stuck:1) is
+# reported after 500 ms and the VF left failed until its next FLR, which then
+# completes. A notification for a VF that does not exist
+# (guc:bogus-vf-notify:1) is refused and counted. A refused configuration
+# (guc:refuse-vf-cfg:1) fails the sriov_numvfs write and leaves nothing
+# provisioned. VF control from debugfs: pause and resume; a resume the GuC
+# refuses (the VF is not paused) is an error, not a state change; garbage is
+# EINVAL. Finally the PF is removed with VFs enabled: they are disabled before
+# their shares go.
+# guest-module: sriov-shim
+# expect-violation: guc_sriov_bad
+# expect-mock: sriov.isolation_violations == 0
+# expect-mock: sriov.flr_finished == 2
+# expect-mock: sriov.paused == 1
+# expect-mock: sriov.vfs_configured == 0
+# timeout: 240
+. /tests/lib.sh
+
+dev=$(gpu_dev 0x56c0)
+bdf=${dev##*/}
+sriov=$(dbg "$bdf" sriov)
+
+check sriov_visible "$bdf"
+echo 0 >"$dev/sriov_drivers_autoprobe"
+check numvfs "$bdf" 7
+before=$(grep -v '^vf3:' "$sriov" | grep '^vf')
+
+mock_request vf:flr:3
+check wait_until 10 dmesg_has "sriov: VF3: FLR complete"
+expect_eq "one FLR done" "$(sriov_get "$bdf" flr_done)" 1
+expect_eq "VF3 idle again" "$(sriov_vf "$bdf" 3 flr)" Idle
+expect_eq "the other VFs untouched" "$(grep -v '^vf3:' "$sriov" | grep '^vf')" "$before"
+
+mock_request guc:flr-stuck:1
+mock_request vf:flr:5
+check wait_until 10 dmesg_has "sriov: VF5: FLR: no VF_FLR_DONE from the GuC within 500 ms"
+expect_eq "VF5 failed" "$(sriov_vf "$bdf" 5 flr)" Failed
+expect_eq "one FLR failed" "$(sriov_get "$bdf" flr_failed)" 1
+mock_request vf:flr:5
+check wait_until 10 dmesg_has "sriov: VF5: FLR complete"
+expect_eq "VF5 idle after its next FLR" "$(sriov_vf "$bdf" 5 flr)" Idle
+
+mock_request guc:bogus-vf-notify:1
+check wait_until 10 dmesg_has "sriov: VF state notification NoSuchVf(64) refused (7 VFs provisioned)"
+expect_eq "bad notice counted" "$(sriov_get "$bdf" bad_notices)" 1
+
+check sh -c "echo 'vf2 pause' >$sriov"
+check sh -c "echo 'vf2 resume' >$sriov"
+check not sh -c "echo 'vf2 resume' >$sriov"
+check dmesg_has "guc: CT request 0x5506"
+check not sh -c "echo 'vf9 pause' >$sriov"
+for junk in "vf2 dance" "provision" "provision x" "vf pause" "unprovision 3" "zzz"; do
+	check not sh -c "echo '$junk' >$sriov"
+done
+expect_eq "still 7 provisioned" "$(sriov_get "$bdf" provisioned)" 7
+
+check numvfs "$bdf" 0
+mock_request guc:refuse-vf-cfg:1
+check not numvfs "$bdf" 2
+check dmesg_has "sriov: VF1: provisioning failed at PF2GUC_UPDATE_VF_CFG: -5"
+expect_eq "nothing provisioned after the refusal" "$(sriov_get "$bdf" provisioned)" 0
+expect_eq "no VF enabled" "$(cat "$dev/sriov_numvfs")" 0
+check numvfs "$bdf" 2
+
+# The PF goes with 2 VFs enabled: unbind disables them, then gives back.
+check sriov_shim_unload "$bdf"
+check wait_until 10 is_bound "$bdf"
+check not test -e "$dev/sriov_totalvfs"
+check_dmesg_clean
+done_testing
