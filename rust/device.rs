@@ -17,7 +17,7 @@ use kernel::{
     prelude::*,
     sync::{
         atomic::{Atomic, Relaxed},
-        Arc,
+        Arc, SetOnce,
     },
     time::Delta,
 };
@@ -91,6 +91,9 @@ pub(crate) struct Xehpg<'bound> {
     debugfs: DeviceDir,
     /// The SR-IOV PF, on a part that is one and offers VFs (given back in [`Xehpg::unbind`]).
     sriov: Option<Arc<Pf>>,
+    /// The PCI binding's handle of the PF's `sriov_admin` sysfs tree (an opaque C pointer),
+    /// once created.
+    sriov_admin: SetOnce<usize>,
     /// The handler goes before anything it reads (GT state, BAR 0) and the vector with it.
     #[pin]
     irq: Irq<'bound>,
@@ -327,6 +330,7 @@ impl<'bound> Xehpg<'bound> {
 
                 // The PF after the GuC, whose CT carries the VFs' configurations, and before
                 // the directory that shows it.
+                sriov_admin: SetOnce::new(),
                 sriov: new_pf(bound, platform, total_vfs, &PfParts {
                     bar: gttmmadr.clone(),
                     lmem: lmembar.clone(),
@@ -394,6 +398,21 @@ impl<'bound> Xehpg<'bound> {
     /// to refuse with a message).
     pub(crate) fn offers_vfs(&self) -> bool {
         self.sriov.is_some() || self.info.total_vfs > 0
+    }
+
+    /// The PF, on a part that is one.
+    pub(crate) fn pf(&self) -> Option<&Arc<Pf>> {
+        self.sriov.as_ref()
+    }
+
+    /// Records the PCI binding's `sriov_admin` handle (once).
+    pub(crate) fn set_sriov_admin(&self, handle: usize) {
+        self.sriov_admin.populate(handle);
+    }
+
+    /// The PCI binding's `sriov_admin` handle, if it made one.
+    pub(crate) fn sriov_admin(&self) -> Option<usize> {
+        self.sriov_admin.copy()
     }
 
     /// Provisions `n` VFs before the PCI core enables them (`sriov_configure`, process

@@ -5,12 +5,17 @@
 
 use kernel::{
     device::{Core, DeviceContext},
-    ffi::{c_int, c_void},
+    ffi::{c_int, c_uint, c_void},
     pci,
-    prelude::*, //
+    prelude::*,
+    sync::Arc, //
 };
 
-use crate::{device::Xehpg, platform::Platform};
+use crate::{
+    device::Xehpg,
+    platform::Platform,
+    sriov::pf::{Pf, Setting},
+};
 
 /// Declares the PCI match table and [`DEVICE_IDS`] from one list, so lookups and tests use
 /// exactly what the PCI core matches on.
@@ -62,6 +67,21 @@ impl pci::Driver for XehpgDriver {
                         // before calling probe.
                         unsafe { xehpg_sriov_hook(raw(pdev)) };
                     }
+                    if let Some(pf) = this.pf() {
+                        // SAFETY: `raw` is this bound device; the PF outlives the tree, which
+                        // unbind removes first.
+                        let handle = unsafe {
+                            xehpg_sriov_sysfs_add(
+                                raw(pdev),
+                                Arc::as_ptr(pf).cast(),
+                                pf.total().into(),
+                            )
+                        };
+                        if !handle.is_null() {
+                            // CAST: an opaque pointer kept as a number until unbind.
+                            this.set_sriov_admin(handle as usize);
+                        }
+                    }
                     Ok(())
                 }),
             )
@@ -69,6 +89,11 @@ impl pci::Driver for XehpgDriver {
     }
 
     fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
+        if let Some(handle) = this.sriov_admin() {
+            // SAFETY: the handle `xehpg_sriov_sysfs_add` returned, removed once; removal
+            // waits for running show/store calls, so none reaches the PF after it.
+            unsafe { xehpg_sriov_sysfs_remove(handle as *mut c_void) };
+        }
         if this.offers_vfs() {
             // SAFETY: `raw` is this device, still bound; the PCI core holds its lock.
             unsafe { xehpg_sriov_disable(raw(pdev)) };
@@ -83,6 +108,90 @@ extern "C" {
     fn xehpg_sriov_hook(pdev: *mut c_void);
     /// Disables the device's VFs, if any.
     fn xehpg_sriov_disable(pdev: *mut c_void);
+    /// Creates `sriov_admin` for `total` VFs whose files reach `pf`; null on failure.
+    fn xehpg_sriov_sysfs_add(pdev: *mut c_void, pf: *const c_void, total: c_uint) -> *mut c_void;
+    /// Removes a tree `xehpg_sriov_sysfs_add` made.
+    fn xehpg_sriov_sysfs_remove(handle: *mut c_void);
+}
+
+/// A `core::fmt::Write` into a sysfs page; text beyond it is cut.
+struct Page<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl core::fmt::Write for Page<'_> {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let room = self.buf.len() - self.len;
+        let n = s.len().min(room);
+        if let (Some(dst), Some(src)) = (
+            self.buf.get_mut(self.len..self.len + n),
+            s.as_bytes().get(..n),
+        ) {
+            dst.copy_from_slice(src);
+        }
+        self.len += n;
+        Ok(())
+    }
+}
+
+/// The `sriov_admin` setting a file number names.
+fn setting(n: c_uint) -> Option<Setting> {
+    Setting::ALL.get(usize::try_from(n).ok()?).copied()
+}
+
+/// Show of an `sriov_admin` profile file: setting `n` of VF `vfid` (0: the bulk profile).
+///
+/// # Safety
+///
+/// `pf` is the PF the tree was made for, alive while the tree exists; `buf` is the sysfs
+/// page (`PAGE_SIZE` bytes).
+#[no_mangle]
+unsafe extern "C" fn xehpg_sriov_show(
+    pf: *const c_void,
+    vfid: c_uint,
+    n: c_uint,
+    buf: *mut u8,
+) -> isize {
+    // SAFETY: by the function's contract.
+    let pf = unsafe { &*pf.cast::<Pf>() };
+    // SAFETY: sysfs hands a writable page.
+    let page = unsafe { core::slice::from_raw_parts_mut(buf, kernel::page::PAGE_SIZE) };
+    let (Some(s), Ok(vf)) = (setting(n), u16::try_from(vfid)) else {
+        return EINVAL.to_errno() as isize;
+    };
+    let mut w = Page { buf: page, len: 0 };
+    let _ = pf.show(vf, s, &mut w);
+    // CAST: at most PAGE_SIZE.
+    w.len as isize
+}
+
+/// Store of an `sriov_admin` profile file.
+///
+/// # Safety
+///
+/// As [`xehpg_sriov_show`]; `buf` holds `len` bytes.
+#[no_mangle]
+unsafe extern "C" fn xehpg_sriov_store(
+    pf: *const c_void,
+    vfid: c_uint,
+    n: c_uint,
+    buf: *const u8,
+    len: usize,
+) -> isize {
+    // SAFETY: by the function's contract.
+    let pf = unsafe { &*pf.cast::<Pf>() };
+    // SAFETY: sysfs hands `len` readable bytes.
+    let text = unsafe { core::slice::from_raw_parts(buf, len) };
+    let (Some(s), Ok(vf), Ok(text)) = (setting(n), u16::try_from(vfid), core::str::from_utf8(text))
+    else {
+        return EINVAL.to_errno() as isize;
+    };
+    match pf.set(vf, s, text) {
+        // CAST: a sysfs write is at most a page.
+        Ok(()) => len as isize,
+        Err(e) => e.to_errno() as isize,
+    }
 }
 
 /// The C `struct pci_dev` behind `pdev`, for the glue. A cast, not a dereference:

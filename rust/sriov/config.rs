@@ -34,6 +34,9 @@ pub(crate) struct VfConfig {
     pub(crate) exec_quantum_ms: u32,
     /// Microseconds, 0 for none, at most 100 s (`PREEMPT_TIMEOUT`).
     pub(crate) preempt_timeout_us: u32,
+    /// 0 low (the GuC's default: scheduled only with work), 1 normal, 2 high
+    /// (`SCHED_PRIORITY`).
+    pub(crate) priority: u32,
 }
 
 /// Why a configuration cannot be pushed.
@@ -60,9 +63,11 @@ impl From<Invalid> for Error {
 /// The largest quantum and timeout the GuC takes (seed 003: 100 s each).
 const MAX_EXEC_QUANTUM_MS: u32 = 100_000;
 const MAX_PREEMPT_TIMEOUT_US: u32 = 100_000_000;
-/// The most dwords [`VfConfig::encode`] writes: six 64/32-bit resource KLVs and two
+/// HIGH (seed 003: 0 LOW, 1 NORMAL, 2 HIGH).
+pub(crate) const MAX_PRIORITY: u32 = 2;
+/// The most dwords [`VfConfig::encode`] writes: six 64/32-bit resource KLVs and three
 /// scheduling ones.
-pub(crate) const MAX_DWORDS: usize = 3 + 3 + 2 + 2 + 2 + 2 + 3 + 2 + 2;
+pub(crate) const MAX_DWORDS: usize = 3 + 3 + 2 + 2 + 2 + 2 + 3 + 2 + 2 + 2;
 
 impl VfConfig {
     /// Whether the VF can run: it needs contexts, GGTT and (on these discrete parts) local
@@ -101,6 +106,9 @@ impl VfConfig {
         }
         if self.preempt_timeout_us > MAX_PREEMPT_TIMEOUT_US {
             return Err(Invalid::Range("VF_CFG_PREEMPT_TIMEOUT"));
+        }
+        if self.priority > MAX_PRIORITY {
+            return Err(Invalid::Range("VF_CFG_SCHED_PRIORITY"));
         }
         Ok(())
     }
@@ -160,6 +168,10 @@ impl VfConfig {
             XEHPG_KLV_VF_CFG_PREEMPT_TIMEOUT,
             &[self.preempt_timeout_us],
         )?;
+        // Only when not the default, as upstream (`encode_config`).
+        if self.priority != 0 {
+            put(&mut w, XEHPG_KLV_VF_CFG_SCHED_PRIORITY, &[self.priority])?;
+        }
         Ok((w.len(), klvs))
     }
 }
@@ -186,6 +198,7 @@ mod tests {
             },
             exec_quantum_ms: 16,
             preempt_timeout_us: 16_000,
+            priority: 0,
         }
     }
 
@@ -217,7 +230,7 @@ mod tests {
             16000, // PREEMPT_TIMEOUT
         ];
         assert_eq!(len, want.len());
-        assert_eq!(len, MAX_DWORDS);
+        assert_eq!(len, MAX_DWORDS - 2);
         assert_eq!(&buf[..len], &want[..]);
         assert_eq!(klvs, 9);
         assert_eq!(buf[len], 0xdead_beef);
@@ -232,7 +245,7 @@ mod tests {
         };
         let mut buf = [0; MAX_DWORDS];
         let (len, klvs) = cfg.encode(&mut buf)?;
-        assert_eq!((len, klvs), (MAX_DWORDS - 2, 8));
+        assert_eq!((len, klvs), (MAX_DWORDS - 4, 8));
         assert_eq!(&buf[10..12], &[0x0006_0001, 0]);
         Ok(())
     }
@@ -273,8 +286,26 @@ mod tests {
     }
 
     #[test]
+    fn a_priority_other_than_low_is_sent_last() -> Result {
+        let high = VfConfig {
+            priority: 2,
+            ..full()
+        };
+        let mut buf = [0; MAX_DWORDS];
+        let (len, klvs) = high.encode(&mut buf)?;
+        assert_eq!((len, klvs), (MAX_DWORDS, 10));
+        assert_eq!(&buf[len - 2..len], &[0x8a0c_0001, 2]);
+        let bad = VfConfig {
+            priority: 3,
+            ..full()
+        };
+        assert_eq!(bad.validate(), Err(Invalid::Range("VF_CFG_SCHED_PRIORITY")));
+        Ok(())
+    }
+
+    #[test]
     fn a_short_buffer_is_enospc() {
-        let mut buf = [0; MAX_DWORDS - 1];
+        let mut buf = [0; MAX_DWORDS - 3];
         assert_eq!(full().encode(&mut buf), Err(ENOSPC));
     }
 }

@@ -83,8 +83,8 @@ struct Vf {
     doorbells: Option<IdRun>,
     lmem: Option<Range>,
     leaf: Option<Range>,
-    /// The GuC took the configuration (reset it when giving back).
-    pushed: bool,
+    /// The configuration the GuC took (reset it when giving back).
+    pushed: Option<VfConfig>,
     flr: Flr,
 }
 
@@ -96,6 +96,38 @@ struct Share {
     contexts: u32,
     doorbells: u32,
 }
+
+/// What the administrator set for one VF (sysfs `sriov_admin`), applied at the next enable;
+/// unset values take the fair share and upstream's scheduling defaults.
+#[derive(Copy, Clone, Default)]
+struct Quota {
+    exec_quantum_ms: Option<u32>,
+    preempt_timeout_us: Option<u32>,
+    priority: Option<u32>,
+    lmem: Option<u64>,
+}
+
+/// An administrator setting, upstream's names (`xe_sriov_pf_sysfs.c`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Setting {
+    ExecQuantumMs,
+    PreemptTimeoutUs,
+    SchedPriority,
+    VramQuota,
+}
+
+impl Setting {
+    /// The settings in the order the sysfs glue numbers its files.
+    pub(crate) const ALL: [Setting; 4] = [
+        Setting::ExecQuantumMs,
+        Setting::PreemptTimeoutUs,
+        Setting::SchedPriority,
+        Setting::VramQuota,
+    ];
+}
+
+/// The scheduling priorities' names (seed 003: 0 LOW, 1 NORMAL, 2 HIGH).
+const PRIORITIES: [&str; 3] = ["low", "normal", "high"];
 
 /// Who asked for the VFs provisioned now.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -111,6 +143,8 @@ struct State {
     /// VF `i + 1` is `vfs[i]`.
     vfs: KVec<Vf>,
     owner: Option<Owner>,
+    /// Per VF (index = VF number; 0 unused) settings for the next enable.
+    quotas: KVec<Quota>,
     /// Torn down ([`Pf::fini`]): the directory and the KLV page are gone, nothing may be
     /// provisioned any more (a debugfs write racing unbind).
     closed: bool,
@@ -207,6 +241,10 @@ impl Pf {
         let mut doorbells = Ids::new(DOORBELLS)?;
         doorbells.reserve_low(PF_DOORBELLS, 0)?;
         let region = RangeAllocator::new(vf_lmem.start, vf_lmem.end)?;
+        let mut quotas = KVec::with_capacity(lmtt::DIR_ENTRIES, GFP_KERNEL)?;
+        for _ in 0..lmtt::DIR_ENTRIES {
+            quotas.push(Quota::default(), GFP_KERNEL)?;
+        }
         let dir = b.pool.alloc(lmtt::TABLE_ALIGN)?;
         let klv = match b.pool.alloc(ggtt_page()) {
             Ok(r) => r,
@@ -222,7 +260,7 @@ impl Pf {
             let awake = gt.wake::<GtDomain>()?;
             let cfg = LMEM_CFG::zeroed()
                 .with_lmem_en(true)
-                .try_with_dir_ptr(lmtt::dir_ptr(dir.start)?)
+                .try_with_lmtt_dir_ptr(lmtt::dir_ptr(dir.start)?)
                 .map_err(|_| EINVAL)?;
             gt.mcr.write_multicast(&gt, awake.guard(), cfg)?;
             guc::invalidate_ggtt(&gt)?;
@@ -247,6 +285,7 @@ impl Pf {
             state <- new_mutex!(State {
                 vfs: KVec::new(),
                 owner: None,
+                quotas,
                 closed: false,
                 contexts,
                 doorbells,
@@ -263,6 +302,11 @@ impl Pf {
                 adverse_events: Atomic::new(0),
             },
         }))
+    }
+
+    /// VFs the device offers (TotalVFs, at most 63).
+    pub(crate) fn total(&self) -> u16 {
+        self.total
     }
 
     /// Runs `f` on both BARs, or `ENODEV` if the device is gone. `f` must not sleep.
@@ -390,7 +434,9 @@ impl Pf {
         } else {
             IdRun::default()
         };
-        let lmem = step("local memory", st.vf_lmem.alloc(share.lmem, lmtt::PAGE))?;
+        let q = st.quotas.get(usize::from(vf)).copied().unwrap_or_default();
+        let lmem_size = q.lmem.unwrap_or(share.lmem);
+        let lmem = step("local memory", st.vf_lmem.alloc(lmem_size, lmtt::PAGE))?;
         self.vf(st, idx)?.lmem = Some(lmem);
         let leaf = step("LMTT leaf", self.b.pool.alloc(lmtt::LEAF_BYTES))?;
         self.vf(st, idx)?.leaf = Some(leaf);
@@ -403,11 +449,12 @@ impl Pf {
             lmem: lmem.size(),
             contexts,
             doorbells,
-            exec_quantum_ms: fair::EXEC_QUANTUM_MS,
-            preempt_timeout_us: fair::PREEMPT_TIMEOUT_US,
+            exec_quantum_ms: q.exec_quantum_ms.unwrap_or(fair::EXEC_QUANTUM_MS),
+            preempt_timeout_us: q.preempt_timeout_us.unwrap_or(fair::PREEMPT_TIMEOUT_US),
+            priority: q.priority.unwrap_or(0),
         };
         self.push(vf, &cfg)?;
-        self.vf(st, idx)?.pushed = true;
+        self.vf(st, idx)?.pushed = Some(cfg);
         Ok(())
     }
 
@@ -503,7 +550,7 @@ impl Pf {
     /// Gives back what VF `vf` holds: the GuC forgets its configuration first, so nothing it
     /// schedules still refers to what is freed.
     fn release(&self, st: &mut State, vf: u16, v: Vf) {
-        if v.pushed {
+        if v.pushed.is_some() {
             if let Err(e) = self.b.ct.request(self, &update_cfg_msg(vf, 0, 0)) {
                 dev_err!(
                     self.dev,
@@ -589,10 +636,11 @@ impl Pf {
             let l = v.lmem.unwrap_or(Range { start: 0, end: 0 });
             let c = v.contexts.unwrap_or_default();
             let d = v.doorbells.unwrap_or_default();
+            let p = v.pushed.unwrap_or_default();
             writeln!(
                 f,
                 "vf{}: ggtt {:#x}-{:#x} lmem {:#x}-{:#x} contexts {}+{} doorbells {}+{} \
-                 pushed {} flr {:?}",
+                 pushed {} eq_ms {} pt_us {} priority {} flr {:?}",
                 i + 1,
                 g.start,
                 g.end,
@@ -602,7 +650,10 @@ impl Pf {
                 c.count,
                 d.begin,
                 d.count,
-                u8::from(v.pushed),
+                u8::from(v.pushed.is_some()),
+                p.exec_quantum_ms,
+                p.preempt_timeout_us,
+                p.priority,
                 v.flr
             )?;
         }
@@ -771,6 +822,116 @@ impl Pf {
             return Err(ENOENT);
         }
         self.b.ct.request(self, &control_msg(vf, cmd)).map(|_| ())
+    }
+
+    /// Writes the value of `setting` for VF `vf` that the next enable applies (for the bulk
+    /// profile, `vf` 0: VF1's, which a bulk write made everyone's).
+    pub(crate) fn show(
+        &self,
+        vf: u16,
+        setting: Setting,
+        f: &mut impl core::fmt::Write,
+    ) -> core::fmt::Result {
+        let st = self.state.lock();
+        let q = st
+            .quotas
+            .get(usize::from(vf.max(1)))
+            .copied()
+            .unwrap_or_default();
+        match setting {
+            Setting::ExecQuantumMs => {
+                writeln!(f, "{}", q.exec_quantum_ms.unwrap_or(fair::EXEC_QUANTUM_MS))
+            }
+            Setting::PreemptTimeoutUs => {
+                writeln!(
+                    f,
+                    "{}",
+                    q.preempt_timeout_us.unwrap_or(fair::PREEMPT_TIMEOUT_US)
+                )
+            }
+            Setting::SchedPriority => {
+                let chosen = q.priority.unwrap_or(0) as usize;
+                for (i, name) in PRIORITIES.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { " " };
+                    if i == chosen {
+                        write!(f, "{sep}[{name}]")?;
+                    } else {
+                        write!(f, "{sep}{name}")?;
+                    }
+                }
+                writeln!(f)
+            }
+            // 0: the fair share of the next enable.
+            Setting::VramQuota => writeln!(f, "{}", q.lmem.unwrap_or(0)),
+        }
+    }
+
+    /// Sets `setting` of VF `vf` (0: every VF) from the text written to its file, for the
+    /// next enable. Process context.
+    ///
+    /// # Errors
+    ///
+    /// `EBUSY` while VFs are provisioned (the settings are the next enable's), `ENOENT` for a
+    /// VF beyond TotalVFs, `EINVAL` for text that is not a value, `ERANGE` for a value outside
+    /// its key's range (seed 003) or, for local memory, beyond what VFs can share.
+    pub(crate) fn set(&self, vf: u16, setting: Setting, text: &str) -> Result {
+        let text = text.trim();
+        let mut st = self.state.lock();
+        if !st.vfs.is_empty() {
+            return Err(EBUSY);
+        }
+        if vf > self.total {
+            return Err(ENOENT);
+        }
+        let number = || text.parse::<u64>().map_err(|_| EINVAL);
+        let window = st.vf_lmem.largest(lmtt::PAGE);
+        let apply: &dyn Fn(&mut Quota) = match setting {
+            Setting::ExecQuantumMs => {
+                let v = u32::try_from(number()?)
+                    .ok()
+                    .filter(|v| *v <= 100_000)
+                    .ok_or(ERANGE)?;
+                &move |q: &mut Quota| q.exec_quantum_ms = Some(v)
+            }
+            Setting::PreemptTimeoutUs => {
+                let v = u32::try_from(number()?)
+                    .ok()
+                    .filter(|v| *v <= 100_000_000)
+                    .ok_or(ERANGE)?;
+                &move |q: &mut Quota| q.preempt_timeout_us = Some(v)
+            }
+            Setting::SchedPriority => {
+                let i = PRIORITIES.iter().position(|p| *p == text).ok_or(EINVAL)?;
+                // CAST: below 3.
+                let v = i as u32;
+                &move |q: &mut Quota| q.priority = Some(v)
+            }
+            Setting::VramQuota => {
+                let v = number()?;
+                if v % lmtt::PAGE != 0 {
+                    return Err(EINVAL);
+                }
+                if v > window {
+                    return Err(ERANGE);
+                }
+                let v = (v != 0).then_some(v);
+                &move |q: &mut Quota| q.lmem = v
+            }
+        };
+        let range = if vf == 0 {
+            1..=usize::from(self.total)
+        } else {
+            usize::from(vf)..=usize::from(vf)
+        };
+        for q in st
+            .quotas
+            .iter_mut()
+            .take(range.end() + 1)
+            .skip(*range.start())
+        {
+            apply(q);
+        }
+        Ok(())
     }
 
     /// Waits for `VF_FLR_DONE` of `vf`; false on timeout or teardown.

@@ -68,7 +68,7 @@ register! {
     /// in the GAM range 0xC800-0xCFFF (seed 000 line 524), so it is written multicast.
     pub(crate) LMEM_CFG(u32) @ 0x0000cf58 {
         31:31 lmem_en => bool;
-        30:0 dir_ptr;
+        30:0 lmtt_dir_ptr;
     }
 }
 

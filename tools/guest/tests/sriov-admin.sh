@@ -1,0 +1,63 @@
+#!/bin/sh
+# Manual per-VF settings in sysfs, in the layout of upstream xe's SR-IOV
+# admin interface (sriov_admin/.bulk_profile, sriov_admin/vfN/profile with
+# exec_quantum_ms, preempt_timeout_us, sched_priority, vram_quota). They are
+# the next enable's: defaults shown until set, a value outside its key's range
+# (seed 003) or not a value refused with the file unchanged, writes refused
+# while VFs are enabled. The next enable pushes them: VF2's quantum, priority
+# (sent as SCHED_PRIORITY only when not low, as upstream) and local memory;
+# the bulk profile's preemption timeout for every VF.
+# guest-module: sriov-shim
+# expect-mock: sriov.isolation_violations == 0
+# expect-mock: sriov.vf_cfg_updates >= 6
+# expect-mock: violations == 0
+# timeout: 180
+. /tests/lib.sh
+
+dev=$(gpu_dev 0x56c0)
+bdf=${dev##*/}
+adm=$dev/sriov_admin
+
+# try_write FILE VALUE: the write's error text, empty on success.
+try_write() { (echo "$2" >"$1") 2>&1 | sed 's/^.*: //'; }
+
+check sriov_visible "$bdf"
+echo 0 >"$dev/sriov_drivers_autoprobe"
+check test -d "$adm/.bulk_profile"
+expect_eq "one directory per VF" "$(ls -d "$adm"/vf* | wc -l)" 63
+p2=$adm/vf2/profile
+expect_eq "default quantum" "$(cat "$p2/exec_quantum_ms")" 16
+expect_eq "default timeout" "$(cat "$p2/preempt_timeout_us")" 16000
+expect_eq "default priority" "$(cat "$p2/sched_priority")" "[low] normal high"
+expect_eq "default quota: fair share" "$(cat "$p2/vram_quota")" 0
+
+expect_eq "quantum 50" "$(try_write "$p2/exec_quantum_ms" 50)" ""
+expect_eq "priority high" "$(try_write "$p2/sched_priority" high)" ""
+expect_eq "quota 256 MiB" "$(try_write "$p2/vram_quota" 268435456)" ""
+expect_eq "bulk timeout" "$(try_write "$adm/.bulk_profile/preempt_timeout_us" 20000)" ""
+expect_eq "VF2 quantum" "$(cat "$p2/exec_quantum_ms")" 50
+expect_eq "VF2 priority" "$(cat "$p2/sched_priority")" "low normal [high]"
+expect_eq "VF63 timeout from bulk" "$(cat "$adm/vf63/profile/preempt_timeout_us")" 20000
+
+expect_eq "quantum above 100 s" "$(try_write "$p2/exec_quantum_ms" 100001)" "Numerical result out of range"
+expect_eq "timeout above 100 s" "$(try_write "$p2/preempt_timeout_us" 100000001)" "Numerical result out of range"
+expect_eq "quantum not a number" "$(try_write "$p2/exec_quantum_ms" fast)" "Invalid argument"
+expect_eq "priority unknown" "$(try_write "$p2/sched_priority" urgent)" "Invalid argument"
+expect_eq "quota not 2 MiB pages" "$(try_write "$p2/vram_quota" 3145728)" "Invalid argument"
+expect_eq "quota beyond local memory" "$(try_write "$p2/vram_quota" 1099511627776)" "Numerical result out of range"
+expect_eq "VF2 quantum unchanged" "$(cat "$p2/exec_quantum_ms")" 50
+
+check numvfs "$bdf" 3
+expect_eq "VF2 pushed with its quantum" "$(sriov_vf "$bdf" 2 eq_ms)" 50
+expect_eq "VF2 pushed with high priority" "$(sriov_vf "$bdf" 2 priority)" 2
+expect_eq "VF1 pushed with the default quantum" "$(sriov_vf "$bdf" 1 eq_ms)" 16
+expect_eq "every VF with the bulk timeout" "$(for v in 1 2 3; do sriov_vf "$bdf" $v pt_us; done | sort -u)" 20000
+lmem=$(sriov_vf "$bdf" 2 lmem)
+expect_eq "VF2 local memory is its quota" "$(( ${lmem#*-} - ${lmem%-*} ))" 268435456
+expect_eq "settings are the next enable's" "$(try_write "$p2/exec_quantum_ms" 20)" "Device or resource busy"
+check numvfs "$bdf" 0
+expect_eq "writable again once disabled" "$(try_write "$p2/exec_quantum_ms" 20)" ""
+check rmmod xehpg
+check sriov_shim_unload "$bdf"
+check_dmesg_clean
+done_testing
