@@ -176,6 +176,44 @@ impl VfConfig {
     }
 }
 
+/// Dwords of [`encode_self`]: four ID KLVs, two scheduling ones, the GGTT pair.
+pub(crate) const SELF_DWORDS: usize = 2 * 4 + 2 * 2 + 3 * 2;
+
+/// The PF's own configuration (VF 0), upstream's self-config (`pf_push_self_config`,
+/// anchor-xe.md 6.5): every context ID and doorbell and the whole GuC GGTT window, out of
+/// which the VFs' runs are carved, and the PF's scheduling (upstream gives the PF the VFs'
+/// quantum and timeout while VFs run, 0 otherwise). Returns dwords and KLVs written.
+///
+/// # Errors
+///
+/// `ENOSPC` when `buf` is short.
+pub(crate) fn encode_self(
+    buf: &mut [u32],
+    ggtt: Range,
+    exec_quantum_ms: u32,
+    preempt_timeout_us: u32,
+) -> Result<(usize, u32)> {
+    let mut w = Writer::new(buf);
+    // CAST: the halves, low first.
+    let lo_hi = |v: u64| [v as u32, (v >> 32) as u32];
+    let klvs: [(u32, &[u32]); 8] = [
+        (XEHPG_KLV_VF_CFG_BEGIN_CONTEXT_ID, &[0]),
+        (XEHPG_KLV_VF_CFG_NUM_CONTEXTS, &[65535]),
+        (XEHPG_KLV_VF_CFG_BEGIN_DOORBELL_ID, &[0]),
+        (XEHPG_KLV_VF_CFG_NUM_DOORBELLS, &[256]),
+        (XEHPG_KLV_VF_CFG_EXEC_QUANTUM, &[exec_quantum_ms]),
+        (XEHPG_KLV_VF_CFG_PREEMPT_TIMEOUT, &[preempt_timeout_us]),
+        (XEHPG_KLV_VF_CFG_GGTT_START, &lo_hi(ggtt.start)),
+        (XEHPG_KLV_VF_CFG_GGTT_SIZE, &lo_hi(ggtt.size())),
+    ];
+    for (key, value) in klvs {
+        // CAST: the keys are 16-bit (seed 003).
+        w.put(key as u16, value)?;
+    }
+    // CAST: eight.
+    Ok((w.len(), klvs.len() as u32))
+}
+
 #[cfg(xehpg_kunit)]
 #[kernel::prelude::kunit_tests(xehpg_sriov_config)]
 mod tests {
@@ -300,6 +338,42 @@ mod tests {
             ..full()
         };
         assert_eq!(bad.validate(), Err(Invalid::Range("VF_CFG_SCHED_PRIORITY")));
+        Ok(())
+    }
+
+    // Upstream's DG2 self-config, as anchor-xe.md 6.5 derives it (without thresholds).
+    #[test]
+    fn the_pf_self_config() -> Result {
+        let mut buf = [0; SELF_DWORDS];
+        let window = Range {
+            start: 0x40_0000,
+            end: 0xfee0_0000,
+        };
+        let (len, klvs) = encode_self(&mut buf, window, 16, 16000)?;
+        assert_eq!((len, klvs), (SELF_DWORDS, 8));
+        let want = [
+            0x8a0b_0001,
+            0,
+            0x0004_0001,
+            65535,
+            0x8a0a_0001,
+            0,
+            0x0006_0001,
+            256,
+            0x8a01_0001,
+            16,
+            0x8a02_0001,
+            16000,
+            0x0001_0002,
+            0x40_0000,
+            0,
+            0x0002_0002,
+            0xfea0_0000,
+            0,
+        ];
+        assert_eq!(&buf[..], &want[..]);
+        let mut short = [0; SELF_DWORDS - 1];
+        assert_eq!(encode_self(&mut short, window, 0, 0), Err(ENOSPC));
         Ok(())
     }
 

@@ -33,7 +33,7 @@ use kernel::{
 };
 
 use super::{
-    config::{IdRun, VfConfig, MAX_DWORDS},
+    config::{encode_self, IdRun, VfConfig, MAX_DWORDS, SELF_DWORDS},
     control::{
         applied, control_msg, parse_state, update_cfg_msg, Command, Flr, FlrAction, FlrInput,
         Notice,
@@ -374,24 +374,27 @@ impl Pf {
         if !st.vfs.is_empty() {
             return Err(EBUSY);
         }
-        let result = self.share(&st, n).and_then(|share| {
-            (1..=n).try_for_each(|vf| {
-                step(
-                    "bookkeeping",
-                    st.vfs.push(Vf::default(), GFP_KERNEL).map_err(Error::from),
-                )?;
-                self.provision_one(&mut st, vf, share).map_err(|(what, e)| {
-                    dev_err!(
-                        self.dev,
-                        "sriov: VF{}: provisioning failed at {}: {}\n",
-                        vf,
-                        what,
-                        e.to_errno()
-                    );
-                    (what, e)
+        let result = self
+            .push_self(fair::EXEC_QUANTUM_MS, fair::PREEMPT_TIMEOUT_US)
+            .and_then(|()| self.share(&st, n))
+            .and_then(|share| {
+                (1..=n).try_for_each(|vf| {
+                    step(
+                        "bookkeeping",
+                        st.vfs.push(Vf::default(), GFP_KERNEL).map_err(Error::from),
+                    )?;
+                    self.provision_one(&mut st, vf, share).map_err(|(what, e)| {
+                        dev_err!(
+                            self.dev,
+                            "sriov: VF{}: provisioning failed at {}: {}\n",
+                            vf,
+                            what,
+                            e.to_errno()
+                        );
+                        (what, e)
+                    })
                 })
-            })
-        });
+            });
         self.invalidate();
         match result {
             Ok(()) => {
@@ -400,7 +403,14 @@ impl Pf {
                 dev_info!(self.dev, "sriov: {} VF(s) provisioned\n", n);
                 Ok(())
             }
-            Err((_, e)) => {
+            Err((what, e)) => {
+                dev_err!(
+                    self.dev,
+                    "sriov: provisioning {} VF(s) failed at {}: {}; nothing kept\n",
+                    n,
+                    what,
+                    e.to_errno()
+                );
                 self.release_all(&mut st);
                 Err(e)
             }
@@ -482,11 +492,34 @@ impl Pf {
     fn push(&self, vf: u16, cfg: &VfConfig) -> Result<(), Step> {
         let mut buf = [0u32; MAX_DWORDS];
         let (len, klvs) = step("configuration", cfg.encode(&mut buf))?;
+        self.send(vf, buf.get(..len).unwrap_or_default(), klvs)
+    }
+
+    /// Pushes the PF's own configuration (VF 0, [`encode_self`]) with scheduling `eq_ms` and
+    /// `pt_us`: upstream's fair scheduling gives the PF the VFs' values while VFs run and 0
+    /// (no limits) otherwise.
+    fn push_self(&self, eq_ms: u32, pt_us: u32) -> Result<(), Step> {
+        let mut buf = [0u32; SELF_DWORDS];
+        let window = Range {
+            start: crate::mem::ggtt::GUC_GGTT_BOTTOM,
+            end: crate::mem::ggtt::GUC_GGTT_TOP,
+        };
+        let (len, klvs) = step(
+            "PF configuration",
+            encode_self(&mut buf, window, eq_ms, pt_us),
+        )?;
+        self.send(0, buf.get(..len).unwrap_or_default(), klvs)
+    }
+
+    /// Sends `klvs` KLVs (`list`) for function `vf` through the KLV page and checks the GuC
+    /// applied each.
+    fn send(&self, vf: u16, list: &[u32], klvs: u32) -> Result<(), Step> {
+        let len = list.len();
         step(
             "KLV buffer",
             self.with_bars(|_, mem| {
                 (0u64..)
-                    .zip(buf.iter().take(len))
+                    .zip(list)
                     .try_for_each(|(i, dw)| mem.write32(self.klv.start + 4 * i, *dw))
             }),
         )?;
@@ -545,6 +578,15 @@ impl Pf {
             self.release(st, vf, v);
         }
         self.invalidate();
+        // The PF alone again: no scheduling limits (upstream's `reprovision_default`).
+        if let Err((what, e)) = self.push_self(0, 0) {
+            dev_err!(
+                self.dev,
+                "sriov: restoring the PF's own configuration failed at {}: {}\n",
+                what,
+                e.to_errno()
+            );
+        }
     }
 
     /// Gives back what VF `vf` holds: the GuC forgets its configuration first, so nothing it

@@ -62,7 +62,7 @@ expect_eq "still 7 provisioned" "$(sriov_get "$bdf" provisioned)" 7
 check numvfs "$bdf" 0
 mock_request guc:refuse-vf-cfg:1
 check not numvfs "$bdf" 2
-check dmesg_has "sriov: VF1: provisioning failed at PF2GUC_UPDATE_VF_CFG: -5"
+check dmesg_has "sriov: provisioning 2 VF(s) failed at PF2GUC_UPDATE_VF_CFG: -5; nothing kept"
 expect_eq "nothing provisioned after the refusal" "$(sriov_get "$bdf" provisioned)" 0
 expect_eq "no VF enabled" "$(cat "$dev/sriov_numvfs")" 0
 check numvfs "$bdf" 2
