@@ -20,6 +20,13 @@ impl Range {
     }
 }
 
+/// Which end of the window an allocation is taken from.
+#[derive(Copy, Clone)]
+enum End {
+    Low,
+    High,
+}
+
 /// Free space of a window, as sorted, disjoint, non-adjacent ranges.
 pub(crate) struct RangeAllocator {
     free: KVec<Range>,
@@ -49,20 +56,7 @@ impl RangeAllocator {
     /// `EINVAL` for a zero size or an alignment that is not a power of two, `ENOSPC` if no
     /// hole fits, `ENOMEM`.
     pub(crate) fn alloc(&mut self, size: u64, align: u64) -> Result<Range> {
-        if size == 0 || !align.is_power_of_two() {
-            return Err(EINVAL);
-        }
-        let (idx, start) = self
-            .free
-            .iter()
-            .enumerate()
-            .find_map(|(i, hole)| {
-                let start = hole.start.checked_next_multiple_of(align)?;
-                let end = start.checked_add(size)?;
-                (end <= hole.end).then_some((i, start))
-            })
-            .ok_or(ENOSPC)?;
-        self.take(idx, start, size)
+        self.place(size, align, End::Low)
     }
 
     /// Allocates `size` bytes aligned to `align` as high as they fit: the top of the highest
@@ -73,20 +67,32 @@ impl RangeAllocator {
     ///
     /// As [`RangeAllocator::alloc`].
     pub(crate) fn alloc_high(&mut self, size: u64, align: u64) -> Result<Range> {
+        self.place(size, align, End::High)
+    }
+
+    /// Finds room for `size` bytes aligned to `align`, searching the holes from `end`.
+    fn place(&mut self, size: u64, align: u64, end: End) -> Result<Range> {
         if size == 0 || !align.is_power_of_two() {
             return Err(EINVAL);
         }
-        let (idx, start) = self
-            .free
-            .iter()
-            .enumerate()
-            .rev()
-            .find_map(|(i, hole)| {
+        // Where in `hole` the allocation starts, if it fits.
+        let fit = |hole: &Range| match end {
+            End::Low => {
+                let start = hole.start.checked_next_multiple_of(align)?;
+                (start.checked_add(size)? <= hole.end).then_some(start)
+            }
+            End::High => {
                 let top = hole.end.checked_sub(size)?;
                 let start = top - top % align;
-                (start >= hole.start).then_some((i, start))
-            })
-            .ok_or(ENOSPC)?;
+                (start >= hole.start).then_some(start)
+            }
+        };
+        let mut holes = self.free.iter().enumerate();
+        let found = match end {
+            End::Low => holes.find_map(|(i, h)| Some((i, fit(h)?))),
+            End::High => holes.rev().find_map(|(i, h)| Some((i, fit(h)?))),
+        };
+        let (idx, start) = found.ok_or(ENOSPC)?;
         self.take(idx, start, size)
     }
 
