@@ -223,6 +223,18 @@ pub fn lmtt_dir(map: &Map) -> Range {
     }
 }
 
+/// The LMTT directory and every leaf, as one span of the pool.
+pub fn lmtt_span(map: &Map) -> Range {
+    let dir = lmtt_dir(map);
+    map.vfs
+        .iter()
+        .filter_map(|v| v.leaf)
+        .fold(dir, |a, l| Range {
+            start: a.start.min(l.start),
+            end: a.end.max(l.end),
+        })
+}
+
 /// Geometry of the drawing.
 const WIDTH: f64 = 1000.0;
 const LEFT: f64 = 20.0;
@@ -361,7 +373,7 @@ fn tick_step(end: u64) -> u64 {
 /// The whole picture.
 pub fn render(map: &Map) -> String {
     let mut svg = String::new();
-    let height = 520.0;
+    let height = 630.0;
     let _ = writeln!(
         svg,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
@@ -481,7 +493,54 @@ pub fn render(map: &Map) -> String {
     }
     bar.axis(tick_step(map.lmem_pool.end));
 
-    legend(&mut svg, 380.0, map);
+    // The LMTT tables, zoomed: from the directory to the last leaf (the
+    // directory is 64 KiB, a leaf 256 KiB: too thin to see in the pool).
+    let tables = lmtt_span(map);
+    let mut bar = Bar {
+        svg: &mut svg,
+        name: "lmtt",
+        y: 400.0,
+        end: tables.size(),
+    };
+    bar.caption(&format!(
+        "LMTT tables ({:#x} to {:#x} of the pool, offsets from the directory)",
+        tables.start, tables.end
+    ));
+    let shift = |r: Range| Range {
+        start: r.start - tables.start,
+        end: r.end - tables.start,
+    };
+    bar.rect(shift(tables), "pool", None, POOL, "CPU-visible pool");
+    for r in pf_pool(map) {
+        let (start, end) = (r.start.max(tables.start), r.end.min(tables.end));
+        if start < end {
+            bar.rect(shift(Range { start, end }), "pf", None, PF, "PF object");
+        }
+    }
+    bar.rect(
+        shift(lmtt_dir(map)),
+        "lmtt-dir",
+        None,
+        DIR,
+        "LMTT directory",
+    );
+    let mut leaves = Vec::new();
+    for v in &map.vfs {
+        if let Some(leaf) = v.leaf {
+            bar.rect(
+                shift(leaf),
+                "lmtt-leaf",
+                Some(v.n),
+                &vf_colour(v.n, count),
+                &format!("VF{}'s LMTT leaf", v.n),
+            );
+            leaves.push((v.n, shift(leaf)));
+        }
+    }
+    bar.vf_labels(&leaves);
+    bar.axis(tick_step(tables.size()));
+
+    legend(&mut svg, 490.0, map);
     svg.push_str("</svg>\n");
     svg
 }
@@ -495,7 +554,7 @@ fn legend(svg: &mut String, y: f64, map: &Map) {
         (POOL, "CPU-visible pool, free"),
         (VF_SHARED, "VFs' local memory, free"),
         (DIR, "LMTT directory"),
-        (LEAF, "LMTT leaf (one per VF)"),
+        (LEAF, "LMTT leaf (one per VF; VF colours when zoomed)"),
     ];
     for (i, (fill, text)) in items.iter().enumerate() {
         // Two columns.

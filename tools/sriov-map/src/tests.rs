@@ -119,41 +119,29 @@ fn check_vf_rects(text: &str, vfs: usize) {
     let m = parse(text).unwrap();
     let svg = render(&m);
     let all = rects(&svg);
-    for (bar, end, range_of) in [
-        ("ggtt", GGTT_END, (|v: &Vf| v.ggtt) as fn(&Vf) -> Range),
-        ("lmem", m.lmem_usable, |v: &Vf| v.lmem),
-        ("pool", m.lmem_pool.end, |v: &Vf| v.leaf.unwrap()),
-    ] {
-        let mine: Vec<&Rect> = all
-            .iter()
-            .filter(|r| r.get("data-bar") == Some(bar) && r.get("data-vf").is_some())
-            .collect();
-        assert_eq!(mine.len(), vfs, "{bar}: one rect per VF");
-        for v in &m.vfs {
-            let want = range_of(v);
-            let n = v.n.to_string();
-            let found: Vec<&&Rect> = mine
-                .iter()
-                .filter(|r| r.get("data-vf") == Some(n.as_str()))
-                .collect();
-            assert_eq!(found.len(), 1, "{bar}: VF{n} drawn once");
-            let r = found[0];
-            assert_eq!(
-                (r.hex("data-start"), r.hex("data-end")),
-                (want.start, want.end)
-            );
-            let scale = BAR_W / end as f64;
-            let (x, w) = (r.num("x"), r.num("width"));
-            assert!(
-                (w - want.size() as f64 * scale).abs() < 1e-3,
-                "{bar} VF{n} width {w}"
-            );
-            assert!(
-                (x - LEFT - want.start as f64 * scale).abs() < 1e-3,
-                "{bar} VF{n} x {x}"
-            );
-        }
-    }
+    check_bar(&all, "ggtt", GGTT_END, 0, &m, |v| v.ggtt, vfs);
+    check_bar(&all, "lmem", m.lmem_usable, 0, &m, |v| v.lmem, vfs);
+    check_bar(
+        &all,
+        "pool",
+        m.lmem_pool.end,
+        0,
+        &m,
+        |v| v.leaf.unwrap(),
+        vfs,
+    );
+    // The zoomed LMTT bar counts from the directory.
+    let span = lmtt_span(&m);
+    assert_eq!(span.start, m.lmtt_dir);
+    check_bar(
+        &all,
+        "lmtt",
+        span.size(),
+        span.start,
+        &m,
+        |v| v.leaf.unwrap(),
+        vfs,
+    );
     // Equal shares draw as equal widths.
     let widths: Vec<f64> = all
         .iter()
@@ -163,6 +151,52 @@ fn check_vf_rects(text: &str, vfs: usize) {
     assert!(widths.iter().all(|w| (w - widths[0]).abs() < 1e-3));
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(svg.trim_end().ends_with("</svg>"));
+}
+
+/// In bar `bar` (0 to `end` bytes, offsets from `base`): one rect per VF, at
+/// `range_of(vf)` in proportion.
+fn check_bar(
+    all: &[Rect],
+    bar: &str,
+    end: u64,
+    base: u64,
+    m: &Map,
+    range_of: fn(&Vf) -> Range,
+    vfs: usize,
+) {
+    let mine: Vec<&Rect> = all
+        .iter()
+        .filter(|r| r.get("data-bar") == Some(bar) && r.get("data-vf").is_some())
+        .collect();
+    assert_eq!(mine.len(), vfs, "{bar}: one rect per VF");
+    for v in &m.vfs {
+        let r = range_of(v);
+        let want = Range {
+            start: r.start - base,
+            end: r.end - base,
+        };
+        let n = v.n.to_string();
+        let found: Vec<&&Rect> = mine
+            .iter()
+            .filter(|r| r.get("data-vf") == Some(n.as_str()))
+            .collect();
+        assert_eq!(found.len(), 1, "{bar}: VF{n} drawn once");
+        let r = found[0];
+        assert_eq!(
+            (r.hex("data-start"), r.hex("data-end")),
+            (want.start, want.end)
+        );
+        let scale = BAR_W / end as f64;
+        let (x, w) = (r.num("x"), r.num("width"));
+        assert!(
+            (w - want.size() as f64 * scale).abs() < 1e-3,
+            "{bar} VF{n} width {w}"
+        );
+        assert!(
+            (x - LEFT - want.start as f64 * scale).abs() < 1e-3,
+            "{bar} VF{n} x {x}"
+        );
+    }
 }
 
 #[test]
