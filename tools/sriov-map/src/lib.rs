@@ -250,10 +250,11 @@ const VF_SHARED: &str = "#fbf3e4";
 const DIR: &str = "#c0392b";
 const LEAF: &str = "#7d3c98";
 
-/// VF `n`'s colour among `count`: hues spread round the wheel.
+/// VF `n`'s colour among `count`: hues spread over 330 degrees of the wheel,
+/// so the first and the last VF (neighbours in the GGTT) do not both look red.
 pub fn vf_colour(n: u32, count: usize) -> String {
     // CAST: at most 63 VFs.
-    let hue = 360.0 * f64::from(n.saturating_sub(1)) / count.max(1) as f64;
+    let hue = 330.0 * f64::from(n.saturating_sub(1)) / count.max(1) as f64;
     format!("hsl({hue:.0},70%,55%)")
 }
 
