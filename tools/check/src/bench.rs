@@ -711,9 +711,10 @@ struct Expected {
     dir: u64,
 }
 
-/// What the map `text` (debugfs `sriov`) implies was written (seed 000
-/// lines 146-156 for the GGTT's 8-byte entries, 380-397 for the LMTT's
-/// 4-byte ones and 2 MiB pages).
+/// What the map `text` (debugfs `sriov`) implies was written: a 64-bit GGTT
+/// entry per 4 KiB page (the driver's `Mmio::write_gsm`, as upstream
+/// `xe_ggtt.c` writes each PTE with one `writeq`), a 32-bit LMTT entry per
+/// 2 MiB page and a 256 KiB leaf (seed 000 lines 380-397).
 fn expected_bytes(text: &str) -> Result<Expected> {
     let map = xehpg_sriov_map::parse(text)?;
     let mut e = Expected {

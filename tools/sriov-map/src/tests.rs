@@ -1,3 +1,6 @@
+//! Tests of the map: parsing real captures, the PF/VF split, and the SVG's
+//! rects against the ranges they draw.
+
 use super::*;
 
 /// Captured from the VM (debugfs `sriov` after `provision 7`, then after
