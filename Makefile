@@ -141,10 +141,24 @@ sriov-shim-debug: bootstrap
 
 # MMIO accesses per driver operation (forcewake, steered/unicast/multicast
 # access) measured in the VM, and the driver's MMIO count reconciled with the
-# mock's; exits non-zero only if the counts differ or the run fails.
+# mock's; exits non-zero only if the counts differ or the run fails. A fourth
+# boot loads the SR-IOV shim and measures provisioning 1, 7 and 63 VFs
+# (and saves build/bench/sriov-N.txt for `make sriov-map`).
 .PHONY: bench
-bench: boot-modules tools
+bench: boot-modules sriov-shim tools
 	@$(TOOLS_BIN)/xehpg-check --bench --repo $(REPO)
+
+# The SR-IOV provisioning map (tools/sriov-map): Documentation/sriov-map.svg
+# from the committed capture, and an SVG beside every capture the bench saved
+# (build/bench/sriov-N.txt). One capture by hand:
+#   tools/target/release/xehpg-sriov-map FILE -o FILE.svg
+SRIOV_MAP_DATA := tools/sriov-map/tests/data/sriov-7.txt
+.PHONY: sriov-map
+sriov-map:
+	@cargo build --release -q --manifest-path tools/Cargo.toml -p xehpg-sriov-map
+	@$(TOOLS_BIN)/xehpg-sriov-map $(SRIOV_MAP_DATA) -o Documentation/sriov-map.svg
+	@for f in build/bench/sriov-*.txt; do [ -e "$$f" ] || continue; \
+		$(TOOLS_BIN)/xehpg-sriov-map "$$f" -o "$${f%.txt}.svg" && echo "$${f%.txt}.svg"; done
 
 # The driver's forcewake and MCR tables (rust/gt/forcewake/table.rs,
 # rust/gt/mcr/table.rs), generated from the seed's table and the decisions in

@@ -148,6 +148,11 @@ impl Gttmmadr {
         )
     }
 
+    /// GGTT entries written since probe (each one 8-byte GSM write).
+    pub(crate) fn gsm_writes(&self) -> u64 {
+        self.counters.gsm_writes.load(Relaxed)
+    }
+
     /// The debugfs `mmio_stats` report.
     ///
     /// # Errors

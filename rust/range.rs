@@ -177,6 +177,30 @@ impl RangeAllocator {
         Ok(())
     }
 
+    /// The window the allocator manages.
+    pub(crate) fn window(&self) -> Range {
+        self.window
+    }
+
+    /// What is allocated, in address order: the window minus the holes. Adjacent allocations
+    /// come out as one range (the allocator keeps only the holes); for the debugfs maps.
+    pub(crate) fn used(&self) -> impl Iterator<Item = Range> + '_ {
+        // Each used run starts where a hole (or the window) ends and ends where the next hole
+        // (or the window) starts.
+        let starts = Iterator::chain(
+            core::iter::once(self.window.start),
+            self.free.iter().map(|h| h.end),
+        );
+        let ends = Iterator::chain(
+            self.free.iter().map(|h| h.start),
+            core::iter::once(self.window.end),
+        );
+        starts
+            .zip(ends)
+            .filter(|(start, end)| start < end)
+            .map(|(start, end)| Range { start, end })
+    }
+
     /// Bytes still free.
     #[cfg(xehpg_kunit)]
     pub(crate) fn free_bytes(&self) -> u64 {
@@ -233,6 +257,43 @@ mod tests {
         assert_eq!(a.alloc(0x1000, 1 << 63), Err(ENOSPC));
         assert_eq!(a.alloc(u64::MAX, 1), Err(ENOSPC));
         assert_eq!(a.alloc_high(u64::MAX, 1), Err(ENOSPC));
+        Ok(())
+    }
+
+    #[test]
+    fn used_is_the_window_minus_the_holes() -> Result {
+        let mut a = RangeAllocator::new(0x1000, 0x10000)?;
+        assert_eq!(a.used().count(), 0);
+        let low = a.alloc(0x1000, 0x1000)?;
+        let next = a.alloc(0x2000, 0x1000)?;
+        let top = a.alloc_high(0x1000, 0x1000)?;
+        let mut got = KVec::new();
+        for r in a.used() {
+            got.push(r, GFP_KERNEL)?;
+        }
+        // The two bottom allocations touch, so they are one run; the top one is apart.
+        assert_eq!(
+            &got[..],
+            &[
+                Range {
+                    start: low.start,
+                    end: next.end
+                },
+                top
+            ]
+        );
+        assert_eq!((low.start, next.end, top.end), (0x1000, 0x4000, 0x10000));
+        a.free(low)?;
+        a.free(next)?;
+        a.free(top)?;
+        assert_eq!(a.used().count(), 0);
+        assert_eq!(
+            a.window(),
+            Range {
+                start: 0x1000,
+                end: 0x10000
+            }
+        );
         Ok(())
     }
 

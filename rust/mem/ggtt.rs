@@ -261,6 +261,15 @@ impl Ggtt {
         self.alloc.lock().largest(LMEM_ALIGN)
     }
 
+    /// Calls `f` with each allocated run of the GuC's window (the PF's and the VFs'), in
+    /// address order; for the debugfs provisioning map. Process context (mutex).
+    pub(crate) fn for_each_used<E>(
+        &self,
+        mut f: impl FnMut(Range) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.alloc.lock().used().try_for_each(&mut f)
+    }
+
     /// Writes `entry` to every entry of `range`.
     fn fill(&self, bar: Bar0<'_>, range: Range, entry: u64) -> Result {
         (range.start / PAGE..range.end / PAGE).try_for_each(|index| bar.write_gsm(index, entry))

@@ -129,6 +129,20 @@ impl LmemPool {
         // Ranges from `alloc` are always accepted back.
         let _ = self.alloc.lock().free(r);
     }
+
+    /// The pool's extent (the CPU-visible local memory the driver manages).
+    pub(crate) fn window(&self) -> Range {
+        self.alloc.lock().window()
+    }
+
+    /// Calls `f` with each allocated run of the pool, in address order; for the debugfs
+    /// provisioning map. Process context (mutex).
+    pub(crate) fn for_each_used<E>(
+        &self,
+        mut f: impl FnMut(Range) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.alloc.lock().used().try_for_each(&mut f)
+    }
 }
 
 /// LMEMBAR (BAR 2) mapped for the bound device. Held in an `Arc` by the blocks that reach

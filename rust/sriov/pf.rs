@@ -50,7 +50,7 @@ use crate::{
         ct::channel::{with_bars, Channel, CtAccess, CtIo},
     },
     mem::{
-        ggtt::{Ggtt, Mapping},
+        ggtt::{Ggtt, Mapping, GUC_GGTT_BOTTOM, GUC_GGTT_TOP},
         lmem::{LmemAccess, LmemPool, Lmembar},
     },
     mmio::{Bar0, Gttmmadr},
@@ -170,6 +170,82 @@ struct Stats {
     flr_failed: Atomic<u64>,
     bad_notices: Atomic<u64>,
     adverse_events: Atomic<u64>,
+    /// LMTT bytes written since probe: leaf zeroing, leaf entries, directory entries.
+    lmtt_bytes: Atomic<u64>,
+    /// The last successful [`Pf::provision`].
+    provision: Cost,
+    /// The last [`Pf::unprovision`] that gave VFs back.
+    unprovision: Cost,
+}
+
+/// What one provision or unprovision cost, for the bench (`make bench`): its time, the table
+/// bytes it wrote, and the time the CPU takes to copy as many bytes between two kernel
+/// buffers, measured right after it in the same boot so the ratio compares like with like.
+/// Written after the operation under no lock; a reader racing a second operation may see a
+/// mix of the two, which the bench never does (one command at a time).
+struct Cost {
+    vfs: Atomic<u64>,
+    ns: Atomic<u64>,
+    /// GGTT entries written x 8 (the GSM writes counted by BAR 0 over the operation).
+    ggtt_bytes: Atomic<u64>,
+    /// LMTT bytes written over the operation.
+    lmtt_bytes: Atomic<u64>,
+    /// The reference copy of `ggtt_bytes + lmtt_bytes`; 0 when it could not be allocated.
+    memcpy_ns: Atomic<u64>,
+}
+
+impl Cost {
+    fn new() -> Self {
+        Self {
+            vfs: Atomic::new(0),
+            ns: Atomic::new(0),
+            ggtt_bytes: Atomic::new(0),
+            lmtt_bytes: Atomic::new(0),
+            memcpy_ns: Atomic::new(0),
+        }
+    }
+
+    fn fmt(&self, f: &mut impl core::fmt::Write, name: &str) -> core::fmt::Result {
+        writeln!(
+            f,
+            "{}: vfs {} ns {} ggtt_bytes {} lmtt_bytes {} memcpy_ns {}",
+            name,
+            self.vfs.load(Relaxed),
+            self.ns.load(Relaxed),
+            self.ggtt_bytes.load(Relaxed),
+            self.lmtt_bytes.load(Relaxed),
+            self.memcpy_ns.load(Relaxed)
+        )
+    }
+}
+
+/// Where the table counters stood when an operation began: (GSM writes, LMTT bytes).
+#[derive(Copy, Clone)]
+struct Mark {
+    gsm: u64,
+    lmtt: u64,
+    start: Instant<Monotonic>,
+}
+
+/// Nanoseconds the CPU takes to copy `bytes` from one vmalloc'ed kernel buffer to another
+/// (process context): the reference the table writes are compared with. The source is
+/// non-zero so the copy cannot be satisfied by zero pages, and the result is checked so it
+/// cannot be dropped.
+fn memcpy_ns(bytes: u64) -> Result<u64> {
+    let n = usize::try_from(bytes).map_err(|_| EINVAL)?;
+    if n == 0 {
+        return Ok(0);
+    }
+    let a = VVec::from_elem(0xa5u8, n, GFP_KERNEL)?;
+    let mut b = VVec::from_elem(0u8, n, GFP_KERNEL)?;
+    let start = Instant::<Monotonic>::now();
+    b.copy_from_slice(&a);
+    // CAST: a non-negative duration.
+    let ns = start.elapsed().as_nanos() as u64;
+    if b.get(n - 1) != Some(&0xa5) {
+        return Err(EIO);
+    }
+    Ok(ns)
 }
 
 /// The PF: up to `total` VFs.
@@ -300,6 +376,9 @@ impl Pf {
                 flr_failed: Atomic::new(0),
                 bad_notices: Atomic::new(0),
                 adverse_events: Atomic::new(0),
+                lmtt_bytes: Atomic::new(0),
+                provision: Cost::new(),
+                unprovision: Cost::new(),
             },
         }))
     }
@@ -361,6 +440,48 @@ impl Pf {
     /// `EINVAL` for 0, `ERANGE` above [`Pf::total`], `EBUSY` while VFs are provisioned,
     /// `ENOSPC` when a resource has nothing left to share, the GuC's or the BAR's error.
     pub(crate) fn provision(&self, n: u16, owner: Owner) -> Result {
+        let mark = self.mark();
+        self.provision_locked(n, owner)?;
+        self.record(&self.stats.provision, n.into(), mark);
+        Ok(())
+    }
+
+    /// Where the table counters stand now, and the time.
+    fn mark(&self) -> Mark {
+        Mark {
+            gsm: self.b.bar.gsm_writes(),
+            lmtt: self.stats.lmtt_bytes.load(Relaxed),
+            start: Instant::<Monotonic>::now(),
+        }
+    }
+
+    /// Records what an operation on `vfs` VFs that began at `mark` cost, then times the
+    /// reference copy of as many bytes (after the operation, outside the lock). The GGTT
+    /// bytes are BAR 0's GSM writes over the operation: every GGTT write of the driver, so
+    /// another GGTT user running at the same time (none in the bench) would be counted too.
+    fn record(&self, cost: &Cost, vfs: u64, mark: Mark) {
+        // CAST: a non-negative duration.
+        let ns = mark.start.elapsed().as_nanos() as u64;
+        let ggtt = self.b.bar.gsm_writes().wrapping_sub(mark.gsm) * 8;
+        let lmtt = self.stats.lmtt_bytes.load(Relaxed).wrapping_sub(mark.lmtt);
+        cost.vfs.store(vfs, Relaxed);
+        cost.ns.store(ns, Relaxed);
+        cost.ggtt_bytes.store(ggtt, Relaxed);
+        cost.lmtt_bytes.store(lmtt, Relaxed);
+        let copy = memcpy_ns(ggtt + lmtt).unwrap_or_else(|e| {
+            dev_warn!(
+                self.dev,
+                "sriov: no reference copy of {} bytes: {}\n",
+                ggtt + lmtt,
+                e.to_errno()
+            );
+            0
+        });
+        cost.memcpy_ns.store(copy, Relaxed);
+    }
+
+    /// [`Pf::provision`] without the accounting.
+    fn provision_locked(&self, n: u16, owner: Owner) -> Result {
         if n == 0 {
             return Err(EINVAL);
         }
@@ -475,17 +596,27 @@ impl Pf {
     /// Fills VF `vf`'s leaf table (every entry of `lmem`, the rest invalid) and points its
     /// directory entry at it (seed 000 lines 380-392).
     fn write_lmtt(&self, mem: LmemAccess<'_>, vf: u16, leaf: Range, lmem: Range) -> Result {
-        mem.zero(leaf.start, leaf.size())?;
-        // The VF sees its memory from offset 0; page i of it is page i of `lmem`.
-        for page in 0..lmem.size() / lmtt::PAGE {
-            let offset = page * lmtt::PAGE;
-            let entry = lmtt::leaf_entry(lmem.start + offset)?;
-            // CAST: below 64K entries.
-            let index = lmtt::leaf_index(offset)? as u64;
-            mem.write32(leaf.start + index * lmtt::ENTRY_BYTES, entry)?;
-        }
-        let at = self.dir.start + u64::from(vf) * lmtt::ENTRY_BYTES;
-        mem.write32(at, lmtt::dir_entry(leaf.start)?)
+        // Bytes written, counted as they are (a failure part way counts what was written).
+        let mut written = 0u64;
+        let r = (|| -> Result {
+            mem.zero(leaf.start, leaf.size())?;
+            written += leaf.size();
+            // The VF sees its memory from offset 0; page i of it is page i of `lmem`.
+            for page in 0..lmem.size() / lmtt::PAGE {
+                let offset = page * lmtt::PAGE;
+                let entry = lmtt::leaf_entry(lmem.start + offset)?;
+                // CAST: below 64K entries.
+                let index = lmtt::leaf_index(offset)? as u64;
+                mem.write32(leaf.start + index * lmtt::ENTRY_BYTES, entry)?;
+                written += lmtt::ENTRY_BYTES;
+            }
+            let at = self.dir.start + u64::from(vf) * lmtt::ENTRY_BYTES;
+            mem.write32(at, lmtt::dir_entry(leaf.start)?)?;
+            written += lmtt::ENTRY_BYTES;
+            Ok(())
+        })();
+        self.stats.lmtt_bytes.add(written, Relaxed);
+        r
     }
 
     /// Sends VF `vf`'s configuration and checks the GuC applied all of it.
@@ -559,15 +690,27 @@ impl Pf {
     ///
     /// `EBUSY` when the VFs are on the bus and `owner` is not the PCI side.
     pub(crate) fn unprovision(&self, owner: Owner) -> Result {
+        let mark = self.mark();
+        let vfs = self.unprovision_locked(owner)?;
+        if vfs > 0 {
+            self.record(&self.stats.unprovision, vfs, mark);
+        }
+        Ok(())
+    }
+
+    /// [`Pf::unprovision`] without the accounting: how many VFs it gave back.
+    fn unprovision_locked(&self, owner: Owner) -> Result<u64> {
         let mut st = self.state.lock();
         if owner != Owner::Pci && st.owner == Some(Owner::Pci) {
             return Err(EBUSY);
         }
+        // CAST: at most 63.
+        let vfs = st.vfs.len() as u64;
         if !st.vfs.is_empty() {
             self.release_all(&mut st);
         }
         st.owner = None;
-        Ok(())
+        Ok(vfs)
     }
 
     fn release_all(&self, st: &mut State) {
@@ -604,7 +747,9 @@ impl Pf {
         }
         if let Some(leaf) = v.leaf {
             let at = self.dir.start + u64::from(vf) * lmtt::ENTRY_BYTES;
-            let _ = self.with_bars(|_, mem| mem.write32(at, 0));
+            if self.with_bars(|_, mem| mem.write32(at, 0)).is_ok() {
+                self.stats.lmtt_bytes.add(lmtt::ENTRY_BYTES, Relaxed);
+            }
             self.b.pool.free(leaf);
         }
         if let Some(lmem) = v.lmem {
@@ -632,7 +777,9 @@ impl Pf {
         // SAFETY: `work` is this object's initialized work item; flushing waits for a run in
         // progress (it sees `closed` and stops) and nothing queues it again once closed.
         unsafe { kernel::bindings::flush_work(Work::raw_get(&self.work)) };
-        let _ = self.unprovision(Owner::Pci);
+        // Without the accounting: nobody measures an unbind, and the reference copy would
+        // allocate for nothing.
+        let _ = self.unprovision_locked(Owner::Pci);
         self.state.lock().closed = true;
         let _ = self.with_bars(|bar, _| {
             let gt = self.b.gt.view(&self.dev, bar);
@@ -673,16 +820,44 @@ impl Pf {
             self.stats.bad_notices.load(Relaxed),
             self.stats.adverse_events.load(Relaxed)
         )?;
+        self.stats.provision.fmt(f, "provision_last")?;
+        self.stats.unprovision.fmt(f, "unprovision_last")?;
+        // The maps (which function owns what; tools/sriov-map draws them): the GuC's GGTT
+        // window and what is allocated in it (the PF's and the VFs' ranges), the CPU-visible
+        // pool and what is allocated in it (the PF's objects, the LMTT directory and leaves),
+        // the local memory VFs share and the usable top.
+        fmt_window(
+            f,
+            "ggtt_window",
+            Range {
+                start: GUC_GGTT_BOTTOM,
+                end: GUC_GGTT_TOP,
+            },
+        )?;
+        write!(f, "ggtt_used:")?;
+        self.b
+            .ggtt
+            .for_each_used(|r| write!(f, " {:#x}-{:#x}", r.start, r.end))?;
+        writeln!(f)?;
+        fmt_window(f, "lmem_pool", self.b.pool.window())?;
+        write!(f, "lmem_pool_used:")?;
+        self.b
+            .pool
+            .for_each_used(|r| write!(f, " {:#x}-{:#x}", r.start, r.end))?;
+        writeln!(f)?;
+        fmt_window(f, "lmem_vf", st.vf_lmem.window())?;
+        writeln!(f, "lmem_usable: {:#x}", self.usable)?;
         for (i, v) in st.vfs.iter().enumerate() {
             let g = v.ggtt.unwrap_or(Range { start: 0, end: 0 });
             let l = v.lmem.unwrap_or(Range { start: 0, end: 0 });
             let c = v.contexts.unwrap_or_default();
             let d = v.doorbells.unwrap_or_default();
             let p = v.pushed.unwrap_or_default();
+            let leaf = v.leaf.unwrap_or(Range { start: 0, end: 0 });
             writeln!(
                 f,
                 "vf{}: ggtt {:#x}-{:#x} lmem {:#x}-{:#x} contexts {}+{} doorbells {}+{} \
-                 pushed {} eq_ms {} pt_us {} priority {} flr {:?}",
+                 pushed {} eq_ms {} pt_us {} priority {} flr {:?} leaf {:#x}-{:#x}",
                 i + 1,
                 g.start,
                 g.end,
@@ -696,7 +871,9 @@ impl Pf {
                 p.exec_quantum_ms,
                 p.preempt_timeout_us,
                 p.priority,
-                v.flr
+                v.flr,
+                leaf.start,
+                leaf.end
             )?;
         }
         Ok(())
@@ -1007,6 +1184,11 @@ impl Pf {
             e.to_errno()
         );
     }
+}
+
+/// A `name: START-END` line of debugfs `sriov`.
+fn fmt_window(f: &mut impl core::fmt::Write, name: &str, r: Range) -> core::fmt::Result {
+    writeln!(f, "{}: {:#x}-{:#x}", name, r.start, r.end)
 }
 
 /// The KLV page: one GGTT page.

@@ -58,6 +58,20 @@
 #   irq_engine_db        as irq_engine, in this boot (to subtract)
 #   db_burst, db_single  as guc_burst, guc_single
 
+#
+# `bench.sh sriov` (a fourth boot, modules copied but not loaded) makes the
+# mock's SR-IOV visible with the test-only shim (Documentation/sriov.rst,
+# "Guest shim"), loads xehpg, and measures the PF's provisioning layer through
+# debugfs `sriov` (`provision N`, no VF on the bus, so 63 VFs work), for N in
+# BENCH_SRIOV_VFS (default "1 7 63"):
+#   sriov_provision_N    `provision N`
+#   sriov_unprovision_N  `unprovision` of those N
+# Their lines add h2g=H g2h=G (CT messages sent, received: debugfs ct),
+# ggtt_bytes=B lmtt_bytes=L memcpy_ns=M vfs=N from the driver's
+# `provision_last`/`unprovision_last` line; ns is the driver's own time of
+# the operation. After each provision the whole debugfs `sriov` text follows
+# as `sriov-map N: LINE` lines (the host saves them for tools/sriov-map).
+
 N=${BENCH_N:-50}
 DBG=/sys/kernel/debug/xehpg
 PHASE=${1:-default}
@@ -66,6 +80,27 @@ fail() {
 	echo "bench error $*"
 	exit 1
 }
+
+# The sriov boot loads the modules itself: the shim must see the PF before
+# xehpg binds it (the PCI core reads SR-IOV when it scans the device), and
+# xehpg's MMIO count must start with the mock's (nothing else touches BAR 0).
+if [ "$PHASE" = sriov ]; then
+	pf=
+	for p in /sys/bus/pci/devices/*; do
+		[ "$(cat "$p/vendor")" = 0x8086 ] || continue
+		case $(cat "$p/class") in 0x03*) pf=${p##*/} ;; esac
+	done
+	[ -n "$pf" ] || fail "sriov: no Intel display device"
+	insmod /lib/modules/xehpg_sriov_shim.ko "pf=$pf" || fail "sriov: the shim refused $pf"
+	echo 1 >"/sys/bus/pci/devices/$pf/remove" && echo 1 >/sys/bus/pci/rescan ||
+		fail "sriov: remove and rescan of $pf failed"
+	insmod /lib/modules/xehpg.ko || fail "sriov: insmod xehpg failed"
+	_k=0
+	while [ ! -e "/sys/bus/pci/drivers/xehpg/$pf" ] && [ $_k -lt 100 ]; do
+		sleep 0.1
+		_k=$((_k + 1))
+	done
+fi
 
 bdf=
 for d in /sys/bus/pci/drivers/xehpg/0000:*; do
@@ -127,6 +162,44 @@ submit_run() {
 
 if [ "$PHASE" = execlist ] || [ "$PHASE" = doorbell ]; then
 	[ -w "$dir/submit" ] || fail "no $dir/submit"
+fi
+
+# h2g_g2h: "SENT RECEIVED", the CT messages of debugfs ct (no register read).
+h2g_g2h() {
+	sed -n -e 's/^sent: requests \([0-9]*\) fast \([0-9]*\) .*/\1 \2/p' \
+		-e 's/^received: replies \([0-9]*\) events \([0-9]*\) .*/\1 \2/p' "$dir/ct" |
+		awk 'NR == 1 { s = $1 + $2 } NR == 2 { r = $1 + $2 } END { print s + 0, r + 0 }'
+}
+
+# sriov_measure OP N: writes the debugfs sriov command of OP (provision N or
+# unprovision) and prints its bench line.
+sriov_measure() {
+	_op=$1 _n=$2
+	set -- $(counts) $(h2g_g2h)
+	_r0=$1 _w0=$2 _s0=$3 _g0=$4
+	if [ "$_op" = provision ]; then _cmd="provision $_n"; else _cmd=unprovision; fi
+	echo "$_cmd" >"$dir/sriov" || fail "sriov: '$_cmd' refused"
+	set -- $(counts) $(h2g_g2h)
+	_r1=$1 _w1=$2 _s1=$3 _g1=$4
+	# "vfs V ns T ggtt_bytes B lmtt_bytes L memcpy_ns M"
+	set -- $(sed -n "s/^${_op}_last: //p" "$dir/sriov")
+	[ $# -eq 10 ] && [ "$2" = "$_n" ] || fail "sriov: no ${_op}_last line for $_n VFs ($*)"
+	echo "bench sriov_${_op}_$_n n=1 reads=$((_r1 - _r0)) writes=$((_w1 - _w0)) ns=$4 h2g=$((_s1 - _s0)) g2h=$((_g1 - _g0)) ggtt_bytes=$6 lmtt_bytes=$8 memcpy_ns=${10} vfs=$2"
+}
+
+if [ "$PHASE" = sriov ]; then
+	[ -w "$dir/sriov" ] || fail "no $dir/sriov"
+	_t=$(sed -n 's/^total_vfs: //p' "$dir/sriov")
+	[ "${_t:-0}" -gt 0 ] || fail "sriov: not an SR-IOV PF ($(head -n 1 "$dir/sriov"))"
+	[ "$(sed -n 's/^state: //p' "$dir/ct")" = up ] || fail "sriov: the CT is not up"
+	for n in ${BENCH_SRIOV_VFS:-1 7 63}; do
+		sriov_measure provision "$n"
+		sed "s/^/sriov-map $n: /" "$dir/sriov"
+		sriov_measure unprovision "$n"
+	done
+	set -- $(counts)
+	echo "bench mmio_stats reads=$1 writes=$2"
+	exit 0
 fi
 
 # single_measure NAME: BENCH_SINGLE_N runs of one request on rcs0, summed

@@ -4,7 +4,9 @@
 //! repeats `mcr` debugfs commands and prints `bench NAME n=N reads=R
 //! writes=W ns=T` lines ([`parse`]); a second boot with `force_execlist=1`
 //! measures execlist submission through the debugfs `submit` selftest, a
-//! third with `guc_doorbells=1` GuC submission through MMIO doorbells. This prints them as a table of MMIO
+//! third with `guc_doorbells=1` GuC submission through MMIO doorbells, a
+//! fourth (with the test-only SR-IOV shim) the PF's provisioning of 1, 7 and
+//! 63 VFs ([`sriov_lines`]). This prints them as a table of MMIO
 //! accesses (and wall time) per operation next to the driver's design
 //! targets ([`table`]); it is a measurement, not a test, so a figure off its
 //! target is printed, not failed.
@@ -56,7 +58,18 @@ impl Measure {
 }
 
 /// Optional keys a measurement line may add.
-const EXTRA_KEYS: [&str; 5] = ["loads", "irqs", "p50_ns", "p99_ns", "memcpy_ns"];
+const EXTRA_KEYS: [&str; 10] = [
+    "loads",
+    "irqs",
+    "p50_ns",
+    "p99_ns",
+    "memcpy_ns",
+    "h2g",
+    "g2h",
+    "ggtt_bytes",
+    "lmtt_bytes",
+    "vfs",
+];
 
 /// Everything the guest reported.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -67,6 +80,8 @@ pub struct Output {
     pub stats: Option<mmio::Counts>,
     /// `bench error ...` lines.
     pub errors: Vec<String>,
+    /// The SR-IOV boot's debugfs `sriov` captures, per VF count ([`sriov_maps`]).
+    pub maps: Vec<(u64, String)>,
 }
 
 /// Parses the guest's `bench ...` lines; other lines are ignored.
@@ -508,11 +523,20 @@ pub fn run(repo: &Path) -> Result<bool> {
             .into_iter()
             .filter(|m| m.name.starts_with("db_") || m.name == "irq_engine_db"),
     );
+    let (sriov, ok4) = sriov_boot(repo, &logs)?;
+    ok &= ok4;
+    output.measures.extend(sriov.measures);
     let submission = submission_lines(&output);
     match table(&output) {
         Ok(rows) => {
             let n = output.measures.first().map_or(0, |m| m.n);
             print!("\n{}{submission}", render(&rows, n));
+            let (text, errors) = sriov_lines(&output, &sriov.maps);
+            print!("{text}");
+            for e in &errors {
+                println!("error: {e}");
+                ok = false;
+            }
         }
         Err(e) => {
             println!("error: {e:#}");
@@ -522,9 +546,205 @@ pub fn run(repo: &Path) -> Result<bool> {
     Ok(ok)
 }
 
+/// The SR-IOV boot: the shim and xehpg copied, not loaded (`bench.sh sriov`
+/// loads them in order); the `sriov-map N:` captures saved as
+/// `build/bench/sriov-N.txt` for `make sriov-map`.
+fn sriov_boot(repo: &Path, logs: &Path) -> Result<(Output, bool)> {
+    let shim = repo.join("build/sriov-shim/xehpg_sriov_shim.ko");
+    if !shim.exists() {
+        println!(
+            "error: {} is missing: `make sriov-shim` builds it; no SR-IOV rows",
+            shim.display()
+        );
+        return Ok((Output::default(), false));
+    }
+    let extra = [
+        "--no-load".to_string(),
+        format!("--module={}", shim.display()),
+    ];
+    let (mut output, ok) = boot_with(repo, logs, "sriov", &[], &extra)?;
+    let text = std::fs::read_to_string(logs.join("sriov-output.log")).unwrap_or_default();
+    output.maps = sriov_maps(&text);
+    for (n, map) in &output.maps {
+        let path = logs.join(format!("sriov-{n}.txt"));
+        std::fs::write(&path, map).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok((output, ok))
+}
+
+/// The `sriov-map N: LINE` captures of the guest's output, per N in order.
+pub fn sriov_maps(text: &str) -> Vec<(u64, String)> {
+    let mut maps: Vec<(u64, String)> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        let Some((n, rest)) = line
+            .strip_prefix(MAP_PREFIX)
+            .and_then(|r| r.split_once(": "))
+        else {
+            continue;
+        };
+        let Ok(n) = n.parse::<u64>() else { continue };
+        match maps.iter_mut().find(|(m, _)| *m == n) {
+            Some((_, t)) => {
+                t.push_str(rest);
+                t.push('\n');
+            }
+            None => maps.push((n, format!("{rest}\n"))),
+        }
+    }
+    maps
+}
+
+/// Prefix of the guest's debugfs `sriov` captures.
+const MAP_PREFIX: &str = "sriov-map ";
+
+/// The SR-IOV provisioning figures: per VF count, provision and unprovision
+/// with their time, MMIO, CT messages and table bytes, and the time against
+/// a CPU copy of the same bytes measured by the driver in the same run. Also
+/// checks the driver's byte counts against the map it reported (`maps`):
+/// provisioning writes every GGTT entry of each VF's range (8 bytes each),
+/// zeroes its 256 KiB leaf, writes one 4-byte leaf entry per 2 MiB of its
+/// local memory and its directory entry; giving back points the same GGTT
+/// entries at scratch and clears each directory entry. A difference is
+/// returned as an error.
+pub fn sriov_lines(out: &Output, maps: &[(u64, String)]) -> (String, Vec<String>) {
+    let mut s = String::new();
+    let mut errors = Vec::new();
+    let rows: Vec<&Measure> = out
+        .measures
+        .iter()
+        .filter(|m| m.name.starts_with("sriov_"))
+        .collect();
+    if rows.is_empty() {
+        return (s, errors);
+    }
+    s.push_str(&format!(
+        "\nSR-IOV PF, debugfs `provision N` (no VF on the bus), the driver's own times:\n\
+         {:<4} {:<11} {:>9} {:>6} {:>6} {:>5} {:>5} {:>11} {:>11} {:>10} {:>9}\n",
+        "VFs",
+        "operation",
+        "ms",
+        "reads",
+        "writes",
+        "H2G",
+        "G2H",
+        "GGTT bytes",
+        "LMTT bytes",
+        "memcpy ms",
+        "x memcpy"
+    ));
+    for m in &rows {
+        let op = if m.name.starts_with("sriov_provision") {
+            "provision"
+        } else {
+            "unprovision"
+        };
+        let (ggtt, lmtt) = (
+            m.get("ggtt_bytes").unwrap_or(0),
+            m.get("lmtt_bytes").unwrap_or(0),
+        );
+        let (ns, copy) = (m.ns.unwrap_or(0), m.get("memcpy_ns").unwrap_or(0));
+        // CAST: counts far below 2^52, exact in f64.
+        let ratio = if copy > 0 {
+            format!("{:.1}", ns as f64 / copy as f64)
+        } else {
+            "-".into()
+        };
+        s.push_str(&format!(
+            "{:<4} {:<11} {:>9.1} {:>6} {:>6} {:>5} {:>5} {:>11} {:>11} {:>10.2} {:>9}\n",
+            m.get("vfs").unwrap_or(0),
+            op,
+            ns as f64 / 1e6,
+            m.reads,
+            m.writes,
+            m.get("h2g").unwrap_or(0),
+            m.get("g2h").unwrap_or(0),
+            ggtt,
+            lmtt,
+            copy as f64 / 1e6,
+            ratio
+        ));
+    }
+    s.push_str(
+        "(x memcpy: the operation's time over a CPU copy of its GGTT + LMTT bytes \
+         between two kernel buffers)\n",
+    );
+    for (n, text) in maps {
+        let expect = match expected_bytes(text) {
+            Ok(e) => e,
+            Err(e) => {
+                errors.push(format!("sriov-{n}: {e:#}"));
+                continue;
+            }
+        };
+        for (name, want) in [
+            (format!("sriov_provision_{n}"), (expect.ggtt, expect.lmtt)),
+            (format!("sriov_unprovision_{n}"), (expect.ggtt, expect.dir)),
+        ] {
+            let Some(m) = rows.iter().find(|m| m.name == name) else {
+                errors.push(format!("the guest reported no `{name}` measurement"));
+                continue;
+            };
+            let got = (
+                m.get("ggtt_bytes").unwrap_or(0),
+                m.get("lmtt_bytes").unwrap_or(0),
+            );
+            if got != want {
+                errors.push(format!(
+                    "{name}: the driver counted GGTT/LMTT bytes {got:?}; its map implies {want:?}"
+                ));
+            }
+        }
+    }
+    (s, errors)
+}
+
+/// Table bytes one provisioning of a map writes.
+#[derive(Debug, PartialEq, Eq)]
+struct Expected {
+    /// GGTT: 8 bytes per 4 KiB page of every VF's range.
+    ggtt: u64,
+    /// LMTT at provisioning: each leaf zeroed, an entry per 2 MiB page, a
+    /// directory entry.
+    lmtt: u64,
+    /// LMTT at giving back: a directory entry per VF.
+    dir: u64,
+}
+
+/// What the map `text` (debugfs `sriov`) implies was written: a 64-bit GGTT
+/// entry per 4 KiB page (the driver's `Mmio::write_gsm`, as upstream
+/// `xe_ggtt.c` writes each PTE with one `writeq`), a 32-bit LMTT entry per
+/// 2 MiB page and a 256 KiB leaf (seed 000 lines 380-397).
+fn expected_bytes(text: &str) -> Result<Expected> {
+    let map = xehpg_sriov_map::parse(text)?;
+    let mut e = Expected {
+        ggtt: 0,
+        lmtt: 0,
+        dir: 0,
+    };
+    for v in &map.vfs {
+        let leaf = v.leaf.with_context(|| format!("VF{} has no leaf", v.n))?;
+        e.ggtt += v.ggtt.size() / 4096 * 8;
+        e.lmtt += leaf.size() + v.lmem.size() / (2 << 20) * 4 + 4;
+        e.dir += 4;
+    }
+    Ok(e)
+}
+
 /// One VM boot running `bench.sh PHASE` with module `params`: its output and
 /// whether it ran clean and reconciled.
 fn boot(repo: &Path, logs: &Path, phase: &str, params: &[&str]) -> Result<(Output, bool)> {
+    boot_with(repo, logs, phase, params, &[])
+}
+
+/// [`boot`] with `extra` runner arguments.
+fn boot_with(
+    repo: &Path,
+    logs: &Path,
+    phase: &str,
+    params: &[&str],
+    extra: &[String],
+) -> Result<(Output, bool)> {
     let (out_log, console, summary) = (
         logs.join(format!("{phase}-output.log")),
         logs.join(format!("{phase}-console.log")),
@@ -549,6 +769,7 @@ fn boot(repo: &Path, logs: &Path, phase: &str, params: &[&str]) -> Result<(Outpu
     for p in params {
         cmd.arg(format!("--param={p}"));
     }
+    cmd.args(extra);
     cmd.args(["--", &format!("sh /bench.sh {phase}")]);
     println!(
         "xehpg bench: booting the VM, {phase} (logs in {})",
@@ -827,6 +1048,72 @@ bench mmio_stats reads=700 writes=650
         let rows = table(&parse(&without).unwrap()).unwrap();
         assert!(rows.iter().all(|r| !r.what.starts_with("CT")));
         assert!(!render(&rows, 50).contains("round trips per second"));
+    }
+
+    /// Lines of a real `bench.sh sriov` run (the captures abridged to the
+    /// committed 7-VF one, which is from the same driver).
+    const SRIOV: &str = "\
+bench sriov_provision_7 n=1 reads=34 writes=59 ns=112425889 h2g=7 g2h=7 ggtt_bytes=7340032 lmtt_bytes=1849372 memcpy_ns=3525593 vfs=7
+bench sriov_unprovision_7 n=1 reads=34 writes=59 ns=96372441 h2g=7 g2h=7 ggtt_bytes=7340032 lmtt_bytes=28 memcpy_ns=2524405 vfs=7
+bench mmio_stats reads=834 writes=1550
+";
+
+    fn seven() -> String {
+        let capture = include_str!("../../sriov-map/tests/data/sriov-7.txt");
+        let mut text: String = capture
+            .lines()
+            .map(|l| format!("sriov-map 7: {l}\n"))
+            .collect();
+        text.push_str(SRIOV);
+        text
+    }
+
+    #[test]
+    fn sriov_captures_are_split_per_vf_count() {
+        let text = format!("{}sriov-map 1: total_vfs: 63\nsriov-map x: no\n", seven());
+        let maps = sriov_maps(&text);
+        assert_eq!(maps.len(), 2);
+        assert_eq!(maps[0].0, 7);
+        assert_eq!(
+            maps[0].1,
+            include_str!("../../sriov-map/tests/data/sriov-7.txt")
+        );
+        assert_eq!(maps[1], (1, "total_vfs: 63\n".to_string()));
+    }
+
+    #[test]
+    fn sriov_rows_and_the_byte_check() {
+        let text = seven();
+        let out = parse(&text).unwrap();
+        let maps = sriov_maps(&text);
+        let (lines, errors) = sriov_lines(&out, &maps);
+        assert!(errors.is_empty(), "{errors:?}");
+        // 112.4 ms over 3.53 ms of memcpy: 31.9 times.
+        assert!(
+            lines.contains("7    provision       112.4     34     59     7     7     7340032     1849372       3.53      31.9"),
+            "{lines}"
+        );
+        assert!(lines.contains("7    unprovision      96.4"), "{lines}");
+        // 7 VFs of 512 MiB GGTT: 131072 entries of 8 bytes each; 7 leaves of
+        // 256 KiB, 512 entries (1 GiB in 2 MiB pages) and a directory entry.
+        assert_eq!(
+            expected_bytes(&maps[0].1).unwrap(),
+            Expected {
+                ggtt: 7 * 131072 * 8,
+                lmtt: 7 * (256 * 1024 + 512 * 4 + 4),
+                dir: 7 * 4
+            }
+        );
+        // A driver counting wrong is caught.
+        let wrong = text.replace("lmtt_bytes=28 ", "lmtt_bytes=32 ");
+        let (_, errors) = sriov_lines(&parse(&wrong).unwrap(), &maps);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("sriov_unprovision_7"), "{errors:?}");
+        // Without the SR-IOV boot there is nothing to print.
+        assert_eq!(
+            sriov_lines(&parse(GUEST).unwrap(), &[]),
+            (String::new(), vec![])
+        );
     }
 
     #[test]

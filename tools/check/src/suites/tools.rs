@@ -60,6 +60,7 @@ fn breakdown(cases: &[Case]) -> String {
     let role = |k: &str| match k {
         "xehpg_mock" => "device model",
         "xehpg_gen" => "table generator",
+        "xehpg_sriov_map" => "provisioning map",
         _ => "harness",
     };
     let parts: Vec<String> = per
