@@ -312,7 +312,7 @@ impl Submit {
 
     /// Does what [`Port::submit`] left for after its lock: nothing, `SCHED_CONTEXT`, or the
     /// doorbell.
-    fn send(&self, p: &Port, ct: &Channel, kick: Kick) -> Result {
+    pub(super) fn send(&self, p: &Port, ct: &Channel, kick: Kick) -> Result {
         match kick {
             Kick::None => Ok(()),
             Kick::Sched(id) => self.kick(p, ct, id),
@@ -334,7 +334,7 @@ impl Submit {
     /// Waits for the queue to drain. A GuC reset is recovered on the way; a GuC-mode stall is
     /// first answered by sending `SCHED_CONTEXT` again (the GuC may have lost one). Returns
     /// whether it drained.
-    fn drain(&self, p: &Port, ct: &Channel, failed: &mut u64) -> bool {
+    pub(super) fn drain(&self, p: &Port, ct: &Channel, failed: &mut u64) -> bool {
         let mut nudged = false;
         loop {
             let settled = p.wait_progress(STALL_MS, Port::settled);
@@ -380,7 +380,7 @@ impl Submit {
     }
 
     /// Hang or reset recovery in the device's mode; returns the requests failed.
-    fn recover(&self, p: &Port, ct: &Channel, why: &str) -> Result<usize> {
+    pub(super) fn recover(&self, p: &Port, ct: &Channel, why: &str) -> Result<usize> {
         match self.mode() {
             Mode::Guc => p.guc_recover(self, ct, self.doorbells(), why),
             _ => self.with_gt(|gt| p.recover(gt, STALL_MS)),
