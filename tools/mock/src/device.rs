@@ -428,6 +428,16 @@ impl Device {
                 }
                 self.regs.arm_engine_fault(engine, fault, &mut self.rec);
             }
+            Request::LmemDirty { offset, len } => {
+                // A test hook: memory, not registers, so a removed card keeps
+                // it too. Out of range: said on stderr, nothing written.
+                if let Err(e) = self
+                    .lmem
+                    .fill(offset, len, crate::control::LMEM_DIRTY_PATTERN)
+                {
+                    eprintln!("xehpg-mock: lmem:dirty: {e}");
+                }
+            }
             Request::Guc(r) => {
                 if self.dead() {
                     return;
