@@ -48,6 +48,19 @@ impl Submit {
     /// engine or after unbind, `ENOSPC` without GGTT room even for [`MIN_WINDOW`],
     /// `ETIMEDOUT`/`EIO` when the engine hung (recovered) or the request failed.
     pub(crate) fn clear_lmem(&self, ct: &Channel, lmem: Range) -> Result<u64, Failed> {
+        // The selftest's requests and ours share the port; its mutex keeps the drains apart.
+        let _serial = self.last.lock();
+        self.clear_locked(ct, lmem, WINDOW)
+    }
+
+    /// [`Submit::clear_lmem`] with the selftest's mutex held, a window at most `max_window`
+    /// bytes (the selftest makes it small to go through several windows).
+    pub(super) fn clear_locked(
+        &self,
+        ct: &Channel,
+        lmem: Range,
+        max_window: u64,
+    ) -> Result<u64, Failed> {
         if lmem.start % LMEM_ALIGN != 0 || lmem.end % LMEM_ALIGN != 0 || lmem.end < lmem.start {
             return Err(("range", EINVAL));
         }
@@ -56,9 +69,7 @@ impl Submit {
             return Ok(0);
         }
         let p = self.port("bcs0").ok_or(("copy engine", ENODEV))?;
-        // The selftest's requests and ours share the port; its mutex keeps the drains apart.
-        let _serial = self.last.lock();
-        let window = self.window(total.min(WINDOW))?;
+        let window = self.window(total.min(max_window).min(WINDOW))?;
         let res = (|| {
             let mut done = 0;
             while done < total {
