@@ -92,8 +92,9 @@ pub(crate) const fn lri(n: u32, posted: bool) -> u32 {
 }
 
 /// Dwords of one request's commands, padding included: the largest sequence [`request`]
-/// writes (arbitration point, a fill, the flush, the user interrupt: 1 + 16 + 4 + 1).
-pub(crate) const REQUEST_DWORDS: usize = 22;
+/// writes (arbitration point, a fill, a pipe control, the user interrupt: 1 + 16 + 6 + 1; only
+/// the copy engine has the fill, but the encoding does not depend on that).
+pub(crate) const REQUEST_DWORDS: usize = 24;
 
 /// The commands of one request: an arbitration point, the payload, the completion write of
 /// `seqno` to `seqno_at` with the flush the engine class has (`emit_flush_imm_ggtt` on copy
