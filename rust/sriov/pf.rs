@@ -424,18 +424,22 @@ impl Pf {
 
     /// Clears VF `vf`'s local memory `lmem` on the copy engine; the failed step is logged.
     fn clear_lmem(&self, vf: u16, lmem: Range) -> Result {
-        self.b.submit.clear_lmem(&self.b.ct, lmem).map(|_| ()).map_err(|(what, e)| {
-            dev_err!(
-                self.dev,
-                "sriov: VF{}: clearing local memory {:#x}-{:#x} failed at {}: {}\n",
-                vf,
-                lmem.start,
-                lmem.end,
-                what,
-                e.to_errno()
-            );
-            e
-        })
+        self.b
+            .submit
+            .clear_lmem(&self.b.ct, lmem)
+            .map(|_| ())
+            .map_err(|(what, e)| {
+                dev_err!(
+                    self.dev,
+                    "sriov: VF{}: clearing local memory {:#x}-{:#x} failed at {}: {}\n",
+                    vf,
+                    lmem.start,
+                    lmem.end,
+                    what,
+                    e.to_errno()
+                );
+                e
+            })
     }
 
     /// Fills VF `vf`'s leaf table (every entry of `lmem`, the rest invalid) and points its

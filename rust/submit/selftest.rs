@@ -473,14 +473,11 @@ impl Submit {
             ..ClearOutcome::default()
         };
         let bytes = (mib << 20) as u64;
-        let res = self
-            .pool
-            .alloc(bytes + CLEAR_GUARD)
-            .and_then(|lmem| {
-                let r = self.clear_in(ct, run, lmem, bytes, &mut out);
-                self.pool.free(lmem);
-                r
-            });
+        let res = self.pool.alloc(bytes + CLEAR_GUARD).and_then(|lmem| {
+            let r = self.clear_in(ct, run, lmem, bytes, &mut out);
+            self.pool.free(lmem);
+            r
+        });
         if let Err(e) = res {
             out.errno = e.to_errno();
         }
@@ -512,10 +509,16 @@ impl Submit {
             start: lmem.start,
             end: lmem.start + bytes,
         };
-        self.clear_locked(ct, range, CLEAR_WINDOW).map_err(|(what, e)| {
-            dev_err!(self.dev, "submit: clear failed at {}: {}\n", what, e.to_errno());
-            e
-        })?;
+        self.clear_locked(ct, range, CLEAR_WINDOW)
+            .map_err(|(what, e)| {
+                dev_err!(
+                    self.dev,
+                    "submit: clear failed at {}: {}\n",
+                    what,
+                    e.to_errno()
+                );
+                e
+            })?;
         // CAST: a non-negative duration.
         out.clear_ns = start.elapsed().as_nanos() as u64;
         let mut at = 0u64;

@@ -1064,13 +1064,27 @@ impl guc::Bus for DeviceBus<'_> {
             // A zero fill frees the pages (`MemFd::fill`).
             guc::Target::Lmem => self.lmem.fill(addr, len, value).map_err(|e| lmem_error(&e)),
             guc::Target::Sys => {
-                let mut buf = Vec::new();
-                // CAST: the engine's fills are at most 64 MiB.
-                buf.resize(len as usize, 0u8);
-                for (i, b) in buf.iter_mut().enumerate() {
-                    *b = value.to_le_bytes()[i % 4];
+                // A chunk at a time; checked whole first, so a fault writes nothing.
+                const CHUNK: u64 = 1 << 16;
+                let n = usize::try_from(len).map_err(|_| "range too large".to_owned())?;
+                self.guest.probe(addr, n, true).map_err(|e| e.to_string())?;
+                // CAST: CHUNK fits a usize.
+                let buf: Vec<u8> = value
+                    .to_le_bytes()
+                    .into_iter()
+                    .cycle()
+                    .take(CHUNK as usize)
+                    .collect();
+                let mut done = 0;
+                while done < len {
+                    let k = (len - done).min(CHUNK);
+                    // CAST: k <= CHUNK.
+                    self.guest
+                        .write(addr + done, &buf[..k as usize])
+                        .map_err(|e| e.to_string())?;
+                    done += k;
                 }
-                self.guest.write(addr, &buf).map_err(|e| e.to_string())
+                Ok(())
             }
         }
     }

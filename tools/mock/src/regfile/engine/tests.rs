@@ -140,7 +140,7 @@ fn color_blt(dst: u64, rows: u32, pitch: u32, value: u32) -> [u32; 16] {
     let mut c = [0u32; 16];
     c[0] = XY_FAST_COLOR;
     c[1] = pitch - 1;
-    c[3] = rows << 16 | pitch / 4;
+    c[3] = (rows << 16) | (pitch / 4);
     c[4] = dst as u32;
     c[5] = (dst >> 32) as u32;
     c[7] = value;
