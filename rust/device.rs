@@ -137,6 +137,7 @@ struct PfParts {
     ggtt: Arc<Ggtt>,
     pool: Arc<LmemPool>,
     ct: Arc<Channel>,
+    submit: Arc<Submit>,
     /// Local memory the VFs share: beyond the CPU-visible pool, up to the usable top.
     vf_lmem: Range,
     usable: u64,
@@ -180,6 +181,7 @@ fn new_pf(
             ggtt: p.ggtt.clone(),
             pool: p.pool.clone(),
             ct: p.ct.clone(),
+            submit: p.submit.clone(),
         };
         let init = Pf::new(
             bound.as_ref().into(),
@@ -338,6 +340,7 @@ impl<'bound> Xehpg<'bound> {
                     ggtt: ggtt.clone(),
                     pool: lmem_pool.clone(),
                     ct: ct.clone(),
+                    submit: submit.clone(),
                     vf_lmem: Range { start: pool_size, end: info.lmem_usable },
                     usable: info.lmem_usable,
                 }),

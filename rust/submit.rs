@@ -9,6 +9,9 @@
 //! that put it on the engine are [`execlist`] and [`guc`], the latter by `SCHED_CONTEXT` or,
 //! with `guc_doorbells=1`, by the PRM's MMIO [`doorbell`]s when the GuC arms them.
 //!
+//! [`clear`] fills local memory with zeros on the copy engine (the PF clears VFs' memory with
+//! it).
+//!
 //! `Documentation/submission.rst` draws the request lifetime.
 //!
 //! # Contexts
@@ -20,6 +23,7 @@
 //! - the selftest (debugfs `submit`) sleeps between submissions, outside every lock and BAR
 //!   access.
 
+pub(crate) mod clear;
 pub(crate) mod doorbell;
 pub(crate) mod execlist;
 pub(crate) mod guc;

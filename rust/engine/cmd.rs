@@ -51,6 +51,15 @@ pub(crate) const XY_FAST_COPY_BLT: u32 = (2 << 29) | (0x42 << 22) | (10 - 2);
 /// Its colour depth field (dword 1, bits 26:24): 3 = 32 bits per pixel.
 const XY_FAST_COPY_DEPTH_32: u32 = 3 << 24;
 
+/// `XY_FAST_COLOR_BLT` (`XY_FAST_COLOR_BLT_CMD` of `instructions/xe_gpu_commands.h`: type 2, an
+/// engine command (seed 004 line 565), opcode 0x44) at 32 bits per pixel
+/// (`XY_FAST_COLOR_BLT_DEPTH_32`, bits 21:19 = 2), 16 dwords: the length upstream's
+/// `blt_fast_color_cmd_len` gives graphics 12.50 and later before Xe2, DG2 included. Copy
+/// engines only.
+pub(crate) const XY_FAST_COLOR_BLT: u32 = (2 << 29) | (0x44 << 22) | (2 << 19) | (16 - 2);
+/// Dwords of an `XY_FAST_COLOR_BLT`.
+const XY_FAST_COLOR_DWORDS: usize = 16;
+
 /// What a request does before its completion write.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Payload {
@@ -62,6 +71,14 @@ pub(crate) enum Payload {
         dst: u32,
         rows: u16,
         pitch: u16,
+    },
+    /// Fill `rows` rows of `pitch` bytes of local memory at GGTT `dst` with the dword `value`
+    /// (the blitter's colour fill, as upstream clears local memory).
+    Fill {
+        dst: u32,
+        rows: u16,
+        pitch: u32,
+        value: u32,
     },
 }
 
@@ -75,8 +92,9 @@ pub(crate) const fn lri(n: u32, posted: bool) -> u32 {
 }
 
 /// Dwords of one request's commands, padding included: the largest sequence [`request`]
-/// writes (arbitration point, a copy, a pipe control, the user interrupt).
-pub(crate) const REQUEST_DWORDS: usize = 18;
+/// writes (arbitration point, a fill, a pipe control, the user interrupt: 1 + 16 + 6 + 1; only
+/// the copy engine has the fill, but the encoding does not depend on that).
+pub(crate) const REQUEST_DWORDS: usize = 24;
 
 /// The commands of one request: an arbitration point, the payload, the completion write of
 /// `seqno` to `seqno_at` with the flush the engine class has (`emit_flush_imm_ggtt` on copy
@@ -127,6 +145,30 @@ pub(crate) fn request(
             put(pitch);
             put(src);
             put(0);
+        }
+        Payload::Fill {
+            dst,
+            rows,
+            pitch,
+            value,
+        } => {
+            // Upstream's `emit_clear_main_copy` for graphics below 20: MOCS (bits 27:22) 0,
+            // the pitch - 1; origin 0,0; the rectangle's bottom right (rows, pitch / 4 pixels);
+            // the destination; memory type (dw6 bit 31) 0 = local memory; the fill value,
+            // then the other colour and compression dwords, 0 for a 32-bit linear fill.
+            let pitch = pitch & !3;
+            put(XY_FAST_COLOR_BLT);
+            put(pitch.saturating_sub(1));
+            put(0);
+            put((u32::from(rows) << 16) | (pitch / 4));
+            put(dst);
+            put(0);
+            put(0);
+            put(value);
+            // Dwords 8-15.
+            for _ in 8..XY_FAST_COLOR_DWORDS {
+                put(0);
+            }
         }
     }
     match class {
@@ -181,6 +223,30 @@ mod tests {
     }
 
     #[test]
+    fn a_fill_is_xe_s_clear_blit() {
+        let mut out = [0; REQUEST_DWORDS];
+        let fill = Payload::Fill {
+            dst: 0x40_0000,
+            rows: 16384,
+            pitch: 4096,
+            value: 0,
+        };
+        let n = request(Class::Copy, fill, 0x2100, 5, &mut out);
+        // What upstream's `emit_clear_main_copy` writes on DG2 (16 dwords, depth 32).
+        assert_eq!(out[1], 0x5110_000e);
+        assert_eq!(out[2], 4095);
+        assert_eq!(out[3], 0);
+        assert_eq!(out[4], 16384 << 16 | 1024);
+        assert_eq!((out[5], out[6], out[7], out[8]), (0x40_0000, 0, 0, 0));
+        assert!(out[9..17].iter().all(|&d| d == 0));
+        // Then the flush with the seqno (which waits for the fill) and the interrupt.
+        assert_eq!(out[17], MI_FLUSH_DW_STORE);
+        assert_eq!(out[20], 5);
+        assert_eq!(out[21], MI_USER_INTERRUPT);
+        assert_eq!(n, 22);
+    }
+
+    #[test]
     fn opcodes_match_upstream_values() {
         // The values upstream's macros produce (xe_mi_commands.h).
         assert_eq!(MI_USER_INTERRUPT, 0x0100_0000);
@@ -212,6 +278,12 @@ mod tests {
                     dst: 0x20_0000,
                     rows: 256,
                     pitch: 16384,
+                },
+                Payload::Fill {
+                    dst: 0x20_0000,
+                    rows: 16384,
+                    pitch: 4096,
+                    value: 0,
                 },
             ] {
                 let mut out = [0xdead_beef; REQUEST_DWORDS];

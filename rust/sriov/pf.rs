@@ -55,6 +55,7 @@ use crate::{
     },
     mmio::{Bar0, Gttmmadr},
     range::{Range, RangeAllocator},
+    submit::Submit,
 };
 
 /// Context IDs the PF keeps for its own submission (upstream's minimum spare).
@@ -72,6 +73,8 @@ pub(crate) struct Blocks {
     pub(crate) ggtt: Arc<Ggtt>,
     pub(crate) pool: Arc<LmemPool>,
     pub(crate) ct: Arc<Channel>,
+    /// The copy engine clears the VFs' local memory, which the CPU cannot reach.
+    pub(crate) submit: Arc<Submit>,
 }
 
 /// What one VF holds; each resource is recorded as soon as it is taken, so a failure part
@@ -569,6 +572,10 @@ impl Pf {
         let lmem_size = q.lmem.unwrap_or(share.lmem);
         let lmem = step("local memory", st.vf_lmem.alloc(lmem_size, lmtt::PAGE))?;
         self.vf(st, idx)?.lmem = Some(lmem);
+        // Nothing of a previous owner may reach the VF (seed 000 lines 300-326; upstream
+        // clears a VF's new local memory): cleared before the GuC hears of it.
+        self.clear_lmem(vf, lmem)
+            .map_err(|e| ("local memory clear", e))?;
         let leaf = step("LMTT leaf", self.b.pool.alloc(lmtt::LEAF_BYTES))?;
         self.vf(st, idx)?.leaf = Some(leaf);
         step(
@@ -591,6 +598,26 @@ impl Pf {
 
     fn vf<'s>(&self, st: &'s mut State, idx: usize) -> Result<&'s mut Vf, Step> {
         st.vfs.get_mut(idx).ok_or(("bookkeeping", EINVAL))
+    }
+
+    /// Clears VF `vf`'s local memory `lmem` on the copy engine; the failed step is logged.
+    fn clear_lmem(&self, vf: u16, lmem: Range) -> Result {
+        self.b
+            .submit
+            .clear_lmem(&self.b.ct, lmem)
+            .map(|_| ())
+            .map_err(|(what, e)| {
+                dev_err!(
+                    self.dev,
+                    "sriov: VF{}: clearing local memory {:#x}-{:#x} failed at {}: {}\n",
+                    vf,
+                    lmem.start,
+                    lmem.end,
+                    what,
+                    e.to_errno()
+                );
+                e
+            })
     }
 
     /// Fills VF `vf`'s leaf table (every entry of `lmem`, the rest invalid) and points its
@@ -1009,6 +1036,15 @@ impl Pf {
         if let Some(g) = v.ggtt {
             if let Err(e) = self.with_bars(|bar, _| self.b.ggtt.sanitize_vf(bar, g, vf)) {
                 self.flr_failed(v, vf, "GGTT sanitize", e);
+                return;
+            }
+        }
+        // The VF's local memory back to zeros before it runs again (seed 000 lines 300-326:
+        // an FLR clears the VF's state; upstream `xe_gt_sriov_pf_config_sanitize` clears it
+        // with the copy engine).
+        if let Some(l) = v.lmem {
+            if let Err(e) = self.clear_lmem(vf, l) {
+                self.flr_failed(v, vf, "local memory clear", e);
                 return;
             }
         }

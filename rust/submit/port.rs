@@ -292,7 +292,7 @@ impl Port {
             seqno,
             &mut words,
         );
-        // CAST: at most 16 dwords.
+        // CAST: at most REQUEST_DWORDS (24) dwords.
         let bytes = (n * 4) as u32;
         if st.count >= MAX_INFLIGHT || self.ring.space(st.head, st.tail) < bytes {
             return Err(EBUSY);

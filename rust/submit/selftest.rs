@@ -11,6 +11,10 @@
 //! prints the last run: requests, completions, errors, the payload check, the per-request
 //! latency (submission to retirement: median and 99th percentile) and the rate.
 //!
+//! `clear MIB` fills MIB MiB of local memory with a pattern through BAR 2, clears it with the
+//! copy engine ([`super::clear`], in 4 MiB windows so the window is re-pointed) and reads it
+//! back: all zeros, and the 64 KiB after it untouched.
+//!
 //! Process context; sleeps only between submissions, outside every lock and BAR access.
 
 use kernel::{
@@ -74,7 +78,23 @@ pub(crate) struct Report {
     runs: u64,
     outcomes: [Option<Outcome>; ENGINES.len()],
     blit: Option<BlitOutcome>,
+    clear: Option<ClearOutcome>,
 }
+
+/// The outcome of a `clear MIB` run.
+#[derive(Copy, Clone, Default)]
+struct ClearOutcome {
+    mib: u32,
+    errno: i32,
+    /// First byte offset whose dword was wrong, with what it held and what was expected.
+    mismatch: Option<(u64, u32, u32)>,
+    clear_ns: u64,
+}
+
+/// `clear MIB` goes through windows of this size, so a run re-points the window several times.
+const CLEAR_WINDOW: u64 = 4 << 20;
+/// Bytes after the cleared range that must keep their pattern.
+const CLEAR_GUARD: u64 = 64 << 10;
 
 /// The outcome of a `blit MIB` run.
 #[derive(Copy, Clone, Default)]
@@ -148,6 +168,17 @@ impl Submit {
         let (Some(which), Some(n), None) = (words.next(), words.next(), words.next()) else {
             return Err(EINVAL);
         };
+        if which == "clear" {
+            let mib: usize = n.parse().map_err(|_| EINVAL)?;
+            if mib == 0 || mib > MAX_BLIT_MIB || self.port("bcs0").is_none() {
+                return Err(EINVAL);
+            }
+            let mut report = self.last.try_lock().ok_or(EBUSY)?;
+            report.runs += 1;
+            let run = report.runs;
+            report.clear = Some(self.clear_run(ct, run, mib));
+            return Ok(());
+        }
         if which == "blit" {
             let mib: usize = n.parse().map_err(|_| EINVAL)?;
             if mib == 0 || mib > MAX_BLIT_MIB || self.port("bcs0").is_none() {
@@ -312,7 +343,7 @@ impl Submit {
 
     /// Does what [`Port::submit`] left for after its lock: nothing, `SCHED_CONTEXT`, or the
     /// doorbell.
-    fn send(&self, p: &Port, ct: &Channel, kick: Kick) -> Result {
+    pub(super) fn send(&self, p: &Port, ct: &Channel, kick: Kick) -> Result {
         match kick {
             Kick::None => Ok(()),
             Kick::Sched(id) => self.kick(p, ct, id),
@@ -334,7 +365,7 @@ impl Submit {
     /// Waits for the queue to drain. A GuC reset is recovered on the way; a GuC-mode stall is
     /// first answered by sending `SCHED_CONTEXT` again (the GuC may have lost one). Returns
     /// whether it drained.
-    fn drain(&self, p: &Port, ct: &Channel, failed: &mut u64) -> bool {
+    pub(super) fn drain(&self, p: &Port, ct: &Channel, failed: &mut u64) -> bool {
         let mut nudged = false;
         loop {
             let settled = p.wait_progress(STALL_MS, Port::settled);
@@ -380,7 +411,7 @@ impl Submit {
     }
 
     /// Hang or reset recovery in the device's mode; returns the requests failed.
-    fn recover(&self, p: &Port, ct: &Channel, why: &str) -> Result<usize> {
+    pub(super) fn recover(&self, p: &Port, ct: &Channel, why: &str) -> Result<usize> {
         match self.mode() {
             Mode::Guc => p.guc_recover(self, ct, self.doorbells(), why),
             _ => self.with_gt(|gt| p.recover(gt, STALL_MS)),
@@ -429,6 +460,85 @@ impl Submit {
             out.errno = e.to_errno();
         }
         out
+    }
+
+    /// `clear MIB`: fills MIB MiB of local memory and a guard after it with a pattern through
+    /// BAR 2, clears the MIB MiB with [`Submit::clear_lmem`]'s code in [`CLEAR_WINDOW`]
+    /// windows, then reads it all back: zeros, and the guard untouched. The selftest's mutex
+    /// is held (the caller's). Process context.
+    fn clear_run(&self, ct: &Channel, run: u64, mib: usize) -> ClearOutcome {
+        // CAST: mib <= 64.
+        let mut out = ClearOutcome {
+            mib: mib as u32,
+            ..ClearOutcome::default()
+        };
+        let bytes = (mib << 20) as u64;
+        let res = self.pool.alloc(bytes + CLEAR_GUARD).and_then(|lmem| {
+            let r = self.clear_in(ct, run, lmem, bytes, &mut out);
+            self.pool.free(lmem);
+            r
+        });
+        if let Err(e) = res {
+            out.errno = e.to_errno();
+        }
+        out
+    }
+
+    fn clear_in(
+        &self,
+        ct: &Channel,
+        run: u64,
+        lmem: Range,
+        bytes: u64,
+        out: &mut ClearOutcome,
+    ) -> Result {
+        let mut buf = KVVec::from_elem(0u8, IO_CHUNK, GFP_KERNEL)?;
+        let mut at = 0u64;
+        while at < lmem.size() {
+            for (i, w) in buf.chunks_exact_mut(4).enumerate() {
+                // CAST: i < 16384.
+                w.copy_from_slice(&pattern(run, at + (i * 4) as u64).to_le_bytes());
+            }
+            self.lmem
+                .try_access_with(|a| a.write_bytes(lmem.start + at, &buf))
+                .unwrap_or(Err(ENODEV))?;
+            at += IO_CHUNK as u64;
+        }
+        let start = Instant::<Monotonic>::now();
+        let range = Range {
+            start: lmem.start,
+            end: lmem.start + bytes,
+        };
+        self.clear_locked(ct, range, CLEAR_WINDOW)
+            .map_err(|(what, e)| {
+                dev_err!(
+                    self.dev,
+                    "submit: clear failed at {}: {}\n",
+                    what,
+                    e.to_errno()
+                );
+                e
+            })?;
+        // CAST: a non-negative duration.
+        out.clear_ns = start.elapsed().as_nanos() as u64;
+        let mut at = 0u64;
+        while at < lmem.size() {
+            self.lmem
+                .try_access_with(|a| a.read_bytes(lmem.start + at, &mut buf))
+                .unwrap_or(Err(ENODEV))?;
+            for (i, w) in buf.chunks_exact(4).enumerate() {
+                // CAST: i < 16384.
+                let off = at + (i * 4) as u64;
+                let got = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                let want = if off < bytes { 0 } else { pattern(run, off) };
+                if got != want {
+                    out.mismatch = Some((off, got, want));
+                    return Ok(());
+                }
+            }
+            at += IO_CHUNK as u64;
+        }
+        Ok(())
     }
 
     /// Two buffers of `bytes` in local memory, mapped into the GGTT, for `f`; unmapped and
@@ -573,6 +683,20 @@ impl Submit {
                 b.memcpy_ns / 1000,
                 share
             ))?;
+        }
+        if let Some(c) = &r.clear {
+            f.write_fmt(fmt!("clear: mib {} errno {} data ", c.mib, c.errno))?;
+            match c.mismatch {
+                None if c.errno == 0 => f.write_str("ok")?,
+                None => f.write_str("unchecked")?,
+                Some((at, got, want)) => f.write_fmt(fmt!(
+                    "bad at {:#x} read {:#010x} expected {:#010x}",
+                    at,
+                    got,
+                    want
+                ))?,
+            }
+            f.write_fmt(fmt!(" clear_us {}\n", c.clear_ns / 1000))?;
         }
         for (e, o) in ENGINES.iter().zip(r.outcomes.iter()) {
             let Some(o) = o else { continue };

@@ -8,12 +8,19 @@
 # VFs. 1, 7 and 63 VFs, each disabled again (configurations reset at the GuC,
 # shares back), then 7 after 63. The mock's isolation checker walks the GGTT,
 # the LMTT and the ID runs after every change and finds nothing shared.
+# Each VF's local memory is cleared by the copy engine before its
+# configuration goes to the GuC: the mock's record of XY_FAST_COLOR_BLT bytes
+# covers every VF's share of every round, and memory dirtied beforehand
+# (lmem:dirty, a test hook) is not what VF1 finds (lmem_not_cleared is an
+# isolation finding).
 # VF drivers are kept off the VFs (sriov_drivers_autoprobe=0): their BARs have
 # nothing behind them in this guest.
 # guest-module: sriov-shim
 # expect-mock: sriov.isolation_violations == 0
 # expect-mock: sriov.vf_cfg_updates >= 78
 # expect-mock: sriov.vfs_configured == 0
+# expect-mock: sriov.isolation_kinds.lmem_not_cleared == 0
+# expect-mock: engines.bcs0.errors == 0
 # expect-mock: violations == 0
 # expect-mock: unknown_accesses == 0
 # timeout: 300
@@ -27,8 +34,24 @@ expect_eq "PF: TotalVFs" "$(sriov_get "$bdf" total_vfs)" 63
 expect_eq "nothing provisioned" "$(sriov_get "$bdf" provisioned)" 0
 echo 0 >"$dev/sriov_drivers_autoprobe"
 
+# A previous owner's data where the VFs' memory begins (right above the
+# CPU-visible part, 256 MiB here) and past 4 GiB: VF1 of the first round
+# gets both.
+mock_request lmem:dirty:10000000:10000
+mock_request lmem:dirty:100001000:3000
+
+# vf_lmem_sum: the bytes of local memory the provisioned VFs hold.
+vf_lmem_sum() {
+	sum=0
+	for r in $(sed -n 's/^vf[0-9]*: .* lmem \([^ ]*\) .*/\1/p' "$(dbg "$bdf" sriov)"); do
+		sum=$((sum + ${r#*-} - ${r%-*}))
+	done
+	echo "$sum"
+}
+cleared=0
 for n in 1 7 63; do
 	check numvfs "$bdf" "$n"
+	cleared=$((cleared + $(vf_lmem_sum)))
 	expect_eq "$n VF(s) enabled" "$(cat "$dev/sriov_numvfs")" "$n"
 	expect_eq "$n VF(s) provisioned" "$(sriov_get "$bdf" provisioned)" "$n"
 	expect_eq "by sriov_numvfs" "$(sriov_get "$bdf" by)" sriov_numvfs
@@ -44,7 +67,11 @@ done
 diag "$(cat "$(dbg "$bdf" sriov)")"
 # Shares are equal and fit: 7 VFs after 63 get the 7-VF profile again.
 check numvfs "$bdf" 7
+cleared=$((cleared + $(vf_lmem_sum)))
 diag "$(grep '^vf' "$(dbg "$bdf" sriov)")"
+# Every byte every VF was given went through the copy engine's fill.
+check test "$cleared" -gt 0
+mock_expect engines.bcs0.fill_bytes ">=" "$cleared"
 expect_eq "VF7 has 8192 contexts" "$(sriov_vf "$bdf" 7 contexts | cut -d+ -f2)" 8192
 expect_eq "VF7 has 32 doorbells" "$(sriov_vf "$bdf" 7 doorbells | cut -d+ -f2)" 32
 check numvfs "$bdf" 0

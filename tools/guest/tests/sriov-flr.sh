@@ -3,7 +3,9 @@
 # through the shim. The GuC reports VF3 in FLR (vf:flr:3, the mock's stand-in
 # for a host FLR of the VF); the driver's work item sends FLR_START, waits for
 # the GuC's VF_FLR_DONE, stamps VF3's GGTT range again and sends FLR_FINISH;
-# no other VF's share moves. A GuC that never finishes (guc:flr-stuck:1) is
+# no other VF's share moves; VF3's local memory, dirtied first (lmem:dirty, a
+# test hook), is cleared by the copy engine before FLR_FINISH (the mock's
+# isolation checker looks at it then: lmem_not_cleared). A GuC that never finishes (guc:flr-stuck:1) is
 # reported after 500 ms and the VF left failed until its next FLR, which then
 # completes. A notification for a VF that does not exist
 # (guc:bogus-vf-notify:1) is refused and counted. A refused configuration
@@ -15,6 +17,7 @@
 # guest-module: sriov-shim
 # expect-violation: guc_sriov_bad
 # expect-mock: sriov.isolation_violations == 0
+# expect-mock: sriov.isolation_kinds.lmem_not_cleared == 0
 # expect-mock: sriov.flr_finished == 2
 # expect-mock: sriov.paused == 1
 # expect-mock: sriov.vfs_configured == 0
@@ -30,6 +33,10 @@ echo 0 >"$dev/sriov_drivers_autoprobe"
 check numvfs "$bdf" 7
 before=$(grep -v '^vf3:' "$sriov" | grep '^vf')
 
+# What VF3's tenant left: its first and last pages.
+vf3=$(sriov_vf "$bdf" 3 lmem)
+mock_request "lmem:dirty:${vf3%-*}:1000"
+mock_request "lmem:dirty:$(printf %x $((${vf3#*-} - 0x1000))):1000"
 mock_request vf:flr:3
 check wait_until 10 dmesg_has "sriov: VF3: FLR complete"
 expect_eq "one FLR done" "$(sriov_get "$bdf" flr_done)" 1

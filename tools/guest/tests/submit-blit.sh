@@ -5,8 +5,13 @@
 # XY_FAST_COPY_BLTs of 4 MiB on bcs0 (each followed by the flush that writes
 # the seqno), waits for the last to retire, and reads every dword of the
 # destination back through BAR 2. It also times the same copy by the CPU in
-# kernel memory; the report gives both. Run in execlist mode, then under the
-# GuC.
+# kernel memory; the report gives both. Then `clear 16`: a pattern written
+# through BAR 2 is cleared by the copy engine (XY_FAST_COLOR_BLT, the code
+# that clears VFs' local memory) in four 4 MiB windows of one GGTT range,
+# re-pointed between them; every dword reads back zero and the 64 KiB after
+# the range keep the pattern. Run in execlist mode, then under the GuC.
+# expect-mock: engines.bcs0.fills == 8
+# expect-mock: engines.bcs0.fill_bytes == 33554432
 # expect-mock: engines.bcs0.errors == 0
 # expect-mock: engines.gtt_faults == 0
 # expect-mock: violations == 0
@@ -14,6 +19,15 @@
 . /tests/lib.sh
 
 blit_get() { sed -n 's/^blit: //p' "$(dbg "$1" submit)" | tr ' ' '\n' | sed -n "/^$2\$/{n;p;}"; }
+clear_get() { sed -n 's/^clear: //p' "$(dbg "$1" submit)" | tr ' ' '\n' | sed -n "/^$2\$/{n;p;}"; }
+
+# clear_ok MODE: `clear 16` and its report.
+clear_ok() {
+	check submit_cmd "$bdf" "clear 16"
+	diag "$(sed -n 's/^clear: //p' "$(dbg "$bdf" submit)")"
+	expect_eq "$1: clear: no error" "$(clear_get "$bdf" errno)" 0
+	expect_eq "$1: cleared, the guard untouched" "$(clear_get "$bdf" data)" ok
+}
 
 bdf=$(basename "$(gpu_dev 0x56c0)")
 check reload force_execlist=1
@@ -24,7 +38,9 @@ expect_eq "execlist: 16 MiB copied" "$(blit_get "$bdf" mib)" 16
 expect_eq "execlist: no error" "$(blit_get "$bdf" errno)" 0
 expect_eq "execlist: every dword read back right" "$(blit_get "$bdf" data)" ok
 expect_eq "bcs0: four copies retired" "$(eng_get "$bdf" bcs0 completed)" 4
-for bad in "blit 0" "blit 65" "blit x" "blit"; do
+clear_ok execlist
+expect_eq "bcs0: four fills retired" "$(eng_get "$bdf" bcs0 completed)" 8
+for bad in "blit 0" "blit 65" "blit x" "blit" "clear 0" "clear 65" "clear x"; do
 	check not submit_cmd "$bdf" "$bad"
 done
 
@@ -34,6 +50,7 @@ if [ "$(eng_get "$bdf" bcs0 mode)" = guc ]; then
 	diag "$(sed -n 's/^blit: //p' "$(dbg "$bdf" submit)")"
 	expect_eq "GuC: no error" "$(blit_get "$bdf" errno)" 0
 	expect_eq "GuC: every dword read back right" "$(blit_get "$bdf" data)" ok
+	clear_ok GuC
 else
 	not_ok "GuC mode after reload" "mode $(eng_get "$bdf" bcs0 mode)"
 fi

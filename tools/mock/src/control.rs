@@ -353,7 +353,23 @@ pub enum Request {
         /// The engine's name.
         engine: &'static str,
     },
+    /// `lmem:dirty:OFFSET:LEN` (test hook, not a device behaviour): local
+    /// memory `OFFSET..OFFSET + LEN` gets non-zero bytes
+    /// ([`LMEM_DIRTY_PATTERN`]), as a previous owner would leave them, so
+    /// a scenario can prove the driver clears a VF's memory
+    /// (`lmem_not_cleared`, `regfile/isolation.rs`).
+    LmemDirty {
+        /// First byte (hex).
+        offset: u64,
+        /// Bytes (hex, 1..=[`MAX_DIRTY`]).
+        len: u64,
+    },
 }
+
+/// The dword `lmem:dirty` writes.
+pub const LMEM_DIRTY_PATTERN: u32 = 0xd1d1_d1d1;
+/// Largest `lmem:dirty` range: 64 MiB (it allocates what it writes).
+pub const MAX_DIRTY: u64 = 64 << 20;
 
 impl Request {
     /// Parses one request (no surrounding white space).
@@ -411,9 +427,18 @@ impl Request {
                     .name;
                 Ok(Request::Engine { fault, engine })
             }
+            ["lmem", "dirty", offset, len] => {
+                let offset = hex64(offset)?;
+                let len = hex64(len)?;
+                if !(1..=MAX_DIRTY).contains(&len) {
+                    return Err(format!("LEN {len:#x} is not in 1..={MAX_DIRTY:#x}"));
+                }
+                Ok(Request::LmemDirty { offset, len })
+            }
             _ => Err(format!(
                 "`{text}` is not surprise-removal, spurious-msi, irq:SOURCE:DATA:COUNT, \
-                 gt-error:SEV:BITS, ct:..., g2h:..., guc:..., vf:... or engine:FAULT:NAME"
+                 gt-error:SEV:BITS, ct:..., g2h:..., guc:..., vf:..., engine:FAULT:NAME or \
+                 lmem:dirty:OFFSET:LEN"
             )),
         }
     }
@@ -421,7 +446,7 @@ impl Request {
     /// Whether `partial` may still become a request as more characters come
     /// (for a reader that must decide before the line ends).
     pub fn could_become(partial: &str) -> bool {
-        const WORDS: [&str; 9] = [
+        const WORDS: [&str; 10] = [
             "surprise-removal",
             "spurious-msi",
             "irq:",
@@ -431,6 +456,7 @@ impl Request {
             "engine:",
             "guc:",
             "vf:",
+            "lmem:",
         ];
         if WORDS.iter().any(|w| w.starts_with(partial)) {
             return true;
@@ -466,6 +492,7 @@ impl fmt::Display for Request {
             Request::Guc(r) => r.fmt(f),
             Request::Sriov(r) => r.fmt(f),
             Request::Engine { fault, engine } => write!(f, "engine:{}:{engine}", fault.name()),
+            Request::LmemDirty { offset, len } => write!(f, "lmem:dirty:{offset:x}:{len:x}"),
         }
     }
 }
@@ -478,6 +505,18 @@ fn hex(text: &str) -> Result<u64, String> {
         .unwrap_or(text);
     if digits.is_empty() || digits.len() > 8 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(format!("`{text}` is not a hex number"));
+    }
+    u64::from_str_radix(digits, 16).map_err(|e| format!("`{text}`: {e}"))
+}
+
+/// A hex number, `0x` optional, 1 to 12 digits (a local memory address).
+fn hex64(text: &str) -> Result<u64, String> {
+    let digits = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .unwrap_or(text);
+    if digits.is_empty() || digits.len() > 12 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("`{text}` is not a hex number of at most 12 digits"));
     }
     u64::from_str_radix(digits, 16).map_err(|e| format!("`{text}`: {e}"))
 }
@@ -819,6 +858,34 @@ mod tests {
             assert!(Request::parse(bad).is_err(), "{bad:?} was accepted");
         }
         assert!(Request::could_become("guc:reset-st"));
+    }
+
+    #[test]
+    fn lmem_dirty_parses_and_prints_back() {
+        let r = Request::parse("lmem:dirty:0x3f0000000:1000");
+        assert_eq!(
+            r,
+            Ok(Request::LmemDirty {
+                offset: 0x3_f000_0000,
+                len: 0x1000
+            })
+        );
+        assert_eq!(
+            r.map(|r| r.to_string()),
+            Ok("lmem:dirty:3f0000000:1000".into())
+        );
+        assert!(Request::could_become("lmem:dirty:3f0000000:1000"));
+        assert!(Request::could_become("lme"));
+        for bad in [
+            "lmem:dirty:0",
+            "lmem:dirty:0:0",
+            "lmem:dirty:0:4000001",
+            "lmem:dirty:x:10",
+            "lmem:dirty:1000000000000:10",
+            "lmem:clean:0:10",
+        ] {
+            assert!(Request::parse(bad).is_err(), "{bad:?} was accepted");
+        }
     }
 
     #[test]

@@ -128,8 +128,14 @@ impl Device {
             .then(|| MemFd::new("xehpg-mock-ggtt", GGTT_START + GGTT_SIZE))
             .transpose()
             .context("creating the GGTT memfd")?;
-        let lmem = MemFd::new("xehpg-mock-lmembar", opts.lmem_bar_size())
-            .context("creating the LMEMBAR memfd")?;
+        // All of local memory, not only what BAR2 shows: the copy engine
+        // reaches the rest (the VFs' memory). The memfd is sparse, so the
+        // GiBs nobody writes cost nothing; QEMU maps only BAR2's part.
+        let lmem = MemFd::new(
+            "xehpg-mock-lmem",
+            opts.lmem_size().max(opts.lmem_bar_size()),
+        )
+        .context("creating the local memory memfd")?;
         let fw = opts
             .guc_fw
             .as_deref()
@@ -421,6 +427,16 @@ impl Device {
                     return;
                 }
                 self.regs.arm_engine_fault(engine, fault, &mut self.rec);
+            }
+            Request::LmemDirty { offset, len } => {
+                // A test hook: memory, not registers, so a removed card keeps
+                // it too. Out of range: said on stderr, nothing written.
+                if let Err(e) = self
+                    .lmem
+                    .fill(offset, len, crate::control::LMEM_DIRTY_PATTERN)
+                {
+                    eprintln!("xehpg-mock: lmem:dirty: {e}");
+                }
             }
             Request::Guc(r) => {
                 if self.dead() {
@@ -929,9 +945,14 @@ impl Device {
 
     /// A trapped access to BAR2: plain memory.
     fn lmem_access(&mut self, op: Op, offset: u64, data: &mut [u8]) -> io::Result<()> {
+        // BAR2 shows the first `lmem_bar_size` bytes of local memory.
+        let in_bar = offset
+            .checked_add(data.len() as u64)
+            .is_some_and(|end| end <= self.lmem_bar_size());
         let res = match op {
-            Op::Read => self.lmem.read(offset, data),
-            Op::Write => self.lmem.write(offset, data),
+            _ if !in_bar => Err(()),
+            Op::Read => self.lmem.read(offset, data).map_err(drop),
+            Op::Write => self.lmem.write(offset, data).map_err(drop),
         };
         if res.is_err() {
             self.rec.violation(
@@ -940,7 +961,7 @@ impl Device {
                     "BAR2 {} at {offset:#x}+{} beyond {:#x}",
                     op.name(),
                     data.len(),
-                    self.lmem.len()
+                    self.lmem_bar_size()
                 ),
             );
             return Err(einval());
@@ -1024,7 +1045,7 @@ impl guc::Bus for DeviceBus<'_> {
                     Ok(())
                 } else {
                     Err(format!(
-                        "beyond the mock's {:#x}-byte LMEM (the LMEMBAR memfd)",
+                        "beyond the {:#x} bytes of local memory",
                         self.lmem.len()
                     ))
                 }
@@ -1037,10 +1058,46 @@ impl guc::Bus for DeviceBus<'_> {
             }
         }
     }
+
+    fn fill(&mut self, target: guc::Target, addr: u64, len: u64, value: u32) -> Result<(), String> {
+        match target {
+            // A zero fill frees the pages (`MemFd::fill`).
+            guc::Target::Lmem => self.lmem.fill(addr, len, value).map_err(|e| lmem_error(&e)),
+            guc::Target::Sys => {
+                // A chunk at a time; checked whole first, so a fault writes nothing.
+                const CHUNK: u64 = 1 << 16;
+                let n = usize::try_from(len).map_err(|_| "range too large".to_owned())?;
+                self.guest.probe(addr, n, true).map_err(|e| e.to_string())?;
+                // CAST: CHUNK fits a usize.
+                let buf: Vec<u8> = value
+                    .to_le_bytes()
+                    .into_iter()
+                    .cycle()
+                    .take(CHUNK as usize)
+                    .collect();
+                let mut done = 0;
+                while done < len {
+                    let k = (len - done).min(CHUNK);
+                    // CAST: k <= CHUNK.
+                    self.guest
+                        .write(addr + done, &buf[..k as usize])
+                        .map_err(|e| e.to_string())?;
+                    done += k;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn lmem_first_nonzero(&self, addr: u64, len: u64) -> Result<Option<u64>, String> {
+        self.lmem
+            .first_nonzero(addr, len)
+            .map_err(|e| lmem_error(&e))
+    }
 }
 
 fn lmem_error(e: &crate::memory::OutOfBounds) -> String {
-    format!("beyond the mock's LMEM (the LMEMBAR memfd): {e}")
+    format!("beyond local memory: {e}")
 }
 
 /// The register at dword `dw`, if any.

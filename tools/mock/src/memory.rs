@@ -249,6 +249,130 @@ impl MemFd {
         Ok(())
     }
 
+    /// Fills `len` bytes at `offset` with the little-endian dword `value`
+    /// repeated (the pattern starts at `offset`). A zero fill frees the
+    /// whole pages it covers instead of writing them (`fallocate`
+    /// `PUNCH_HOLE`), so clearing GiBs of sparse local memory costs what
+    /// was written there, not its size; only the partial pages at either
+    /// end are written.
+    ///
+    /// # Errors
+    ///
+    /// [`OutOfBounds`] if the range does not fit (nothing is written then),
+    /// or a failed `fallocate` reported as the same (it cannot fail on a
+    /// memfd for a range inside it).
+    pub fn fill(&mut self, offset: u64, len: u64, value: u32) -> Result<(), OutOfBounds> {
+        let n = usize::try_from(len).unwrap_or(usize::MAX);
+        let e = self.oob(offset, n);
+        let end = offset
+            .checked_add(len)
+            .filter(|&end| end <= self.len())
+            .ok_or(e)?;
+        let pattern = value.to_le_bytes();
+        if value == 0 {
+            let page = page_size();
+            let first = offset.div_ceil(page) * page;
+            let last = end / page * page;
+            if first < last {
+                self.write_pattern(offset, first, pattern).ok_or(e)?;
+                self.punch(first, last - first).map_err(|_| e)?;
+                return self.write_pattern(last, end, pattern).ok_or(e);
+            }
+        }
+        self.write_pattern(offset, end, pattern).ok_or(e)
+    }
+
+    /// Writes `pattern` repeated over `from..to`, aligned to `from`.
+    fn write_pattern(&mut self, from: u64, to: u64, pattern: [u8; 4]) -> Option<()> {
+        const CHUNK: u64 = 1 << 20;
+        // CAST: CHUNK fits a usize.
+        let buf: Vec<u8> = pattern
+            .iter()
+            .copied()
+            .cycle()
+            .take(CHUNK as usize)
+            .collect();
+        let mut at = from;
+        while at < to {
+            let n = (to - at).min(CHUNK);
+            // The chunk is a multiple of 4 long, so each piece starts with
+            // the pattern's first byte, as the fill does at `from`.
+            // CAST: n <= CHUNK.
+            self.map.write(at, &buf[..n as usize])?;
+            at += n;
+        }
+        Some(())
+    }
+
+    fn punch(&self, offset: u64, len: u64) -> io::Result<()> {
+        let (off, n) = (
+            libc::off_t::try_from(offset).map_err(|_| io::Error::from_raw_os_error(libc::EFBIG))?,
+            libc::off_t::try_from(len).map_err(|_| io::Error::from_raw_os_error(libc::EFBIG))?,
+        );
+        // SAFETY: Plain syscall on a descriptor this value owns.
+        let rc = unsafe {
+            libc::fallocate(
+                self.fd.as_raw_fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                off,
+                n,
+            )
+        };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// The first non-zero byte in `offset..offset + len`, if any. Only the
+    /// file's data extents are read (`lseek` `SEEK_DATA`/`SEEK_HOLE`), so a
+    /// sparse range of GiBs costs what was written in it.
+    ///
+    /// # Errors
+    ///
+    /// [`OutOfBounds`] if the range does not fit.
+    pub fn first_nonzero(&self, offset: u64, len: u64) -> Result<Option<u64>, OutOfBounds> {
+        let e = self.oob(offset, usize::try_from(len).unwrap_or(usize::MAX));
+        let end = offset
+            .checked_add(len)
+            .filter(|&end| end <= self.len())
+            .ok_or(e)?;
+        let mut at = offset;
+        let mut buf = vec![0u8; 1 << 16];
+        while at < end {
+            let Some(data) = self.seek(at, libc::SEEK_DATA) else {
+                // No data at or after `at` (ENXIO): the rest is a hole.
+                return Ok(None);
+            };
+            if data >= end {
+                return Ok(None);
+            }
+            let hole = self.seek(data, libc::SEEK_HOLE).unwrap_or(end).min(end);
+            let mut p = data;
+            while p < hole {
+                // CAST: at most the buffer's length.
+                let n = (hole - p).min(buf.len() as u64) as usize;
+                self.map.read(p, &mut buf[..n]).ok_or(e)?;
+                if let Some(i) = buf[..n].iter().position(|&b| b != 0) {
+                    return Ok(Some(p + i as u64));
+                }
+                p += n as u64;
+            }
+            at = hole;
+        }
+        Ok(None)
+    }
+
+    /// `lseek(fd, at, whence)`; `None` on any failure (ENXIO: nothing
+    /// more of that kind).
+    fn seek(&self, at: u64, whence: libc::c_int) -> Option<u64> {
+        let at = libc::off_t::try_from(at).ok()?;
+        // SAFETY: Plain syscall on a descriptor this value owns; it moves
+        // only the file offset, which nothing else here uses.
+        let r = unsafe { libc::lseek(self.fd.as_raw_fd(), at, whence) };
+        u64::try_from(r).ok()
+    }
+
     fn oob(&self, offset: u64, len: usize) -> OutOfBounds {
         OutOfBounds {
             offset,
@@ -542,6 +666,50 @@ mod tests {
         m.read(4094, &mut b).expect("in bounds");
         assert_eq!(b, [0; 4]);
         assert_eq!(m.len(), 8192, "wipe keeps the size");
+    }
+
+    /// A zero fill frees whole pages and writes the partial ends; a
+    /// non-zero fill writes its pattern; the scan finds the first non-zero
+    /// byte through the data extents only.
+    #[test]
+    fn fill_and_first_nonzero() {
+        let page = page_size();
+        let mut m = MemFd::new("t", 64 * page).expect("memfd");
+        assert_eq!(m.first_nonzero(0, 64 * page), Ok(None), "all hole");
+        m.fill(page + 8, 3 * page, 0x1122_3344).expect("fill");
+        let mut b = [0u8; 8];
+        m.read(page + 8, &mut b).expect("read");
+        assert_eq!(b, [0x44, 0x33, 0x22, 0x11, 0x44, 0x33, 0x22, 0x11]);
+        m.read(page, &mut b).expect("read");
+        assert_eq!(b, [0; 8], "before the fill");
+        assert_eq!(m.first_nonzero(0, 64 * page), Ok(Some(page + 8)));
+        assert_eq!(m.first_nonzero(0, page + 8), Ok(None));
+        // Zero everything but the first and last byte of the filled range.
+        m.fill(page + 9, 3 * page - 2, 0).expect("zero");
+        assert_eq!(m.first_nonzero(page + 9, 3 * page - 2), Ok(None));
+        assert_eq!(
+            m.first_nonzero(page + 9, 3 * page - 1),
+            Ok(Some(4 * page + 7))
+        );
+        m.read(4 * page + 6, &mut b[..2]).expect("read");
+        assert_eq!(b[..2], [0, 0x11], "the last byte of the pattern stays");
+        m.read(page + 8, &mut b[..2]).expect("read");
+        assert_eq!(b[..2], [0x44, 0], "and the first");
+        m.fill(0, 64 * page, 0).expect("zero all");
+        assert_eq!(m.first_nonzero(0, 64 * page), Ok(None));
+        assert!(m.fill(63 * page, 2 * page, 0).is_err(), "out of bounds");
+        assert!(m.first_nonzero(63 * page, 2 * page).is_err());
+    }
+
+    /// A zero fill of a large sparse memfd is cheap: it does not allocate.
+    #[test]
+    fn zero_fill_of_gibs_is_cheap() {
+        let mut m = MemFd::new("t", 8 << 30).expect("memfd");
+        m.write(5 << 30, &[7]).expect("write");
+        let t = std::time::Instant::now();
+        m.fill(0, 8 << 30, 0).expect("zero");
+        assert!(t.elapsed() < std::time::Duration::from_secs(2));
+        assert_eq!(m.first_nonzero(0, 8 << 30), Ok(None));
     }
 
     #[test]

@@ -269,7 +269,7 @@ impl RegisterFile {
     /// it ([`guc::Guc::sriov_take_check`]).
     fn check_isolation(&mut self, rec: &mut Recorder, bus: &mut dyn guc::Bus) {
         if let Some(due) = self.guc.sriov_take_check() {
-            self.run_isolation(due.trigger, due.leftovers, rec, bus);
+            self.run_isolation_cleared(due.trigger, due.leftovers, due.cleared, rec, bus);
         }
     }
 
@@ -287,6 +287,19 @@ impl RegisterFile {
         &mut self,
         trigger: &'static str,
         leftovers: bool,
+        rec: &mut Recorder,
+        bus: &mut dyn guc::Bus,
+    ) -> u64 {
+        self.run_isolation_cleared(trigger, leftovers, 0, rec, bus)
+    }
+
+    /// [`RegisterFile::run_isolation`], also checking that the local memory
+    /// of the VFs in `cleared` (bit per VFID) holds nothing.
+    fn run_isolation_cleared(
+        &mut self,
+        trigger: &'static str,
+        leftovers: bool,
+        cleared: u64,
         rec: &mut Recorder,
         bus: &mut dyn guc::Bus,
     ) -> u64 {
@@ -312,6 +325,7 @@ impl RegisterFile {
             lmem_cfg,
             lmem_size: self.lmem_size,
             pf_contexts_in_vfs,
+            cleared,
         };
         self.isolation.run(trigger, leftovers, &view, &*bus, rec)
     }

@@ -220,6 +220,13 @@ pub struct EngineCounters {
     /// CSB entries written to the host (not the ones `engine:csb-lost`
     /// dropped, nor the ones of GuC-loaded contexts, which go to the GuC).
     pub csb_entries: u64,
+    /// `XY_FAST_COLOR_BLT`s executed (the driver clears the VFs' local
+    /// memory with them).
+    #[serde(default)]
+    pub fills: u64,
+    /// Bytes those fills wrote.
+    #[serde(default)]
+    pub fill_bytes: u64,
     /// Command streamer errors (instruction and page-table).
     pub errors: u64,
     /// Engine resets.
@@ -564,6 +571,11 @@ impl Counters {
                 e.commands += commands;
                 e.user_interrupts += user_interrupts;
             }
+            Event::EngineFill { engine, bytes, .. } => {
+                let e = engine_entry(s, engine);
+                e.fills += 1;
+                e.fill_bytes += bytes;
+            }
             Event::EngineError { engine, kind, .. } => {
                 engine_entry(s, engine).errors += 1;
                 if *kind == "page_table" {
@@ -753,6 +765,14 @@ mod tests {
             user_interrupts: 2,
             stopped: "complete",
         });
+        for bytes in [4096, 8192] {
+            c.count(&Event::EngineFill {
+                engine: "bcs0",
+                addr: Hex(0x1000),
+                bytes,
+                value: Hex(0),
+            });
+        }
         for kind in ["page_table", "instruction"] {
             c.count(&Event::EngineError {
                 engine: "rcs0",
@@ -779,10 +799,12 @@ mod tests {
                 "gtt_faults": 1,
                 "bcs0": {"loads": 2, "lite_restores": 1, "preemptions": 1,
                          "contexts_completed": 1, "commands": 7, "user_interrupts": 2,
-                         "csb_entries": 2, "errors": 0, "resets": 0, "violations": 0},
+                         "csb_entries": 2, "fills": 2, "fill_bytes": 12288, "errors": 0,
+                         "resets": 0, "violations": 0},
                 "rcs0": {"loads": 0, "lite_restores": 0, "preemptions": 0,
                          "contexts_completed": 0, "commands": 0, "user_interrupts": 0,
-                         "csb_entries": 0, "errors": 2, "resets": 1, "violations": 1}
+                         "csb_entries": 0, "fills": 0, "fill_bytes": 0, "errors": 2,
+                         "resets": 1, "violations": 1}
             })
         );
         assert_eq!(s.violations, 1);

@@ -748,6 +748,18 @@ pub enum Event {
         /// "stop_ring", "hang".
         stopped: &'static str,
     },
+    /// An `XY_FAST_COLOR_BLT` the copy engine executed
+    /// (`regfile/engine/cs.rs`).
+    EngineFill {
+        /// Engine name.
+        engine: &'static str,
+        /// Destination GGTT address.
+        addr: Hex,
+        /// Bytes filled.
+        bytes: u64,
+        /// The 32-bit fill value.
+        value: Hex,
+    },
     /// A command streamer error: the engine halts with the context active
     /// and raises its CS error interrupt.
     EngineError {

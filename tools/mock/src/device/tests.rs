@@ -623,13 +623,13 @@ fn acknowledges_due_at_exit_are_recorded() {
 
 /// A GuC load the way a driver does it, through BAR0, the GGTT window,
 /// guest RAM and LMEMBAR, checked against `--guc-fw`; then GET_HWCONFIG
-/// into local memory, and into a DM page beyond the LMEMBAR memfd.
+/// into local memory, and into a DM page beyond local memory.
 /// A device whose GuC a driver's sequence (through BAR0, the GGTT window,
 /// guest RAM and LMEMBAR) brought to READY, with `--guc-fw` written to a
 /// temporary file named `fw` (returned, for the caller to remove). The GGTT
 /// maps guest RAM linearly from 0x80_0000 (firmware, log, ADS, private
-/// data) and two DM pages at 0x90_0000 (LMEM 0x1000, and 256 MiB: beyond
-/// the LMEMBAR memfd).
+/// data) and two DM pages at 0x90_0000 (LMEM 0x1000, and the first byte
+/// past local memory).
 fn guc_ready(mut o: Options, fw: &str) -> (Device, ManualClock, PathBuf) {
     use crate::regfile::guc::tests::ads_blob;
     use crate::regfile::guc::tests::image;
@@ -663,7 +663,7 @@ fn guc_ready(mut o: Options, fw: &str) -> (Device, ManualClock, PathBuf) {
         pte(&mut d, GGTT + i * 0x1000, (IOVA + i * 0x1000) | 1);
     }
     pte(&mut d, 0x90_0000, 0x1000 | 3);
-    pte(&mut d, 0x90_1000, (256 << 20) | 3);
+    pte(&mut d, 0x90_1000, o.lmem_size() | 3);
     // The upstream sequence.
     write32(&mut d, 0x941C, 8);
     clock.advance(Duration::from_micros(100));
@@ -742,7 +742,7 @@ fn guc_load_through_device_memory() {
         [1, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0],
         "MAX_SLICES_SUPPORTED (key 1) = 4"
     );
-    // Beyond the LMEMBAR memfd: a fault, FAILURE INVALID_PARAMS.
+    // Beyond local memory: a fault, FAILURE INVALID_PARAMS.
     assert_eq!(send(&mut d, 0x90_1000, size), 0xE000_0060);
     let s = d.summary();
     assert_eq!(s.violation_kinds.len(), 1, "{:?}", s.violation_kinds);

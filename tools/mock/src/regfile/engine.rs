@@ -455,6 +455,12 @@ impl Io<'_> {
         let mut tlb = Tlb::default();
         Gtt::engine(self.bus, &mut tlb).write(gaddr, buf, what, self.rec)
     }
+
+    /// Fills `len` bytes at GGTT address `gaddr` with the dword `value`.
+    pub fn fill(&mut self, gaddr: u64, len: u64, value: u32, what: &str) -> Result<(), Fault> {
+        let mut tlb = Tlb::default();
+        Gtt::engine(self.bus, &mut tlb).fill(gaddr, len, value, what, self.rec)
+    }
 }
 
 /// One present engine.

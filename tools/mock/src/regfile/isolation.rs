@@ -47,6 +47,17 @@
 //!   reach that context ID (upstream keeps the PF's IDs out of the VFs'
 //!   runs, `xe_guc_id_mgr.c`).
 //!
+//! Local memory that should be clear, for the VFs the last messages name
+//! (a configuration with `LMEM_SIZE` taken, an `FLR_FINISH` accepted):
+//!
+//! - `lmem_not_cleared`: a page the VF's leaf maps holds a non-zero byte.
+//!   The mock's VFs never write local memory, so any such byte is what
+//!   someone else left there: the PF must clear a VF's memory before the VF
+//!   gets it and in its part of the FLR (seed 000 lines 300-326; upstream
+//!   clears it, `xe_gt_sriov_pf_config_sanitize`). Only the data the
+//!   memory holds is read ([`Bus::lmem_first_nonzero`]), so GiBs of
+//!   cleared (sparse) memory cost nothing.
+//!
 //! Leftovers, entries no configuration covers: the PF tells the GuC first
 //! when it takes resources away and cleans its tables after (upstream
 //! `xe_gt_sriov_pf_config_release`), it may stamp and map every VF before
@@ -127,6 +138,8 @@ pub struct View<'a> {
     /// (VF, guc_id) of every context the PF registered inside a VF's
     /// context run.
     pub pf_contexts_in_vfs: Vec<(u32, u32)>,
+    /// VFs (bit per VFID) whose mapped local memory must be all zeros.
+    pub cleared: u64,
 }
 
 /// One finding.
@@ -425,6 +438,9 @@ fn lmtt(view: &View, leftovers: bool, bus: &dyn Bus, out: &mut Vec<Finding>) {
                 }
             }
         }
+        if view.cleared & (1u64 << vf.min(63)) != 0 {
+            not_cleared(vf, ptes, bus, out);
+        }
         if let Some((i, phys)) = beyond {
             out.push(Finding {
                 check: "lmtt_beyond_lmem",
@@ -476,6 +492,35 @@ fn lmtt(view: &View, leftovers: bool, bus: &dyn Bus, out: &mut Vec<Finding>) {
     }
 }
 
+/// `lmem_not_cleared` for VF `vf`: the first page of its leaf `ptes` that
+/// holds a non-zero byte, and how many do.
+fn not_cleared(vf: u32, ptes: &[u32], bus: &dyn Bus, out: &mut Vec<Finding>) {
+    let mut dirty = 0u64;
+    let mut first = None;
+    for (i, &pte) in ptes.iter().enumerate() {
+        if pte & VALID == 0 {
+            continue;
+        }
+        let phys = u64::from((pte >> PAGE_SHIFT) & PAGE_MASK) * LMTT_PAGE;
+        // A page beyond local memory is `lmtt_beyond_lmem`'s finding.
+        if let Ok(Some(at)) = bus.lmem_first_nonzero(phys, LMTT_PAGE) {
+            dirty += 1;
+            first.get_or_insert((i, at));
+        }
+    }
+    if let Some((i, at)) = first {
+        out.push(Finding {
+            check: "lmem_not_cleared",
+            vf,
+            other: None,
+            detail: format!(
+                "{dirty} of VF {vf}'s local memory pages hold data it did not write; the first \
+                 (its entry {i}) has a non-zero byte at LMEM {at:#x}"
+            ),
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -510,6 +555,7 @@ mod tests {
             lmem_cfg: 0,
             lmem_size: 16 << 30,
             pf_contexts_in_vfs: vec![(2, 210), (2, 211)],
+            cleared: 0,
         };
         assert_eq!(c.run("vf:check", true, &view, &NoBus, &mut rec), 2);
         assert_eq!(c.found(), 2);

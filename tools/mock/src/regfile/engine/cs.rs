@@ -24,6 +24,7 @@
 //! | `MI_BATCH_BUFFER_START` | 31h, 3 dwords, bit 8 PPGTT, bit 22 second level | GGTT batches; PPGTT is a page-table error |
 //! | `PIPE_CONTROL` | `GFX_OP_PIPE_CONTROL(6)` = 0x7a000004, dw1 bit 24 global GTT, bits 15:14 post-sync (1 = write immediate qword) | RCS/CCS only |
 //! | `XY_FAST_COPY_BLT` | `(2 << 29) \| (0x42 << 22)`, 10 dwords | BCS only: a linear copy (no tiling) |
+//! | `XY_FAST_COLOR_BLT` | `(2 << 29) \| (0x44 << 22)`, 16 dwords (Xe_HP form) | BCS only: a linear 32-bit fill of local memory |
 //!
 //! Anything else, a length the command does not have, or a command on an
 //! engine class that lacks it is an instruction error (EIR bit 0, IPEHR =
@@ -48,6 +49,8 @@ use super::ERROR_PAGE_TABLE;
 use super::IRQ_USER;
 use super::RING_VALID;
 use crate::regfile::intc::Class;
+use crate::trace::Event;
+use crate::trace::Hex;
 
 /// An engine error kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,6 +138,24 @@ const PC_GLOBAL_GTT: u32 = 1 << 24;
 const XY_FAST_COPY_BLT: u32 = (2 << 29) | (0x42 << 22);
 /// Largest copy one `XY_FAST_COPY_BLT` may do in the model (`[MODEL]`).
 const MAX_BLT_BYTES: u64 = 64 << 20;
+/// `XY_FAST_COLOR_BLT_CMD` (`xe_gpu_commands.h`; type 2 is an engine
+/// command, seed 004 L559-567).
+const XY_FAST_COLOR_BLT: u32 = (2 << 29) | (0x44 << 22);
+/// Its length before Xe2 on graphics 12.50 and later, DG2 included
+/// (`blt_fast_color_cmd_len`, `xe_migrate.c`).
+const COLOR_BLT_DWORDS: u32 = 16;
+/// `XY_FAST_COLOR_BLT_DEPTH_32` (dw0 bits 21:19 = 2).
+const COLOR_DEPTH_32: u32 = 2 << 19;
+/// The colour depth field, dw0 bits 21:19.
+const COLOR_DEPTH_MASK: u32 = 7 << 19;
+/// `XY_FAST_COLOR_BLT_MOCS_MASK` (dw1 bits 27:22); below it the pitch - 1
+/// (bits 17:0, as wide as `emit_clear_main_copy` writes up to 256 KiB).
+const COLOR_PITCH_MASK: u32 = (1 << 18) - 1;
+/// `XY_FAST_COLOR_BLT_MEM_TYPE_SHIFT`: dw6 bit 31, 0 = local memory.
+const COLOR_MEM_SYSTEM: u32 = 1 << 31;
+/// Largest fill one `XY_FAST_COLOR_BLT` may do in the model (`[MODEL]`;
+/// the rectangle's fields allow 65535 rows of 256 KiB).
+const MAX_FILL_BYTES: u64 = 1 << 30;
 
 /// Checks restored ring registers; `Some((0, why))` if they cannot run.
 pub fn check_ring(r: &Ring) -> Option<(u32, String)> {
@@ -188,6 +209,12 @@ fn length(hdr: u32, class: Class) -> Result<u32, String> {
     if hdr & 0xffc0_0000 == XY_FAST_COPY_BLT {
         if class != Class::Copy {
             return Err("XY_FAST_COPY_BLT on an engine other than the blitter".into());
+        }
+        return Ok((hdr & LEN) + 2);
+    }
+    if hdr & 0xffc0_0000 == XY_FAST_COLOR_BLT {
+        if class != Class::Copy {
+            return Err("XY_FAST_COLOR_BLT on an engine other than the blitter".into());
         }
         return Ok((hdr & LEN) + 2);
     }
@@ -295,6 +322,8 @@ fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
     if hdr >> 29 != 0 {
         return if hdr & 0xffff_0000 == PIPE_CONTROL {
             pipe_control(io, dw).map(|()| NEXT)
+        } else if hdr & 0xffc0_0000 == XY_FAST_COLOR_BLT {
+            fast_color(e, io, dw).map(|()| NEXT)
         } else {
             fast_copy(io, dw).map(|()| NEXT)
         };
@@ -588,5 +617,75 @@ fn fast_copy(io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
             .map_err(|f| (ErrorKind::PageTable, f.to_string()))?;
         store(io, d, &buf, "XY_FAST_COPY_BLT destination")?;
     }
+    Ok(())
+}
+
+/// `XY_FAST_COLOR_BLT` in the Xe_HP form upstream emits to clear local
+/// memory (`emit_clear_main_copy`, `xe_migrate.c`, graphics 12.50 to 12.x;
+/// fields `instructions/xe_gpu_commands.h`): dw0 depth bits 21:19 (only
+/// 32 bpp modelled), dw1 MOCS 27:22 and pitch - 1 in 17:0, dw2 y1:x1, dw3
+/// y2:x2 (exclusive), dw4-5 destination GGTT address, dw6 bit 31 memory
+/// type (0 local), dw7 the fill value, dw8-15 the other colour dwords and
+/// compression fields, which a 32-bit linear fill leaves zero. The seed
+/// documents no blitter command (seed 004 lists only the header types,
+/// L559-567), so everything else is refused as not modelled.
+fn fast_color(e: &Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+    // CAST: small.
+    let n = dw.len() as u32;
+    if n != COLOR_BLT_DWORDS {
+        return Err(malformed("XY_FAST_COLOR_BLT", n));
+    }
+    let refuse = |why: String| Err((ErrorKind::Instruction, format!("XY_FAST_COLOR_BLT {why}")));
+    if dw[0] & COLOR_DEPTH_MASK != COLOR_DEPTH_32 {
+        return refuse(format!(
+            "colour depth {} (only 32 bpp, 2, is modelled)",
+            (dw[0] & COLOR_DEPTH_MASK) >> 19
+        ));
+    }
+    if dw[6] & COLOR_MEM_SYSTEM != 0 {
+        return refuse("to system memory (dw6 bit 31) is not modelled".into());
+    }
+    if dw[6] & !COLOR_MEM_SYSTEM != 0 || dw[8..].iter().any(|&d| d != 0) {
+        return refuse("with compression or a wider colour (dw6, dw8-15) is not modelled".into());
+    }
+    let pitch = u64::from(dw[1] & COLOR_PITCH_MASK) + 1;
+    let (x1, y1) = (u64::from(dw[2] & 0xffff), u64::from(dw[2] >> 16));
+    let (x2, y2) = (u64::from(dw[3] & 0xffff), u64::from(dw[3] >> 16));
+    if x2 < x1 || y2 < y1 {
+        return refuse("with an inverted rectangle".into());
+    }
+    if x2 * 4 > pitch {
+        return refuse(format!("rows of {} bytes past the pitch {pitch}", x2 * 4));
+    }
+    let row = (x2 - x1) * 4;
+    let rows = y2 - y1;
+    if row * rows > MAX_FILL_BYTES {
+        return refuse(format!("of more than {MAX_FILL_BYTES} bytes"));
+    }
+    let dst = addr64(dw[4], dw[5]);
+    let value = dw[7];
+    if row == 0 || rows == 0 {
+        return Ok(());
+    }
+    let first = dst + y1 * pitch + x1 * 4;
+    let fill = |io: &mut Io<'_>, at: u64, len: u64| {
+        io.fill(at, len, value, "XY_FAST_COLOR_BLT destination")
+            .map_err(|f| (ErrorKind::PageTable, f.to_string()))
+    };
+    if row == pitch {
+        // Whole rows: one contiguous range (checked whole before any byte
+        // is written).
+        fill(io, first, row * rows)?;
+    } else {
+        for y in 0..rows {
+            fill(io, first + y * pitch, row)?;
+        }
+    }
+    io.rec.emit(Event::EngineFill {
+        engine: e.def.name,
+        addr: Hex(first),
+        bytes: row * rows,
+        value: Hex(value.into()),
+    });
     Ok(())
 }

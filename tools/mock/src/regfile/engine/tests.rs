@@ -130,6 +130,22 @@ const BB_START: u32 = 0x31 << 23 | 1;
 const LRI_1: u32 = 0x22 << 23 | 1 << 19 | 1;
 /// `XY_FAST_COPY_BLT_CMD | (10 - 2)`.
 const XY_FAST_COPY: u32 = (2 << 29) | (0x42 << 22) | 8;
+/// `XY_FAST_COLOR_BLT_CMD | XY_FAST_COLOR_BLT_DEPTH_32 | (16 - 2)`, as
+/// upstream's `emit_clear_main_copy` writes it on DG2.
+const XY_FAST_COLOR: u32 = (2 << 29) | (0x44 << 22) | (2 << 19) | 14;
+
+/// An `XY_FAST_COLOR_BLT` of `rows` rows of `pitch` bytes at `dst` with
+/// `value`, in `emit_clear_main_copy`'s layout (MOCS 0, local memory).
+fn color_blt(dst: u64, rows: u32, pitch: u32, value: u32) -> [u32; 16] {
+    let mut c = [0u32; 16];
+    c[0] = XY_FAST_COLOR;
+    c[1] = pitch - 1;
+    c[3] = (rows << 16) | (pitch / 4);
+    c[4] = dst as u32;
+    c[5] = (dst >> 32) as u32;
+    c[7] = value;
+    c
+}
 
 fn sdi(addr: u64, v: u32) -> [u32; 4] {
     [SDI_GGTT_1DW, addr as u32, (addr >> 32) as u32, v]
@@ -825,6 +841,91 @@ fn fast_copy_blt_copies_linear_rows() {
         assert_eq!(h.bus.r32(DATA + 32 + 4 * x), 0x110 + x as u32);
     }
     assert_eq!(h.bus.r32(DATA + 16), 0, "outside the rectangle");
+}
+
+/// XY_FAST_COLOR_BLT fills whole rows of local memory with the value on
+/// the blitter, nothing outside them, and is counted.
+#[test]
+fn fast_color_blt_fills_rows() {
+    let mut h = H::new("bcs0");
+    h.bus.map(0x60_0000, 4 * PAGE);
+    for i in 0..(4 * PAGE / 4) {
+        h.bus.w32(0x60_0000 + 4 * i, 0xdead_0000 | i as u32);
+    }
+    // Two rows of 4 KiB (upstream's clear pitch) from the second page.
+    let mut cmds = color_blt(0x60_1000, 2, 4096, 0).to_vec();
+    cmds.extend(color_blt(0x60_3000, 1, 4096, 0x1234_5678));
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.bus.r32(0x60_0ffc), 0xdead_0000 | 0x3ff, "before");
+    for at in [0x60_1000, 0x60_1ffc, 0x60_2000, 0x60_2ffc] {
+        assert_eq!(h.bus.r32(at), 0, "{at:#x} cleared");
+    }
+    assert_eq!(h.bus.r32(0x60_3000), 0x1234_5678);
+    assert_eq!(h.bus.r32(0x60_3ffc), 0x1234_5678);
+    let c = h.counters("bcs0");
+    assert_eq!((c.fills, c.fill_bytes), (2, 3 * PAGE));
+    let ev = h.events("engine_fill");
+    assert_eq!(ev.len(), 2);
+    assert_eq!(ev[0]["addr"], "0x601000");
+}
+
+/// A fill reaching an unmapped page is the GGTT fault, and nothing is
+/// written (every page is checked first).
+#[test]
+fn fast_color_blt_to_an_unmapped_page_faults() {
+    let mut h = H::new("bcs0");
+    h.bus.map(0x60_0000, PAGE);
+    h.bus.w32(0x60_0000, 7);
+    let tail = h.emit(RING, 0, &color_blt(0x60_0000, 2, 4096, 0));
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_PAGE_TABLE);
+    assert_eq!(h.r(reg::RING_IPEHR), XY_FAST_COLOR);
+    assert_eq!(h.bus.r32(0x60_0000), 7, "nothing written");
+    assert_eq!(h.rec.summary(false).engines.gtt_faults, 1);
+    assert_eq!(h.counters("bcs0").fills, 0);
+}
+
+/// Malformed fills are instruction errors: a wrong length, another
+/// depth, system memory, rows past the pitch, a colour fill on the render
+/// engine.
+#[test]
+fn malformed_fast_color_blts_are_refused() {
+    let good = color_blt(DATA, 1, 4096, 0);
+    let mut short = good.to_vec();
+    short[0] = (short[0] & !0xff) | 9;
+    short.truncate(11);
+    let mut depth = good;
+    depth[0] = (depth[0] & !(7 << 19)) | (3 << 19);
+    let mut sys = good;
+    sys[6] = 1 << 31;
+    let mut wide = good;
+    wide[3] = 1 << 16 | 2048;
+    let mut extra = good;
+    extra[9] = 1;
+    for (what, cmds) in [
+        ("length", short),
+        ("depth", depth.to_vec()),
+        ("system memory", sys.to_vec()),
+        ("rows past the pitch", wide.to_vec()),
+        ("wider colour", extra.to_vec()),
+    ] {
+        let mut h = H::new("bcs0");
+        h.bus.w32(DATA, 9);
+        let tail = h.emit(RING, 0, &cmds);
+        h.lrc(LRCA, RING, 0, tail);
+        h.submit(&[(LRCA, CTX)]);
+        assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION, "{what}");
+        assert_eq!(h.bus.r32(DATA), 9, "{what}: nothing written");
+    }
+    let mut h = H::new("rcs0");
+    let tail = h.emit(RING, 0, &good);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION, "render engine");
 }
 
 /// A Load without execlists enabled is a violation and does nothing; the

@@ -102,6 +102,51 @@ pub trait Bus {
     ///
     /// Why they could not.
     fn probe(&self, target: Target, addr: u64, len: u64) -> Result<(), String>;
+    /// Fills `len` bytes of `target` at `addr` with the little-endian dword
+    /// `value` repeated (a blitter's colour fill). The device's local
+    /// memory makes a zero fill free its pages; this default writes.
+    ///
+    /// # Errors
+    ///
+    /// Why the bytes cannot be written.
+    fn fill(&mut self, target: Target, addr: u64, len: u64, value: u32) -> Result<(), String> {
+        const CHUNK: u64 = 1 << 16;
+        // CAST: CHUNK fits a usize.
+        let buf: Vec<u8> = value
+            .to_le_bytes()
+            .into_iter()
+            .cycle()
+            .take(CHUNK as usize)
+            .collect();
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(CHUNK);
+            // CAST: n <= CHUNK.
+            self.write(target, addr + done, &buf[..n as usize])?;
+            done += n;
+        }
+        Ok(())
+    }
+    /// The first non-zero byte of local memory in `addr..addr + len`, if
+    /// any (the isolation checker's `lmem_not_cleared`). The device reads
+    /// only what was ever written; this default reads everything.
+    fn lmem_first_nonzero(&self, addr: u64, len: u64) -> Result<Option<u64>, String> {
+        const CHUNK: u64 = 1 << 16;
+        // CAST: CHUNK fits a usize.
+        let mut buf = vec![0u8; CHUNK as usize];
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(CHUNK);
+            // CAST: n <= CHUNK.
+            let b = &mut buf[..n as usize];
+            self.read(Target::Lmem, addr + done, b)?;
+            if let Some(i) = b.iter().position(|&x| x != 0) {
+                return Ok(Some(addr + done + i as u64));
+            }
+            done += n;
+        }
+        Ok(None)
+    }
 }
 
 /// No memory at all (register-file tests without a device).
@@ -257,6 +302,41 @@ impl<'a> Gtt<'a> {
                 .write(s.target, s.addr, &buf[done..done + s.len])
                 .map_err(|e| unreachable_page(what, s, &e))?;
             done += s.len;
+        }
+        Ok(())
+    }
+
+    /// Fills `len` bytes at GGTT address `gaddr` with the dword `value`
+    /// repeated ([`Bus::fill`]). Every page is translated and checked
+    /// before anything is written.
+    ///
+    /// # Errors
+    ///
+    /// A [`Fault`].
+    pub fn fill(
+        &mut self,
+        gaddr: u64,
+        len: u64,
+        value: u32,
+        what: &str,
+        rec: &mut Recorder,
+    ) -> Result<(), Fault> {
+        let segs = self.translate(gaddr, len, what, rec)?;
+        for s in &segs {
+            self.bus
+                .probe(s.target, s.addr, s.len as u64)
+                .map_err(|e| unreachable_page(what, *s, &e))?;
+        }
+        let mut done = 0u64;
+        for s in segs {
+            // The pattern continues across segments: rotate it to where
+            // this one starts.
+            // CAST: done % 4 < 4.
+            let v = value.rotate_right(8 * (done % 4) as u32);
+            self.bus
+                .fill(s.target, s.addr, s.len as u64, v)
+                .map_err(|e| unreachable_page(what, s, &e))?;
+            done += s.len as u64;
         }
         Ok(())
     }

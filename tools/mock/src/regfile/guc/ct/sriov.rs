@@ -322,6 +322,10 @@ pub struct CheckDue {
     /// Whether leftovers (table entries the configuration no longer
     /// covers) count now.
     pub leftovers: bool,
+    /// VFs (bit per VFID) whose local memory must hold nothing now: a
+    /// configuration with `LMEM_SIZE` was taken or an `FLR_FINISH`
+    /// accepted since the last check (`lmem_not_cleared`).
+    pub cleared: u64,
 }
 
 /// The GuC's SR-IOV PF state.
@@ -369,9 +373,20 @@ impl Sriov {
     }
 
     fn due(&mut self, trigger: &'static str, leftovers: bool) {
-        // Two messages before a check: leftovers only if both allow them.
+        self.due_clear(trigger, leftovers, 0);
+    }
+
+    /// [`Sriov::due`], with VFs whose local memory must be clear.
+    fn due_clear(&mut self, trigger: &'static str, leftovers: bool, cleared: u64) {
+        // Two messages before a check: leftovers only if both allow them;
+        // the VFs to look at add up.
         let leftovers = leftovers && self.check.is_none_or(|c| c.leftovers);
-        self.check = Some(CheckDue { trigger, leftovers });
+        let cleared = cleared | self.check.map_or(0, |c| c.cleared);
+        self.check = Some(CheckDue {
+            trigger,
+            leftovers,
+            cleared,
+        });
     }
 }
 
@@ -423,7 +438,14 @@ fn update_vf_cfg(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) ->
     // The PF provisions and releases VF by VF or all at once, its tables
     // before or after the message: leftovers wait for a quiet point
     // (`crate::regfile::isolation`).
-    s.due("vf_cfg", false);
+    // A VF given local memory must find nothing in it (upstream clears it
+    // before the VF may use it).
+    let cleared = if out.answer.is_ok() && after.lmem > 0 && (1..=TOTAL_VFS).contains(&vfid) {
+        1 << vfid
+    } else {
+        0
+    };
+    s.due_clear("vf_cfg", false, cleared);
     rec.emit(Event::SriovVfCfg {
         vfid,
         addr: Hex(addr),
@@ -720,7 +742,14 @@ fn vf_control(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Result<u32, u32> 
     let cmd = hxg.get(2).copied().unwrap_or(0);
     let (result, answer) = control_outcome(ct, hxg, rec);
     let s = &mut ct.sriov;
-    s.due("vf_control", answer.is_ok());
+    // An FLR the GuC lets finish: the VF's memory must be clear by now
+    // (seed 000 L300-326, the PF's part of the FLR).
+    let cleared = if answer.is_ok() && cmd == 5 && (1..=TOTAL_VFS).contains(&vfid) {
+        1 << vfid
+    } else {
+        0
+    };
+    s.due_clear("vf_control", answer.is_ok(), cleared);
     rec.emit(Event::SriovVfControl {
         vfid,
         cmd: command_name(cmd),

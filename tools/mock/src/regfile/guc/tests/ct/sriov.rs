@@ -567,13 +567,15 @@ fn the_checker_walks_the_lmtt() {
 
 #[test]
 fn a_correct_layout_is_clean() {
-    // Two VFs stamped, LMTT disjoint and within quota, ranges apart: the
-    // checker finds nothing at any trigger, the final one included.
+    // Two VFs stamped, LMTT disjoint and within quota, ranges apart, their
+    // local memory clear (pages 0 and 1 hold the CT and the KLVs, page 3
+    // the tables; VF 2's share maps nothing yet): the checker finds nothing
+    // at any trigger, the final one included.
     let mut h = H::sriov_ready();
     h.stamp(VF1_GGTT, 16, 1);
     h.stamp(VF2_GGTT, 16, 2);
-    h.lmtt(1, LEAF1, &[0, 1]);
-    h.lmtt(2, LEAF2, &[2]);
+    h.lmtt(1, LEAF1, &[2]);
+    h.lmtt(2, LEAF2, &[]);
     assert_eq!(
         h.update(1, &full(VF1_GGTT, (0, 16), (0, 4), 2 * MIB2)),
         mmio::success(9)
@@ -589,4 +591,50 @@ fn a_correct_layout_is_clean() {
     let s = h.sriov_summary();
     assert_eq!((s.isolation_checks, s.isolation_violations), (6, 0));
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
+/// A VF must find its local memory clear when its configuration (with
+/// `LMEM_SIZE`) is taken and when its FLR finishes: a non-zero byte in a
+/// page its leaf maps is `lmem_not_cleared`; zeros are clean.
+#[test]
+fn memory_a_vf_gets_or_gets_back_must_be_clear() {
+    // At UPDATE_VF_CFG: the page VF 1 gets holds data.
+    let mut h = H::sriov_ready();
+    h.stamp(VF1_GGTT, 16, 1);
+    h.lmtt(1, LEAF1, &[2]);
+    h.w(LMEM_CFG, 1 << 31 | (DIR >> 16) as u32);
+    h.put_lmem32(0x45_0000, 0xbad);
+    assert_eq!(
+        h.update(1, &full(VF1_GGTT, (0, 16), (0, 4), MIB2)),
+        mmio::success(9)
+    );
+    assert_eq!(h.isolation_kinds(), [("lmem_not_cleared".into(), 1)].into());
+    let iso = h.events("sriov_isolation");
+    assert_eq!(iso[0]["vf"], 1);
+    let detail = iso[0]["detail"].as_str().unwrap_or("");
+    assert!(detail.contains("0x450000"), "{detail}");
+
+    // At FLR_FINISH: clean when provisioned, then the VF's memory holds
+    // data at the end of its FLR (FLR_START is no such point).
+    let mut h = H::sriov_ready();
+    h.stamp(VF1_GGTT, 16, 1);
+    h.lmtt(1, LEAF1, &[2]);
+    h.w(LMEM_CFG, 1 << 31 | (DIR >> 16) as u32);
+    assert_eq!(
+        h.update(1, &full(VF1_GGTT, (0, 16), (0, 4), MIB2)),
+        mmio::success(9)
+    );
+    assert!(h.isolation_kinds().is_empty());
+    h.put_lmem32(0x5F_FFFC, 0x100);
+    assert_eq!(h.vf_control(1, 4).0, mmio::success(0));
+    assert!(h.isolation_kinds().is_empty(), "not at FLR_START");
+    assert_eq!(h.vf_control(1, 5).0, mmio::success(0));
+    assert_eq!(h.isolation_kinds(), [("lmem_not_cleared".into(), 1)].into());
+    let iso = h.events("sriov_isolation");
+    let detail = iso[0]["detail"].as_str().unwrap_or("");
+    assert!(detail.contains("0x5ffffd"), "{detail}");
+    assert_eq!(
+        h.events("sriov_check").last().expect("run")["trigger"],
+        "vf_control"
+    );
 }
