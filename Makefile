@@ -79,8 +79,10 @@ clippy: bootstrap
 tools:
 	@cargo build --release -q --manifest-path tools/Cargo.toml --workspace
 
-run: boot-modules
-	@$(VM) -q --guest-file tools/guest/report.sh:/report.sh -- sh /report.sh
+run: boot-modules sriov-shim
+	@$(VM) -q --guest-file tools/guest/report.sh:/report.sh \
+		--guest-file $(BUILD)/sriov-shim/xehpg_sriov_shim.ko:/lib/modules/xehpg_sriov_shim.ko \
+		-- sh /report.sh
 
 # Both lanes: every suite on the plain test kernel, then the KUnit boot and
 # the VM scenarios again on the debug kernel (tools/kernel-debug.config:

@@ -50,3 +50,33 @@ for d in /sys/kernel/debug/xehpg/*/; do
 	sed 's/^/  /' "$d/engines"
 	echo
 done
+# SR-IOV: QEMU hides the mock PF's SR-IOV capability; the test-only shim
+# (Documentation/sriov.rst) shows it to the PCI core, then the driver
+# provisions 4 VFs through sriov_numvfs and gives them back.
+shim=/lib/modules/xehpg_sriov_shim.ko
+for d in /sys/kernel/debug/xehpg/*/; do
+	bdf=$(basename "$d")
+	dev=/sys/bus/pci/devices/$bdf
+	[ -f "$shim" ] && [ "$(sed -n 's/^sriov_pf_capable: //p' "$d/info")" = yes ] || continue
+	echo "== SR-IOV: the test-only shim, then the PF removed and rescanned"
+	insmod "$shim" "pf=$bdf" && echo 1 >"$dev/remove" && echo 1 >/sys/bus/pci/rescan
+	i=0
+	while [ $i -lt 10 ] && [ ! -e "/sys/bus/pci/drivers/xehpg/$bdf" ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	[ -e "$dev/sriov_totalvfs" ] || { echo "  no SR-IOV capability visible"; continue; }
+	echo "  sriov_totalvfs: $(cat "$dev/sriov_totalvfs")"
+	echo 0 >"$dev/sriov_drivers_autoprobe"
+	echo "== echo 4 > sriov_numvfs"
+	echo 4 >"$dev/sriov_numvfs" && echo "  sriov_numvfs: $(cat "$dev/sriov_numvfs")"
+	echo "== ${d}sriov"
+	sed 's/^/  /' "$d/sriov"
+	echo "== echo 0 > sriov_numvfs"
+	echo 0 >"$dev/sriov_numvfs" && sed -n 's/^provisioned: /  provisioned: /p' "$d/sriov"
+	echo "== xehpg SR-IOV messages"
+	dmesg | grep "sriov" | sed 's/^/  /'
+	echo 1 >"$dev/remove" && rmmod xehpg_sriov_shim && echo 1 >/sys/bus/pci/rescan
+	echo
+done
+
