@@ -6,7 +6,9 @@
 # (seed 003) or not a value refused with the file unchanged, writes refused
 # while VFs are enabled. The next enable pushes them: VF2's quantum, priority
 # (sent as SCHED_PRIORITY only when not low, as upstream) and local memory;
-# the bulk profile's preemption timeout for every VF.
+# the bulk profile's preemption timeout for every VF. A quota that cannot fit
+# beside the other VFs' shares fails the enable (ENOSPC at that VF's local
+# memory) and leaves nothing provisioned.
 # guest-module: sriov-shim
 # expect-mock: sriov.isolation_violations == 0
 # expect-mock: sriov.vf_cfg_updates >= 6
@@ -46,6 +48,17 @@ expect_eq "priority unknown" "$(try_write "$p2/sched_priority" urgent)" "Invalid
 expect_eq "quota not 2 MiB pages" "$(try_write "$p2/vram_quota" 3145728)" "Invalid argument"
 expect_eq "quota beyond local memory" "$(try_write "$p2/vram_quota" 1099511627776)" "Numerical result out of range"
 expect_eq "VF2 quantum unchanged" "$(cat "$p2/exec_quantum_ms")" 50
+
+# A quota that fits alone but not beside the others' fair shares: the
+# enable fails at VF3's local memory, nothing stays provisioned.
+lmem_vf=$(sriov_get "$bdf" lmem_vf)
+big=$(( (${lmem_vf#*-} - ${lmem_vf%-*}) / 2097152 * 2097152 ))
+expect_eq "VF3 quota: the whole VF region" "$(try_write "$adm/vf3/profile/vram_quota" $big)" ""
+check not numvfs "$bdf" 3
+check dmesg_has "sriov: VF3: provisioning failed at local memory: -28"
+expect_eq "nothing provisioned after the refusal" "$(sriov_get "$bdf" provisioned)" 0
+expect_eq "no VF enabled" "$(cat "$dev/sriov_numvfs")" 0
+expect_eq "VF3 back to the fair share" "$(try_write "$adm/vf3/profile/vram_quota" 0)" ""
 
 check numvfs "$bdf" 3
 expect_eq "VF2 pushed with its quantum" "$(sriov_vf "$bdf" 2 eq_ms)" 50
