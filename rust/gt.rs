@@ -38,6 +38,11 @@ use forcewake::{Domain, DomainMask, Forcewake, FwGuard, Wake};
 use mcr::Mcr;
 use topology::Topology;
 
+/// Distance between two functions' copies of their dedicated registers, as the PF sees them:
+/// 0x400 for graphics versions above 12.00 (upstream `xe_mmio.c` `vf_regs_stride`; Xe-HPG is
+/// 12.55).
+pub(crate) const VF_REGS_STRIDE: usize = 0x400;
+
 /// Counter of steered accesses refused because the register's domain was not held.
 struct AccessStats {
     unheld: Atomic<u32>,
@@ -347,6 +352,36 @@ impl<'a> Gt<'a> {
         };
         self.bar.write(R::try_at(idx).ok_or(EINVAL)?, value);
         Ok(())
+    }
+
+    /// Writes element `idx` of an always-on register array in VF `vf`'s copy, as the PF sees
+    /// it: a VF's dedicated registers sit `vf` x [`VF_REGS_STRIDE`] above the PF's own
+    /// (upstream `xe_mmio.c` `vf_regs_stride`/`xe_mmio_init_vf_view`; the seed only says they
+    /// are replicated per VF, seed 000 line 127). Checked at build time as
+    /// [`Gt::write_aon_at`]; the run-time offset is bounds-checked by the BAR.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `idx` is past the array, `vf` is 0 (the PF's copy: [`Gt::write_aon_at`])
+    /// or the copy lies outside the BAR.
+    pub(crate) fn write_vf_aon_at<R>(&self, vf: u16, idx: usize, value: u32) -> Result
+    where
+        R: RegisterArray<Storage = u32> + Array,
+    {
+        const {
+            assert!(array_access_ok(
+                R::OFFSET,
+                R::SIZE,
+                R::STRIDE,
+                true,
+                DomainMask::EMPTY
+            ))
+        };
+        if vf == 0 || idx >= R::SIZE {
+            return Err(EINVAL);
+        }
+        let offset = R::OFFSET + idx * R::STRIDE + usize::from(vf) * VF_REGS_STRIDE;
+        self.bar.write32_at(offset, value)
     }
 
     /// The run-time check of the steering layer, whose guard's domains are only known at run

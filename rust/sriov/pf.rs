@@ -21,6 +21,7 @@
 
 use kernel::{
     device::Device,
+    io::register::RegisterArray,
     new_condvar, new_mutex, new_spinlock,
     prelude::*,
     sync::{
@@ -48,6 +49,7 @@ use crate::{
     guc::{
         self,
         ct::channel::{with_bars, Channel, CtAccess, CtIo},
+        regs::VF_SW_FLAG,
     },
     mem::{
         ggtt::{Ggtt, Mapping, GUC_GGTT_BOTTOM, GUC_GGTT_TOP},
@@ -600,6 +602,12 @@ impl Pf {
         st.vfs.get_mut(idx).ok_or(("bookkeeping", EINVAL))
     }
 
+    /// Zeroes VF `vf`'s copy of `VF_SW_FLAG(0..3)` through the PF's view of it. Any context.
+    fn clear_vf_regs(&self, bar: Bar0<'_>, vf: u16) -> Result {
+        let gt = self.b.gt.view(&self.dev, bar);
+        (0..VF_SW_FLAG::SIZE).try_for_each(|i| gt.write_vf_aon_at::<VF_SW_FLAG>(vf, i, 0))
+    }
+
     /// Clears VF `vf`'s local memory `lmem` on the copy engine; the failed step is logged.
     fn clear_lmem(&self, vf: u16, lmem: Range) -> Result {
         self.b
@@ -1047,6 +1055,15 @@ impl Pf {
                 self.flr_failed(v, vf, "local memory clear", e);
                 return;
             }
+        }
+        // The VF's MMIO message registers, where its last exchange with the GuC may still sit:
+        // the seed gives their reset to the hardware (seed 000 line 322, "Gunit resets
+        // VF-dedicated MMIO registers"); upstream clears them anyway
+        // (`xe_gt_sriov_pf.c` `pf_clear_vf_scratch_regs`), and so does this PF, so the next
+        // owner never depends on that step. Always-on registers: no forcewake.
+        if let Err(e) = self.with_bars(|bar, _| self.clear_vf_regs(bar, vf)) {
+            self.flr_failed(v, vf, "VF registers", e);
+            return;
         }
         if let Ok((next, _)) = v.flr.on(FlrInput::Cleaned) {
             v.flr = next;

@@ -5,7 +5,10 @@
 # the GuC's VF_FLR_DONE, stamps VF3's GGTT range again and sends FLR_FINISH;
 # no other VF's share moves; VF3's local memory, dirtied first (lmem:dirty, a
 # test hook), is cleared by the copy engine before FLR_FINISH (the mock's
-# isolation checker looks at it then: lmem_not_cleared). A GuC that never finishes (guc:flr-stuck:1) is
+# isolation checker looks at it then: lmem_not_cleared). VF3's MMIO message
+# registers hold its last exchange (vf:scratch:3) and the hardware skips its
+# reset of them (vf:keep-regs:1): the PF zeroes them through its view of the
+# VF before FLR_FINISH (vf_regs_not_cleared otherwise). A GuC that never finishes (guc:flr-stuck:1) is
 # reported after 500 ms and the VF left failed until its next FLR, which then
 # completes. A notification for a VF that does not exist
 # (guc:bogus-vf-notify:1) is refused and counted. A refused configuration
@@ -18,6 +21,9 @@
 # expect-violation: guc_sriov_bad
 # expect-mock: sriov.isolation_violations == 0
 # expect-mock: sriov.isolation_kinds.lmem_not_cleared == 0
+# expect-mock: sriov.isolation_kinds.vf_regs_not_cleared == 0
+# expect-mock: sriov.vf_regs_kept == 1
+# expect-mock: sriov.vf_regs_pf_writes == 8
 # expect-mock: sriov.flr_finished == 2
 # expect-mock: sriov.paused == 1
 # expect-mock: sriov.vfs_configured == 0
@@ -37,6 +43,8 @@ before=$(grep -v '^vf3:' "$sriov" | grep '^vf')
 vf3=$(sriov_vf "$bdf" 3 lmem)
 mock_request "lmem:dirty:${vf3%-*}:1000"
 mock_request "lmem:dirty:$(printf %x $((${vf3#*-} - 0x1000))):1000"
+mock_request vf:scratch:3
+mock_request vf:keep-regs:1
 mock_request vf:flr:3
 check wait_until 10 dmesg_has "sriov: VF3: FLR complete"
 expect_eq "one FLR done" "$(sriov_get "$bdf" flr_done)" 1

@@ -32,6 +32,9 @@
 //!   (the GuC notifies the PF), the isolation checker runs now, the next N
 //!   `UPDATE_VF_CFG` fail, the next N `FLR_START` never complete, N
 //!   notifications for a VF that cannot exist;
+//! - `vf:scratch:N`, `vf:keep-regs:N`: VF N's driver left a message in its
+//!   VF-dedicated registers; the next N VF FLRs leave those registers
+//!   (carried out by [`crate::regfile::vf_regs`]);
 //! - `ct:...` and `g2h:...`: the GuC's CT engine ([`CtRequest`], carried
 //!   out by [`crate::regfile::guc::ct`]): switches for the next requests
 //!   read from the H2G ring, and messages or damage written into G2H.

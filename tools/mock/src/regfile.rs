@@ -53,6 +53,7 @@ pub mod isolation;
 pub mod mcr;
 pub mod pcode;
 pub mod straps;
+pub mod vf_regs;
 
 use std::time::Duration;
 
@@ -172,6 +173,8 @@ pub struct RegisterFile {
     lmem_size: u64,
     /// The SR-IOV isolation checker's record.
     isolation: isolation::Checker,
+    /// The VFs' copies of their dedicated registers.
+    vf_regs: vf_regs::VfRegs,
 }
 
 impl RegisterFile {
@@ -205,12 +208,15 @@ impl RegisterFile {
             serviced: Vec::new(),
             lmem_size: p.lmem_size,
             isolation: isolation::Checker::default(),
+            vf_regs: vf_regs::VfRegs::default(),
         })
     }
 
     /// Function reset: every unit back to its reset state, timers restart.
     pub fn reset(&mut self, now: Duration, rec: &mut Recorder) {
         self.gunit.reset(now);
+        // A PF reset ends the VFs (seed 000 lines 292-296) and their state.
+        self.vf_regs.reset_all();
         self.pcode.reset(now);
         self.fw.reset();
         self.mcr.reset();
@@ -269,7 +275,7 @@ impl RegisterFile {
     /// it ([`guc::Guc::sriov_take_check`]).
     fn check_isolation(&mut self, rec: &mut Recorder, bus: &mut dyn guc::Bus) {
         if let Some(due) = self.guc.sriov_take_check() {
-            self.run_isolation_cleared(due.trigger, due.leftovers, due.cleared, rec, bus);
+            self.run_isolation_cleared(due, rec, bus);
         }
     }
 
@@ -290,16 +296,21 @@ impl RegisterFile {
         rec: &mut Recorder,
         bus: &mut dyn guc::Bus,
     ) -> u64 {
-        self.run_isolation_cleared(trigger, leftovers, 0, rec, bus)
+        let due = guc::ct::sriov::CheckDue {
+            trigger,
+            leftovers,
+            cleared: 0,
+            flr_finished: 0,
+        };
+        self.run_isolation_cleared(due, rec, bus)
     }
 
     /// [`RegisterFile::run_isolation`], also checking that the local memory
-    /// of the VFs in `cleared` (bit per VFID) holds nothing.
+    /// of the VFs in `due.cleared` holds nothing and the VF-dedicated
+    /// registers of those in `due.flr_finished` neither.
     fn run_isolation_cleared(
         &mut self,
-        trigger: &'static str,
-        leftovers: bool,
-        cleared: u64,
+        due: guc::ct::sriov::CheckDue,
         rec: &mut Recorder,
         bus: &mut dyn guc::Bus,
     ) -> u64 {
@@ -325,9 +336,11 @@ impl RegisterFile {
             lmem_cfg,
             lmem_size: self.lmem_size,
             pf_contexts_in_vfs,
-            cleared,
+            cleared: due.cleared,
+            vf_regs_dirty: self.vf_regs.dirty(due.flr_finished),
         };
-        self.isolation.run(trigger, leftovers, &view, &*bus, rec)
+        self.isolation
+            .run(due.trigger, due.leftovers, &view, &*bus, rec)
     }
 
     /// The SR-IOV test-control requests ([`guc::Guc::sriov_inject`]).
@@ -339,9 +352,31 @@ impl RegisterFile {
     ) {
         let now = rec.now();
         self.advance(now, rec);
+        match req {
+            crate::control::SriovRequest::Scratch { vf } => {
+                self.vf_regs.plant(vf, rec);
+                return self.vf_regs_injected(req, rec);
+            }
+            crate::control::SriovRequest::KeepRegs { count } => {
+                self.vf_regs.keep(count);
+                return self.vf_regs_injected(req, rec);
+            }
+            // The host's FLR of the VF: Gunit's part (seed 000 line 322)
+            // does not wait for the GuC.
+            crate::control::SriovRequest::Flr { vf } => self.vf_regs.flr(vf, rec),
+            _ => {}
+        }
         self.guc.sriov_inject(req, now, rec, bus);
         self.drain_guc(rec);
         self.check_isolation(rec, bus);
+    }
+
+    fn vf_regs_injected(&self, req: crate::control::SriovRequest, rec: &mut Recorder) {
+        rec.emit(crate::trace::Event::SriovInject {
+            request: req.to_string(),
+            result: "done",
+            armed_left: self.vf_regs.armed_left(),
+        });
     }
 
     /// A `guc:` test-control request ([`guc::Guc::submit_inject`]).
@@ -567,6 +602,10 @@ impl RegisterFile {
             }
             return self.engines.read(i, rel);
         }
+        if let Some((vf, i)) = vf_regs::lookup(offset) {
+            // Gunit, always on (seed 000 line 127; `vf_regs`).
+            return Some(self.vf_regs.read(vf, i));
+        }
         let reg = regs::lookup(offset)?;
         if !self.powered(reg.name, offset, Op::Read, rec) {
             return Some(0);
@@ -630,6 +669,10 @@ impl RegisterFile {
             // The GuC notices what the host did to an engine it uses.
             self.schedule_guc(rec, bus);
             return r.map(|()| Effect::None);
+        }
+        if let Some((vf, i)) = vf_regs::lookup(offset) {
+            self.vf_regs.write(vf, i, value, rec);
+            return Some(Effect::None);
         }
         let reg = regs::lookup(offset)?;
         if !self.powered(reg.name, offset, Op::Write, rec) {
@@ -706,6 +749,7 @@ impl RegisterFile {
             self.guc.take_resets();
             self.intc.reset();
             self.engines.reset_device(rec);
+            self.vf_regs.reset_all();
             self.flush_irq_events(rec);
         }
         Some(effect)
@@ -786,7 +830,8 @@ pub(crate) mod tests {
         ] {
             for off in (base..base + 0x1000).step_by(4) {
                 let handled = rf.read(off, &mut rec).is_some();
-                assert_eq!(handled, regs::lookup(off).is_some(), "{off:#x}");
+                let mapped = regs::lookup(off).is_some() || vf_regs::lookup(off).is_some();
+                assert_eq!(handled, mapped, "{off:#x}");
             }
         }
         assert_eq!(rf.write(0x0, 0, &mut rec), None);

@@ -861,6 +861,17 @@ pub enum Event {
         /// `UPDATE_VF_CFG` refusals and stuck FLRs still armed.
         armed_left: u64,
     },
+    /// A VF-dedicated register changed (`regfile/vf_regs.rs`).
+    SriovVfRegs {
+        /// The VF.
+        vf: u32,
+        /// "pf_write" (the PF wrote one), "planted" (`vf:scratch`),
+        /// "reset" (a VF FLR's Gunit reset), "kept" (`vf:keep-regs`).
+        action: &'static str,
+        /// The value a "pf_write" wrote.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<Hex>,
+    },
     /// The isolation checker ran (`regfile/isolation.rs`).
     SriovCheck {
         /// Why: "vf_cfg", "vf_control", "lmem_cfg", "vf:check", "final".
@@ -876,7 +887,8 @@ pub enum Event {
         /// "ggtt_stamp", "ggtt_stray", "lmtt_shared", "lmtt_in_tables",
         /// "lmtt_beyond_lmem", "lmtt_over_quota", "lmtt_no_config",
         /// "lmtt_pf_entry", "lmtt_unreadable", "ctx_overlap", "db_overlap",
-        /// "ggtt_overlap", "ctx_pf_in_vf".
+        /// "ggtt_overlap", "ctx_pf_in_vf", "lmem_not_cleared",
+        /// "vf_regs_not_cleared".
         check: &'static str,
         /// The function it is about.
         vf: u32,

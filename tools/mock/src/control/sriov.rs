@@ -1,7 +1,8 @@
 //! The SR-IOV test-control requests ([`super`]'s grammar): `vf:flr:N`,
 //! `vf:check`, `guc:refuse-vf-cfg:N`, `guc:flr-stuck:N` and
 //! `guc:bogus-vf-notify:N`, carried out by
-//! [`crate::regfile::guc::ct::sriov`]. They are a family of their own, not
+//! [`crate::regfile::guc::ct::sriov`]; `vf:scratch:N` and `vf:keep-regs:N`,
+//! carried out by [`crate::regfile::vf_regs`]. They are a family of their own, not
 //! [`super::GucRequest`]s, so the GuC's submission model does not have to
 //! know them.
 
@@ -21,6 +22,18 @@ pub enum SriovRequest {
     },
     /// `vf:check`: run the isolation checker now, leftovers included.
     Check,
+    /// `vf:scratch:N`: VF N's driver left a message in its VF-dedicated
+    /// registers.
+    Scratch {
+        /// The VF.
+        vf: u32,
+    },
+    /// `vf:keep-regs:N`: the next N VF FLRs leave the VF-dedicated
+    /// registers as they are.
+    KeepRegs {
+        /// N.
+        count: u64,
+    },
     /// `guc:refuse-vf-cfg:N`: the next N `UPDATE_VF_CFG` fail.
     RefuseVfCfg {
         /// N.
@@ -53,22 +66,24 @@ impl SriovRequest {
                 Err(format!("N {v} is not in 1..={MAX_COUNT}"))
             }
         };
+        let vf = |text: &str| -> Result<u32, String> {
+            let v = decimal(text)?;
+            u32::try_from(v)
+                .ok()
+                .filter(|v| (1..=TOTAL_VFS).contains(v))
+                .ok_or_else(|| format!("VF {v} is not in 1..={TOTAL_VFS}"))
+        };
         match (family, args) {
-            ("vf", ["flr", vf]) => {
-                let v = decimal(vf)?;
-                u32::try_from(v)
-                    .ok()
-                    .filter(|v| (1..=TOTAL_VFS).contains(v))
-                    .map(|vf| SriovRequest::Flr { vf })
-                    .ok_or_else(|| format!("VF {v} is not in 1..={TOTAL_VFS}"))
-            }
+            ("vf", ["flr", v]) => Ok(SriovRequest::Flr { vf: vf(v)? }),
+            ("vf", ["scratch", v]) => Ok(SriovRequest::Scratch { vf: vf(v)? }),
+            ("vf", ["keep-regs", c]) => Ok(SriovRequest::KeepRegs { count: n(c)? }),
             ("vf", ["check"]) => Ok(SriovRequest::Check),
             ("guc", ["refuse-vf-cfg", c]) => Ok(SriovRequest::RefuseVfCfg { count: n(c)? }),
             ("guc", ["flr-stuck", c]) => Ok(SriovRequest::FlrStuck { count: n(c)? }),
             ("guc", ["bogus-vf-notify", c]) => Ok(SriovRequest::BogusNotify { count: n(c)? }),
             _ => Err(format!(
-                "`{family}:{}` is not vf:flr:N, vf:check, guc:refuse-vf-cfg:N, \
-                 guc:flr-stuck:N or guc:bogus-vf-notify:N",
+                "`{family}:{}` is not vf:flr:N, vf:scratch:N, vf:keep-regs:N, vf:check, \
+                 guc:refuse-vf-cfg:N, guc:flr-stuck:N or guc:bogus-vf-notify:N",
                 args.join(":")
             )),
         }
@@ -80,6 +95,8 @@ impl fmt::Display for SriovRequest {
         match self {
             SriovRequest::Flr { vf } => write!(f, "vf:flr:{vf}"),
             SriovRequest::Check => f.write_str("vf:check"),
+            SriovRequest::Scratch { vf } => write!(f, "vf:scratch:{vf}"),
+            SriovRequest::KeepRegs { count } => write!(f, "vf:keep-regs:{count}"),
             SriovRequest::RefuseVfCfg { count } => write!(f, "guc:refuse-vf-cfg:{count}"),
             SriovRequest::FlrStuck { count } => write!(f, "guc:flr-stuck:{count}"),
             SriovRequest::BogusNotify { count } => write!(f, "guc:bogus-vf-notify:{count}"),
@@ -98,6 +115,8 @@ mod tests {
             ("vf:flr:1", SriovRequest::Flr { vf: 1 }),
             ("vf:flr:63", SriovRequest::Flr { vf: 63 }),
             ("vf:check", SriovRequest::Check),
+            ("vf:scratch:63", SriovRequest::Scratch { vf: 63 }),
+            ("vf:keep-regs:2", SriovRequest::KeepRegs { count: 2 }),
             (
                 "guc:refuse-vf-cfg:2",
                 SriovRequest::RefuseVfCfg { count: 2 },
@@ -126,6 +145,10 @@ mod tests {
             "vf:flr:x",
             "vf:flr:1:2",
             "vf:check:1",
+            "vf:scratch:0",
+            "vf:scratch:64",
+            "vf:keep-regs:0",
+            "vf:keep-regs",
             "vf:pause:1",
             "guc:refuse-vf-cfg",
             "guc:refuse-vf-cfg:0",

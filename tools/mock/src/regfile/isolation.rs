@@ -58,6 +58,13 @@
 //!   memory holds is read ([`Bus::lmem_first_nonzero`]), so GiBs of
 //!   cleared (sparse) memory cost nothing.
 //!
+//! VF-dedicated registers, for the VFs whose `FLR_FINISH` was accepted:
+//!
+//! - `vf_regs_not_cleared`: a VF's `VF_SW_FLAG` copy is not zero, so the
+//!   VF's next owner could read the previous one's last GuC message
+//!   ([`super::vf_regs`]: the hardware resets them on a VF FLR, seed 000
+//!   line 322; a PF that clears them itself does not rely on it).
+//!
 //! Leftovers, entries no configuration covers: the PF tells the GuC first
 //! when it takes resources away and cleans its tables after (upstream
 //! `xe_gt_sriov_pf_config_release`), it may stamp and map every VF before
@@ -140,6 +147,9 @@ pub struct View<'a> {
     pub pf_contexts_in_vfs: Vec<(u32, u32)>,
     /// VFs (bit per VFID) whose mapped local memory must be all zeros.
     pub cleared: u64,
+    /// VFs whose FLR ended with a VF-dedicated register still holding
+    /// something: (VF, register index, value) ([`super::vf_regs`]).
+    pub vf_regs_dirty: Vec<(u32, usize, u32)>,
 }
 
 /// One finding.
@@ -210,6 +220,16 @@ impl Checker {
                 detail: format!(
                     "{n} context(s) the PF registered are in VF {vf}'s context run; the first \
                      is guc_id {id:#x}"
+                ),
+            });
+        }
+        for &(vf, i, value) in &view.vf_regs_dirty {
+            out.push(Finding {
+                check: "vf_regs_not_cleared",
+                vf,
+                other: None,
+                detail: format!(
+                    "VF {vf}'s VF_SW_FLAG({i}) holds {value:#x} when the PF finished its FLR"
                 ),
             });
         }
@@ -556,6 +576,7 @@ mod tests {
             lmem_size: 16 << 30,
             pf_contexts_in_vfs: vec![(2, 210), (2, 211)],
             cleared: 0,
+            vf_regs_dirty: vec![],
         };
         assert_eq!(c.run("vf:check", true, &view, &NoBus, &mut rec), 2);
         assert_eq!(c.found(), 2);

@@ -98,6 +98,12 @@ pub struct SriovSummary {
     /// `UPDATE_VF_CFG` and `VF_CONTROL` answered FAILURE (the switch's
     /// included; the others are also `guc_sriov_bad` violations).
     pub refused: u64,
+    /// VF-dedicated register writes by the PF (`regfile/vf_regs.rs`).
+    pub vf_regs_pf_writes: u64,
+    /// VF FLRs whose Gunit reset cleared the VF's registers.
+    pub vf_regs_reset: u64,
+    /// VF FLRs that left them (`vf:keep-regs`).
+    pub vf_regs_kept: u64,
     /// Configurations by VFID ("0" is the PF's own), as of this summary.
     pub vfs: BTreeMap<String, VfEntry>,
     /// States of the VFs not "ready", by VFID.
@@ -155,6 +161,12 @@ pub fn count(s: &mut SriovSummary, ev: &Event) {
         Event::SriovNotify { event, count, .. } => match *event {
             "flr_done" => s.flr_done += count,
             "vf_flr" => s.vf_flr_notified += count,
+            _ => {}
+        },
+        Event::SriovVfRegs { action, .. } => match *action {
+            "pf_write" => s.vf_regs_pf_writes += 1,
+            "reset" => s.vf_regs_reset += 1,
+            "kept" => s.vf_regs_kept += 1,
             _ => {}
         },
         Event::SriovCheck { .. } => s.isolation_checks += 1,

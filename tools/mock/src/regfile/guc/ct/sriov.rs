@@ -326,6 +326,10 @@ pub struct CheckDue {
     /// configuration with `LMEM_SIZE` was taken or an `FLR_FINISH`
     /// accepted since the last check (`lmem_not_cleared`).
     pub cleared: u64,
+    /// VFs (bit per VFID) whose `FLR_FINISH` was accepted since the last
+    /// check: their VF-dedicated registers must hold nothing
+    /// (`vf_regs_not_cleared`).
+    pub flr_finished: u64,
 }
 
 /// The GuC's SR-IOV PF state.
@@ -373,19 +377,22 @@ impl Sriov {
     }
 
     fn due(&mut self, trigger: &'static str, leftovers: bool) {
-        self.due_clear(trigger, leftovers, 0);
+        self.due_clear(trigger, leftovers, 0, 0);
     }
 
-    /// [`Sriov::due`], with VFs whose local memory must be clear.
-    fn due_clear(&mut self, trigger: &'static str, leftovers: bool, cleared: u64) {
+    /// [`Sriov::due`], with VFs whose local memory must be clear and VFs
+    /// whose FLR ended.
+    fn due_clear(&mut self, trigger: &'static str, leftovers: bool, cleared: u64, flr: u64) {
         // Two messages before a check: leftovers only if both allow them;
         // the VFs to look at add up.
         let leftovers = leftovers && self.check.is_none_or(|c| c.leftovers);
         let cleared = cleared | self.check.map_or(0, |c| c.cleared);
+        let flr_finished = flr | self.check.map_or(0, |c| c.flr_finished);
         self.check = Some(CheckDue {
             trigger,
             leftovers,
             cleared,
+            flr_finished,
         });
     }
 }
@@ -445,7 +452,7 @@ fn update_vf_cfg(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) ->
     } else {
         0
     };
-    s.due_clear("vf_cfg", false, cleared);
+    s.due_clear("vf_cfg", false, cleared, 0);
     rec.emit(Event::SriovVfCfg {
         vfid,
         addr: Hex(addr),
@@ -749,7 +756,7 @@ fn vf_control(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Result<u32, u32> 
     } else {
         0
     };
-    s.due_clear("vf_control", answer.is_ok(), cleared);
+    s.due_clear("vf_control", answer.is_ok(), cleared, cleared);
     rec.emit(Event::SriovVfControl {
         vfid,
         cmd: command_name(cmd),
@@ -895,6 +902,8 @@ impl Guc {
                 self.ct.sriov.due("vf:check", true);
                 "done"
             }
+            // The register file's (`vf_regs`), never sent here.
+            SriovRequest::Scratch { .. } | SriovRequest::KeepRegs { .. } => "not_guc",
             SriovRequest::Flr { .. } | SriovRequest::BogusNotify { .. } if !enabled => "no_channel",
             SriovRequest::Flr { vf } => {
                 notify(&mut self.ct, vf, NOTIFY_VF_FLR, 1, rec);

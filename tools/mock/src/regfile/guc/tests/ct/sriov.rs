@@ -638,3 +638,56 @@ fn memory_a_vf_gets_or_gets_back_must_be_clear() {
         "vf_control"
     );
 }
+
+/// VF-dedicated registers: Gunit resets them at a VF FLR (seed 000 line
+/// 322); hardware that skips it (`vf:keep-regs`) and a PF that relies on
+/// it leave the last owner's message behind, `vf_regs_not_cleared` at
+/// FLR_FINISH; the PF's own clearing through its view of the VF avoids it.
+#[test]
+fn a_vf_whose_flr_ends_must_find_its_registers_clear() {
+    use crate::regfile::vf_regs;
+    let mut h = H::sriov_ready();
+    let flag =
+        |vf: u32, i: u32| crate::regs::guc::VF_SW_FLAG[0].offset + vf * vf_regs::STRIDE + 4 * i;
+    let ok = mmio::success(0);
+    h.sriov_control("vf:scratch:2");
+    assert_eq!(h.r(flag(2, 1)), vf_regs::planted(2, 1));
+    assert_eq!(h.r(flag(3, 1)), 0, "another VF's are its own");
+    h.sriov_control("vf:flr:2");
+    assert_eq!(h.r(flag(2, 1)), 0, "the hardware's reset");
+    assert_eq!(h.vf_control(2, 4).0, ok);
+    assert_eq!(h.vf_control(2, 5).0, ok);
+    assert!(h.isolation_kinds().is_empty());
+
+    h.sriov_control("vf:keep-regs:2");
+    h.sriov_control("vf:scratch:2");
+    h.sriov_control("vf:flr:2");
+    assert_eq!(h.vf_control(2, 4).0, ok);
+    assert!(h.isolation_kinds().is_empty(), "not at FLR_START");
+    assert_eq!(h.vf_control(2, 5).0, ok);
+    assert_eq!(
+        h.isolation_kinds(),
+        [("vf_regs_not_cleared".into(), 1)].into()
+    );
+    let iso = h.events("sriov_isolation");
+    let detail = iso[0]["detail"].as_str().unwrap_or("");
+    assert!(
+        detail.contains("VF_SW_FLAG(0)") && detail.contains("0x5c000200"),
+        "{detail}"
+    );
+
+    // The PF clears them itself: nothing new.
+    h.sriov_control("vf:scratch:3");
+    h.sriov_control("vf:flr:3");
+    for i in 0..4 {
+        h.w(flag(3, i), 0);
+    }
+    assert_eq!(h.vf_control(3, 4).0, ok);
+    assert_eq!(h.vf_control(3, 5).0, ok);
+    let s = h.sriov_summary();
+    assert_eq!(s.isolation_violations, 1);
+    assert_eq!(
+        (s.vf_regs_pf_writes, s.vf_regs_reset, s.vf_regs_kept),
+        (4, 1, 2)
+    );
+}
