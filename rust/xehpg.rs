@@ -35,7 +35,7 @@ mod submit;
 
 pub(crate) const MODULE_NAME: &CStr = <LocalModule as kernel::ModuleMetadata>::NAME;
 
-#[pin_data]
+#[pin_data(PinnedDrop)]
 struct XehpgModule {
     // Declaration order is drop order: unregister the driver first, then drop the root.
     #[pin]
@@ -58,6 +58,22 @@ impl InPlaceModule for XehpgModule {
             _debugfs_root: root,
         })
     }
+}
+
+#[pinned_drop]
+impl PinnedDrop for XehpgModule {
+    fn drop(self: Pin<&mut Self>) {
+        // Before the fields drop (the driver's unregistration removes every device): VFs are
+        // disabled here, where the PCI rescan-remove lock can be taken (rust/xehpg_glue.c).
+        // SAFETY: `MODULE_NAME` is a NUL-terminated string that outlives the call.
+        unsafe { xehpg_sriov_disable_all(MODULE_NAME.as_char_ptr()) };
+    }
+}
+
+// C glue (rust/xehpg_glue.c).
+extern "C" {
+    /// Disables the VFs of every device bound to the driver called `name`; no enable after.
+    fn xehpg_sriov_disable_all(name: *const kernel::ffi::c_char);
 }
 
 module! {

@@ -13,6 +13,12 @@
  *   enables them, and disables them before Rust gives their shares back. The
  *   PCI core calls it with the device lock held, so the driver is bound and
  *   its data (the Rust device state) alive for the whole call.
+ * - disabling VFs at module unload (xehpg_sriov_disable_all): removing the VF
+ *   devices needs pci_rescan_remove_lock (7.3 drivers/pci/remove.c asserts
+ *   it), which rmmod's path to remove does not hold and a module cannot take
+ *   there (the PF's sysfs remove attribute calls remove with it held). Module
+ *   exit is known not to hold it, so VFs are disabled there first, under it,
+ *   as sriov_numvfs does (drivers/pci/iov.c sriov_numvfs_store).
  */
 #include <linux/kobject.h>
 #include <linux/module.h>
@@ -37,11 +43,16 @@ const char *xehpg_guc_firmware_path(void)
 int xehpg_sriov_provision(void *data, int num_vfs);
 void xehpg_sriov_unprovision(void *data);
 
+/* Set once module exit has started: no VF may be enabled after that. */
+static bool xehpg_unloading;
+
 static int xehpg_sriov_configure(struct pci_dev *pdev, int num_vfs)
 {
 	void *data = pci_get_drvdata(pdev);
 	int ret;
 
+	if (num_vfs && READ_ONCE(xehpg_unloading))
+		return -ESHUTDOWN;
 	if (!num_vfs) {
 		pci_disable_sriov(pdev);
 		xehpg_sriov_unprovision(data);
@@ -68,7 +79,43 @@ void xehpg_sriov_hook(struct pci_dev *pdev)
 		WRITE_ONCE(pdev->driver->sriov_configure, xehpg_sriov_configure);
 }
 
-/* Called by unbind before the shares go: VFs cannot outlive their provisioning. */
+static int xehpg_sriov_disable_one(struct device *dev, void *drv)
+{
+	struct pci_dev *pdev = to_pci_dev(dev);
+
+	/* The order sriov_numvfs takes them in: device lock, then rescan-remove. */
+	device_lock(dev);
+	if (dev->driver == drv && pci_num_vf(pdev)) {
+		pci_lock_rescan_remove();
+		xehpg_sriov_configure(pdev, 0);
+		pci_unlock_rescan_remove();
+	}
+	device_unlock(dev);
+	return 0;
+}
+
+/*
+ * Called by module exit before the driver is unregistered: every bound PF's
+ * VFs disabled and given back, and no new enable accepted.
+ */
+void xehpg_sriov_disable_all(const char *name);
+void xehpg_sriov_disable_all(const char *name)
+{
+	struct device_driver *drv = driver_find(name, &pci_bus_type);
+	int ret;
+
+	WRITE_ONCE(xehpg_unloading, true);
+	ret = drv ? driver_for_each_device(drv, NULL, drv, xehpg_sriov_disable_one) : -ENODEV;
+	if (ret)
+		pr_err("%s: unload: disabling VFs: driver not found: %d\n", name, ret);
+}
+
+/*
+ * Called by unbind before the shares go: VFs cannot outlive their
+ * provisioning. After rmmod's xehpg_sriov_disable_all there are none; a sysfs
+ * unbind with VFs enabled still gets here without pci_rescan_remove_lock
+ * (Documentation/sriov.rst, "Known gaps").
+ */
 void xehpg_sriov_disable(struct pci_dev *pdev);
 void xehpg_sriov_disable(struct pci_dev *pdev)
 {

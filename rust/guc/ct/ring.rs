@@ -14,12 +14,23 @@ use crate::abi::*;
 
 /// Dwords the sender may still write.
 pub(crate) fn space(head: u32, tail: u32, size: u32) -> u32 {
-    (head + size - tail - 1) % size
+    // Callers check head and tail against the ring first; the wrapping operations and the
+    // checked remainder keep a value that slipped past them from panicking (a zero-sized ring
+    // has no room).
+    head.wrapping_add(size)
+        .wrapping_sub(tail)
+        .wrapping_sub(1)
+        .checked_rem(size)
+        .unwrap_or(0)
 }
 
 /// Dwords written and not yet consumed.
 pub(crate) fn avail(head: u32, tail: u32, size: u32) -> u32 {
-    (tail + size - head) % size
+    // As in `space`: never a panic on a value the checks missed.
+    tail.wrapping_add(size)
+        .wrapping_sub(head)
+        .checked_rem(size)
+        .unwrap_or(0)
 }
 
 /// Where a message goes in H2G.
@@ -211,6 +222,11 @@ mod tests {
         // Wrapped.
         assert_eq!(avail(14, 2, 16), 4);
         assert_eq!(space(14, 2, 16), 11);
+        // A zero-sized ring has nothing; values past the callers' checks do not panic.
+        assert_eq!(space(0, 0, 0), 0);
+        assert_eq!(avail(3, 1, 0), 0);
+        assert_eq!(space(u32::MAX, 0, 16), (u32::MAX.wrapping_add(15)) % 16);
+        assert_eq!(avail(0, u32::MAX, 16), (u32::MAX.wrapping_add(16)) % 16);
     }
 
     #[test]
