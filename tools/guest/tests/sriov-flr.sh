@@ -13,7 +13,8 @@
 # completes. A notification for a VF that does not exist
 # (guc:bogus-vf-notify:1) is refused and counted. A refused configuration
 # (guc:refuse-vf-cfg:1) fails the sriov_numvfs write and leaves nothing
-# provisioned. VF control from debugfs: pause and resume; a resume the GuC
+# provisioned, as does a copy engine that hangs while a VF's memory is cleared
+# (engine:hang:bcs0). VF control from debugfs: pause and resume; a resume the GuC
 # refuses (the VF is not paused) is an error, not a state change; garbage is
 # EINVAL. Finally the PF is removed with VFs enabled: they are disabled before
 # their shares go.
@@ -80,6 +81,16 @@ check not numvfs "$bdf" 2
 check dmesg_has "sriov: provisioning 2 VF(s) failed at PF2GUC_UPDATE_VF_CFG: -5; nothing kept"
 expect_eq "nothing provisioned after the refusal" "$(sriov_get "$bdf" provisioned)" 0
 expect_eq "no VF enabled" "$(cat "$dev/sriov_numvfs")" 0
+check numvfs "$bdf" 2
+
+# The copy engine hangs while a VF's memory is cleared: that enable fails at
+# the clear, keeps nothing, and the engine is recovered for the next one.
+check numvfs "$bdf" 0
+mock_request engine:hang:bcs0
+check not numvfs "$bdf" 2
+check dmesg_has "sriov: VF1: clearing local memory"
+check dmesg_has "sriov: provisioning 2 VF(s) failed at local memory clear"
+expect_eq "nothing provisioned after the hang" "$(sriov_get "$bdf" provisioned)" 0
 check numvfs "$bdf" 2
 
 # The PF goes with 2 VFs enabled: unbind disables them, then gives back.
