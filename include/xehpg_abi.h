@@ -240,6 +240,13 @@ struct xehpg_ct_buffer_desc {
 #define XEHPG_KLV_VF_CFG_BEGIN_DOORBELL_ID 0x8a0a
 #define XEHPG_KLV_VF_CFG_BEGIN_CONTEXT_ID 0x8a0b
 #define XEHPG_KLV_VF_CFG_SCHED_PRIORITY 0x8a0c
+/* Adverse-event thresholds (seed 003 line 11; 0: not reported). */
+#define XEHPG_KLV_VF_CFG_THRESHOLD_CAT_ERR 0x8a03
+#define XEHPG_KLV_VF_CFG_THRESHOLD_ENGINE_RESET 0x8a04
+#define XEHPG_KLV_VF_CFG_THRESHOLD_PAGE_FAULT 0x8a05
+#define XEHPG_KLV_VF_CFG_THRESHOLD_H2G_STORM 0x8a06
+#define XEHPG_KLV_VF_CFG_THRESHOLD_IRQ_STORM 0x8a07
+#define XEHPG_KLV_VF_CFG_THRESHOLD_DOORBELL_STORM 0x8a08
 
 /* Error codes in FAILURE responses (upstream abi/guc_errors_abi.h). */
 #define XEHPG_GUC_ERROR_UNKNOWN_ACTION 0x30

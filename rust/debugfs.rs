@@ -52,6 +52,7 @@ use crate::{
     mem::lmem::Lmembar,
     mmio::Gttmmadr,
     sriov::{
+        config::threshold_by_name,
         control::Command,
         pf::{Owner, Pf},
     },
@@ -227,9 +228,28 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
 
 /// `provision N` provisions N VFs at the provisioning layer alone (no VF on the bus; see
 /// [`Owner::Debugfs`]), `unprovision` gives them back (refused while `sriov_numvfs` owns the
-/// VFs); `vfN pause|resume|stop` sends that VF control command to the GuC.
+/// VFs); `vfN pause|resume|stop` sends that VF control command to the GuC;
+/// `vfN threshold NAME VALUE` sets an adverse-event threshold of a provisioned VF (upstream's
+/// names, `sriov::config::THRESHOLDS`).
 fn store_sriov(c: &DebugCtx, cmd: &str) -> Result {
     let pf = c.sriov.as_ref().ok_or(ENODEV)?;
+    let vf_number = |w: &str| {
+        w.strip_prefix("vf")
+            .and_then(|n| n.parse::<u16>().ok())
+            .ok_or(EINVAL)
+    };
+    let mut words = cmd.split_whitespace();
+    if let (Some(vf), Some("threshold"), Some(name), Some(value), None) = (
+        words.next(),
+        words.next(),
+        words.next(),
+        words.next(),
+        words.next(),
+    ) {
+        let idx = threshold_by_name(name).ok_or(EINVAL)?;
+        let value = value.parse::<u32>().map_err(|_| EINVAL)?;
+        return pf.set_threshold(vf_number(vf)?, idx, value);
+    }
     let mut words = cmd.split_whitespace();
     match (words.next(), words.next(), words.next()) {
         (Some("provision"), Some(n), None) => {
@@ -238,10 +258,7 @@ fn store_sriov(c: &DebugCtx, cmd: &str) -> Result {
         }
         (Some("unprovision"), None, None) => pf.unprovision(Owner::Debugfs),
         (Some(vf), Some(what), None) => {
-            let vf = vf
-                .strip_prefix("vf")
-                .and_then(|n| n.parse::<u16>().ok())
-                .ok_or(EINVAL)?;
+            let vf = vf_number(vf)?;
             let cmd = match what {
                 "pause" => Command::Pause,
                 "resume" => Command::Resume,

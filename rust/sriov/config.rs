@@ -6,7 +6,7 @@
 //! sends the list with `PF2GUC_UPDATE_VF_CFG`, whose reply counts the KLVs the GuC applied.
 //! The order is upstream's (`encode_config` in `xe_gt_sriov_pf_config.c`), so a GuC that
 //! applies keys in order sees the same sequence as under `xe`: GGTT, contexts, doorbells,
-//! local memory, scheduling.
+//! local memory, scheduling, the adverse-event thresholds.
 
 use kernel::prelude::*;
 
@@ -37,6 +37,37 @@ pub(crate) struct VfConfig {
     /// 0 low (the GuC's default: scheduled only with work), 1 normal, 2 high
     /// (`SCHED_PRIORITY`).
     pub(crate) priority: u32,
+    /// Adverse-event thresholds in [`THRESHOLDS`]' order; 0: not reported.
+    pub(crate) thresholds: [u32; THRESHOLDS.len()],
+}
+
+/// The adverse-event thresholds (seed 003 line 11, `GUC_KLV_VF_CFG_THRESHOLD_*`: counts or
+/// microseconds per sampling interval, 0 meaning the GuC does not report the event), by key
+/// with upstream's names (`xe_guc_klv_thresholds_set_types.h`). Upstream's seventh,
+/// `MULTI_LRC_COUNT` (GuC 70.53), is not in seed 003 and not sent.
+pub(crate) const THRESHOLDS: [(u32, &str); 6] = [
+    (XEHPG_KLV_VF_CFG_THRESHOLD_CAT_ERR, "cat_error_count"),
+    (
+        XEHPG_KLV_VF_CFG_THRESHOLD_ENGINE_RESET,
+        "engine_reset_count",
+    ),
+    (XEHPG_KLV_VF_CFG_THRESHOLD_PAGE_FAULT, "page_fault_count"),
+    (XEHPG_KLV_VF_CFG_THRESHOLD_H2G_STORM, "guc_time_us"),
+    (XEHPG_KLV_VF_CFG_THRESHOLD_IRQ_STORM, "irq_time_us"),
+    (
+        XEHPG_KLV_VF_CFG_THRESHOLD_DOORBELL_STORM,
+        "doorbell_time_us",
+    ),
+];
+
+/// The index in [`THRESHOLDS`] of threshold `key`.
+pub(crate) fn threshold_index(key: u32) -> Option<usize> {
+    THRESHOLDS.iter().position(|&(k, _)| k == key)
+}
+
+/// The index in [`THRESHOLDS`] of the threshold upstream calls `name`.
+pub(crate) fn threshold_by_name(name: &str) -> Option<usize> {
+    THRESHOLDS.iter().position(|&(_, n)| n == name)
 }
 
 /// Why a configuration cannot be pushed.
@@ -65,9 +96,9 @@ const MAX_EXEC_QUANTUM_MS: u32 = 100_000;
 const MAX_PREEMPT_TIMEOUT_US: u32 = 100_000_000;
 /// HIGH (seed 003: 0 LOW, 1 NORMAL, 2 HIGH).
 pub(crate) const MAX_PRIORITY: u32 = 2;
-/// The most dwords [`VfConfig::encode`] writes: six 64/32-bit resource KLVs and three
-/// scheduling ones.
-pub(crate) const MAX_DWORDS: usize = 3 + 3 + 2 + 2 + 2 + 2 + 3 + 2 + 2 + 2;
+/// The most dwords [`VfConfig::encode`] writes: six 64/32-bit resource KLVs, three
+/// scheduling ones and the thresholds.
+pub(crate) const MAX_DWORDS: usize = 3 + 3 + 2 + 2 + 2 + 2 + 3 + 2 + 2 + 2 + 2 * THRESHOLDS.len();
 
 impl VfConfig {
     /// Whether the VF can run: it needs contexts, GGTT and (on these discrete parts) local
@@ -172,8 +203,25 @@ impl VfConfig {
         if self.priority != 0 {
             put(&mut w, XEHPG_KLV_VF_CFG_SCHED_PRIORITY, &[self.priority])?;
         }
+        // Every one, zeros included, as upstream: a push states the whole configuration.
+        for (&(key, _), &value) in THRESHOLDS.iter().zip(&self.thresholds) {
+            put(&mut w, key, &[value])?;
+        }
         Ok((w.len(), klvs))
     }
+}
+
+/// One threshold as its KLV, for a change on a running VF: returns dwords and KLVs written.
+///
+/// # Errors
+///
+/// `EINVAL` for an index past [`THRESHOLDS`], `ENOSPC` when `buf` is short.
+pub(crate) fn encode_threshold(buf: &mut [u32], idx: usize, value: u32) -> Result<(usize, u32)> {
+    let &(key, _) = THRESHOLDS.get(idx).ok_or(EINVAL)?;
+    let mut w = Writer::new(buf);
+    // CAST: the keys are 16-bit (seed 003).
+    w.put(key as u16, &[value])?;
+    Ok((w.len(), 1))
 }
 
 /// Dwords of [`encode_self`]: four ID KLVs, two scheduling ones, the GGTT pair.
@@ -237,6 +285,7 @@ mod tests {
             exec_quantum_ms: 16,
             preempt_timeout_us: 16_000,
             priority: 0,
+            thresholds: [3, 0, 0, 0, 0, 500],
         }
     }
 
@@ -266,11 +315,23 @@ mod tests {
             16, // EXEC_QUANTUM
             0x8a02_0001,
             16000, // PREEMPT_TIMEOUT
+            0x8a03_0001,
+            3, // THRESHOLD_CAT_ERR
+            0x8a04_0001,
+            0, // THRESHOLD_ENGINE_RESET
+            0x8a05_0001,
+            0, // THRESHOLD_PAGE_FAULT
+            0x8a06_0001,
+            0, // THRESHOLD_H2G_STORM
+            0x8a07_0001,
+            0, // THRESHOLD_IRQ_STORM
+            0x8a08_0001,
+            500, // THRESHOLD_DOORBELL_STORM
         ];
         assert_eq!(len, want.len());
         assert_eq!(len, MAX_DWORDS - 2);
         assert_eq!(&buf[..len], &want[..]);
-        assert_eq!(klvs, 9);
+        assert_eq!(klvs, 15);
         assert_eq!(buf[len], 0xdead_beef);
         Ok(())
     }
@@ -283,7 +344,7 @@ mod tests {
         };
         let mut buf = [0; MAX_DWORDS];
         let (len, klvs) = cfg.encode(&mut buf)?;
-        assert_eq!((len, klvs), (MAX_DWORDS - 4, 8));
+        assert_eq!((len, klvs), (MAX_DWORDS - 4, 14));
         assert_eq!(&buf[10..12], &[0x0006_0001, 0]);
         Ok(())
     }
@@ -324,20 +385,36 @@ mod tests {
     }
 
     #[test]
-    fn a_priority_other_than_low_is_sent_last() -> Result {
+    fn a_priority_other_than_low_is_sent_after_the_timeout() -> Result {
         let high = VfConfig {
             priority: 2,
             ..full()
         };
         let mut buf = [0; MAX_DWORDS];
         let (len, klvs) = high.encode(&mut buf)?;
-        assert_eq!((len, klvs), (MAX_DWORDS, 10));
-        assert_eq!(&buf[len - 2..len], &[0x8a0c_0001, 2]);
+        assert_eq!((len, klvs), (MAX_DWORDS, 16));
+        // After the scheduling quantum and timeout, before the six thresholds.
+        let at = len - 2 * THRESHOLDS.len();
+        assert_eq!(&buf[at - 2..at], &[0x8a0c_0001, 2]);
         let bad = VfConfig {
             priority: 3,
             ..full()
         };
         assert_eq!(bad.validate(), Err(Invalid::Range("VF_CFG_SCHED_PRIORITY")));
+        Ok(())
+    }
+
+    #[test]
+    fn a_threshold_alone_and_by_name() -> Result {
+        let mut buf = [0; 3];
+        assert_eq!(encode_threshold(&mut buf, 5, 250)?, (2, 1));
+        assert_eq!(&buf[..2], &[0x8a08_0001, 250]);
+        assert_eq!(encode_threshold(&mut buf, 6, 1), Err(EINVAL));
+        assert_eq!(encode_threshold(&mut buf[..1], 0, 1), Err(ENOSPC));
+        assert_eq!(threshold_by_name("guc_time_us"), Some(3));
+        assert_eq!(threshold_by_name("multi_lrc_count"), None);
+        assert_eq!(threshold_index(0x8a05), Some(2));
+        assert_eq!(threshold_index(0x8a0d), None);
         Ok(())
     }
 

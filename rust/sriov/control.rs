@@ -16,6 +16,7 @@
 
 use kernel::prelude::*;
 
+use super::config::threshold_index;
 use crate::abi::*;
 use crate::guc::hxg::Hxg;
 
@@ -87,6 +88,28 @@ pub(crate) enum BadNotice {
     NoSuchVf(u32),
     /// An event code the ABI does not define for this function.
     Unknown { vf: u32, event: u32 },
+    /// An adverse event naming a key that is not a threshold.
+    NotAThreshold { vf: u32, key: u32 },
+}
+
+/// Parses a `GUC2PF_ADVERSE_EVENT` payload {VF, threshold key} (upstream
+/// `abi/guc_actions_sriov_abi.h`) with `num_vfs` VFs enabled: the VF and the threshold's
+/// index in [`THRESHOLDS`](super::config::THRESHOLDS).
+///
+/// # Errors
+///
+/// The reason, as [`BadNotice`]: the PF (0) has no thresholds either.
+pub(crate) fn parse_adverse(payload: &[u32], num_vfs: u16) -> Result<(u16, usize), BadNotice> {
+    let (vf, key) = match payload {
+        [vf, key, ..] => (*vf, *key),
+        _ => return Err(BadNotice::Short(payload.len())),
+    };
+    let n = u16::try_from(vf)
+        .ok()
+        .filter(|n| (1..=num_vfs).contains(n))
+        .ok_or(BadNotice::NoSuchVf(vf))?;
+    let i = threshold_index(key).ok_or(BadNotice::NotAThreshold { vf, key })?;
+    Ok((n, i))
 }
 
 /// Parses a `GUC2PF_VF_STATE_NOTIFY` payload with `num_vfs` VFs enabled.
@@ -219,6 +242,19 @@ mod tests {
             Err(BadNotice::Unknown { vf: 0, event: 2 })
         );
         assert_eq!(parse_state(&[1], 7), Err(BadNotice::Short(1)));
+    }
+
+    #[test]
+    fn adverse_events_name_an_enabled_vf_and_a_threshold() {
+        assert_eq!(parse_adverse(&[2, 0x8a03], 7), Ok((2, 0)));
+        assert_eq!(parse_adverse(&[7, 0x8a08, 9], 7), Ok((7, 5)));
+        assert_eq!(parse_adverse(&[8, 0x8a03], 7), Err(BadNotice::NoSuchVf(8)));
+        assert_eq!(parse_adverse(&[0, 0x8a03], 7), Err(BadNotice::NoSuchVf(0)));
+        assert_eq!(
+            parse_adverse(&[2, 0x8a01], 7),
+            Err(BadNotice::NotAThreshold { vf: 2, key: 0x8a01 })
+        );
+        assert_eq!(parse_adverse(&[2], 7), Err(BadNotice::Short(1)));
     }
 
     #[test]

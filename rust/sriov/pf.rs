@@ -34,10 +34,10 @@ use kernel::{
 };
 
 use super::{
-    config::{encode_self, IdRun, VfConfig, MAX_DWORDS, SELF_DWORDS},
+    config::{encode_self, encode_threshold, IdRun, VfConfig, MAX_DWORDS, SELF_DWORDS, THRESHOLDS},
     control::{
-        applied, control_msg, parse_state, update_cfg_msg, Command, Flr, FlrAction, FlrInput,
-        Notice,
+        applied, control_msg, parse_adverse, parse_state, update_cfg_msg, Command, Flr, FlrAction,
+        FlrInput, Notice,
     },
     fair::{self, Profile},
     ids::{Ids, CONTEXTS, DOORBELLS},
@@ -159,14 +159,27 @@ struct State {
     vf_lmem: RangeAllocator,
 }
 
-/// The GuC's VF notifications, from the receive path (which may not sleep) to the FLR work:
-/// one bit per VF.
-#[derive(Default)]
+/// The GuC's VF notifications, from the receive path (which may not sleep) to the FLR work
+/// (one bit per VF) and to debugfs (adverse events).
 struct Inbox {
     flr: u64,
     done: u64,
     /// Torn down: nothing is queued any more.
     closed: bool,
+    /// Adverse events per VF (index = VF number) and threshold ([`THRESHOLDS`]), since the
+    /// VFs were provisioned.
+    adverse: [[u32; THRESHOLDS.len()]; 64],
+}
+
+impl Default for Inbox {
+    fn default() -> Self {
+        Self {
+            flr: 0,
+            done: 0,
+            closed: false,
+            adverse: [[0; THRESHOLDS.len()]; 64],
+        }
+    }
 }
 
 /// Counters shown in debugfs.
@@ -251,6 +264,16 @@ fn memcpy_ns(bytes: u64) -> Result<u64> {
         return Err(EIO);
     }
     Ok(ns)
+}
+
+/// Writes ` NAME a,b,c`.
+fn fmt_list(f: &mut impl core::fmt::Write, name: &str, values: &[u32]) -> core::fmt::Result {
+    write!(f, "{name} ")?;
+    for (i, v) in values.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        write!(f, "{sep}{v}")?;
+    }
+    Ok(())
 }
 
 /// The PF: up to `total` VFs.
@@ -500,6 +523,8 @@ impl Pf {
         if !st.vfs.is_empty() {
             return Err(EBUSY);
         }
+        // New VFs: nothing reported yet.
+        self.inbox.lock().adverse = [[0; THRESHOLDS.len()]; 64];
         let result = self
             .push_self(fair::EXEC_QUANTUM_MS, fair::PREEMPT_TIMEOUT_US)
             .and_then(|()| self.share(&st, n))
@@ -592,6 +617,8 @@ impl Pf {
             exec_quantum_ms: q.exec_quantum_ms.unwrap_or(fair::EXEC_QUANTUM_MS),
             preempt_timeout_us: q.preempt_timeout_us.unwrap_or(fair::PREEMPT_TIMEOUT_US),
             priority: q.priority.unwrap_or(0),
+            // Not reported until set (debugfs `vfN threshold`), as upstream.
+            thresholds: [0; THRESHOLDS.len()],
         };
         self.push(vf, &cfg)?;
         self.vf(st, idx)?.pushed = Some(cfg);
@@ -889,7 +916,7 @@ impl Pf {
             let d = v.doorbells.unwrap_or_default();
             let p = v.pushed.unwrap_or_default();
             let leaf = v.leaf.unwrap_or(Range { start: 0, end: 0 });
-            writeln!(
+            write!(
                 f,
                 "vf{}: ggtt {:#x}-{:#x} lmem {:#x}-{:#x} contexts {}+{} doorbells {}+{} \
                  pushed {} eq_ms {} pt_us {} priority {} flr {:?} leaf {:#x}-{:#x}",
@@ -910,6 +937,17 @@ impl Pf {
                 leaf.start,
                 leaf.end
             )?;
+            // Thresholds and the GuC's adverse-event counts, in THRESHOLDS' order.
+            let adverse = self
+                .inbox
+                .lock()
+                .adverse
+                .get(i + 1)
+                .copied()
+                .unwrap_or_default();
+            fmt_list(f, " thresholds", &p.thresholds)?;
+            fmt_list(f, " adverse", &adverse)?;
+            writeln!(f)?;
         }
         Ok(())
     }
@@ -924,14 +962,7 @@ impl Pf {
         match action {
             XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY => {}
             XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT => {
-                this.stats.adverse_events.add(1, Relaxed);
-                let (vf, key) = (payload.first(), payload.get(1));
-                dev_warn!(
-                    dev,
-                    "sriov: the GuC reports an adverse event of VF{} (threshold {:#06x})\n",
-                    vf.copied().unwrap_or(0),
-                    key.copied().unwrap_or(0)
-                );
+                this.adverse(dev, payload);
                 return true;
             }
             _ => return false,
@@ -952,6 +983,84 @@ impl Pf {
             }
         }
         true
+    }
+
+    /// A `GUC2PF_ADVERSE_EVENT`: VF `vf` went past a threshold the PF set. Counted per VF and
+    /// threshold; logged at the 1st, 2nd, 4th, 8th... of a kind, since a misbehaving VF keeps
+    /// the GuC reporting. Receive path: a spinlock, no sleeping.
+    fn adverse(&self, dev: &Device, payload: &[u32]) {
+        // CAST: at most 63.
+        let (vf, i) = match parse_adverse(payload, self.num_vfs.load(Relaxed) as u16) {
+            Ok(p) => p,
+            Err(bad) => {
+                self.stats.bad_notices.add(1, Relaxed);
+                dev_err!(
+                    dev,
+                    "sriov: adverse event {:?} refused ({} VFs provisioned)\n",
+                    bad,
+                    self.num_vfs.load(Relaxed)
+                );
+                return;
+            }
+        };
+        self.stats.adverse_events.add(1, Relaxed);
+        let count = {
+            let mut ib = self.inbox.lock();
+            match ib
+                .adverse
+                .get_mut(usize::from(vf))
+                .and_then(|a| a.get_mut(i))
+            {
+                Some(c) => {
+                    *c = c.saturating_add(1);
+                    *c
+                }
+                None => 0,
+            }
+        };
+        if count.is_power_of_two() {
+            let name = THRESHOLDS.get(i).map_or("?", |t| t.1);
+            dev_warn!(
+                dev,
+                "sriov: VF{}: past its {} threshold (the GuC's report {})\n",
+                vf,
+                name,
+                count
+            );
+        }
+    }
+
+    /// Sets adverse-event threshold `idx` ([`THRESHOLDS`]) of provisioned VF `vf` to `value`
+    /// (0: not reported) and pushes it to the GuC at once, as one KLV; it lasts until the VF
+    /// is given back. Process context.
+    ///
+    /// # Errors
+    ///
+    /// `ENOENT` for a VF that is not provisioned, `EINVAL` for an unknown threshold, the
+    /// GuC's refusal, `EIO` when it did not apply it.
+    pub(crate) fn set_threshold(&self, vf: u16, idx: usize, value: u32) -> Result {
+        let mut st = self.state.lock();
+        let v = usize::from(vf)
+            .checked_sub(1)
+            .and_then(|i| st.vfs.get_mut(i))
+            .ok_or(ENOENT)?;
+        let cfg = v.pushed.as_mut().ok_or(ENOENT)?;
+        let slot = cfg.thresholds.get_mut(idx).ok_or(EINVAL)?;
+        let mut buf = [0u32; 2];
+        let (len, klvs) = encode_threshold(&mut buf, idx, value)?;
+        self.send(vf, buf.get(..len).unwrap_or_default(), klvs)
+            .map_err(|(what, e)| {
+                dev_err!(
+                    self.dev,
+                    "sriov: VF{}: setting a threshold failed at {}: {}\n",
+                    vf,
+                    what,
+                    e.to_errno()
+                );
+                e
+            })?;
+        *slot = value;
+        Ok(())
     }
 
     /// Records a notification for VF `vf` and wakes the FLR work.

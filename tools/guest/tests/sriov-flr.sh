@@ -11,7 +11,9 @@
 # VF before FLR_FINISH (vf_regs_not_cleared otherwise). A GuC that never finishes (guc:flr-stuck:1) is
 # reported after 500 ms and the VF left failed until its next FLR, which then
 # completes. A notification for a VF that does not exist
-# (guc:bogus-vf-notify:1) is refused and counted. A refused configuration
+# (guc:bogus-vf-notify:1) is refused and counted. An adverse-event threshold
+# set from debugfs makes the GuC report the VF past it (vf:adverse); bogus
+# adverse events (g2h:event) are refused. A refused configuration
 # (guc:refuse-vf-cfg:1) fails the sriov_numvfs write and leaves nothing
 # provisioned, as does a copy engine that hangs while a VF's memory is cleared
 # (engine:hang:bcs0). VF control from debugfs: pause and resume; a resume the GuC
@@ -24,6 +26,8 @@
 # expect-mock: sriov.isolation_kinds.lmem_not_cleared == 0
 # expect-mock: sriov.isolation_kinds.vf_regs_not_cleared == 0
 # expect-mock: sriov.vf_regs_kept == 1
+# expect-mock: sriov.adverse_sent == 1
+# expect-mock: sriov.adverse_not_reported == 1
 # expect-mock: sriov.vf_regs_pf_writes == 8
 # expect-mock: sriov.flr_finished == 2
 # expect-mock: sriov.paused == 1
@@ -74,6 +78,30 @@ for junk in "vf2 dance" "provision" "provision x" "vf pause" "unprovision 3" "zz
 	check not sh -c "echo '$junk' >$sriov"
 done
 expect_eq "still 7 provisioned" "$(sriov_get "$bdf" provisioned)" 7
+
+# Adverse events: VF2's CAT-error threshold set through debugfs (pushed at once,
+# one KLV); the GuC reports VF2 past it (vf:adverse) but not VF4, which has
+# none (seed 003: 0 is not reported); reports naming no enabled VF or no
+# threshold are refused and counted.
+check sh -c "echo 'vf2 threshold cat_error_count 3' >$sriov"
+expect_eq "VF2's thresholds" "$(sriov_vf "$bdf" 2 thresholds)" 3,0,0,0,0,0
+mock_request vf:adverse:2:8a03
+check wait_until 10 dmesg_has "sriov: VF2: past its cat_error_count threshold (the GuC's report 1)"
+mock_request vf:adverse:4:8a03
+expect_eq "VF2's adverse events" "$(sriov_vf "$bdf" 2 adverse)" 1,0,0,0,0,0
+expect_eq "none for VF4" "$(sriov_vf "$bdf" 4 adverse)" 0,0,0,0,0,0
+mock_request g2h:event:5104:40:8a03
+check wait_until 10 dmesg_has "sriov: adverse event NoSuchVf(64) refused (7 VFs provisioned)"
+mock_request g2h:event:5104:2:8a01
+check wait_until 10 dmesg_has "sriov: adverse event NotAThreshold { vf: 2, key: 35329 } refused"
+expect_eq "adverse events counted" "$(sriov_get "$bdf" adverse_events)" 1
+expect_eq "bad notices counted" "$(sriov_get "$bdf" bad_notices)" 3
+for junk in "vf2 threshold nope 1" "vf2 threshold cat_error_count x" \
+	"vf9 threshold cat_error_count 1" "vf2 threshold cat_error_count 1 2" \
+	"vf2 threshold" "vf0 threshold cat_error_count 1"; do
+	check not sh -c "echo '$junk' >$sriov"
+done
+expect_eq "VF2's thresholds kept" "$(sriov_vf "$bdf" 2 thresholds)" 3,0,0,0,0,0
 
 check numvfs "$bdf" 0
 mock_request guc:refuse-vf-cfg:1

@@ -32,6 +32,9 @@
 //!   (the GuC notifies the PF), the isolation checker runs now, the next N
 //!   `UPDATE_VF_CFG` fail, the next N `FLR_START` never complete, N
 //!   notifications for a VF that cannot exist;
+//! - `vf:adverse:N:KEY`: VF N went past adverse-event threshold KEY (hex);
+//!   the GuC reports it to the PF if the PF set that threshold (carried out
+//!   by [`crate::regfile::guc::ct::sriov`]);
 //! - `vf:scratch:N`, `vf:keep-regs:N`: VF N's driver left a message in its
 //!   VF-dedicated registers; the next N VF FLRs leave those registers
 //!   (carried out by [`crate::regfile::vf_regs`]);

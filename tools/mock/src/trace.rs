@@ -852,6 +852,18 @@ pub enum Event {
         /// "vf_flr", "flr_done", "pause_done".
         event: &'static str,
     },
+    /// `vf:adverse`: a VF went past a threshold; reported to the PF
+    /// (`GUC2PF_ADVERSE_EVENT`) only if its configuration sets one.
+    SriovAdverse {
+        /// The VF.
+        vfid: u32,
+        /// The threshold's key.
+        key: Hex,
+        /// The VF's threshold (0: not reported).
+        threshold: u32,
+        /// Whether the event went to the PF.
+        sent: bool,
+    },
     /// A `vf:` or SR-IOV `guc:` test-control request was carried out.
     SriovInject {
         /// The request as written.

@@ -2,7 +2,8 @@
 //! `vf:check`, `guc:refuse-vf-cfg:N`, `guc:flr-stuck:N` and
 //! `guc:bogus-vf-notify:N`, carried out by
 //! [`crate::regfile::guc::ct::sriov`]; `vf:scratch:N` and `vf:keep-regs:N`,
-//! carried out by [`crate::regfile::vf_regs`]. They are a family of their own, not
+//! carried out by [`crate::regfile::vf_regs`]; `vf:adverse:N:KEY`, carried
+//! out by the GuC model. They are a family of their own, not
 //! [`super::GucRequest`]s, so the GuC's submission model does not have to
 //! know them.
 
@@ -10,6 +11,8 @@ use std::fmt;
 
 use super::decimal;
 use super::MAX_COUNT;
+use crate::regfile::guc::ct::sriov::key::THRESHOLD_FIRST;
+use crate::regfile::guc::ct::sriov::key::THRESHOLD_LAST;
 use crate::regfile::guc::ct::sriov::TOTAL_VFS;
 
 /// An SR-IOV test-control request.
@@ -22,6 +25,14 @@ pub enum SriovRequest {
     },
     /// `vf:check`: run the isolation checker now, leftovers included.
     Check,
+    /// `vf:adverse:N:KEY`: VF N went past threshold KEY (hex, 8a03..=8a08)
+    /// in a sampling interval; the GuC reports it if the PF set one.
+    Adverse {
+        /// The VF.
+        vf: u32,
+        /// The threshold's KLV key.
+        key: u32,
+    },
     /// `vf:scratch:N`: VF N's driver left a message in its VF-dedicated
     /// registers.
     Scratch {
@@ -78,12 +89,25 @@ impl SriovRequest {
             ("vf", ["scratch", v]) => Ok(SriovRequest::Scratch { vf: vf(v)? }),
             ("vf", ["keep-regs", c]) => Ok(SriovRequest::KeepRegs { count: n(c)? }),
             ("vf", ["check"]) => Ok(SriovRequest::Check),
+            ("vf", ["adverse", v, k]) => {
+                let raw = k.strip_prefix("0x").unwrap_or(k);
+                let key = u32::from_str_radix(raw, 16)
+                    .ok()
+                    .filter(|k| (THRESHOLD_FIRST..=THRESHOLD_LAST).contains(k))
+                    .ok_or_else(|| {
+                        format!(
+                            "KEY {k} is not a threshold ({THRESHOLD_FIRST:x}..={THRESHOLD_LAST:x})"
+                        )
+                    })?;
+                Ok(SriovRequest::Adverse { vf: vf(v)?, key })
+            }
             ("guc", ["refuse-vf-cfg", c]) => Ok(SriovRequest::RefuseVfCfg { count: n(c)? }),
             ("guc", ["flr-stuck", c]) => Ok(SriovRequest::FlrStuck { count: n(c)? }),
             ("guc", ["bogus-vf-notify", c]) => Ok(SriovRequest::BogusNotify { count: n(c)? }),
             _ => Err(format!(
                 "`{family}:{}` is not vf:flr:N, vf:scratch:N, vf:keep-regs:N, vf:check, \
-                 guc:refuse-vf-cfg:N, guc:flr-stuck:N or guc:bogus-vf-notify:N",
+                 vf:adverse:N:KEY, guc:refuse-vf-cfg:N, guc:flr-stuck:N or \
+                 guc:bogus-vf-notify:N",
                 args.join(":")
             )),
         }
@@ -95,6 +119,7 @@ impl fmt::Display for SriovRequest {
         match self {
             SriovRequest::Flr { vf } => write!(f, "vf:flr:{vf}"),
             SriovRequest::Check => f.write_str("vf:check"),
+            SriovRequest::Adverse { vf, key } => write!(f, "vf:adverse:{vf}:{key:x}"),
             SriovRequest::Scratch { vf } => write!(f, "vf:scratch:{vf}"),
             SriovRequest::KeepRegs { count } => write!(f, "vf:keep-regs:{count}"),
             SriovRequest::RefuseVfCfg { count } => write!(f, "guc:refuse-vf-cfg:{count}"),
@@ -115,6 +140,10 @@ mod tests {
             ("vf:flr:1", SriovRequest::Flr { vf: 1 }),
             ("vf:flr:63", SriovRequest::Flr { vf: 63 }),
             ("vf:check", SriovRequest::Check),
+            (
+                "vf:adverse:2:8a03",
+                SriovRequest::Adverse { vf: 2, key: 0x8a03 },
+            ),
             ("vf:scratch:63", SriovRequest::Scratch { vf: 63 }),
             ("vf:keep-regs:2", SriovRequest::KeepRegs { count: 2 }),
             (
@@ -146,6 +175,10 @@ mod tests {
             "vf:flr:1:2",
             "vf:check:1",
             "vf:scratch:0",
+            "vf:adverse:2:8a02",
+            "vf:adverse:2:8a09",
+            "vf:adverse:0:8a03",
+            "vf:adverse:2",
             "vf:scratch:64",
             "vf:keep-regs:0",
             "vf:keep-regs",

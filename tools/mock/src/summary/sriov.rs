@@ -98,6 +98,10 @@ pub struct SriovSummary {
     /// `UPDATE_VF_CFG` and `VF_CONTROL` answered FAILURE (the switch's
     /// included; the others are also `guc_sriov_bad` violations).
     pub refused: u64,
+    /// `GUC2PF_ADVERSE_EVENT`s queued (`vf:adverse` with a threshold set).
+    pub adverse_sent: u64,
+    /// `vf:adverse` for a threshold of 0: not reported (seed 003).
+    pub adverse_not_reported: u64,
     /// VF-dedicated register writes by the PF (`regfile/vf_regs.rs`).
     pub vf_regs_pf_writes: u64,
     /// VF FLRs whose Gunit reset cleared the VF's registers.
@@ -163,6 +167,13 @@ pub fn count(s: &mut SriovSummary, ev: &Event) {
             "vf_flr" => s.vf_flr_notified += count,
             _ => {}
         },
+        Event::SriovAdverse { sent, .. } => {
+            if *sent {
+                s.adverse_sent += 1;
+            } else {
+                s.adverse_not_reported += 1;
+            }
+        }
         Event::SriovVfRegs { action, .. } => match *action {
             "pf_write" => s.vf_regs_pf_writes += 1,
             "reset" => s.vf_regs_reset += 1,

@@ -137,6 +137,8 @@ pub const PF2GUC_UPDATE_VF_CFG: u32 = 0x5503;
 pub const PF2GUC_VF_CONTROL: u32 = 0x5506;
 /// `GUC_ACTION_GUC2PF_VF_STATE_NOTIFY`.
 pub const GUC2PF_VF_STATE_NOTIFY: u32 = 0x5106;
+/// `GUC_ACTION_GUC2PF_ADVERSE_EVENT` {VFID, THRESHOLD key}.
+pub const GUC2PF_ADVERSE_EVENT: u32 = 0x5104;
 /// `GUC_PF_NOTIFY_VF_FLR` (also `VF_ENABLE` for VFID 0).
 pub const NOTIFY_VF_FLR: u32 = 1;
 /// `GUC_PF_NOTIFY_VF_FLR_DONE`.
@@ -863,6 +865,38 @@ fn notify(ct: &mut Ct, vfid: u32, event: u32, count: u64, rec: &mut Recorder) {
     });
 }
 
+/// VF `vf` went past threshold `key` ([`key::THRESHOLD_FIRST`]..=
+/// [`key::THRESHOLD_LAST`]) in a sampling interval: reported with
+/// `GUC2PF_ADVERSE_EVENT` if the VF's configuration sets that threshold
+/// ("0: adverse events or error will not be reported", seed 003 line 11).
+/// `[MODEL]`: the GuC's sampling itself is not modelled, the request stands
+/// for an interval past the threshold.
+fn adverse(ct: &mut Ct, vf: u32, key: u32, rec: &mut Recorder) -> &'static str {
+    let threshold = key
+        .checked_sub(key::THRESHOLD_FIRST)
+        .and_then(|i| {
+            let c = ct.sriov.configs.get(&vf)?;
+            c.thresholds.get(usize::try_from(i).ok()?).copied()
+        })
+        .unwrap_or(0);
+    let sent = threshold != 0;
+    if sent {
+        let hxg = [event_header(GUC2PF_ADVERSE_EVENT), vf, key];
+        ct.backlog.push_back((g2h_message(0, &hxg), 1));
+    }
+    rec.emit(Event::SriovAdverse {
+        vfid: vf,
+        key: Hex(key.into()),
+        threshold,
+        sent,
+    });
+    if sent {
+        "queued"
+    } else {
+        "not_reported"
+    }
+}
+
 impl Guc {
     /// The GuC's SR-IOV PF state.
     pub fn sriov(&self) -> &Sriov {
@@ -913,6 +947,8 @@ impl Guc {
                 notify(&mut self.ct, BOGUS_VF, NOTIFY_VF_FLR, count, rec);
                 "queued"
             }
+            SriovRequest::Adverse { .. } if !enabled => "no_channel",
+            SriovRequest::Adverse { vf, key } => adverse(&mut self.ct, vf, key, rec),
         };
         rec.emit(Event::SriovInject {
             request: req.to_string(),

@@ -15,6 +15,8 @@ const UPDATE: u32 = 0x5503;
 const CONTROL: u32 = 0x5506;
 /// `GUC2PF_VF_STATE_NOTIFY` EVENT header.
 const NOTIFY: u32 = 0x9000_0000 | 0x5106;
+/// `GUC2PF_ADVERSE_EVENT` EVENT header.
+const ADVERSE: u32 = 0x9000_0000 | 0x5104;
 
 /// VF 1's GGTT range: 16 pages at 256 MiB.
 const VF1_GGTT: u64 = 0x1000_0000;
@@ -690,4 +692,31 @@ fn a_vf_whose_flr_ends_must_find_its_registers_clear() {
         (s.vf_regs_pf_writes, s.vf_regs_reset, s.vf_regs_kept),
         (4, 1, 2)
     );
+}
+
+/// `vf:adverse`: the GuC reports a VF past a threshold only if the PF set
+/// that threshold (seed 003: 0 is not reported), as GUC2PF_ADVERSE_EVENT
+/// {VF, key}.
+#[test]
+fn adverse_events_follow_the_thresholds_the_pf_set() {
+    let mut h = H::sriov_ready();
+    assert_eq!(
+        h.update(3, &klv(key::THRESHOLD_FIRST, &[2])),
+        mmio::success(1)
+    );
+    let tail = h.desc(G2H_DESC_LMEM)[1];
+    h.sriov_control("vf:adverse:3:8a03");
+    h.sriov_control("vf:adverse:3:8a04");
+    h.sriov_control("vf:adverse:4:8a03");
+    assert_eq!(
+        h.g2h(tail, 4),
+        [ctb(0, 3), ADVERSE, 3, 0x8a03],
+        "only VF 3's CAT error threshold is set"
+    );
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], tail + 4, "nothing else");
+    let s = h.sriov_summary();
+    assert_eq!((s.adverse_sent, s.adverse_not_reported), (1, 2));
+    let ev = h.events("sriov_adverse");
+    assert_eq!(ev[1]["threshold"], 0);
+    assert_eq!(ev[0]["sent"], true);
 }
