@@ -319,15 +319,7 @@ impl<'a> Gt<'a> {
     where
         R: RegisterArray<Storage = u32> + Array,
     {
-        const {
-            assert!(array_access_ok(
-                R::OFFSET,
-                R::SIZE,
-                R::STRIDE,
-                false,
-                DomainMask::EMPTY
-            ))
-        };
+        const { assert!(aon_array_ok::<R>(false)) };
         Ok(self.bar.read(R::try_at(idx).ok_or(EINVAL)?))
     }
 
@@ -341,15 +333,7 @@ impl<'a> Gt<'a> {
     where
         R: RegisterArray<Storage = u32> + Array,
     {
-        const {
-            assert!(array_access_ok(
-                R::OFFSET,
-                R::SIZE,
-                R::STRIDE,
-                true,
-                DomainMask::EMPTY
-            ))
-        };
+        const { assert!(aon_array_ok::<R>(true)) };
         self.bar.write(R::try_at(idx).ok_or(EINVAL)?, value);
         Ok(())
     }
@@ -368,15 +352,7 @@ impl<'a> Gt<'a> {
     where
         R: RegisterArray<Storage = u32> + Array,
     {
-        const {
-            assert!(array_access_ok(
-                R::OFFSET,
-                R::SIZE,
-                R::STRIDE,
-                true,
-                DomainMask::EMPTY
-            ))
-        };
+        const { assert!(aon_array_ok::<R>(true)) };
         if vf == 0 || idx >= R::SIZE {
             return Err(EINVAL);
         }
@@ -520,6 +496,11 @@ const fn access_rule(
 /// Build-time rule of the plain accessors.
 const fn plain_access_ok(offset: usize, write: bool, held: DomainMask) -> bool {
     access_rule(offset, write, true, held).is_ok()
+}
+
+/// Whether every element of always-on array `R` may be read (or written) without a wake.
+const fn aon_array_ok<R: RegisterArray + Array>(write: bool) -> bool {
+    array_access_ok(R::OFFSET, R::SIZE, R::STRIDE, write, DomainMask::EMPTY)
 }
 
 /// [`plain_access_ok`] for every element of a register array.

@@ -36,8 +36,8 @@ use kernel::{
 use super::{
     config::{encode_self, encode_threshold, IdRun, VfConfig, MAX_DWORDS, SELF_DWORDS, THRESHOLDS},
     control::{
-        applied, control_msg, parse_adverse, parse_state, update_cfg_msg, Command, Flr, FlrAction,
-        FlrInput, Notice,
+        applied, control_msg, parse_adverse, parse_state, update_cfg_msg, BadNotice, Command, Flr,
+        FlrAction, FlrInput, Notice,
     },
     fair::{self, Profile},
     ids::{Ids, CONTEXTS, DOORBELLS},
@@ -972,17 +972,21 @@ impl Pf {
             Ok(Notice::Flr(vf)) => Self::post(this, vf, true),
             Ok(Notice::FlrDone(vf)) => Self::post(this, vf, false),
             Ok(_) => {}
-            Err(bad) => {
-                this.stats.bad_notices.add(1, Relaxed);
-                dev_err!(
-                    dev,
-                    "sriov: VF state notification {:?} refused ({} VFs provisioned)\n",
-                    bad,
-                    this.num_vfs.load(Relaxed)
-                );
-            }
+            Err(bad) => this.refused(dev, "VF state notification", bad),
         }
         true
+    }
+
+    /// Counts and logs a GuC report refused (`what`: which kind). Receive path.
+    fn refused(&self, dev: &Device, what: &str, bad: BadNotice) {
+        self.stats.bad_notices.add(1, Relaxed);
+        dev_err!(
+            dev,
+            "sriov: {} {:?} refused ({} VFs provisioned)\n",
+            what,
+            bad,
+            self.num_vfs.load(Relaxed)
+        );
     }
 
     /// A `GUC2PF_ADVERSE_EVENT`: VF `vf` went past a threshold the PF set. Counted per VF and
@@ -992,16 +996,7 @@ impl Pf {
         // CAST: at most 63.
         let (vf, i) = match parse_adverse(payload, self.num_vfs.load(Relaxed) as u16) {
             Ok(p) => p,
-            Err(bad) => {
-                self.stats.bad_notices.add(1, Relaxed);
-                dev_err!(
-                    dev,
-                    "sriov: adverse event {:?} refused ({} VFs provisioned)\n",
-                    bad,
-                    self.num_vfs.load(Relaxed)
-                );
-                return;
-            }
+            Err(bad) => return self.refused(dev, "adverse event", bad),
         };
         self.stats.adverse_events.add(1, Relaxed);
         let count = {

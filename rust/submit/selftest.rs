@@ -665,16 +665,7 @@ impl Submit {
         f.write_fmt(fmt!("runs: {}\n", r.runs))?;
         if let Some(b) = &r.blit {
             f.write_fmt(fmt!("blit: mib {} errno {} data ", b.mib, b.errno))?;
-            match b.mismatch {
-                None if b.errno == 0 => f.write_str("ok")?,
-                None => f.write_str("unchecked")?,
-                Some((at, got, want)) => f.write_fmt(fmt!(
-                    "bad at {:#x} read {:#010x} expected {:#010x}",
-                    at,
-                    got,
-                    want
-                ))?,
-            }
+            fmt_data(f, b.errno, b.mismatch)?;
             // Throughput of the engine's copy as a share of the CPU's, in percent.
             let share = (b.memcpy_ns * 100).checked_div(b.blit_ns).unwrap_or(0);
             f.write_fmt(fmt!(
@@ -686,16 +677,7 @@ impl Submit {
         }
         if let Some(c) = &r.clear {
             f.write_fmt(fmt!("clear: mib {} errno {} data ", c.mib, c.errno))?;
-            match c.mismatch {
-                None if c.errno == 0 => f.write_str("ok")?,
-                None => f.write_str("unchecked")?,
-                Some((at, got, want)) => f.write_fmt(fmt!(
-                    "bad at {:#x} read {:#010x} expected {:#010x}",
-                    at,
-                    got,
-                    want
-                ))?,
-            }
+            fmt_data(f, c.errno, c.mismatch)?;
             f.write_fmt(fmt!(" clear_us {}\n", c.clear_ns / 1000))?;
         }
         for (e, o) in ENGINES.iter().zip(r.outcomes.iter()) {
@@ -736,5 +718,24 @@ impl Submit {
             ))?;
         }
         Ok(())
+    }
+}
+
+/// A run's data check for the report: `ok`, `unchecked` (the run failed before it) or the first
+/// dword that differed, `(offset, read, expected)`.
+fn fmt_data(
+    f: &mut fmt::Formatter<'_>,
+    errno: i32,
+    mismatch: Option<(u64, u32, u32)>,
+) -> fmt::Result {
+    match mismatch {
+        None if errno == 0 => f.write_str("ok"),
+        None => f.write_str("unchecked"),
+        Some((at, got, want)) => f.write_fmt(fmt!(
+            "bad at {:#x} read {:#010x} expected {:#010x}",
+            at,
+            got,
+            want
+        )),
     }
 }

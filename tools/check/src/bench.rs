@@ -335,40 +335,44 @@ pub fn table(out: &Output) -> Result<Vec<Row>> {
     }
     // GuC submission, from the default boot: a request is its SCHED_CONTEXT
     // notify plus the interrupts; the completion beyond them reads nothing.
-    if let (Ok(burst), Ok(irq)) = (get("guc_burst"), get("irq_engine")) {
-        let intr = per(irq);
-        rows.push(row("GuC request in a burst (all MMIO)", burst, None));
-        // CAST: counts far below 2^52, exact in f64.
-        let (n, irqs) = (burst.n as f64, burst.get("irqs").unwrap_or(0) as f64);
-        rows.push(Row {
-            what: "GuC submission beyond interrupts",
-            reads: (burst.reads as f64 - intr.0 * irqs) / n,
-            writes: (burst.writes as f64 - intr.1 * irqs) / n,
-            target: Some(1.0),
-            us: None,
-        });
-    }
-    if let Ok(single) = get("guc_single") {
-        rows.push(row("GuC request alone (all MMIO)", single, None));
-    }
     // Doorbell submission, from the third boot (guc_doorbells=1): a request
     // is one 32-bit write to its doorbell page (seed 000 L1038) and no CT
-    // message; the interrupts are taken off at what one cost in that boot.
-    if let (Ok(burst), Ok(irq)) = (get("db_burst"), get("irq_engine_db")) {
-        let intr = per(irq);
-        rows.push(row("doorbell request in a burst (all MMIO)", burst, None));
-        // CAST: counts far below 2^52, exact in f64.
-        let (n, irqs) = (burst.n as f64, burst.get("irqs").unwrap_or(0) as f64);
-        rows.push(Row {
-            what: "doorbell submission beyond interrupts",
-            reads: (burst.reads as f64 - intr.0 * irqs) / n,
-            writes: (burst.writes as f64 - intr.1 * irqs) / n,
-            target: Some(1.0),
-            us: None,
-        });
-    }
-    if let Ok(single) = get("db_single") {
-        rows.push(row("doorbell request alone (all MMIO)", single, None));
+    // message. In both the interrupts are taken off at what one cost in that
+    // boot; the target is 1 MMIO per request.
+    for (mode, [burst_row, beyond_row, single_row]) in [
+        (
+            ["guc_burst", "irq_engine", "guc_single"],
+            [
+                "GuC request in a burst (all MMIO)",
+                "GuC submission beyond interrupts",
+                "GuC request alone (all MMIO)",
+            ],
+        ),
+        (
+            ["db_burst", "irq_engine_db", "db_single"],
+            [
+                "doorbell request in a burst (all MMIO)",
+                "doorbell submission beyond interrupts",
+                "doorbell request alone (all MMIO)",
+            ],
+        ),
+    ] {
+        if let (Ok(burst), Ok(irq)) = (get(mode[0]), get(mode[1])) {
+            let intr = per(irq);
+            rows.push(row(burst_row, burst, None));
+            // CAST: counts far below 2^52, exact in f64.
+            let (n, irqs) = (burst.n as f64, burst.get("irqs").unwrap_or(0) as f64);
+            rows.push(Row {
+                what: beyond_row,
+                reads: (burst.reads as f64 - intr.0 * irqs) / n,
+                writes: (burst.writes as f64 - intr.1 * irqs) / n,
+                target: Some(1.0),
+                us: None,
+            });
+        }
+        if let Ok(single) = get(mode[2]) {
+            rows.push(row(single_row, single, None));
+        }
     }
     // The GuC load happens once, at probe; the guest reports it when the GuC ran.
     if let Ok(load) = get("guc_load") {

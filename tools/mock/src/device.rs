@@ -438,44 +438,28 @@ impl Device {
                     eprintln!("xehpg-mock: lmem:dirty: {e}");
                 }
             }
-            Request::Guc(r) => {
-                if self.dead() {
-                    return;
-                }
-                let mut bus = DeviceBus {
-                    ggtt: self.ggtt.as_ref(),
-                    lmem: &mut self.lmem,
-                    guest: &mut self.guest,
-                };
-                self.regs.guc_inject(r, &mut self.rec, &mut bus);
-                self.settle_irqs();
-            }
-            Request::Sriov(r) => {
-                if self.dead() {
-                    return;
-                }
-                let mut bus = DeviceBus {
-                    ggtt: self.ggtt.as_ref(),
-                    lmem: &mut self.lmem,
-                    guest: &mut self.guest,
-                };
-                self.regs.sriov_inject(r, &mut self.rec, &mut bus);
-                self.settle_irqs();
-            }
-            Request::Ct(r) => {
-                if self.dead() {
-                    // A card that is gone writes nothing.
-                    return;
-                }
-                let mut bus = DeviceBus {
-                    ggtt: self.ggtt.as_ref(),
-                    lmem: &mut self.lmem,
-                    guest: &mut self.guest,
-                };
-                self.regs.ct_inject(r, &mut self.rec, &mut bus);
-                self.settle_irqs();
-            }
+            Request::Guc(r) => self.inject(|regs, rec, bus| regs.guc_inject(r, rec, bus)),
+            Request::Sriov(r) => self.inject(|regs, rec, bus| regs.sriov_inject(r, rec, bus)),
+            Request::Ct(r) => self.inject(|regs, rec, bus| regs.ct_inject(r, rec, bus)),
         }
+    }
+
+    /// Carries out a GuC-side test-control request with the memory the GuC reaches, then
+    /// delivers the interrupts it raised. A card that is gone does nothing.
+    fn inject(
+        &mut self,
+        f: impl FnOnce(&mut RegisterFile, &mut Recorder, &mut dyn crate::regfile::guc::Bus),
+    ) {
+        if self.dead() {
+            return;
+        }
+        let mut bus = DeviceBus {
+            ggtt: self.ggtt.as_ref(),
+            lmem: &mut self.lmem,
+            guest: &mut self.guest,
+        };
+        f(&mut self.regs, &mut self.rec, &mut bus);
+        self.settle_irqs();
     }
 
     /// Time passes: the GuC's CT engine does what became possible without
