@@ -426,13 +426,22 @@ impl<'bound> Xehpg<'bound> {
     /// `ENODEV` on a part that is not an SR-IOV PF, else [`Pf::provision`]'s.
     pub(crate) fn sriov_provision(&self, n: u16) -> Result {
         let Some(pf) = &self.sriov else {
-            dev_err!(
-                self.pdev,
-                "sriov: {} VF(s) asked for, but {} is not SR-IOV capable (upstream enables \
-                 SR-IOV on ATS-M only)\n",
-                n,
-                self.info.platform
-            );
+            if self.info.platform.sriov_pf() {
+                dev_err!(
+                    self.pdev,
+                    "sriov: {} VF(s) asked for, but the PF could not be set up at probe (logged \
+                     then); VFs stay off\n",
+                    n
+                );
+            } else {
+                dev_err!(
+                    self.pdev,
+                    "sriov: {} VF(s) asked for, but {} is not SR-IOV capable (upstream enables \
+                     SR-IOV on ATS-M only)\n",
+                    n,
+                    self.info.platform
+                );
+            }
             return Err(ENODEV);
         };
         pf.provision(n, Owner::Pci)
