@@ -453,6 +453,11 @@ engine_count() { sed -n 's/^[a-z0-9]*: class .*/x/p' "$(dbg "$1" engines)" | wc 
 # SCHED_CONTEXT_MODE_DONE event rides on its reply's interrupt).
 boot_guc_irqs() { echo $((2 + 3 * $(engine_count "$1"))); }
 
+# boot_guc_irqs_fit BDF COUNT: COUNT can be the boot's GuC interrupts: at least
+# one, at most boot_guc_irqs (two replies written before the host cleared the
+# identity share one interrupt, as on hardware; under load that happens).
+boot_guc_irqs_fit() { [ "$2" -ge 1 ] && [ "$2" -le "$(boot_guc_irqs "$1")" ]; }
+
 # --- SR-IOV (issue 13; Documentation/sriov.rst) ---
 
 # sriov_visible BDF: loads the test-only shim for the PF and removes and

@@ -13,8 +13,9 @@
 
 bdf=$(basename "$(gpu_dev 0x56c0)")
 check is_bound "$bdf"
-boot=$(boot_guc_irqs "$bdf")
-expect_eq "the boot's CT replies lost their interrupts" "$(irq_get "$bdf" data_valid_timeouts)" "$boot"
+# The boot's CT replies lost their interrupts (some may share one).
+boot=$(irq_get "$bdf" data_valid_timeouts)
+check boot_guc_irqs_fit "$bdf" "$boot"
 expect_eq "GuC running all the same" "$(guc_get "$bdf" status)" running
 expect_eq "CT up" "$(ct_get "$bdf" state)" up
 if [ "$(ct_count "$bdf" receive polls)" -ge 2 ]; then ok "replies read by the waiters' polls"; else not_ok "replies read by the waiters' polls" "$(ct_get "$bdf" receive)"; fi

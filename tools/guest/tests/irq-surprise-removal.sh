@@ -11,9 +11,12 @@
 bdf=$(basename "$(gpu_dev 0x56c0)")
 drv=/sys/bus/pci/drivers/xehpg
 check is_bound "$bdf"
-boot=$(boot_guc_irqs "$bdf")
+# Counted from what the driver saw, not from the boot's expected count: two of
+# the boot's CT messages may share one interrupt under load.
+before=$(irq_src "$bdf" guc)
 mock_request "irq:guc:0x8000:1"
-wait_until 20 irq_src_at_least "$bdf" guc 1
+check wait_until 20 irq_src_at_least "$bdf" guc $((before + 1))
+kept=$(irq_src "$bdf" guc)
 mock_request surprise-removal
 sleep 2
 mock_request spurious-msi
@@ -25,7 +28,7 @@ mock_request spurious-msi
 wait_until 30 irq_get_at_least "$bdf" device_gone 3
 n=$(dmesg | grep -c "irq: interrupt registers read 0xffffffff")
 expect_eq "said once" "$n" 1
-expect_eq "the GuC count kept (the boot's CT replies and the one raised)" "$(irq_src "$bdf" guc)" $((boot + 1))
+expect_eq "the GuC count kept from before the removal" "$(irq_src "$bdf" guc)" "$kept"
 (echo "$bdf" >$drv/unbind; echo $? >/tmp/unbind.rc) &
 wait_until 60 test -e /tmp/unbind.rc
 expect_eq "unbind returned within 60 s with status" "$(cat /tmp/unbind.rc 2>/dev/null)" 0
