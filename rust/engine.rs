@@ -96,7 +96,9 @@ pub(crate) const fn in_domain(offset: u32, domain: Domain) -> bool {
 }
 
 // Upstream's domains agree with the PRM's table over each engine's whole register window.
-const _: () = {
+// Named and `allow(dead_code)` for rustc 1.85, as `regs::ALL_CHECKED`.
+#[allow(dead_code)]
+const WINDOWS_CHECKED: () = {
     let mut i = 0;
     while i < ENGINES.len() {
         let e = &ENGINES[i];
