@@ -84,12 +84,13 @@ run: boot-modules sriov-shim
 		--guest-file $(BUILD)/sriov-shim/xehpg_sriov_shim.ko:/lib/modules/xehpg_sriov_shim.ko \
 		-- sh /report.sh
 
-# Both lanes: every suite on the plain test kernel, then the KUnit boot and
+# Every lane: every suite on the plain test kernel, then the KUnit boot and
 # the VM scenarios again on the debug kernel (tools/kernel-debug.config:
 # KASAN, lockdep, kmemleak, UBSAN, ...), whose bootstrap the variable below
-# asks for. `CHECK_ARGS="--only vm:bind"` narrows a run (no floor check then).
+# asks for, then the first-load scenarios on Debian's packaged kernel with the
+# module built by Debian's rustc (distro-modules, below). `CHECK_ARGS="--only vm:bind"` narrows a run (no floor check then).
 check: export XEHPG_DEBUG_KERNEL := 1
-check: boot-modules kunit-module debug-modules trigger-module sriov-shim tools
+check: boot-modules kunit-module debug-modules trigger-module sriov-shim distro-modules tools
 	@$(TOOLS_BIN)/xehpg-check --repo $(REPO) $(CHECK_ARGS)
 
 # The debug lane: the same two modules built against KDIR_DEBUG, the kernel
@@ -181,3 +182,17 @@ bindings:
 
 print-bindgen-cmd:
 	@echo "$(BINDGEN_CMD)"
+
+# Debian's packaged kernel KVER (trixie-backports): tools/distro-modules.sh
+# fetches it, rebuilds its Rust crates with Debian's own rustc 1.85 in a private
+# root under $(XEHPG_CACHE)/distro (checking their symbol hashes against
+# Debian's Module.symvers) and builds xehpg.ko and the guest shim for it into
+# build/distro/. `make check` boots Debian's vmlinuz with them (suite
+# vm-distro); `make check-distro` runs that lane alone.
+KVER ?= 7.3.4+deb13-amd64
+.PHONY: distro-modules check-distro
+distro-modules:
+	@tools/distro-modules.sh $(KVER)
+
+check-distro: distro-modules tools
+	@$(TOOLS_BIN)/xehpg-check --repo $(REPO) --lane distro $(CHECK_ARGS)

@@ -62,22 +62,7 @@ if ! "$BINDGEN" --version 2>/dev/null | grep -q " $BINDGEN_VERSION\$"; then
 fi
 
 # --- The Debian mirror, taken from the system's own apt sources -----------
-mirror() {
-	# deb822 files ("URIs:" next to "Suites: bookworm ...") then one-line lists.
-	local f u
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		u=$(awk 'BEGIN{RS=""} /Suites:[^\n]*bookworm( |\n|$)/ && !/security/ {
-			if (match($0, /URIs:[ \t]*[^ \t\n]+/)) { s=substr($0,RSTART,RLENGTH); sub(/URIs:[ \t]*/,"",s); print s; exit } }' "$f")
-		[ -n "$u" ] && { echo "$u"; return; }
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		u=$(awk '$1=="deb" { i=2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-			if ($(i+1)=="bookworm") { print $i; exit } }' "$f")
-		[ -n "$u" ] && { echo "$u"; return; }
-	done
-}
+. "$ROOT/tools/debian-mirror.sh"
 
 # Private apt root for trixie(-backports) downloads: never touches the
 # system's sources, lists or cache.

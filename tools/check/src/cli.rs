@@ -35,9 +35,10 @@ pub struct Options {
     /// differ); runs no suite
     #[arg(long, conflicts_with_all = ["only", "list", "update_floor"])]
     pub bench: bool,
-    /// Which kernels to run on: both (`make check`), only the plain test
-    /// kernel, or only the debug kernel (`make check-debug`). The floor is
-    /// checked only on a full run of both.
+    /// Which kernels to run on: all three (`both`, `make check`: the plain
+    /// test kernel, the debug kernel, Debian's packaged kernel), only the
+    /// plain test kernel, only the debug kernel (`make check-debug`) or only
+    /// Debian's (`make check-distro`). The floor is checked only on a full run.
     #[arg(long, value_enum, default_value_t = LaneArg::Both)]
     pub lane: LaneArg,
     /// Debug kernel tree (default: KDIR_DEBUG from $XEHPG_CACHE/env.mk)
@@ -52,13 +53,15 @@ pub struct Options {
 /// `--lane`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum LaneArg {
-    /// The plain and the debug kernel.
+    /// Every lane: the plain, the debug and Debian's kernel.
     #[default]
     Both,
     /// The plain test kernel (and the suites that boot nothing).
     Plain,
     /// The debug kernel's suites only.
     Debug,
+    /// Debian's packaged kernel's suites only.
+    Distro,
 }
 
 /// One `--only` argument: a suite, optionally narrowed to one item (a vm scenario).

@@ -62,9 +62,10 @@ fn run(opts: cli::Options) -> Result<bool> {
     }
     let env = EnvMk::load_default()?;
     let lanes = match opts.lane {
-        LaneArg::Both => vec![Lane::Plain, Lane::Debug],
+        LaneArg::Both => vec![Lane::Plain, Lane::Debug, Lane::Distro],
         LaneArg::Plain => vec![Lane::Plain],
         LaneArg::Debug => vec![Lane::Debug],
+        LaneArg::Distro => vec![Lane::Distro],
     };
     let selected = suites::selected(&opts.only, &lanes)?;
     let vm_jobs = opts.vm_jobs.map_or_else(default_vm_jobs, usize::from);
@@ -81,6 +82,7 @@ fn run(opts: cli::Options) -> Result<bool> {
             env: env.clone(),
             selections: opts.only.clone(),
             debug,
+            distro: lane == Lane::Distro,
             vm_jobs,
         })
     };
@@ -103,7 +105,7 @@ fn run(opts: cli::Options) -> Result<bool> {
     }
     let mut r = Reporter::new(Box::new(std::io::stdout()));
     println!("xehpg-check: repository {}", repo.display());
-    for lane in [Lane::Plain, Lane::Debug] {
+    for lane in [Lane::Plain, Lane::Debug, Lane::Distro] {
         let suites = lane_suites(lane);
         if suites.is_empty() {
             continue;
@@ -123,6 +125,7 @@ fn run(opts: cli::Options) -> Result<bool> {
             let logs = repo.join("build/check-logs");
             let _ = std::fs::remove_dir_all(logs.join(suite.name));
             let _ = std::fs::remove_dir_all(logs.join(format!("{}-debug", suite.name)));
+            let _ = std::fs::remove_dir_all(logs.join(format!("{}-distro", suite.name)));
             r.begin(suite.name, suite.title);
             let start = Instant::now();
             match &ctx {

@@ -27,7 +27,15 @@ pub enum Lane {
     Plain,
     /// The debug kernel (`KDIR_DEBUG`): KASAN, lockdep, kmemleak, UBSAN.
     Debug,
+    /// Debian's packaged kernel, booted as Debian ships it, with the module
+    /// `make distro-modules` built for it with Debian's own rustc
+    /// ([`DISTRO_DIR`]).
+    Distro,
 }
+
+/// Where `make distro-modules` (tools/distro-modules.sh) puts Debian's
+/// `vmlinuz`, the module built for it and the guest modules, under `build/`.
+pub const DISTRO_DIR: &str = "distro";
 
 /// One suite: a name for `--only`, a title for its header, and its body.
 pub struct Suite {
@@ -122,6 +130,13 @@ pub const SUITES: &[Suite] = &[
         run: vm::run,
         list: Some(vm::list),
     },
+    Suite {
+        name: "vm-distro",
+        lane: Lane::Distro,
+        title: "guest scenarios on Debian's packaged kernel, module built with Debian's rustc",
+        run: vm::run,
+        list: Some(vm::list),
+    },
 ];
 
 /// Exit status of `tools/vm/run` when the guest command timed out.
@@ -156,6 +171,9 @@ pub struct Context {
     /// judge every run's kernel log ([`kernel_log`]); the detectors are
     /// proven live first ([`detectors`]).
     pub debug: bool,
+    /// The distro lane: boot Debian's `vmlinuz` and load what `make
+    /// distro-modules` built for it (`build/distro/`).
+    pub distro: bool,
     /// VM runs a suite may have in flight at once.
     pub vm_jobs: usize,
 }
@@ -188,9 +206,16 @@ impl Context {
     pub fn lane_name(&self, base: &str) -> String {
         if self.debug {
             format!("{base}-debug")
+        } else if self.distro {
+            format!("{base}-distro")
         } else {
             base.to_string()
         }
+    }
+
+    /// `build/distro/<file>`, what `make distro-modules` built.
+    pub fn distro_file(&self, file: &str) -> PathBuf {
+        self.repo.join("build").join(DISTRO_DIR).join(file)
     }
 
     /// `build/check-logs/<suite>`, where the suite's subprocess logs go
@@ -238,6 +263,11 @@ impl Context {
             ))
             .arg(format!("--boot-timeout={DEBUG_BOOT_TIMEOUT_SECS}"))
             .arg(format!("--append={DEBUG_CMDLINE}"));
+        } else if self.distro {
+            cmd.arg(format!(
+                "--kernel={}",
+                self.distro_file("vmlinuz").display()
+            ));
         }
         cmd
     }
@@ -245,6 +275,9 @@ impl Context {
     /// `build/<variant>/xehpg.ko`, or `build/<variant>-debug/xehpg.ko` in
     /// the debug lane (`make debug-modules`).
     pub fn module(&self, variant: &str) -> PathBuf {
+        if self.distro {
+            return self.distro_file("xehpg.ko");
+        }
         let dir = if self.debug {
             format!("{variant}-debug")
         } else {
@@ -257,6 +290,9 @@ impl Context {
     /// `build/<name>/xehpg_<name>.ko` with `-` as `_` in the file name, or
     /// `build/<name>-debug/...` in the debug lane (`make sriov-shim`).
     pub fn guest_module(&self, name: &str) -> PathBuf {
+        if self.distro {
+            return self.distro_file(name).join(guest_module_file(name));
+        }
         let dir = if self.debug {
             format!("{name}-debug")
         } else {
@@ -304,7 +340,7 @@ pub fn selected(selections: &[Selection], lanes: &[Lane]) -> Result<Vec<&'static
         .find(|s| s.item.is_some() && SUITES.iter().all(|x| x.name != s.suite || x.list.is_none()))
     {
         bail!(
-            "suite {} has no items to select (only vm:SCENARIO and vm-debug:SCENARIO)",
+            "suite {} has no items to select (only vm, vm-debug and vm-distro take :SCENARIO)",
             bad.suite
         );
     }
@@ -384,6 +420,7 @@ mod tests {
             env: EnvMk::parse("").unwrap(),
             selections: Vec::new(),
             debug,
+            distro: false,
             vm_jobs: 1,
         };
         let args = |c: &Context| {
@@ -396,5 +433,35 @@ mod tests {
         assert!(debug.contains(&"--append=slab_debug=U".to_string()));
         assert!(debug.contains(&"--kernel=/k/arch/x86/boot/bzImage".to_string()));
         assert!(args(&ctx(false)).is_empty());
+    }
+
+    #[test]
+    fn the_distro_lane_boots_debians_kernel_with_its_own_modules() {
+        let ctx = Context {
+            repo: PathBuf::from("/r"),
+            kdir: PathBuf::from("/k"),
+            env: EnvMk::parse("").unwrap(),
+            selections: vec![sel("vm-distro", Some("guc"))],
+            debug: false,
+            distro: true,
+            vm_jobs: 1,
+        };
+        let args: Vec<String> = ctx
+            .vm_command()
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(args, ["--kernel=/r/build/distro/vmlinuz"]);
+        assert_eq!(
+            ctx.module("module"),
+            PathBuf::from("/r/build/distro/xehpg.ko")
+        );
+        assert_eq!(
+            ctx.guest_module("sriov-shim"),
+            PathBuf::from("/r/build/distro/sriov-shim/xehpg_sriov_shim.ko")
+        );
+        assert_eq!(ctx.lane_name("vm"), "vm-distro");
+        assert_eq!(ctx.items("vm"), ["guc"]);
+        assert_eq!(ctx.guest_command("x"), "x");
     }
 }

@@ -65,9 +65,28 @@ const BOOT_MARGIN_SECS: u64 = 120;
 /// Lines of the console shown under a failed run.
 const CONSOLE_LINES: usize = 15;
 
+/// The scenarios of the distro lane (`vm-distro`) when none is named: what
+/// a user's first load checks (bind, the GuC running, CT round trips,
+/// submission through the GuC, SR-IOV provisioning), on the kernel the user
+/// boots. The whole suite stays on the plain and debug kernels.
+const DISTRO_SCENARIOS: [&str; 5] = ["bind", "guc", "ct-requests", "submit-guc", "sriov-enable"];
+
 /// Runs the suite: up to `ctx.vm_jobs` scenarios at once, each its own VM
 /// and mock, reported in scenario order as they finish.
 pub fn run(ctx: &Context, r: &mut Reporter) {
+    if ctx.distro {
+        let kernel = ctx.distro_file("vmlinuz");
+        if !kernel.exists() {
+            return r.case(Case::fail(
+                "distro kernel",
+                format!(
+                    "{} is missing: `make distro-modules` fetches Debian's kernel and builds \
+                     the module for it",
+                    kernel.display()
+                ),
+            ));
+        }
+    }
     let scenarios = match selected(ctx) {
         Ok(s) => s,
         Err(e) => return r.case(Case::fail("scenarios", e)),
@@ -133,7 +152,10 @@ fn selected(ctx: &Context) -> Result<Vec<Scenario>, String> {
     if all.is_empty() {
         return Err(format!("no scenarios in {SCENARIOS}"));
     }
-    let wanted = ctx.items("vm");
+    let mut wanted = ctx.items("vm");
+    if wanted.is_empty() && ctx.distro {
+        wanted = DISTRO_SCENARIOS.iter().map(|s| s.to_string()).collect();
+    }
     if wanted.is_empty() {
         return Ok(all);
     }
