@@ -18,18 +18,9 @@ BINDGEN_VERSION=0.73.2                  # pinned: rust/abi/bindings.rs is its ou
 KERNEL_SERIES=7.3                       # linux-source-7.3 from trixie-backports
 LLVM_SUFFIX=-19
 
-step() { printf '[bootstrap %4ds] %s\n' $(( $(date +%s) - T0 )) "$*"; }
-# run LOG CMD...: run a long command with its output in a log; on failure show
-# the step, the log's path and its tail.
-run() {
-	local log=$CACHE/logs/$1; shift
-	if ! "$@" >"$log" 2>&1; then
-		echo "bootstrap: step failed: $*" >&2
-		echo "bootstrap: log: $log (last 30 lines follow)" >&2
-		tail -n 30 "$log" >&2
-		exit 1
-	fi
-}
+SCRIPT=bootstrap LOGDIR=$CACHE/logs
+# step, run, mirror (the Debian mirror of the system's apt sources).
+. "$ROOT/tools/script-lib.sh"
 
 # --- Debian packages (bookworm only) --------------------------------------
 PKGS="clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc libelf-dev libssl-dev
@@ -61,8 +52,6 @@ if ! "$BINDGEN" --version 2>/dev/null | grep -q " $BINDGEN_VERSION\$"; then
 	run bindgen.log cargo install bindgen-cli --version "$BINDGEN_VERSION" --locked
 fi
 
-# --- The Debian mirror, taken from the system's own apt sources -----------
-. "$ROOT/tools/debian-mirror.sh"
 
 # Private apt root for trixie(-backports) downloads: never touches the
 # system's sources, lists or cache.

@@ -43,16 +43,9 @@ T0=$(date +%s)
 ROOT_PKGS=rustc,rust-src,bindgen,libclang-dev,gcc-14,gcc,make,flex,bison,bc,libelf-dev,libssl-dev,openssl,python3,cpio,kmod,xz-utils,zstd,dwarves
 KMAKE="make ARCH=x86 CROSS_COMPILE=x86_64-linux-gnu- CC=x86_64-linux-gnu-gcc-14 HOSTCC=gcc-14"
 
-step() { printf '[distro %4ds] %s\n' $(( $(date +%s) - T0 )) "$*"; }
-run() {
-	local log=$D/logs/$1; shift
-	if ! "$@" >"$log" 2>&1; then
-		echo "distro-modules: step failed: $*" >&2
-		echo "distro-modules: log: $log (last 30 lines follow)" >&2
-		tail -n 30 "$log" >&2
-		exit 1
-	fi
-}
+SCRIPT=distro-modules LOGDIR=$D/logs
+# step, run, mirror (the Debian mirror of the system's apt sources).
+. "$REPO/tools/script-lib.sh"
 # in_root CMD: sh -c CMD inside the root, /proc mounted in a private mount
 # namespace (gone when the command ends), a clean environment.
 in_root() {
@@ -61,7 +54,6 @@ in_root() {
 }
 
 # --- The mirror: the system's own bookworm entry (as tools/bootstrap.sh) ---
-. "$REPO/tools/debian-mirror.sh"
 M=$(mirror)
 [ -n "$M" ] || { echo "distro-modules: no bookworm entry in the apt sources to derive the mirror from" >&2; exit 1; }
 
