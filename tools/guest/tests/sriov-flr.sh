@@ -13,7 +13,8 @@
 # completes. A notification for a VF that does not exist
 # (guc:bogus-vf-notify:1) is refused and counted. An adverse-event threshold
 # set from debugfs makes the GuC report the VF past it (vf:adverse); bogus
-# adverse events (g2h:event) are refused. A refused configuration
+# adverse events (g2h:event) and a threshold the GuC refuses are errors that
+# change nothing. A refused configuration
 # (guc:refuse-vf-cfg:1) fails the sriov_numvfs write and leaves nothing
 # provisioned, as does a copy engine that hangs while a VF's memory is cleared
 # (engine:hang:bcs0). VF control from debugfs: pause and resume; a resume the GuC
@@ -102,6 +103,11 @@ for junk in "vf2 threshold nope 1" "vf2 threshold cat_error_count x" \
 	check not sh -c "echo '$junk' >$sriov"
 done
 expect_eq "VF2's thresholds kept" "$(sriov_vf "$bdf" 2 thresholds)" 3,0,0,0,0,0
+# A threshold the GuC refuses is an error and is not recorded.
+mock_request guc:refuse-vf-cfg:1
+check not sh -c "echo 'vf2 threshold cat_error_count 5' >$sriov"
+check dmesg_has "sriov: VF2: setting a threshold failed at PF2GUC_UPDATE_VF_CFG"
+expect_eq "VF2's thresholds after the refusal" "$(sriov_vf "$bdf" 2 thresholds)" 3,0,0,0,0,0
 
 check numvfs "$bdf" 0
 mock_request guc:refuse-vf-cfg:1
