@@ -60,7 +60,12 @@
 //!   `INVALID_SIZE`; unregistered: `CONTEXT_NOT_REGISTERED`; state other
 //!   than `GUC_CONTEXT_ENABLE` (1) / `GUC_CONTEXT_DISABLE` (0):
 //!   `INVALID_PARAMS`. Else SUCCESS and then the G2H EVENT
-//!   `SCHED_CONTEXT_MODE_DONE` (0x1002) {guc_id, state}. Disable takes the
+//!   `SCHED_CONTEXT_MODE_DONE` (0x1002) {guc_id, state}. Enabling a
+//!   context whose ring holds work (image `RING_TAIL` != `RING_HEAD`)
+//!   gives it to the scheduler as `SCHED_CONTEXT` does: upstream's first
+//!   submission is the enable alone (`xe_guc_submit.c`
+//!   `submit_exec_queue`; found by running xe on the mock, suite
+//!   `xe-probe`). Disable takes the
 //!   context off its engine's queue; if the engine is running it, the GuC
 //!   preempts it to idle first and sends MODE_DONE once it is off (a hung
 //!   or halted context cannot be preempted: its MODE_DONE follows the
@@ -413,7 +418,7 @@ pub(super) fn serve(
     let (name, out) = match action {
         abi::action::REGISTER_CONTEXT => ("register", register(ct, gtt, hxg, rec)),
         abi::action::UPDATE_CONTEXT_POLICIES => ("policies", policies(ct, hxg, rec)),
-        abi::action::SCHED_CONTEXT_MODE_SET => ("mode_set", mode_set(ct, hxg, rec)),
+        abi::action::SCHED_CONTEXT_MODE_SET => ("mode_set", mode_set(ct, gtt, hxg, rec)),
         abi::action::SCHED_CONTEXT => ("sched", sched(ct, hxg, rec)),
         abi::action::DEREGISTER_CONTEXT => ("deregister", deregister(ct, hxg, rec)),
         abi::action::ALLOCATE_DOORBELL => ("allocate_doorbell", doorbell::allocate(ct, hxg, rec)),
@@ -645,7 +650,7 @@ fn policies(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
     Outcome::ok(list.len() as u32, Some(ctx.engine.name))
 }
 
-fn mode_set(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
+fn mode_set(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Outcome {
     let s = &mut ct.submit;
     let id = match registered_id(s, hxg, "SCHED_CONTEXT_MODE_SET", rec) {
         Ok(id) => id,
@@ -672,7 +677,15 @@ fn mode_set(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
     };
     ctx.enabled = state == CONTEXT_ENABLE;
     let engine = ctx.engine.name;
-    if !ctx.enabled {
+    if ctx.enabled {
+        // An enabled context with work in its ring is the GuC's to run:
+        // upstream sends a first job with the enable alone, no
+        // SCHED_CONTEXT (`xe_guc_submit.c` `submit_exec_queue`).
+        let (def, lrca) = (ctx.engine, (ctx.desc as u32) & !0xfff);
+        if ring_has_work(gtt, def, lrca, rec) {
+            give_work(s, id);
+        }
+    } else {
         unqueue(s, id);
         if s.running.get(engine).is_some_and(|r| r.guc_id == id) {
             // On its engine: MODE_DONE once the scheduler has taken it off
@@ -691,6 +704,20 @@ fn mode_set(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
         rec,
     );
     Outcome::ok(0, Some(engine))
+}
+
+/// Whether the image at `lrca` holds a ring with work (`RING_TAIL` not at
+/// `RING_HEAD`). `[MODEL]`: the firmware's test is not published; an image
+/// that no longer parses counts as none (the next `SCHED_CONTEXT` Loads it
+/// and the engine reports the error).
+fn ring_has_work(gtt: &mut Gtt, def: &'static EngineDef, lrca: u32, rec: &mut Recorder) -> bool {
+    let mut irqs = Vec::new();
+    let mut io = Io {
+        rec,
+        bus: gtt.bus(),
+        irqs: &mut irqs,
+    };
+    lrc::restore(def, lrca, &mut io).is_ok_and(|r| r.ring.head != r.ring.tail)
 }
 
 /// A pending disable of `id` is complete: its `SCHED_CONTEXT_MODE_DONE`.

@@ -585,6 +585,28 @@ fn submit_semaphore_stall_uses_the_default_timeout_and_round_robin() {
 }
 
 #[test]
+fn submit_enable_runs_pending_work_without_sched_context() {
+    // Upstream's first job: the ring tail in the image, then the enable
+    // alone (xe_guc_submit.c submit_exec_queue). The GuC runs it.
+    let mut h = H::submit_ready();
+    h.image(LRCA1, RING1);
+    assert_eq!(h.send1(&register_msg(3, LRCA1)), Some(mmio::success(0)));
+    let tail = h.request(LRCA1, RING1, 0, (DATA + 0x20, 0x77), 1);
+    assert_eq!(h.send1(&[MODE_SET, 3, 1]), Some(mmio::success(0)));
+    h.tick();
+    assert_eq!((h.gget(DATA + 0x20), h.gget(DATA)), (0x77, 1));
+    assert_eq!(h.ring_regs(LRCA1), (tail, tail));
+    let s = h.gs();
+    assert_eq!((s.sched, s.contexts_run), (0, 1));
+    // Disabled and enabled again with an empty ring: nothing is loaded.
+    assert_eq!(h.send1(&[MODE_SET, 3, 0]), Some(mmio::success(0)));
+    assert_eq!(h.send1(&[MODE_SET, 3, 1]), Some(mmio::success(0)));
+    h.tick();
+    assert_eq!(h.gs().contexts_run, 1);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
+#[test]
 fn submit_running_context_gets_a_lite_restore() {
     let mut h = H::submit_ready();
     h.ready_context(1, LRCA1, RING1);
