@@ -125,9 +125,9 @@ else
 	fi
 fi
 
-# debug_config_dropped BASE DEBUG CONFIG: the lines of the fragments (DEBUG
+# config_dropped BASE OVER CONFIG: the lines of the fragments (OVER
 # overriding BASE per option) that CONFIG does not hold.
-debug_config_dropped() {
+config_dropped() {
 	local frag line opt
 	declare -A want=()
 	for frag in "$1" "$2"; do
@@ -159,19 +159,23 @@ if [ ! -f "$KDIR/Makefile" ]; then
 	rm -rf "$KDIR" && mv "$KDIR.tmp" "$KDIR"
 fi
 FRAG=$ROOT/tools/kernel.config
+# Upstream xe for the xe-probe suite: the plain kernel's only (its stamp, not
+# the debug kernel's, carries the fragment).
+XFRAG=$ROOT/tools/kernel-xe.config
 stamp="$(cat "$SRC/.version") $(sha256sum "$FRAG" | cut -c1-16) $(rustc --version | cut -d' ' -f2) bindgen-$BINDGEN_VERSION llvm$LLVM_SUFFIX"
+pstamp="$stamp xe-$(grep -E '^(# )?CONFIG_' "$XFRAG" | sha256sum | cut -c1-16)"
 KMAKE=(make -C "$KDIR" LLVM=$LLVM_SUFFIX BINDGEN="$BINDGEN" -j"$(nproc)")
-if [ "$(cat "$KDIR/.xehpg-stamp" 2>/dev/null)" != "$stamp" ]; then
-	step "configure the kernel (tinyconfig + tools/kernel.config)"
+if [ "$(cat "$KDIR/.xehpg-stamp" 2>/dev/null)" != "$pstamp" ]; then
+	step "configure the kernel (tinyconfig + tools/kernel.config + tools/kernel-xe.config)"
 	rm -f "$KDIR/.xehpg-stamp"
 	run kconfig.log "${KMAKE[@]}" tinyconfig
-	run kconfig.log sh -c "cd '$KDIR' && scripts/kconfig/merge_config.sh -m .config '$FRAG' && make LLVM=$LLVM_SUFFIX BINDGEN='$BINDGEN' olddefconfig"
-	# Every option of the fragment must have survived olddefconfig.
-	bad=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$FRAG" | while read -r l; do grep -qx "$l" "$KDIR/.config" || echo "$l"; done)
+	run kconfig.log sh -c "cd '$KDIR' && scripts/kconfig/merge_config.sh -m .config '$FRAG' '$XFRAG' && make LLVM=$LLVM_SUFFIX BINDGEN='$BINDGEN' olddefconfig"
+	# Every option of the fragments must have survived olddefconfig.
+	bad=$(config_dropped "$FRAG" "$XFRAG" "$KDIR/.config")
 	[ -z "$bad" ] || { echo "bootstrap: kernel config dropped: $bad" >&2; exit 1; }
 	step "build the kernel: bzImage modules_prepare modules (about 6 min on 2 cores; log: $CACHE/logs/kernel.log)"
 	run kernel.log "${KMAKE[@]}" bzImage modules_prepare modules
-	echo "$stamp" >"$KDIR/.xehpg-stamp"
+	echo "$pstamp" >"$KDIR/.xehpg-stamp"
 fi
 
 # --- Debug kernel (opt-in: XEHPG_DEBUG_KERNEL=1) ---------------------------
@@ -198,7 +202,7 @@ if [ "${XEHPG_DEBUG_KERNEL:-}" = 1 ]; then
 		run kconfig-debug.log sh -c "cd '$KDIR_DEBUG' && scripts/kconfig/merge_config.sh -m .config '$FRAG' '$DFRAG' && make LLVM=$LLVM_SUFFIX BINDGEN='$BINDGEN' olddefconfig"
 		# Every line of both fragments must have survived, the debug one
 		# winning where both name an option (SLUB_TINY).
-		bad=$(debug_config_dropped "$FRAG" "$DFRAG" "$KDIR_DEBUG/.config")
+		bad=$(config_dropped "$FRAG" "$DFRAG" "$KDIR_DEBUG/.config")
 		[ -z "$bad" ] || { echo "bootstrap: debug kernel config dropped: $bad" >&2; exit 1; }
 		step "build the debug kernel (about 6 min on 2 cores; log: $CACHE/logs/kernel-debug.log)"
 		run kernel-debug.log "${DMAKE[@]}" bzImage modules_prepare modules

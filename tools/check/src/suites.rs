@@ -11,6 +11,7 @@ mod style;
 mod tools;
 mod upstream_abi;
 pub(crate) mod vm;
+mod xe_probe;
 
 use crate::cli::Selection;
 use crate::report::Reporter;
@@ -108,6 +109,13 @@ pub const SUITES: &[Suite] = &[
         title: "guest scenarios against the mock device",
         run: vm::run,
         list: Some(vm::list),
+    },
+    Suite {
+        name: "xe-probe",
+        lane: Lane::Plain,
+        title: "upstream xe probes the mock ATS-M: how far it gets, what the mock does not model",
+        run: xe_probe::run,
+        list: None,
     },
     Suite {
         name: "detectors",

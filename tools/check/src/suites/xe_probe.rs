@@ -1,0 +1,360 @@
+//! Suite `xe-probe`: upstream's C `xe` driver, which nobody here wrote,
+//! probes the mock ATS-M on the plain kernel (built with
+//! `tools/kernel-xe.config`). Where xe stops, or touches a register the mock
+//! does not model, the mock is not yet the hardware xe was written for.
+//!
+//! The guest (`tools/guest/xe-probe.sh`) loads xe's dependencies and xe
+//! with `force_probe`; the host judges the mock's summary and the guest's
+//! report against the baseline `tools/check/xe-probe.toml`:
+//!
+//! - `modules`: xe and its dependencies were built;
+//! - `run`: the guest script ran to its end, the mock exited
+//!   cleanly;
+//! - `furthest stage`: xe got at least as far as the baseline's
+//!   `stage` ([`stages`]);
+//! - `unmodelled accesses`: at most `unknown_max` distinct
+//!   (op, offset) pairs the mock does not model; all of them are listed;
+//! - `gaps explained`: each of them lies in a `[[gap]]` range of
+//!   the baseline, which says why it stays unmodelled;
+//! - `violations explained`: each mock violation kind is one the
+//!   baseline explains (xe and the mock disagree, and the baseline says who
+//!   is right, Documentation/xe-probe.rst).
+//!
+//! xe's own WARNs and errors are reported, not judged: they are xe's.
+
+mod modules;
+mod stages;
+
+use super::vm::mock_summary;
+use super::vm::retry::run_vm;
+use super::Context;
+use crate::report::{Case, Reporter};
+use anyhow::{Context as _, Result};
+use serde::Deserialize;
+use stages::Stage;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use xehpg_mock::summary::Summary;
+
+/// The baseline, relative to the repository.
+const BASELINE: &str = "tools/check/xe-probe.toml";
+
+/// The guest script, relative to the repository.
+const SCRIPT: &str = "tools/guest/xe-probe.sh";
+
+/// Guest command timeout: xe's probe, its job timeouts on a stuck engine
+/// (5 s each) and the settling time.
+const GUEST_TIMEOUT_SECS: u64 = 240;
+
+/// On top of the guest's timeout: boot and teardown.
+const BOOT_MARGIN_SECS: u64 = 120;
+
+/// Suite name, the prefix of its cases.
+const NAME: &str = "xe-probe";
+
+/// What xe reached when the baseline was last raised.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Baseline {
+    /// The stage xe must reach at least.
+    stage: Stage,
+    /// At most this many distinct unmodelled (op, offset) pairs.
+    unknown_max: usize,
+    /// xe's `max_vfs`: as PF it enables SR-IOV when above 0.
+    max_vfs: u32,
+    /// Mock arguments for the run, and why (in the file's comments).
+    mock_args: Vec<String>,
+    /// Register ranges the mock leaves unmodelled on purpose.
+    #[serde(default)]
+    gap: Vec<Gap>,
+    /// Violation kinds xe causes, each with the finding behind it.
+    #[serde(default)]
+    violations: BTreeMap<String, String>,
+}
+
+/// A range of BAR0 offsets the mock does not model, and why.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Gap {
+    /// First offset.
+    from: u64,
+    /// Last offset (inclusive).
+    to: u64,
+    /// Why it stays unmodelled.
+    why: String,
+}
+
+impl Baseline {
+    fn load(repo: &Path) -> Result<Self> {
+        let path = repo.join(BASELINE);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+    }
+
+    fn gap_of(&self, offset: u64) -> Option<&Gap> {
+        self.gap.iter().find(|g| (g.from..=g.to).contains(&offset))
+    }
+}
+
+/// Runs the suite.
+pub fn run(ctx: &Context, r: &mut Reporter) {
+    let base = match Baseline::load(&ctx.repo) {
+        Ok(b) => b,
+        Err(e) => return r.case(Case::fail("baseline".to_string(), format!("{e:#}"))),
+    };
+    let order = match modules::load_order(&ctx.kdir) {
+        Ok(o) => o,
+        Err(e) => return r.case(Case::fail("modules".to_string(), format!("{e:#}"))),
+    };
+    r.case(Case::pass("modules".to_string()));
+    let start = Instant::now();
+    let logs = ctx.log_dir(NAME);
+    let (out, console, summary) = (
+        logs.join("output.log"),
+        logs.join("console.log"),
+        logs.join("mock.json"),
+    );
+    let mut cmd = ctx.vm_command();
+    cmd.args([
+        "-q",
+        &format!("--timeout={GUEST_TIMEOUT_SECS}"),
+        "--no-module",
+    ])
+    .arg(format!("--console={}", console.display()))
+    .arg(format!("--summary={}", summary.display()))
+    // The mock's trace: where xe's accesses went, for closing the gaps.
+    .arg(format!("--trace={}", logs.join("trace.jsonl").display()))
+    .arg(format!(
+        "--guest-file={}:/tests/xe-probe.sh",
+        ctx.repo.join(SCRIPT).display()
+    ))
+    .args(
+        order
+            .iter()
+            .map(|m| format!("--guest-file={}:/xe/{}.ko", m.path.display(), m.name)),
+    )
+    .args(base.mock_args.iter().map(|a| format!("--mock-arg={a}")));
+    let names: Vec<&str> = order.iter().map(|m| m.name.as_str()).collect();
+    cmd.args([
+        "--",
+        &format!("sh /tests/xe-probe.sh {} {}", base.max_vfs, names.join(" ")),
+    ]);
+    let limit = Duration::from_secs(GUEST_TIMEOUT_SECS + BOOT_MARGIN_SECS);
+    let mut notes = Vec::new();
+    let finished = run_vm(
+        NAME,
+        &mut cmd,
+        &out,
+        &[&console, &summary],
+        limit,
+        &mut |n| notes.push(n),
+    );
+    let output = String::from_utf8_lossy(&std::fs::read(&out).unwrap_or_default()).into_owned();
+    let guest = stages::parse_guest(&output);
+    let parsed = std::fs::read_to_string(&summary)
+        .map_err(|e| format!("no mock summary at {} ({e})", summary.display()))
+        .and_then(|t| mock_summary::parse(&t).map_err(|e| format!("{e:#}")));
+    let run_problem = match (&finished, &parsed) {
+        (Err(e), _) => Some(format!("{e:#}")),
+        (Ok(f), _) if f.code() != Some(0) => Some(super::vm_exit_meaning(f)),
+        (_, Err(e)) => Some(e.clone()),
+        (_, Ok(s)) if !s.is_final => Some("the mock did not exit cleanly".into()),
+        _ if !guest.done => Some("the guest script did not reach its end".into()),
+        _ => None,
+    };
+    let run_name = "run";
+    r.case(match run_problem {
+        None => Case::pass(run_name),
+        Some(p) => Case::fail(run_name, p).with_log_tail(&console),
+    });
+    let Ok(s) = parsed else {
+        return r.case(Case::fail("furthest stage", "no mock summary to judge"));
+    };
+    for c in judge(&base, &s, &guest) {
+        r.case(c);
+    }
+    let reached = stages::furthest(&s, &guest);
+    r.note(&format!(
+        "{NAME}: xe reached stage `{reached}` (baseline `{}`); {} unmodelled access(es) at {} distinct op/offset pair(s); logs in {}",
+        base.stage,
+        s.unknown_accesses,
+        s.unknown.len(),
+        logs.display()
+    ));
+    for line in guest.log.iter().take(8) {
+        r.note(&format!("{NAME}: xe said: {line}"));
+    }
+    for n in notes {
+        r.note(&n);
+    }
+    r.note(&format!("{NAME}: {:.1} s", start.elapsed().as_secs_f64()));
+}
+
+/// The judged cases of a run: stage, unmodelled accesses, their reasons,
+/// violations.
+fn judge(base: &Baseline, s: &Summary, guest: &stages::Guest) -> Vec<Case> {
+    let reached = stages::furthest(s, guest);
+    let stage_name = "furthest stage";
+    let stage = if reached >= base.stage {
+        Case::pass(stage_name)
+    } else {
+        Case::fail(
+            stage_name,
+            format!(
+                "xe reached `{reached}`, short of the baseline `{}`",
+                base.stage
+            ),
+        )
+        .with_details(guest.log.iter().cloned())
+    };
+    let list: Vec<String> = s
+        .unknown
+        .iter()
+        .map(|u| {
+            let why = base
+                .gap_of(u.offset.0)
+                .map_or("UNEXPLAINED", |g| g.why.as_str());
+            format!("{} {:#x} ({}x): {why}", u.op.name(), u.offset.0, u.count)
+        })
+        .collect();
+    let count_name = "unmodelled accesses";
+    let count = if s.unknown.len() <= base.unknown_max {
+        Case::pass(count_name)
+    } else {
+        Case::fail(
+            count_name,
+            format!(
+                "{} distinct unmodelled op/offset pairs, more than the baseline's {}",
+                s.unknown.len(),
+                base.unknown_max
+            ),
+        )
+    }
+    .with_details(list.iter().cloned());
+    let unexplained: Vec<String> = s
+        .unknown
+        .iter()
+        .filter(|u| base.gap_of(u.offset.0).is_none())
+        .map(|u| format!("{} {:#x}", u.op.name(), u.offset.0))
+        .collect();
+    let gaps_name = "gaps explained";
+    let gaps = if unexplained.is_empty() {
+        Case::pass(gaps_name)
+    } else {
+        Case::fail(
+            gaps_name,
+            format!(
+                "{} unmodelled access(es) in no [[gap]] of {BASELINE}: {}",
+                unexplained.len(),
+                unexplained.join(", ")
+            ),
+        )
+    };
+    let bad: Vec<String> = s
+        .violation_kinds
+        .iter()
+        .filter(|(k, n)| **n > 0 && !base.violations.contains_key(*k))
+        .map(|(k, n)| format!("{k} ({n}x)"))
+        .collect();
+    let viol_name = "violations explained";
+    let viol = if bad.is_empty() {
+        Case::pass(viol_name)
+    } else {
+        Case::fail(
+            viol_name,
+            format!(
+                "mock violations {BASELINE} does not explain: {}",
+                bad.join(", ")
+            ),
+        )
+    };
+    vec![stage, count, gaps, viol]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Status;
+    use xehpg_mock::summary::UnknownEntry;
+
+    fn baseline(text: &str) -> Baseline {
+        toml::from_str(text).unwrap()
+    }
+
+    const BASE: &str = r#"
+stage = "ct-enabled"
+unknown_max = 2
+max_vfs = 0
+mock_args = []
+[[gap]]
+from = 0x1000
+to = 0x1fff
+why = "display, absent on ATS-M"
+[violations]
+read_only_write = "xe writes it; the PRM says RO"
+"#;
+
+    fn summary(unknown: &[u64]) -> Summary {
+        let mut s = Summary {
+            mmio_reads: 1,
+            guc_loads: 1,
+            ..Default::default()
+        };
+        s.ct.enables = 1;
+        s.unknown = unknown
+            .iter()
+            .map(|&o| {
+                serde_json::from_value::<UnknownEntry>(serde_json::json!({
+                    "op": "read", "offset": format!("{o:#x}"), "count": 1
+                }))
+                .unwrap()
+            })
+            .collect();
+        s
+    }
+
+    fn statuses(cases: &[Case]) -> Vec<bool> {
+        cases.iter().map(|c| c.status == Status::Pass).collect()
+    }
+
+    #[test]
+    fn at_baseline_everything_passes() {
+        let cases = judge(
+            &baseline(BASE),
+            &summary(&[0x1004, 0x1800]),
+            &Default::default(),
+        );
+        assert_eq!(statuses(&cases), [true, true, true, true]);
+    }
+
+    #[test]
+    fn regressions_fail() {
+        let base = baseline(BASE);
+        // Short of the stage: no CT enable.
+        let mut s = summary(&[]);
+        s.ct.enables = 0;
+        assert_eq!(statuses(&judge(&base, &s, &Default::default()))[0], false);
+        // More unmodelled accesses than the baseline, one outside any gap.
+        let s = summary(&[0x1004, 0x1800, 0x9000]);
+        let cases = judge(&base, &s, &Default::default());
+        assert_eq!(statuses(&cases), [true, false, false, true]);
+        assert!(cases[1]
+            .details
+            .iter()
+            .any(|d| d.contains("0x9000") && d.contains("UNEXPLAINED")));
+        // A violation kind the baseline does not explain.
+        let mut s = summary(&[]);
+        s.violation_kinds.insert("forcewake_not_held".into(), 2);
+        s.violation_kinds.insert("read_only_write".into(), 7);
+        assert_eq!(statuses(&judge(&base, &s, &Default::default()))[3], false);
+    }
+
+    #[test]
+    fn the_checked_in_baseline_parses() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let b = Baseline::load(&repo).unwrap();
+        assert!(b.gap.iter().all(|g| g.from <= g.to && !g.why.is_empty()));
+    }
+}
