@@ -396,6 +396,7 @@ mod tests {
                 "fwtable",
                 "kunit",
                 "vm",
+                "xe-probe",
                 "detectors",
                 "kunit-debug",
                 "vm-debug"

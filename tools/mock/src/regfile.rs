@@ -10,6 +10,8 @@
 //! - [`forcewake`]: the forcewake request/acknowledge registers;
 //! - [`fuses`]: the fuse reflections (DSS, meml3, media engines);
 //! - [`mcr`]: the steering selectors and the replicated (MCR) registers;
+//! - [`tuning`]: workaround and tuning registers outside the replicated
+//!   ranges (storage);
 //! - [`guc`]: the GuC shim, its DMA engine, boot and MMIO messages;
 //! - [`engine`]: the command streamers of the present engines (register
 //!   windows at the engine bases, execlist submission, command execution);
@@ -53,6 +55,7 @@ pub mod isolation;
 pub mod mcr;
 pub mod pcode;
 pub mod straps;
+pub mod tuning;
 pub mod vf_regs;
 
 use std::time::Duration;
@@ -163,6 +166,7 @@ pub struct RegisterFile {
     fuses: Fuses,
     fw: forcewake::Forcewake,
     mcr: mcr::Mcr,
+    tuning: tuning::Tuning,
     guc: guc::Guc,
     intc: intc::Intc,
     engines: engine::Engines,
@@ -201,6 +205,7 @@ impl RegisterFile {
                 p.gam_reset_slice,
                 flat_ccs_base_addr(p.lmem_size),
             )?,
+            tuning: tuning::Tuning::default(),
             guc,
             intc: intc::Intc::new(p.intc),
             engines: engine::Engines::new(&p.fuses),
@@ -220,6 +225,7 @@ impl RegisterFile {
         self.pcode.reset(now);
         self.fw.reset();
         self.mcr.reset();
+        self.tuning.reset();
         self.guc.reset_device(now, rec);
         self.guc.take_resets();
         self.intc.reset();
@@ -622,6 +628,9 @@ impl RegisterFile {
         if let Some(v) = self.mcr.read(offset, rec) {
             return Some(v);
         }
+        if let Some(v) = self.tuning.read(offset) {
+            return Some(v);
+        }
         if let Some(v) = self.guc.read(offset, now) {
             return Some(v);
         }
@@ -691,6 +700,9 @@ impl RegisterFile {
             straps::write_ignored(offset, value, rec);
             return Some(Effect::None);
         }
+        if self.tuning.write(offset, value).is_some() {
+            return Some(Effect::None);
+        }
         if self.fuses.write(offset, value, rec).is_some()
             || self.mcr.write(offset, value, rec).is_some()
         {
@@ -745,6 +757,7 @@ impl RegisterFile {
             // back to their reset state with it.
             self.fw.reset();
             self.mcr.reset();
+            self.tuning.reset();
             self.guc.reset_device(now, rec);
             self.guc.take_resets();
             self.intc.reset();

@@ -552,17 +552,184 @@ pub mod mcr {
     /// 0xE90C, MSLICE, GT.
     pub const SARB_CHICKEN1: RegDef = def("SARB_CHICKEN1", 0xE90C);
 
+    // Workaround, tuning and cache-policy registers upstream xe programs at
+    // GT init (`xe_wa.c`, `xe_tuning.c`, `xe_mocs.c`, `xe_pat.c`; offsets
+    // from `regs/xe_gt_regs.h` and `xe_pat.c`, checked by the `uabi`
+    // suite; replication groups from the seed table). They change what the
+    // mock does not simulate (clock gating, caches, arbitration), so they
+    // are storage: what is written reads back. Found by the `xe-probe`
+    // suite (Documentation/xe-probe.rst).
+
+    /// `N` consecutive storage registers from `base`, named `names`.
+    const fn array<const N: usize>(names: [&'static str; N], base: u32) -> [RegDef; N] {
+        let mut out = [def("", 0); N];
+        let mut i = 0;
+        while i < N {
+            // CAST: N is at most 32.
+            out[i] = def(names[i], base + 4 * i as u32);
+            i += 1;
+        }
+        out
+    }
+
+    /// `_PAT_INDEX(0..7)` 0x4800 + 4n (`xe_pat.c`), MSLICE, GT: the PPGTT
+    /// attribute table.
+    pub const PAT_INDEX: [RegDef; 8] = array(
+        [
+            "PAT_INDEX0",
+            "PAT_INDEX1",
+            "PAT_INDEX2",
+            "PAT_INDEX3",
+            "PAT_INDEX4",
+            "PAT_INDEX5",
+            "PAT_INDEX6",
+            "PAT_INDEX7",
+        ],
+        0x4800,
+    );
+    /// 0x9524, DSS, RENDER.
+    pub const SUBSLICE_UNIT_LEVEL_CLKGATE: RegDef = def("SUBSLICE_UNIT_LEVEL_CLKGATE", 0x9524);
+    /// `XEHP_LNCFCMOCS(0..31)` 0xB020 + 4n, LNCF, GT: the L3 cache-control
+    /// half of the MOCS table.
+    pub const XEHP_LNCFCMOCS: [RegDef; 32] = array(
+        [
+            "XEHP_LNCFCMOCS0",
+            "XEHP_LNCFCMOCS1",
+            "XEHP_LNCFCMOCS2",
+            "XEHP_LNCFCMOCS3",
+            "XEHP_LNCFCMOCS4",
+            "XEHP_LNCFCMOCS5",
+            "XEHP_LNCFCMOCS6",
+            "XEHP_LNCFCMOCS7",
+            "XEHP_LNCFCMOCS8",
+            "XEHP_LNCFCMOCS9",
+            "XEHP_LNCFCMOCS10",
+            "XEHP_LNCFCMOCS11",
+            "XEHP_LNCFCMOCS12",
+            "XEHP_LNCFCMOCS13",
+            "XEHP_LNCFCMOCS14",
+            "XEHP_LNCFCMOCS15",
+            "XEHP_LNCFCMOCS16",
+            "XEHP_LNCFCMOCS17",
+            "XEHP_LNCFCMOCS18",
+            "XEHP_LNCFCMOCS19",
+            "XEHP_LNCFCMOCS20",
+            "XEHP_LNCFCMOCS21",
+            "XEHP_LNCFCMOCS22",
+            "XEHP_LNCFCMOCS23",
+            "XEHP_LNCFCMOCS24",
+            "XEHP_LNCFCMOCS25",
+            "XEHP_LNCFCMOCS26",
+            "XEHP_LNCFCMOCS27",
+            "XEHP_LNCFCMOCS28",
+            "XEHP_LNCFCMOCS29",
+            "XEHP_LNCFCMOCS30",
+            "XEHP_LNCFCMOCS31",
+        ],
+        0xB020,
+    );
+    /// 0xB188, L3BANK, GT.
+    pub const XEHP_L3SCQREG7: RegDef = def("XEHP_L3SCQREG7", 0xB188);
+    /// 0xCF2C, MSLICE (GAM), GT.
+    pub const RENDER_MOD_CTRL: RegDef = def("RENDER_MOD_CTRL", 0xCF2C);
+    /// 0xCF30, MSLICE (GAM), GT.
+    pub const COMP_MOD_CTRL: RegDef = def("COMP_MOD_CTRL", 0xCF30);
+    /// 0xCF34, MSLICE (GAM), GT.
+    pub const XEHP_VDBX_MOD_CTRL: RegDef = def("XEHP_VDBX_MOD_CTRL", 0xCF34);
+    /// 0xCF38, MSLICE (GAM), GT.
+    pub const XEHP_VEBX_MOD_CTRL: RegDef = def("XEHP_VEBX_MOD_CTRL", 0xCF38);
+    /// 0xE18C, DSS, RENDER; masked.
+    pub const SAMPLER_MODE: RegDef = def("SAMPLER_MODE", 0xE18C);
+    /// 0xE48C, DSS, RENDER; masked.
+    pub const ROW_CHICKEN4: RegDef = def("ROW_CHICKEN4", 0xE48C);
+    /// 0xE4F4, DSS, RENDER; masked.
+    pub const ROW_CHICKEN2: RegDef = def("ROW_CHICKEN2", 0xE4F4);
+    /// 0xE5F0, DSS, RENDER; masked.
+    pub const XEHP_HDC_CHICKEN0: RegDef = def("XEHP_HDC_CHICKEN0", 0xE5F0);
+    /// 0xE7CC, the upper dword of `LSC_CHICKEN_BIT_0`; DSS, RENDER.
+    pub const LSC_CHICKEN_BIT_0_UDW: RegDef = def("LSC_CHICKEN_BIT_0_UDW", 0xE7CC);
+
+    /// The masked ones (`XE_REG_OPTION_MASKED` upstream): bits 31:16 of a
+    /// write select which of bits 15:0 it changes.
+    pub const MASKED: [RegDef; 4] = [SAMPLER_MODE, ROW_CHICKEN4, ROW_CHICKEN2, XEHP_HDC_CHICKEN0];
+
+    /// Number of replicated registers the mock models.
+    pub const COUNT: usize = 60;
+
     /// All of them, by offset.
-    pub const ALL: [RegDef; 9] = [
-        XEHP_FLAT_CCS_BASE_ADDR,
-        FF_MODE,
-        XEHP_SQCM,
-        XEHP_L3NODEARBCFG,
-        XEHP_L3SQCREG5,
-        XEHP_GAMCNTRL_CTRL,
-        LMEM_CFG,
-        LSC_CHICKEN_BIT_0,
-        SARB_CHICKEN1,
+    pub const ALL: [RegDef; COUNT] = super::concat(&[
+        &[XEHP_FLAT_CCS_BASE_ADDR],
+        &PAT_INDEX,
+        &[FF_MODE, XEHP_SQCM, SUBSLICE_UNIT_LEVEL_CLKGATE],
+        &XEHP_LNCFCMOCS,
+        &[
+            XEHP_L3NODEARBCFG,
+            XEHP_L3SQCREG5,
+            XEHP_L3SCQREG7,
+            RENDER_MOD_CTRL,
+            COMP_MOD_CTRL,
+            XEHP_VDBX_MOD_CTRL,
+            XEHP_VEBX_MOD_CTRL,
+            XEHP_GAMCNTRL_CTRL,
+            LMEM_CFG,
+            SAMPLER_MODE,
+            ROW_CHICKEN4,
+            ROW_CHICKEN2,
+            XEHP_HDC_CHICKEN0,
+            LSC_CHICKEN_BIT_0,
+            LSC_CHICKEN_BIT_0_UDW,
+            SARB_CHICKEN1,
+        ],
+    ]);
+}
+
+/// Workaround and tuning registers outside the replicated ranges that
+/// upstream xe programs at GT init (`xe_wa.c`, `xe_tuning.c`; offsets from
+/// `regs/xe_gt_regs.h`, `regs/xe_regs.h`, `regs/xe_engine_regs.h`, checked
+/// by the `uabi` suite). Storage, as [`mcr`]'s: what is written reads back.
+/// Behaviour: [`crate::regfile::tuning`].
+pub mod tuning {
+    use super::{mcr::VALUE, FieldDef, RegDef};
+
+    const VALUE_ONLY: &[FieldDef] = &[VALUE];
+
+    const fn def(name: &'static str, offset: u32) -> RegDef {
+        RegDef {
+            name,
+            offset,
+            fields: VALUE_ONLY,
+        }
+    }
+
+    /// 0x83B4, RENDER; masked.
+    pub const VFG_PREEMPTION_CHICKEN: RegDef = def("VFG_PREEMPTION_CHICKEN", 0x83B4);
+    /// 0x9424, GT.
+    pub const MISCCPCTL: RegDef = def("MISCCPCTL", 0x9424);
+    /// 0x9434, GT.
+    pub const UNSLICE_UNIT_LEVEL_CLKGATE: RegDef = def("UNSLICE_UNIT_LEVEL_CLKGATE", 0x9434);
+    /// 0x14800, RENDER; masked.
+    pub const RCU_MODE: RegDef = def("RCU_MODE", 0x1_4800);
+    /// 0x101014, SGunit.
+    pub const XEHP_CLOCK_GATE_DIS: RegDef = def("XEHP_CLOCK_GATE_DIS", 0x10_1014);
+    /// `VDBOX_CGCTL3F10(base)` of the video engines the mock presents:
+    /// VD0 (0x1C0000) and VD2 (0x1D0000); VD domains.
+    pub const VDBOX_CGCTL3F10: [RegDef; 2] = [
+        def("VDBOX_CGCTL3F10_VD0", 0x1C_3F10),
+        def("VDBOX_CGCTL3F10_VD2", 0x1D_3F10),
+    ];
+
+    /// The masked ones (`XE_REG_OPTION_MASKED` upstream).
+    pub const MASKED: [RegDef; 2] = [VFG_PREEMPTION_CHICKEN, RCU_MODE];
+
+    /// All of them.
+    pub const ALL: [RegDef; 7] = [
+        VFG_PREEMPTION_CHICKEN,
+        MISCCPCTL,
+        UNSLICE_UNIT_LEVEL_CLKGATE,
+        RCU_MODE,
+        XEHP_CLOCK_GATE_DIS,
+        VDBOX_CGCTL3F10[0],
+        VDBOX_CGCTL3F10[1],
     ];
 }
 
@@ -1036,7 +1203,7 @@ pub mod intc {
 }
 
 /// Number of entries of [`REGISTERS`] (checked when the table is built).
-const REGISTER_COUNT: usize = 195;
+const REGISTER_COUNT: usize = 253;
 
 /// Concatenates `parts` into one array of exactly `N` entries; a count that
 /// does not add up fails the build.
@@ -1057,7 +1224,26 @@ const fn concat<const N: usize>(parts: &[&[RegDef]]) -> [RegDef; N] {
     out
 }
 
-const ALL: [RegDef; REGISTER_COUNT] = concat(&[
+/// `regs` by offset (insertion sort: a const fn, once, at build time), so
+/// the parts of [`ALL`] may come in any order.
+const fn sorted<const N: usize>(mut regs: [RegDef; N]) -> [RegDef; N] {
+    let mut i = 1;
+    while i < N {
+        let mut j = i;
+        while j > 0 && regs[j - 1].offset > regs[j].offset {
+            let t = regs[j - 1];
+            regs[j - 1] = regs[j];
+            regs[j] = t;
+            j -= 1;
+        }
+        i += 1;
+    }
+    regs
+}
+
+const ALL: [RegDef; REGISTER_COUNT] = sorted(concat(&[
+    &mcr::ALL,
+    &tuning::ALL,
     &[
         forcewake::ACK[2],
         forcewake::ACK[3],
@@ -1077,9 +1263,6 @@ const ALL: [RegDef; REGISTER_COUNT] = concat(&[
         mcr_selector::SF_MCR_SELECTOR,
         mcr_selector::MCR_SELECTOR,
         mcr_selector::GAM_MCR_SELECTOR,
-        mcr::XEHP_FLAT_CCS_BASE_ADDR,
-        mcr::FF_MODE,
-        mcr::XEHP_SQCM,
         fuse::MIRROR_FUSE3,
         fuse::XELP_GT_GEOMETRY_DSS_ENABLE,
         fuse::GT_VEBOX_VDBOX_DISABLE,
@@ -1088,13 +1271,7 @@ const ALL: [RegDef; REGISTER_COUNT] = concat(&[
         guc::PMINTRMSK,
     ],
     &forcewake::REQUEST,
-    &[
-        mcr::XEHP_L3NODEARBCFG,
-        mcr::XEHP_L3SQCREG5,
-        guc::GUC_STATUS,
-        guc::GUC_WOPCM_SIZE,
-        guc::GUC_SHIM_CONTROL,
-    ],
+    &[guc::GUC_STATUS, guc::GUC_WOPCM_SIZE, guc::GUC_SHIM_CONTROL],
     &guc::SOFT_SCRATCH,
     &guc::UOS_RSA_SCRATCH,
     &[
@@ -1106,10 +1283,6 @@ const ALL: [RegDef; REGISTER_COUNT] = concat(&[
         guc::DMA_CTRL,
         guc::DMA_GUC_WOPCM_OFFSET,
         guc::GUC_TLB_INV_CR,
-        mcr::XEHP_GAMCNTRL_CTRL,
-        mcr::LMEM_CFG,
-        mcr::LSC_CHICKEN_BIT_0,
-        mcr::SARB_CHICKEN1,
     ],
     &intc::DISPLAY_GROUPS,
     &[
@@ -1138,7 +1311,7 @@ const ALL: [RegDef; REGISTER_COUNT] = concat(&[
     &intc::MASKS,
     &[guc::GUC_HOST_INTERRUPT, vf_cap_reg::DEF],
     &guc::VF_SW_FLAG,
-]);
+]));
 
 /// Every register of the trapped BAR0 range the mock knows, sorted by offset.
 pub const REGISTERS: &[RegDef] = &ALL;
@@ -1198,7 +1371,10 @@ mod tests {
         assert_eq!(lookup(0x108104).map(|r| r.name), Some("GSMBASE"));
         assert_eq!(lookup(0x108108), None);
         assert_eq!(lookup(0x101013).map(|r| r.name), Some("GU_CNTL"));
-        assert_eq!(lookup(0x101014), None);
+        assert_eq!(
+            lookup(0x101014).map(|r| r.name),
+            Some("XEHP_CLOCK_GATE_DIS")
+        );
         assert_eq!(lookup(0x0), None);
         assert_eq!(
             lookup(0xD50).map(|r| r.name),

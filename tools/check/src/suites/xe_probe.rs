@@ -335,7 +335,7 @@ read_only_write = "xe writes it; the PRM says RO"
         // Short of the stage: no CT enable.
         let mut s = summary(&[]);
         s.ct.enables = 0;
-        assert_eq!(statuses(&judge(&base, &s, &Default::default()))[0], false);
+        assert!(!statuses(&judge(&base, &s, &Default::default()))[0]);
         // More unmodelled accesses than the baseline, one outside any gap.
         let s = summary(&[0x1004, 0x1800, 0x9000]);
         let cases = judge(&base, &s, &Default::default());
@@ -348,7 +348,7 @@ read_only_write = "xe writes it; the PRM says RO"
         let mut s = summary(&[]);
         s.violation_kinds.insert("forcewake_not_held".into(), 2);
         s.violation_kinds.insert("read_only_write".into(), 7);
-        assert_eq!(statuses(&judge(&base, &s, &Default::default()))[3], false);
+        assert!(!statuses(&judge(&base, &s, &Default::default()))[3]);
     }
 
     #[test]

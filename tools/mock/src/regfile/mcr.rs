@@ -197,6 +197,9 @@ enum Access {
     ReadWrite,
     /// Fixed value in every instance; writes are `read_only_write`.
     ReadOnly,
+    /// Storage whose writes change only the bits their upper half selects
+    /// ([`super::tuning::masked`]).
+    Masked,
 }
 
 /// One replicated register with per-instance storage.
@@ -256,6 +259,8 @@ impl Mcr {
             };
             let (access, reset) = if def.offset == regs::mcr::XEHP_FLAT_CCS_BASE_ADDR.offset {
                 (Access::ReadOnly, flat_ccs)
+            } else if super::tuning::is_in(def, &regs::mcr::MASKED) {
+                (Access::Masked, 0)
             } else {
                 (Access::ReadWrite, 0)
             };
@@ -379,10 +384,15 @@ impl Mcr {
             }
             live.into_iter().collect()
         };
+        let masked = r.access == Access::Masked;
         let values = &mut self.regs[idx].values;
         for i in targets {
             if let Some(v) = values.get_mut(i) {
-                *v = value;
+                *v = if masked {
+                    super::tuning::masked(*v, value)
+                } else {
+                    value
+                };
             }
         }
         Some(())
@@ -449,6 +459,17 @@ mod tests {
             (m::XEHP_GAMCNTRL_CTRL, Group::Mslice, Selector::Gam, 4),
             (m::LSC_CHICKEN_BIT_0, Group::Dss, Selector::Other, 32),
             (m::SARB_CHICKEN1, Group::Mslice, Selector::Other, 4),
+            (m::PAT_INDEX[0], Group::Mslice, Selector::Gam, 4),
+            (
+                m::SUBSLICE_UNIT_LEVEL_CLKGATE,
+                Group::Dss,
+                Selector::Other,
+                32,
+            ),
+            (m::XEHP_LNCFCMOCS[31], Group::Lncf, Selector::Other, 8),
+            (m::XEHP_L3SCQREG7, Group::L3bank, Selector::Other, 32),
+            (m::RENDER_MOD_CTRL, Group::Mslice, Selector::Gam, 4),
+            (m::ROW_CHICKEN2, Group::Dss, Selector::Other, 32),
         ];
         for (def, group, selector, count) in want {
             let row = map.row(def.offset).expect("row");
@@ -565,6 +586,21 @@ mod tests {
             s.mcr_unicast_values.into_iter().collect::<Vec<_>>(),
             [("LSC_CHICKEN_BIT_0@2,3".to_string(), 0x2222)]
         );
+    }
+
+    /// A masked replicated register (upstream `XE_REG_OPTION_MASKED`): a
+    /// multicast write changes only the selected bits of every instance.
+    #[test]
+    fn masked_replicated_register() {
+        let off = m::ROW_CHICKEN2.offset;
+        let (mut rf, mut rec) = with(Fuses::ATS_M150);
+        rf.write(off, 0x0005_0005, &mut rec);
+        rf.write(off, 0x0004_0000 | 0x0002, &mut rec);
+        for i in 0..32 {
+            assert_eq!(rf.mcr.peek(off, i), Some(0x0001), "instance {i}");
+        }
+        assert_eq!(rf.read(off, &mut rec), Some(0x0001));
+        assert_eq!(kinds(&rec).violations, 0);
     }
 
     /// g11-partial: DSS (0,0) is gone; the default steering reads 0 and is a
