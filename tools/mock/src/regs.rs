@@ -496,7 +496,8 @@ pub mod mcr {
     };
     const VALUE_ONLY: &[FieldDef] = &[VALUE];
 
-    const fn def(name: &'static str, offset: u32) -> RegDef {
+    /// A whole-dword register (`value` 31:0).
+    pub(super) const fn def(name: &'static str, offset: u32) -> RegDef {
         RegDef {
             name,
             offset,
@@ -689,17 +690,7 @@ pub mod mcr {
 /// by the `uabi` suite). Storage, as [`mcr`]'s: what is written reads back.
 /// Behaviour: [`crate::regfile::tuning`].
 pub mod tuning {
-    use super::{mcr::VALUE, FieldDef, RegDef};
-
-    const VALUE_ONLY: &[FieldDef] = &[VALUE];
-
-    const fn def(name: &'static str, offset: u32) -> RegDef {
-        RegDef {
-            name,
-            offset,
-            fields: VALUE_ONLY,
-        }
-    }
+    use super::{mcr::def, RegDef};
 
     /// 0x83B4, RENDER; masked.
     pub const VFG_PREEMPTION_CHICKEN: RegDef = def("VFG_PREEMPTION_CHICKEN", 0x83B4);

@@ -85,6 +85,13 @@ struct Gap {
     why: String,
 }
 
+impl Gap {
+    /// The reason's head, up to its first colon: what the range is.
+    fn short(&self) -> &str {
+        self.why.split(':').next().unwrap_or(&self.why).trim()
+    }
+}
+
 impl Baseline {
     fn load(repo: &Path) -> Result<Self> {
         let path = repo.join(BASELINE);
@@ -183,6 +190,15 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         s.unknown.len(),
         logs.display()
     ));
+    for u in &s.unknown {
+        let why = base.gap_of(u.offset.0).map_or("UNEXPLAINED", |g| g.short());
+        r.note(&format!(
+            "{NAME}: unmodelled {} {:#x} ({}x): {why}",
+            u.op.name(),
+            u.offset.0,
+            u.count
+        ));
+    }
     for line in guest.log.iter().take(8) {
         r.note(&format!("{NAME}: xe said: {line}"));
     }
@@ -196,81 +212,73 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
 /// violations.
 fn judge(base: &Baseline, s: &Summary, guest: &stages::Guest) -> Vec<Case> {
     let reached = stages::furthest(s, guest);
-    let stage_name = "furthest stage";
-    let stage = if reached >= base.stage {
-        Case::pass(stage_name)
-    } else {
-        Case::fail(
-            stage_name,
+    let stage = verdict(
+        "furthest stage",
+        (reached < base.stage).then(|| {
             format!(
                 "xe reached `{reached}`, short of the baseline `{}`",
                 base.stage
-            ),
-        )
-        .with_details(guest.log.iter().cloned())
-    };
-    let list: Vec<String> = s
-        .unknown
-        .iter()
-        .map(|u| {
-            let why = base
-                .gap_of(u.offset.0)
-                .map_or("UNEXPLAINED", |g| g.why.as_str());
-            format!("{} {:#x} ({}x): {why}", u.op.name(), u.offset.0, u.count)
-        })
-        .collect();
-    let count_name = "unmodelled accesses";
-    let count = if s.unknown.len() <= base.unknown_max {
-        Case::pass(count_name)
-    } else {
-        Case::fail(
-            count_name,
+            )
+        }),
+    )
+    .with_details(guest.log.iter().cloned());
+    let list = s.unknown.iter().map(|u| {
+        let why = base
+            .gap_of(u.offset.0)
+            .map_or("UNEXPLAINED", |g| g.why.as_str());
+        format!("{} {:#x} ({}x): {why}", u.op.name(), u.offset.0, u.count)
+    });
+    let count = verdict(
+        "unmodelled accesses",
+        (s.unknown.len() > base.unknown_max).then(|| {
             format!(
                 "{} distinct unmodelled op/offset pairs, more than the baseline's {}",
                 s.unknown.len(),
                 base.unknown_max
-            ),
-        )
-    }
-    .with_details(list.iter().cloned());
+            )
+        }),
+    )
+    .with_details(list);
     let unexplained: Vec<String> = s
         .unknown
         .iter()
         .filter(|u| base.gap_of(u.offset.0).is_none())
         .map(|u| format!("{} {:#x}", u.op.name(), u.offset.0))
         .collect();
-    let gaps_name = "gaps explained";
-    let gaps = if unexplained.is_empty() {
-        Case::pass(gaps_name)
-    } else {
-        Case::fail(
-            gaps_name,
+    let gaps = verdict(
+        "gaps explained",
+        (!unexplained.is_empty()).then(|| {
             format!(
                 "{} unmodelled access(es) in no [[gap]] of {BASELINE}: {}",
                 unexplained.len(),
                 unexplained.join(", ")
-            ),
-        )
-    };
+            )
+        }),
+    );
     let bad: Vec<String> = s
         .violation_kinds
         .iter()
         .filter(|(k, n)| **n > 0 && !base.violations.contains_key(*k))
         .map(|(k, n)| format!("{k} ({n}x)"))
         .collect();
-    let viol_name = "violations explained";
-    let viol = if bad.is_empty() {
-        Case::pass(viol_name)
-    } else {
-        Case::fail(
-            viol_name,
+    let viol = verdict(
+        "violations explained",
+        (!bad.is_empty()).then(|| {
             format!(
                 "mock violations {BASELINE} does not explain: {}",
                 bad.join(", ")
-            ),
-        )
-    };
+            )
+        }),
+    );
     vec![stage, count, gaps, viol]
+}
+
+/// A case that passes unless there is a `failure`.
+fn verdict(name: &str, failure: Option<String>) -> Case {
+    match failure {
+        None => Case::pass(name),
+        Some(why) => Case::fail(name, why),
+    }
 }
 
 #[cfg(test)]
