@@ -2,6 +2,7 @@
 # Default mock (ATS-M150, 8086:56c0, revision 0x08, 16 GiB LMEM behind a
 # 256 MiB LMEMBAR): the driver binds, reports what it read, survives sysfs
 # unbind/bind and ten rmmod/insmod cycles, and leaves the kernel log clean.
+# distro
 . /tests/lib.sh
 
 dev=$(gpu_dev 0x56c0)

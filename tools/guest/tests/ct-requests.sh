@@ -12,6 +12,7 @@
 # expect-mock: ct.policy_yield_ms == 80
 # expect-mock: ct.policy_yield_ratio == 20
 # expect-mock: violations == 0
+# distro
 . /tests/lib.sh
 
 bdf=$(basename "$(gpu_dev 0x56c0)")

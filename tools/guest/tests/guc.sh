@@ -7,6 +7,7 @@
 # stay locked and the driver accepts them.
 # expect-mock: guc_loads == 11
 # expect-mock: guc_last_release == 70.53.0
+# distro
 . /tests/lib.sh
 
 bdf=$(basename "$(gpu_dev 0x56c0)")

@@ -26,6 +26,7 @@
 # expect-mock: violations == 0
 # expect-mock: unknown_accesses == 0
 # timeout: 300
+# distro
 . /tests/lib.sh
 
 dev=$(gpu_dev 0x56c0)

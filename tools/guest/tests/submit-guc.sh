@@ -17,6 +17,7 @@
 # expect-mock: engines.gtt_faults == 0
 # expect-mock: violations == 0
 # timeout: 300
+# distro
 . /tests/lib.sh
 
 bdf=$(basename "$(gpu_dev 0x56c0)")

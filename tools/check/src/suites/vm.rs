@@ -65,12 +65,6 @@ const BOOT_MARGIN_SECS: u64 = 120;
 /// Lines of the console shown under a failed run.
 const CONSOLE_LINES: usize = 15;
 
-/// The scenarios of the distro lane (`vm-distro`) when none is named: what
-/// a user's first load checks (bind, the GuC running, CT round trips,
-/// submission through the GuC, SR-IOV provisioning), on the kernel the user
-/// boots. The whole suite stays on the plain and debug kernels.
-const DISTRO_SCENARIOS: [&str; 5] = ["bind", "guc", "ct-requests", "submit-guc", "sriov-enable"];
-
 /// Runs the suite: up to `ctx.vm_jobs` scenarios at once, each its own VM
 /// and mock, reported in scenario order as they finish.
 pub fn run(ctx: &Context, r: &mut Reporter) {
@@ -152,9 +146,14 @@ fn selected(ctx: &Context) -> Result<Vec<Scenario>, String> {
     if all.is_empty() {
         return Err(format!("no scenarios in {SCENARIOS}"));
     }
-    let mut wanted = ctx.items("vm");
+    let wanted = ctx.items("vm");
     if wanted.is_empty() && ctx.distro {
-        wanted = DISTRO_SCENARIOS.iter().map(|s| s.to_string()).collect();
+        // The distro lane's own: the scenarios whose header says `# distro`
+        // (what a user's first load checks, on the kernel the user boots).
+        return Ok(all
+            .into_iter()
+            .filter(|s| s.header.as_ref().is_ok_and(|h| h.distro))
+            .collect());
     }
     if wanted.is_empty() {
         return Ok(all);

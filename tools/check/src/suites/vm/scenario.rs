@@ -11,6 +11,7 @@
 //! # expect-unknown: 0x1234              unknown-register offset allowed (repeatable)
 //! # expect-mock: mmio_reads == 0        what the mock's summary must record (repeatable, [`super::expect`])
 //! # no-load                             do not insmod the driver at boot
+//! # distro                              also run in the distro lane (a first-load check)
 //! # guest-module: sriov-shim            ship a test-only module to /lib/modules (repeatable)
 //! # timeout: 120                        guest command timeout in seconds
 //! ```
@@ -46,6 +47,9 @@ pub struct Header {
     pub expect_mock: Vec<Expectation>,
     /// Do not load the module at boot.
     pub no_load: bool,
+    /// Also run in the distro lane (`vm-distro`): one of the checks of a
+    /// user's first load.
+    pub distro: bool,
     /// Test-only guest modules shipped to `/lib/modules/` (not loaded: the
     /// script loads them when it needs them), e.g. `sriov-shim`.
     pub guest_modules: Vec<String>,
@@ -119,9 +123,16 @@ pub fn parse_header(text: &str) -> Result<Header> {
 
 /// Applies one comment line if it is a directive.
 fn directive(h: &mut Header, comment: &str) -> Result<()> {
-    if comment == "no-load" {
-        h.no_load = true;
-        return Ok(());
+    match comment {
+        "no-load" => {
+            h.no_load = true;
+            return Ok(());
+        }
+        "distro" => {
+            h.distro = true;
+            return Ok(());
+        }
+        _ => {}
     }
     let Some((key, value)) = comment.split_once(':') else {
         return Ok(());
@@ -195,7 +206,7 @@ mod tests {
              # params: a=1 b=2\n# params: c=3\n# expect-violation: bad-write\n\
              # expect-violation: dma-out-of-range\n# expect-unknown: 0x1234\n\
              # expect-mock: h2g_replies.busy >= 2\n\
-             # no-load\n# timeout: 60\n\n. /tests/lib.sh\n# mock-args: --ignored\n",
+             # no-load\n# distro\n# timeout: 60\n\n. /tests/lib.sh\n# mock-args: --ignored\n",
         )
         .unwrap();
         assert_eq!(h.mock_args, ["--fault", "all-ones", "--seed", "3"]);
@@ -206,6 +217,7 @@ mod tests {
         assert_eq!(h.expect_mock[0].to_string(), "h2g_replies.busy >= 2");
         assert!(parse_header("# expect-mock: a = 1\n").is_err());
         assert!(h.no_load);
+        assert!(h.distro);
         assert_eq!(h.timeout_secs(), 60);
     }
 
