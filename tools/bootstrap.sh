@@ -52,7 +52,6 @@ if ! "$BINDGEN" --version 2>/dev/null | grep -q " $BINDGEN_VERSION\$"; then
 	run bindgen.log cargo install bindgen-cli --version "$BINDGEN_VERSION" --locked
 fi
 
-
 # Private apt root for trixie(-backports) downloads: never touches the
 # system's sources, lists or cache.
 APTDIR=$CACHE/apt
