@@ -20,6 +20,7 @@
 //! | `MI_SEMAPHORE_WAIT` | 1Ch, 4 or 5 dwords, bit 22 GGTT, bit 15 poll, 14:12 compare | waits until `*addr OP data` holds, re-polled on ticks |
 //! | `MI_STORE_DATA_IMM` | 20h, bits 9:0 = dwords - 2 (4 or 5), bit 22 GGTT, bit 21 qword | writes 1 or 2 dwords |
 //! | `MI_LOAD_REGISTER_IMM` | 22h, 2N - 1, bit 19 CS MMIO | allow-listed registers of the engine's own window |
+//! | `MI_STORE_REGISTER_MEM` | 24h, 4 dwords, bit 22 GGTT, bit 19 CS MMIO (`MI_SRM_ADD_CS_OFFSET`) | stores the register's dword: a register of the engine's window the mock models (table in [`super`]) reads its value; any other reads 0 and is recorded (`engine_unmodelled_reg`), not an error |
 //! | `MI_FLUSH_DW` | 26h, bits 5:0 = dwords - 2 (4 or 5), bits 15:14 post-sync op (1 = store), dw1 bit 2 use GTT | BCS/VCS/VECS only (seed 004 L621) |
 //! | `MI_BATCH_BUFFER_START` | 31h, 3 dwords, bit 8 PPGTT, bit 22 second level | GGTT batches; PPGTT is a page-table error |
 //! | `PIPE_CONTROL` | `GFX_OP_PIPE_CONTROL(6)` = 0x7a000004, dw1 bit 24 global GTT, bits 15:14 post-sync (1 = write immediate qword) | RCS/CCS only |
@@ -106,6 +107,7 @@ mod op {
     pub const SEMAPHORE_WAIT: u32 = 0x1c;
     pub const STORE_DATA_IMM: u32 = 0x20;
     pub const LOAD_REGISTER_IMM: u32 = 0x22;
+    pub const STORE_REGISTER_MEM: u32 = 0x24;
     pub const FLUSH_DW: u32 = 0x26;
     pub const BATCH_BUFFER_START: u32 = 0x31;
 }
@@ -113,6 +115,9 @@ mod op {
 /// `MI_SDI_GGTT`, `MI_SEMW_GGTT` (`xe_mi_commands.h`), i.e. "use global
 /// GTT".
 const MI_GGTT: u32 = 1 << 22;
+/// `MI_SRM_ADD_CS_OFFSET` (`xe_mi_commands.h`): the register address is
+/// relative to the engine's base, as `MI_LRI_LRM_CS_MMIO` for LRI.
+const SRM_CS_MMIO: u32 = 1 << 19;
 /// `MI_SDI_LEN_DW` bits 9:0 (`xe_mi_commands.h`).
 const SDI_LEN: u32 = 0x3ff;
 /// `MI_FLUSH_DW_LEN_DW` bits 5:0 (`xe_mi_commands.h`).
@@ -193,6 +198,7 @@ fn length(hdr: u32, class: Class) -> Result<u32, String> {
             op::SEMAPHORE_WAIT => (hdr & LEN) + 2,
             op::STORE_DATA_IMM => (hdr & SDI_LEN) + 2,
             op::LOAD_REGISTER_IMM => (hdr & LEN) + 2,
+            op::STORE_REGISTER_MEM => (hdr & LEN) + 2,
             op::FLUSH_DW if render => return Err("MI_FLUSH_DW on a render/compute engine".into()),
             op::FLUSH_DW => (hdr & FLUSH_LEN) + 2,
             op::BATCH_BUFFER_START => (hdr & LEN) + 2,
@@ -376,6 +382,10 @@ fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
             lri(e, dw)?;
             Ok(NEXT)
         }
+        op::STORE_REGISTER_MEM => {
+            srm(e, io, dw)?;
+            Ok(NEXT)
+        }
         op::FLUSH_DW => {
             if n != 4 && n != 5 {
                 return Err(malformed("MI_FLUSH_DW", n));
@@ -485,6 +495,57 @@ fn lri(e: &mut Engine, dw: &[u32]) -> Result<(), Fail> {
         }
     }
     Ok(())
+}
+
+/// The value of register `addr` for `command` (`cs_mmio`: the command's
+/// CS-MMIO bit): a register of the engine's window the mock models reads
+/// its value; any other reads 0 and is recorded (module docs).
+fn reg_read(e: &Engine, io: &mut Io<'_>, command: &'static str, addr: u32, cs_mmio: bool) -> u32 {
+    if let Some(v) = super::lrc::relative_to(e.def.base, cs_mmio, addr).and_then(|r| e.read(r)) {
+        return v;
+    }
+    unmodelled(e, io, command, "read", addr, cs_mmio, 0);
+    0
+}
+
+/// Records a command's access to a register the mock does not model.
+fn unmodelled(
+    e: &Engine,
+    io: &mut Io<'_>,
+    command: &'static str,
+    op: &'static str,
+    addr: u32,
+    cs_mmio: bool,
+    value: u32,
+) {
+    io.rec.emit(Event::EngineUnmodelledReg {
+        engine: e.def.name,
+        command,
+        op,
+        offset: Hex(super::lrc::absolute(e.def.base, cs_mmio, addr).into()),
+        value: Hex(value.into()),
+    });
+}
+
+/// `MI_STORE_REGISTER_MEM` (`xe_mi_commands.h`: 4 dwords; dw1 the
+/// register, dw2-3 the address; bit 22 GGTT, bit 19 CS-MMIO relative).
+fn srm(e: &Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+    const WHAT: &str = "MI_STORE_REGISTER_MEM";
+    let hdr = dw[0];
+    // CAST: small.
+    let n = dw.len() as u32;
+    if n != 4 {
+        return Err(malformed(WHAT, n));
+    }
+    ggtt_only(hdr & MI_GGTT != 0, WHAT)?;
+    if dw[2] & 3 != 0 {
+        return Err((
+            ErrorKind::Instruction,
+            format!("{WHAT} address {:#x} is not dword aligned", dw[2]),
+        ));
+    }
+    let v = reg_read(e, io, WHAT, dw[1], hdr & SRM_CS_MMIO != 0);
+    store(io, addr64(dw[2], dw[3]), &v.to_le_bytes(), WHAT)
 }
 
 /// `MI_SEMAPHORE_WAIT` (compare ops i915 `intel_gpu_commands.h`

@@ -128,6 +128,9 @@ const SEM_WAIT_EQ: u32 = 0x1c << 23 | 1 << 22 | 1 << 15 | 4 << 12 | 3;
 const BB_START: u32 = 0x31 << 23 | 1;
 /// `MI_LOAD_REGISTER_IMM | MI_LRI_LRM_CS_MMIO | MI_LRI_NUM_REGS(1)`.
 const LRI_1: u32 = 0x22 << 23 | 1 << 19 | 1;
+/// `MI_STORE_REGISTER_MEM | MI_SRM_USE_GGTT | MI_SRM_ADD_CS_OFFSET`, as
+/// xe's `emit_copy_timestamp` writes it (0x12480002).
+const SRM_GGTT_CS: u32 = 0x24 << 23 | 1 << 22 | 1 << 19 | 2;
 /// `XY_FAST_COPY_BLT_CMD | (10 - 2)`.
 const XY_FAST_COPY: u32 = (2 << 29) | (0x42 << 22) | 8;
 /// `XY_FAST_COLOR_BLT_CMD | XY_FAST_COLOR_BLT_DEPTH_32 | (16 - 2)`, as
@@ -790,6 +793,71 @@ fn lri_allow_list() {
     h.submit(&[(LRCA, CTX)]);
     assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
     assert_eq!(h.r(reg::RING_MODE), DISABLE_LEGACY_MODE, "not written");
+}
+
+/// SRM stores a modelled register's value (a GPR set by LRI, CS-MMIO
+/// relative; RING_TAIL by its absolute address), RING_CTX_TIMESTAMP's 0,
+/// and 0 for a register the mock does not model, which is recorded, not
+/// an error.
+#[test]
+fn store_register_mem_stores_registers() {
+    let mut h = H::new("rcs0");
+    let b = h.base;
+    for i in 0..4 {
+        h.bus.w32(DATA + 4 * i, 0xffff_ffff);
+    }
+    let mut cmds = vec![LRI_1, reg::CS_GPR + 8, 0xabcd_0123];
+    cmds.extend([SRM_GGTT_CS, reg::CS_GPR + 8, DATA as u32, 0]);
+    cmds.extend([
+        SRM_GGTT_CS & !(1 << 19),
+        b + reg::RING_TAIL,
+        (DATA + 4) as u32,
+        0,
+    ]);
+    cmds.extend([SRM_GGTT_CS, reg::RING_CTX_TIMESTAMP, (DATA + 8) as u32, 0]);
+    cmds.extend([SRM_GGTT_CS & !(1 << 19), 0x7004, (DATA + 12) as u32, 0]);
+    cmds.push(MI_NOOP);
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.bus.r32(DATA), 0xabcd_0123, "CS_GPR R1 low dword");
+    assert_eq!(h.bus.r32(DATA + 4), tail, "RING_TAIL");
+    assert_eq!(h.bus.r32(DATA + 8), 0, "RING_CTX_TIMESTAMP [MODEL] 0");
+    assert_eq!(h.bus.r32(DATA + 12), 0, "an unmodelled register reads 0");
+    let ev = h.events("engine_unmodelled_reg");
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0]["command"], "MI_STORE_REGISTER_MEM");
+    assert_eq!(ev[0]["op"], "read");
+    assert_eq!(ev[0]["offset"], "0x7004");
+    assert_eq!(h.counters("rcs0").unmodelled_regs, 1);
+    assert_eq!(h.counters("rcs0").contexts_completed, 1);
+}
+
+/// SRM with 5 dwords is malformed (instruction error); without the GGTT
+/// bit it names a PPGTT address (page-table error); nothing is stored.
+#[test]
+fn malformed_store_register_mem_is_refused() {
+    let mut h = H::new("bcs0");
+    let tail = h.emit(
+        RING,
+        0,
+        &[SRM_GGTT_CS + 1, reg::CS_GPR, DATA as u32, 0, 0, MI_NOOP],
+    );
+    h.lrc(LRCA, RING, 0, tail);
+    h.bus.w32(DATA, 0x55);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), SRM_GGTT_CS + 1);
+    assert_eq!(h.bus.r32(DATA), 0x55);
+
+    let mut h = H::new("bcs0");
+    let ppgtt = SRM_GGTT_CS & !(1 << 22);
+    let tail = h.emit(RING, 0, &[ppgtt, reg::CS_GPR, DATA as u32, 0]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_PAGE_TABLE);
+    assert_eq!(h.r(reg::RING_IPEHR), ppgtt);
 }
 
 /// A context image that is not NOOP / LRI / BB_END is an instruction
