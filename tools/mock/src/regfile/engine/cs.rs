@@ -23,7 +23,7 @@
 //! | `MI_STORE_REGISTER_MEM` | 24h, 4 dwords, bit 22 GGTT, bit 19 CS MMIO (`MI_SRM_ADD_CS_OFFSET`) | stores the register's dword: a register of the engine's window the mock models (table in [`super`]) reads its value; any other reads 0 and is recorded (`engine_unmodelled_reg`), not an error |
 //! | `MI_FLUSH_DW` | 26h, bits 5:0 = dwords - 2 (4 or 5), bits 15:14 post-sync op (1 = store), dw1 bit 2 use GTT | BCS/VCS/VECS only (seed 004 L621) |
 //! | `MI_BATCH_BUFFER_START` | 31h, 3 dwords, bit 8 PPGTT, bit 22 second level | GGTT batches; PPGTT is a page-table error |
-//! | `PIPE_CONTROL` | `GFX_OP_PIPE_CONTROL(6)` = 0x7a000004, dw1 bit 24 global GTT, bits 15:14 post-sync (1 = write immediate qword) | RCS/CCS only |
+//! | `PIPE_CONTROL` | `GFX_OP_PIPE_CONTROL(6)` = 0x7a000004, dw1 bit 24 global GTT, bit 21 store data index, bits 15:14 post-sync (1 = write immediate qword) | RCS/CCS only; flush/invalidate/stall flags (dw0 12:9, dw1) accepted with nothing to do; the write goes to the GGTT address, or with store data index to that offset of the context's PPHWSP (the LRCA's first page); post-sync LRI (bit 23) and ops 2-3 are not modelled |
 //! | `XY_FAST_COPY_BLT` | `(2 << 29) \| (0x42 << 22)`, 10 dwords | BCS only: a linear copy (no tiling) |
 //! | `XY_FAST_COLOR_BLT` | `(2 << 29) \| (0x44 << 22)`, 16 dwords (Xe_HP form) | BCS only: a linear 32-bit fill of local memory |
 //!
@@ -139,6 +139,16 @@ const BB_SECOND_LEVEL: u32 = 1 << 22;
 const PIPE_CONTROL: u32 = (0x3 << 29) | (0x3 << 27) | (0x2 << 24);
 /// `PIPE_CONTROL_GLOBAL_GTT_IVB` (`xe_gpu_commands.h`).
 const PC_GLOBAL_GTT: u32 = 1 << 24;
+/// `PIPE_CONTROL_LRI_POST_SYNC` (`xe_gpu_commands.h`).
+const PC_LRI_POST_SYNC: u32 = 1 << 23;
+/// `PIPE_CONTROL_STORE_DATA_INDEX` (`xe_gpu_commands.h`): the address is
+/// an offset into the context's per-process HWSP (the name of the offsets
+/// xe and i915 pair with it, `LRC_PPHWSP_FLUSH_INVAL_SCRATCH_ADDR` in
+/// `xe_lrc.h`, `LRC_PPHWSP_SCRATCH_ADDR` in i915 `intel_lrc.h`), which is
+/// the LRCA's first page (seed 004 L214-222).
+const PC_STORE_DATA_INDEX: u32 = 1 << 21;
+/// Size of the per-process HWSP (seed 004 L214: 4K).
+const PPHWSP_SIZE: u32 = 4096;
 /// `XY_FAST_COPY_BLT_CMD` (`xe_gpu_commands.h`).
 const XY_FAST_COPY_BLT: u32 = (2 << 29) | (0x42 << 22);
 /// Largest copy one `XY_FAST_COPY_BLT` may do in the model (`[MODEL]`).
@@ -327,7 +337,7 @@ fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
     let n = dw.len() as u32;
     if hdr >> 29 != 0 {
         return if hdr & 0xffff_0000 == PIPE_CONTROL {
-            pipe_control(io, dw).map(|()| NEXT)
+            pipe_control(e, io, dw).map(|()| NEXT)
         } else if hdr & 0xffc0_0000 == XY_FAST_COLOR_BLT {
             fast_color(e, io, dw).map(|()| NEXT)
         } else {
@@ -599,20 +609,41 @@ fn semaphore(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> 
     }
 }
 
-/// `PIPE_CONTROL` with its post-sync operation.
-fn pipe_control(io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+/// `PIPE_CONTROL` with its post-sync operation. Its flush, invalidate
+/// and stall flags (dw0 bits 12:9, dw1) have nothing to act on in the
+/// model (no caches, commands execute whole) and are accepted as they are.
+fn pipe_control(e: &Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
     // CAST: small.
     let n = dw.len() as u32;
     if n != 6 {
         return Err(malformed("PIPE_CONTROL", n));
     }
     let flags = dw[1];
+    if flags & PC_LRI_POST_SYNC != 0 {
+        return Err((
+            ErrorKind::Instruction,
+            "PIPE_CONTROL post-sync LRI is not modelled".into(),
+        ));
+    }
     match (flags >> 14) & 3 {
         0 => Ok(()),
         1 => {
-            ggtt_only(flags & PC_GLOBAL_GTT != 0, "PIPE_CONTROL post-sync write")?;
             let bytes: Vec<u8> = dw[4..6].iter().flat_map(|d| d.to_le_bytes()).collect();
-            store(io, addr64(dw[2] & !7, dw[3]), &bytes, "PIPE_CONTROL")
+            let addr = if flags & PC_STORE_DATA_INDEX != 0 {
+                let off = dw[2] & !7;
+                if off + 8 > PPHWSP_SIZE {
+                    return Err((
+                        ErrorKind::Instruction,
+                        format!("PIPE_CONTROL store data index {off:#x} beyond the PPHWSP"),
+                    ));
+                }
+                let lrca = e.active.as_ref().map_or(0, |c| c.el.lrca());
+                u64::from(lrca) + u64::from(off)
+            } else {
+                ggtt_only(flags & PC_GLOBAL_GTT != 0, "PIPE_CONTROL post-sync write")?;
+                addr64(dw[2] & !7, dw[3])
+            };
+            store(io, addr, &bytes, "PIPE_CONTROL")
         }
         o => Err((
             ErrorKind::Instruction,

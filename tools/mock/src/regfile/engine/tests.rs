@@ -463,6 +463,54 @@ fn pipe_control_writes_on_render_and_flush_dw_is_refused() {
     assert_eq!(h.bus.r32(DATA + 0x20), 0, "nothing stored");
 }
 
+/// xe's `emit_pipe_invalidate`: flush and invalidate flags with a
+/// store-data-index qword write lands at that offset of the context's
+/// PPHWSP (the LRCA's page); a 7-dword PIPE_CONTROL and a post-sync LRI
+/// are instruction errors.
+#[test]
+fn pipe_control_store_data_index_writes_the_pphwsp() {
+    let mut h = H::new("rcs0");
+    // flags0: L3 read-only invalidate (bit 10); flags1: command, instruction,
+    // texture, VF, constant, state cache invalidates, CS stall, QW write,
+    // store data index (xe_ring_ops.c).
+    let flags1 =
+        1 << 29 | 1 << 11 | 1 << 10 | 1 << 4 | 1 << 3 | 1 << 2 | 1 << 20 | 1 << 14 | 1 << 21;
+    let mut cmds = vec![
+        PIPE_CONTROL_6 | 1 << 10,
+        flags1,
+        0x34 * 4,
+        0,
+        0x1111,
+        0x2222,
+    ];
+    cmds.extend([MI_NOOP, MI_NOOP]);
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.bus.r64(LRCA + 0x34 * 4), 0x2222_0000_1111);
+    assert_eq!(h.counters("rcs0").contexts_completed, 1);
+
+    let mut h = H::new("rcs0");
+    let long = PIPE_CONTROL_6 + 1;
+    let tail = h.emit(
+        RING,
+        0,
+        &[long, 1 << 14 | 1 << 24, DATA as u32, 0, 1, 0, 0, 0],
+    );
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), long);
+    assert_eq!(h.bus.r32(DATA), 0);
+
+    let mut h = H::new("rcs0");
+    let tail = h.emit(RING, 0, &[PIPE_CONTROL_6, 1 << 23, 0x2000, 0, 1, 0, 0, 0]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+}
+
 /// A lite restore picks up the new TAIL: the context waits on a semaphore,
 /// the driver appends a store and resubmits the same LRCA, then releases
 /// the semaphore; the tick re-polls it and the context runs to the new tail.
