@@ -19,7 +19,7 @@
 //! | `MI_BATCH_BUFFER_END` | 0Ah | back to the previous level; in the ring itself an instruction error |
 //! | `MI_SEMAPHORE_WAIT` | 1Ch, 4 or 5 dwords, bit 22 GGTT, bit 15 poll, 14:12 compare | waits until `*addr OP data` holds, re-polled on ticks |
 //! | `MI_STORE_DATA_IMM` | 20h, bits 9:0 = dwords - 2 (4 or 5), bit 22 GGTT, bit 21 qword | writes 1 or 2 dwords |
-//! | `MI_LOAD_REGISTER_IMM` | 22h, 2N - 1, bit 19 CS MMIO | allow-listed registers of the engine's own window |
+//! | `MI_LOAD_REGISTER_IMM` | 22h, 2N - 1, bit 19 CS MMIO | each pair written as "Register writes" below says |
 //! | `MI_STORE_REGISTER_MEM` | 24h, 4 dwords, bit 22 GGTT, bit 19 CS MMIO (`MI_SRM_ADD_CS_OFFSET`) | stores the register's dword: a register of the engine's window the mock models (table in [`super`]) reads its value; any other reads 0 and is recorded (`engine_unmodelled_reg`), not an error |
 //! | `MI_FLUSH_DW` | 26h, bits 5:0 = dwords - 2 (4 or 5), bits 15:14 post-sync op (1 = store), dw1 bit 2 use GTT | BCS/VCS/VECS only (seed 004 L621) |
 //! | `MI_BATCH_BUFFER_START` | 31h, 3 dwords, bit 8 PPGTT, bit 22 second level | GGTT batches; PPGTT is a page-table error |
@@ -34,11 +34,23 @@
 //! Either way the context halts (stays active, makes no progress) and the
 //! engine raises its CS error interrupt; a reset recovers.
 //!
-//! LRI allow-list (`[MODEL]`): `RING_CONTEXT_CONTROL` (0x244, masked),
-//! `RING_NOPID` (0x94) and `CS_GPR` (0x600-0x67f); any other register is a
-//! privilege violation (instruction error). Non-privileged (PPGTT) batches
-//! and their privileged-command rules (seed 004 L1167-1203) are not
-//! modelled: a PPGTT batch faults before it runs.
+//! Register writes (LRI): commands run from the ring or a GGTT batch,
+//! which the PRM makes privileged: they may write any register (seed 004
+//! L1169; L1180 drops an LRI to a privileged register only in a
+//! non-privileged batch). So: `RING_CONTEXT_CONTROL` (0x244, masked),
+//! `RING_NOPID` (0x94) and `CS_GPR` (0x600-0x67f) of the engine's own
+//! window are written; `RING_CTX_TIMESTAMP` (0x3a8) is taken with no
+//! effect; a register the mock does not model, in the window or outside
+//! it (GT registers, other engines'), is recorded (`engine_unmodelled_reg`,
+//! summary `engines.NAME.unmodelled_regs`) and the write dropped, not an
+//! error (the command streamer has no path to the rest of the register
+//! file). `[MODEL]`: any other register of the engine's window the mock
+//! models (the ring, execlist, CSB, error and mode registers of the table
+//! in [`super`]) is refused as an instruction error: the model cannot let
+//! a command reprogram the engine that runs it. Every pair is checked
+//! before any is written. Non-privileged (PPGTT) batches and their
+//! privileged-command rules (seed 004 L1167-1203) are not modelled: a PPGTT
+//! batch faults before it runs.
 
 use super::reg;
 use super::Engine;
@@ -389,7 +401,7 @@ fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
             Ok(NEXT)
         }
         op::LOAD_REGISTER_IMM => {
-            lri(e, dw)?;
+            lri(e, io, dw)?;
             Ok(NEXT)
         }
         op::STORE_REGISTER_MEM => {
@@ -466,43 +478,76 @@ fn store(io: &mut Io<'_>, addr: u64, bytes: &[u8], what: &str) -> Result<(), Fai
         .map_err(|f| (ErrorKind::PageTable, f.to_string()))
 }
 
+/// Where a command's register write goes (module docs, "Register
+/// writes").
+enum RegWrite {
+    /// A register of the engine's window a command may write.
+    Engine(u32),
+    /// A register the mock does not model: recorded and dropped.
+    Unmodelled,
+}
+
+/// Classifies a command's write of register `addr` (`cs_mmio`: the
+/// command's CS-MMIO bit); `Err` for a modelled engine register outside
+/// the allow-list (`[MODEL]`, module docs).
+fn reg_write_target(e: &Engine, command: &str, addr: u32, cs_mmio: bool) -> Result<RegWrite, Fail> {
+    match super::lrc::relative_to(e.def.base, cs_mmio, addr) {
+        Some(r @ (reg::RING_CONTEXT_CONTROL | reg::RING_NOPID | reg::RING_CTX_TIMESTAMP)) => {
+            Ok(RegWrite::Engine(r))
+        }
+        Some(r) if (reg::CS_GPR..reg::CS_GPR_END).contains(&r) => Ok(RegWrite::Engine(r)),
+        Some(r) if super::reg_name(r).is_some() => Err((
+            ErrorKind::Instruction,
+            format!(
+                "{command} to {addr:#x} ({}): the mock does not let a command reprogram this \
+                 engine's own ring, execlist or error registers",
+                super::reg_name(r).unwrap_or("?")
+            ),
+        )),
+        _ => Ok(RegWrite::Unmodelled),
+    }
+}
+
+/// Writes `value` to a register [`reg_write_target`] accepted.
+fn reg_write(
+    e: &mut Engine,
+    io: &mut Io<'_>,
+    command: &'static str,
+    (addr, cs_mmio): (u32, bool),
+    target: RegWrite,
+    value: u32,
+) {
+    match target {
+        RegWrite::Engine(reg::RING_CONTEXT_CONTROL) => {
+            if let Some(c) = e.active.as_mut() {
+                c.context_control = super::masked(c.context_control, value);
+            }
+        }
+        RegWrite::Engine(reg::RING_NOPID) => e.nopid = value,
+        // [MODEL] No context time is kept (the register reads 0).
+        RegWrite::Engine(reg::RING_CTX_TIMESTAMP) => {}
+        RegWrite::Engine(r) => e.gpr[super::dw_index(r, reg::CS_GPR)] = value,
+        RegWrite::Unmodelled => unmodelled(e, io, command, "write", addr, cs_mmio, value),
+    }
+}
+
 /// `MI_LOAD_REGISTER_IMM`: every register is checked before any is
-/// written (module docs, allow-list).
-fn lri(e: &mut Engine, dw: &[u32]) -> Result<(), Fail> {
+/// written (module docs, "Register writes").
+fn lri(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+    const WHAT: &str = "MI_LOAD_REGISTER_IMM";
     let hdr = dw[0];
+    let cs_mmio = hdr & super::lrc::LRI_CS_MMIO != 0;
     let pairs = &dw[1..];
     if pairs.is_empty() || !pairs.len().is_multiple_of(2) {
         // CAST: small.
-        return Err(malformed("MI_LOAD_REGISTER_IMM", dw.len() as u32));
+        return Err(malformed(WHAT, dw.len() as u32));
     }
     let mut writes = Vec::new();
     for p in pairs.chunks_exact(2) {
-        let rel = super::lrc::relative(e.def.base, hdr, p[0]);
-        match rel {
-            Some(r @ (reg::RING_CONTEXT_CONTROL | reg::RING_NOPID)) => writes.push((r, p[1])),
-            Some(r) if (reg::CS_GPR..reg::CS_GPR_END).contains(&r) => writes.push((r, p[1])),
-            _ => {
-                return Err((
-                    ErrorKind::Instruction,
-                    format!(
-                        "MI_LOAD_REGISTER_IMM to {:#x}: not a register this engine lets a ring \
-                         write (privilege violation)",
-                        p[0]
-                    ),
-                ))
-            }
-        }
+        writes.push((p[0], reg_write_target(e, WHAT, p[0], cs_mmio)?, p[1]));
     }
-    for (r, v) in writes {
-        match r {
-            reg::RING_CONTEXT_CONTROL => {
-                if let Some(c) = e.active.as_mut() {
-                    c.context_control = super::masked(c.context_control, v);
-                }
-            }
-            reg::RING_NOPID => e.nopid = v,
-            r => e.gpr[super::dw_index(r, reg::CS_GPR)] = v,
-        }
+    for (addr, target, v) in writes {
+        reg_write(e, io, WHAT, (addr, cs_mmio), target, v);
     }
     Ok(())
 }

@@ -908,6 +908,60 @@ fn malformed_store_register_mem_is_refused() {
     assert_eq!(h.r(reg::RING_IPEHR), ppgtt);
 }
 
+/// A privileged LRI (seed 004 L1169) to registers the mock does not
+/// model, a GT register and one of the engine's window, is taken: each
+/// write recorded, the allow-listed pair of the same LRI written. An LRI
+/// that also names a modelled ring register writes nothing.
+#[test]
+fn lri_to_unmodelled_registers_is_recorded_not_refused() {
+    let mut h = H::new("rcs0");
+    let b = h.base;
+    // xe's emit_wa_job: one LRI, absolute addresses, no CS-MMIO bit.
+    let lri3 = 0x22 << 23 | (2 * 3 - 1);
+    let cmds = [
+        lri3,
+        0x6208,
+        0x1234,
+        b + 0xc4,
+        0x10001,
+        b + reg::CS_GPR,
+        7,
+        MI_NOOP,
+    ];
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.r(reg::CS_GPR), 7);
+    let ev = h.events("engine_unmodelled_reg");
+    let got: Vec<_> = ev
+        .iter()
+        .map(|v| (v["op"].clone(), v["offset"].clone(), v["value"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("write".into(), "0x6208".into(), "0x1234".into()),
+            (
+                "write".into(),
+                format!("{:#x}", b + 0xc4).into(),
+                "0x10001".into()
+            ),
+        ]
+    );
+    assert_eq!(h.counters("rcs0").unmodelled_regs, 2);
+
+    let mut h = H::new("rcs0");
+    let lri2 = 0x22 << 23 | (2 * 2 - 1);
+    let cmds = [lri2, b + reg::CS_GPR, 7, b + reg::RING_TAIL, 0, MI_NOOP];
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::CS_GPR), 0, "checked before any write");
+    assert!(h.events("engine_unmodelled_reg").is_empty());
+}
+
 /// A context image that is not NOOP / LRI / BB_END is an instruction
 /// error at restore; one behind an unmapped page a page-table error.
 #[test]
