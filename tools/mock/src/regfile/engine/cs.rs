@@ -21,6 +21,7 @@
 //! | `MI_STORE_DATA_IMM` | 20h, bits 9:0 = dwords - 2 (4 or 5), bit 22 GGTT, bit 21 qword | writes 1 or 2 dwords |
 //! | `MI_LOAD_REGISTER_IMM` | 22h, 2N - 1, bit 19 CS MMIO | each pair written as "Register writes" below says |
 //! | `MI_STORE_REGISTER_MEM` | 24h, 4 dwords, bit 22 GGTT, bit 19 CS MMIO (`MI_SRM_ADD_CS_OFFSET`) | stores the register's dword: a register of the engine's window the mock models (table in [`super`]) reads its value; any other reads 0 and is recorded (`engine_unmodelled_reg`), not an error |
+//! | `MI_LOAD_REGISTER_REG` | 2Ah, 3 dwords: source, destination; bit 18 source, bit 19 destination CS MMIO | the source read as SRM reads, the destination written as LRI writes |
 //! | `MI_FLUSH_DW` | 26h, bits 5:0 = dwords - 2 (4 or 5), bits 15:14 post-sync op (1 = store), dw1 bit 2 use GTT | BCS/VCS/VECS only (seed 004 L621) |
 //! | `MI_BATCH_BUFFER_START` | 31h, 3 dwords, bit 8 PPGTT, bit 22 second level | GGTT batches; PPGTT is a page-table error |
 //! | `PIPE_CONTROL` | `GFX_OP_PIPE_CONTROL(6)` = 0x7a000004, dw1 bit 24 global GTT, bit 21 store data index, bits 15:14 post-sync (1 = write immediate qword) | RCS/CCS only; flush/invalidate/stall flags (dw0 12:9, dw1) accepted with nothing to do; the write goes to the GGTT address, or with store data index to that offset of the context's PPHWSP (the LRCA's first page); post-sync LRI (bit 23) and ops 2-3 are not modelled |
@@ -120,6 +121,7 @@ mod op {
     pub const STORE_DATA_IMM: u32 = 0x20;
     pub const LOAD_REGISTER_IMM: u32 = 0x22;
     pub const STORE_REGISTER_MEM: u32 = 0x24;
+    pub const LOAD_REGISTER_REG: u32 = 0x2a;
     pub const FLUSH_DW: u32 = 0x26;
     pub const BATCH_BUFFER_START: u32 = 0x31;
 }
@@ -130,6 +132,12 @@ const MI_GGTT: u32 = 1 << 22;
 /// `MI_SRM_ADD_CS_OFFSET` (`xe_mi_commands.h`): the register address is
 /// relative to the engine's base, as `MI_LRI_LRM_CS_MMIO` for LRI.
 const SRM_CS_MMIO: u32 = 1 << 19;
+/// `MI_LRR_SRC_CS_MMIO` (`xe_mi_commands.h`): the source register is
+/// engine-relative.
+const LRR_SRC_CS_MMIO: u32 = 1 << 18;
+/// `MI_LRR_DST_CS_MMIO` (`xe_mi_commands.h`): the destination register is
+/// engine-relative.
+const LRR_DST_CS_MMIO: u32 = 1 << 19;
 /// `MI_SDI_LEN_DW` bits 9:0 (`xe_mi_commands.h`).
 const SDI_LEN: u32 = 0x3ff;
 /// `MI_FLUSH_DW_LEN_DW` bits 5:0 (`xe_mi_commands.h`).
@@ -221,6 +229,7 @@ fn length(hdr: u32, class: Class) -> Result<u32, String> {
             op::STORE_DATA_IMM => (hdr & SDI_LEN) + 2,
             op::LOAD_REGISTER_IMM => (hdr & LEN) + 2,
             op::STORE_REGISTER_MEM => (hdr & LEN) + 2,
+            op::LOAD_REGISTER_REG => (hdr & LEN) + 2,
             op::FLUSH_DW if render => return Err("MI_FLUSH_DW on a render/compute engine".into()),
             op::FLUSH_DW => (hdr & FLUSH_LEN) + 2,
             op::BATCH_BUFFER_START => (hdr & LEN) + 2,
@@ -406,6 +415,10 @@ fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
         }
         op::STORE_REGISTER_MEM => {
             srm(e, io, dw)?;
+            Ok(NEXT)
+        }
+        op::LOAD_REGISTER_REG => {
+            lrr(e, io, dw)?;
             Ok(NEXT)
         }
         op::FLUSH_DW => {
@@ -601,6 +614,26 @@ fn srm(e: &Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
     }
     let v = reg_read(e, io, WHAT, dw[1], hdr & SRM_CS_MMIO != 0);
     store(io, addr64(dw[2], dw[3]), &v.to_le_bytes(), WHAT)
+}
+
+/// `MI_LOAD_REGISTER_REG` (`xe_mi_commands.h`: 3 dwords; dw1 the source
+/// register, dw2 the destination, as xe's `emit_wa_job` and i915's
+/// `intel_gpu_commands.h` users write them; bit 18 source and bit 19
+/// destination CS-MMIO relative). The source reads as SRM's does, the
+/// destination is written as LRI's is (module docs).
+fn lrr(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+    const WHAT: &str = "MI_LOAD_REGISTER_REG";
+    let hdr = dw[0];
+    // CAST: small.
+    let n = dw.len() as u32;
+    if n != 3 {
+        return Err(malformed(WHAT, n));
+    }
+    let dst_cs = hdr & LRR_DST_CS_MMIO != 0;
+    let target = reg_write_target(e, WHAT, dw[2], dst_cs)?;
+    let v = reg_read(e, io, WHAT, dw[1], hdr & LRR_SRC_CS_MMIO != 0);
+    reg_write(e, io, WHAT, (dw[2], dst_cs), target, v);
+    Ok(())
 }
 
 /// `MI_SEMAPHORE_WAIT` (compare ops i915 `intel_gpu_commands.h`

@@ -962,6 +962,58 @@ fn lri_to_unmodelled_registers_is_recorded_not_refused() {
     assert!(h.events("engine_unmodelled_reg").is_empty());
 }
 
+/// `MI_LOAD_REGISTER_REG | MI_LRR_SRC_CS_MMIO | MI_LRR_DST_CS_MMIO`.
+const LRR_CS: u32 = 0x2a << 23 | 1 << 19 | 1 << 18 | 1;
+
+/// LRR copies GPR to GPR (CS-MMIO relative); an unmodelled source reads 0
+/// and an unmodelled destination takes the value, both recorded, as xe's
+/// `emit_wa_job` read-modify-write does; 4 dwords or a ring register as
+/// destination is an instruction error.
+#[test]
+fn load_register_reg_copies_registers() {
+    let mut h = H::new("rcs0");
+    let gpr = |n: u32| reg::CS_GPR + 4 * n;
+    let mut cmds = vec![LRI_1, gpr(2), 0x5a5a, LRI_1, gpr(4), 0x77];
+    cmds.extend([LRR_CS, gpr(2), gpr(6)]);
+    // xe: MI_LOAD_REGISTER_REG | MI_LRR_DST_CS_MMIO; reg; CS_GPR_REG(0, 0).
+    cmds.extend([LRR_CS & !(1 << 18), 0x6208, gpr(4)]);
+    // xe: MI_LOAD_REGISTER_REG | MI_LRR_SRC_CS_MMIO; CS_GPR_REG(0, 0); reg.
+    cmds.extend([LRR_CS & !(1 << 19), gpr(6), 0x6208]);
+    cmds.push(MI_NOOP);
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.r(gpr(6)), 0x5a5a, "GPR to GPR");
+    assert_eq!(h.r(gpr(4)), 0, "an unmodelled source reads 0");
+    let got: Vec<_> = h
+        .events("engine_unmodelled_reg")
+        .iter()
+        .map(|v| (v["op"].clone(), v["offset"].clone(), v["value"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("read".into(), "0x6208".into(), "0x0".into()),
+            ("write".into(), "0x6208".into(), "0x5a5a".into()),
+        ]
+    );
+
+    let mut h = H::new("rcs0");
+    let tail = h.emit(RING, 0, &[LRR_CS + 1, gpr(0), gpr(2), 0, MI_NOOP, MI_NOOP]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), LRR_CS + 1);
+
+    let mut h = H::new("rcs0");
+    let tail = h.emit(RING, 0, &[LRR_CS, gpr(0), reg::RING_START, MI_NOOP]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_START), RING as u32, "not written");
+}
+
 /// A context image that is not NOOP / LRI / BB_END is an instruction
 /// error at restore; one behind an unmapped page a page-table error.
 #[test]
