@@ -17,6 +17,7 @@
 //! | `MI_ARB_CHECK` | 05h | a preemption point; nothing (preemption happens at the Load) |
 //! | `MI_ARB_ON_OFF` | 08h, bit 0 enable | recorded (xe emits it on every engine although seed 004 L594 says "All except Blitter") |
 //! | `MI_BATCH_BUFFER_END` | 0Ah | back to the previous level; in the ring itself an instruction error |
+//! | `MI_MATH` | 1Ah, bits 7:0 = dwords - 2, one ALU instruction a dword | the CS ALU over `CS_GPR` R0-R15 (seed 004 L745-964): LOAD/LOADINV/LOAD0/LOAD1, ADD/SUB/AND/OR/XOR/SHL/SHR/SAR, STORE/STOREINV, NOOP/FENCE; LOADIND/STOREIND and any other encoding are an instruction error, found before any instruction runs |
 //! | `MI_SEMAPHORE_WAIT` | 1Ch, 4 or 5 dwords, bit 22 GGTT, bit 15 poll, 14:12 compare | waits until `*addr OP data` holds, re-polled on ticks |
 //! | `MI_STORE_DATA_IMM` | 20h, bits 9:0 = dwords - 2 (4 or 5), bit 22 GGTT, bit 21 qword | writes 1 or 2 dwords |
 //! | `MI_LOAD_REGISTER_IMM` | 22h, 2N - 1, bit 19 CS MMIO | each pair written as "Register writes" below says |
@@ -117,6 +118,7 @@ mod op {
     pub const ARB_CHECK: u32 = 0x05;
     pub const ARB_ON_OFF: u32 = 0x08;
     pub const BATCH_BUFFER_END: u32 = 0x0a;
+    pub const MATH: u32 = 0x1a;
     pub const SEMAPHORE_WAIT: u32 = 0x1c;
     pub const STORE_DATA_IMM: u32 = 0x20;
     pub const LOAD_REGISTER_IMM: u32 = 0x22;
@@ -225,6 +227,7 @@ fn length(hdr: u32, class: Class) -> Result<u32, String> {
             | op::ARB_CHECK
             | op::ARB_ON_OFF
             | op::BATCH_BUFFER_END => 1,
+            op::MATH => (hdr & LEN) + 2,
             op::SEMAPHORE_WAIT => (hdr & LEN) + 2,
             op::STORE_DATA_IMM => (hdr & SDI_LEN) + 2,
             op::LOAD_REGISTER_IMM => (hdr & LEN) + 2,
@@ -440,6 +443,10 @@ fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
             }
         }
         op::SEMAPHORE_WAIT => semaphore(e, io, dw),
+        op::MATH => {
+            math(e, dw)?;
+            Ok(NEXT)
+        }
         op::BATCH_BUFFER_START => {
             if n != 3 {
                 return Err(malformed("MI_BATCH_BUFFER_START", n));
@@ -633,6 +640,155 @@ fn lrr(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
     let target = reg_write_target(e, WHAT, dw[2], dst_cs)?;
     let v = reg_read(e, io, WHAT, dw[1], hdr & LRR_SRC_CS_MMIO != 0);
     reg_write(e, io, WHAT, (dw[2], dst_cs), target, v);
+    Ok(())
+}
+
+/// An ALU operand (seed 004 "Table for Register Encodings", L941-964).
+mod alu {
+    /// `SRCA`.
+    pub const SRCA: u32 = 0x20;
+    /// `SRCB`.
+    pub const SRCB: u32 = 0x21;
+    /// `ACCU`.
+    pub const ACCU: u32 = 0x31;
+    /// `ZF`.
+    pub const ZF: u32 = 0x32;
+    /// `CF`.
+    pub const CF: u32 = 0x33;
+}
+
+/// One decoded ALU instruction (seed 004 L789-794: opcode bits 31:20,
+/// operand 1 19:10, operand 2 9:0; opcode encodings L903-937).
+#[derive(Clone, Copy)]
+enum AluOp {
+    /// `NOOP`, `FENCE_RD`, `FENCE_WR` (0x000-0x002): nothing to wait for.
+    Nop,
+    /// `LOAD` / `LOADINV` (0x080 / 0x480): SRCA or SRCB (`b`: SRCB) from
+    /// GPR `r`, inverted with `inv`.
+    Load { b: bool, r: usize, inv: bool },
+    /// `LOAD0` / `LOAD1` (0x081 / 0x481): all zeros or all ones (L840).
+    LoadConst { b: bool, ones: bool },
+    /// `ADD` .. `SAR` (0x100-0x107).
+    Arith(u32),
+    /// `STORE` / `STOREINV` (0x180 / 0x580): GPR `r` from ACCU, ZF or CF.
+    Store { r: usize, src: u32, inv: bool },
+}
+
+fn decode_alu(i: u32) -> Option<AluOp> {
+    let (opc, op1, op2) = (i >> 20, (i >> 10) & 0x3ff, i & 0x3ff);
+    let gpr = |o: u32| (o < 16).then_some(o as usize);
+    let src = |o: u32| match o {
+        alu::SRCA => Some(false),
+        alu::SRCB => Some(true),
+        _ => None,
+    };
+    Some(match opc {
+        0x000..=0x002 => AluOp::Nop,
+        0x080 | 0x480 => AluOp::Load {
+            b: src(op1)?,
+            r: gpr(op2)?,
+            inv: opc == 0x480,
+        },
+        0x081 | 0x481 => AluOp::LoadConst {
+            b: src(op1)?,
+            ones: opc == 0x481,
+        },
+        0x100..=0x107 => AluOp::Arith(opc),
+        0x180 | 0x580 if matches!(op2, alu::ACCU | alu::ZF | alu::CF) => AluOp::Store {
+            r: gpr(op1)?,
+            src: op2,
+            inv: opc == 0x580,
+        },
+        _ => return None,
+    })
+}
+
+/// The shift a shift instruction makes for SRCB = `b`: 1, 2, 4, 8, 16 or
+/// 32, the next lower one of those for any other value, 0 for 0 (seed 004
+/// L828).
+fn shift_amount(b: u64) -> u32 {
+    match b {
+        0 => 0,
+        1 => 1,
+        2..=3 => 2,
+        4..=7 => 4,
+        8..=15 => 8,
+        16..=31 => 16,
+        _ => 32,
+    }
+}
+
+/// `MI_MATH` (opcode 1Ah, seed 004 L606; `MI_MATH(n)` in
+/// `xe_mi_commands.h`: n ALU instructions after the header): the CS ALU
+/// over the 64-bit GPRs R0-R15 (`CS_GPR`, dwords 2n and 2n + 1; seed 004
+/// L771). Every instruction is decoded before any runs. `[MODEL]`: SRCA,
+/// SRCB, ACCU and the flags start at 0 for each `MI_MATH` (they have no
+/// MMIO address, seed 004 L747 and L838, so only a later `MI_MATH` could
+/// tell);
+/// CF is the carry of ADD and the borrow of SUB, 0 after the logic and
+/// shift operations; `LOADIND` / `STOREIND` (memory through ACCU) are not
+/// modelled.
+fn math(e: &mut Engine, dw: &[u32]) -> Result<(), Fail> {
+    let mut ops = Vec::with_capacity(dw.len() - 1);
+    for &i in &dw[1..] {
+        let Some(op) = decode_alu(i) else {
+            return Err((
+                ErrorKind::Instruction,
+                format!("MI_MATH ALU instruction {i:#010x} is not modelled"),
+            ));
+        };
+        ops.push(op);
+    }
+    let (mut srca, mut srcb, mut accu, mut zf, mut cf) = (0u64, 0u64, 0u64, false, false);
+    for op in ops {
+        match op {
+            AluOp::Nop => {}
+            AluOp::Load { b, r, inv } => {
+                let v = u64::from(e.gpr[2 * r]) | u64::from(e.gpr[2 * r + 1]) << 32;
+                let v = if inv { !v } else { v };
+                if b {
+                    srcb = v;
+                } else {
+                    srca = v;
+                }
+            }
+            AluOp::LoadConst { b, ones } => {
+                let v = if ones { u64::MAX } else { 0 };
+                if b {
+                    srcb = v;
+                } else {
+                    srca = v;
+                }
+            }
+            AluOp::Arith(opc) => {
+                let (v, c) = match opc {
+                    0x100 => srca.overflowing_add(srcb),
+                    0x101 => srca.overflowing_sub(srcb),
+                    0x102 => (srca & srcb, false),
+                    0x103 => (srca | srcb, false),
+                    0x104 => (srca ^ srcb, false),
+                    0x105 => (srca << shift_amount(srcb), false),
+                    0x106 => (srca >> shift_amount(srcb), false),
+                    // CAST: an arithmetic shift of the same bits.
+                    _ => (((srca as i64) >> shift_amount(srcb)) as u64, false),
+                };
+                accu = v;
+                cf = c;
+                zf = v == 0;
+            }
+            AluOp::Store { r, src, inv } => {
+                let v = match src {
+                    alu::ACCU => accu,
+                    alu::ZF => u64::from(zf).wrapping_neg(),
+                    _ => u64::from(cf).wrapping_neg(),
+                };
+                let v = if inv { !v } else { v };
+                // CAST: the two halves.
+                e.gpr[2 * r] = v as u32;
+                e.gpr[2 * r + 1] = (v >> 32) as u32;
+            }
+        }
+    }
     Ok(())
 }
 

@@ -1014,6 +1014,119 @@ fn load_register_reg_copies_registers() {
     assert_eq!(h.r(reg::RING_START), RING as u32, "not written");
 }
 
+/// `MI_MATH(n)` (`xe_mi_commands.h`).
+const fn mi_math(n: u32) -> u32 {
+    0x1a << 23 | (n - 1)
+}
+
+/// An ALU instruction (seed 004 L789-794).
+const fn alu(opc: u32, op1: u32, op2: u32) -> u32 {
+    opc << 20 | op1 << 10 | op2
+}
+
+const SRCA: u32 = 0x20;
+const SRCB: u32 = 0x21;
+const ACCU: u32 = 0x31;
+const ZF: u32 = 0x32;
+const CF: u32 = 0x33;
+
+/// LRIs setting 64-bit GPR `n` to `v`.
+fn set_gpr(n: u32, v: u64) -> [u32; 6] {
+    let a = reg::CS_GPR + 8 * n;
+    [LRI_1, a, v as u32, LRI_1, a + 4, (v >> 32) as u32]
+}
+
+/// MI_MATH: xe's `emit_wa_job` read-modify-write (R0 = R0 & !R1 | R2),
+/// ADD's carry and SUB's borrow, ZF, the shift rule (15 shifts by 8),
+/// SAR, LOAD1 and STOREINV, each checked in the GPRs.
+#[test]
+fn mi_math_computes_on_the_gprs() {
+    let mut h = H::new("rcs0");
+    let gpr = |h: &mut H, n: u32| {
+        u64::from(h.r(reg::CS_GPR + 8 * n)) | u64::from(h.r(reg::CS_GPR + 8 * n + 4)) << 32
+    };
+    let mut cmds = Vec::new();
+    cmds.extend(set_gpr(0, 0xf0f0_0000_ffff_00ff));
+    cmds.extend(set_gpr(1, 0x00ff));
+    cmds.extend(set_gpr(2, 0x1_0000_0100));
+    cmds.extend(set_gpr(3, u64::MAX));
+    cmds.extend(set_gpr(4, 2));
+    cmds.extend(set_gpr(5, 15));
+    cmds.extend(set_gpr(6, 0x8000_0000_0000_0000));
+    cmds.extend([
+        mi_math(8),
+        alu(0x080, SRCA, 0),
+        alu(0x480, SRCB, 1),
+        alu(0x102, 0, 0),
+        alu(0x180, 0, ACCU),
+        alu(0x080, SRCA, 0),
+        alu(0x080, SRCB, 2),
+        alu(0x103, 0, 0),
+        alu(0x180, 0, ACCU),
+    ]);
+    cmds.extend([
+        mi_math(21),
+        // R7 = R3 + R4 (wraps to 1), R8 = CF of it.
+        alu(0x080, SRCA, 3),
+        alu(0x080, SRCB, 4),
+        alu(0x100, 0, 0),
+        alu(0x180, 7, ACCU),
+        alu(0x180, 8, CF),
+        // R9 = ZF of R4 - R4 (set), R10 = STOREINV CF of it (no borrow).
+        alu(0x080, SRCA, 4),
+        alu(0x080, SRCB, 4),
+        alu(0x101, 0, 0),
+        alu(0x180, 9, ZF),
+        alu(0x580, 10, CF),
+        // R11 = 1 << 15 shifts by 8.
+        alu(0x481, SRCA, 0),
+        alu(0x080, SRCB, 5),
+        alu(0x106, 0, 0),
+        alu(0x180, 11, ACCU),
+        // R12 = R6 SAR 2, R13 = R6 SHR 2.
+        alu(0x080, SRCA, 6),
+        alu(0x080, SRCB, 4),
+        alu(0x107, 0, 0),
+        alu(0x180, 12, ACCU),
+        alu(0x106, 0, 0),
+        alu(0x180, 13, ACCU),
+        alu(0x002, 0, 0),
+    ]);
+    cmds.push(MI_NOOP);
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(gpr(&mut h, 0), 0xf0f0_0001_ffff_0100, "(R0 & !R1) | R2");
+    assert_eq!(gpr(&mut h, 7), 1, "ADD wraps");
+    assert_eq!(gpr(&mut h, 8), u64::MAX, "its carry on all 64 bits");
+    assert_eq!(gpr(&mut h, 9), u64::MAX, "ZF after SUB to 0");
+    assert_eq!(gpr(&mut h, 10), u64::MAX, "STOREINV of a clear CF");
+    assert_eq!(gpr(&mut h, 11), u64::MAX >> 8, "a shift of 15 is 8");
+    assert_eq!(gpr(&mut h, 12), 0xe000_0000_0000_0000, "SAR keeps the sign");
+    assert_eq!(gpr(&mut h, 13), 0x2000_0000_0000_0000, "SHR does not");
+    assert_eq!(h.counters("rcs0").contexts_completed, 1);
+}
+
+/// An MI_MATH whose length swallows the next command (an ALU opcode
+/// 0x010 from MI_USER_INTERRUPT) and one with LOADIND are instruction
+/// errors; no instruction of either runs.
+#[test]
+fn malformed_mi_math_is_refused() {
+    for bad in [MI_USER_INTERRUPT, alu(0x082, 0, ACCU)] {
+        let mut h = H::new("rcs0");
+        let mut cmds = set_gpr(0, 5).to_vec();
+        cmds.extend([mi_math(3), alu(0x481, SRCA, 0), alu(0x180, 0, ACCU), bad]);
+        cmds.extend([MI_NOOP, MI_NOOP]);
+        let tail = h.emit(RING, 0, &cmds);
+        h.lrc(LRCA, RING, 0, tail);
+        h.submit(&[(LRCA, CTX)]);
+        assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+        assert_eq!(h.r(reg::RING_IPEHR), mi_math(3));
+        assert_eq!(h.r(reg::CS_GPR), 5, "R0 not stored");
+    }
+}
+
 /// A context image that is not NOOP / LRI / BB_END is an instruction
 /// error at restore; one behind an unmapped page a page-table error.
 #[test]
