@@ -26,6 +26,7 @@
 //! | `MI_FLUSH_DW` | 26h, bits 5:0 = dwords - 2 (4 or 5), bits 15:14 post-sync op (1 = store), dw1 bit 2 use GTT | BCS/VCS/VECS only (seed 004 L621) |
 //! | `MI_BATCH_BUFFER_START` | 31h, 3 dwords, bit 8 PPGTT, bit 22 second level | GGTT batches; PPGTT is a page-table error |
 //! | `PIPE_CONTROL` | `GFX_OP_PIPE_CONTROL(6)` = 0x7a000004, dw1 bit 24 global GTT, bit 21 store data index, bits 15:14 post-sync (1 = write immediate qword) | RCS/CCS only; flush/invalidate/stall flags (dw0 12:9, dw1) accepted with nothing to do; the write goes to the GGTT address, or with store data index to that offset of the context's PPHWSP (the LRCA's first page); post-sync LRI (bit 23) and ops 2-3 are not modelled |
+//! | `3DSTATE_*` | `GFXPIPE_3D_CMD(0 or 1, sub)`: type 3, pipeline 3 (bits 28:27), opcode 0-1 (26:24), bits 7:0 = dwords - 2 | RCS only: taken with no effect (`[MODEL]`: no 3D pipeline; xe's default-LRC job emits the SVG state, `xe_lrc_emit_hwe_state_instructions`) |
 //! | `XY_FAST_COPY_BLT` | `(2 << 29) \| (0x42 << 22)`, 10 dwords | BCS only: a linear copy (no tiling) |
 //! | `XY_FAST_COLOR_BLT` | `(2 << 29) \| (0x44 << 22)`, 16 dwords (Xe_HP form) | BCS only: a linear 32-bit fill of local memory |
 //!
@@ -171,6 +172,13 @@ const PC_LRI_POST_SYNC: u32 = 1 << 23;
 const PC_STORE_DATA_INDEX: u32 = 1 << 21;
 /// Size of the per-process HWSP (seed 004 L214: 4K).
 const PPHWSP_SIZE: u32 = 4096;
+/// The `3DSTATE_*` commands (`GFXPIPE_3D_CMD(0x0 or 0x1, sub)` in
+/// `xe_gfxpipe_commands.h`): type 3 (`XE_INSTR_GFXPIPE`, seed 004 L559-567
+/// "Engine Command"), pipeline 3D (bits 28:27 = 3), GFXPIPE opcode 0 or 1
+/// (bits 26:24), any sub-opcode; matched under [`GFX_3DSTATE_MASK`].
+const GFX_3DSTATE: u32 = (0x3 << 29) | (0x3 << 27);
+/// Type, pipeline and opcode bits 26:25 (opcode 0 or 1 leaves them 0).
+const GFX_3DSTATE_MASK: u32 = 0xfe00_0000;
 /// `XY_FAST_COPY_BLT_CMD` (`xe_gpu_commands.h`).
 const XY_FAST_COPY_BLT: u32 = (2 << 29) | (0x42 << 22);
 /// Largest copy one `XY_FAST_COPY_BLT` may do in the model (`[MODEL]`).
@@ -244,6 +252,13 @@ fn length(hdr: u32, class: Class) -> Result<u32, String> {
         if !render {
             return Err("PIPE_CONTROL on a copy/video engine".into());
         }
+        return Ok((hdr & LEN) + 2);
+    }
+    if hdr & GFX_3DSTATE_MASK == GFX_3DSTATE {
+        if class != Class::Render {
+            return Err("3DSTATE command on an engine without the 3D pipeline".into());
+        }
+        // Bits 7:0 = dwords - 2 (`xe_lrc_emit_hwe_state_instructions`).
         return Ok((hdr & LEN) + 2);
     }
     if hdr & 0xffc0_0000 == XY_FAST_COPY_BLT {
@@ -362,6 +377,10 @@ fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
     if hdr >> 29 != 0 {
         return if hdr & 0xffff_0000 == PIPE_CONTROL {
             pipe_control(e, io, dw).map(|()| NEXT)
+        } else if hdr & GFX_3DSTATE_MASK == GFX_3DSTATE {
+            // [MODEL] The mock has no 3D pipeline: its state is taken and
+            // has no effect.
+            Ok(NEXT)
         } else if hdr & 0xffc0_0000 == XY_FAST_COLOR_BLT {
             fast_color(e, io, dw).map(|()| NEXT)
         } else {

@@ -1127,6 +1127,53 @@ fn malformed_mi_math_is_refused() {
     }
 }
 
+/// `CMD_3DSTATE_CONSTANT_VS` (11 dwords) and `CMD_3DSTATE_DRAWING_RECTANGLE`
+/// (4 dwords) as xe's default-LRC job emits them
+/// (`xe_gfxpipe_commands.h`, `xe_lrc_emit_hwe_state_instructions`).
+const STATE_CONSTANT_VS: u32 = 0x7815_0000 | (11 - 2);
+const STATE_DRAWING_RECTANGLE: u32 = 0x7900_0000 | (4 - 2);
+
+/// 3DSTATE commands run on RCS0 (each its own length, zero payloads, the
+/// store after them lands); on CCS0 they are an instruction error.
+#[test]
+fn three_d_state_is_taken_on_render_only() {
+    let mut h = H::new("rcs0");
+    let mut cmds = vec![STATE_CONSTANT_VS];
+    cmds.extend([0; 10]);
+    cmds.extend([STATE_DRAWING_RECTANGLE, 0, 0, 0]);
+    cmds.extend(sdi(DATA, 9));
+    cmds.extend([MI_NOOP, MI_NOOP, MI_NOOP]);
+    let tail = h.emit(RING, 0, &cmds);
+    assert_eq!(tail % 8, 0);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.bus.r32(DATA), 9);
+    assert_eq!(h.counters("rcs0").commands, 6);
+
+    let mut h = H::new("ccs0");
+    let tail = h.emit(RING, 0, &[STATE_DRAWING_RECTANGLE, 0, 0, 0]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), STATE_DRAWING_RECTANGLE);
+}
+
+/// A 3DSTATE whose length field is one short leaves its last payload
+/// dword (here 0xffffffff, header type 7: reserved, seed 004 L559-567)
+/// to be parsed as a command, which is an instruction error there.
+#[test]
+fn a_short_three_d_state_is_refused_at_its_trailing_dword() {
+    let mut h = H::new("rcs0");
+    let short = 0x7900_0000 | (3 - 2);
+    let tail = h.emit(RING, 0, &[short, 0, 0, 0xffff_ffff, MI_NOOP, MI_NOOP]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), 0xffff_ffff);
+    assert_eq!(h.r(reg::RING_ACTHD), RING as u32 + 12);
+}
+
 /// A context image that is not NOOP / LRI / BB_END is an instruction
 /// error at restore; one behind an unmapped page a page-table error.
 #[test]
