@@ -29,7 +29,7 @@
 //! | 0x68 | `RING_IPEHR` | header of the faulting command, read-only |
 //! | 0x74 | `RING_ACTHD` | GGTT address of the command executing / that faulted, read-only |
 //! | 0x80 | `RING_HWS_PGA` | the global HWSP, 4 KiB aligned |
-//! | 0x94 | `RING_NOPID` | `[MODEL]` storage, also writable by LRI |
+//! | 0x94 | `RING_NOPID` | `[MODEL]` storage, also written by LRI / LRR ([`cs`]) |
 //! | 0x98 | `RING_HWSTAM` | storage |
 //! | 0x9c | `RING_MI_MODE` | masked; `STOP_RING` bit 8; `MODE_IDLE` bit 9 read-only |
 //! | 0xa8 | `RING_IMR` | storage, no effect |
@@ -44,7 +44,7 @@
 //! | 0x3a8 | `RING_CTX_TIMESTAMP` | `[MODEL]` reads 0 (no context time is kept); writes have no effect |
 //! | 0x510-0x54f | `RING_EXECLIST_SQ_CONTENTS` | 8 elements (lo, hi), kept across Load |
 //! | 0x550 | `RING_EXECLIST_CONTROL` | bit 0 `EL_CTRL_LOAD` |
-//! | 0x600-0x67f | `CS_GPR` | `[MODEL]` storage, also writable by LRI |
+//! | 0x600-0x67f | `CS_GPR` | `[MODEL]` storage (R0-R15, 64 bits each), also written by LRI / LRR and `MI_MATH` ([`cs`]) |
 //!
 //! Each register constant below cites its source. `GDRST` (0x941C) is the
 //! GuC unit's register; the register file hands its engine domain bits

@@ -21,9 +21,9 @@
 //! | `MI_SEMAPHORE_WAIT` | 1Ch, 4 or 5 dwords, bit 22 GGTT, bit 15 poll, 14:12 compare | waits until `*addr OP data` holds, re-polled on ticks |
 //! | `MI_STORE_DATA_IMM` | 20h, bits 9:0 = dwords - 2 (4 or 5), bit 22 GGTT, bit 21 qword | writes 1 or 2 dwords |
 //! | `MI_LOAD_REGISTER_IMM` | 22h, 2N - 1, bit 19 CS MMIO | each pair written as "Register writes" below says |
-//! | `MI_STORE_REGISTER_MEM` | 24h, 4 dwords, bit 22 GGTT, bit 19 CS MMIO (`MI_SRM_ADD_CS_OFFSET`) | stores the register's dword: a register of the engine's window the mock models (table in [`super`]) reads its value; any other reads 0 and is recorded (`engine_unmodelled_reg`), not an error |
-//! | `MI_LOAD_REGISTER_REG` | 2Ah, 3 dwords: source, destination; bit 18 source, bit 19 destination CS MMIO | the source read as SRM reads, the destination written as LRI writes |
+//! | `MI_STORE_REGISTER_MEM` | 24h, 4 dwords, bit 22 GGTT, bit 19 CS MMIO (`MI_SRM_ADD_CS_OFFSET`) | stores the register's dword, read as "Register reads" below says |
 //! | `MI_FLUSH_DW` | 26h, bits 5:0 = dwords - 2 (4 or 5), bits 15:14 post-sync op (1 = store), dw1 bit 2 use GTT | BCS/VCS/VECS only (seed 004 L621) |
+//! | `MI_LOAD_REGISTER_REG` | 2Ah, 3 dwords: source, destination; bit 18 source, bit 19 destination CS MMIO | the source read as SRM reads, the destination written as LRI writes |
 //! | `MI_BATCH_BUFFER_START` | 31h, 3 dwords, bit 8 PPGTT, bit 22 second level | GGTT batches; PPGTT is a page-table error |
 //! | `PIPE_CONTROL` | `GFX_OP_PIPE_CONTROL(6)` = 0x7a000004, dw1 bit 24 global GTT, bit 21 store data index, bits 15:14 post-sync (1 = write immediate qword) | RCS/CCS only; flush/invalidate/stall flags (dw0 12:9, dw1) accepted with nothing to do; the write goes to the GGTT address, or with store data index to that offset of the context's PPHWSP (the LRCA's first page); post-sync LRI (bit 23) and ops 2-3 are not modelled |
 //! | `3DSTATE_*` | `GFXPIPE_3D_CMD(0 or 1, sub)`: type 3, pipeline 3 (bits 28:27), opcode 0-1 (26:24), bits 7:0 = dwords - 2 | RCS only: taken with no effect (`[MODEL]`: no 3D pipeline; xe's default-LRC job emits the SVG state, `xe_lrc_emit_hwe_state_instructions`) |
@@ -37,21 +37,26 @@
 //! Either way the context halts (stays active, makes no progress) and the
 //! engine raises its CS error interrupt; a reset recovers.
 //!
-//! Register writes (LRI): commands run from the ring or a GGTT batch,
+//! Register reads (SRM, LRR's source): a register of the engine's window
+//! the mock models (the table in [`super`]) reads its value; any other,
+//! in the window or outside it, reads 0 and is recorded
+//! (`engine_unmodelled_reg`, summary `engines.NAME.unmodelled_regs`), not
+//! an error.
+//!
+//! Register writes (LRI, LRR's destination): commands run from the ring or a GGTT batch,
 //! which the PRM makes privileged: they may write any register (seed 004
 //! L1169; L1180 drops an LRI to a privileged register only in a
 //! non-privileged batch). So: `RING_CONTEXT_CONTROL` (0x244, masked),
 //! `RING_NOPID` (0x94) and `CS_GPR` (0x600-0x67f) of the engine's own
 //! window are written; `RING_CTX_TIMESTAMP` (0x3a8) is taken with no
 //! effect; a register the mock does not model, in the window or outside
-//! it (GT registers, other engines'), is recorded (`engine_unmodelled_reg`,
-//! summary `engines.NAME.unmodelled_regs`) and the write dropped, not an
-//! error (the command streamer has no path to the rest of the register
+//! it (GT registers, other engines'), is recorded (`engine_unmodelled_reg`)
+//! and the write dropped, not an error (the command streamer has no path to the rest of the register
 //! file). `[MODEL]`: any other register of the engine's window the mock
 //! models (the ring, execlist, CSB, error and mode registers of the table
 //! in [`super`]) is refused as an instruction error: the model cannot let
-//! a command reprogram the engine that runs it. Every pair is checked
-//! before any is written. Non-privileged (PPGTT) batches and their
+//! a command reprogram the engine that runs it. Every pair of an LRI is
+//! checked before any is written. Non-privileged (PPGTT) batches and their
 //! privileged-command rules (seed 004 L1167-1203) are not modelled: a PPGTT
 //! batch faults before it runs.
 
