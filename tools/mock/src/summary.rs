@@ -227,6 +227,11 @@ pub struct EngineCounters {
     /// Bytes those fills wrote.
     #[serde(default)]
     pub fill_bytes: u64,
+    /// Register accesses of commands (SRM, LRI, ...) to registers the
+    /// command streamer does not model: reads gave 0, writes were dropped
+    /// (`engine_unmodelled_reg` events).
+    #[serde(default)]
+    pub unmodelled_regs: u64,
     /// Command streamer errors (instruction and page-table).
     pub errors: u64,
     /// Engine resets.
@@ -576,6 +581,9 @@ impl Counters {
                 e.fills += 1;
                 e.fill_bytes += bytes;
             }
+            Event::EngineUnmodelledReg { engine, .. } => {
+                engine_entry(s, engine).unmodelled_regs += 1;
+            }
             Event::EngineError { engine, kind, .. } => {
                 engine_entry(s, engine).errors += 1;
                 if *kind == "page_table" {
@@ -773,6 +781,13 @@ mod tests {
                 value: Hex(0),
             });
         }
+        c.count(&Event::EngineUnmodelledReg {
+            engine: "rcs0",
+            command: "MI_STORE_REGISTER_MEM",
+            op: "read",
+            offset: Hex(0x7004),
+            value: Hex(0),
+        });
         for kind in ["page_table", "instruction"] {
             c.count(&Event::EngineError {
                 engine: "rcs0",
@@ -799,12 +814,12 @@ mod tests {
                 "gtt_faults": 1,
                 "bcs0": {"loads": 2, "lite_restores": 1, "preemptions": 1,
                          "contexts_completed": 1, "commands": 7, "user_interrupts": 2,
-                         "csb_entries": 2, "fills": 2, "fill_bytes": 12288, "errors": 0,
-                         "resets": 0, "violations": 0},
+                         "csb_entries": 2, "fills": 2, "fill_bytes": 12288,
+                         "unmodelled_regs": 0, "errors": 0, "resets": 0, "violations": 0},
                 "rcs0": {"loads": 0, "lite_restores": 0, "preemptions": 0,
                          "contexts_completed": 0, "commands": 0, "user_interrupts": 0,
-                         "csb_entries": 0, "fills": 0, "fill_bytes": 0, "errors": 2,
-                         "resets": 1, "violations": 1}
+                         "csb_entries": 0, "fills": 0, "fill_bytes": 0,
+                         "unmodelled_regs": 1, "errors": 2, "resets": 1, "violations": 1}
             })
         );
         assert_eq!(s.violations, 1);

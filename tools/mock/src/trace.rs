@@ -760,6 +760,22 @@ pub enum Event {
         /// The 32-bit fill value.
         value: Hex,
     },
+    /// A command read or wrote a register the command streamer does not
+    /// model (`regfile/engine/cs.rs`): a read gives 0, a write is dropped.
+    /// Not an error: the hardware lets a privileged command reach any
+    /// register (seed 004 L1169).
+    EngineUnmodelledReg {
+        /// Engine name.
+        engine: &'static str,
+        /// The command, e.g. "MI_STORE_REGISTER_MEM".
+        command: &'static str,
+        /// "read" or "write".
+        op: &'static str,
+        /// The register's MMIO offset (CS-MMIO relative addresses resolved).
+        offset: Hex,
+        /// The value read (0) or written.
+        value: Hex,
+    },
     /// A command streamer error: the engine halts with the context active
     /// and raises its CS error interrupt.
     EngineError {
@@ -1060,6 +1076,18 @@ mod tests {
             }),
             json!({"seq":7,"t_us":1234,"ev":"engine_switch","engine":"rcs0","away":"0x2a",
                    "to":"0xffff","new_queue":false,"detail":0,"lost":true})
+        );
+        assert_eq!(
+            line(&Event::EngineUnmodelledReg {
+                engine: "rcs0",
+                command: "MI_LOAD_REGISTER_IMM",
+                op: "write",
+                offset: Hex(0x7004),
+                value: Hex(0x1_0001),
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"engine_unmodelled_reg","engine":"rcs0",
+                   "command":"MI_LOAD_REGISTER_IMM","op":"write","offset":"0x7004",
+                   "value":"0x10001"})
         );
         assert_eq!(
             line(&Event::EngineError {

@@ -29,7 +29,7 @@
 //! | 0x68 | `RING_IPEHR` | header of the faulting command, read-only |
 //! | 0x74 | `RING_ACTHD` | GGTT address of the command executing / that faulted, read-only |
 //! | 0x80 | `RING_HWS_PGA` | the global HWSP, 4 KiB aligned |
-//! | 0x94 | `RING_NOPID` | `[MODEL]` storage, also writable by LRI |
+//! | 0x94 | `RING_NOPID` | `[MODEL]` storage, also written by LRI / LRR ([`cs`]) |
 //! | 0x98 | `RING_HWSTAM` | storage |
 //! | 0x9c | `RING_MI_MODE` | masked; `STOP_RING` bit 8; `MODE_IDLE` bit 9 read-only |
 //! | 0xa8 | `RING_IMR` | storage, no effect |
@@ -41,9 +41,10 @@
 //! | 0x29c | `RING_MODE` | masked; `GFX_DISABLE_LEGACY_MODE` bit 3 = execlists on |
 //! | 0x370-0x39f, 0x3c0-0x3ef | CSB mirror | entries 0-5, 6-11, read-only |
 //! | 0x3a0 | `RING_CONTEXT_STATUS_PTR` | masked; write pointer 3:0, read pointer 11:8 |
+//! | 0x3a8 | `RING_CTX_TIMESTAMP` | `[MODEL]` reads 0 (no context time is kept); writes have no effect |
 //! | 0x510-0x54f | `RING_EXECLIST_SQ_CONTENTS` | 8 elements (lo, hi), kept across Load |
 //! | 0x550 | `RING_EXECLIST_CONTROL` | bit 0 `EL_CTRL_LOAD` |
-//! | 0x600-0x67f | `CS_GPR` | `[MODEL]` storage, also writable by LRI |
+//! | 0x600-0x67f | `CS_GPR` | `[MODEL]` storage (R0-R15, 64 bits each), also written by LRI / LRR and `MI_MATH` ([`cs`]) |
 //!
 //! Each register constant below cites its source. `GDRST` (0x941C) is the
 //! GuC unit's register; the register file hands its engine domain bits
@@ -203,6 +204,9 @@ pub mod reg {
     /// `RING_CONTEXT_STATUS_PTR` (i915 `intel_engine_regs.h`; seed 004
     /// L1723).
     pub const RING_CONTEXT_STATUS_PTR: u32 = 0x3a0;
+    /// `RING_CTX_TIMESTAMP` (`xe_engine_regs.h`; `CS_CTX_TIMESTAMP` at
+    /// +0x3A8 of every engine, seed 004 L1088, L1102, L1107).
+    pub const RING_CTX_TIMESTAMP: u32 = 0x3a8;
     /// Second CSB mirror block, entries 6-11 (i915 `intel_lrc_reg.h`
     /// `GEN11_EXECLISTS_STATUS_BUF2`; seed 004 L1725).
     pub const CSB_BUF2: u32 = 0x3c0;
@@ -270,6 +274,7 @@ pub fn reg_name(rel: u32) -> Option<&'static str> {
         RING_CONTEXT_CONTROL => "RING_CONTEXT_CONTROL",
         RING_MODE => "RING_MODE",
         RING_CONTEXT_STATUS_PTR => "RING_CONTEXT_STATUS_PTR",
+        RING_CTX_TIMESTAMP => "RING_CTX_TIMESTAMP",
         RING_EXECLIST_CONTROL => "RING_EXECLIST_CONTROL",
         o if (CSB_BUF..CSB_BUF + 0x30).contains(&o) || (CSB_BUF2..CSB_BUF2 + 0x30).contains(&o) => {
             "CTXT_ST_BUF"
@@ -631,6 +636,10 @@ impl Engine {
                 .map_or(self.context_control, |c| c.context_control),
             RING_MODE => self.ring_mode,
             RING_CONTEXT_STATUS_PTR => self.csb.ptr_reg(),
+            // [MODEL] The mock keeps no context time: the counter stays 0,
+            // so a job's start stamp (xe's `emit_copy_timestamp`) equals
+            // every later sample and xe sees no run time.
+            RING_CTX_TIMESTAMP => 0,
             RING_EXECLIST_CONTROL => 0,
             o if (CSB_BUF..CSB_BUF + 0x30).contains(&o) => self.csb.mirror_dword((o - CSB_BUF) / 4),
             o if (CSB_BUF2..CSB_BUF2 + 0x30).contains(&o) => {
@@ -689,6 +698,9 @@ impl Engine {
             RING_IMR => self.imr = value,
             RING_EIR => self.eir &= !value,
             RING_EMR => self.emr = value,
+            // [MODEL] The counter stays 0 (read above): a write is taken
+            // and has no effect.
+            RING_CTX_TIMESTAMP => {}
             RING_IPEHR
             | RING_ACTHD
             | RING_ESR

@@ -17,12 +17,16 @@
 //! | `MI_ARB_CHECK` | 05h | a preemption point; nothing (preemption happens at the Load) |
 //! | `MI_ARB_ON_OFF` | 08h, bit 0 enable | recorded (xe emits it on every engine although seed 004 L594 says "All except Blitter") |
 //! | `MI_BATCH_BUFFER_END` | 0Ah | back to the previous level; in the ring itself an instruction error |
+//! | `MI_MATH` | 1Ah, bits 7:0 = dwords - 2, one ALU instruction a dword | the CS ALU over `CS_GPR` R0-R15 (seed 004 L745-964): LOAD/LOADINV/LOAD0/LOAD1, ADD/SUB/AND/OR/XOR/SHL/SHR/SAR, STORE/STOREINV, NOOP/FENCE; LOADIND/STOREIND and any other encoding are an instruction error, found before any instruction runs |
 //! | `MI_SEMAPHORE_WAIT` | 1Ch, 4 or 5 dwords, bit 22 GGTT, bit 15 poll, 14:12 compare | waits until `*addr OP data` holds, re-polled on ticks |
 //! | `MI_STORE_DATA_IMM` | 20h, bits 9:0 = dwords - 2 (4 or 5), bit 22 GGTT, bit 21 qword | writes 1 or 2 dwords |
-//! | `MI_LOAD_REGISTER_IMM` | 22h, 2N - 1, bit 19 CS MMIO | allow-listed registers of the engine's own window |
+//! | `MI_LOAD_REGISTER_IMM` | 22h, 2N - 1, bit 19 CS MMIO | each pair written as "Register writes" below says |
+//! | `MI_STORE_REGISTER_MEM` | 24h, 4 dwords, bit 22 GGTT, bit 19 CS MMIO (`MI_SRM_ADD_CS_OFFSET`) | stores the register's dword, read as "Register reads" below says |
 //! | `MI_FLUSH_DW` | 26h, bits 5:0 = dwords - 2 (4 or 5), bits 15:14 post-sync op (1 = store), dw1 bit 2 use GTT | BCS/VCS/VECS only (seed 004 L621) |
+//! | `MI_LOAD_REGISTER_REG` | 2Ah, 3 dwords: source, destination; bit 18 source, bit 19 destination CS MMIO | the source read as SRM reads, the destination written as LRI writes |
 //! | `MI_BATCH_BUFFER_START` | 31h, 3 dwords, bit 8 PPGTT, bit 22 second level | GGTT batches; PPGTT is a page-table error |
-//! | `PIPE_CONTROL` | `GFX_OP_PIPE_CONTROL(6)` = 0x7a000004, dw1 bit 24 global GTT, bits 15:14 post-sync (1 = write immediate qword) | RCS/CCS only |
+//! | `PIPE_CONTROL` | `GFX_OP_PIPE_CONTROL(6)` = 0x7a000004, dw1 bit 24 global GTT, bit 21 store data index, bits 15:14 post-sync (1 = write immediate qword) | RCS/CCS only; flush/invalidate/stall flags (dw0 12:9, dw1) accepted with nothing to do; the write goes to the GGTT address, or with store data index to that offset of the context's PPHWSP (the LRCA's first page); post-sync LRI (bit 23) and ops 2-3 are not modelled |
+//! | `3DSTATE_*` | `GFXPIPE_3D_CMD(0 or 1, sub)`: type 3, pipeline 3 (bits 28:27), opcode 0-1 (26:24), bits 7:0 = dwords - 2 | RCS only: taken with no effect (`[MODEL]`: no 3D pipeline; xe's default-LRC job emits the SVG state, `xe_lrc_emit_hwe_state_instructions`) |
 //! | `XY_FAST_COPY_BLT` | `(2 << 29) \| (0x42 << 22)`, 10 dwords | BCS only: a linear copy (no tiling) |
 //! | `XY_FAST_COLOR_BLT` | `(2 << 29) \| (0x44 << 22)`, 16 dwords (Xe_HP form) | BCS only: a linear 32-bit fill of local memory |
 //!
@@ -33,11 +37,28 @@
 //! Either way the context halts (stays active, makes no progress) and the
 //! engine raises its CS error interrupt; a reset recovers.
 //!
-//! LRI allow-list (`[MODEL]`): `RING_CONTEXT_CONTROL` (0x244, masked),
-//! `RING_NOPID` (0x94) and `CS_GPR` (0x600-0x67f); any other register is a
-//! privilege violation (instruction error). Non-privileged (PPGTT) batches
-//! and their privileged-command rules (seed 004 L1167-1203) are not
-//! modelled: a PPGTT batch faults before it runs.
+//! Register reads (SRM, LRR's source): a register of the engine's window
+//! the mock models (the table in [`super`]) reads its value; any other,
+//! in the window or outside it, reads 0 and is recorded
+//! (`engine_unmodelled_reg`, summary `engines.NAME.unmodelled_regs`), not
+//! an error.
+//!
+//! Register writes (LRI, LRR's destination): commands run from the ring or a GGTT batch,
+//! which the PRM makes privileged: they may write any register (seed 004
+//! L1169; L1180 drops an LRI to a privileged register only in a
+//! non-privileged batch). So: `RING_CONTEXT_CONTROL` (0x244, masked),
+//! `RING_NOPID` (0x94) and `CS_GPR` (0x600-0x67f) of the engine's own
+//! window are written; `RING_CTX_TIMESTAMP` (0x3a8) is taken with no
+//! effect; a register the mock does not model, in the window or outside
+//! it (GT registers, other engines'), is recorded (`engine_unmodelled_reg`)
+//! and the write dropped, not an error (the command streamer has no path to the rest of the register
+//! file). `[MODEL]`: any other register of the engine's window the mock
+//! models (the ring, execlist, CSB, error and mode registers of the table
+//! in [`super`]) is refused as an instruction error: the model cannot let
+//! a command reprogram the engine that runs it. Every pair of an LRI is
+//! checked before any is written. Non-privileged (PPGTT) batches and their
+//! privileged-command rules (seed 004 L1167-1203) are not modelled: a PPGTT
+//! batch faults before it runs.
 
 use super::reg;
 use super::Engine;
@@ -103,9 +124,12 @@ mod op {
     pub const ARB_CHECK: u32 = 0x05;
     pub const ARB_ON_OFF: u32 = 0x08;
     pub const BATCH_BUFFER_END: u32 = 0x0a;
+    pub const MATH: u32 = 0x1a;
     pub const SEMAPHORE_WAIT: u32 = 0x1c;
     pub const STORE_DATA_IMM: u32 = 0x20;
     pub const LOAD_REGISTER_IMM: u32 = 0x22;
+    pub const STORE_REGISTER_MEM: u32 = 0x24;
+    pub const LOAD_REGISTER_REG: u32 = 0x2a;
     pub const FLUSH_DW: u32 = 0x26;
     pub const BATCH_BUFFER_START: u32 = 0x31;
 }
@@ -113,6 +137,15 @@ mod op {
 /// `MI_SDI_GGTT`, `MI_SEMW_GGTT` (`xe_mi_commands.h`), i.e. "use global
 /// GTT".
 const MI_GGTT: u32 = 1 << 22;
+/// `MI_SRM_ADD_CS_OFFSET` (`xe_mi_commands.h`): the register address is
+/// relative to the engine's base, as `MI_LRI_LRM_CS_MMIO` for LRI.
+const SRM_CS_MMIO: u32 = 1 << 19;
+/// `MI_LRR_SRC_CS_MMIO` (`xe_mi_commands.h`): the source register is
+/// engine-relative.
+const LRR_SRC_CS_MMIO: u32 = 1 << 18;
+/// `MI_LRR_DST_CS_MMIO` (`xe_mi_commands.h`): the destination register is
+/// engine-relative.
+const LRR_DST_CS_MMIO: u32 = 1 << 19;
 /// `MI_SDI_LEN_DW` bits 9:0 (`xe_mi_commands.h`).
 const SDI_LEN: u32 = 0x3ff;
 /// `MI_FLUSH_DW_LEN_DW` bits 5:0 (`xe_mi_commands.h`).
@@ -134,6 +167,23 @@ const BB_SECOND_LEVEL: u32 = 1 << 22;
 const PIPE_CONTROL: u32 = (0x3 << 29) | (0x3 << 27) | (0x2 << 24);
 /// `PIPE_CONTROL_GLOBAL_GTT_IVB` (`xe_gpu_commands.h`).
 const PC_GLOBAL_GTT: u32 = 1 << 24;
+/// `PIPE_CONTROL_LRI_POST_SYNC` (`xe_gpu_commands.h`).
+const PC_LRI_POST_SYNC: u32 = 1 << 23;
+/// `PIPE_CONTROL_STORE_DATA_INDEX` (`xe_gpu_commands.h`): the address is
+/// an offset into the context's per-process HWSP (the name of the offsets
+/// xe and i915 pair with it, `LRC_PPHWSP_FLUSH_INVAL_SCRATCH_ADDR` in
+/// `xe_lrc.h`, `LRC_PPHWSP_SCRATCH_ADDR` in i915 `intel_lrc.h`), which is
+/// the LRCA's first page (seed 004 L214-222).
+const PC_STORE_DATA_INDEX: u32 = 1 << 21;
+/// Size of the per-process HWSP (seed 004 L214: 4K).
+const PPHWSP_SIZE: u32 = 4096;
+/// The `3DSTATE_*` commands (`GFXPIPE_3D_CMD(0x0 or 0x1, sub)` in
+/// `xe_gfxpipe_commands.h`): type 3 (`XE_INSTR_GFXPIPE`, seed 004 L559-567
+/// "Engine Command"), pipeline 3D (bits 28:27 = 3), GFXPIPE opcode 0 or 1
+/// (bits 26:24), any sub-opcode; matched under [`GFX_3DSTATE_MASK`].
+const GFX_3DSTATE: u32 = (0x3 << 29) | (0x3 << 27);
+/// Type, pipeline and opcode bits 26:25 (opcode 0 or 1 leaves them 0).
+const GFX_3DSTATE_MASK: u32 = 0xfe00_0000;
 /// `XY_FAST_COPY_BLT_CMD` (`xe_gpu_commands.h`).
 const XY_FAST_COPY_BLT: u32 = (2 << 29) | (0x42 << 22);
 /// Largest copy one `XY_FAST_COPY_BLT` may do in the model (`[MODEL]`).
@@ -190,9 +240,12 @@ fn length(hdr: u32, class: Class) -> Result<u32, String> {
             | op::ARB_CHECK
             | op::ARB_ON_OFF
             | op::BATCH_BUFFER_END => 1,
+            op::MATH => (hdr & LEN) + 2,
             op::SEMAPHORE_WAIT => (hdr & LEN) + 2,
             op::STORE_DATA_IMM => (hdr & SDI_LEN) + 2,
             op::LOAD_REGISTER_IMM => (hdr & LEN) + 2,
+            op::STORE_REGISTER_MEM => (hdr & LEN) + 2,
+            op::LOAD_REGISTER_REG => (hdr & LEN) + 2,
             op::FLUSH_DW if render => return Err("MI_FLUSH_DW on a render/compute engine".into()),
             op::FLUSH_DW => (hdr & FLUSH_LEN) + 2,
             op::BATCH_BUFFER_START => (hdr & LEN) + 2,
@@ -204,6 +257,13 @@ fn length(hdr: u32, class: Class) -> Result<u32, String> {
         if !render {
             return Err("PIPE_CONTROL on a copy/video engine".into());
         }
+        return Ok((hdr & LEN) + 2);
+    }
+    if hdr & GFX_3DSTATE_MASK == GFX_3DSTATE {
+        if class != Class::Render {
+            return Err("3DSTATE command on an engine without the 3D pipeline".into());
+        }
+        // Bits 7:0 = dwords - 2 (`xe_lrc_emit_hwe_state_instructions`).
         return Ok((hdr & LEN) + 2);
     }
     if hdr & 0xffc0_0000 == XY_FAST_COPY_BLT {
@@ -321,7 +381,11 @@ fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
     let n = dw.len() as u32;
     if hdr >> 29 != 0 {
         return if hdr & 0xffff_0000 == PIPE_CONTROL {
-            pipe_control(io, dw).map(|()| NEXT)
+            pipe_control(e, io, dw).map(|()| NEXT)
+        } else if hdr & GFX_3DSTATE_MASK == GFX_3DSTATE {
+            // [MODEL] The mock has no 3D pipeline: its state is taken and
+            // has no effect.
+            Ok(NEXT)
         } else if hdr & 0xffc0_0000 == XY_FAST_COLOR_BLT {
             fast_color(e, io, dw).map(|()| NEXT)
         } else {
@@ -373,7 +437,15 @@ fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
             Ok(NEXT)
         }
         op::LOAD_REGISTER_IMM => {
-            lri(e, dw)?;
+            lri(e, io, dw)?;
+            Ok(NEXT)
+        }
+        op::STORE_REGISTER_MEM => {
+            srm(e, io, dw)?;
+            Ok(NEXT)
+        }
+        op::LOAD_REGISTER_REG => {
+            lrr(e, io, dw)?;
             Ok(NEXT)
         }
         op::FLUSH_DW => {
@@ -395,6 +467,10 @@ fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
             }
         }
         op::SEMAPHORE_WAIT => semaphore(e, io, dw),
+        op::MATH => {
+            math(e, dw)?;
+            Ok(NEXT)
+        }
         op::BATCH_BUFFER_START => {
             if n != 3 {
                 return Err(malformed("MI_BATCH_BUFFER_START", n));
@@ -446,42 +522,295 @@ fn store(io: &mut Io<'_>, addr: u64, bytes: &[u8], what: &str) -> Result<(), Fai
         .map_err(|f| (ErrorKind::PageTable, f.to_string()))
 }
 
+/// Where a command's register write goes (module docs, "Register
+/// writes").
+enum RegWrite {
+    /// A register of the engine's window a command may write.
+    Engine(u32),
+    /// A register the mock does not model: recorded and dropped.
+    Unmodelled,
+}
+
+/// Classifies a command's write of register `addr` (`cs_mmio`: the
+/// command's CS-MMIO bit); `Err` for a modelled engine register outside
+/// the allow-list (`[MODEL]`, module docs).
+fn reg_write_target(e: &Engine, command: &str, addr: u32, cs_mmio: bool) -> Result<RegWrite, Fail> {
+    match super::lrc::relative_to(e.def.base, cs_mmio, addr) {
+        Some(r @ (reg::RING_CONTEXT_CONTROL | reg::RING_NOPID | reg::RING_CTX_TIMESTAMP)) => {
+            Ok(RegWrite::Engine(r))
+        }
+        Some(r) if (reg::CS_GPR..reg::CS_GPR_END).contains(&r) => Ok(RegWrite::Engine(r)),
+        Some(r) if super::reg_name(r).is_some() => Err((
+            ErrorKind::Instruction,
+            format!(
+                "{command} to {addr:#x} ({}): the mock does not let a command reprogram this \
+                 engine's own ring, execlist or error registers",
+                super::reg_name(r).unwrap_or("?")
+            ),
+        )),
+        _ => Ok(RegWrite::Unmodelled),
+    }
+}
+
+/// Writes `value` to a register [`reg_write_target`] accepted.
+fn reg_write(
+    e: &mut Engine,
+    io: &mut Io<'_>,
+    command: &'static str,
+    (addr, cs_mmio): (u32, bool),
+    target: RegWrite,
+    value: u32,
+) {
+    match target {
+        RegWrite::Engine(reg::RING_CONTEXT_CONTROL) => {
+            if let Some(c) = e.active.as_mut() {
+                c.context_control = super::masked(c.context_control, value);
+            }
+        }
+        RegWrite::Engine(reg::RING_NOPID) => e.nopid = value,
+        // [MODEL] No context time is kept (the register reads 0).
+        RegWrite::Engine(reg::RING_CTX_TIMESTAMP) => {}
+        RegWrite::Engine(r) => e.gpr[super::dw_index(r, reg::CS_GPR)] = value,
+        RegWrite::Unmodelled => unmodelled(e, io, command, "write", addr, cs_mmio, value),
+    }
+}
+
 /// `MI_LOAD_REGISTER_IMM`: every register is checked before any is
-/// written (module docs, allow-list).
-fn lri(e: &mut Engine, dw: &[u32]) -> Result<(), Fail> {
+/// written (module docs, "Register writes").
+fn lri(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+    const WHAT: &str = "MI_LOAD_REGISTER_IMM";
     let hdr = dw[0];
+    let cs_mmio = hdr & super::lrc::LRI_CS_MMIO != 0;
     let pairs = &dw[1..];
     if pairs.is_empty() || !pairs.len().is_multiple_of(2) {
         // CAST: small.
-        return Err(malformed("MI_LOAD_REGISTER_IMM", dw.len() as u32));
+        return Err(malformed(WHAT, dw.len() as u32));
     }
     let mut writes = Vec::new();
     for p in pairs.chunks_exact(2) {
-        let rel = super::lrc::relative(e.def.base, hdr, p[0]);
-        match rel {
-            Some(r @ (reg::RING_CONTEXT_CONTROL | reg::RING_NOPID)) => writes.push((r, p[1])),
-            Some(r) if (reg::CS_GPR..reg::CS_GPR_END).contains(&r) => writes.push((r, p[1])),
-            _ => {
-                return Err((
-                    ErrorKind::Instruction,
-                    format!(
-                        "MI_LOAD_REGISTER_IMM to {:#x}: not a register this engine lets a ring \
-                         write (privilege violation)",
-                        p[0]
-                    ),
-                ))
-            }
-        }
+        writes.push((p[0], reg_write_target(e, WHAT, p[0], cs_mmio)?, p[1]));
     }
-    for (r, v) in writes {
-        match r {
-            reg::RING_CONTEXT_CONTROL => {
-                if let Some(c) = e.active.as_mut() {
-                    c.context_control = super::masked(c.context_control, v);
+    for (addr, target, v) in writes {
+        reg_write(e, io, WHAT, (addr, cs_mmio), target, v);
+    }
+    Ok(())
+}
+
+/// The value of register `addr` for `command` (`cs_mmio`: the command's
+/// CS-MMIO bit): a register of the engine's window the mock models reads
+/// its value; any other reads 0 and is recorded (module docs).
+fn reg_read(e: &Engine, io: &mut Io<'_>, command: &'static str, addr: u32, cs_mmio: bool) -> u32 {
+    if let Some(v) = super::lrc::relative_to(e.def.base, cs_mmio, addr).and_then(|r| e.read(r)) {
+        return v;
+    }
+    unmodelled(e, io, command, "read", addr, cs_mmio, 0);
+    0
+}
+
+/// Records a command's access to a register the mock does not model.
+fn unmodelled(
+    e: &Engine,
+    io: &mut Io<'_>,
+    command: &'static str,
+    op: &'static str,
+    addr: u32,
+    cs_mmio: bool,
+    value: u32,
+) {
+    io.rec.emit(Event::EngineUnmodelledReg {
+        engine: e.def.name,
+        command,
+        op,
+        offset: Hex(super::lrc::absolute(e.def.base, cs_mmio, addr).into()),
+        value: Hex(value.into()),
+    });
+}
+
+/// `MI_STORE_REGISTER_MEM` (`xe_mi_commands.h`: 4 dwords; dw1 the
+/// register, dw2-3 the address; bit 22 GGTT, bit 19 CS-MMIO relative).
+fn srm(e: &Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+    const WHAT: &str = "MI_STORE_REGISTER_MEM";
+    let hdr = dw[0];
+    // CAST: small.
+    let n = dw.len() as u32;
+    if n != 4 {
+        return Err(malformed(WHAT, n));
+    }
+    ggtt_only(hdr & MI_GGTT != 0, WHAT)?;
+    if dw[2] & 3 != 0 {
+        return Err((
+            ErrorKind::Instruction,
+            format!("{WHAT} address {:#x} is not dword aligned", dw[2]),
+        ));
+    }
+    let v = reg_read(e, io, WHAT, dw[1], hdr & SRM_CS_MMIO != 0);
+    store(io, addr64(dw[2], dw[3]), &v.to_le_bytes(), WHAT)
+}
+
+/// `MI_LOAD_REGISTER_REG` (`xe_mi_commands.h`: 3 dwords; dw1 the source
+/// register, dw2 the destination, as xe's `emit_wa_job` and i915's
+/// `intel_gpu_commands.h` users write them; bit 18 source and bit 19
+/// destination CS-MMIO relative). The source reads as SRM's does, the
+/// destination is written as LRI's is (module docs).
+fn lrr(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+    const WHAT: &str = "MI_LOAD_REGISTER_REG";
+    let hdr = dw[0];
+    // CAST: small.
+    let n = dw.len() as u32;
+    if n != 3 {
+        return Err(malformed(WHAT, n));
+    }
+    let dst_cs = hdr & LRR_DST_CS_MMIO != 0;
+    let target = reg_write_target(e, WHAT, dw[2], dst_cs)?;
+    let v = reg_read(e, io, WHAT, dw[1], hdr & LRR_SRC_CS_MMIO != 0);
+    reg_write(e, io, WHAT, (dw[2], dst_cs), target, v);
+    Ok(())
+}
+
+/// An ALU operand (seed 004 "Table for Register Encodings", L941-964).
+mod alu {
+    /// `SRCA`.
+    pub const SRCA: u32 = 0x20;
+    /// `SRCB`.
+    pub const SRCB: u32 = 0x21;
+    /// `ACCU`.
+    pub const ACCU: u32 = 0x31;
+    /// `ZF`.
+    pub const ZF: u32 = 0x32;
+    /// `CF`.
+    pub const CF: u32 = 0x33;
+}
+
+/// One decoded ALU instruction (seed 004 L789-794: opcode bits 31:20,
+/// operand 1 19:10, operand 2 9:0; opcode encodings L903-937).
+#[derive(Clone, Copy)]
+enum AluOp {
+    /// `NOOP`, `FENCE_RD`, `FENCE_WR` (0x000-0x002): nothing to wait for.
+    Nop,
+    /// `LOAD` / `LOADINV` (0x080 / 0x480): SRCA or SRCB (`b`: SRCB) from
+    /// GPR `r`, inverted with `inv`.
+    Load { b: bool, r: usize, inv: bool },
+    /// `LOAD0` / `LOAD1` (0x081 / 0x481): all zeros or all ones (L840).
+    LoadConst { b: bool, ones: bool },
+    /// `ADD` .. `SAR` (0x100-0x107).
+    Arith(u32),
+    /// `STORE` / `STOREINV` (0x180 / 0x580): GPR `r` from ACCU, ZF or CF.
+    Store { r: usize, src: u32, inv: bool },
+}
+
+fn decode_alu(i: u32) -> Option<AluOp> {
+    let (opc, op1, op2) = (i >> 20, (i >> 10) & 0x3ff, i & 0x3ff);
+    let gpr = |o: u32| (o < 16).then_some(o as usize);
+    let src = |o: u32| match o {
+        alu::SRCA => Some(false),
+        alu::SRCB => Some(true),
+        _ => None,
+    };
+    Some(match opc {
+        0x000..=0x002 => AluOp::Nop,
+        0x080 | 0x480 => AluOp::Load {
+            b: src(op1)?,
+            r: gpr(op2)?,
+            inv: opc == 0x480,
+        },
+        0x081 | 0x481 => AluOp::LoadConst {
+            b: src(op1)?,
+            ones: opc == 0x481,
+        },
+        0x100..=0x107 => AluOp::Arith(opc),
+        0x180 | 0x580 if matches!(op2, alu::ACCU | alu::ZF | alu::CF) => AluOp::Store {
+            r: gpr(op1)?,
+            src: op2,
+            inv: opc == 0x580,
+        },
+        _ => return None,
+    })
+}
+
+/// The shift a shift instruction makes for SRCB = `b`: 1, 2, 4, 8, 16 or
+/// 32, the next lower one of those for any other value, 0 for 0 (seed 004
+/// L828).
+fn shift_amount(b: u64) -> u32 {
+    match b {
+        0 => 0,
+        1 => 1,
+        2..=3 => 2,
+        4..=7 => 4,
+        8..=15 => 8,
+        16..=31 => 16,
+        _ => 32,
+    }
+}
+
+/// `MI_MATH` (opcode 1Ah, seed 004 L606; `MI_MATH(n)` in
+/// `xe_mi_commands.h`: n ALU instructions after the header): the CS ALU
+/// over the 64-bit GPRs R0-R15 (`CS_GPR`, dwords 2n and 2n + 1; seed 004
+/// L771). Every instruction is decoded before any runs. `[MODEL]`: SRCA,
+/// SRCB, ACCU and the flags start at 0 for each `MI_MATH` (they have no
+/// MMIO address, seed 004 L747 and L838, so only a later `MI_MATH` could
+/// tell);
+/// CF is the carry of ADD and the borrow of SUB, 0 after the logic and
+/// shift operations; `LOADIND` / `STOREIND` (memory through ACCU) are not
+/// modelled.
+fn math(e: &mut Engine, dw: &[u32]) -> Result<(), Fail> {
+    let mut ops = Vec::with_capacity(dw.len() - 1);
+    for &i in &dw[1..] {
+        let Some(op) = decode_alu(i) else {
+            return Err((
+                ErrorKind::Instruction,
+                format!("MI_MATH ALU instruction {i:#010x} is not modelled"),
+            ));
+        };
+        ops.push(op);
+    }
+    let (mut srca, mut srcb, mut accu, mut zf, mut cf) = (0u64, 0u64, 0u64, false, false);
+    for op in ops {
+        match op {
+            AluOp::Nop => {}
+            AluOp::Load { b, r, inv } => {
+                let v = u64::from(e.gpr[2 * r]) | u64::from(e.gpr[2 * r + 1]) << 32;
+                let v = if inv { !v } else { v };
+                if b {
+                    srcb = v;
+                } else {
+                    srca = v;
                 }
             }
-            reg::RING_NOPID => e.nopid = v,
-            r => e.gpr[super::dw_index(r, reg::CS_GPR)] = v,
+            AluOp::LoadConst { b, ones } => {
+                let v = if ones { u64::MAX } else { 0 };
+                if b {
+                    srcb = v;
+                } else {
+                    srca = v;
+                }
+            }
+            AluOp::Arith(opc) => {
+                let (v, c) = match opc {
+                    0x100 => srca.overflowing_add(srcb),
+                    0x101 => srca.overflowing_sub(srcb),
+                    0x102 => (srca & srcb, false),
+                    0x103 => (srca | srcb, false),
+                    0x104 => (srca ^ srcb, false),
+                    0x105 => (srca << shift_amount(srcb), false),
+                    0x106 => (srca >> shift_amount(srcb), false),
+                    // CAST: an arithmetic shift of the same bits.
+                    _ => (((srca as i64) >> shift_amount(srcb)) as u64, false),
+                };
+                accu = v;
+                cf = c;
+                zf = v == 0;
+            }
+            AluOp::Store { r, src, inv } => {
+                let v = match src {
+                    alu::ACCU => accu,
+                    alu::ZF => u64::from(zf).wrapping_neg(),
+                    _ => u64::from(cf).wrapping_neg(),
+                };
+                let v = if inv { !v } else { v };
+                // CAST: the two halves.
+                e.gpr[2 * r] = v as u32;
+                e.gpr[2 * r + 1] = (v >> 32) as u32;
+            }
         }
     }
     Ok(())
@@ -538,20 +867,41 @@ fn semaphore(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> 
     }
 }
 
-/// `PIPE_CONTROL` with its post-sync operation.
-fn pipe_control(io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+/// `PIPE_CONTROL` with its post-sync operation. Its flush, invalidate
+/// and stall flags (dw0 bits 12:9, dw1) have nothing to act on in the
+/// model (no caches, commands execute whole) and are accepted as they are.
+fn pipe_control(e: &Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
     // CAST: small.
     let n = dw.len() as u32;
     if n != 6 {
         return Err(malformed("PIPE_CONTROL", n));
     }
     let flags = dw[1];
+    if flags & PC_LRI_POST_SYNC != 0 {
+        return Err((
+            ErrorKind::Instruction,
+            "PIPE_CONTROL post-sync LRI is not modelled".into(),
+        ));
+    }
     match (flags >> 14) & 3 {
         0 => Ok(()),
         1 => {
-            ggtt_only(flags & PC_GLOBAL_GTT != 0, "PIPE_CONTROL post-sync write")?;
             let bytes: Vec<u8> = dw[4..6].iter().flat_map(|d| d.to_le_bytes()).collect();
-            store(io, addr64(dw[2] & !7, dw[3]), &bytes, "PIPE_CONTROL")
+            let addr = if flags & PC_STORE_DATA_INDEX != 0 {
+                let off = dw[2] & !7;
+                if off + 8 > PPHWSP_SIZE {
+                    return Err((
+                        ErrorKind::Instruction,
+                        format!("PIPE_CONTROL store data index {off:#x} beyond the PPHWSP"),
+                    ));
+                }
+                let lrca = e.active.as_ref().map_or(0, |c| c.el.lrca());
+                u64::from(lrca) + u64::from(off)
+            } else {
+                ggtt_only(flags & PC_GLOBAL_GTT != 0, "PIPE_CONTROL post-sync write")?;
+                addr64(dw[2] & !7, dw[3])
+            };
+            store(io, addr, &bytes, "PIPE_CONTROL")
         }
         o => Err((
             ErrorKind::Instruction,

@@ -83,11 +83,31 @@ fn image_pages(def: &EngineDef) -> u64 {
 /// The engine-relative offset of `addr` written by an LRI with header
 /// `hdr`, if it is in the engine's window.
 pub fn relative(base: u32, hdr: u32, addr: u32) -> Option<u32> {
+    relative_to(base, hdr & LRI_CS_MMIO != 0, addr)
+}
+
+/// The engine-relative offset of register `addr` named by a command, if
+/// it is in the engine's window: absolute, or with `cs_mmio` (the
+/// command's CS-MMIO bit, `MI_LRI_LRM_CS_MMIO`, `MI_SRM_ADD_CS_OFFSET`,
+/// `MI_LRR_*_CS_MMIO` in `xe_mi_commands.h`) a bare offset below the
+/// window size.
+pub fn relative_to(base: u32, cs_mmio: bool, addr: u32) -> Option<u32> {
     let addr = addr & !3;
     if let Some(rel) = addr.checked_sub(base).filter(|&r| r < WINDOW) {
         return Some(rel);
     }
-    (hdr & LRI_CS_MMIO != 0 && addr < WINDOW).then_some(addr)
+    (cs_mmio && addr < WINDOW).then_some(addr)
+}
+
+/// The MMIO offset a command's register address `addr` names: with
+/// `cs_mmio` an offset below the window size is added to `base`.
+pub fn absolute(base: u32, cs_mmio: bool, addr: u32) -> u32 {
+    let addr = addr & !3;
+    if cs_mmio && addr < WINDOW {
+        base + addr
+    } else {
+        addr
+    }
 }
 
 /// Applies a masked write to 0 (`RING_CONTEXT_CONTROL` is masked,

@@ -128,6 +128,9 @@ const SEM_WAIT_EQ: u32 = 0x1c << 23 | 1 << 22 | 1 << 15 | 4 << 12 | 3;
 const BB_START: u32 = 0x31 << 23 | 1;
 /// `MI_LOAD_REGISTER_IMM | MI_LRI_LRM_CS_MMIO | MI_LRI_NUM_REGS(1)`.
 const LRI_1: u32 = 0x22 << 23 | 1 << 19 | 1;
+/// `MI_STORE_REGISTER_MEM | MI_SRM_USE_GGTT | MI_SRM_ADD_CS_OFFSET`, as
+/// xe's `emit_copy_timestamp` writes it (0x12480002).
+const SRM_GGTT_CS: u32 = 0x24 << 23 | 1 << 22 | 1 << 19 | 2;
 /// `XY_FAST_COPY_BLT_CMD | (10 - 2)`.
 const XY_FAST_COPY: u32 = (2 << 29) | (0x42 << 22) | 8;
 /// `XY_FAST_COLOR_BLT_CMD | XY_FAST_COLOR_BLT_DEPTH_32 | (16 - 2)`, as
@@ -460,6 +463,54 @@ fn pipe_control_writes_on_render_and_flush_dw_is_refused() {
     assert_eq!(h.bus.r32(DATA + 0x20), 0, "nothing stored");
 }
 
+/// xe's `emit_pipe_invalidate`: flush and invalidate flags with a
+/// store-data-index qword write lands at that offset of the context's
+/// PPHWSP (the LRCA's page); a 7-dword PIPE_CONTROL and a post-sync LRI
+/// are instruction errors.
+#[test]
+fn pipe_control_store_data_index_writes_the_pphwsp() {
+    let mut h = H::new("rcs0");
+    // flags0: L3 read-only invalidate (bit 10); flags1: command, instruction,
+    // texture, VF, constant, state cache invalidates, CS stall, QW write,
+    // store data index (xe_ring_ops.c).
+    let flags1 =
+        1 << 29 | 1 << 11 | 1 << 10 | 1 << 4 | 1 << 3 | 1 << 2 | 1 << 20 | 1 << 14 | 1 << 21;
+    let mut cmds = vec![
+        PIPE_CONTROL_6 | 1 << 10,
+        flags1,
+        0x34 * 4,
+        0,
+        0x1111,
+        0x2222,
+    ];
+    cmds.extend([MI_NOOP, MI_NOOP]);
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.bus.r64(LRCA + 0x34 * 4), 0x2222_0000_1111);
+    assert_eq!(h.counters("rcs0").contexts_completed, 1);
+
+    let mut h = H::new("rcs0");
+    let long = PIPE_CONTROL_6 + 1;
+    let tail = h.emit(
+        RING,
+        0,
+        &[long, 1 << 14 | 1 << 24, DATA as u32, 0, 1, 0, 0, 0],
+    );
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), long);
+    assert_eq!(h.bus.r32(DATA), 0);
+
+    let mut h = H::new("rcs0");
+    let tail = h.emit(RING, 0, &[PIPE_CONTROL_6, 1 << 23, 0x2000, 0, 1, 0, 0, 0]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+}
+
 /// A lite restore picks up the new TAIL: the context waits on a semaphore,
 /// the driver appends a store and resubmits the same LRCA, then releases
 /// the semaphore; the tick re-polls it and the context runs to the new tail.
@@ -790,6 +841,337 @@ fn lri_allow_list() {
     h.submit(&[(LRCA, CTX)]);
     assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
     assert_eq!(h.r(reg::RING_MODE), DISABLE_LEGACY_MODE, "not written");
+}
+
+/// SRM stores a modelled register's value (a GPR set by LRI, CS-MMIO
+/// relative; RING_TAIL by its absolute address), RING_CTX_TIMESTAMP's 0,
+/// and 0 for a register the mock does not model, which is recorded, not
+/// an error.
+#[test]
+fn store_register_mem_stores_registers() {
+    let mut h = H::new("rcs0");
+    let b = h.base;
+    for i in 0..4 {
+        h.bus.w32(DATA + 4 * i, 0xffff_ffff);
+    }
+    let mut cmds = vec![LRI_1, reg::CS_GPR + 8, 0xabcd_0123];
+    cmds.extend([SRM_GGTT_CS, reg::CS_GPR + 8, DATA as u32, 0]);
+    cmds.extend([
+        SRM_GGTT_CS & !(1 << 19),
+        b + reg::RING_TAIL,
+        (DATA + 4) as u32,
+        0,
+    ]);
+    cmds.extend([SRM_GGTT_CS, reg::RING_CTX_TIMESTAMP, (DATA + 8) as u32, 0]);
+    cmds.extend([SRM_GGTT_CS & !(1 << 19), 0x7004, (DATA + 12) as u32, 0]);
+    cmds.push(MI_NOOP);
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.bus.r32(DATA), 0xabcd_0123, "CS_GPR R1 low dword");
+    assert_eq!(h.bus.r32(DATA + 4), tail, "RING_TAIL");
+    assert_eq!(h.bus.r32(DATA + 8), 0, "RING_CTX_TIMESTAMP [MODEL] 0");
+    assert_eq!(h.bus.r32(DATA + 12), 0, "an unmodelled register reads 0");
+    let ev = h.events("engine_unmodelled_reg");
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0]["command"], "MI_STORE_REGISTER_MEM");
+    assert_eq!(ev[0]["op"], "read");
+    assert_eq!(ev[0]["offset"], "0x7004");
+    assert_eq!(h.counters("rcs0").unmodelled_regs, 1);
+    assert_eq!(h.counters("rcs0").contexts_completed, 1);
+}
+
+/// SRM with 5 dwords is malformed (instruction error); without the GGTT
+/// bit it names a PPGTT address (page-table error); nothing is stored.
+#[test]
+fn malformed_store_register_mem_is_refused() {
+    let mut h = H::new("bcs0");
+    let tail = h.emit(
+        RING,
+        0,
+        &[SRM_GGTT_CS + 1, reg::CS_GPR, DATA as u32, 0, 0, MI_NOOP],
+    );
+    h.lrc(LRCA, RING, 0, tail);
+    h.bus.w32(DATA, 0x55);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), SRM_GGTT_CS + 1);
+    assert_eq!(h.bus.r32(DATA), 0x55);
+
+    let mut h = H::new("bcs0");
+    let ppgtt = SRM_GGTT_CS & !(1 << 22);
+    let tail = h.emit(RING, 0, &[ppgtt, reg::CS_GPR, DATA as u32, 0]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_PAGE_TABLE);
+    assert_eq!(h.r(reg::RING_IPEHR), ppgtt);
+}
+
+/// A privileged LRI (seed 004 L1169) to registers the mock does not
+/// model, a GT register and one of the engine's window, is taken: each
+/// write recorded, the allow-listed pair of the same LRI written. An LRI
+/// that also names a modelled ring register writes nothing.
+#[test]
+fn lri_to_unmodelled_registers_is_recorded_not_refused() {
+    let mut h = H::new("rcs0");
+    let b = h.base;
+    // xe's emit_wa_job: one LRI, absolute addresses, no CS-MMIO bit.
+    let lri3 = 0x22 << 23 | (2 * 3 - 1);
+    let cmds = [
+        lri3,
+        0x6208,
+        0x1234,
+        b + 0xc4,
+        0x10001,
+        b + reg::CS_GPR,
+        7,
+        MI_NOOP,
+    ];
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.r(reg::CS_GPR), 7);
+    let ev = h.events("engine_unmodelled_reg");
+    let got: Vec<_> = ev
+        .iter()
+        .map(|v| (v["op"].clone(), v["offset"].clone(), v["value"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("write".into(), "0x6208".into(), "0x1234".into()),
+            (
+                "write".into(),
+                format!("{:#x}", b + 0xc4).into(),
+                "0x10001".into()
+            ),
+        ]
+    );
+    assert_eq!(h.counters("rcs0").unmodelled_regs, 2);
+
+    let mut h = H::new("rcs0");
+    let lri2 = 0x22 << 23 | (2 * 2 - 1);
+    let cmds = [lri2, b + reg::CS_GPR, 7, b + reg::RING_TAIL, 0, MI_NOOP];
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::CS_GPR), 0, "checked before any write");
+    assert!(h.events("engine_unmodelled_reg").is_empty());
+}
+
+/// `MI_LOAD_REGISTER_REG | MI_LRR_SRC_CS_MMIO | MI_LRR_DST_CS_MMIO`.
+const LRR_CS: u32 = 0x2a << 23 | 1 << 19 | 1 << 18 | 1;
+
+/// LRR copies GPR to GPR (CS-MMIO relative); an unmodelled source reads 0
+/// and an unmodelled destination takes the value, both recorded, as xe's
+/// `emit_wa_job` read-modify-write does; 4 dwords or a ring register as
+/// destination is an instruction error.
+#[test]
+fn load_register_reg_copies_registers() {
+    let mut h = H::new("rcs0");
+    let gpr = |n: u32| reg::CS_GPR + 4 * n;
+    let mut cmds = vec![LRI_1, gpr(2), 0x5a5a, LRI_1, gpr(4), 0x77];
+    cmds.extend([LRR_CS, gpr(2), gpr(6)]);
+    // xe: MI_LOAD_REGISTER_REG | MI_LRR_DST_CS_MMIO; reg; CS_GPR_REG(0, 0).
+    cmds.extend([LRR_CS & !(1 << 18), 0x6208, gpr(4)]);
+    // xe: MI_LOAD_REGISTER_REG | MI_LRR_SRC_CS_MMIO; CS_GPR_REG(0, 0); reg.
+    cmds.extend([LRR_CS & !(1 << 19), gpr(6), 0x6208]);
+    cmds.push(MI_NOOP);
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.r(gpr(6)), 0x5a5a, "GPR to GPR");
+    assert_eq!(h.r(gpr(4)), 0, "an unmodelled source reads 0");
+    let got: Vec<_> = h
+        .events("engine_unmodelled_reg")
+        .iter()
+        .map(|v| (v["op"].clone(), v["offset"].clone(), v["value"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("read".into(), "0x6208".into(), "0x0".into()),
+            ("write".into(), "0x6208".into(), "0x5a5a".into()),
+        ]
+    );
+
+    let mut h = H::new("rcs0");
+    let tail = h.emit(RING, 0, &[LRR_CS + 1, gpr(0), gpr(2), 0, MI_NOOP, MI_NOOP]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), LRR_CS + 1);
+
+    let mut h = H::new("rcs0");
+    let tail = h.emit(RING, 0, &[LRR_CS, gpr(0), reg::RING_START, MI_NOOP]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_START), RING as u32, "not written");
+}
+
+/// `MI_MATH(n)` (`xe_mi_commands.h`).
+const fn mi_math(n: u32) -> u32 {
+    0x1a << 23 | (n - 1)
+}
+
+/// An ALU instruction (seed 004 L789-794).
+const fn alu(opc: u32, op1: u32, op2: u32) -> u32 {
+    opc << 20 | op1 << 10 | op2
+}
+
+const SRCA: u32 = 0x20;
+const SRCB: u32 = 0x21;
+const ACCU: u32 = 0x31;
+const ZF: u32 = 0x32;
+const CF: u32 = 0x33;
+
+/// LRIs setting 64-bit GPR `n` to `v`.
+fn set_gpr(n: u32, v: u64) -> [u32; 6] {
+    let a = reg::CS_GPR + 8 * n;
+    [LRI_1, a, v as u32, LRI_1, a + 4, (v >> 32) as u32]
+}
+
+/// MI_MATH: xe's `emit_wa_job` read-modify-write (R0 = R0 & !R1 | R2),
+/// ADD's carry and SUB's borrow, ZF, the shift rule (15 shifts by 8),
+/// SAR, LOAD1 and STOREINV, each checked in the GPRs.
+#[test]
+fn mi_math_computes_on_the_gprs() {
+    let mut h = H::new("rcs0");
+    let gpr = |h: &mut H, n: u32| {
+        u64::from(h.r(reg::CS_GPR + 8 * n)) | u64::from(h.r(reg::CS_GPR + 8 * n + 4)) << 32
+    };
+    let mut cmds = Vec::new();
+    cmds.extend(set_gpr(0, 0xf0f0_0000_ffff_00ff));
+    cmds.extend(set_gpr(1, 0x00ff));
+    cmds.extend(set_gpr(2, 0x1_0000_0100));
+    cmds.extend(set_gpr(3, u64::MAX));
+    cmds.extend(set_gpr(4, 2));
+    cmds.extend(set_gpr(5, 15));
+    cmds.extend(set_gpr(6, 0x8000_0000_0000_0000));
+    cmds.extend([
+        mi_math(8),
+        alu(0x080, SRCA, 0),
+        alu(0x480, SRCB, 1),
+        alu(0x102, 0, 0),
+        alu(0x180, 0, ACCU),
+        alu(0x080, SRCA, 0),
+        alu(0x080, SRCB, 2),
+        alu(0x103, 0, 0),
+        alu(0x180, 0, ACCU),
+    ]);
+    cmds.extend([
+        mi_math(21),
+        // R7 = R3 + R4 (wraps to 1), R8 = CF of it.
+        alu(0x080, SRCA, 3),
+        alu(0x080, SRCB, 4),
+        alu(0x100, 0, 0),
+        alu(0x180, 7, ACCU),
+        alu(0x180, 8, CF),
+        // R9 = ZF of R4 - R4 (set), R10 = STOREINV CF of it (no borrow).
+        alu(0x080, SRCA, 4),
+        alu(0x080, SRCB, 4),
+        alu(0x101, 0, 0),
+        alu(0x180, 9, ZF),
+        alu(0x580, 10, CF),
+        // R11 = 1 << 15 shifts by 8.
+        alu(0x481, SRCA, 0),
+        alu(0x080, SRCB, 5),
+        alu(0x106, 0, 0),
+        alu(0x180, 11, ACCU),
+        // R12 = R6 SAR 2, R13 = R6 SHR 2.
+        alu(0x080, SRCA, 6),
+        alu(0x080, SRCB, 4),
+        alu(0x107, 0, 0),
+        alu(0x180, 12, ACCU),
+        alu(0x106, 0, 0),
+        alu(0x180, 13, ACCU),
+        alu(0x002, 0, 0),
+    ]);
+    cmds.push(MI_NOOP);
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(gpr(&mut h, 0), 0xf0f0_0001_ffff_0100, "(R0 & !R1) | R2");
+    assert_eq!(gpr(&mut h, 7), 1, "ADD wraps");
+    assert_eq!(gpr(&mut h, 8), u64::MAX, "its carry on all 64 bits");
+    assert_eq!(gpr(&mut h, 9), u64::MAX, "ZF after SUB to 0");
+    assert_eq!(gpr(&mut h, 10), u64::MAX, "STOREINV of a clear CF");
+    assert_eq!(gpr(&mut h, 11), u64::MAX >> 8, "a shift of 15 is 8");
+    assert_eq!(gpr(&mut h, 12), 0xe000_0000_0000_0000, "SAR keeps the sign");
+    assert_eq!(gpr(&mut h, 13), 0x2000_0000_0000_0000, "SHR does not");
+    assert_eq!(h.counters("rcs0").contexts_completed, 1);
+}
+
+/// An MI_MATH whose length swallows the next command (an ALU opcode
+/// 0x010 from MI_USER_INTERRUPT) and one with LOADIND are instruction
+/// errors; no instruction of either runs.
+#[test]
+fn malformed_mi_math_is_refused() {
+    for bad in [MI_USER_INTERRUPT, alu(0x082, 0, ACCU)] {
+        let mut h = H::new("rcs0");
+        let mut cmds = set_gpr(0, 5).to_vec();
+        cmds.extend([mi_math(3), alu(0x481, SRCA, 0), alu(0x180, 0, ACCU), bad]);
+        cmds.extend([MI_NOOP, MI_NOOP]);
+        let tail = h.emit(RING, 0, &cmds);
+        h.lrc(LRCA, RING, 0, tail);
+        h.submit(&[(LRCA, CTX)]);
+        assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+        assert_eq!(h.r(reg::RING_IPEHR), mi_math(3));
+        assert_eq!(h.r(reg::CS_GPR), 5, "R0 not stored");
+    }
+}
+
+/// `CMD_3DSTATE_CONSTANT_VS` (11 dwords) and `CMD_3DSTATE_DRAWING_RECTANGLE`
+/// (4 dwords) as xe's default-LRC job emits them
+/// (`xe_gfxpipe_commands.h`, `xe_lrc_emit_hwe_state_instructions`).
+const STATE_CONSTANT_VS: u32 = 0x7815_0000 | (11 - 2);
+const STATE_DRAWING_RECTANGLE: u32 = 0x7900_0000 | (4 - 2);
+
+/// 3DSTATE commands run on RCS0 (each its own length, zero payloads, the
+/// store after them lands); on CCS0 they are an instruction error.
+#[test]
+fn three_d_state_is_taken_on_render_only() {
+    let mut h = H::new("rcs0");
+    let mut cmds = vec![STATE_CONSTANT_VS];
+    cmds.extend([0; 10]);
+    cmds.extend([STATE_DRAWING_RECTANGLE, 0, 0, 0]);
+    cmds.extend(sdi(DATA, 9));
+    cmds.extend([MI_NOOP, MI_NOOP, MI_NOOP]);
+    let tail = h.emit(RING, 0, &cmds);
+    assert_eq!(tail % 8, 0);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.bus.r32(DATA), 9);
+    assert_eq!(h.counters("rcs0").commands, 6);
+
+    let mut h = H::new("ccs0");
+    let tail = h.emit(RING, 0, &[STATE_DRAWING_RECTANGLE, 0, 0, 0]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), STATE_DRAWING_RECTANGLE);
+}
+
+/// A 3DSTATE whose length field is one short leaves its last payload
+/// dword (here 0xffffffff, header type 7: reserved, seed 004 L559-567)
+/// to be parsed as a command, which is an instruction error there.
+#[test]
+fn a_short_three_d_state_is_refused_at_its_trailing_dword() {
+    let mut h = H::new("rcs0");
+    let short = 0x7900_0000 | (3 - 2);
+    let tail = h.emit(RING, 0, &[short, 0, 0, 0xffff_ffff, MI_NOOP, MI_NOOP]);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION);
+    assert_eq!(h.r(reg::RING_IPEHR), 0xffff_ffff);
+    assert_eq!(h.r(reg::RING_ACTHD), RING as u32 + 12);
 }
 
 /// A context image that is not NOOP / LRI / BB_END is an instruction
