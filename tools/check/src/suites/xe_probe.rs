@@ -12,8 +12,10 @@
 //!   cleanly;
 //! - `furthest stage`: xe got at least as far as the baseline's
 //!   `stage` ([`stages`]);
-//! - `unmodelled accesses`: at most `unknown_max` distinct
-//!   (op, offset) pairs the mock does not model; all of them are listed;
+//! - `unmodelled accesses`: at most `unknown_max` distinct accesses to
+//!   registers the mock does not model: the host's over BAR0 (the summary's
+//!   `unknown`) and those of xe's commands on the engines (SRM, LRI, LRR:
+//!   the trace's `engine_unmodelled_reg`); all of them are listed;
 //! - `gaps explained`: each of them lies in a `[[gap]]` range of
 //!   the baseline, which says why it stays unmodelled;
 //! - `violations explained`: each mock violation kind is one the
@@ -33,6 +35,7 @@ use anyhow::{Context as _, Result};
 use serde::Deserialize;
 use stages::Stage;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use xehpg_mock::summary::Summary;
@@ -49,6 +52,9 @@ const GUEST_TIMEOUT_SECS: u64 = 240;
 
 /// On top of the guest's timeout: boot and teardown.
 const BOOT_MARGIN_SECS: u64 = 120;
+
+/// The mock's trace, in the suite's log directory.
+const TRACE: &str = "trace.jsonl";
 
 /// Suite name, the prefix of its cases.
 const NAME: &str = "xe-probe";
@@ -179,25 +185,24 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     let Ok(s) = parsed else {
         return r.case(Case::fail("furthest stage", "no mock summary to judge"));
     };
-    for c in judge(&base, &s, &guest) {
+    let trace = std::fs::read_to_string(logs.join(TRACE)).unwrap_or_default();
+    let unmodelled = accesses(&s, &trace);
+    for c in judge(&base, &s, &guest, &unmodelled) {
         r.case(c);
     }
     let reached = stages::furthest(&s, &guest);
+    let total: u64 = unmodelled.iter().map(|a| a.count).sum();
     r.note(&format!(
-        "{NAME}: xe reached stage `{reached}` (baseline `{}`); {} unmodelled access(es) at {} distinct op/offset pair(s); logs in {}",
+        "{NAME}: xe reached stage `{reached}` (baseline `{}`); {total} unmodelled access(es) at {} \
+         distinct pair(s), {} of them by the command streamer; logs in {}",
         base.stage,
-        s.unknown_accesses,
-        s.unknown.len(),
+        unmodelled.len(),
+        unmodelled.iter().filter(|a| a.by == By::Engine).count(),
         logs.display()
     ));
-    for u in &s.unknown {
-        let why = base.gap_of(u.offset.0).map_or("UNEXPLAINED", |g| g.short());
-        r.note(&format!(
-            "{NAME}: unmodelled {} {:#x} ({}x): {why}",
-            u.op.name(),
-            u.offset.0,
-            u.count
-        ));
+    for a in &unmodelled {
+        let why = base.gap_of(a.offset).map_or("UNEXPLAINED", |g| g.short());
+        r.note(&format!("{NAME}: unmodelled {a}: {why}"));
     }
     for line in guest.log.iter().take(8) {
         r.note(&format!("{NAME}: xe said: {line}"));
@@ -208,9 +213,74 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     r.note(&format!("{NAME}: {:.1} s", start.elapsed().as_secs_f64()));
 }
 
+/// Who made an access the mock does not model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum By {
+    /// The host, over BAR0 (the summary's `unknown`).
+    Host,
+    /// A command streamer running one of xe's commands (SRM, LRI, LRR:
+    /// the trace's `engine_unmodelled_reg`).
+    Engine,
+}
+
+/// One distinct unmodelled access.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Access {
+    by: By,
+    op: String,
+    offset: u64,
+    count: u64,
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let by = match self.by {
+            By::Host => "",
+            By::Engine => " (command streamer)",
+        };
+        write!(f, "{} {:#x}{by} ({}x)", self.op, self.offset, self.count)
+    }
+}
+
+/// The host's unmodelled accesses (summary) and the command streamers'
+/// (trace events), each distinct (who, op, offset) once with its count.
+fn accesses(s: &Summary, trace: &str) -> Vec<Access> {
+    let mut out: Vec<Access> = s
+        .unknown
+        .iter()
+        .map(|u| Access {
+            by: By::Host,
+            op: u.op.name().to_string(),
+            offset: u.offset.0,
+            count: u.count,
+        })
+        .collect();
+    let mut engine: BTreeMap<(String, u64), u64> = BTreeMap::new();
+    for v in trace
+        .lines()
+        .filter(|l| l.contains("\"engine_unmodelled_reg\""))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+    {
+        let op = v["op"].as_str().unwrap_or("?").to_string();
+        let offset = v["offset"]
+            .as_str()
+            .and_then(|o| u64::from_str_radix(o.trim_start_matches("0x"), 16).ok());
+        if let Some(offset) = offset {
+            *engine.entry((op, offset)).or_default() += 1;
+        }
+    }
+    out.extend(engine.into_iter().map(|((op, offset), count)| Access {
+        by: By::Engine,
+        op,
+        offset,
+        count,
+    }));
+    out
+}
+
 /// The judged cases of a run: stage, unmodelled accesses, their reasons,
 /// violations.
-fn judge(base: &Baseline, s: &Summary, guest: &stages::Guest) -> Vec<Case> {
+fn judge(base: &Baseline, s: &Summary, guest: &stages::Guest, unmodelled: &[Access]) -> Vec<Case> {
     let reached = stages::furthest(s, guest);
     let stage = verdict(
         "furthest stage",
@@ -222,28 +292,27 @@ fn judge(base: &Baseline, s: &Summary, guest: &stages::Guest) -> Vec<Case> {
         }),
     )
     .with_details(guest.log.iter().cloned());
-    let list = s.unknown.iter().map(|u| {
+    let list = unmodelled.iter().map(|a| {
         let why = base
-            .gap_of(u.offset.0)
+            .gap_of(a.offset)
             .map_or("UNEXPLAINED", |g| g.why.as_str());
-        format!("{} {:#x} ({}x): {why}", u.op.name(), u.offset.0, u.count)
+        format!("{a}: {why}")
     });
     let count = verdict(
         "unmodelled accesses",
-        (s.unknown.len() > base.unknown_max).then(|| {
+        (unmodelled.len() > base.unknown_max).then(|| {
             format!(
-                "{} distinct unmodelled op/offset pairs, more than the baseline's {}",
-                s.unknown.len(),
+                "{} distinct unmodelled accesses, more than the baseline's {}",
+                unmodelled.len(),
                 base.unknown_max
             )
         }),
     )
     .with_details(list);
-    let unexplained: Vec<String> = s
-        .unknown
+    let unexplained: Vec<String> = unmodelled
         .iter()
-        .filter(|u| base.gap_of(u.offset.0).is_none())
-        .map(|u| format!("{} {:#x}", u.op.name(), u.offset.0))
+        .filter(|a| base.gap_of(a.offset).is_none())
+        .map(ToString::to_string)
         .collect();
     let gaps = verdict(
         "gaps explained",
@@ -327,14 +396,36 @@ read_only_write = "xe writes it; the PRM says RO"
         cases.iter().map(|c| c.status == Status::Pass).collect()
     }
 
+    /// Judges `s` with the accesses it and `trace` hold.
+    fn run_judge(base: &Baseline, s: &Summary, trace: &str) -> Vec<Case> {
+        judge(base, s, &Default::default(), &accesses(s, trace))
+    }
+
+    const CS_READ: &str = r#"{"seq":9,"ev":"engine_unmodelled_reg","engine":"rcs0","command":"MI_STORE_REGISTER_MEM","op":"read","offset":"0x1a00","value":"0x0"}"#;
+
     #[test]
     fn at_baseline_everything_passes() {
-        let cases = judge(
-            &baseline(BASE),
-            &summary(&[0x1004, 0x1800]),
-            &Default::default(),
-        );
+        let cases = run_judge(&baseline(BASE), &summary(&[0x1004, 0x1800]), "");
         assert_eq!(statuses(&cases), [true, true, true, true]);
+    }
+
+    #[test]
+    fn command_streamer_accesses_count_and_need_a_reason() {
+        let s = summary(&[0x1004]);
+        // The same engine access twice is one distinct pair, counted twice.
+        let trace = format!("{CS_READ}\n{{\"ev\":\"mmio_read\"}}\n{CS_READ}\n");
+        let list = accesses(&s, &trace);
+        assert_eq!(list.len(), 2);
+        assert_eq!(
+            (list[1].by, list[1].offset, list[1].count),
+            (By::Engine, 0x1a00, 2)
+        );
+        assert_eq!(statuses(&run_judge(&baseline(BASE), &s, &trace)), [true; 4]);
+        // Outside every gap, and one more than the baseline allows.
+        let far = CS_READ.replace("0x1a00", "0x9a00");
+        let cases = run_judge(&baseline(BASE), &summary(&[0x1004, 0x1800]), &far);
+        assert_eq!(statuses(&cases), [true, false, false, true]);
+        assert!(cases[2].status != Status::Pass);
     }
 
     #[test]
@@ -343,10 +434,10 @@ read_only_write = "xe writes it; the PRM says RO"
         // Short of the stage: no CT enable.
         let mut s = summary(&[]);
         s.ct.enables = 0;
-        assert!(!statuses(&judge(&base, &s, &Default::default()))[0]);
+        assert!(!statuses(&run_judge(&base, &s, ""))[0]);
         // More unmodelled accesses than the baseline, one outside any gap.
         let s = summary(&[0x1004, 0x1800, 0x9000]);
-        let cases = judge(&base, &s, &Default::default());
+        let cases = run_judge(&base, &s, "");
         assert_eq!(statuses(&cases), [true, false, false, true]);
         assert!(cases[1]
             .details
@@ -356,7 +447,7 @@ read_only_write = "xe writes it; the PRM says RO"
         let mut s = summary(&[]);
         s.violation_kinds.insert("forcewake_not_held".into(), 2);
         s.violation_kinds.insert("read_only_write".into(), 7);
-        assert!(!statuses(&judge(&base, &s, &Default::default()))[3]);
+        assert!(!statuses(&run_judge(&base, &s, ""))[3]);
     }
 
     #[test]
