@@ -34,7 +34,9 @@
 //! | 0x9c | `RING_MI_MODE` | masked; `STOP_RING` bit 8; `MODE_IDLE` bit 9 read-only |
 //! | 0xa8 | `RING_IMR` | storage, no effect |
 //! | 0xb0/0xb4/0xb8 | `RING_EIR` (RW1C) / `RING_EMR` / `RING_ESR` | error bits 0 instruction, 4 page table |
+//! | 0xc4 | `RING_CMD_CCTL` | storage, masked; also written by LRI / LRR (command-fetch caching: nothing to do) |
 //! | 0xd0 | `RING_RESET_CTL` | masked: `REQUEST_RESET` bit 0, `READY_TO_RESET` bit 1 |
+//! | 0xec | `CS_DEBUG_MODE1` | storage, masked; also written by LRI / LRR |
 //! | 0x234/0x238 | `RING_EXECLIST_STATUS_LO/HI` | `[MODEL]` lo bit 0 = a context is active; hi = its SW context ID (0xffff idle) |
 //! | 0x240 | `RING_CURRENT_LRCA` | the active LRCA, 0 idle |
 //! | 0x244 | `RING_CONTEXT_CONTROL` | the active context's (masked) |
@@ -42,9 +44,16 @@
 //! | 0x370-0x39f, 0x3c0-0x3ef | CSB mirror | entries 0-5, 6-11, read-only |
 //! | 0x3a0 | `RING_CONTEXT_STATUS_PTR` | masked; write pointer 3:0, read pointer 11:8 |
 //! | 0x3a8 | `RING_CTX_TIMESTAMP` | `[MODEL]` reads 0 (no context time is kept); writes have no effect |
+//! | 0x4d0-0x4fc | `RING_FORCE_TO_NONPRIV(0..11)` | storage; also written by LRI / LRR (the mock runs no non-privileged batch, so the whitelist changes nothing) |
 //! | 0x510-0x54f | `RING_EXECLIST_SQ_CONTENTS` | 8 elements (lo, hi), kept across Load |
 //! | 0x550 | `RING_EXECLIST_CONTROL` | bit 0 `EL_CTRL_LOAD` |
 //! | 0x600-0x67f | `CS_GPR` | `[MODEL]` storage (R0-R15, 64 bits each), also written by LRI / LRR and `MI_MATH` ([`cs`]) |
+//!
+//! The storage registers (`RING_CMD_CCTL`, `CS_DEBUG_MODE1`,
+//! `RING_FORCE_TO_NONPRIV`) are engine-wide and cleared by an engine reset
+//! (`[MODEL]`: the seed lists them in the context image, L1583/L1601; the
+//! mock restores only the ring registers from an image). xe programs them
+//! at init (`xe_reg_whitelist.c`, `xe_wa.c`); found by the `xe-probe` suite.
 //!
 //! Each register constant below cites its source. `GDRST` (0x941C) is the
 //! GuC unit's register; the register file hands its engine domain bits
@@ -76,6 +85,7 @@ use super::guc::ggtt::Tlb;
 use super::guc::Bus;
 use super::intc::Class;
 use super::intc::Source;
+use super::tuning::masked;
 use super::Fuses;
 use crate::recorder::Recorder;
 use crate::trace::Event;
@@ -215,6 +225,17 @@ pub mod reg {
     pub const SQ_CONTENTS: u32 = 0x510;
     /// `RING_EXECLIST_CONTROL` (`xe_engine_regs.h`).
     pub const RING_EXECLIST_CONTROL: u32 = 0x550;
+    /// `RING_CMD_CCTL` (`xe_engine_regs.h`, masked; seed 004 L1583
+    /// `CMD_CCTL_0`): cache control of command fetches.
+    pub const RING_CMD_CCTL: u32 = 0xc4;
+    /// `CS_DEBUG_MODE1` (`xe_engine_regs.h`, masked).
+    pub const CS_DEBUG_MODE1: u32 = 0xec;
+    /// `RING_FORCE_TO_NONPRIV(0..11)` (`xe_engine_regs.h`; seed 004 L1601
+    /// `RCS_FORCE_TO_NONPRIV_0_11`): the registers a non-privileged batch
+    /// may access.
+    pub const FORCE_TO_NONPRIV: u32 = 0x4d0;
+    /// End of the `FORCE_TO_NONPRIV` slots (exclusive).
+    pub const FORCE_TO_NONPRIV_END: u32 = 0x500;
     /// `CS_GPR` R0..R15, 64 bits each (seed 004 L1348, L1841).
     pub const CS_GPR: u32 = 0x600;
     /// End of `CS_GPR` (exclusive).
@@ -276,6 +297,9 @@ pub fn reg_name(rel: u32) -> Option<&'static str> {
         RING_CONTEXT_STATUS_PTR => "RING_CONTEXT_STATUS_PTR",
         RING_CTX_TIMESTAMP => "RING_CTX_TIMESTAMP",
         RING_EXECLIST_CONTROL => "RING_EXECLIST_CONTROL",
+        RING_CMD_CCTL => "RING_CMD_CCTL",
+        CS_DEBUG_MODE1 => "CS_DEBUG_MODE1",
+        o if (FORCE_TO_NONPRIV..FORCE_TO_NONPRIV_END).contains(&o) => "RING_FORCE_TO_NONPRIV",
         o if (CSB_BUF..CSB_BUF + 0x30).contains(&o) || (CSB_BUF2..CSB_BUF2 + 0x30).contains(&o) => {
             "CTXT_ST_BUF"
         }
@@ -490,6 +514,9 @@ pub struct Engine {
     context_control: u32,
     gpr: [u32; 32],
     sq: [u32; 16],
+    /// `RING_CMD_CCTL`, `CS_DEBUG_MODE1` and `RING_FORCE_TO_NONPRIV`:
+    /// storage (module docs, "Storage registers").
+    storage: Storage,
     /// The CSB pointers and mirror.
     pub csb: csb::Csb,
     /// Elements of the execution queue not yet started.
@@ -549,6 +576,7 @@ impl Engine {
             ring_mode: 0,
             context_control: 0,
             gpr: [0; 32],
+            storage: Storage::default(),
             sq: [0; 16],
             csb: csb::Csb::default(),
             eq: VecDeque::new(),
@@ -649,7 +677,7 @@ impl Engine {
                 self.sq[dw_index(o, SQ_CONTENTS)]
             }
             o if (CS_GPR..CS_GPR_END).contains(&o) => self.gpr[dw_index(o, CS_GPR)],
-            _ => return None,
+            o => return self.storage.read(o),
         };
         Some(v)
     }
@@ -748,9 +776,15 @@ impl Engine {
                 self.sq[dw_index(o, SQ_CONTENTS)] = value;
             }
             o if (CS_GPR..CS_GPR_END).contains(&o) => self.gpr[dw_index(o, CS_GPR)] = value,
-            _ => return None,
+            o => return self.storage.write(o, value),
         }
         Some(())
+    }
+
+    /// A command's write to a storage register (`LRI`, `LRR`): as the
+    /// host's; `false` if `rel` is none.
+    pub fn write_storage(&mut self, rel: u32, value: u32) -> bool {
+        self.storage.write(rel, value).is_some()
     }
 
     /// A rule the driver broke on this engine.
@@ -1098,6 +1132,7 @@ impl Engine {
         self.acthd = 0;
         self.reset_ctl = 0;
         self.context_control = 0;
+        self.storage = Storage::default();
         io.rec.emit(Event::EngineReset {
             engine: self.def.name,
             cause,
@@ -1195,11 +1230,41 @@ fn dw_index(rel: u32, start: u32) -> usize {
     ((rel - start) / 4) as usize
 }
 
-/// `_MASKED_BIT_ENABLE` registers (seed004.md §2.1): bits 31:16 enable the
-/// writes of bits 15:0.
-fn masked(old: u32, value: u32) -> u32 {
-    let mask = value >> 16;
-    (old & !mask) | (value & mask)
+/// Storage registers of an engine's window (module docs, "Storage
+/// registers"): what is written reads back; the masked ones change only the
+/// bits a write's upper half selects. Reset with the engine.
+#[derive(Debug, Clone, Copy, Default)]
+struct Storage {
+    cmd_cctl: u32,
+    debug_mode1: u32,
+    nonpriv: [u32; 12],
+}
+
+impl Storage {
+    fn read(&self, rel: u32) -> Option<u32> {
+        use reg::*;
+        match rel {
+            RING_CMD_CCTL => Some(self.cmd_cctl),
+            CS_DEBUG_MODE1 => Some(self.debug_mode1),
+            o if (FORCE_TO_NONPRIV..FORCE_TO_NONPRIV_END).contains(&o) => {
+                self.nonpriv.get(dw_index(o, FORCE_TO_NONPRIV)).copied()
+            }
+            _ => None,
+        }
+    }
+
+    fn write(&mut self, rel: u32, value: u32) -> Option<()> {
+        use reg::*;
+        match rel {
+            RING_CMD_CCTL => self.cmd_cctl = masked(self.cmd_cctl, value),
+            CS_DEBUG_MODE1 => self.debug_mode1 = masked(self.debug_mode1, value),
+            o if (FORCE_TO_NONPRIV..FORCE_TO_NONPRIV_END).contains(&o) => {
+                *self.nonpriv.get_mut(dw_index(o, FORCE_TO_NONPRIV))? = value;
+            }
+            _ => return None,
+        }
+        Some(())
+    }
 }
 
 /// The command streamers of the part.

@@ -527,8 +527,18 @@ fn store(io: &mut Io<'_>, addr: u64, bytes: &[u8], what: &str) -> Result<(), Fai
 enum RegWrite {
     /// A register of the engine's window a command may write.
     Engine(u32),
+    /// A storage register of the window (written as the host writes it).
+    Storage(u32),
     /// A register the mock does not model: recorded and dropped.
     Unmodelled,
+}
+
+/// The window's storage registers (`RING_CMD_CCTL`, `CS_DEBUG_MODE1`,
+/// `RING_FORCE_TO_NONPRIV`): a privileged command may write them.
+fn is_storage(rel: u32) -> bool {
+    rel == reg::RING_CMD_CCTL
+        || rel == reg::CS_DEBUG_MODE1
+        || (reg::FORCE_TO_NONPRIV..reg::FORCE_TO_NONPRIV_END).contains(&rel)
 }
 
 /// Classifies a command's write of register `addr` (`cs_mmio`: the
@@ -540,6 +550,7 @@ fn reg_write_target(e: &Engine, command: &str, addr: u32, cs_mmio: bool) -> Resu
             Ok(RegWrite::Engine(r))
         }
         Some(r) if (reg::CS_GPR..reg::CS_GPR_END).contains(&r) => Ok(RegWrite::Engine(r)),
+        Some(r) if is_storage(r) => Ok(RegWrite::Storage(r)),
         Some(r) if super::reg_name(r).is_some() => Err((
             ErrorKind::Instruction,
             format!(
@@ -571,6 +582,9 @@ fn reg_write(
         // [MODEL] No context time is kept (the register reads 0).
         RegWrite::Engine(reg::RING_CTX_TIMESTAMP) => {}
         RegWrite::Engine(r) => e.gpr[super::dw_index(r, reg::CS_GPR)] = value,
+        RegWrite::Storage(r) => {
+            e.write_storage(r, value);
+        }
         RegWrite::Unmodelled => unmodelled(e, io, command, "write", addr, cs_mmio, value),
     }
 }

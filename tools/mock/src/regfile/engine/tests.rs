@@ -922,7 +922,7 @@ fn lri_to_unmodelled_registers_is_recorded_not_refused() {
         lri3,
         0x6208,
         0x1234,
-        b + 0xc4,
+        b + 0x204,
         0x10001,
         b + reg::CS_GPR,
         7,
@@ -944,7 +944,7 @@ fn lri_to_unmodelled_registers_is_recorded_not_refused() {
             ("write".into(), "0x6208".into(), "0x1234".into()),
             (
                 "write".into(),
-                format!("{:#x}", b + 0xc4).into(),
+                format!("{:#x}", b + 0x204).into(),
                 "0x10001".into()
             ),
         ]
@@ -1378,6 +1378,44 @@ fn windows_power_presence_and_storage() {
     for d in &ENGINES {
         assert!(crate::regfile::intc::Intc::has_source(d.src), "{}", d.name);
         assert_eq!(d.src.name(), Some(d.name));
+    }
+}
+
+/// `RING_CMD_CCTL`, `CS_DEBUG_MODE1` (masked) and `RING_FORCE_TO_NONPRIV`
+/// are storage for the host and for a privileged LRI (xe programs them at
+/// init and in its workaround job); an engine reset clears them.
+#[test]
+fn storage_registers_read_back_and_reset() {
+    let mut h = H::new("rcs0");
+    let b = h.base;
+    h.w(reg::RING_CMD_CCTL, 0x0003_0001);
+    assert_eq!(
+        h.r(reg::RING_CMD_CCTL),
+        1,
+        "masked: bit 1 cleared, bit 0 set"
+    );
+    h.w(reg::FORCE_TO_NONPRIV + 4 * 11, 0x0002_4d00);
+    assert_eq!(h.r(reg::FORCE_TO_NONPRIV + 4 * 11), 0x0002_4d00);
+    assert_eq!(h.rf.read(b + reg::FORCE_TO_NONPRIV_END, &mut h.rec), None);
+    let lri = 0x22 << 23 | (2 - 1);
+    let tail = h.emit(
+        RING,
+        0,
+        &[lri, b + reg::CS_DEBUG_MODE1, 0x0004_0004, MI_NOOP],
+    );
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.r(reg::CS_DEBUG_MODE1), 4);
+    assert!(h.events("engine_unmodelled_reg").is_empty());
+    let gdrst = crate::regs::guc::GDRST.offset;
+    h.rf.write_with(gdrst, GRDOM_RENDER, &mut h.rec, &mut h.bus);
+    for rel in [
+        reg::RING_CMD_CCTL,
+        reg::CS_DEBUG_MODE1,
+        reg::FORCE_TO_NONPRIV + 44,
+    ] {
+        assert_eq!(h.r(rel), 0, "{rel:#x} after the reset");
     }
 }
 
