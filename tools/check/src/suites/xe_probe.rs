@@ -53,8 +53,11 @@ const GUEST_TIMEOUT_SECS: u64 = 240;
 /// On top of the guest's timeout: boot and teardown.
 const BOOT_MARGIN_SECS: u64 = 120;
 
-/// The mock's trace, in the suite's log directory.
+/// The mock's trace, summary and the guest's console, in the suite's log
+/// directory.
 const TRACE: &str = "trace.jsonl";
+const SUMMARY: &str = "mock.json";
+const CONSOLE: &str = "console.log";
 
 /// Suite name, the prefix of its cases.
 const NAME: &str = "xe-probe";
@@ -126,34 +129,10 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     let logs = ctx.log_dir(NAME);
     let (out, console, summary) = (
         logs.join("output.log"),
-        logs.join("console.log"),
-        logs.join("mock.json"),
+        logs.join(CONSOLE),
+        logs.join(SUMMARY),
     );
-    let mut cmd = ctx.vm_command();
-    cmd.args([
-        "-q",
-        &format!("--timeout={GUEST_TIMEOUT_SECS}"),
-        "--no-module",
-    ])
-    .arg(format!("--console={}", console.display()))
-    .arg(format!("--summary={}", summary.display()))
-    // The mock's trace: where xe's accesses went, for closing the gaps.
-    .arg(format!("--trace={}", logs.join("trace.jsonl").display()))
-    .arg(format!(
-        "--guest-file={}:/tests/xe-probe.sh",
-        ctx.repo.join(SCRIPT).display()
-    ))
-    .args(
-        order
-            .iter()
-            .map(|m| format!("--guest-file={}:/xe/{}.ko", m.path.display(), m.name)),
-    )
-    .args(base.mock_args.iter().map(|a| format!("--mock-arg={a}")));
-    let names: Vec<&str> = order.iter().map(|m| m.name.as_str()).collect();
-    cmd.args([
-        "--",
-        &format!("sh /tests/xe-probe.sh {} {}", base.max_vfs, names.join(" ")),
-    ]);
+    let mut cmd = command(ctx, &base, &order, &logs);
     let limit = Duration::from_secs(GUEST_TIMEOUT_SECS + BOOT_MARGIN_SECS);
     let mut notes = Vec::new();
     let finished = run_vm(
@@ -204,13 +183,55 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         let why = base.gap_of(a.offset).map_or("UNEXPLAINED", |g| g.short());
         r.note(&format!("{NAME}: unmodelled {a}: {why}"));
     }
-    for line in guest.log.iter().take(8) {
+    // xe's verdicts, not its chatter: errors, its probe result, a wedge.
+    let verdicts = guest
+        .log
+        .iter()
+        .filter(|l| l.contains("ERROR") || l.contains("probe") || l.contains("wedged"));
+    for line in verdicts.take(12) {
         r.note(&format!("{NAME}: xe said: {line}"));
     }
     for n in notes {
         r.note(&n);
     }
     r.note(&format!("{NAME}: {:.1} s", start.elapsed().as_secs_f64()));
+}
+
+/// `tools/vm/run` for the suite: no xehpg, xe and its dependencies in
+/// `/xe/`, the baseline's mock arguments, the guest script with the load
+/// order; console, summary and trace into `logs`.
+fn command(
+    ctx: &Context,
+    base: &Baseline,
+    order: &[modules::Module],
+    logs: &Path,
+) -> std::process::Command {
+    let mut cmd = ctx.vm_command();
+    cmd.args([
+        "-q",
+        &format!("--timeout={GUEST_TIMEOUT_SECS}"),
+        "--no-module",
+    ])
+    .arg(format!("--console={}", logs.join(CONSOLE).display()))
+    .arg(format!("--summary={}", logs.join(SUMMARY).display()))
+    // The mock's trace: where xe's accesses went, for closing the gaps.
+    .arg(format!("--trace={}", logs.join(TRACE).display()))
+    .arg(format!(
+        "--guest-file={}:/tests/xe-probe.sh",
+        ctx.repo.join(SCRIPT).display()
+    ))
+    .args(
+        order
+            .iter()
+            .map(|m| format!("--guest-file={}:/xe/{}.ko", m.path.display(), m.name)),
+    )
+    .args(base.mock_args.iter().map(|a| format!("--mock-arg={a}")));
+    let names: Vec<&str> = order.iter().map(|m| m.name.as_str()).collect();
+    cmd.args([
+        "--",
+        &format!("sh /tests/xe-probe.sh {} {}", base.max_vfs, names.join(" ")),
+    ]);
+    cmd
 }
 
 /// Who made an access the mock does not model.
