@@ -34,10 +34,12 @@ dmesg | grep -E '\] xe [0-9a-f:.]+: ' | grep -vE 'Missing outer runtime PM' |
 	sed 's/^\[[ 0-9.]*\] /xe-probe: log=/' | head -n 40
 
 if [ "$drv" = xe ]; then
+	# The same device appears under several DRM minors: the first is enough.
 	for d in /sys/kernel/debug/dri/*/; do
 		[ -e "$d/gt0" ] || continue
 		echo "xe-probe: debugfs=$(ls "$d/gt0" | tr '\n' ' ')"
 		sed 's/^/xe-probe: guc_info=/' "$d/gt0/uc/guc_info" 2>/dev/null | head -n 12
+		break
 	done
 	total=$(cat "$dev/sriov_totalvfs" 2>/dev/null || echo 0)
 	echo "xe-probe: sriov_totalvfs=$total"

@@ -168,6 +168,64 @@ pub mod action {
     pub const DEALLOCATE_DOORBELL: u32 = 0x20;
 }
 
+/// TLB invalidation through the GuC (`abi/guc_actions_abi.h`,
+/// `xe_guc_tlb_inval.c`).
+pub mod tlb {
+    /// `XE_GUC_ACTION_TLB_INVALIDATION`: {hdr, seqno, op (type 7:0, mode
+    /// 15:8, flush cache 31), range for the selective types}.
+    pub const INVALIDATION: u32 = 0x7000;
+    /// `XE_GUC_ACTION_TLB_INVALIDATION_DONE`: G2H {hdr, seqno}.
+    pub const INVALIDATION_DONE: u32 = 0x7001;
+    /// `XE_GUC_TLB_INVAL_GUC`: the GuC's own GGTT TLB. `XE_GUC_TLB_INVAL_FULL`
+    /// (0) and the page-selective types (1, 2) are the PPGTT's.
+    pub const INVAL_GUC: u32 = 3;
+    /// `TLB_INVALIDATION_SEQNO_INVALID`: no DONE wanted
+    /// (`xe_tlb_inval_types.h`).
+    pub const SEQNO_INVALID: u32 = 0x10_0000;
+}
+
+/// SLPC, the GuC's power and frequency manager (upstream
+/// `abi/guc_actions_slpc_abi.h`): its request, events and the shared-data
+/// page the host gives it.
+pub mod slpc {
+    /// `GUC_ACTION_HOST2GUC_PC_SLPC_REQUEST`: {hdr, event id 15:8 and
+    /// argc 7:0, argc data dwords}.
+    pub const REQUEST: u32 = 0x3003;
+    /// `GUC_ACTION_HOST2GUC_SETUP_PC_GUCRC`: {hdr, mode}.
+    pub const SETUP_PC_GUCRC: u32 = 0x3004;
+    /// `SLPC_EVENT_RESET`: {shared data GGTT address lo, hi}.
+    pub const EVENT_RESET: u32 = 0;
+    /// `SLPC_EVENT_SHUTDOWN`.
+    pub const EVENT_SHUTDOWN: u32 = 1;
+    /// `SLPC_EVENT_QUERY_TASK_STATE`: {shared data GGTT address lo, hi}.
+    pub const EVENT_QUERY_TASK_STATE: u32 = 5;
+    /// `SLPC_EVENT_PARAMETER_SET`: {parameter id, value}.
+    pub const EVENT_PARAMETER_SET: u32 = 6;
+    /// `SLPC_EVENT_PARAMETER_UNSET`: {parameter id}.
+    pub const EVENT_PARAMETER_UNSET: u32 = 7;
+    /// `SLPC_GLOBAL_STATE_RUNNING`.
+    pub const STATE_RUNNING: u32 = 3;
+    /// `SLPC_MAX_OVERRIDE_PARAMETERS`.
+    pub const MAX_PARAMETERS: u32 = 256;
+    /// `SLPC_SHARED_DATA_SIZE_BYTE_MAX`: `sizeof(struct slpc_shared_data)`.
+    pub const SHARED_DATA_BYTES: u32 = 8192;
+    /// `struct slpc_shared_data`: `header.global_state`.
+    pub const GLOBAL_STATE: u64 = 4;
+    /// `struct slpc_shared_data`: `task_state_data`.
+    pub const TASK_STATE: u64 = 128;
+    /// `struct slpc_shared_data`: `override_params.bits` (8 dwords), then
+    /// `override_params.values` (256).
+    pub const OVERRIDE_BITS: u64 = 192;
+    /// `struct slpc_shared_data`: `override_params.values`.
+    pub const OVERRIDE_VALUES: u64 = 224;
+    /// `GUCRC_FIRMWARE_CONTROL`: the highest GuC RC mode.
+    pub const GUCRC_FIRMWARE_CONTROL: u32 = 1;
+    /// `XE_GUC_ACTION_SET_DEVICE_ENGINE_ACTIVITY_BUFFER`: {hdr, metadata
+    /// GGTT address lo, hi, activity buffer lo, hi}
+    /// (`xe_guc_engine_activity.c` `enable_engine_activity_stats`).
+    pub const SET_DEVICE_ENGINE_ACTIVITY_BUFFER: u32 = 0x550C;
+}
+
 /// Error codes of FAILURE replies (`abi/guc_errors_abi.h`,
 /// `enum xe_guc_response`).
 pub mod error {

@@ -472,6 +472,21 @@ pub mod fuse {
         offset: 0x9140,
         fields: &[VDBOX, VEBOX],
     };
+    /// `FUSE2` bit 2: a production part (`PRODUCTION_HW`,
+    /// `regs/xe_gt_regs.h`).
+    pub const PRODUCTION_HW: FieldDef = FieldDef {
+        name: "production_hw",
+        hi: 2,
+        lo: 2,
+    };
+    /// `FUSE2` 0x9120 (`regs/xe_gt_regs.h`; not in the seed): upstream
+    /// reads `PRODUCTION_HW` to tell a production part from a
+    /// pre-production one (`xe_device.c` `detect_preproduction_hw`).
+    pub const FUSE2: RegDef = RegDef {
+        name: "FUSE2",
+        offset: 0x9120,
+        fields: &[PRODUCTION_HW],
+    };
     /// `XEHP_GT_COMPUTE_DSS_ENABLE` 0x9144: `fuse_dss_c_enable[31:0]` (seed
     /// 000 line 752; name from `regs/xe_gt_regs.h`).
     pub const XEHP_GT_COMPUTE_DSS_ENABLE: RegDef = RegDef {
@@ -700,6 +715,9 @@ pub mod tuning {
     pub const UNSLICE_UNIT_LEVEL_CLKGATE: RegDef = def("UNSLICE_UNIT_LEVEL_CLKGATE", 0x9434);
     /// 0x14800, RENDER; masked.
     pub const RCU_MODE: RegDef = def("RCU_MODE", 0x1_4800);
+    /// 0x14804, RENDER; masked: how compute slices are shared among the
+    /// CCS engines (`xe_gt_ccs_mode.c`); the mock's engines share nothing.
+    pub const CCS_MODE: RegDef = def("CCS_MODE", 0x1_4804);
     /// 0x101014, SGunit.
     pub const XEHP_CLOCK_GATE_DIS: RegDef = def("XEHP_CLOCK_GATE_DIS", 0x10_1014);
     /// `VDBOX_CGCTL3F10(base)` of the video engines the mock presents:
@@ -710,14 +728,15 @@ pub mod tuning {
     ];
 
     /// The masked ones (`XE_REG_OPTION_MASKED` upstream).
-    pub const MASKED: [RegDef; 2] = [VFG_PREEMPTION_CHICKEN, RCU_MODE];
+    pub const MASKED: [RegDef; 3] = [VFG_PREEMPTION_CHICKEN, RCU_MODE, CCS_MODE];
 
     /// All of them.
-    pub const ALL: [RegDef; 7] = [
+    pub const ALL: [RegDef; 8] = [
         VFG_PREEMPTION_CHICKEN,
         MISCCPCTL,
         UNSLICE_UNIT_LEVEL_CLKGATE,
         RCU_MODE,
+        CCS_MODE,
         XEHP_CLOCK_GATE_DIS,
         VDBOX_CGCTL3F10[0],
         VDBOX_CGCTL3F10[1],
@@ -1194,7 +1213,7 @@ pub mod intc {
 }
 
 /// Number of entries of [`REGISTERS`] (checked when the table is built).
-const REGISTER_COUNT: usize = 253;
+const REGISTER_COUNT: usize = 255;
 
 /// Concatenates `parts` into one array of exactly `N` entries; a count that
 /// does not add up fails the build.
@@ -1255,6 +1274,7 @@ const ALL: [RegDef; REGISTER_COUNT] = sorted(concat(&[
         mcr_selector::MCR_SELECTOR,
         mcr_selector::GAM_MCR_SELECTOR,
         fuse::MIRROR_FUSE3,
+        fuse::FUSE2,
         fuse::XELP_GT_GEOMETRY_DSS_ENABLE,
         fuse::GT_VEBOX_VDBOX_DISABLE,
         fuse::XEHP_GT_COMPUTE_DSS_ENABLE,

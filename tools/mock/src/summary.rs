@@ -133,6 +133,13 @@ pub struct CtSummary {
     /// reset.
     #[serde(default)]
     pub opt_in_keys: u64,
+    /// Actions the GuC does not serve, by code (hex), with their count
+    /// (`guc_ct_unknown_action`).
+    #[serde(default)]
+    pub unknown_actions: BTreeMap<String, u64>,
+    /// SLPC requests served (`guc_slpc`, result "done").
+    #[serde(default)]
+    pub slpc_requests: u64,
     /// Requests the `ct:` switches will still fault.
     #[serde(default)]
     pub faults_armed_left: u64,
@@ -495,6 +502,13 @@ impl Counters {
                 s.ct.policy_yield_ratio = (*ratio).into();
             }
             Event::GucCtOptIn { opted_in, .. } => s.ct.opt_in_keys = (*opted_in).into(),
+            Event::GucCtUnknownAction { action } => {
+                *s.ct
+                    .unknown_actions
+                    .entry(format!("{:#x}", action.0))
+                    .or_default() += 1;
+            }
+            Event::GucSlpc { result: "done", .. } => s.ct.slpc_requests += 1,
             // The GuC was not reset: it keeps running.
             Event::GucResetStuck { .. } => s.guc_resets_stuck += 1,
             Event::GucDma { .. } => s.guc_dmas += 1,
@@ -1051,6 +1065,17 @@ mod tests {
             opted_in: 1,
             result: "applied",
         });
+        for _ in 0..2 {
+            c.count(&Event::GucCtUnknownAction {
+                action: Hex(0x7000),
+            });
+        }
+        for result in ["done", "refused"] {
+            c.count(&Event::GucSlpc {
+                event: "reset",
+                result,
+            });
+        }
         c.count_config_read();
         let mut v = serde_json::to_value(c.summary(42, true)).expect("serialises");
         // Separately: one json! of everything exceeds the macro's recursion limit.
@@ -1094,6 +1119,7 @@ mod tests {
                 "replies_failure": 1, "replies_busy": 1, "replies_retry": 1,
                 "unanswered": 1, "events_sent": 2, "g2h_pending": 5,
                 "policy_yield_ms": 80, "policy_yield_ratio": 20, "opt_in_keys": 1,
+                "unknown_actions": {"0x7000": 2}, "slpc_requests": 1,
                 "faults_armed_left": 2
             })
         );

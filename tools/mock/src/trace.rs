@@ -558,6 +558,19 @@ pub enum Event {
         /// "applied" or "rejected" (FAILURE, nothing applied).
         result: &'static str,
     },
+    /// A CT request for an action the mock's GuC does not serve: answered
+    /// `UNKNOWN_ACTION`, as firmware that lacks the action would.
+    GucCtUnknownAction {
+        /// The action code.
+        action: Hex,
+    },
+    /// An SLPC request (`HOST2GUC_PC_SLPC_REQUEST`) was served.
+    GucSlpc {
+        /// The event (`slpc_event_id`), by name.
+        event: &'static str,
+        /// "done" or "refused".
+        result: &'static str,
+    },
     /// `OPT_IN_FEATURE_KLV` was served.
     GucCtOptIn {
         /// GGTT address of the KLVs.
@@ -609,9 +622,10 @@ pub enum Event {
     },
     /// The GuC queued a G2H event of GuC submission.
     GucSubmitG2h {
-        /// "mode_done", "deregister_done", "reset_notification".
+        /// "mode_done", "deregister_done", "reset_notification";
+        /// "tlb_done" (a TLB invalidation's DONE, `ct/tlb.rs`).
         event: &'static str,
-        /// Its guc_id.
+        /// Its guc_id (for "tlb_done" the seqno).
         guc_id: u32,
     },
     /// The GuC loaded a context onto an engine.

@@ -80,6 +80,10 @@ struct Baseline {
     /// Violation kinds xe causes, each with the finding behind it.
     #[serde(default)]
     violations: BTreeMap<String, String>,
+    /// GuC actions xe sends that the mock's GuC does not serve, by code
+    /// (`"0x7000"`), each with the reason.
+    #[serde(default)]
+    guc_actions: BTreeMap<String, String>,
 }
 
 /// A range of BAR0 offsets the mock does not model, and why.
@@ -94,11 +98,9 @@ struct Gap {
     why: String,
 }
 
-impl Gap {
-    /// The reason's head, up to its first colon: what the range is.
-    fn short(&self) -> &str {
-        self.why.split(':').next().unwrap_or(&self.why).trim()
-    }
+/// A reason's head, up to its first colon: what the range is.
+fn short(why: &str) -> &str {
+    why.split(':').next().unwrap_or(why).trim()
 }
 
 impl Baseline {
@@ -109,8 +111,19 @@ impl Baseline {
         toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
     }
 
-    fn gap_of(&self, offset: u64) -> Option<&Gap> {
-        self.gap.iter().find(|g| (g.from..=g.to).contains(&offset))
+    /// Why `a` stays unmodelled, if the baseline says.
+    fn reason(&self, a: &Access) -> Option<&str> {
+        match a.by {
+            By::Guc => self
+                .guc_actions
+                .get(&format!("{:#x}", a.offset))
+                .map(String::as_str),
+            By::Host | By::Engine => self
+                .gap
+                .iter()
+                .find(|g| (g.from..=g.to).contains(&a.offset))
+                .map(|g| g.why.as_str()),
+        }
     }
 }
 
@@ -171,16 +184,19 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     }
     let reached = stages::furthest(&s, &guest);
     let total: u64 = unmodelled.iter().map(|a| a.count).sum();
+    let by = |who: By| unmodelled.iter().filter(|a| a.by == who).count();
     r.note(&format!(
         "{NAME}: xe reached stage `{reached}` (baseline `{}`); {total} unmodelled access(es) at {} \
-         distinct pair(s), {} of them by the command streamer; logs in {}",
+         distinct pair(s): {} by the host, {} by the command streamers, {} GuC action(s); logs in {}",
         base.stage,
         unmodelled.len(),
-        unmodelled.iter().filter(|a| a.by == By::Engine).count(),
+        by(By::Host),
+        by(By::Engine),
+        by(By::Guc),
         logs.display()
     ));
     for a in &unmodelled {
-        let why = base.gap_of(a.offset).map_or("UNEXPLAINED", |g| g.short());
+        let why = base.reason(a).map_or("UNEXPLAINED", short);
         r.note(&format!("{NAME}: unmodelled {a}: {why}"));
     }
     // xe's verdicts, not its chatter: errors, its probe result, a wedge.
@@ -242,6 +258,9 @@ enum By {
     /// A command streamer running one of xe's commands (SRM, LRI, LRR:
     /// the trace's `engine_unmodelled_reg`).
     Engine,
+    /// The host, over CT: an action the mock's GuC does not serve (the
+    /// summary's `ct.unknown_actions`); `offset` is the action code.
+    Guc,
 }
 
 /// One distinct unmodelled access.
@@ -258,13 +277,15 @@ impl fmt::Display for Access {
         let by = match self.by {
             By::Host => "",
             By::Engine => " (command streamer)",
+            By::Guc => " (GuC)",
         };
         write!(f, "{} {:#x}{by} ({}x)", self.op, self.offset, self.count)
     }
 }
 
-/// The host's unmodelled accesses (summary) and the command streamers'
-/// (trace events), each distinct (who, op, offset) once with its count.
+/// The host's unmodelled register accesses (summary), the command
+/// streamers' (trace events) and the GuC actions the mock does not serve
+/// (summary), each distinct (who, op, offset) once with its count.
 fn accesses(s: &Summary, trace: &str) -> Vec<Access> {
     let mut out: Vec<Access> = s
         .unknown
@@ -296,6 +317,15 @@ fn accesses(s: &Summary, trace: &str) -> Vec<Access> {
         offset,
         count,
     }));
+    out.extend(s.ct.unknown_actions.iter().filter_map(|(code, &count)| {
+        let offset = u64::from_str_radix(code.trim_start_matches("0x"), 16).ok()?;
+        Some(Access {
+            by: By::Guc,
+            op: "action".into(),
+            offset,
+            count,
+        })
+    }));
     out
 }
 
@@ -314,9 +344,7 @@ fn judge(base: &Baseline, s: &Summary, guest: &stages::Guest, unmodelled: &[Acce
     )
     .with_details(guest.log.iter().cloned());
     let list = unmodelled.iter().map(|a| {
-        let why = base
-            .gap_of(a.offset)
-            .map_or("UNEXPLAINED", |g| g.why.as_str());
+        let why = base.reason(a).unwrap_or("UNEXPLAINED");
         format!("{a}: {why}")
     });
     let count = verdict(
@@ -332,7 +360,7 @@ fn judge(base: &Baseline, s: &Summary, guest: &stages::Guest, unmodelled: &[Acce
     .with_details(list);
     let unexplained: Vec<String> = unmodelled
         .iter()
-        .filter(|a| base.gap_of(a.offset).is_none())
+        .filter(|a| base.reason(a).is_none())
         .map(ToString::to_string)
         .collect();
     let gaps = verdict(
@@ -447,6 +475,27 @@ read_only_write = "xe writes it; the PRM says RO"
         let cases = run_judge(&baseline(BASE), &summary(&[0x1004, 0x1800]), &far);
         assert_eq!(statuses(&cases), [true, false, false, true]);
         assert!(cases[2].status != Status::Pass);
+    }
+
+    #[test]
+    fn unserved_guc_actions_count_and_need_a_reason() {
+        let mut s = summary(&[]);
+        s.ct.unknown_actions.insert("0x3004".into(), 2);
+        let list = accesses(&s, "");
+        assert_eq!(
+            (list[0].by, list[0].offset, list[0].count),
+            (By::Guc, 0x3004, 2)
+        );
+        let base = baseline(BASE);
+        assert_eq!(
+            statuses(&run_judge(&base, &s, "")),
+            [true, true, false, true]
+        );
+        let explained = baseline(&format!("{BASE}[guc_actions]\n\"0x3004\" = \"GuC RC\"\n"));
+        assert_eq!(statuses(&run_judge(&explained, &s, "")), [true; 4]);
+        // An address range does not explain an action of the same number.
+        s.ct.unknown_actions = [("0x1004".to_string(), 1)].into();
+        assert!(!statuses(&run_judge(&explained, &s, ""))[2]);
     }
 
     #[test]

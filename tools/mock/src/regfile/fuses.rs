@@ -164,6 +164,9 @@ impl Fuses {
     pub fn read(&self, offset: u32) -> Option<u32> {
         match offset {
             o if o == fuse::MIRROR_FUSE3.offset => Some(self.meml3 & fuse::MEML3_EN.mask32()),
+            // [MODEL] A production part (the revisions the mock presents
+            // are production steppings); no other FUSE2 bit is modelled.
+            o if o == fuse::FUSE2.offset => Some(fuse::PRODUCTION_HW.mask32()),
             o if o == fuse::XELP_GT_GEOMETRY_DSS_ENABLE.offset => Some(self.dss_g),
             o if o == fuse::GT_VEBOX_VDBOX_DISABLE.offset => Some(self.media),
             o if o == fuse::XEHP_GT_COMPUTE_DSS_ENABLE.offset => Some(self.dss_c),
@@ -247,6 +250,16 @@ mod tests {
     }
 
     /// L3BANK/MSLICE/LNCF termination needs BOTH halves of the AND.
+    #[test]
+    fn fuse2_says_production_and_is_read_only() {
+        let f = Fuses::ATS_M150;
+        assert_eq!(f.read(fuse::FUSE2.offset), Some(1 << 2), "PRODUCTION_HW");
+        let (_, mut rec, _) = crate::regfile::tests::setup(crate::regfile::tests::params());
+        assert_eq!(f.write(fuse::FUSE2.offset, 0, &mut rec), Some(()));
+        assert_eq!(f.read(fuse::FUSE2.offset), Some(1 << 2));
+        assert_eq!(rec.summary(false).violation_kinds["read_only_write"], 1);
+    }
+
     #[test]
     fn quadrant_termination_needs_both_meml3_and_dss_off() {
         // meml3 on, no DSS in quadrant 0: alive.

@@ -79,6 +79,9 @@ mod tests {
         assert_eq!(t.read(misc), Some(0xdead_beef));
         assert_eq!(t.write(rcu, 0x0001_0001), Some(()));
         assert_eq!(t.read(rcu), Some(1), "masked: the mask half is not stored");
+        let ccs = tuning::CCS_MODE.offset;
+        t.write(ccs, 0x00ff_0042);
+        assert_eq!(t.read(ccs), Some(0x42), "CCS_MODE is masked too");
         assert_eq!(t.read(0x9428), None);
         assert_eq!(t.write(0x9428, 1), None);
         t.reset();

@@ -198,8 +198,10 @@
 
 mod inject;
 mod serve;
+pub mod slpc;
 pub mod sriov;
 pub mod submit;
+mod tlb;
 
 use std::collections::BTreeSet;
 use std::collections::VecDeque;
@@ -331,6 +333,8 @@ pub struct Ct {
     pub(super) submit: submit::Submit,
     /// SR-IOV PF: VF configurations and states ([`sriov`]).
     pub(super) sriov: sriov::Sriov,
+    /// SLPC and GuC RC ([`slpc`]); forgotten at a GuC reset.
+    pub(super) slpc: slpc::Slpc,
 }
 
 impl Ct {
@@ -794,6 +798,11 @@ impl Ct {
     /// G2H messages waiting for room.
     pub fn pending(&self) -> u64 {
         self.backlog.iter().map(|(_, n)| n).sum()
+    }
+
+    /// SLPC's and GuC RC's state.
+    pub fn slpc(&self) -> slpc::Slpc {
+        self.slpc
     }
 
     /// Features `OPT_IN_FEATURE_KLV` enabled since the last GuC reset.

@@ -226,6 +226,12 @@ pub struct Gtt<'a> {
 }
 
 impl<'a> Gtt<'a> {
+    /// Empties the TLB (the GuC's own invalidation, `TLB_INVALIDATION`);
+    /// returns how many entries it held.
+    pub fn invalidate_tlb(&mut self) -> usize {
+        self.tlb.clear()
+    }
+
     /// The GuC's accesses through `bus`, caching in `tlb`.
     pub fn new(bus: &'a mut dyn Bus, tlb: &'a mut Tlb) -> Self {
         Self {

@@ -36,10 +36,20 @@ pub(super) fn serve(
         abi::action::UPDATE_SCHEDULING_POLICIES_KLV => policies(ct, hxg, rec),
         abi::action::OPT_IN_FEATURE_KLV => opt_in(ct, gtt, hxg, rec),
         // The context messages of GuC submission (`submit.rs`), the SR-IOV
-        // PF messages (`sriov.rs`).
+        // PF messages (`sriov.rs`), SLPC, GuC RC and engine activity
+        // (`slpc.rs`), TLB invalidation (`tlb.rs`).
         _ => super::submit::serve(ct, gtt, action, hxg, rec)
             .or_else(|| super::sriov::serve(ct, gtt, action, hxg, rec))
-            .unwrap_or(Err(abi::error::UNKNOWN_ACTION)),
+            .or_else(|| super::slpc::serve(ct, gtt, action, hxg, rec))
+            .or_else(|| super::tlb::serve(ct, gtt, action, hxg, rec))
+            .unwrap_or_else(|| {
+                // Firmware without the action answers this too; the record
+                // says which action the mock left unmodelled.
+                rec.emit(Event::GucCtUnknownAction {
+                    action: Hex(action.into()),
+                });
+                Err(abi::error::UNKNOWN_ACTION)
+            }),
     }
 }
 

@@ -453,7 +453,13 @@ fn id_dword(action: u32) -> usize {
 }
 
 /// Queues a G2H EVENT {hdr, data} and traces it.
-fn send_event(ct: &mut Ct, action: u32, data: &[u32], what: &'static str, rec: &mut Recorder) {
+pub(super) fn send_event(
+    ct: &mut Ct,
+    action: u32,
+    data: &[u32],
+    what: &'static str,
+    rec: &mut Recorder,
+) {
     let mut hxg = vec![event_header(action)];
     hxg.extend_from_slice(data);
     ct.backlog.push_back((g2h_message(0, &hxg), 1));

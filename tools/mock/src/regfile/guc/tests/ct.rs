@@ -863,6 +863,149 @@ fn unknown_actions_still_fail() {
     h.send(&[(9, &[0x4100]), (10, &[2 << 28 | 0x1003, 1])]);
     let unknown = failure(abi::error::UNKNOWN_ACTION);
     assert_eq!(h.g2h(0, 4), [ctb(9, 1), unknown, ctb(10, 1), unknown]);
+    // Recorded by code, so a test can list what the mock left unmodelled.
+    let by_code = h.ct_summary().unknown_actions;
+    assert_eq!(
+        by_code.into_iter().collect::<Vec<_>>(),
+        [("0x1003".to_string(), 1), ("0x4100".to_string(), 1)]
+    );
+    assert_eq!(h.events("guc_ct_unknown_action").len(), 2);
+}
+
+/// Upstream's GuC TLB invalidation (xe_guc_tlb_inval.c): the GuC's GGTT
+/// TLB emptied, DONE {seqno} back unless the seqno says none is wanted;
+/// a bad type or a short message refused.
+#[test]
+fn tlb_invalidation_answers_done() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    let fast = 2 << 28 | 0x7000;
+    h.send(&[
+        (0x8001, &[fast, 5, 3 | 1 << 31]),
+        (0x8002, &[fast, 0x10_0000, 0]),
+        (0x8003, &[fast, 6, 9]),
+        (0x8004, &[fast, 7]),
+    ]);
+    assert_eq!(
+        h.g2h(0, 6),
+        [
+            ctb(0x8003, 1),
+            failure(abi::error::INVALID_PARAMS),
+            ctb(0x8004, 1),
+            failure(abi::error::INVALID_SIZE),
+            ctb(0, 2),
+            0x9000_7001,
+        ]
+    );
+    assert_eq!(h.g2h(6, 1), [5], "DONE carries the seqno");
+    assert_eq!(
+        h.events("ggtt_tlb_invalidate").len(),
+        1,
+        "only type 3 is the GuC's"
+    );
+    assert_eq!(h.kind("guc_tlb_bad"), 2);
+    assert!(h.ct_summary().unknown_actions.is_empty());
+}
+
+/// SLPC's shared page in LMEM and the GGTT (the opt-in KLVs' mapping).
+const SLPC_GGTT: u64 = OPT_IN_GGTT;
+/// `HOST2GUC_PC_SLPC_REQUEST` as a FAST_REQUEST, as upstream sends it.
+const SLPC: u32 = 2 << 28 | 0x3003;
+
+fn slpc_event(id: u32, argc: u32) -> u32 {
+    id << 8 | argc
+}
+
+/// Upstream's `xe_guc_pc_start`: the page zeroed with its size, RESET, the
+/// state polled for RUNNING; then overrides set and unset, the task state
+/// queried, GuC RC set up. Bad requests are refused and recorded.
+#[test]
+fn slpc_runs_on_the_shared_page() {
+    let mut h = H::ct_enabled_on(&LAYOUT);
+    let mut page = vec![0u8; 8192];
+    page[..4].copy_from_slice(&8192u32.to_le_bytes());
+    h.bus.map_lmem(SLPC_GGTT, OPT_IN_LMEM, &page);
+    let lo = SLPC_GGTT as u32;
+    let state = |h: &H| h.lmem32(OPT_IN_LMEM + 4);
+    // Before a reset nothing runs: a parameter is refused.
+    h.send(&[(0x8001, &[SLPC, slpc_event(6, 2), 26, 1])]);
+    assert_eq!(
+        h.g2h(0, 2),
+        [ctb(0x8001, 1), failure(abi::error::INVALID_STATE)]
+    );
+    h.send(&[(0x8002, &[SLPC, slpc_event(0, 2), lo, 0])]);
+    assert_eq!(state(&h), 3, "RUNNING");
+    // STRATEGIES (26) = 1, then IGNORE_EFFICIENT_FREQUENCY (28) set and unset.
+    h.send(&[
+        (0x8003, &[SLPC, slpc_event(6, 2), 26, 1]),
+        (0x8004, &[SLPC, slpc_event(6, 2), 28, 1]),
+        (0x8005, &[SLPC, slpc_event(7, 1), 28]),
+        (7, &[0x3003, slpc_event(5, 2), lo, 0]),
+        (0x8006, &[2 << 28 | 0x3004, 1]),
+    ]);
+    assert_eq!(h.g2h(2, 2), [ctb(7, 1), mmio::success(0)]);
+    assert_eq!(h.lmem32(OPT_IN_LMEM + 192), 1 << 26, "bit 28 unset again");
+    assert_eq!(h.lmem32(OPT_IN_LMEM + 224 + 4 * 26), 1);
+    assert_eq!(h.rf.guc().ct().slpc().gucrc, Some(1));
+    assert_eq!(
+        h.kind("guc_slpc_bad"),
+        1,
+        "only the parameter before the reset"
+    );
+    assert_eq!(h.ct_summary().slpc_requests, 6);
+    // argc not what follows, an id past 255, a page too small, another
+    // page queried, an unknown event, a GuC RC mode of 2.
+    page[..4].copy_from_slice(&64u32.to_le_bytes());
+    h.bus
+        .map_lmem(SLPC_GGTT + 0x2000, OPT_IN_LMEM + 0x2000, &page);
+    h.send(&[
+        (0x8010, &[SLPC, slpc_event(6, 3), 26, 1]),
+        (0x8011, &[SLPC, slpc_event(6, 2), 256, 1]),
+        (0x8012, &[SLPC, slpc_event(0, 2), lo + 0x2000, 0]),
+        (0x8013, &[SLPC, slpc_event(5, 2), lo + 0x2000, 0]),
+        (0x8014, &[SLPC, slpc_event(9, 0)]),
+        (0x8015, &[2 << 28 | 0x3004, 2]),
+    ]);
+    assert_eq!(
+        h.g2h(4, 12),
+        [
+            ctb(0x8010, 1),
+            failure(abi::error::INVALID_SIZE),
+            ctb(0x8011, 1),
+            failure(abi::error::INVALID_PARAMS),
+            ctb(0x8012, 1),
+            failure(abi::error::INVALID_PARAMS),
+            ctb(0x8013, 1),
+            failure(abi::error::INVALID_STATE),
+            ctb(0x8014, 1),
+            failure(abi::error::NOT_SUPPORTED),
+            ctb(0x8015, 1),
+            failure(abi::error::INVALID_PARAMS),
+        ]
+    );
+    assert_eq!(h.kind("guc_slpc_bad"), 7, "the first refusal counted too");
+    assert_eq!(state(&h), 3, "still running on the first page");
+    // The engine activity buffers: reachable ones are taken (xe's
+    // enable_engine_activity_stats), an unreachable one or a short message
+    // refused.
+    h.send(&[
+        (20, &[0x550C, lo, 0, lo + 0x1000, 0]),
+        (21, &[0x550C, lo, 0, 0x0500_0000, 0]),
+        (22, &[0x550C, lo, 0]),
+    ]);
+    assert_eq!(
+        h.g2h(16, 6),
+        [
+            ctb(20, 1),
+            mmio::success(0),
+            ctb(21, 1),
+            failure(abi::error::INVALID_GGTT_ADDRESS),
+            ctb(22, 1),
+            failure(abi::error::INVALID_SIZE),
+        ]
+    );
+    // A GuC reset forgets SLPC.
+    h.guc_reset();
+    assert_eq!(h.rf.guc().ct().slpc(), Default::default());
 }
 
 #[test]
