@@ -137,7 +137,8 @@ pub struct CtSummary {
     /// (`guc_ct_unknown_action`).
     #[serde(default)]
     pub unknown_actions: BTreeMap<String, u64>,
-    /// SLPC requests served (`guc_slpc`, result "done").
+    /// SLPC, GuC RC and engine-activity requests served (`guc_slpc`,
+    /// result "done").
     #[serde(default)]
     pub slpc_requests: u64,
     /// Requests the `ct:` switches will still fault.

@@ -781,10 +781,18 @@ impl Engine {
         Some(())
     }
 
-    /// A command's write to a storage register (`LRI`, `LRR`): as the
-    /// host's; `false` if `rel` is none.
-    pub fn write_storage(&mut self, rel: u32, value: u32) -> bool {
-        self.storage.write(rel, value).is_some()
+    /// Whether `rel` is one of the window's storage registers
+    /// (`RING_CMD_CCTL`, `CS_DEBUG_MODE1`, `RING_FORCE_TO_NONPRIV`), which a
+    /// privileged command may write.
+    pub fn is_storage(&self, rel: u32) -> bool {
+        self.storage.read(rel).is_some()
+    }
+
+    /// A command's write to a storage register (`LRI`, `LRR`; checked with
+    /// [`Engine::is_storage`]): as the host's.
+    pub fn write_storage(&mut self, rel: u32, value: u32) {
+        // Any other `rel` was refused before the command ran.
+        let _ = self.storage.write(rel, value);
     }
 
     /// A rule the driver broke on this engine.

@@ -533,14 +533,6 @@ enum RegWrite {
     Unmodelled,
 }
 
-/// The window's storage registers (`RING_CMD_CCTL`, `CS_DEBUG_MODE1`,
-/// `RING_FORCE_TO_NONPRIV`): a privileged command may write them.
-fn is_storage(rel: u32) -> bool {
-    rel == reg::RING_CMD_CCTL
-        || rel == reg::CS_DEBUG_MODE1
-        || (reg::FORCE_TO_NONPRIV..reg::FORCE_TO_NONPRIV_END).contains(&rel)
-}
-
 /// Classifies a command's write of register `addr` (`cs_mmio`: the
 /// command's CS-MMIO bit); `Err` for a modelled engine register outside
 /// the allow-list (`[MODEL]`, module docs).
@@ -550,7 +542,7 @@ fn reg_write_target(e: &Engine, command: &str, addr: u32, cs_mmio: bool) -> Resu
             Ok(RegWrite::Engine(r))
         }
         Some(r) if (reg::CS_GPR..reg::CS_GPR_END).contains(&r) => Ok(RegWrite::Engine(r)),
-        Some(r) if is_storage(r) => Ok(RegWrite::Storage(r)),
+        Some(r) if e.is_storage(r) => Ok(RegWrite::Storage(r)),
         Some(r) if super::reg_name(r).is_some() => Err((
             ErrorKind::Instruction,
             format!(
@@ -582,9 +574,7 @@ fn reg_write(
         // [MODEL] No context time is kept (the register reads 0).
         RegWrite::Engine(reg::RING_CTX_TIMESTAMP) => {}
         RegWrite::Engine(r) => e.gpr[super::dw_index(r, reg::CS_GPR)] = value,
-        RegWrite::Storage(r) => {
-            e.write_storage(r, value);
-        }
+        RegWrite::Storage(r) => e.write_storage(r, value),
         RegWrite::Unmodelled => unmodelled(e, io, command, "write", addr, cs_mmio, value),
     }
 }

@@ -1003,6 +1003,24 @@ fn slpc_runs_on_the_shared_page() {
             failure(abi::error::INVALID_SIZE),
         ]
     );
+    // A page the GuC cannot reach; after SHUTDOWN nothing runs.
+    h.send(&[
+        (0x8020, &[SLPC, slpc_event(0, 2), 0x0500_0000, 0]),
+        (0x8021, &[SLPC, slpc_event(1, 0)]),
+        (0x8022, &[SLPC, slpc_event(6, 2), 26, 2]),
+    ]);
+    assert_eq!(
+        h.g2h(22, 4),
+        [
+            ctb(0x8020, 1),
+            failure(abi::error::INVALID_GGTT_ADDRESS),
+            ctb(0x8022, 1),
+            failure(abi::error::INVALID_STATE),
+        ]
+    );
+    assert_eq!(h.rf.guc().ct().slpc().shared, None);
+    h.send(&[(0x8023, &[SLPC, slpc_event(0, 2), lo, 0])]);
+    assert_eq!(h.rf.guc().ct().slpc().shared, Some(SLPC_GGTT));
     // A GuC reset forgets SLPC.
     h.guc_reset();
     assert_eq!(h.rf.guc().ct().slpc(), Default::default());
