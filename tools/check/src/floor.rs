@@ -11,6 +11,15 @@
 //! `--update-floor` adds the names of a full run. It drops a name only when
 //! `--floor-reason` explains why, and then appends the reason and the dropped
 //! names to the file's `lowered` log, so lowering the floor is never silent.
+//!
+//! One kind of skip is excused: a few cases read text outside the repository
+//! (the seeds in `../shared/`), which a public clone does not have. The
+//! file's `[external]` table lists them per suite. A listed case that was
+//! skipped for that reason ([`Case::skip_external`]) is not missing, and
+//! `--update-floor` keeps it; a case skipped that way but not listed, or
+//! listed but skipped for any other reason, is missing as before.
+//!
+//! [`Case::skip_external`]: crate::report::Case::skip_external
 
 use crate::report::SuiteTotals;
 use anyhow::{bail, Result};
@@ -24,6 +33,10 @@ pub struct Floor {
     /// Every time cases were dropped from the floor, oldest first.
     #[serde(default)]
     pub lowered: Vec<Lowered>,
+    /// Per suite, the cases that may be skipped because text outside the
+    /// repository is absent ([`crate::report::Case::skip_external`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub external: BTreeMap<String, BTreeSet<String>>,
     /// Case names per suite.
     pub suites: BTreeMap<String, BTreeSet<String>>,
 }
@@ -43,6 +56,7 @@ const HEADER: &str = "\
 # The cases `make check` must run, by name, per suite (tools/check/src/floor.rs).
 # A full run fails when a listed case did not run. `xehpg-check --update-floor`
 # adds new cases; dropping one needs `--floor-reason`, logged under `lowered`.
+# A case under `external` may be skipped when ../shared is absent (no seeds).
 ";
 
 /// Parses the floor file.
@@ -75,16 +89,40 @@ fn ran(run: &[SuiteTotals]) -> BTreeMap<String, BTreeSet<String>> {
         .collect()
 }
 
-/// `suite: case` for every case `floor` lists that `run` did not run.
+/// Floor names of the cases of `run` that were skipped because text
+/// outside the repository is absent and that `floor` lists under
+/// `[external]` for their suite, per suite: the skips the floor excuses.
+pub fn excused(floor: &Floor, run: &[SuiteTotals]) -> BTreeMap<String, BTreeSet<String>> {
+    run.iter()
+        .filter_map(|s| {
+            let allowed = floor.external.get(&s.name)?;
+            let names: BTreeSet<String> = s
+                .external_skips
+                .iter()
+                .map(|n| key(n))
+                .filter(|n| allowed.contains(n))
+                .collect();
+            (!names.is_empty()).then(|| (s.name.clone(), names))
+        })
+        .collect()
+}
+
+/// `suite: case` for every case `floor` lists that `run` did not run, but
+/// for the skips it excuses ([`excused`]).
 pub fn missing(floor: &Floor, run: &[SuiteTotals]) -> Vec<String> {
     let ran = ran(run);
+    let excused = excused(floor, run);
     let empty = BTreeSet::new();
     floor
         .suites
         .iter()
         .flat_map(|(suite, cases)| {
             let got = ran.get(suite).unwrap_or(&empty);
-            cases.difference(got).map(move |c| format!("{suite}: {c}"))
+            let excused = excused.get(suite).unwrap_or(&empty);
+            cases
+                .iter()
+                .filter(move |c| !got.contains(*c) && !excused.contains(*c))
+                .map(move |c| format!("{suite}: {c}"))
         })
         .collect()
 }
@@ -103,16 +141,25 @@ pub fn unlisted(floor: &Floor, run: &[SuiteTotals]) -> usize {
 }
 
 /// The floor after a full run: `old` plus every case that ran. Cases of `old`
-/// that did not run are dropped only with a `reason`, which is logged.
+/// whose skip it excuses ([`excused`]) stay, as does its `[external]` table.
+/// Other cases of `old` that did not run are dropped only with a `reason`,
+/// which is logged.
 ///
 /// # Errors
 ///
 /// Cases would be dropped and no reason was given.
 pub fn update(old: &Floor, run: &[SuiteTotals], reason: Option<&str>) -> Result<Floor> {
     let gone = missing(old, run);
+    let mut suites = ran(run);
+    for (suite, names) in excused(old, run) {
+        let listed = old.suites.get(&suite).into_iter().flatten();
+        let kept: Vec<String> = listed.filter(|n| names.contains(*n)).cloned().collect();
+        suites.entry(suite).or_default().extend(kept);
+    }
     let mut new = Floor {
         lowered: old.lowered.clone(),
-        suites: ran(run),
+        external: old.external.clone(),
+        suites,
     };
     if !gone.is_empty() {
         let Some(reason) = reason.filter(|r| !r.trim().is_empty()) else {
@@ -144,13 +191,36 @@ mod tests {
         }
     }
 
+    /// `suite(name, ran)` that also skipped `external` for want of text
+    /// outside the repository.
+    fn suite_without_shared(name: &str, ran: &[&str], external: &[&str]) -> SuiteTotals {
+        SuiteTotals {
+            skipped: external.len(),
+            external_skips: external.iter().map(|c| c.to_string()).collect(),
+            ..suite(name, ran)
+        }
+    }
+
+    fn names(suites: &[(&str, &[&str])]) -> BTreeMap<String, BTreeSet<String>> {
+        suites
+            .iter()
+            .map(|(s, c)| (s.to_string(), c.iter().map(|c| c.to_string()).collect()))
+            .collect()
+    }
+
     fn floor(suites: &[(&str, &[&str])]) -> Floor {
         Floor {
             lowered: Vec::new(),
-            suites: suites
-                .iter()
-                .map(|(s, c)| (s.to_string(), c.iter().map(|c| c.to_string()).collect()))
-                .collect(),
+            external: BTreeMap::new(),
+            suites: names(suites),
+        }
+    }
+
+    /// A floor whose `fwtable: seed` case may be skipped for want of the seed.
+    fn floor_with_external() -> Floor {
+        Floor {
+            external: names(&[("fwtable", &["seed"])]),
+            ..floor(&[("fwtable", &["seed", "shape"]), ("vm", &["bind"])])
         }
     }
 
@@ -209,6 +279,89 @@ mod tests {
     }
 
     #[test]
+    fn a_listed_case_skipped_for_want_of_outside_text_is_not_missing() {
+        let f = floor_with_external();
+        let run = [
+            suite_without_shared("fwtable", &["shape"], &["seed (223 rows)"]),
+            suite("vm", &["bind"]),
+        ];
+        assert!(missing(&f, &run).is_empty());
+        assert_eq!(excused(&f, &run), names(&[("fwtable", &["seed"])]));
+        assert_eq!(unlisted(&f, &run), 0);
+    }
+
+    #[test]
+    fn an_unlisted_case_skipped_for_want_of_outside_text_is_missing() {
+        let f = floor_with_external();
+        let run = [
+            suite("fwtable", &["seed"]),
+            suite_without_shared("vm", &[], &["bind"]),
+        ];
+        assert_eq!(missing(&f, &run), ["fwtable: shape", "vm: bind"]);
+        assert!(excused(&f, &run).is_empty());
+        // Listed for another suite is not listed for this one.
+        let run = [
+            suite_without_shared("fwtable", &["seed"], &["shape"]),
+            suite("vm", &["bind"]),
+        ];
+        assert_eq!(missing(&f, &run), ["fwtable: shape"]);
+    }
+
+    #[test]
+    fn a_listed_case_skipped_for_another_reason_is_missing() {
+        let f = floor_with_external();
+        // An ordinary skip is not in external_skips: only ran_names lack it.
+        let run = [
+            SuiteTotals {
+                skipped: 1,
+                ..suite("fwtable", &["shape"])
+            },
+            suite("vm", &["bind"]),
+        ];
+        assert_eq!(missing(&f, &run), ["fwtable: seed"]);
+        assert!(update(&f, &run, None).is_err());
+    }
+
+    #[test]
+    fn update_keeps_excused_cases_and_the_external_table() {
+        let f = floor_with_external();
+        let run = [
+            suite_without_shared("fwtable", &["shape", "new"], &["seed (223 rows)"]),
+            suite("vm", &["bind"]),
+        ];
+        let new = update(&f, &run, None).unwrap();
+        assert_eq!(
+            new.suites,
+            names(&[("fwtable", &["new", "seed", "shape"]), ("vm", &["bind"])])
+        );
+        assert_eq!(new.external, f.external);
+        assert!(new.lowered.is_empty());
+        // A case the old floor did not list is not added by its skip.
+        let f = Floor {
+            external: names(&[("fwtable", &["seed", "other"])]),
+            ..floor_with_external()
+        };
+        let run = [
+            suite_without_shared("fwtable", &["shape"], &["seed", "other"]),
+            suite("vm", &["bind"]),
+        ];
+        assert_eq!(update(&f, &run, None).unwrap().suites["fwtable"].len(), 2);
+    }
+
+    #[test]
+    fn the_checked_in_floor_round_trips() {
+        let text = include_str!("../../check-floor.toml");
+        let f = parse(text).unwrap();
+        assert_eq!(render(&f).unwrap(), text);
+        assert!(text.starts_with(HEADER));
+        // Every case that may be excused is a floor case of its suite.
+        for (suite, cases) in &f.external {
+            let listed = &f.suites[suite];
+            assert!(cases.is_subset(listed), "{suite}: {cases:?}");
+        }
+    }
+
+    #[test]
     fn render_round_trips_and_rejects_unknown_keys() {
         let mut f = floor(&[("vm", &["bind: a \"quoted\" name"]), ("tools", &[])]);
         f.lowered.push(Lowered {
@@ -216,6 +369,12 @@ mod tests {
             removed: vec!["vm: x".into()],
         });
         assert_eq!(parse(&render(&f).unwrap()).unwrap(), f);
+        assert!(!render(&f).unwrap().contains("[external]"));
+        f.external = names(&[("vm", &["bind: a \"quoted\" name"])]);
+        let text = render(&f).unwrap();
+        assert!(text.contains("\n[external]\nvm = ["), "{text}");
+        assert_eq!(parse(&text).unwrap(), f);
+        assert!(parse("[external]\nvm = 3\n[suites]\n").is_err());
         assert!(parse("total = 3\n[suites]\n").is_err());
         assert!(parse("[suites]\nvm = 3\n").is_err());
     }

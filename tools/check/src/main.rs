@@ -214,6 +214,13 @@ fn floor_suite(path: &Path, update: bool, reason: Option<&str>, r: &mut Reporter
         (Ok(old), false) => {
             let missing = floor::missing(&old, &ran);
             let new = floor::unlisted(&old, &ran);
+            let excused: usize = floor::excused(&old, &ran).values().map(|s| s.len()).sum();
+            if excused > 0 {
+                r.note(&format!(
+                    "{excused} floor case(s) skipped for want of text outside the repository, \
+                     as [external] allows"
+                ));
+            }
             if new > 0 {
                 r.note(&format!(
                     "{new} case(s) not in the floor yet: record them with --update-floor"

@@ -17,6 +17,12 @@
 //! and, after all suites, a table, the list of failures and the last line
 //! `N passed, N failed`. Skipped tests count as neither.
 //!
+//! A test that cannot run because text outside the repository is absent (the
+//! seeds in `../shared/`, which a public clone does not have) is skipped with
+//! [`Case::skip_external`]: printed and counted like any skip, but recorded
+//! apart in [`SuiteTotals::external_skips`], so the floor ([`crate::floor`])
+//! can excuse exactly those cases and no other skip.
+//!
 //! One test is one [`Case`]: one behaviour checked, however many assertions it
 //! makes (a VM scenario is one case; its TAP lines are its assertions). The
 //! summary shows the assertions beside the cases, so neither number can pass
@@ -38,6 +44,20 @@ pub enum Status {
     Fail(String),
     /// The test did not run, for the given reason; counts as neither.
     Skip(String),
+    /// The test did not run because text outside the repository (the seeds
+    /// in `../shared/`) is absent, for the given reason; a skip like
+    /// [`Status::Skip`], which the floor may excuse ([`crate::floor`]).
+    SkipExternal(String),
+}
+
+impl Status {
+    /// The reason of a skip of either kind; `None` for a test that ran.
+    pub fn skip_reason(&self) -> Option<&str> {
+        match self {
+            Self::Skip(r) | Self::SkipExternal(r) => Some(r),
+            Self::Pass | Self::Fail(_) => None,
+        }
+    }
 }
 
 /// One named test and its verdict, with optional lines shown under a failure.
@@ -69,6 +89,14 @@ impl Case {
         Self::new(name, Status::Skip(reason.into()))
     }
 
+    /// A test skipped because text outside the repository is absent (a
+    /// public clone has no `../shared/`). Printed and counted as a skip,
+    /// never as a pass; the floor excuses it only where
+    /// `tools/check-floor.toml` lists it under `[external]`.
+    pub fn skip_external(name: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::new(name, Status::SkipExternal(reason.into()))
+    }
+
     /// Passes if `result` is `Ok`, fails with the error chain otherwise.
     pub fn from_result(name: impl Into<String>, result: anyhow::Result<()>) -> Self {
         match result {
@@ -89,13 +117,11 @@ impl Case {
     /// One case made of the assertions `parts`: it passes when every part
     /// passed, fails with the failed parts' names, reasons and details
     /// otherwise. A part that skipped is neither, so a case whose parts all
-    /// skipped is a skip.
+    /// skipped is a skip: an external one ([`Case::skip_external`]) only when
+    /// every part was, since any other skip must not be excused.
     pub fn combine(name: impl Into<String>, parts: Vec<Case>) -> Self {
         let failed: Vec<&Case> = parts.iter().filter(|p| p.is_failure()).collect();
-        let ran = parts
-            .iter()
-            .filter(|p| !matches!(p.status, Status::Skip(_)))
-            .count();
+        let ran = parts.iter().filter(|p| p.ran()).count();
         let status = if !failed.is_empty() {
             let reasons: Vec<String> = failed
                 .iter()
@@ -111,14 +137,20 @@ impl Case {
                 reasons.join("; ")
             ))
         } else if ran == 0 {
-            Status::Skip(
-                parts
-                    .first()
-                    .map_or("no assertions".to_string(), |p| match &p.status {
-                        Status::Skip(r) => r.clone(),
-                        _ => String::new(),
-                    }),
-            )
+            let reason = parts
+                .first()
+                .and_then(|p| p.status.skip_reason())
+                .unwrap_or("no assertions")
+                .to_string();
+            let external = !parts.is_empty()
+                && parts
+                    .iter()
+                    .all(|p| matches!(p.status, Status::SkipExternal(_)));
+            if external {
+                Status::SkipExternal(reason)
+            } else {
+                Status::Skip(reason)
+            }
         } else {
             Status::Pass
         };
@@ -154,6 +186,11 @@ impl Case {
     pub fn is_failure(&self) -> bool {
         matches!(self.status, Status::Fail(_))
     }
+
+    /// Whether the test ran (passed or failed): not a skip of either kind.
+    pub fn ran(&self) -> bool {
+        self.status.skip_reason().is_none()
+    }
 }
 
 /// The last `n` lines of a text file; an unreadable file yields one line saying so.
@@ -187,6 +224,9 @@ pub struct SuiteTotals {
     pub assertions: usize,
     /// Names of the cases that ran (passed or failed), in order.
     pub ran_names: Vec<String>,
+    /// Names of the cases skipped because text outside the repository is
+    /// absent ([`Case::skip_external`]), in order; counted in `skipped` too.
+    pub external_skips: Vec<String>,
     /// Wall time of the suite.
     pub elapsed: Duration,
 }
@@ -227,7 +267,9 @@ impl Reporter {
         let text = match &case.status {
             Status::Pass => format!("ok - {}", case.name),
             Status::Fail(reason) => format!("FAIL - {}: {}", case.name, one_line(reason)),
-            Status::Skip(reason) => format!("skip - {}: {}", case.name, one_line(reason)),
+            Status::Skip(reason) | Status::SkipExternal(reason) => {
+                format!("skip - {}: {}", case.name, one_line(reason))
+            }
         };
         self.line(&text);
         if let Status::Fail(reason) = &case.status {
@@ -239,12 +281,16 @@ impl Reporter {
             self.failures.push(format!("{suite}: {}", case.name));
         }
         if let Some(s) = self.suites.last_mut() {
-            match case.status {
+            match &case.status {
                 Status::Pass => s.passed += 1,
                 Status::Fail(_) => s.failed += 1,
                 Status::Skip(_) => s.skipped += 1,
+                Status::SkipExternal(_) => {
+                    s.skipped += 1;
+                    s.external_skips.push(case.name.clone());
+                }
             }
-            if !matches!(case.status, Status::Skip(_)) {
+            if case.ran() {
                 s.assertions += case.assertions;
                 s.ran_names.push(case.name);
             }
@@ -383,6 +429,24 @@ mod tests {
     }
 
     #[test]
+    fn an_external_skip_is_a_skip_recorded_apart() {
+        let buf = Shared::default();
+        let mut r = Reporter::new(Box::new(buf.clone()));
+        r.begin("fwtable", "tables");
+        r.case(Case::skip_external("seed (223 rows)", "no ../shared"));
+        r.case(Case::skip("other", "why"));
+        r.case(Case::pass("p"));
+        let s = &r.suites()[0];
+        assert_eq!((s.passed, s.failed, s.skipped), (1, 0, 2));
+        assert_eq!(s.external_skips, ["seed (223 rows)"]);
+        assert_eq!(s.ran_names, ["p"]);
+        assert_eq!(s.assertions, 1);
+        assert!(printed(&buf).contains("skip - seed (223 rows): no ../shared\nskip - other: why\n"));
+        assert!(!Case::skip_external("x", "y").ran());
+        assert!(!Case::skip_external("x", "y").is_failure());
+    }
+
+    #[test]
     fn assertions_of_cases_that_ran_are_summed() {
         let mut r = Reporter::new(Box::new(Shared::default()));
         r.begin("vm", "scenarios");
@@ -415,6 +479,13 @@ mod tests {
         assert_eq!(bad.details, ["[b]", "d"]);
         let skipped = Case::combine("s", vec![Case::skip("a", "no tree")]);
         assert_eq!(skipped.status, Status::Skip("no tree".into()));
+        let ext = |n| Case::skip_external(n, "no seed");
+        let external = Case::combine("s", vec![ext("a"), ext("b")]);
+        assert_eq!(external.status, Status::SkipExternal("no seed".into()));
+        let mixed = Case::combine("s", vec![ext("a"), Case::skip("b", "no tree")]);
+        assert_eq!(mixed.status, Status::Skip("no seed".into()));
+        let empty = Case::combine("s", Vec::new());
+        assert_eq!(empty.status, Status::Skip("no assertions".into()));
     }
 
     #[test]
