@@ -475,6 +475,25 @@ pub struct Options {
     pub summary: Option<PathBuf>,
 }
 
+/// What QEMU and the guest's PCI core learn once, when the device is
+/// attached and enumerated (config space identity, BAR sizes, MSI, the
+/// memory behind the BARs, the firmware file QEMU's guest loads): a test
+/// window ([`Options::for_window`]) cannot change it, only a new attach can.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    device_id: u16,
+    foreign_id: bool,
+    revision: u8,
+    subsystem_vendor_id: u16,
+    subsystem_id: u16,
+    bar0_size_mib: u32,
+    lmem_bar_mib: u32,
+    lmem_size_gib: u16,
+    vf: bool,
+    no_msi: bool,
+    guc_fw: Option<PathBuf>,
+}
+
 impl Options {
     /// Parses `args` (including the program name) and checks cross-option rules.
     ///
@@ -622,6 +641,48 @@ impl Options {
     /// Local memory size in bytes.
     pub fn lmem_size(&self) -> u64 {
         u64::from(self.lmem_size_gib) << 30
+    }
+
+    /// The part of these options fixed at attach time.
+    pub fn attachment(&self) -> Attachment {
+        Attachment {
+            device_id: self.device_id,
+            foreign_id: self.foreign_id,
+            revision: self.revision,
+            subsystem_vendor_id: self.subsystem_vendor_id,
+            subsystem_id: self.subsystem_id(),
+            bar0_size_mib: self.bar0_size_mib,
+            lmem_bar_mib: self.lmem_bar_mib,
+            lmem_size_gib: self.lmem_size_gib,
+            vf: self.vf,
+            no_msi: self.no_msi,
+            guc_fw: self.guc_fw.clone(),
+        }
+    }
+
+    /// The options of a test window (`window-begin`, [`crate::control`]):
+    /// these options with `args` (mock options, no program name) applied on
+    /// top, an option given there replacing this one's value. The result
+    /// passes the same checks as a command line, and must keep the
+    /// [`Attachment`]: the guest enumerated the device once.
+    ///
+    /// # Errors
+    ///
+    /// `args` do not parse or check, or change the attachment.
+    pub fn for_window(&self, args: &[String]) -> Result<Self, String> {
+        let mut opts = self.clone();
+        let argv = std::iter::once("xehpg-mock").chain(args.iter().map(String::as_str));
+        opts.try_update_from(argv)
+            .map_err(|e| e.to_string().trim().to_string())?;
+        opts.check()?;
+        if opts.attachment() != self.attachment() {
+            return Err(format!(
+                "`{}` changes what the guest saw at attach time (device ID, revision, \
+                 BARs, MSI, VF, local memory, firmware file): that needs a new VM",
+                args.join(" ")
+            ));
+        }
+        Ok(opts)
     }
 }
 

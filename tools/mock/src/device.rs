@@ -103,6 +103,12 @@ pub struct Device {
     removed: bool,
     /// Paced interrupt events of the test control.
     injector: Injector,
+    /// The firmware file uploads must match, loaded once.
+    fw: Option<Arc<FwFile>>,
+    /// The test window open now ([`Device::begin_window`]), by name.
+    window: Option<String>,
+    /// The command line's options, which a window's arguments start from.
+    base: Options,
 }
 
 impl Device {
@@ -147,7 +153,7 @@ impl Device {
             opts: opts.clone(),
             rec,
             config: ConfigSpace::new(&config_params(opts, family)),
-            regs: RegisterFile::new(&reg_params(opts, fw), now)
+            regs: RegisterFile::new(&reg_params(opts, fw.clone()), now)
                 .context("building the register file")?,
             ggtt,
             lmem,
@@ -156,6 +162,9 @@ impl Device {
             finished: false,
             removed: false,
             injector: Injector::default(),
+            fw,
+            window: None,
+            base: opts.clone(),
         };
         dev.announce(family);
         // The harness depends on the summary: an unwritable path is a
@@ -349,6 +358,72 @@ impl Device {
         // events waiting for their service would wait for ever.
         self.abandon_injections();
         self.settle_irqs();
+    }
+
+    /// Opens test window `name` with the command line's options and `args`
+    /// on top ([`Options::for_window`]): the device as at power-on under those
+    /// options (a new register file, local memory and GGTT wiped, no removal,
+    /// no paced events), and a new record whose summary goes to
+    /// [`window_summary_path`] from now on, written at once (the caller's
+    /// sign that the window is open). Config space is left as the guest's
+    /// PCI core programmed it (BARs, command register), as are QEMU's DMA
+    /// mappings and eventfds: the guest enumerated the device once. A window
+    /// still open is closed first.
+    ///
+    /// `[MODEL]` Not a hardware event: the test harness's way to run several
+    /// scenarios against one attach (Documentation/mock.rst, "Test windows").
+    ///
+    /// # Errors
+    ///
+    /// `name` is not a window name, `args` are refused, there is no
+    /// `--summary`, the register
+    /// file cannot be built, or the first window summary cannot be written.
+    pub fn begin_window(&mut self, name: &str, args: &[String]) -> anyhow::Result<()> {
+        check_window_name(name)?;
+        let opts = &self.base.for_window(args).map_err(anyhow::Error::msg)?;
+        let Some(base) = self.opts.summary.clone() else {
+            anyhow::bail!("test windows need --summary (their records go beside it)");
+        };
+        if let Some(open) = self.window.clone() {
+            self.end_window(&open)?;
+        }
+        let now = self.rec.now();
+        let regs = RegisterFile::new(&reg_params(opts, self.fw.clone()), now)
+            .context("building the register file")?;
+        self.regs = regs;
+        self.wipe_memory();
+        self.injector = Injector::default();
+        self.removed = false;
+        self.rec.restart(Some(window_summary_path(&base, name)));
+        self.opts = opts.clone();
+        self.window = Some(name.to_string());
+        let family = ids::lookup(opts.device_id).map_or(ids::Family::Dg2, |k| k.family);
+        self.announce(family);
+        self.settle_irqs();
+        self.rec
+            .write_summary(false)
+            .with_context(|| format!("writing window {name}'s first summary"))
+    }
+
+    /// Closes test window `name`: the isolation checker's last run, then its
+    /// final summary. Until the next window the record goes on into the
+    /// `--summary` file.
+    ///
+    /// # Errors
+    ///
+    /// No window of that name is open, or its summary cannot be written.
+    pub fn end_window(&mut self, name: &str) -> anyhow::Result<()> {
+        if self.window.as_deref() != Some(name) {
+            anyhow::bail!(
+                "window-end:{name}, but the open window is {}",
+                self.window.as_deref().unwrap_or("none")
+            );
+        }
+        self.close_record("window-end");
+        let written = self.rec.write_summary(true);
+        self.window = None;
+        self.rec.restart(self.opts.summary.clone());
+        written.with_context(|| format!("writing window {name}'s summary"))
     }
 
     /// The card vanishes while the guest runs (a surprise removal, or a
@@ -631,19 +706,7 @@ impl Device {
             return;
         }
         self.finished = true;
-        let now = self.rec.now();
-        self.regs.advance(now, &mut self.rec);
-        // The SR-IOV isolation checker's last run, leftovers included
-        // (`regfile::isolation`): what the summary's count ends with.
-        let mut bus = DeviceBus {
-            ggtt: self.ggtt.as_ref(),
-            lmem: &mut self.lmem,
-            guest: &mut self.guest,
-        };
-        self.regs.final_isolation_check(&mut self.rec, &mut bus);
-        self.rec.emit(Event::Stop {
-            reason: reason.to_owned(),
-        });
+        self.close_record(reason);
         // A failure was reported on stderr; nothing more can be done at exit.
         let _ = self.rec.write_summary(true);
         self.rec.flush();
@@ -656,6 +719,24 @@ impl Device {
             self.rec.violation(e.kind(), e.to_string());
         }
         res
+    }
+
+    /// Brings the record up to now and ends it: time-driven work, the SR-IOV
+    /// isolation checker's last run (leftovers included,
+    /// `regfile::isolation`: what the summary's count ends with), and the
+    /// stop event.
+    fn close_record(&mut self, reason: &str) {
+        let now = self.rec.now();
+        self.regs.advance(now, &mut self.rec);
+        let mut bus = DeviceBus {
+            ggtt: self.ggtt.as_ref(),
+            lmem: &mut self.lmem,
+            guest: &mut self.guest,
+        };
+        self.regs.final_isolation_check(&mut self.rec, &mut bus);
+        self.rec.emit(Event::Stop {
+            reason: reason.to_owned(),
+        });
     }
 
     fn wipe_memory(&mut self) {
@@ -1099,6 +1180,28 @@ fn le_value(data: &[u8]) -> u64 {
 
 fn einval() -> io::Error {
     io::Error::from_raw_os_error(libc::EINVAL)
+}
+
+/// Where test window `name`'s summary goes: `window-NAME.json` in the
+/// directory of the `--summary` file.
+pub fn window_summary_path(summary: &std::path::Path, name: &str) -> std::path::PathBuf {
+    summary
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .join(format!("window-{name}.json"))
+}
+
+/// A window name is a file-name part: ASCII letters, digits, `-` and `_`,
+/// 1 to 64 of them.
+fn check_window_name(name: &str) -> anyhow::Result<()> {
+    let ok = (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !ok {
+        anyhow::bail!("{name:?} is not a window name (letters, digits, - and _, at most 64)");
+    }
+    Ok(())
 }
 
 fn config_params(o: &Options, family: ids::Family) -> ConfigParams {

@@ -46,6 +46,16 @@ impl Recorder {
         }
     }
 
+    /// Starts a new record (a test window): the counters from zero, the
+    /// summary written to `summary_path` from now on. The trace goes on.
+    pub fn restart(&mut self, summary_path: Option<PathBuf>) {
+        self.counters = Counters::default();
+        self.summary_path = summary_path;
+        self.last_summary_at = self.clock.now();
+        self.events_since_summary = 0;
+        self.summary_failed = false;
+    }
+
     /// Current device time.
     pub fn now(&self) -> Duration {
         self.clock.now()

@@ -157,10 +157,34 @@ fn spawn_tick_thread(dev: Shared) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `window-begin:NAME[:ARGS]`: opens test window NAME, the device as at
+/// power-on with the mock options ARGS (space-separated) on top of the
+/// command line's ([`Device::begin_window`]).
+const WINDOW_BEGIN: &str = "window-begin:";
+
+/// `window-end:NAME`: closes test window NAME ([`Device::end_window`]).
+const WINDOW_END: &str = "window-end:";
+
 /// Parses and applies one control line; an empty line is nothing.
 fn apply_control_line(line: &str, dev: &Shared) -> Result<(), String> {
     let text = line.strip_suffix('\r').unwrap_or(line);
     if text.is_empty() {
+        return Ok(());
+    }
+    if let Some(rest) = text.strip_prefix(WINDOW_BEGIN) {
+        let (name, args) = rest.split_once(':').unwrap_or((rest, ""));
+        let args: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+        lock(dev)
+            .begin_window(name, &args)
+            .map_err(|e| format!("{text}: {e:#}"))?;
+        eprintln!("xehpg-mock: control: {text}");
+        return Ok(());
+    }
+    if let Some(name) = text.strip_prefix(WINDOW_END) {
+        lock(dev)
+            .end_window(name)
+            .map_err(|e| format!("{text}: {e:#}"))?;
+        eprintln!("xehpg-mock: control: {text}");
         return Ok(());
     }
     let req = Request::parse(text)?;
@@ -524,6 +548,60 @@ mod tests {
         std::fs::write(&file, b"").expect("file");
         assert!(open_control(&file).is_err(), "a plain file is refused");
         let _ = std::fs::remove_file(&file);
+    }
+
+    /// A test window starts the device over with its own options and its
+    /// own record, and may not change what the guest saw at attach time.
+    #[test]
+    fn test_windows_restart_the_device_and_its_record() {
+        let dir = std::env::temp_dir().join(format!("xehpg-mock-win-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let mut opts = Options::with_socket("/nonexistent");
+        opts.summary = Some(dir.join("mock.json"));
+        let dev: Shared = Arc::new(Mutex::new(device(&opts)));
+        let read = |dev: &Shared| {
+            const GU_CNTL: u64 = 0x10_1010;
+            let mut b = [0u8; 4];
+            lock(dev)
+                .region_read(VFIO_PCI_BAR0_REGION_INDEX, GU_CNTL, &mut b)
+                .expect("read");
+        };
+        let summary = |name: &str| -> serde_json::Value {
+            let text = std::fs::read_to_string(dir.join(format!("window-{name}.json")))
+                .expect("window summary");
+            serde_json::from_str(&text).expect("JSON")
+        };
+        read(&dev);
+        apply_control_line("window-begin:one:--fault all-ones", &dev).expect("begin");
+        assert_eq!(
+            summary("one")["mmio_reads"],
+            serde_json::json!(0),
+            "a new record"
+        );
+        assert_eq!(summary("one")["faults"], serde_json::json!(["all-ones"]));
+        read(&dev);
+        read(&dev);
+        apply_control_line("window-end:one", &dev).expect("end");
+        let one = summary("one");
+        assert_eq!(
+            (one["mmio_reads"].clone(), one["final"].clone()),
+            (2.into(), true.into())
+        );
+        // The next window does not inherit the last one's fault.
+        apply_control_line("window-begin:two", &dev).expect("begin");
+        assert_eq!(summary("two")["faults"], serde_json::json!([]));
+        assert!(
+            apply_control_line("window-end:one", &dev).is_err(),
+            "not open"
+        );
+        // Refused: a new device ID, a bad option, a bad name. The open
+        // window stays open.
+        assert!(apply_control_line("window-begin:three:--device-id 0x56a0", &dev).is_err());
+        assert!(apply_control_line("window-begin:three:--no-such-option", &dev).is_err());
+        assert!(apply_control_line("window-begin:../x", &dev).is_err());
+        assert!(!dir.join("window-three.json").exists());
+        apply_control_line("window-end:two", &dev).expect("still open");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
