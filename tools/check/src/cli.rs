@@ -27,13 +27,18 @@ pub struct Options {
     /// Why cases that no longer run may leave the floor (logged in the file)
     #[arg(long, value_name = "TEXT", requires = "update_floor")]
     pub floor_reason: Option<String>,
-    /// List the suites and vm scenarios, run nothing
+    /// Record this run's suite times in tools/check-times.toml (suites that
+    /// did not run keep their recorded time); the summary warns about a
+    /// suite that takes more than twice its recorded time
     #[arg(long)]
+    pub update_times: bool,
+    /// List the suites and vm scenarios, run nothing
+    #[arg(long, conflicts_with = "update_times")]
     pub list: bool,
     /// `make bench`: boot the VM, print MMIO accesses per driver operation,
     /// and check the driver's MMIO count against the mock's (exit 1 if they
     /// differ); runs no suite
-    #[arg(long, conflicts_with_all = ["only", "list", "update_floor"])]
+    #[arg(long, conflicts_with_all = ["only", "list", "update_floor", "update_times"])]
     pub bench: bool,
     /// Which kernels to run on: all three (`both`, `make check`: the plain
     /// test kernel, the debug kernel, Debian's packaged kernel), only the
@@ -116,6 +121,11 @@ mod tests {
         assert!(parse("--bench --repo /r").unwrap().bench);
         assert!(parse("--bench --only vm").is_err());
         assert!(parse("--bench --list").is_err());
+        assert!(parse("--bench --update-times").is_err());
+        assert!(parse("--list --update-times").is_err());
+        let o = parse("--update-times --only abi").unwrap();
+        assert!(o.update_times && !o.update_floor);
+        assert!(parse("--update-times --update-floor").unwrap().update_times);
         assert_eq!(
             parse("--lane debug --only vm-debug:bind").unwrap().lane,
             LaneArg::Debug

@@ -3,7 +3,9 @@
 //! Runs the suites of [`suites::SUITES`] in order (tools, style, abi, regs, fwtable,
 //! kunit, vm), printing a header per suite, one `ok - ` / `FAIL - ` /
 //! `skip - ` line per test and the suite's time ([`report`]). A full run then
-//! checks that every case named in `tools/check-floor.toml` ran ([`floor`]). The last
+//! checks that every case named in `tools/check-floor.toml` ran ([`floor`]).
+//! The summary gives the run's wall time and warns about a suite that took
+//! more than twice its time in `tools/check-times.toml` ([`times`]). The last
 //! line is always `N passed, N failed`; the exit status is 0 only when
 //! nothing failed (1 on failures, 2 on bad usage). Subprocess output is kept
 //! under `build/check-logs/<suite>/`.
@@ -15,6 +17,7 @@ mod cli;
 mod floor;
 mod report;
 mod suites;
+mod times;
 
 use anyhow::{Context as _, Result};
 use clap::Parser;
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
 
 /// Runs what the arguments ask for; `Ok(false)` if a test failed.
 fn run(opts: cli::Options) -> Result<bool> {
+    let started = Instant::now();
     let repo = match opts.repo {
         Some(r) => r,
         None => std::env::current_dir()?,
@@ -144,8 +148,46 @@ fn run(opts: cli::Options) -> Result<bool> {
             &mut r,
         );
     }
-    r.summary();
+    let recorded = suite_times(&repo.join(times::TIMES_FILE), opts.update_times, &mut r);
+    r.summary(started.elapsed(), &recorded);
     Ok(r.totals().1 == 0)
+}
+
+/// The recorded suite times for the summary's warnings; with `update`, first
+/// rewrites the file with this run's suite times (the `floor` pseudo-suite
+/// aside). A file that cannot be read or written is a note, not a failure:
+/// the times judge no test.
+fn suite_times(path: &Path, update: bool, r: &mut Reporter) -> times::Times {
+    let old = match std::fs::read_to_string(path) {
+        Ok(text) => times::parse(&text).with_context(|| format!("{}", path.display())),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let old = old.unwrap_or_else(|e| {
+        r.note(&format!("{e:#}: no recorded suite times"));
+        times::Times::new()
+    });
+    if !update {
+        return old;
+    }
+    let run: Vec<report::SuiteTotals> = r
+        .suites()
+        .iter()
+        .filter(|s| suites::SUITES.iter().any(|x| x.name == s.name))
+        .cloned()
+        .collect();
+    let new = times::update(&old, &run);
+    let written = times::render(&new).and_then(|text| {
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    });
+    match written {
+        Ok(()) => r.note(&format!(
+            "{} rewritten: {} suite time(s) from this run",
+            path.display(),
+            run.len()
+        )),
+        Err(e) => r.note(&format!("{e:#}")),
+    }
+    old
 }
 
 /// VM runs at once by default: one per CPU this process may use, at most

@@ -14,8 +14,10 @@
 //! --- regs: 1 passed, 1 failed, 1 skipped (0.1 s)
 //! ```
 //!
-//! and, after all suites, a table, the list of failures and the last line
-//! `N passed, N failed`. Skipped tests count as neither.
+//! and, after all suites, a table, the run's wall time, a warning for each
+//! suite that took more than twice its recorded time ([`crate::times`]), the
+//! list of failures and the last line `N passed, N failed`. Skipped tests
+//! count as neither.
 //!
 //! A test that cannot run because text outside the repository is absent (the
 //! seeds in `../shared/`, which a public clone does not have) is skipped with
@@ -28,6 +30,7 @@
 //! summary shows the assertions beside the cases, so neither number can pass
 //! for the other.
 
+use crate::times::{self, Times};
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
@@ -332,8 +335,11 @@ impl Reporter {
             .fold((0, 0), |(p, f), s| (p + s.passed, f + s.failed))
     }
 
-    /// Prints the per-suite table, the failures and the final `N passed, N failed` line.
-    pub fn summary(&mut self) {
+    /// Prints the per-suite table, the run's wall time `wall`, a warning for
+    /// each suite that took more than twice its time in `recorded`
+    /// ([`times::warnings`]), the failures and the final `N passed, N failed`
+    /// line.
+    pub fn summary(&mut self, wall: Duration, recorded: &Times) {
         self.line("\n=== summary ===");
         let rows: Vec<String> = self
             .suites
@@ -352,6 +358,16 @@ impl Reporter {
             .collect();
         for r in rows {
             self.line(&r);
+        }
+        let secs = wall.as_secs();
+        self.line(&format!(
+            "total wall time {:.1} s ({} min {:02} s)",
+            wall.as_secs_f64(),
+            secs / 60,
+            secs % 60
+        ));
+        for w in times::warnings(recorded, &self.suites) {
+            self.line(&w);
         }
         if !self.failures.is_empty() {
             self.line("failures:");
@@ -413,7 +429,7 @@ mod tests {
         r.case(Case::fail("D", "same").with_details(vec!["same".into()]));
         r.case(Case::skip("C", "later"));
         r.end(Duration::from_millis(1500));
-        r.summary();
+        r.summary(Duration::from_millis(61_250), &Times::new());
         let out = printed(&buf);
         assert!(out.contains(
             "=== regs: registers ===\nok - A\nFAIL - B: bad / offset\n    | why\nFAIL - D: same\nskip - C: later\n"
@@ -425,7 +441,32 @@ mod tests {
             "a skip did not run"
         );
         assert!(out.contains("failures:\n  regs: B\n  regs: D\n"));
+        assert!(out.contains("\ntotal wall time 61.2 s (1 min 01 s)\n"));
+        assert!(!out.contains("warning"));
         assert!(out.ends_with("\n1 passed, 2 failed\n"));
+    }
+
+    #[test]
+    fn summary_warns_about_slow_suites_before_the_final_line() {
+        let buf = Shared::default();
+        let mut r = Reporter::new(Box::new(buf.clone()));
+        for (name, secs) in [("abi", 11), ("regs", 9), ("new", 500)] {
+            r.begin(name, "t");
+            r.case(Case::pass("a"));
+            r.end(Duration::from_secs(secs));
+        }
+        let recorded: Times = [("abi".to_string(), 5), ("regs".to_string(), 5)].into();
+        r.summary(Duration::from_secs(520), &recorded);
+        let out = printed(&buf);
+        assert!(
+            out.ends_with(
+                " 500.0 s\n\
+                 total wall time 520.0 s (8 min 40 s)\n\
+                 warning: suite abi took 11.0 s, more than twice its recorded 5 s\n\
+                 3 passed, 0 failed\n"
+            ),
+            "{out}"
+        );
     }
 
     #[test]
