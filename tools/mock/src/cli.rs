@@ -336,6 +336,7 @@ pub const BAR0_MAX_MIB: u32 = 16;
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "xehpg-mock",
+    args_override_self = true,
     version,
     about = "vfio-user model of an Intel Xe-HPG GPU (DG2 / ATS-M) for QEMU's vfio-user-pci"
 )]
@@ -473,6 +474,11 @@ pub struct Options {
     /// Write the JSON counter summary here (atomically, periodically and at exit).
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
+
+    /// The command line these options were parsed from (program name
+    /// first), which a test window's options start from.
+    #[arg(skip)]
+    pub command_line: Vec<std::ffi::OsString>,
 }
 
 /// What QEMU and the guest's PCI core learn once, when the device is
@@ -505,7 +511,9 @@ impl Options {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
-        let opts = Self::try_parse_from(args)?;
+        let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        let mut opts = Self::try_parse_from(&args)?;
+        opts.command_line = args;
         opts.check()
             .map_err(|msg| Self::command().error(ErrorKind::ValueValidation, msg))?;
         Ok(opts)
@@ -513,8 +521,14 @@ impl Options {
 
     /// Options for tests and embedding: defaults with the given socket.
     pub fn with_socket(socket: impl Into<PathBuf>) -> Self {
+        let socket: PathBuf = socket.into();
+        let command_line = vec![
+            "xehpg-mock".into(),
+            "--socket".into(),
+            socket.clone().into_os_string(),
+        ];
         Self {
-            socket: socket.into(),
+            socket,
             device_id: 0x56C0,
             foreign_id: false,
             revision: 0x08,
@@ -543,6 +557,7 @@ impl Options {
             control: None,
             trace: None,
             summary: None,
+            command_line,
         }
     }
 
@@ -670,11 +685,20 @@ impl Options {
     ///
     /// `args` do not parse or check, or change the attachment.
     pub fn for_window(&self, args: &[String]) -> Result<Self, String> {
-        let mut opts = self.clone();
-        let argv = std::iter::once("xehpg-mock").chain(args.iter().map(String::as_str));
-        opts.try_update_from(argv)
-            .map_err(|e| e.to_string().trim().to_string())?;
-        opts.check()?;
+        // The command line again with `args` after it: a later single-valued
+        // option overrides (`args_override_self`), a repeatable one adds.
+        let argv = self
+            .command_line
+            .iter()
+            .cloned()
+            .chain(args.iter().map(std::ffi::OsString::from));
+        let mut opts = Self::try_parse_args(argv).map_err(|e| e.to_string().trim().to_string())?;
+        // The process's wiring is not a window's to change.
+        opts.socket.clone_from(&self.socket);
+        opts.control.clone_from(&self.control);
+        opts.trace.clone_from(&self.trace);
+        opts.summary.clone_from(&self.summary);
+        opts.command_line.clone_from(&self.command_line);
         if opts.attachment() != self.attachment() {
             return Err(format!(
                 "`{}` changes what the guest saw at attach time (device ID, revision, \

@@ -20,6 +20,9 @@ pub use sriov::{SriovParams, Violation};
 /// Size of PCIe configuration space (with extended space).
 pub const CONFIG_SIZE: usize = 4096;
 
+/// Where the PCIe extended configuration space starts.
+const EXTENDED_START: usize = 0x100;
+
 // Type 0 header offsets, include/uapi/linux/pci_regs.h.
 const PCI_VENDOR_ID: usize = 0x00;
 const PCI_DEVICE_ID: usize = 0x02;
@@ -198,6 +201,19 @@ impl ConfigSpace {
         }
         self.sriov_after_write(start, data.len());
         Ok(effect)
+    }
+
+    /// Returns the extended configuration space (0x100 on: the SR-IOV
+    /// capability) to its reset value, and the VFs with it; the standard
+    /// header stays. For a test window (`Device::begin_window`): QEMU hides
+    /// the extended capabilities from the guest's PCI core, which reaches
+    /// them only through the test-only shim, and the harness unloads that
+    /// shim before a window opens, so no kernel state refers to them.
+    pub fn reset_extended(&mut self) {
+        self.bytes[EXTENDED_START..].copy_from_slice(&self.reset[EXTENDED_START..]);
+        if let Some(s) = self.sriov.as_mut() {
+            s.reset();
+        }
     }
 
     /// Returns every byte to its reset value (what an FLR does); a PF's VFs

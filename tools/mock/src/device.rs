@@ -365,9 +365,11 @@ impl Device {
     /// options (a new register file, local memory and GGTT wiped, no removal,
     /// no paced events), and a new record whose summary goes to
     /// [`window_summary_path`] from now on, written at once (the caller's
-    /// sign that the window is open). Config space is left as the guest's
-    /// PCI core programmed it (BARs, command register), as are QEMU's DMA
-    /// mappings and eventfds: the guest enumerated the device once. A window
+    /// sign that the window is open). The standard config header is left as
+    /// the guest's PCI core programmed it (BARs, command register), as are
+    /// QEMU's DMA mappings and eventfds: the guest enumerated the device
+    /// once. The extended config space (SR-IOV) returns to its reset state
+    /// ([`ConfigSpace::reset_extended`]). A window
     /// still open is closed first.
     ///
     /// `[MODEL]` Not a hardware event: the test harness's way to run several
@@ -391,6 +393,7 @@ impl Device {
         let regs = RegisterFile::new(&reg_params(opts, self.fw.clone()), now)
             .context("building the register file")?;
         self.regs = regs;
+        self.config.reset_extended();
         self.wipe_memory();
         self.injector = Injector::default();
         self.removed = false;

@@ -600,6 +600,34 @@ mod tests {
         assert!(apply_control_line("window-begin:three:--no-such-option", &dev).is_err());
         assert!(apply_control_line("window-begin:../x", &dev).is_err());
         assert!(!dir.join("window-three.json").exists());
+        // Options from the command line hold in a window unless it gives
+        // its own; the same device ID again is no change.
+        let mut cli = Options::try_parse_args([
+            "xehpg-mock",
+            "--socket",
+            "/nonexistent",
+            "--device-id",
+            "0x56a0",
+            "--gam-reset-slice",
+            "1",
+        ])
+        .expect("options");
+        cli.summary = opts.summary.clone();
+        let w = cli.for_window(&[]).expect("no change");
+        assert_eq!((w.device_id, w.gam_reset_slice), (0x56a0, 1));
+        assert_eq!(w.summary, cli.summary, "the wiring stays");
+        let w = cli
+            .for_window(&[
+                "--gam-reset-slice".into(),
+                "0".into(),
+                "--device-id".into(),
+                "0x56a0".into(),
+            ])
+            .expect("override");
+        assert_eq!((w.device_id, w.gam_reset_slice), (0x56a0, 0));
+        assert!(cli
+            .for_window(&["--revision".into(), "0x3f".into()])
+            .is_err());
         apply_control_line("window-end:two", &dev).expect("still open");
         let _ = std::fs::remove_dir_all(&dir);
     }
