@@ -40,6 +40,17 @@ pub const INSMOD_FAILED_PREFIX: &str = "XEHPG-VM-INSMOD-FAILED=";
 /// Printed by the guest command to ask for a [`MockRequest`], followed by
 /// its name.
 pub const MOCK_PREFIX: &str = "XEHPG-VM-MOCK=";
+/// Printed by the guest command to open or close a test window of the mock
+/// (`begin:NAME[:ARGS]`, `end:NAME`; `xehpg_mock`'s `window-begin:` and
+/// `window-end:` requests). Unlike a [`MOCK_PREFIX`] line it stays in the
+/// command's output, where it marks where each window's part starts and
+/// ends; the runner answers a `begin` with an [`ACK_PREFIX`] line on the
+/// command channel once the mock has opened the window, so the guest knows
+/// that what it does next is recorded in it.
+pub const WINDOW_PREFIX: &str = "XEHPG-VM-WINDOW=";
+/// The runner's answer to a window `begin`, sent to the guest on the command
+/// channel: `XEHPG-VM-ACK=NAME ok` or `XEHPG-VM-ACK=NAME failed`.
+pub const ACK_PREFIX: &str = "XEHPG-VM-ACK=";
 /// The kernel's panic banner.
 const PANIC: &str = "Kernel panic - not syncing";
 /// How long an unfinished line may wait for its end before it is shown: a
@@ -124,6 +135,12 @@ fn may_become_marker(partial: &[u8]) -> bool {
     if let Some(rest) = partial.strip_prefix(MOCK_PREFIX.as_bytes()) {
         return std::str::from_utf8(rest).is_ok_and(MockRequest::could_become);
     }
+    // A window line is held until its end, whatever follows the prefix.
+    if partial.starts_with(WINDOW_PREFIX.as_bytes())
+        || WINDOW_PREFIX.as_bytes().starts_with(partial)
+    {
+        return true;
+    }
     [BEGIN, EXIT_PREFIX, INSMOD_FAILED_PREFIX, MOCK_PREFIX]
         .iter()
         .any(|marker| {
@@ -160,6 +177,8 @@ pub struct Session {
     pub exit_markers: u32,
     /// Mock requests taken and not yet carried out by the runner.
     pub mock_requests: Vec<MockRequest>,
+    /// Window requests ([`WINDOW_PREFIX`]) seen and not yet carried out.
+    pub window_requests: Vec<String>,
 }
 
 impl Default for Session {
@@ -170,6 +189,7 @@ impl Default for Session {
             panicked: false,
             exit_markers: 0,
             mock_requests: Vec::new(),
+            window_requests: Vec::new(),
         }
     }
 }
@@ -183,6 +203,14 @@ impl Session {
     /// and the last one wins: `/init` writes its marker after everything the
     /// command wrote, including a copy of the marker text.
     pub fn on_command_line(&mut self, line: &str) -> Option<Marker> {
+        if self.phase == Phase::Command {
+            let text = line.strip_suffix('\r').unwrap_or(line);
+            if let Some(request) = text.strip_prefix(WINDOW_PREFIX) {
+                // Output all the same: the harness splits the output there.
+                self.window_requests.push(request.to_string());
+                return None;
+            }
+        }
         let marker = command_marker(line)?;
         match (marker, self.phase) {
             (Marker::Begin, Phase::Boot) => self.phase = Phase::Command,
@@ -779,6 +807,28 @@ mod tests {
         out.extend(channel.finish(&mut session));
         assert_eq!(String::from_utf8_lossy(&out), "before\nafter\n");
         assert_eq!(session.mock_requests, [MockRequest::SurpriseRemoval]);
+    }
+
+    #[test]
+    fn a_window_request_is_taken_and_stays_in_the_output() {
+        let mut session = Session::default();
+        let mut channel = CommandChannel::default();
+        let mut out = channel.push(b"XEHPG-VM-WINDOW=begin:a:--fault x\n", &mut session);
+        assert!(session.window_requests.is_empty(), "not before BEGIN");
+        out.extend(channel.push(b"XEHPG-VM-BEGIN\nXEHPG-VM-WIN", &mut session));
+        // An unfinished window line waits for its end.
+        out.extend(channel.pause());
+        out.extend(channel.push(
+            b"DOW=begin:b:--fault y\nok\nXEHPG-VM-WINDOW=end:b\n",
+            &mut session,
+        ));
+        out.extend(channel.finish(&mut session));
+        assert_eq!(session.window_requests, ["begin:b:--fault y", "end:b"]);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "XEHPG-VM-WINDOW=begin:a:--fault x\nXEHPG-VM-WINDOW=begin:b:--fault y\nok\n\
+             XEHPG-VM-WINDOW=end:b\n"
+        );
     }
 
     #[test]

@@ -514,6 +514,7 @@ fn batch(
     );
     // Kept until QEMU's connection is taken.
     let mut listener = Some(listener);
+    let mut command_writer: Option<UnixStream> = None;
     let (mut console_open, mut command_open) = (true, false);
     let mut boot = None;
     // The exit markers seen, and since when.
@@ -521,6 +522,8 @@ fn batch(
     loop {
         if let Some(waiting) = &listener {
             if let Some(stream) = accept(waiting)? {
+                // The runner's answers to window requests go the other way.
+                command_writer = stream.try_clone().ok();
                 spawn_reader(Source::Command, stream, sender.clone());
                 (listener, command_open) = (None, true);
             } else if !console_open {
@@ -542,6 +545,14 @@ fn batch(
         }
         for request in std::mem::take(&mut streams.session.mock_requests) {
             forward_to_mock(request, control.as_mut());
+        }
+        for request in std::mem::take(&mut streams.session.window_requests) {
+            carry_out_window(
+                &request,
+                control.as_mut(),
+                &logs.summary,
+                command_writer.as_mut(),
+            );
         }
         streams
             .tick(Instant::now())
@@ -663,6 +674,77 @@ fn forward_to_mock(request: console::MockRequest, control: Option<&mut File>) {
         return;
     }
     eprintln!("xehpg-vm: the guest asked for {request}: sent to the mock");
+}
+
+/// How long the mock may take to open a test window.
+const WINDOW_WAIT: Duration = Duration::from_secs(10);
+
+/// Carries out a guest's window request ([`console::WINDOW_PREFIX`]):
+/// `begin:NAME[:ARGS]` becomes the mock's `window-begin:NAME:ARGS`, and once
+/// the mock has written the window's first summary (`window-NAME.json`
+/// beside `summary`) the guest gets `XEHPG-VM-ACK=NAME ok` on the command
+/// channel (`failed` if it did not within [`WINDOW_WAIT`]); `end:NAME`
+/// becomes `window-end:NAME`, unanswered. Anything else is reported.
+fn carry_out_window(
+    request: &str,
+    control: Option<&mut File>,
+    summary: &Path,
+    guest: Option<&mut UnixStream>,
+) {
+    use std::io::Write;
+    let Some(fifo) = control else {
+        eprintln!("xehpg-vm: the guest asked for window {request} but this run has no mock");
+        return;
+    };
+    let (line, begun) = match request.split_once(':') {
+        Some(("begin", rest)) => {
+            let name = rest.split_once(':').map_or(rest, |(n, _)| n);
+            (format!("window-begin:{rest}"), Some(name.to_string()))
+        }
+        Some(("end", name)) => (format!("window-end:{name}"), None),
+        _ => {
+            eprintln!(
+                "xehpg-vm: the guest asked for window {request:?}, which is not begin or end"
+            );
+            return;
+        }
+    };
+    let file = begun.as_ref().map(|name| {
+        summary
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(format!("window-{name}.json"))
+    });
+    if let Some(file) = &file {
+        // The mock's summary there is the answer: an old one is not.
+        let _ = fs::remove_file(file);
+    }
+    if let Err(err) = fifo.write_all(format!("{line}\n").as_bytes()) {
+        eprintln!("xehpg-vm: forwarding {line} to the mock failed: {err}");
+    }
+    let (Some(name), Some(file)) = (begun, file) else {
+        return;
+    };
+    let deadline = Instant::now() + WINDOW_WAIT;
+    while !file.exists() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(5));
+    }
+    let verdict = if file.exists() { "ok" } else { "failed" };
+    if verdict != "ok" {
+        eprintln!(
+            "xehpg-vm: the mock did not open window {name} within {} s (its stderr says why)",
+            WINDOW_WAIT.as_secs()
+        );
+    }
+    let answer = format!("{}{name} {verdict}\n", console::ACK_PREFIX);
+    match guest {
+        Some(stream) => {
+            if let Err(err) = stream.write_all(answer.as_bytes()) {
+                eprintln!("xehpg-vm: answering window {name} failed: {err}");
+            }
+        }
+        None => eprintln!("xehpg-vm: no command channel to answer window {name} on"),
+    }
 }
 
 /// Lets the mock exit on its own after QEMU's disconnect, then stops it.
@@ -877,6 +959,66 @@ mod tests {
         );
         // No mock: reported, not fatal.
         forward_to_mock(console::MockRequest::SpuriousMsi, None);
+    }
+
+    /// A window `begin` is forwarded and answered once the mock's window
+    /// summary exists; an `end` is forwarded unanswered; a `begin` the mock
+    /// never opens is answered `failed`.
+    #[test]
+    fn window_requests_are_forwarded_and_a_begin_is_answered() {
+        use std::io::BufRead;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let summary = dir.path().join("mock.json");
+        let control = dir.path().join("control.txt");
+        let mut fifo = File::create(&control).expect("control file");
+        let (mut guest_end, mut runner_end) = UnixStream::pair().expect("pair");
+        // The mock's part: the window summary appears a moment later.
+        let window = dir.path().join("window-bind.json");
+        fs::write(&window, "stale").expect("stale file");
+        let mock = {
+            let window = window.clone();
+            thread::spawn(move || {
+                thread::sleep(Duration::from_millis(100));
+                fs::write(window, "{}").expect("window summary");
+            })
+        };
+        carry_out_window(
+            "begin:bind:--fault all-ones",
+            Some(&mut fifo),
+            &summary,
+            Some(&mut runner_end),
+        );
+        mock.join().expect("mock thread");
+        carry_out_window("end:bind", Some(&mut fifo), &summary, Some(&mut runner_end));
+        carry_out_window("bogus:x", Some(&mut fifo), &summary, Some(&mut runner_end));
+        assert_eq!(
+            fs::read_to_string(&control).expect("control"),
+            "window-begin:bind:--fault all-ones\nwindow-end:bind\n"
+        );
+        drop(runner_end);
+        let mut answers = String::new();
+        std::io::Read::read_to_string(&mut guest_end, &mut answers).expect("answers");
+        assert_eq!(answers, "XEHPG-VM-ACK=bind ok\n");
+        // Never opened: the stale file was removed first, so the answer is
+        // `failed` (after the wait, shortened here by no mock at all).
+        let (mut guest_end, mut runner_end) = UnixStream::pair().expect("pair");
+        fs::write(dir.path().join("window-gone.json"), "stale").expect("stale");
+        let _ = fs::remove_file(dir.path().join("window-gone.json"));
+        let started = Instant::now();
+        carry_out_window(
+            "begin:gone",
+            Some(&mut fifo),
+            &summary,
+            Some(&mut runner_end),
+        );
+        assert!(started.elapsed() >= WINDOW_WAIT);
+        drop(runner_end);
+        let line = std::io::BufReader::new(&mut guest_end)
+            .lines()
+            .next()
+            .expect("a line")
+            .expect("text");
+        assert_eq!(line, "XEHPG-VM-ACK=gone failed");
     }
 
     #[test]

@@ -1,50 +1,55 @@
 //! Suite `vm`: guest scenarios against the mock device.
 //!
-//! Each `tools/guest/tests/<name>.sh` boots its own VM through `tools/vm/run`
-//! with the production module (`build/module/xehpg.ko`), `tools/guest/lib.sh`
-//! at `/tests/lib.sh` and itself at `/tests/<name>.sh`, and runs
-//! `sh /tests/<name>.sh`. Its header
-//! ([`scenario`]) sets the device ID, mock arguments, module parameters, the
-//! timeout and what the mock may or must report. A scenario is one test case
-//! named `<name>`; it passes when all of its assertions pass:
+//! Each `tools/guest/tests/<name>.sh` is one test case named `<name>`. Its
+//! header ([`scenario`]) sets the device ID, mock arguments, module
+//! parameters, the timeout and what the mock may or must report.
+//! Scenarios that agree on what is fixed when the device is attached share
+//! one VM boot ([`group`]): `tools/guest/group.sh` runs them one after the
+//! other, each in a test window of the mock of its own (the device as at
+//! power-on, its own mock options, its own record), with the production
+//! module (`build/module/xehpg.ko`) loaded for it, `tools/guest/lib.sh` at
+//! `/tests/lib.sh` and itself at `/tests/<name>.sh`. A scenario passes when
+//! all of its assertions pass:
 //!
 //! - one per TAP line (`<name>: <description>`, [`tap`]);
-//! - `<name>: run`: the guest reported an exit status, the plan matched, and a
-//!   non-zero exit came with a `not ok`;
-//! - `<name>: mock clean`: the mock summary holds nothing undeclared and every
-//!   declared violation happened ([`mock_summary`]);
+//! - `<name>: run`: the script ran to its end within its timeout, the plan
+//!   matched, and a non-zero exit came with a `not ok`;
+//! - `<name>: mock clean`: its window's mock summary holds nothing
+//!   undeclared and every declared violation happened ([`mock_summary`]);
 //! - `<name>: driver MMIO count matches the mock`, for scenarios that call
 //!   `mmio_report` (`# mmio reads=N writes=N`): the driver's own count of its
 //!   BAR accesses equals the mock's ([`mmio`]). Only meaningful in a scenario
 //!   that loads the driver once: unloading resets the driver's counters.
 //!   Plain lane only: the debug lane's epilogue unloads the driver after the
 //!   count was printed, and the mock counts that teardown too.
-//!
 //! - `<name>: kernel log clean`, in the debug lane only (suite `vm-debug`):
-//!   no bug-detector report on the console, leak scan after rmmod included
-//!   ([`super::kernel_log`]).
+//!   no bug-detector report in its part of the console, leak scan after
+//!   rmmod included ([`super::kernel_log`]).
 //!
-//! A run whose guest hung while booting is run once more ([`retry`]).
-//! Scenarios run `--vm-jobs` at a time (each has its own VM, mock, logs and
-//! sockets), reported in their order.
+//! A boot whose guest hung while booting is run once more ([`retry`]).
+//! Boots run `--vm-jobs` at a time (each has its own VM, mock, logs and
+//! sockets); scenarios are reported in their order, and each leaves
+//! `build/check-logs/<lane>/<name>/` (`output.log`, `console.log`,
+//! `mock.json`) as a boot of its own would.
 
 mod expect;
+mod group;
 pub(crate) mod mmio;
 pub(crate) mod mock_summary;
 pub(super) mod retry;
 mod scenario;
 mod tap;
 
-use super::{
-    kernel_log, vm_exit_meaning, Context, DEBUG_SLOWDOWN, VM_EXIT_NO_STATUS, VM_EXIT_TIMEOUT,
-};
+use super::{kernel_log, vm_exit_meaning, Context, DEBUG_SLOWDOWN};
 use crate::report::{tail, Case, Reporter};
+use group::End;
 use retry::{run_vm, VM_EXIT_BOOT_HANG};
 use scenario::{discover, Header, Scenario};
+use std::collections::VecDeque;
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 use tap::{Directive, Tap, TapTest};
 use xehpg_common::process::Finished;
@@ -59,14 +64,28 @@ const SCENARIOS: &str = "tools/guest/tests";
 /// Helper library every scenario sources, relative to the repository.
 const LIB: &str = "tools/guest/lib.sh";
 
+/// The guest side of a boot shared by scenarios ([`group`]).
+const GROUP: &str = "tools/guest/group.sh";
+
 /// Time for boot and teardown on top of the guest command's timeout.
 const BOOT_MARGIN_SECS: u64 = 120;
 
 /// Lines of the console shown under a failed run.
 const CONSOLE_LINES: usize = 15;
 
-/// Runs the suite: up to `ctx.vm_jobs` scenarios at once, each its own VM
-/// and mock, reported in scenario order as they finish.
+/// Most scenarios one boot runs: groups larger than this are cut, so that
+/// `--vm-jobs` boots share the work evenly and a boot that dies costs a few
+/// scenarios a second boot, not many.
+const MAX_PER_BOOT: usize = 12;
+
+/// Time per scenario in a boot on top of its own timeout: loading and
+/// unloading the driver, the debug lane's leak scan (a 5 s wait and two
+/// scans) and the cleanup.
+const PER_SCENARIO_MARGIN_SECS: u64 = 60;
+
+/// Runs the suite: scenarios grouped into boots ([`group`]), up to
+/// `ctx.vm_jobs` boots at once, each scenario reported in scenario order as
+/// its verdict is in.
 pub fn run(ctx: &Context, r: &mut Reporter) {
     if ctx.distro {
         let kernel = ctx.distro_file("vmlinuz");
@@ -85,30 +104,88 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         Ok(s) => s,
         Err(e) => return r.case(Case::fail("scenarios", e)),
     };
-    let next = AtomicUsize::new(0);
+    let mut done: Vec<Option<Outcome>> = scenarios.iter().map(|_| None).collect();
+    let mut ready = Vec::new();
+    for (i, s) in scenarios.iter().enumerate() {
+        match runnable(ctx, s) {
+            Ok(h) => ready.push((i, s.name.as_str(), h)),
+            Err(case) => {
+                done[i] = Some(Outcome {
+                    case,
+                    notes: Vec::new(),
+                })
+            }
+        }
+    }
+    let queue: Mutex<VecDeque<Boot>> = Mutex::new(
+        group::plan(&ready, MAX_PER_BOOT)
+            .into_iter()
+            .map(|members| Boot { members, again: 0 })
+            .collect(),
+    );
+    let pending = AtomicUsize::new(ready.len());
     let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
     std::thread::scope(|scope| {
-        for _ in 0..ctx.vm_jobs.clamp(1, scenarios.len()) {
-            let (tx, next, scenarios) = (tx.clone(), &next, &scenarios);
+        for _ in 0..ctx.vm_jobs.max(1) {
+            let (tx, queue, pending, scenarios) = (tx.clone(), &queue, &pending, &scenarios);
             scope.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(s) = scenarios.get(i) else { break };
-                if tx.send((i, run_scenario(ctx, s))).is_err() {
-                    break;
+                let next = queue
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .pop_front();
+                let Some(boot) = next else {
+                    if pending.load(Ordering::Acquire) == 0 {
+                        break;
+                    }
+                    // Another worker's boot may still hand scenarios back.
+                    std::thread::sleep(Duration::from_millis(200));
+                    continue;
+                };
+                let result = run_boot(ctx, scenarios, &boot);
+                if !result.again.is_empty() {
+                    queue
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push_back(Boot {
+                            members: result.again,
+                            again: boot.again + 1,
+                        });
+                }
+                for (i, outcome) in result.done {
+                    pending.fetch_sub(1, Ordering::AcqRel);
+                    if tx.send((i, outcome)).is_err() {
+                        return;
+                    }
                 }
             });
         }
         drop(tx);
-        let mut done: Vec<Option<Outcome>> = scenarios.iter().map(|_| None).collect();
         let mut reported = 0;
-        for (i, outcome) in rx {
-            done[i] = Some(outcome);
+        let mut flush = |done: &mut Vec<Option<Outcome>>, r: &mut Reporter| {
             while let Some(o) = done.get_mut(reported).and_then(Option::take) {
                 o.report(r);
                 reported += 1;
             }
+        };
+        flush(&mut done, r);
+        for (i, outcome) in rx {
+            done[i] = Some(outcome);
+            flush(&mut done, r);
         }
     });
+}
+
+/// Scenarios (indices) that one VM boot runs in order.
+struct Boot {
+    members: Vec<usize>,
+    /// How many boots before this one handed these scenarios on.
+    again: u32,
+}
+
+/// What a boot decided: verdicts, and the scenarios a new boot must run.
+struct BootResult {
+    done: Vec<(usize, Outcome)>,
+    again: Vec<usize>,
 }
 
 /// One scenario's result: its case and the notes made while running it.
@@ -167,18 +244,12 @@ fn selected(ctx: &Context) -> Result<Vec<Scenario>, String> {
         .collect())
 }
 
-/// Runs one scenario's VM and judges it. Runs on a worker thread.
-fn run_scenario(ctx: &Context, s: &Scenario) -> Outcome {
-    let mut notes = Vec::new();
-    let case = scenario_case(ctx, s, &mut notes);
-    Outcome { case, notes }
-}
-
-fn scenario_case(ctx: &Context, s: &Scenario, notes: &mut Vec<String>) -> Case {
-    let header = match &s.header {
-        Ok(h) => h,
-        Err(e) => return Case::fail(&s.name, format!("header: {e}")),
-    };
+/// A scenario's header, or the failed case of one that cannot run.
+fn runnable<'a>(ctx: &Context, s: &'a Scenario) -> Result<&'a Header, Case> {
+    let header = s
+        .header
+        .as_ref()
+        .map_err(|e| Case::fail(&s.name, format!("header: {e}")))?;
     // Each guest module's make target is its name (`make sriov-shim`).
     if let Some((name, path)) = header
         .guest_modules
@@ -186,40 +257,253 @@ fn scenario_case(ctx: &Context, s: &Scenario, notes: &mut Vec<String>) -> Case {
         .map(|m| (m, ctx.guest_module(m)))
         .find(|(_, p)| !p.exists())
     {
-        return Case::fail(
+        return Err(Case::fail(
             &s.name,
             format!(
                 "{} is missing: `make {name}` builds it (with XEHPG_DEBUG_KERNEL=1 also for the debug kernel)",
                 path.display()
             ),
-        );
+        ));
     }
+    Ok(header)
+}
+
+/// The header of a scenario [`runnable`] accepted.
+fn header_of(s: &Scenario) -> &Header {
+    static NONE: std::sync::OnceLock<Header> = std::sync::OnceLock::new();
+    s.header
+        .as_ref()
+        .unwrap_or_else(|_| NONE.get_or_init(Header::default))
+}
+
+/// Runs one boot's scenarios and judges each. Runs on a worker thread.
+fn run_boot(ctx: &Context, scenarios: &[Scenario], boot: &Boot) -> BootResult {
+    let members: Vec<&Scenario> = boot.members.iter().map(|&i| &scenarios[i]).collect();
+    let Some(first) = members.first() else {
+        return BootResult {
+            done: Vec::new(),
+            again: Vec::new(),
+        };
+    };
     let start = Instant::now();
+    let tag = match boot.again {
+        0 => first.name.clone(),
+        n => format!("{}-again{n}", first.name),
+    };
+    let dir = ctx.log_dir("vm").join(format!("boot-{tag}"));
+    let mut notes = Vec::new();
+    let finished = prepare_dir(&dir).and_then(|()| {
+        let plan = dir.join("group.plan");
+        let lines: Vec<String> = members
+            .iter()
+            .map(|s| group::plan_line(s, header_of(s), guest_timeout(ctx, header_of(s))))
+            .collect();
+        std::fs::write(&plan, lines.join("\n") + "\n")
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", plan.display()))?;
+        let limit: u64 = members
+            .iter()
+            .map(|s| guest_timeout(ctx, header_of(s)) + PER_SCENARIO_MARGIN_SECS)
+            .sum();
+        let mut cmd = boot_command(ctx, &members, &dir, limit);
+        run_vm(
+            &format!("boot {tag}"),
+            &mut cmd,
+            &dir.join("output.log"),
+            &[&dir.join("console.log"), &dir.join("mock.json")],
+            Duration::from_secs(limit + BOOT_MARGIN_SECS),
+            &mut |note| notes.push(note),
+        )
+    });
+    let read = |name: &str| {
+        String::from_utf8_lossy(&std::fs::read(dir.join(name)).unwrap_or_default()).into_owned()
+    };
+    let (output, console) = (read("output.log"), read("console.log"));
+    let outputs = group::split_output(&output);
+    let consoles = group::split_console(&console);
+    let lost = match &finished {
+        Ok(f) if f.success() => "the boot ended before this scenario finished".to_string(),
+        Ok(f) => format!(
+            "the boot ended while this scenario ran: {}",
+            exit_meaning(f)
+        ),
+        Err(e) => format!("the boot failed: {e:#}"),
+    };
+    let mut result = BootResult {
+        done: Vec::new(),
+        again: Vec::new(),
+    };
+    for (k, (&i, s)) in boot.members.iter().zip(&members).enumerate() {
+        let part = outputs.get(&s.name);
+        // The first scenario is always judged, so every boot makes progress.
+        if k > 0 && part.is_none() {
+            result.again.push(i);
+            continue;
+        }
+        let mut own_notes = std::mem::take(&mut notes);
+        let case = judge(
+            ctx,
+            s,
+            part,
+            consoles.get(&s.name).map(String::as_str),
+            &dir,
+            &lost,
+            &mut own_notes,
+        );
+        let spoiled = consoles
+            .get(&s.name)
+            .is_some_and(|c| group::spoils_the_boot(c));
+        result.done.push((
+            i,
+            Outcome {
+                case,
+                notes: own_notes,
+            },
+        ));
+        if spoiled {
+            let rest: Vec<usize> = boot.members[k + 1..].to_vec();
+            if !rest.is_empty() {
+                if let Some((_, o)) = result.done.last_mut() {
+                    o.notes.push(format!(
+                        "{}: its kernel log has a detector report, so the {} scenario(s) after \
+                         it in boot {tag} run again in a new boot",
+                        s.name,
+                        rest.len()
+                    ));
+                }
+            }
+            result.again.extend(rest);
+            break;
+        }
+    }
+    let note = format!(
+        "boot {tag}: {} scenario(s) judged, {} handed on, {:.1} s",
+        result.done.len(),
+        result.again.len(),
+        start.elapsed().as_secs_f64()
+    );
+    if let Some((_, o)) = result.done.last_mut() {
+        o.notes.push(note);
+    }
+    result
+}
+
+/// Empties (or creates) a boot's log directory: its window summaries are
+/// the mock's answers, and an old one must not pass for one.
+fn prepare_dir(dir: &Path) -> anyhow::Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(anyhow::anyhow!("emptying {}: {e}", dir.display()));
+        }
+        _ => {}
+    }
+    std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))
+}
+
+/// `tools/vm/run` for one boot: the module shipped, not loaded (group.sh
+/// loads it per scenario), the group runner, its plan and the scenarios'
+/// files, and the attach-time options the scenarios share.
+fn boot_command(ctx: &Context, members: &[&Scenario], dir: &Path, limit: u64) -> Command {
+    let h = members
+        .first()
+        .map_or(&Header::default(), |s| header_of(s))
+        .clone();
+    let lane = if ctx.debug { "debug" } else { "plain" };
+    let mut cmd = ctx.vm_command();
+    cmd.args(["-q", &format!("--timeout={limit}")])
+        .arg(format!("--console={}", dir.join("console.log").display()))
+        .arg(format!("--summary={}", dir.join("mock.json").display()))
+        .arg(format!("--module={}", ctx.module(MODULE).display()))
+        .arg("--no-load")
+        .arg(format!(
+            "--guest-file={}:/tests/lib.sh",
+            ctx.repo.join(LIB).display()
+        ))
+        .arg(format!(
+            "--guest-file={}:/tests/group.sh",
+            ctx.repo.join(GROUP).display()
+        ))
+        .arg(format!(
+            "--guest-file={}:/tests/group.plan",
+            dir.join("group.plan").display()
+        ))
+        .args(
+            members
+                .iter()
+                .map(|s| format!("--guest-file={}:/tests/{}.sh", s.path.display(), s.name)),
+        )
+        .args(h.guest_modules.iter().map(|m| {
+            format!(
+                "--guest-file={}:/lib/modules/{}",
+                ctx.guest_module(m).display(),
+                super::guest_module_file(m)
+            )
+        }))
+        .args(attach_args(&h))
+        .args([
+            "--",
+            &format!("sh /tests/group.sh /tests/group.plan {lane}"),
+        ]);
+    cmd
+}
+
+/// Judges one scenario of a boot from its parts, which it first writes to
+/// `build/check-logs/<lane>/<name>/` (`output.log`, `console.log`,
+/// `mock.json`) as a boot of its own would have left them.
+fn judge(
+    ctx: &Context,
+    s: &Scenario,
+    part: Option<&group::Part>,
+    console_part: Option<&str>,
+    boot_dir: &Path,
+    lost: &str,
+    notes: &mut Vec<String>,
+) -> Case {
+    let header = header_of(s);
     let logs = ctx.log_dir("vm").join(&s.name);
     let (out, console, summary) = (
         logs.join("output.log"),
         logs.join("console.log"),
         logs.join("mock.json"),
     );
-    let mut cmd = scenario_command(ctx, s, header, &console, &summary);
-    let limit = Duration::from_secs(guest_timeout(ctx, header) + BOOT_MARGIN_SECS);
-    let finished = match run_vm(
-        &s.name,
-        &mut cmd,
-        &out,
-        &[&console, &summary],
-        limit,
-        &mut |note| notes.push(note),
-    ) {
-        Ok(f) => f,
-        Err(e) => return Case::fail(&s.name, format!("{e:#}")),
-    };
-    let text = String::from_utf8_lossy(&std::fs::read(&out).unwrap_or_default()).into_owned();
+    let written = prepare_dir(&logs).and_then(|()| {
+        let output = part.map_or("", |p| p.output.as_str());
+        std::fs::write(&out, output)?;
+        // Without its own part (the boot died first) the whole console is
+        // what there is to see.
+        let whole;
+        let text = match console_part {
+            Some(c) => c,
+            None => {
+                whole = std::fs::read_to_string(boot_dir.join("console.log")).unwrap_or_default();
+                &whole
+            }
+        };
+        std::fs::write(&console, text)?;
+        let window = boot_dir.join(format!("window-{}.json", s.name));
+        if window.exists() {
+            std::fs::copy(&window, &summary)?;
+        }
+        Ok(())
+    });
+    if let Err(e) = written {
+        return Case::fail(&s.name, format!("writing its logs: {e:#}"));
+    }
+    let text = part.map_or(String::new(), |p| p.output.clone());
+    let end = part
+        .and_then(|p| p.end.clone())
+        .unwrap_or_else(|| End::Lost(lost.to_string()));
     let tap = tap::parse(&text);
     // One scenario is one test case; its TAP lines, the run itself, the mock's
     // verdict and the MMIO reconciliation are the case's assertions.
     let mut parts = tap_cases(&s.name, &tap);
-    parts.push(run_case(&s.name, &finished, &tap, &console));
+    parts.push(run_case(
+        &s.name,
+        &end,
+        guest_timeout(ctx, header),
+        &tap,
+        &out,
+        &console,
+    ));
     parts.push(mock_case(&s.name, header, &summary));
     // In the debug lane the epilogue unloads the driver after the scenario
     // printed its count, and the mock also counts that teardown's accesses:
@@ -231,49 +515,10 @@ fn scenario_case(ctx: &Context, s: &Scenario, notes: &mut Vec<String>) -> Case {
     if ctx.debug {
         parts.push(kernel_log::case(&s.name, &console));
     }
-    notes.push(format!(
-        "{}: {:.1} s",
-        s.name,
-        start.elapsed().as_secs_f64()
-    ));
+    if matches!(end, End::Lost(_)) {
+        notes.push(format!("{}: {lost}", s.name));
+    }
     Case::combine(&s.name, parts)
-}
-
-/// `tools/vm/run` for one scenario: its files, its header's options, its script.
-fn scenario_command(
-    ctx: &Context,
-    s: &Scenario,
-    h: &Header,
-    console: &Path,
-    summary: &Path,
-) -> Command {
-    let mut cmd = ctx.vm_command();
-    cmd.args(["-q", &format!("--timeout={}", guest_timeout(ctx, h))])
-        .arg(format!("--console={}", console.display()))
-        .arg(format!("--summary={}", summary.display()))
-        .arg(format!("--module={}", ctx.module(MODULE).display()))
-        .arg(format!(
-            "--guest-file={}:/tests/lib.sh",
-            ctx.repo.join(LIB).display()
-        ))
-        .arg(format!(
-            "--guest-file={}:/tests/{}.sh",
-            s.path.display(),
-            s.name
-        ))
-        .args(h.guest_modules.iter().map(|m| {
-            format!(
-                "--guest-file={}:/lib/modules/{}",
-                ctx.guest_module(m).display(),
-                super::guest_module_file(m)
-            )
-        }))
-        .args(header_args(h))
-        .args([
-            "--",
-            &ctx.guest_command(&format!("sh /tests/{}.sh", s.name)),
-        ]);
-    cmd
 }
 
 /// The header's timeout, longer on the debug kernel.
@@ -285,17 +530,19 @@ fn guest_timeout(ctx: &Context, h: &Header) -> u64 {
     }
 }
 
-/// Runner options a header asks for.
-fn header_args(h: &Header) -> Vec<String> {
+/// Runner options for what a boot's scenarios share: the device ID and the
+/// attach-time mock options ([`group::split_mock_args`]).
+fn attach_args(h: &Header) -> Vec<String> {
     let mut args = Vec::new();
-    if h.no_load {
-        args.push("--no-load".to_string());
-    }
     if let Some(id) = &h.device_id {
         args.push(format!("--device-id={id}"));
     }
-    args.extend(h.mock_args.iter().map(|a| format!("--mock-arg={a}")));
-    args.extend(h.params.iter().map(|p| format!("--param={p}")));
+    args.extend(
+        group::split_mock_args(&h.mock_args)
+            .0
+            .iter()
+            .map(|a| format!("--mock-arg={a}")),
+    );
     args
 }
 
@@ -335,48 +582,56 @@ fn tap_case(name: String, t: &TapTest) -> Case {
     }
 }
 
-/// `<scenario>: run`: the VM finished, the guest reported its status, the plan held.
-fn run_case(scenario: &str, f: &Finished, tap: &Tap, console: &Path) -> Case {
+/// `<scenario>: run`: the script ran to its end, the plan held, and a
+/// non-zero exit came with a `not ok`.
+fn run_case(
+    scenario: &str,
+    end: &End,
+    timeout: u64,
+    tap: &Tap,
+    output: &Path,
+    console: &Path,
+) -> Case {
     let name = format!("{scenario}: run");
     let mut problems = tap.problems();
-    problems.extend(exit_problem(f, tap));
+    problems.extend(exit_problem(end, timeout, tap));
     if problems.is_empty() {
         return Case::pass(name);
     }
     let mut details = vec!["--- output (tail) ---".to_string()];
-    details.extend(tail(&f.log, CONSOLE_LINES));
-    // The output is the guest command's part of the console; the rest of the
-    // console matters when the guest never got to report (panic, hang).
-    let guest_lost = f.timed_out
-        || matches!(
-            f.code(),
-            Some(VM_EXIT_TIMEOUT | VM_EXIT_NO_STATUS | VM_EXIT_BOOT_HANG) | None
-        );
-    if guest_lost {
+    details.extend(tail(output, CONSOLE_LINES));
+    // The rest of the console matters when the script never got to report
+    // (panic, hang).
+    if matches!(end, End::Killed | End::Lost(_)) {
         details.push("--- console (tail) ---".into());
         details.extend(tail(console, CONSOLE_LINES));
     }
     details.push(format!(
         "(logs: {})",
-        f.log.parent().unwrap_or(&f.log).display()
+        output.parent().unwrap_or(output).display()
     ));
     Case::fail(name, problems.join("; ")).with_details(details)
 }
 
-/// What the runner's exit says, beyond the TAP lines.
-fn exit_problem(f: &Finished, tap: &Tap) -> Option<String> {
+/// What the scenario's end says, beyond the TAP lines.
+fn exit_problem(end: &End, timeout: u64, tap: &Tap) -> Option<String> {
     let any_not_ok = tap
         .tests
         .iter()
         .any(|t| !t.ok && !matches!(t.directive, Some(Directive::Todo(_))));
-    match f.code() {
-        _ if f.timed_out => Some(vm_exit_meaning(f)),
-        Some(0) => None,
-        Some(VM_EXIT_TIMEOUT | VM_EXIT_NO_STATUS | VM_EXIT_BOOT_HANG) | None => {
-            Some(exit_meaning(f))
-        }
-        Some(c) if !any_not_ok => Some(format!("the script exited {c} without a `not ok`")),
-        Some(_) => None,
+    match end {
+        End::Exited(0) => None,
+        End::Exited(c) if !any_not_ok => Some(format!("the script exited {c} without a `not ok`")),
+        End::Exited(_) => None,
+        End::Killed => Some(format!(
+            "the script ran past its {timeout} s timeout and was killed"
+        )),
+        End::NoWindow => Some(
+            "the mock did not open the scenario's window, so it did not run (boot-*/mock.stderr \
+             or the runner's output says why)"
+                .into(),
+        ),
+        End::Lost(why) => Some(why.clone()),
     }
 }
 
@@ -471,35 +726,16 @@ fn mmio_case(scenario: &str, output: &str, summary: &Path) -> Option<Case> {
 mod tests {
     use super::*;
     use crate::report::Status;
-    use std::os::unix::process::ExitStatusExt;
-    use std::path::PathBuf;
-    use std::process::ExitStatus;
-
-    fn finished(code: i32) -> Finished {
-        Finished {
-            status: Some(ExitStatus::from_raw(code << 8)),
-            timed_out: false,
-            limit: Duration::from_secs(10),
-            log: PathBuf::from("/nonexistent/output.log"),
-        }
-    }
 
     #[test]
-    fn header_becomes_runner_options() {
+    fn a_boot_gets_the_shared_attach_time_options_only() {
         let h = scenario::parse_header(
-            "# no-load\n# device-id: 0x1234\n# mock-args: --fault all-ones\n# params: a=1 b\n",
+            "# no-load\n# device-id: 0x1234\n# mock-args: --fault all-ones --no-msi\n# params: a=1\n",
         )
         .unwrap();
         assert_eq!(
-            header_args(&h),
-            [
-                "--no-load",
-                "--device-id=0x1234",
-                "--mock-arg=--fault",
-                "--mock-arg=all-ones",
-                "--param=a=1",
-                "--param=b"
-            ]
+            attach_args(&h),
+            ["--device-id=0x1234", "--mock-arg=--no-msi"]
         );
     }
 
@@ -522,30 +758,28 @@ mod tests {
     fn exit_statuses_are_interpreted() {
         let passing = tap::parse("1..1\nok 1 - a\n");
         let failing = tap::parse("1..1\nnot ok 1 - a\n");
-        assert_eq!(exit_problem(&finished(0), &passing), None);
+        let problem = |end: End, tap: &Tap| exit_problem(&end, 60, tap);
+        assert_eq!(problem(End::Exited(0), &passing), None);
         assert_eq!(
-            exit_problem(&finished(1), &failing),
+            problem(End::Exited(1), &failing),
             None,
             "failure already reported"
         );
         assert_eq!(
-            exit_problem(&finished(2), &passing).as_deref(),
+            problem(End::Exited(2), &passing).as_deref(),
             Some("the script exited 2 without a `not ok`")
         );
-        assert!(exit_problem(&finished(VM_EXIT_NO_STATUS), &failing)
+        assert_eq!(
+            problem(End::Killed, &failing).as_deref(),
+            Some("the script ran past its 60 s timeout and was killed")
+        );
+        assert!(problem(End::NoWindow, &passing)
             .unwrap()
-            .contains("no exit status"));
-        assert!(exit_problem(&finished(VM_EXIT_TIMEOUT), &failing)
-            .unwrap()
-            .contains("timed out"));
-        assert!(exit_problem(&finished(VM_EXIT_BOOT_HANG), &failing)
-            .unwrap()
-            .contains("boot hung"));
-        let mut killed = finished(0);
-        killed.timed_out = true;
-        assert!(exit_problem(&killed, &passing)
-            .unwrap()
-            .contains("killed after 10 s"));
+            .contains("did not open the scenario's window"));
+        assert_eq!(
+            problem(End::Lost("the boot ended".into()), &passing).as_deref(),
+            Some("the boot ended")
+        );
     }
 
     #[test]
@@ -553,8 +787,10 @@ mod tests {
         let tap = tap::parse("1..2\nok 1 - a\n");
         let c = run_case(
             "probe",
-            &finished(0),
+            &End::Exited(0),
+            60,
             &tap,
+            Path::new("/nonexistent/output.log"),
             Path::new("/nonexistent/console.log"),
         );
         assert_eq!(c.status, Status::Fail("planned 2 tests, 1 ran".into()));

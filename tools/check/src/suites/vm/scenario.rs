@@ -14,6 +14,7 @@
 //! # distro                              also run in the distro lane (a first-load check)
 //! # guest-module: sriov-shim            ship a test-only module to /lib/modules (repeatable)
 //! # timeout: 120                        guest command timeout in seconds
+//! # own-boot: REASON                    never share a boot with other scenarios
 //! ```
 //!
 //! Other comment lines are prose. A line shaped like a directive with a dashed
@@ -55,6 +56,8 @@ pub struct Header {
     pub guest_modules: Vec<String>,
     /// Guest command timeout, seconds.
     pub timeout: Option<u64>,
+    /// Why the scenario boots alone ([`super::group`]), if it does.
+    pub own_boot: Option<String>,
 }
 
 impl Header {
@@ -168,6 +171,12 @@ fn directive(h: &mut Header, comment: &str) -> Result<()> {
         "expect-mock" => h
             .expect_mock
             .push(expect::parse(value).map_err(anyhow::Error::msg)?),
+        "own-boot" => {
+            if value.is_empty() {
+                bail!("own-boot needs a reason");
+            }
+            h.own_boot = Some(value.to_string());
+        }
         "timeout" => match value.parse::<u64>() {
             Ok(n) if n > 0 => h.timeout = Some(n),
             _ => bail!("timeout {value:?} is not a positive number of seconds"),
@@ -242,6 +251,14 @@ mod tests {
         assert!(parse_header("# timeout: 0\n").is_err());
         assert!(parse_header("# timeout: soon\n").is_err());
         assert!(parse_header("# guest-module: nonesuch\n").is_err());
+        assert!(parse_header("# own-boot:\n").is_err());
+        assert_eq!(
+            parse_header("# own-boot: counts the boot\n")
+                .unwrap()
+                .own_boot
+                .as_deref(),
+            Some("counts the boot")
+        );
     }
 
     #[test]

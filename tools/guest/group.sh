@@ -1,0 +1,91 @@
+#!/bin/sh
+# Runs a group of scenarios in one boot: xehpg-check's grouped VM runs
+# (tools/check/src/suites/vm/group.rs; Documentation/testing.rst, "One boot
+# for a group"). Busybox sh.
+#
+# Usage: sh /tests/group.sh PLAN LANE
+#   PLAN  one scenario a line: NAME|TIMEOUT|LOAD|PARAMS|MOCK-ARGS
+#         (LOAD 1 to insmod the driver with PARAMS first; MOCK-ARGS are the
+#         scenario's own mock options, applied by the mock's test window)
+#   LANE  plain or debug: the debug lane runs the leak-scan epilogue
+#         (lib.sh debug_epilogue) inside each scenario's window
+#
+# Per scenario, in this order, so that each one starts from what a fresh boot
+# would give it:
+#   1. the mock opens window NAME (XEHPG-VM-WINDOW=begin:..., answered by the
+#      runner on the command channel): the device as at power-on with the
+#      scenario's mock options, and a record of its own;
+#   2. a kernel-log marker `xehpg-group: begin NAME` (the host judges each
+#      scenario's kernel log from its marker to the next one's);
+#   3. insmod, the script (stdin /dev/null, killed after TIMEOUT seconds), in
+#      the debug lane the epilogue; then the window closes and the status
+#      line XEHPG-VM-STATUS=NAME:RC follows;
+#   4. cleanup, still in this scenario's kernel-log part: the driver and the
+#      test-only SR-IOV shim unloaded, the GPU function back on the bus,
+#      the kernel's ring buffer emptied (scenarios read dmesg whole) and, in
+#      the debug lane, kmemleak's list cleared.
+
+plan_file=$1
+lane=$2
+mod=/lib/modules/xehpg.ko
+gpu_vendor=0x8086
+
+# The runner's answers arrive on the command channel's input: not echoed
+# back into the output.
+stty -F /dev/ttyS1 -echo
+
+# gpu_present: a PCI function of Intel's with the display class is on the bus.
+gpu_present() {
+	for _d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$_d/vendor" 2>/dev/null)" = "$gpu_vendor" ] || continue
+		case "$(cat "$_d/class" 2>/dev/null)" in 0x03*) return 0 ;; esac
+	done
+	return 1
+}
+
+cleanup() {
+	if grep -q '^xehpg ' /proc/modules && ! rmmod xehpg; then
+		echo "xehpg-group: rmmod xehpg failed after $1" >/dev/kmsg
+	fi
+	if grep -q '^xehpg_sriov_shim ' /proc/modules; then
+		for _d in /sys/bus/pci/devices/*; do
+			[ -e "$_d/sriov_totalvfs" ] && echo 1 >"$_d/remove"
+		done
+		rmmod xehpg_sriov_shim || echo "xehpg-group: rmmod shim failed after $1" >/dev/kmsg
+		echo 1 >/sys/bus/pci/rescan
+	fi
+	gpu_present || echo 1 >/sys/bus/pci/rescan
+	gpu_present || echo "xehpg-group: the GPU did not come back after $1" >/dev/kmsg
+	dmesg -c >/dev/null
+	if [ "$lane" = debug ] && [ -w /sys/kernel/debug/kmemleak ]; then
+		echo clear >/sys/kernel/debug/kmemleak
+	fi
+}
+
+while IFS='|' read -r name limit load params margs; do
+	[ -n "$name" ] || continue
+	echo "XEHPG-VM-WINDOW=begin:$name:$margs"
+	ack=
+	read -r -t 30 ack </dev/ttyS1
+	echo "xehpg-group: begin $name" >/dev/kmsg
+	if [ "$ack" != "XEHPG-VM-ACK=$name ok" ]; then
+		echo "xehpg-group: the mock did not open window $name (answer: '$ack')"
+		echo "XEHPG-VM-STATUS=$name:window"
+		cleanup "$name"
+		continue
+	fi
+	if [ "$load" = 1 ]; then
+		# shellcheck disable=SC2086 # PARAMS are separate words
+		insmod "$mod" $params || echo "xehpg-vm: insmod $mod failed"
+	fi
+	timeout -s KILL "$limit" sh "/tests/$name.sh" </dev/null
+	rc=$?
+	if [ "$lane" = debug ]; then
+		. /tests/lib.sh >/dev/null
+		debug_epilogue
+	fi
+	echo "XEHPG-VM-WINDOW=end:$name"
+	echo "XEHPG-VM-STATUS=$name:$rc"
+	cleanup "$name"
+done <"$plan_file"
+echo "xehpg-group: done" >/dev/kmsg
