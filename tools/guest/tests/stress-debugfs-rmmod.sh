@@ -6,6 +6,7 @@
 # for a fresh open), none may hang; closing the held descriptors after the
 # module is gone must not crash; nothing is left in debugfs and the module
 # loads and binds again.
+# vcpus: 2
 # timeout: 240
 . /tests/lib.sh
 

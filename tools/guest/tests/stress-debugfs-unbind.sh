@@ -5,6 +5,7 @@
 # rounds: each unbind must return, every reader must stop with an error (no
 # hang), the directory must be gone, and after the rebind the device works:
 # info and guc_info read back, an mcr command runs, forcewake is balanced.
+# vcpus: 2
 # timeout: 300
 . /tests/lib.sh
 

@@ -23,6 +23,9 @@ pub struct GuestFile {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Parser)]
 #[command(
     name = "xehpg-vm",
+    // A later single-valued option wins: a harness passes its defaults
+    // first and a test's own choice after them.
+    args_override_self = true,
     about = "Boots the test kernel in QEMU with the xehpg mock device, loads the driver and\n\
 runs COMMAND in the guest.",
     long_about = "Boots the test kernel in QEMU with the xehpg mock device, loads the driver and\n\
@@ -294,6 +297,11 @@ mod tests {
         assert!(parse_err(&["--param", "a b=1"]).contains("NAME=VALUE"));
         assert!(parse_err(&["--mem", "0"]).contains("at least 1"));
         assert!(parse_err(&["--smp", "two"]).contains("expected a number"));
+        assert_eq!(
+            parse_ok(&["--smp", "2", "--smp", "1"]).smp,
+            Some(1),
+            "the last wins"
+        );
         assert_eq!(parse_ok(&["--timeout=0"]).timeout, Some(0));
         assert!(parse_err(&["--no-load=1"]).contains("--no-load"));
     }

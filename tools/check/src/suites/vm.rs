@@ -409,6 +409,10 @@ fn boot_command(ctx: &Context, members: &[&Scenario], dir: &Path, limit: u64) ->
         .clone();
     let lane = if ctx.debug { "debug" } else { "plain" };
     let mut cmd = ctx.vm_command();
+    if let Some(n) = h.vcpus {
+        // After vm_command's own --smp: the runner takes the last.
+        cmd.arg(format!("--smp={n}"));
+    }
     cmd.args(["-q", &format!("--timeout={limit}")])
         .arg(format!("--console={}", dir.join("console.log").display()))
         .arg(format!("--summary={}", dir.join("mock.json").display()))

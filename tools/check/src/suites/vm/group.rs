@@ -5,8 +5,8 @@
 //! agree on what is fixed when the device is attached share a boot. That is
 //! [`BootKey`]: the device ID, the mock options the guest's PCI core or QEMU
 //! learn once ([`ATTACH_VALUED`], [`ATTACH_SWITCHES`], which the mock checks
-//! too: `Options::for_window` refuses a window that changes them), and the
-//! test-only guest modules shipped. A scenario's other mock options are its
+//! too: `Options::for_window` refuses a window that changes them), the
+//! test-only guest modules shipped and the guest's CPU count. A scenario's other mock options are its
 //! own: `tools/guest/group.sh` has the mock open a test window for each
 //! scenario, the device as at power-on under those options with a record of
 //! its own (`window-NAME.json`), loads the driver, runs the script under its
@@ -78,6 +78,8 @@ pub struct BootKey {
     pub attach: Vec<String>,
     /// Guest modules shipped, sorted.
     pub guest_modules: Vec<String>,
+    /// `# vcpus:`.
+    pub vcpus: Option<u32>,
     /// A scenario that boots alone (`# own-boot`), by name.
     pub alone: Option<String>,
 }
@@ -91,6 +93,7 @@ impl BootKey {
             device_id: h.device_id.clone(),
             attach: split_mock_args(&h.mock_args).0,
             guest_modules,
+            vcpus: h.vcpus,
             alone: h.own_boot.as_ref().map(|_| name.to_string()),
         }
     }
@@ -306,6 +309,7 @@ mod tests {
         let msi = header("# mock-args: --no-msi --fault guc-boot-stall\n");
         let shim = header("# guest-module: sriov-shim\n");
         let alone = header("# own-boot: counts boot-time accesses\n");
+        let two = header("# vcpus: 2\n");
         let list = [
             (0, "a", &plain),
             (1, "b", &fault),
@@ -315,11 +319,12 @@ mod tests {
             (5, "f", &shim),
             (6, "g", &alone),
             (7, "h", &shim),
+            (8, "i", &two),
         ];
         let boots = plan(&list, 10);
         assert_eq!(
             boots,
-            [vec![0, 1, 4], vec![5, 7], vec![2], vec![3], vec![6]]
+            [vec![0, 1, 4], vec![5, 7], vec![2], vec![3], vec![6], vec![8]]
         );
         // A group larger than the limit is cut evenly.
         let many: Vec<(usize, &str, &Header)> = (0..7).map(|i| (i, "x", &plain)).collect();

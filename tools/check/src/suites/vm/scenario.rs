@@ -15,6 +15,7 @@
 //! # guest-module: sriov-shim            ship a test-only module to /lib/modules (repeatable)
 //! # timeout: 120                        guest command timeout in seconds
 //! # own-boot: REASON                    never share a boot with other scenarios
+//! # vcpus: 2                            guest CPUs (default 1; 1 to 4)
 //! ```
 //!
 //! Other comment lines are prose. A line shaped like a directive with a dashed
@@ -58,6 +59,8 @@ pub struct Header {
     pub timeout: Option<u64>,
     /// Why the scenario boots alone ([`super::group`]), if it does.
     pub own_boot: Option<String>,
+    /// Guest CPUs, if not [`super::super::VCPUS`].
+    pub vcpus: Option<u32>,
 }
 
 impl Header {
@@ -171,6 +174,10 @@ fn directive(h: &mut Header, comment: &str) -> Result<()> {
         "expect-mock" => h
             .expect_mock
             .push(expect::parse(value).map_err(anyhow::Error::msg)?),
+        "vcpus" => match value.parse::<u32>() {
+            Ok(n @ 1..=4) => h.vcpus = Some(n),
+            _ => bail!("vcpus {value:?} is not a number from 1 to 4"),
+        },
         "own-boot" => {
             if value.is_empty() {
                 bail!("own-boot needs a reason");
@@ -252,6 +259,9 @@ mod tests {
         assert!(parse_header("# timeout: soon\n").is_err());
         assert!(parse_header("# guest-module: nonesuch\n").is_err());
         assert!(parse_header("# own-boot:\n").is_err());
+        assert!(parse_header("# vcpus: 0\n").is_err());
+        assert!(parse_header("# vcpus: many\n").is_err());
+        assert_eq!(parse_header("# vcpus: 2\n").unwrap().vcpus, Some(2));
         assert_eq!(
             parse_header("# own-boot: counts the boot\n")
                 .unwrap()
