@@ -7,8 +7,13 @@
 #   PLAN  one scenario a line: NAME|TIMEOUT|LOAD|PARAMS|MOCK-ARGS
 #         (LOAD 1 to insmod the driver with PARAMS first; MOCK-ARGS are the
 #         scenario's own mock options, applied by the mock's test window)
-#   LANE  plain or debug: the debug lane runs the leak-scan epilogue
-#         (lib.sh debug_epilogue) inside each scenario's window
+#   LANE  plain; debug: the driver is unloaded inside each scenario's
+#         window, and kmemleak scans once, after the last scenario (a
+#         "xehpg-group: leak scan" marker, then lib.sh's
+#         kmemleak_scan_report and "debug-epilogue: done"); debug-each: the
+#         whole leak-scan epilogue (lib.sh debug_epilogue) inside each
+#         scenario's window, which the harness asks for when a boot's
+#         single scan found a leak, to learn whose it is
 #
 # Per scenario, in this order, so that each one starts from what a fresh boot
 # would give it:
@@ -18,8 +23,8 @@
 #   2. a kernel-log marker `xehpg-group: begin NAME` (the host judges each
 #      scenario's kernel log from its marker to the next one's);
 #   3. insmod, the script (stdin /dev/null, killed after TIMEOUT seconds), in
-#      the debug lane the epilogue; then the window closes and the status
-#      line XEHPG-VM-STATUS=NAME:RC follows;
+#      the debug lanes rmmod (debug) or the epilogue (debug-each); then the
+#      window closes and the status line XEHPG-VM-STATUS=NAME:RC follows;
 #   4. cleanup, still in this scenario's kernel-log part: the driver and the
 #      test-only SR-IOV shim unloaded, the GPU function back on the bus,
 #      the kernel's ring buffer emptied (scenarios read dmesg whole) and, in
@@ -57,7 +62,7 @@ cleanup() {
 	gpu_present || echo 1 >/sys/bus/pci/rescan
 	gpu_present || echo "xehpg-group: the GPU did not come back after $1" >/dev/kmsg
 	dmesg -c >/dev/null
-	if [ "$lane" = debug ] && [ -w /sys/kernel/debug/kmemleak ]; then
+	if [ "$lane" = debug-each ] && [ -w /sys/kernel/debug/kmemleak ]; then
 		echo clear >/sys/kernel/debug/kmemleak
 	fi
 }
@@ -80,12 +85,28 @@ while IFS='|' read -r name limit load params margs; do
 	fi
 	timeout -s KILL "$limit" sh "/tests/$name.sh" </dev/null
 	rc=$?
-	if [ "$lane" = debug ]; then
+	case "$lane" in
+	debug)
+		if grep -q '^xehpg ' /proc/modules && ! rmmod xehpg 2>/dev/null; then
+			echo "debug-epilogue: rmmod xehpg failed" >/dev/kmsg
+		fi
+		;;
+	debug-each)
 		. /tests/lib.sh >/dev/null
 		debug_epilogue
-	fi
+		;;
+	esac
 	echo "XEHPG-VM-WINDOW=end:$name"
 	echo "XEHPG-VM-STATUS=$name:$rc"
 	cleanup "$name"
 done <"$plan_file"
+if [ "$lane" = debug ]; then
+	# One scan for the whole boot: what any scenario leaked is still
+	# unreferenced. kmemleak_scan_report waits out the objects' minimum age.
+	echo "xehpg-group: leak scan" >/dev/kmsg
+	. /tests/lib.sh >/dev/null
+	kmemleak_scan_report ||
+		echo "debug-epilogue: no /sys/kernel/debug/kmemleak (kernel without kmemleak?)" >/dev/kmsg
+	echo "debug-epilogue: done" >/dev/kmsg
+fi
 echo "xehpg-group: done" >/dev/kmsg

@@ -76,7 +76,7 @@ const CONSOLE_LINES: usize = 15;
 /// Most scenarios one boot runs: groups larger than this are cut, so that
 /// `--vm-jobs` boots share the work evenly and a boot that dies costs a few
 /// scenarios a second boot, not many.
-const MAX_PER_BOOT: usize = 12;
+const MAX_PER_BOOT: usize = 17;
 
 /// Time per scenario in a boot on top of its own timeout: loading and
 /// unloading the driver, the debug lane's leak scan (a 5 s wait and two
@@ -120,7 +120,12 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     let queue: Mutex<VecDeque<Boot>> = Mutex::new(
         group::plan(&ready, MAX_PER_BOOT)
             .into_iter()
-            .map(|members| Boot { members, again: 0 })
+            .map(|members| Boot {
+                members,
+                again: 0,
+                scan_each: false,
+                notes: Vec::new(),
+            })
             .collect(),
     );
     let pending = AtomicUsize::new(ready.len());
@@ -149,6 +154,8 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
                         .push_back(Boot {
                             members: result.again,
                             again: boot.again + 1,
+                            scan_each: boot.scan_each || result.scan_each,
+                            notes: result.notes,
                         });
                 }
                 for (i, outcome) in result.done {
@@ -180,12 +187,20 @@ struct Boot {
     members: Vec<usize>,
     /// How many boots before this one handed these scenarios on.
     again: u32,
+    /// Debug lane: a leak scan after each scenario (`debug-each` in
+    /// `group.sh`) instead of one for the boot, to learn whose a leak is.
+    scan_each: bool,
+    /// Notes from the boot that handed these scenarios on.
+    notes: Vec<String>,
 }
 
-/// What a boot decided: verdicts, and the scenarios a new boot must run.
+/// What a boot decided: verdicts, and the scenarios a new boot must run
+/// (with a leak scan after each of them, if `scan_each`), with notes for it.
 struct BootResult {
     done: Vec<(usize, Outcome)>,
     again: Vec<usize>,
+    scan_each: bool,
+    notes: Vec<String>,
 }
 
 /// One scenario's result: its case and the notes made while running it.
@@ -283,6 +298,8 @@ fn run_boot(ctx: &Context, scenarios: &[Scenario], boot: &Boot) -> BootResult {
         return BootResult {
             done: Vec::new(),
             again: Vec::new(),
+            scan_each: false,
+            notes: Vec::new(),
         };
     };
     let start = Instant::now();
@@ -291,7 +308,12 @@ fn run_boot(ctx: &Context, scenarios: &[Scenario], boot: &Boot) -> BootResult {
         n => format!("{}-again{n}", first.name),
     };
     let dir = ctx.log_dir("vm").join(format!("boot-{tag}"));
-    let mut notes = Vec::new();
+    let mut notes = boot.notes.clone();
+    let lane = match (ctx.debug, boot.scan_each) {
+        (false, _) => "plain",
+        (true, false) => "debug",
+        (true, true) => "debug-each",
+    };
     let finished = prepare_dir(&dir).and_then(|()| {
         let plan = dir.join("group.plan");
         let lines: Vec<String> = members
@@ -304,7 +326,7 @@ fn run_boot(ctx: &Context, scenarios: &[Scenario], boot: &Boot) -> BootResult {
             .iter()
             .map(|s| guest_timeout(ctx, header_of(s)) + PER_SCENARIO_MARGIN_SECS)
             .sum();
-        let mut cmd = boot_command(ctx, &members, &dir, limit);
+        let mut cmd = boot_command(ctx, &members, &dir, limit, lane);
         run_vm(
             &format!("boot {tag}"),
             &mut cmd,
@@ -320,6 +342,27 @@ fn run_boot(ctx: &Context, scenarios: &[Scenario], boot: &Boot) -> BootResult {
     let (output, console) = (read("output.log"), read("console.log"));
     let outputs = group::split_output(&output);
     let consoles = group::split_console(&console);
+    // The debug lane's one leak scan, after the boot's last scenario: part
+    // of every scenario's kernel log. A leak found there is somebody's: the
+    // boot's scenarios run again, each followed by a scan of its own.
+    let leak_scan = (lane == "debug")
+        .then(|| group::leak_scan_part(&console))
+        .flatten();
+    if let Some(scan) = &leak_scan {
+        if group::spoils_the_boot(scan) {
+            notes.push(format!(
+                "boot {tag}: its leak scan found leaks; its {} scenario(s) run again, each \
+                 followed by a leak scan of its own, to learn whose",
+                members.len()
+            ));
+            return BootResult {
+                done: Vec::new(),
+                again: boot.members.clone(),
+                scan_each: true,
+                notes,
+            };
+        }
+    }
     let lost = match &finished {
         Ok(f) if f.success() => "the boot ended before this scenario finished".to_string(),
         Ok(f) => format!(
@@ -331,6 +374,8 @@ fn run_boot(ctx: &Context, scenarios: &[Scenario], boot: &Boot) -> BootResult {
     let mut result = BootResult {
         done: Vec::new(),
         again: Vec::new(),
+        scan_each: false,
+        notes: Vec::new(),
     };
     for (k, (&i, s)) in boot.members.iter().zip(&members).enumerate() {
         let part = outputs.get(&s.name);
@@ -340,18 +385,25 @@ fn run_boot(ctx: &Context, scenarios: &[Scenario], boot: &Boot) -> BootResult {
             continue;
         }
         let mut own_notes = std::mem::take(&mut notes);
+        // Each scenario's kernel log, with the boot's leak scan after it.
+        let console_part = consoles.get(&s.name).map(|own| match &leak_scan {
+            Some(scan) if !own.contains(group::LEAK_SCAN) => {
+                format!("{own}--- the boot's leak scan, after its last scenario ---\n{scan}")
+            }
+            _ => own.clone(),
+        });
         let case = judge(
             ctx,
             s,
             part,
-            consoles.get(&s.name).map(String::as_str),
+            console_part.as_deref(),
             &dir,
             &lost,
             &mut own_notes,
         );
         let spoiled = consoles
             .get(&s.name)
-            .is_some_and(|c| group::spoils_the_boot(c));
+            .is_some_and(|c| group::spoils_the_boot(group::before_leak_scan(c)));
         result.done.push((
             i,
             Outcome {
@@ -402,12 +454,17 @@ fn prepare_dir(dir: &Path) -> anyhow::Result<()> {
 /// `tools/vm/run` for one boot: the module shipped, not loaded (group.sh
 /// loads it per scenario), the group runner, its plan and the scenarios'
 /// files, and the attach-time options the scenarios share.
-fn boot_command(ctx: &Context, members: &[&Scenario], dir: &Path, limit: u64) -> Command {
+fn boot_command(
+    ctx: &Context,
+    members: &[&Scenario],
+    dir: &Path,
+    limit: u64,
+    lane: &str,
+) -> Command {
     let h = members
         .first()
         .map_or(&Header::default(), |s| header_of(s))
         .clone();
-    let lane = if ctx.debug { "debug" } else { "plain" };
     let mut cmd = ctx.vm_command();
     if let Some(n) = h.vcpus {
         // After vm_command's own --smp: the runner takes the last.

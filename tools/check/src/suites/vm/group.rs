@@ -16,7 +16,11 @@
 //! Each scenario is then judged from its own parts, as if it had booted
 //! alone: its output between its window's begin and its status line, its
 //! kernel log from its `xehpg-group: begin` marker to the next one's (the
-//! first also owns the boot), its window's mock summary. What one boot
+//! first also owns the boot), its window's mock summary; in the debug lane
+//! the driver is unloaded in each window and kmemleak scans once, after the
+//! boot's last scenario, and that scan is part of every scenario's kernel
+//! log (a leak found there runs the boot's scenarios again, each followed by
+//! a scan of its own, to learn whose it is). What one boot
 //! cannot give back is handled by running scenarios again in a new boot:
 //! those after one whose kernel log shows a detector report (lockdep and
 //! KASAN report once per boot, and a tainted kernel is not a clean one),
@@ -254,6 +258,25 @@ pub fn split_console(text: &str) -> BTreeMap<String, String> {
     parts
 }
 
+/// The kernel-log marker before the debug lane's one leak scan of a boot.
+pub const LEAK_SCAN: &str = "xehpg-group: leak scan";
+
+/// The console from the leak-scan marker on, if the boot got there.
+pub fn leak_scan_part(console: &str) -> Option<String> {
+    let at = console.find(LEAK_SCAN)?;
+    let start = console[..at].rfind('\n').map_or(0, |i| i + 1);
+    Some(console[start..].to_string())
+}
+
+/// A scenario's kernel log without the boot's leak scan (which the last
+/// scenario's part holds): what its own actions printed.
+pub fn before_leak_scan(part: &str) -> &str {
+    match part.find(LEAK_SCAN) {
+        Some(at) => &part[..part[..at].rfind('\n').map_or(0, |i| i + 1)],
+        None => part,
+    }
+}
+
 /// Whether a scenario's kernel log leaves the boot unfit for the next
 /// scenario: a detector reported (lockdep and KASAN go quiet after their
 /// first report, and the kernel is tainted), or the kernel oopsed.
@@ -324,7 +347,14 @@ mod tests {
         let boots = plan(&list, 10);
         assert_eq!(
             boots,
-            [vec![0, 1, 4], vec![5, 7], vec![2], vec![3], vec![6], vec![8]]
+            [
+                vec![0, 1, 4],
+                vec![5, 7],
+                vec![2],
+                vec![3],
+                vec![6],
+                vec![8]
+            ]
         );
         // A group larger than the limit is cut evenly.
         let many: Vec<(usize, &str, &Header)> = (0..7).map(|i| (i, "x", &plain)).collect();
@@ -382,5 +412,21 @@ not ok 1 - cut short
         );
         assert!(!spoils_the_boot(&parts["a"]));
         assert!(spoils_the_boot(&parts["b"]));
+    }
+
+    #[test]
+    fn the_leak_scan_is_found_and_kept_apart() {
+        let text = "[5.0] xehpg-group: begin a\n[6.0] ok\n[9.0] xehpg-group: leak scan\n\
+                    [15.0] kmemleak-report: unreferenced object 0xffff8880 (size 64):\n\
+                    [15.1] debug-epilogue: done\n";
+        let scan = leak_scan_part(text).unwrap();
+        assert!(scan.starts_with("[9.0] xehpg-group: leak scan\n"));
+        assert!(spoils_the_boot(&scan), "a leak is a detector report");
+        let parts = split_console(text);
+        assert_eq!(
+            before_leak_scan(&parts["a"]),
+            "[5.0] xehpg-group: begin a\n[6.0] ok\n"
+        );
+        assert!(leak_scan_part("[1.0] no scan\n").is_none());
     }
 }
