@@ -789,7 +789,7 @@ mod tests {
     use crate::report::Status;
 
     #[test]
-    fn a_boot_gets_the_shared_attach_time_options_only() {
+    fn header_becomes_runner_options() {
         let h = scenario::parse_header(
             "# no-load\n# device-id: 0x1234\n# mock-args: --fault all-ones --no-msi\n# params: a=1\n",
         )
