@@ -17,7 +17,27 @@
 _tap_count=0
 _tap_failed=0
 _tap_plan=
+_tap_nl='
+'
 echo "TAP version 13"
+
+# Processes are what a scenario's time goes on. Under the debug kernel and
+# TCG a fork costs about 0.08 s and a fork and exec about 0.15 s
+# (Documentation/testing.rst, "What a scenario's time goes on"). So the
+# helpers below never run `$(dbg ...)` or a pipeline inside: one `sed` or
+# `awk` reads a debugfs file. They do not read the driver's debugfs files
+# with the shell's `read`, which reads a byte per system call, and the
+# driver formats a file's whole report on every read call
+# (Documentation/debugfs.rst): 2 kB take seconds that way. Small sysfs and
+# procfs files, which the kernel formats once per open, are read with
+# `read`.
+
+# The driver's debugfs directory; "$DBG/$bdf/NAME" is one of its files.
+DBG=/sys/kernel/debug/xehpg
+
+# line_word FILE PREFIX WORD: on each line of FILE that starts with PREFIX
+# (a sed pattern), the word after the last blank-separated WORD, in one sed.
+line_word() { sed -n "s/^$2\(.* \)\{0,1\}$3 \([^ ]*\).*/\2/p" "$1"; }
 
 # plan N: announce N tests (once, before the first test).
 plan() {
@@ -28,7 +48,12 @@ plan() {
 # diag TEXT...: print each argument (and each of its lines) as a `# ` line.
 diag() {
 	for _tap_line in "$@"; do
-		printf '%s\n' "$_tap_line" | sed 's/^/# /'
+		while :; do
+			_tap_one=${_tap_line%%"$_tap_nl"*}
+			printf '# %s\n' "$_tap_one"
+			[ "$_tap_one" = "$_tap_line" ] && break
+			_tap_line=${_tap_line#*"$_tap_nl"}
+		done
 	done
 }
 
@@ -56,13 +81,15 @@ skip() {
 
 # check CMD...: run CMD; passes if it exits 0. Its output (last 20 lines) and
 # status become the diagnostics of a failure. The description is the command.
+# CMD runs in this shell, not a subshell (a fork each), with its output in
+# a file that is shown only when it fails: not for background jobs.
 check() {
-	_tap_out=$("$@" 2>&1)
+	"$@" >/tmp/.tap-check 2>&1
 	_tap_rc=$?
 	if [ $_tap_rc -eq 0 ]; then
 		ok "$*"
 	else
-		not_ok "$*" "exit status $_tap_rc" "$(printf '%s\n' "$_tap_out" | tail -n 20)"
+		not_ok "$*" "exit status $_tap_rc" "$(tail -n 20 /tmp/.tap-check)"
 	fi
 }
 
@@ -100,10 +127,15 @@ done_testing() {
 # gpu_dev ID: sysfs directory of the Intel PCI function with device ID ID.
 gpu_dev() {
 	for _d in /sys/bus/pci/devices/*; do
-		[ "$(cat "$_d/vendor")" = 0x8086 ] && [ "$(cat "$_d/device")" = "$1" ] && { echo "$_d"; return 0; }
+		read -r _v 2>/dev/null <"$_d/vendor" || continue
+		[ "$_v" = 0x8086 ] || continue
+		read -r _v 2>/dev/null <"$_d/device" && [ "$_v" = "$1" ] && { echo "$_d"; return 0; }
 	done
 	return 1
 }
+
+# gpu_bdf ID: the PCI address (0000:00:01.0) of that function.
+gpu_bdf() { gpu_dev "$1" >/dev/null && echo "${_d##*/}"; }
 
 # is_bound BDF: the xehpg driver owns BDF.
 is_bound() { [ -e "/sys/bus/pci/drivers/xehpg/$1" ]; }
@@ -112,10 +144,17 @@ is_bound() { [ -e "/sys/bus/pci/drivers/xehpg/$1" ]; }
 not() { ! "$@"; }
 
 # info_get BDF KEY: the value of KEY in the device's debugfs info file.
-info_get() { sed -n "s/^$2: //p" "/sys/kernel/debug/xehpg/$1/info" 2>/dev/null; }
+info_get() { sed -n "s/^$2: //p" "$DBG/$1/info" 2>/dev/null; }
 
 # bar_start DEV N: start address of BAR N from sysfs `resource`, as 0x%x.
-bar_start() { printf '0x%x\n' "$(sed -n "$(($2 + 1))p" "$1/resource" | cut -d' ' -f1)"; }
+bar_start() {
+	_bs=0
+	while read -r _bs_start _bs_rest; do
+		[ "$_bs" = "$2" ] && { printf '0x%x\n' "$_bs_start"; return 0; }
+		_bs=$((_bs + 1))
+	done <"$1/resource"
+	return 1
+}
 
 # expect_eq DESC GOT WANT
 expect_eq() {
@@ -140,7 +179,14 @@ wait_until() {
 }
 
 # count_files GLOB: how many paths GLOB (unquoted inside) matches.
-count_files() { ls $1 2>/dev/null | wc -l; }
+count_files() {
+	_cf=0
+	# shellcheck disable=SC2086 # GLOB is expanded here
+	for _cf_p in $1; do
+		{ [ -e "$_cf_p" ] || [ -L "$_cf_p" ]; } && _cf=$((_cf + 1))
+	done
+	echo "$_cf"
+}
 
 # files_at_least GLOB N: GLOB matches N paths or more.
 files_at_least() { [ "$(count_files "$1")" -ge "$2" ]; }
@@ -152,7 +198,12 @@ none_running() {
 }
 
 # iomem_has NAME: a /proc/iomem region is claimed under NAME.
-iomem_has() { grep -qF -- "$1" /proc/iomem; }
+iomem_has() {
+	while IFS= read -r _im; do
+		case $_im in *"$1"*) return 0 ;; esac
+	done </proc/iomem
+	return 1
+}
 
 # probe_refused ID MESSAGE: the driver is loaded, the device ID is present but
 # unbound, probe logged MESSAGE, nothing is left behind and rmmod works.
@@ -170,15 +221,31 @@ probe_refused() {
 }
 
 # dbg BDF FILE: path of one of the device's debugfs files.
-dbg() { echo "/sys/kernel/debug/xehpg/$1/$2"; }
+dbg() { echo "$DBG/$1/$2"; }
+
+# put BDF FILE VALUE: writes VALUE to one of the device's debugfs files
+# (fails as the write does).
+put() { echo "$3" >"$DBG/$1/$2"; }
 
 # mcr BDF CMD...: run an `mcr` debugfs command; prints the result (a value or
 # "error N") and fails if the command was refused.
 mcr() {
-	_b=$1; shift
-	echo "$*" >"$(dbg "$_b" mcr)" 2>/dev/null
+	mcr_into "$@"
 	_rc=$?
-	cat "$(dbg "$_b" mcr)"
+	printf '%s\n' "$mcr_out"
+	return $_rc
+}
+
+# mcr_into BDF CMD...: as mcr, with the result left in $mcr_out (no fork:
+# the mcr file's report is a dozen bytes kept in memory, so the shell's
+# byte-at-a-time read is cheap there).
+mcr_into() {
+	_b=$1
+	shift
+	echo "$*" 2>/dev/null >"$DBG/$_b/mcr"
+	_rc=$?
+	mcr_out=
+	read -r mcr_out 2>/dev/null <"$DBG/$_b/mcr"
 	return $_rc
 }
 
@@ -187,17 +254,17 @@ mcr() {
 fw_field() {
 	awk -v d="$2" -v c="$3" '
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$1 == d { print $(col[c]); exit }' "$(dbg "$1" forcewake)"
+		$1 == d { print $(col[c]); exit }' "$DBG/$1/forcewake"
 }
 
 # fw_counter BDF NAME: a "NAME: N" line of the debugfs forcewake file.
-fw_counter() { sed -n "s/^$2: //p" "$(dbg "$1" forcewake)"; }
+fw_counter() { sed -n "s/^$2: //p" "$DBG/$1/forcewake"; }
 
 # mmio_total BDF: reads + writes the driver has made (debugfs mmio_stats).
-mmio_total() { awk '$1 == "reads:" || $1 == "writes:" { n += $2 } END { print n }' "$(dbg "$1" mmio_stats)"; }
+mmio_total() { awk '$1 == "reads:" || $1 == "writes:" { n += $2 } END { print n }' "$DBG/$1/mmio_stats"; }
 
 # topo BDF KEY: a value of the debugfs topology file.
-topo() { sed -n "s/^$2: //p" "$(dbg "$1" topology)"; }
+topo() { sed -n "s/^$2: //p" "$DBG/$1/topology"; }
 
 # mmio_report BDF: prints `# mmio reads=N writes=N`, the driver's count of its
 # BAR accesses since probe (debugfs mmio_stats). The vm suite compares the last
@@ -206,7 +273,7 @@ topo() { sed -n "s/^$2: //p" "$(dbg "$1" topology)"; }
 # the driver once (unloading resets the driver's counters, not the mock's).
 mmio_report() {
 	awk '$1 == "reads:" { r = $2 } $1 == "writes:" { w = $2 }
-		END { printf "# mmio reads=%s writes=%s\n", r, w }' "$(dbg "$1" mmio_stats)"
+		END { printf "# mmio reads=%s writes=%s\n", r, w }' "$DBG/$1/mmio_stats"
 }
 
 # mock_expect FIELD OP VALUE: the mock's summary must record FIELD OP VALUE
@@ -258,12 +325,12 @@ mock_expect() { echo "# mock-expect: $*"; }
 mock_request() { echo "XEHPG-VM-MOCK=$1"; }
 
 # guc_get BDF KEY: a value of the debugfs guc_info file.
-guc_get() { sed -n "s/^$2: //p" "$(dbg "$1" guc_info)"; }
+guc_get() { sed -n "s/^$2: //p" "$DBG/$1/guc_info"; }
 
 # hwconfig_get BDF NAME: the values of hwconfig attribute NAME (debugfs
 # `hwconfig` lines read `NAME (KEY): VALUE ...`), as "(KEY): VALUE ...", so a
 # caller checks the key number and the values together.
-hwconfig_get() { sed -n "s/^$2 //p" "$(dbg "$1" hwconfig)"; }
+hwconfig_get() { sed -n "s/^$2 //p" "$DBG/$1/hwconfig"; }
 
 # reload [PARAMS...]: rmmod (if loaded) and insmod the driver again.
 reload() {
@@ -275,7 +342,7 @@ reload() {
 # with the GuC down, the log has MESSAGE, guc_info's last_error starts with
 # STEP, a reload hits the same fault, and the module unloads cleanly.
 guc_down() {
-	_bdf=$(basename "$(gpu_dev 0x56c0)")
+	_bdf=$(gpu_bdf 0x56c0)
 	check is_bound "$_bdf"
 	expect_eq "GuC status" "$(guc_get "$_bdf" status)" failed
 	check dmesg_has "$1"
@@ -291,7 +358,7 @@ guc_down() {
 
 # guc_up: the GuC runs and its hwconfig table was read.
 guc_up() {
-	_bdf=$(basename "$(gpu_dev 0x56c0)")
+	_bdf=$(gpu_bdf 0x56c0)
 	check is_bound "$_bdf"
 	expect_eq "GuC status" "$(guc_get "$_bdf" status)" running
 	_n=$(guc_get "$_bdf" hwconfig_dwords)
@@ -304,9 +371,9 @@ guc_up() {
 # sqidi_part_checks: the body of the mcr-sqidi-* scenarios (one per --sqidi-part):
 # only SQIDI 2 and 3 are addressed, the others refused.
 sqidi_part_checks() {
-	bdf=$(basename "$(gpu_dev 0x56c0)")
+	bdf=$(gpu_bdf 0x56c0)
 	check is_bound "$bdf"
-	check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
+	check put "$bdf" forcewake_all 1
 	check mcr "$bdf" write XEHP_SQCM all 0x5a5a0000
 	expect_eq "steered SQIDI read returns the multicast value" "$(mcr "$bdf" read XEHP_SQCM)" 0x5a5a0000
 	for i in 2 3; do
@@ -319,7 +386,7 @@ sqidi_part_checks() {
 		check not mcr "$bdf" read XEHP_SQCM 0 "$i"
 		check not mcr "$bdf" write XEHP_SQCM 0 "$i" 0x1
 	done
-	check sh -c "echo 0 > $(dbg "$bdf" forcewake_all)"
+	check put "$bdf" forcewake_all 0
 	check_dmesg_clean
 	done_testing
 }
@@ -327,10 +394,10 @@ sqidi_part_checks() {
 # gam_primary_checks: the body of the mcr-gam-reset-* scenarios (one per
 # --gam-reset-slice): GAM is read from the primary whatever the reset value.
 gam_primary_checks() {
-	bdf=$(basename "$(gpu_dev 0x56c0)")
+	bdf=$(gpu_bdf 0x56c0)
 	check is_bound "$bdf"
-	expect_eq "GAM steering target" "$(sed -n 's/^GAM *//p' "$(dbg "$bdf" steering)")" "1,0"
-	check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
+	expect_eq "GAM steering target" "$(sed -n 's/^GAM *//p' "$DBG/$bdf/steering")" "1,0"
+	check put "$bdf" forcewake_all 1
 	check mcr "$bdf" read XEHP_GAMCNTRL_CTRL
 	check mcr "$bdf" write XEHP_GAMCNTRL_CTRL all 0x3
 	expect_eq "GAM multicast write reads back from the primary" "$(mcr "$bdf" read XEHP_GAMCNTRL_CTRL)" 0x00000003
@@ -340,7 +407,7 @@ gam_primary_checks() {
 	# Steering other groups must not disturb GAM.
 	check mcr "$bdf" read LSC_CHICKEN_BIT_0 3 2
 	expect_eq "GAM still reads from the primary" "$(mcr "$bdf" read XEHP_GAMCNTRL_CTRL)" 0x00000003
-	check sh -c "echo 0 > $(dbg "$bdf" forcewake_all)"
+	check put "$bdf" forcewake_all 0
 	check_dmesg_clean
 	done_testing
 }
@@ -386,13 +453,13 @@ debug_epilogue() {
 # --- interrupts (debugfs irq, Documentation/debugfs.rst) ---------------------
 
 # irq_get BDF KEY: a `key: value` line of debugfs irq.
-irq_get() { sed -n "s/^$2: //p" "$(dbg "$1" irq)"; }
+irq_get() { sed -n "s/^$2: //p" "$DBG/$1/irq"; }
 
 # irq_src BDF NAME: identities the driver took from source NAME.
-irq_src() { sed -n "s/^source $2: \([0-9]*\) .*/\1/p" "$(dbg "$1" irq)"; }
+irq_src() { sed -n "s/^source $2: \([0-9]*\) .*/\1/p" "$DBG/$1/irq"; }
 
 # irq_armed BDF NAME: the vectors NAME has enabled and unmasked (0xVVVV).
-irq_armed() { sed -n "s/^source $2: .* armed \(0x[0-9a-f]*\) .*/\1/p" "$(dbg "$1" irq)"; }
+irq_armed() { sed -n "s/^source $2: .* armed \(0x[0-9a-f]*\) .*/\1/p" "$DBG/$1/irq"; }
 
 # irq_src_at_least BDF NAME N: source NAME delivered at least N identities.
 irq_src_at_least() { [ "$(irq_src "$1" "$2")" -ge "$3" ] 2>/dev/null; }
@@ -401,25 +468,43 @@ irq_src_at_least() { [ "$(irq_src "$1" "$2")" -ge "$3" ] 2>/dev/null; }
 irq_get_at_least() { [ "$(irq_get "$1" "$2")" -ge "$3" ] 2>/dev/null; }
 
 # irq_cmd BDF CMD: writes CMD to debugfs irq.
-irq_cmd() { echo "$2" >"$(dbg "$1" irq)"; }
+irq_cmd() { echo "$2" >"$DBG/$1/irq"; }
 
 # proc_irq_count NAME: interrupts the kernel counted for handler NAME in
 # /proc/interrupts (summed over CPUs); reading it costs no device MMIO.
 proc_irq_count() {
-	awk -v n="$1" '$NF == n { s = 0; for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) s += $i; print s; exit }' /proc/interrupts
+	_pi_name=$1
+	set -f
+	while IFS= read -r _pi_l; do
+		# shellcheck disable=SC2086 # the line's words
+		set -- $_pi_l
+		_pi_n=$#
+		eval "_pi_last=\${$_pi_n}"
+		[ "$_pi_last" = "$_pi_name" ] || continue
+		shift
+		_pi_s=0
+		while [ $# -gt 1 ]; do
+			case $1 in '' | *[!0-9]*) ;; *) _pi_s=$((_pi_s + $1)) ;; esac
+			shift
+		done
+		set +f
+		echo "$_pi_s"
+		return 0
+	done </proc/interrupts
+	set +f
 }
 
 # ct_get BDF KEY: the rest of the debugfs ct line starting "KEY: ".
-ct_get() { sed -n "s/^$2: //p" "$(dbg "$1" ct)"; }
+ct_get() { sed -n "s/^$2: //p" "$DBG/$1/ct"; }
 
 # ct_cmd BDF CMD: writes a load command to debugfs ct (fails with the run's error).
-ct_cmd() { echo "$2" >"$(dbg "$1" ct)"; }
+ct_cmd() { echo "$2" >"$DBG/$1/ct"; }
 
 # ct_load BDF FIELD: FIELD of the last load run (the `load:` line's FIELD=value).
-ct_load() { ct_get "$1" load | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+ct_load() { sed -n "s/^load: \(.* \)\{0,1\}$2=\([^ ]*\).*/\2/p" "$DBG/$1/ct"; }
 
 # ct_count BDF LINE NAME: the counter after NAME on the ct line "LINE: name N ...".
-ct_count() { ct_get "$1" "$2" | tr ' ' '\n' | sed -n "/^$3\$/{n;p;}"; }
+ct_count() { line_word "$DBG/$1/ct" "$2: " "$3"; }
 
 # ct_count_is BDF LINE NAME N: that counter equals N (for wait_until).
 ct_count_is() { [ "$(ct_count "$1" "$2" "$3")" = "$4" ]; }
@@ -428,18 +513,18 @@ ct_count_is() { [ "$(ct_count "$1" "$2" "$3")" = "$4" ]; }
 ct_state_is() { case "$(ct_get "$1" state)" in "$2"*) return 0 ;; esac; return 1; }
 
 # ct_outstanding_is BDF N: N requests wait for a reply (for wait_until).
-ct_outstanding_is() { [ "$(ct_get "$1" outstanding | cut -d' ' -f1)" = "$2" ]; }
+ct_outstanding_is() { [ "$(sed -n 's/^outstanding: \([^ ]*\).*/\1/p' "$DBG/$1/ct")" = "$2" ]; }
 
 # eng_get BDF ENGINE KEY: the value after KEY on ENGINE's line of debugfs
 # engines (`NAME: class C ... mode M state S submitted N ...`).
-eng_get() { sed -n "s/^$2: //p" "$(dbg "$1" engines)" | tr ' ' '\n' | sed -n "/^$3\$/{n;p;}"; }
+eng_get() { line_word "$DBG/$1/engines" "$2: " "$3"; }
 
 # submit_cmd BDF CMD: runs a submit selftest (`ENGINE N` or `all N`).
-submit_cmd() { echo "$2" >"$(dbg "$1" submit)"; }
+submit_cmd() { echo "$2" >"$DBG/$1/submit"; }
 
 # submit_get BDF ENGINE KEY: the value after KEY on ENGINE's line of the last
 # selftest's report; `payload` yields the word after it (ok, bad, unchecked).
-submit_get() { sed -n "s/^$2: //p" "$(dbg "$1" submit)" | tr ' ' '\n' | sed -n "/^$3\$/{n;p;}"; }
+submit_get() { line_word "$DBG/$1/submit" "$2: " "$3"; }
 
 # submit_ok BDF ENGINE N: the last run on ENGINE retired all N requests with no
 # error and every payload slot read back right.
@@ -451,7 +536,7 @@ submit_ok() {
 }
 
 # engine_count BDF: the engines debugfs engines lists (the present ones).
-engine_count() { sed -n 's/^[a-z0-9]*: class .*/x/p' "$(dbg "$1" engines)" | wc -l; }
+engine_count() { grep -c '^[a-z0-9]*: class ' "$DBG/$1/engines"; }
 
 # boot_guc_irqs BDF: the GuC-to-host interrupts a probe raises: one per reply
 # of the second boot phase (2 requests) and of each engine's GuC submission
@@ -486,8 +571,8 @@ sriov_shim_unload() {
 numvfs() { echo "$2" >"/sys/bus/pci/devices/$1/sriov_numvfs"; }
 
 # sriov_get BDF FIELD: a "field: value" line of debugfs sriov.
-sriov_get() { sed -n "s/^$2: //p" "$(dbg "$1" sriov)"; }
+sriov_get() { sed -n "s/^$2: //p" "$DBG/$1/sriov"; }
 
 # sriov_vf BDF N FIELD: a field of VF N's line in debugfs sriov ("ggtt", "lmem",
 # "contexts", "doorbells", "pushed", "flr"): the word after the field's name.
-sriov_vf() { sed -n "s/^vf$2: //p" "$(dbg "$1" sriov)" | tr ' ' '\n' | sed -n "/^$3\$/{n;p;}"; }
+sriov_vf() { line_word "$DBG/$1/sriov" "vf$2: " "$3"; }

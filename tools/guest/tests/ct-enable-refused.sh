@@ -7,7 +7,7 @@
 # expect-mock: ct.enabled == 0
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "GuC status" "$(guc_get "$bdf" status)" failed
 case $(guc_get "$bdf" last_error) in

@@ -8,7 +8,7 @@
 # expect-mock: violations == 0
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 
 # Probe already received each engine's SCHED_CONTEXT_MODE_DONE.

@@ -13,7 +13,7 @@
 # expect-mock: violations == 0
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 # Each engine's GuC submission adds SCHED_CONTEXT_MODE_DONE at probe and at
 # unbind and DEREGISTER_CONTEXT_DONE at unbind.

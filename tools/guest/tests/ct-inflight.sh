@@ -10,7 +10,7 @@
 # expect-mock: violations == 0
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 drv=/sys/bus/pci/drivers/xehpg
 check is_bound "$bdf"
 mock_request "ct:no-response:1"

@@ -8,7 +8,7 @@
 . /tests/lib.sh
 
 guc_down "guc: load failed at CT opt-in features: Error(62); stopping the GuC" "CT opt-in features"
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check insmod /lib/modules/xehpg.ko
 expect_eq "interrupts armed for execlist mode" "$(irq_get "$bdf" mode)" execlist
 expect_eq "CT down" "$(ct_get "$bdf" state)" down

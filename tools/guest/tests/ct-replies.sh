@@ -17,7 +17,7 @@
 # expect-mock: violations == 0
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "CT state" "$(ct_get "$bdf" state)" up
 base=$(ct_count "$bdf" sent requests)

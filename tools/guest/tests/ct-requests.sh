@@ -15,7 +15,7 @@
 # distro
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "GuC status" "$(guc_get "$bdf" status)" running
 expect_eq "second boot phase" "$(guc_get "$bdf" post_load)" \

@@ -6,7 +6,7 @@
 # expect-mock: ct.enables == 0
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "GuC status" "$(guc_get "$bdf" status)" failed
 check dmesg_has "xehpg $bdf: guc: CT registration: the GuC does not know SELF_CFG key 0x0903 (SELF_CFG_H2G_CTB_DESCRIPTOR_ADDR)"

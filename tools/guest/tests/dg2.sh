@@ -5,7 +5,7 @@
 # mock-args: --lmem-size-gib 1 --lmem-bar-mib 1024
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56a0)")
+bdf=$(gpu_bdf 0x56a0)
 check is_bound "$bdf"
 expect_eq "platform" "$(info_get "$bdf" platform)" "DG2-G10"
 expect_eq "SR-IOV PF capable" "$(info_get "$bdf" sriov_pf_capable)" "no"

@@ -8,16 +8,16 @@
 # mock-args: --fault fw-ack-dead=render
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 check not mcr "$bdf" read LSC_CHICKEN_BIT_0
-expect_eq "mcr reports EIO" "$(cat "$(dbg "$bdf" mcr)")" "error -5"
+expect_eq "mcr reports EIO" "$(cat "$DBG/$bdf/mcr")" "error -5"
 check dmesg_has "forcewake: domain RENDER clear of a stale ack before wake: ack register reads 0xffffffff, device not responding"
 check not dmesg_has "forcewake: domain RENDER wake:"
 expect_eq "dead domains" "$(fw_counter "$bdf" dead_domains)" 1
 before=$(mmio_total "$bdf")
 check not mcr "$bdf" read LSC_CHICKEN_BIT_0
-expect_eq "second RENDER user reports EIO" "$(cat "$(dbg "$bdf" mcr)")" "error -5"
+expect_eq "second RENDER user reports EIO" "$(cat "$DBG/$bdf/mcr")" "error -5"
 expect_eq "MMIO for a user of the dead domain" "$(($(mmio_total "$bdf") - before))" 0
 expect_eq "dead ack logged once" "$(dmesg | grep -c 'domain RENDER .*0xffffffff')" 1
 expect_eq "RENDER refs" "$(fw_field "$bdf" RENDER refs)" 0

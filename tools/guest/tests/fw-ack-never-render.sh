@@ -5,16 +5,16 @@
 # mock-args: --fault fw-ack-never=render
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 check not mcr "$bdf" read LSC_CHICKEN_BIT_0
-expect_eq "mcr reports ETIMEDOUT" "$(cat "$(dbg "$bdf" mcr)")" "error -110"
+expect_eq "mcr reports ETIMEDOUT" "$(cat "$DBG/$bdf/mcr")" "error -110"
 check dmesg_has "forcewake: domain RENDER wake: no ack within 50 ms"
 expect_eq "RENDER refs" "$(fw_field "$bdf" RENDER refs)" 0
 expect_eq "GT refs" "$(fw_field "$bdf" GT refs)" 0
 expect_eq "failures counted" "$(fw_counter "$bdf" failures)" 1
-check not sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
-expect_eq "forcewake_all not held" "$(cat "$(dbg "$bdf" forcewake_all)")" 0
+check not sh -c "echo 1 > $DBG/$bdf/forcewake_all"
+expect_eq "forcewake_all not held" "$(cat "$DBG/$bdf/forcewake_all")" 0
 expect_eq "GT refs after the failed hold" "$(fw_field "$bdf" GT refs)" 0
 # A GT-domain register still works.
 check mcr "$bdf" read XEHP_L3SQCREG5

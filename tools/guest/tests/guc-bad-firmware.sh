@@ -19,7 +19,7 @@ cp $src /lib/firmware/xehpg/header.bin && patch /lib/firmware/xehpg/header.bin 4
 cp $src /lib/firmware/xehpg/old.bin && patch /lib/firmware/xehpg/old.bin 64 0 20 70 0
 cp $src /lib/firmware/xehpg/nokey.bin && patch /lib/firmware/xehpg/nokey.bin 28 0 0 0 0
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 try() {
 	reload guc_firmware_path="xehpg/$1.bin"
 	if is_bound "$bdf" && [ "$(guc_get "$bdf" status)" = failed ] && dmesg | tail -n 20 | grep -qF -- "$2"; then

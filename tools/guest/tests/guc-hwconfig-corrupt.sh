@@ -6,9 +6,9 @@
 # mock-args: --fault guc-hwconfig-corrupt
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check dmesg_has "guc: hwconfig entry 13 claims 5 dwords, 1 remain; table refused"
-left=$(cat "$(dbg "$bdf" hwconfig)")
+left=$(cat "$DBG/$bdf/hwconfig")
 if [ -z "$left" ]; then ok "hwconfig debugfs of a refused table is empty"; else not_ok "hwconfig debugfs of a refused table is empty" "$left"; fi
 # The mock did serve its whole table (14 entries of 3 dwords).
 mock_expect hwconfig_served_bytes == 168

@@ -9,7 +9,7 @@
 # mock-args: --fault guc-reset-stuck-after-load
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "GuC status" "$(guc_get "$bdf" status)" running
 check sh -c "echo $bdf > /sys/bus/pci/drivers/xehpg/unbind"

@@ -6,7 +6,7 @@
 # mock-args: --wopcm-prelocked 0x4000,0x3f3000
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 expect_eq "WOPCM on first load" "$(guc_get "$bdf" wopcm)" "base 0x4000 size 0x3f3000 (found locked)"
 expect_eq "last_error" "$(guc_get "$bdf" last_error)" none
 guc_up

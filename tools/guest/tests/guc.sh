@@ -10,7 +10,7 @@
 # distro
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "GuC status" "$(guc_get "$bdf" status)" running
 expect_eq "release" "$(guc_get "$bdf" release)" 70.53.0
@@ -28,7 +28,7 @@ mock_expect hwconfig_served_bytes == $((${n:-0} * 4))
 # The mock's table: 14 single-dword attributes of 3 dwords each, Mesa's key
 # numbers and names (tools/mock/data/hwconfig-keys.tsv), an ATS-M150's values.
 expect_eq "hwconfig_dwords" "$n" 42
-hw=$(dbg "$bdf" hwconfig)
+hw=$DBG/$bdf/hwconfig
 expect_eq "hwconfig lines" "$(grep -c . "$hw")" 14
 bad=$(grep -vE '^[A-Z][A-Z0-9_]* \([0-9]+\):( [0-9]+)+$' "$hw")
 if [ -z "$bad" ]; then ok "every hwconfig line reads NAME (KEY): VALUES"; else not_ok "every hwconfig line reads NAME (KEY): VALUES" "$bad"; fi

@@ -89,11 +89,11 @@ done
 # The driver still works.
 check is_bound "$bdf"
 expect_eq "platform still readable" "$(info_get "$bdf" platform)" ATS-M150
-expect_eq "mcr result after hostile input" "$(cat "$(dbg "$bdf" mcr)")" "error -22"
+expect_eq "mcr result after hostile input" "$(cat "$DBG/$bdf/mcr")" "error -22"
 check mcr "$bdf" read FF_MODE
-check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
+check put "$bdf" forcewake_all 1
 expect_eq "RENDER refs while held" "$(fw_field "$bdf" RENDER refs)" 1
-check sh -c "echo 0 > $(dbg "$bdf" forcewake_all)"
+check put "$bdf" forcewake_all 0
 for d in GT RENDER VDBOX0 VEBOX0; do
 	expect_eq "$d refs after hostile input" "$(fw_field "$bdf" $d refs)" 0
 done

@@ -14,12 +14,12 @@
 # timeout: 300
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 t0=$(date +%s)
 # Probe waited for every reply and event it asked for: the count is settled.
 boot=$(irq_src "$bdf" guc)
-bits=$(sed -n 's/^bit guc 15: //p' "$(dbg "$bdf" irq)")
+bits=$(sed -n 's/^bit guc 15: //p' "$DBG/$bdf/irq")
 # The mock counts to the end: the unload adds the interrupts of each engine's
 # disable and deregistration replies (at most two per engine, fewer if merged).
 mock_expect irq.identities.guc ">=" $((boot + 1001))
@@ -32,9 +32,9 @@ t1=$(date +%s)
 sleep 2
 expect_eq "GuC events delivered (the boot's included)" "$(irq_src "$bdf" guc)" $((boot + 1000))
 expect_eq "vcs0 events delivered" "$(irq_src "$bdf" vcs0)" 500
-expect_eq "GUC2HOST bits" "$(sed -n 's/^bit guc 15: //p' "$(dbg "$bdf" irq)")" $((bits + 1000))
-expect_eq "vcs0 user-interrupt bits" "$(sed -n 's/^bit vcs0 0: //p' "$(dbg "$bdf" irq)")" 500
-expect_eq "no other source fired" "$(sed -n 's/^source \([a-z0-9]*\): \([1-9][0-9]*\) .*/\1/p' "$(dbg "$bdf" irq)" | tr '\n' ' ')" "guc vcs0 "
+expect_eq "GUC2HOST bits" "$(sed -n 's/^bit guc 15: //p' "$DBG/$bdf/irq")" $((bits + 1000))
+expect_eq "vcs0 user-interrupt bits" "$(sed -n 's/^bit vcs0 0: //p' "$DBG/$bdf/irq")" 500
+expect_eq "no other source fired" "$(sed -n 's/^source \([a-z0-9]*\): \([1-9][0-9]*\) .*/\1/p' "$DBG/$bdf/irq" | tr '\n' ' ')" "guc vcs0 "
 expect_eq "DataValid timeouts" "$(irq_get "$bdf" data_valid_timeouts)" 0
 expect_eq "storms" "$(irq_get "$bdf" storms)" 0
 expect_eq "unknown identities" "$(irq_get "$bdf" unknown_identities)" 0

@@ -11,7 +11,7 @@
 # timeout: 180
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 # The boot's CT replies lost their interrupts (some may share one).
 boot=$(irq_get "$bdf" data_valid_timeouts)

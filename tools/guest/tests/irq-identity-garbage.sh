@@ -9,7 +9,7 @@
 # timeout: 180
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 # The boot's CT replies raised unknown identities (some may share one).
 boot=$(irq_get "$bdf" unknown_identities)

@@ -12,7 +12,7 @@
 # timeout: 240
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "vector" "$(irq_get "$bdf" vector)" intx
 check not test -e "/sys/bus/pci/devices/$bdf/msi_irqs"

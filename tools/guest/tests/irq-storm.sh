@@ -9,7 +9,7 @@
 # timeout: 240
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 check irq_cmd "$bdf" "storm_limit 200"
 mock_request "irq:guc:0x8000:1"

@@ -8,7 +8,7 @@
 # timeout: 240
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 drv=/sys/bus/pci/drivers/xehpg
 check is_bound "$bdf"
 # Counted from what the driver saw, not from the boot's expected count: two of

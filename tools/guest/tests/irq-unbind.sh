@@ -18,7 +18,7 @@
 # timeout: 300
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 drv=/sys/bus/pci/drivers/xehpg
 check is_bound "$bdf"
 mock_expect irq.raised_by_source.guc == $((21 * (4 + 5 * $(engine_count "$bdf"))))

@@ -24,16 +24,16 @@ expect_eq "rcs0 armed with user + flush" "$(irq_armed "$bdf" rcs0)" 0x0011
 expect_eq "tile enable set" "$(irq_get "$bdf" "reg DG1_MSTR_TILE_INTR")" 0x80000000
 # debugfs engines lists exactly the engines whose interrupt source the fuses
 # say is present (rust/engine.rs; the GuC is a source, not an engine).
-eng=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$(dbg "$bdf" engines)" | sort | tr '\n' ' ')
-src=$(sed -n 's/^source \([a-z0-9]*\): [0-9]* present 1 .*/\1/p' "$(dbg "$bdf" irq)" | grep -v '^guc$' | sort | tr '\n' ' ')
+eng=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$bdf/engines" | sort | tr '\n' ' ')
+src=$(sed -n 's/^source \([a-z0-9]*\): [0-9]* present 1 .*/\1/p' "$DBG/$bdf/irq" | grep -v '^guc$' | sort | tr '\n' ' ')
 expect_eq "engines are the present engine sources" "$eng" "$src"
-expect_eq "rcs0 in engines" "$(sed -n 's/^rcs0: \(.* forcewake [A-Z0-9]*\) mode .*/\1/p' "$(dbg "$bdf" engines)")" \
+expect_eq "rcs0 in engines" "$(sed -n 's/^rcs0: \(.* forcewake [A-Z0-9]*\) mode .*/\1/p' "$DBG/$bdf/engines")" \
 	"class 0 instance 0 mmio_base 0x002000 forcewake RENDER"
-expect_eq "vecs0 in engines" "$(sed -n 's/^vecs0: \(.* forcewake [A-Z0-9]*\) mode .*/\1/p' "$(dbg "$bdf" engines)")" \
+expect_eq "vecs0 in engines" "$(sed -n 's/^vecs0: \(.* forcewake [A-Z0-9]*\) mode .*/\1/p' "$DBG/$bdf/engines")" \
 	"class 2 instance 0 mmio_base 0x1c8000 forcewake VEBOX0"
 
 # Each present source, one event of its user interrupt (GuC: GUC2HOST).
-sources=$(sed -n 's/^source \([a-z0-9]*\): [0-9]* present 1 armed 0x[0-9a-f]*[1-9a-f][0-9a-f]* .*/\1/p' "$(dbg "$bdf" irq)")
+sources=$(sed -n 's/^source \([a-z0-9]*\): [0-9]* present 1 armed 0x[0-9a-f]*[1-9a-f][0-9a-f]* .*/\1/p' "$DBG/$bdf/irq")
 n=$(echo $sources | wc -w)
 diag "armed sources: $sources"
 if [ "$n" -ge 4 ]; then ok "at least rcs0, bcs0, a ccs and the GuC armed ($n)"; else not_ok "sources armed" "$sources"; fi
@@ -48,7 +48,7 @@ for s in $sources; do
 		sleep 1
 		expect_eq "$s delivered once" "$(irq_src "$bdf" "$s")" $((b + 1))
 	else
-		not_ok "$s delivered within 20 s" "$(cat "$(dbg "$bdf" irq)")"
+		not_ok "$s delivered within 20 s" "$(cat "$DBG/$bdf/irq")"
 	fi
 	# bcs0 fires again below; its final count is checked there. The GuC's
 	# counts to the end of the run: the unload below adds the replies to each
@@ -59,11 +59,11 @@ for s in $sources; do
 	*) mock_expect "irq.identities.$s == $((b + 1))" ;;
 	esac
 done
-expect_eq "GUC2HOST bit counted" "$(sed -n 's/^bit guc 15: //p' "$(dbg "$bdf" irq)")" $((guc0 + 1))
-expect_eq "rcs0 user-interrupt bit counted" "$(sed -n 's/^bit rcs0 0: //p' "$(dbg "$bdf" irq)")" 1
+expect_eq "GUC2HOST bit counted" "$(sed -n 's/^bit guc 15: //p' "$DBG/$bdf/irq")" $((guc0 + 1))
+expect_eq "rcs0 user-interrupt bit counted" "$(sed -n 's/^bit rcs0 0: //p' "$DBG/$bdf/irq")" 1
 
 # A fused-off engine exists for neither side: its source is not armed.
-absent=$(sed -n 's/^source \([a-z0-9]*\): 0 present 0 armed 0x0000 .*/\1/p' "$(dbg "$bdf" irq)" | head -n 1)
+absent=$(sed -n 's/^source \([a-z0-9]*\): 0 present 0 armed 0x0000 .*/\1/p' "$DBG/$bdf/irq" | head -n 1)
 [ -n "$absent" ] && diag "fused off: $absent"
 
 # Context switch (bit 8) is an execlist vector: disabled in GuC mode, the

@@ -9,9 +9,9 @@
 # 731), so a GAM read the driver did not steer to the primary fails the run.
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
-check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
+check put "$bdf" forcewake_all 1
 
 # unicast_round NAME GROUPS INSTANCES: write g*16+i+1 to every (g, i), read back,
 # and have the mock confirm the write to (g, i) landed at sliceid g, subsliceid i.
@@ -21,7 +21,8 @@ unicast_round() {
 		mcr "$bdf" write "$1" "$g" "$i" $((g * 16 + i + 1)) >/dev/null || _bad="$_bad w$g,$i"
 	done; done
 	for g in $2; do for i in $3; do
-		v=$(mcr "$bdf" read "$1" "$g" "$i")
+		mcr_into "$bdf" read "$1" "$g" "$i"
+		v=$mcr_out
 		[ "$((v))" = $((g * 16 + i + 1)) ] || _bad="$_bad r$g,$i=$v"
 	done; done
 	if [ -z "$_bad" ]; then ok "$1: unicast values per instance"; else not_ok "$1: unicast values per instance" "$_bad"; fi
@@ -37,7 +38,8 @@ multicast_round() {
 	check mcr "$bdf" write "$1" all 0x5a5a0000
 	_bad=
 	for g in $2; do for i in $3; do
-		v=$(mcr "$bdf" read "$1" "$g" "$i")
+		mcr_into "$bdf" read "$1" "$g" "$i"
+		v=$mcr_out
 		[ "$((v))" = $((0x5a5a0000)) ] || _bad="$_bad $g,$i=$v"
 	done; done
 	if [ -z "$_bad" ]; then ok "$1: multicast reached every instance"; else not_ok "$1: multicast reached every instance" "$_bad"; fi
@@ -68,8 +70,8 @@ check not mcr "$bdf" read NO_SUCH_REG
 check not mcr "$bdf" frobnicate LSC_CHICKEN_BIT_0
 check not mcr "$bdf" write LSC_CHICKEN_BIT_0 0 0 notanumber
 check not mcr "$bdf" read LSC_CHICKEN_BIT_0 0x100 0
-expect_eq "an error is reported on read-back" "$(cat "$(dbg "$bdf" mcr)" | cut -d' ' -f1)" error
-check sh -c "echo 0 > $(dbg "$bdf" forcewake_all)"
+expect_eq "an error is reported on read-back" "$(cat "$DBG/$bdf/mcr" | cut -d' ' -f1)" error
+check put "$bdf" forcewake_all 0
 expect_eq "no unsteered accesses" "$(fw_counter "$bdf" unsteered_accesses)" 0
 check_dmesg_clean
 done_testing

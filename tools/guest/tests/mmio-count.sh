@@ -6,19 +6,19 @@
 # last (test "mmio-count: driver MMIO count matches the mock").
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
-check test -r "$(dbg "$bdf" mmio_stats)"
+check test -r "$DBG/$bdf/mmio_stats"
 
 # Cold: each command takes and releases the register's domain itself.
 check mcr "$bdf" read LSC_CHICKEN_BIT_0
 check mcr "$bdf" write FF_MODE all 0x10001
 # Held: steered reads and writes under forcewake_all.
-check sh -c "echo 1 > $(dbg "$bdf" forcewake_all)"
+check put "$bdf" forcewake_all 1
 check mcr "$bdf" read XEHP_L3SQCREG5
 check mcr "$bdf" write SARB_CHICKEN1 1 0 0x5
 check mcr "$bdf" read XEHP_GAMCNTRL_CTRL
-check sh -c "echo 0 > $(dbg "$bdf" forcewake_all)"
+check put "$bdf" forcewake_all 0
 # A refused command still takes and drops forcewake: counted on both sides.
 check not mcr "$bdf" read LSC_CHICKEN_BIT_0 8 0
 

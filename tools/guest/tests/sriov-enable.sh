@@ -46,7 +46,7 @@ mock_request lmem:dirty:100001000:3000
 # vf_lmem_sum: the bytes of local memory the provisioned VFs hold.
 vf_lmem_sum() {
 	sum=0
-	for r in $(sed -n 's/^vf[0-9]*: .* lmem \([^ ]*\) .*/\1/p' "$(dbg "$bdf" sriov)"); do
+	for r in $(sed -n 's/^vf[0-9]*: .* lmem \([^ ]*\) .*/\1/p' "$DBG/$bdf/sriov"); do
 		sum=$((sum + ${r#*-} - ${r%-*}))
 	done
 	echo "$sum"
@@ -62,16 +62,16 @@ for n in 1 7 63; do
 	check dmesg_has "sriov: $n VF(s) provisioned"
 	mock_request vf:check
 	# debugfs cannot take the VFs from under the PCI side.
-	check not sh -c "echo unprovision >$(dbg "$bdf" sriov)"
+	check not sh -c "echo unprovision >$DBG/$bdf/sriov"
 	check numvfs "$bdf" 0
 	expect_eq "none provisioned after disable" "$(sriov_get "$bdf" provisioned)" 0
 	check not test -e "$dev/virtfn0"
 done
-diag "$(cat "$(dbg "$bdf" sriov)")"
+diag "$(cat "$DBG/$bdf/sriov")"
 # Shares are equal and fit: 7 VFs after 63 get the 7-VF profile again.
 check numvfs "$bdf" 7
 cleared=$((cleared + $(vf_lmem_sum)))
-diag "$(grep '^vf' "$(dbg "$bdf" sriov)")"
+diag "$(grep '^vf' "$DBG/$bdf/sriov")"
 # Every byte every VF was given went through the copy engine's fill.
 check test "$cleared" -gt 0
 mock_expect engines.bcs0.fill_bytes ">=" "$cleared"

@@ -38,7 +38,7 @@
 
 dev=$(gpu_dev 0x56c0)
 bdf=${dev##*/}
-sriov=$(dbg "$bdf" sriov)
+sriov=$DBG/$bdf/sriov
 
 check sriov_visible "$bdf"
 echo 0 >"$dev/sriov_drivers_autoprobe"

@@ -16,7 +16,7 @@ bdf=${dev##*/}
 check sriov_visible "$bdf"
 check dmesg_has "sriov: no local memory beyond the CPU-visible part for VFs"
 check dmesg_has "sriov: PF setup failed: -28; VFs stay off"
-expect_eq "debugfs sriov" "$(cat "$(dbg "$bdf" sriov)")" "not an SR-IOV PF"
+expect_eq "debugfs sriov" "$(cat "$DBG/$bdf/sriov")" "not an SR-IOV PF"
 echo 0 >"$dev/sriov_drivers_autoprobe"
 check not numvfs "$bdf" 1
 check dmesg_has "sriov: 1 VF(s) asked for, but the PF could not be set up at probe"

@@ -10,7 +10,7 @@
 # timeout: 240
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 dir=/sys/kernel/debug/xehpg/$bdf
 check is_bound "$bdf"
 files=$(cd "$dir" && ls)

@@ -10,7 +10,7 @@
 . /tests/lib.sh
 
 ROUNDS=3
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 drv=/sys/bus/pci/drivers/xehpg
 dir=/sys/kernel/debug/xehpg/$bdf
 check is_bound "$bdf"
@@ -70,7 +70,7 @@ while [ $r -lt $ROUNDS ]; do
 	works=yes
 	[ "$(info_get "$bdf" platform)" = ATS-M150 ] || works="info: $(info_get "$bdf" platform)"
 	[ "$(guc_get "$bdf" status)" = running ] || works="guc: $(guc_get "$bdf" status)"
-	mcr "$bdf" read FF_MODE >/dev/null || works="mcr: $(cat "$(dbg "$bdf" mcr)")"
+	mcr "$bdf" read FF_MODE >/dev/null || works="mcr: $(cat "$DBG/$bdf/mcr")"
 	[ "$(fw_field "$bdf" GT refs)" = 0 ] || works="GT refs: $(fw_field "$bdf" GT refs)"
 	[ "$works" = yes ] || { bad_works=$((bad_works + 1)); diag "round $r: $works"; }
 done

@@ -18,22 +18,22 @@
 # timeout: 240
 . /tests/lib.sh
 
-blit_get() { sed -n 's/^blit: //p' "$(dbg "$1" submit)" | tr ' ' '\n' | sed -n "/^$2\$/{n;p;}"; }
-clear_get() { sed -n 's/^clear: //p' "$(dbg "$1" submit)" | tr ' ' '\n' | sed -n "/^$2\$/{n;p;}"; }
+blit_get() { submit_get "$1" blit "$2"; }
+clear_get() { submit_get "$1" clear "$2"; }
 
 # clear_ok MODE: `clear 16` and its report.
 clear_ok() {
 	check submit_cmd "$bdf" "clear 16"
-	diag "$(sed -n 's/^clear: //p' "$(dbg "$bdf" submit)")"
+	diag "$(sed -n 's/^clear: //p' "$DBG/$bdf/submit")"
 	expect_eq "$1: clear: no error" "$(clear_get "$bdf" errno)" 0
 	expect_eq "$1: cleared, the guard untouched" "$(clear_get "$bdf" data)" ok
 }
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check reload force_execlist=1
 check is_bound "$bdf"
 check submit_cmd "$bdf" "blit 16"
-diag "$(sed -n 's/^blit: //p' "$(dbg "$bdf" submit)")"
+diag "$(sed -n 's/^blit: //p' "$DBG/$bdf/submit")"
 expect_eq "execlist: 16 MiB copied" "$(blit_get "$bdf" mib)" 16
 expect_eq "execlist: no error" "$(blit_get "$bdf" errno)" 0
 expect_eq "execlist: every dword read back right" "$(blit_get "$bdf" data)" ok
@@ -47,7 +47,7 @@ done
 check reload
 if [ "$(eng_get "$bdf" bcs0 mode)" = guc ]; then
 	check submit_cmd "$bdf" "blit 16"
-	diag "$(sed -n 's/^blit: //p' "$(dbg "$bdf" submit)")"
+	diag "$(sed -n 's/^blit: //p' "$DBG/$bdf/submit")"
 	expect_eq "GuC: no error" "$(blit_get "$bdf" errno)" 0
 	expect_eq "GuC: every dword read back right" "$(blit_get "$bdf" data)" ok
 	clear_ok GuC

@@ -17,7 +17,7 @@
 # timeout: 120
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 check rmmod xehpg
 mock_request guc:refuse-doorbell:1000
@@ -27,8 +27,8 @@ check is_bound "$bdf"
 expect_eq "GuC status" "$(guc_get "$bdf" status)" running
 check dmesg_has "submit: rcs0: the GuC refused doorbell 0 (page at 0x400000): -5; submitting with SCHED_CONTEXT"
 check dmesg_has "submit: bcs0: the GuC refused doorbell 0 (page at 0x400000)"
-expect_eq "no doorbell armed" "$(sed -n 's/^doorbells: //p' "$(dbg "$bdf" engines)")" "0 of 256 armed"
-engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$(dbg "$bdf" engines)")
+expect_eq "no doorbell armed" "$(sed -n 's/^doorbells: //p' "$DBG/$bdf/engines")" "0 of 256 armed"
+engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$bdf/engines")
 # One refused ALLOCATE_DOORBELL per engine, nothing else refused.
 mock_expect guc_submit.refused == "$(echo $engines | wc -w)"
 check submit_cmd "$bdf" "all 50"

@@ -22,15 +22,15 @@
 # timeout: 180
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check reload guc_doorbells=1
 check is_bound "$bdf"
 expect_eq "GuC status" "$(guc_get "$bdf" status)" running
-engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$(dbg "$bdf" engines)")
+engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$bdf/engines")
 n=$(echo $engines | wc -w)
 diag "engines: $engines"
 expect_eq "one doorbell per engine" \
-	"$(sed -n 's/^doorbells: //p' "$(dbg "$bdf" engines)")" "$n of 256 armed"
+	"$(sed -n 's/^doorbells: //p' "$DBG/$bdf/engines")" "$n of 256 armed"
 check not dmesg_has "the GuC refused doorbell"
 check submit_cmd "$bdf" "all 100"
 for e in $engines; do
@@ -49,7 +49,7 @@ check submit_cmd "$bdf" "bcs0 10"
 expect_eq "bcs0: every request failed" "$(submit_get "$bdf" bcs0 failed)" 10
 check dmesg_has "submit: bcs0: context 2 was reset by the GuC; 10 request(s) failed, re-registering it"
 expect_eq "bcs0: armed again" \
-	"$(sed -n 's/^doorbells: //p' "$(dbg "$bdf" engines)")" "$n of 256 armed"
+	"$(sed -n 's/^doorbells: //p' "$DBG/$bdf/engines")" "$n of 256 armed"
 check submit_cmd "$bdf" "bcs0 50"
 submit_ok "$bdf" bcs0 50
 mock_expect guc_submit.doorbell_allocs == "$((n + 1))"

@@ -14,13 +14,13 @@
 # timeout: 240
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check reload force_execlist=1
 check is_bound "$bdf"
 expect_eq "GuC not loaded" "$(guc_get "$bdf" status)" "not loaded"
 check dmesg_has "guc: not loaded (force_execlist): execlist submission"
 
-engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$(dbg "$bdf" engines)")
+engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$bdf/engines")
 diag "engines: $engines"
 for e in $engines; do
 	expect_eq "$e: execlist mode" "$(eng_get "$bdf" "$e" mode)" execlist
@@ -42,7 +42,7 @@ expect_eq "RENDER asleep after the work" "$(fw_field "$bdf" RENDER refs)" 0
 
 check submit_cmd "$bdf" "rcs0 10000"
 submit_ok "$bdf" rcs0 10000
-diag "$(cat "$(dbg "$bdf" submit)")"
+diag "$(cat "$DBG/$bdf/submit")"
 expect_eq "rcs0: 10,100 retired in all" "$(eng_get "$bdf" rcs0 completed)" 10100
 expect_eq "rcs0: last seqno" "$(eng_get "$bdf" rcs0 seqno)" 10100
 

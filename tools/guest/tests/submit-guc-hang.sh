@@ -15,7 +15,7 @@
 # timeout: 180
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "bcs0: GuC mode" "$(eng_get "$bdf" bcs0 mode)" guc
 mock_request engine:hang:bcs0
@@ -39,7 +39,7 @@ check dmesg_has "submit: rcs0: no progress for 2000 ms; SCHED_CONTEXT sent again
 mock_request guc:reset-storm:3
 sleep 1
 check submit_cmd "$bdf" "all 10"
-for e in $(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$(dbg "$bdf" engines)"); do
+for e in $(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$bdf/engines"); do
 	expect_eq "$e: 10 retired after the storm" "$(submit_get "$bdf" "$e" completed)" 10
 	expect_eq "$e: payload after the storm" "$(submit_get "$bdf" "$e" payload)" ok
 done

@@ -9,7 +9,7 @@
 # timeout: 120
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 check rmmod xehpg
 mock_request guc:refuse-register:1

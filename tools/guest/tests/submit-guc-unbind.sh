@@ -19,7 +19,7 @@
 # timeout: 180
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "rcs0: GuC mode" "$(eng_get "$bdf" rcs0 mode)" guc
 n=$(engine_count "$bdf")

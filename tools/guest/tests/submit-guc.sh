@@ -20,10 +20,10 @@
 # distro
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "GuC status" "$(guc_get "$bdf" status)" running
-engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$(dbg "$bdf" engines)")
+engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$bdf/engines")
 n=$(echo $engines | wc -w)
 diag "engines: $engines"
 for e in $engines; do
@@ -43,7 +43,7 @@ expect_eq "RENDER asleep" "$(fw_field "$bdf" RENDER refs)" 0
 
 check submit_cmd "$bdf" "rcs0 10000"
 submit_ok "$bdf" rcs0 10000
-diag "$(cat "$(dbg "$bdf" submit)")"
+diag "$(cat "$DBG/$bdf/submit")"
 expect_eq "rcs0: 10,100 retired in all" "$(eng_get "$bdf" rcs0 completed)" 10100
 expect_eq "no CT request failed" "$(ct_count "$bdf" errors failed)" 0
 expect_eq "no fast request failed" "$(ct_count "$bdf" errors fast_failed)" 0

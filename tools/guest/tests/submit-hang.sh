@@ -12,7 +12,7 @@
 # timeout: 120
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check reload force_execlist=1
 check is_bound "$bdf"
 mock_request engine:hang:bcs0

@@ -97,7 +97,7 @@ else
 	not_ok "one message per dead domain, no flood" "$n messages, $dead dead domains"
 fi
 check not mcr "$bdf" read FF_MODE
-expect_eq "mcr after the removal" "$(cat "$(dbg "$bdf" mcr)")" "error -5"
+expect_eq "mcr after the removal" "$(cat "$DBG/$bdf/mcr")" "error -5"
 expect_eq "platform still readable" "$(info_get "$bdf" platform)" ATS-M150
 for d in GT RENDER; do
 	expect_eq "$d refs after the removal" "$(fw_field "$bdf" $d refs)" 0

@@ -4,7 +4,7 @@
 # mock-args: --revision 0x3f
 . /tests/lib.sh
 
-bdf=$(basename "$(gpu_dev 0x56c0)")
+bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "stepping" "$(info_get "$bdf" stepping)" "future (nearest known)"
 check dmesg_has "unknown revision 0x3f for ATS-M150, using stepping future"
