@@ -24,7 +24,7 @@ echo "TAP version 13"
 # Processes are what a scenario's time goes on. Under the debug kernel and
 # TCG a fork costs about 0.08 s and a fork and exec about 0.15 s
 # (Documentation/testing.rst, "What a scenario's time goes on"). So the
-# helpers below never run `$(dbg ...)` or a pipeline inside: one `sed` or
+# helpers below never build a path with `$(...)` or run a pipeline inside: one `sed` or
 # `awk` reads a debugfs file. They do not read the driver's debugfs files
 # with the shell's `read`, which reads a byte per system call, and the
 # driver formats a file's whole report on every read call
@@ -124,7 +124,8 @@ done_testing() {
 
 # --- xehpg helpers ----------------------------------------------------------
 
-# gpu_dev ID: sysfs directory of the Intel PCI function with device ID ID.
+# gpu_dev ID: sysfs directory of the Intel PCI function with device ID ID
+# (also left in $_d, which gpu_bdf uses).
 gpu_dev() {
 	for _d in /sys/bus/pci/devices/*; do
 		read -r _v 2>/dev/null <"$_d/vendor" || continue
@@ -219,9 +220,6 @@ probe_refused() {
 	check rmmod xehpg
 	check_dmesg_clean
 }
-
-# dbg BDF FILE: path of one of the device's debugfs files.
-dbg() { echo "$DBG/$1/$2"; }
 
 # put BDF FILE VALUE: writes VALUE to one of the device's debugfs files
 # (fails as the write does).

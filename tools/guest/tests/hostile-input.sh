@@ -103,7 +103,7 @@ expect_eq "GuC still running" "$(guc_get "$bdf" status)" running
 # Writes racing unbind. Each writer keeps one descriptor (so it also meets
 # the removed file) and logs the error text of every failed write.
 race_writer() {
-	exec 4>"$(dbg "$bdf" "$1")" || return
+	exec 4>"$DBG/$bdf/$1" || return
 	n=0
 	while [ ! -e /tmp/race.stop ]; do
 		echo "$2" >&4 2>>/tmp/race.$1.err || :
