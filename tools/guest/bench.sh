@@ -252,6 +252,10 @@ irq_measure() {
 	_r0=$1 _w0=$2
 	_t0=$(now_ns)
 	echo "XEHPG-VM-MOCK=irq:$_src:$_data:$IRQ_N"
+	# The runner answers once the mock has queued the events.
+	_ack=
+	read -r -t 15 _ack </dev/ttyS1
+	[ "$_ack" = "XEHPG-VM-ACK=mock ok" ] || fail "$_name: the mock did not take the request (answer: '$_ack')"
 	_waited=0
 	while [ "$(irq_count)" -lt $((_c0 + IRQ_N)) ]; do
 		_waited=$((_waited + 1))

@@ -316,11 +316,23 @@ mock_expect() { echo "# mock-expect: $*"; }
 #                           SCHED_CONTEXT dropped, N context resets, the next
 #                           N REGISTER_CONTEXT / ALLOCATE_DOORBELL refused.
 #                           (Documentation/mock.rst, "Test control").
-# A malformed request is not a marker: it stays in the output and nothing
-# happens. The runner acts when the line arrives and cannot answer: poll for
-# the effect (the driver's counters, `mock_expect irq.identities.guc == N`).
-# Call it with stdout on the command channel (not inside $(...)).
-mock_request() { echo "XEHPG-VM-MOCK=$1"; }
+# It returns once the mock has carried the request out: the runner answers
+# `XEHPG-VM-ACK=mock ok` on the command channel then, so the next thing the
+# scenario does meets the device as the request left it (a CT switch is set
+# before the next request is sent). What the request starts (interrupts
+# paced out, a reply served later) still takes its time: poll for the effect
+# (the driver's counters, `mock_expect irq.identities.guc == N`). No answer
+# within 15 s, or `failed`, is a failed test. A malformed request is not a
+# marker: it stays in the output, nothing happens, and the wait fails.
+# Call it with stdout on the command channel (not inside $(...)), one at a
+# time (the answer is read from /dev/ttyS1).
+mock_request() {
+	echo "XEHPG-VM-MOCK=$1"
+	_ack=
+	read -r -t 15 _ack </dev/ttyS1
+	[ "$_ack" = "XEHPG-VM-ACK=mock ok" ] ||
+		not_ok "the mock carried out $1" "answer: '$_ack'"
+}
 
 # guc_get BDF KEY: a value of the debugfs guc_info file.
 guc_get() { sed -n "s/^$2: //p" "$DBG/$1/guc_info"; }

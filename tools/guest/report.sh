@@ -21,8 +21,13 @@ for d in /sys/kernel/debug/xehpg/*/; do
 	# Interrupts: the mock raises 10 GuC-to-host and 5 RCS0 user interrupts
 	# (through the runner, Documentation/mock.rst); the driver counts them.
 	echo "== interrupts: asking the mock for 10 GuC and 5 rcs0 interrupts"
-	echo "XEHPG-VM-MOCK=irq:guc:0x8000:10"
-	echo "XEHPG-VM-MOCK=irq:rcs0:0x0001:5"
+	# Each request is answered on the command channel once the mock has it.
+	for req in irq:guc:0x8000:10 irq:rcs0:0x0001:5; do
+		echo "XEHPG-VM-MOCK=$req"
+		ack=
+		read -r -t 15 ack </dev/ttyS1
+		[ "$ack" = "XEHPG-VM-ACK=mock ok" ] || echo "  the mock did not take $req (answer: '$ack')"
+	done
 	i=0
 	while [ $i -lt 20 ] && ! grep -q '^source rcs0: 5 ' "$d/irq"; do
 		sleep 1

@@ -467,6 +467,12 @@ pub struct Options {
     #[arg(long, value_name = "FIFO")]
     pub control: Option<PathBuf>,
 
+    /// With `--control`: after each control line is carried out (or
+    /// refused), write the number of lines handled so far to FILE (replaced
+    /// whole), so the caller knows when a request has taken effect.
+    #[arg(long, value_name = "FILE", requires = "control")]
+    pub control_ack: Option<PathBuf>,
+
     /// Write a JSON-lines trace of every access and device event here.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
@@ -555,6 +561,7 @@ impl Options {
             no_msi: false,
             faults: Vec::new(),
             control: None,
+            control_ack: None,
             trace: None,
             summary: None,
             command_line,
@@ -696,6 +703,7 @@ impl Options {
         // The process's wiring is not a window's to change.
         opts.socket.clone_from(&self.socket);
         opts.control.clone_from(&self.control);
+        opts.control_ack.clone_from(&self.control_ack);
         opts.trace.clone_from(&self.trace);
         opts.summary.clone_from(&self.summary);
         opts.command_line.clone_from(&self.command_line);
@@ -960,6 +968,8 @@ mod tests {
             "irq-on-guc-reset",
             "--control",
             "/tmp/ctl",
+            "--control-ack",
+            "/tmp/ctl-ack",
         ])
         .expect("parses");
         assert_eq!(
@@ -971,6 +981,7 @@ mod tests {
         );
         assert!(o.has_fault(Fault::IrqOnGucReset));
         assert_eq!(o.control, Some(PathBuf::from("/tmp/ctl")));
+        assert_eq!(o.control_ack, Some(PathBuf::from("/tmp/ctl-ack")));
         for (i, name) in intc::SOURCE_NAMES.iter().enumerate() {
             assert_eq!(IRQ_STORM_NAMES[i], format!("irq-storm={name}"));
         }

@@ -17,7 +17,11 @@
 //! same lock ([`Device::control`]). The FIFO is the caller's (`xehpg-vm`
 //! creates it in its run directory); the mock opens it read-write before it
 //! creates its socket, so a writer that waits for the socket finds a reader
-//! and the mock never sees end-of-file when a writer closes.
+//! and the mock never sees end-of-file when a writer closes. With
+//! `--control-ack FILE` the thread writes the number of lines it has handled
+//! to FILE after each one, so the caller can tell a guest that its request
+//! is in effect before the guest goes on (`xehpg-vm` answers the guest's
+//! `XEHPG-VM-MOCK=` line that way).
 
 use std::fs::File;
 use std::io;
@@ -91,7 +95,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     let dev: Shared = Arc::new(Mutex::new(dev));
     spawn_signal_thread(signals, dev.clone(), opts.socket.clone())?;
     if let Some(fifo) = control {
-        spawn_control_thread(fifo, dev.clone())?;
+        spawn_control_thread(fifo, opts.control_ack.clone(), dev.clone())?;
     }
     spawn_tick_thread(dev.clone())?;
 
@@ -120,11 +124,13 @@ fn open_control(path: &Path) -> anyhow::Result<File> {
         .with_context(|| format!("opening --control {}", path.display()))
 }
 
-/// Starts the thread that applies test-control requests.
-fn spawn_control_thread(fifo: File, dev: Shared) -> anyhow::Result<()> {
+/// Starts the thread that applies test-control requests; with `ack`, the
+/// count of lines handled is written there after each one.
+fn spawn_control_thread(fifo: File, ack: Option<PathBuf>, dev: Shared) -> anyhow::Result<()> {
     std::thread::Builder::new()
         .name("control".into())
         .spawn(move || {
+            let mut handled: u64 = 0;
             for line in io::BufReader::new(fifo).lines() {
                 let Ok(line) = line else {
                     break;
@@ -132,10 +138,25 @@ fn spawn_control_thread(fifo: File, dev: Shared) -> anyhow::Result<()> {
                 if let Err(e) = apply_control_line(&line, &dev) {
                     eprintln!("xehpg-mock: control: {e}");
                 }
+                handled += 1;
+                if let Some(path) = &ack {
+                    if let Err(e) = write_ack(path, handled) {
+                        eprintln!("xehpg-mock: control: writing {}: {e}", path.display());
+                    }
+                }
             }
         })
         .context("spawning the control thread")?;
     Ok(())
+}
+
+/// Replaces `path` with the count `handled` (a new file renamed over the
+/// old, so a reader never sees half a number).
+fn write_ack(path: &Path, handled: u64) -> io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".new");
+    std::fs::write(&tmp, format!("{handled}\n"))?;
+    std::fs::rename(&tmp, path)
 }
 
 /// How often the tick thread lets time-driven device work happen
@@ -521,7 +542,14 @@ mod tests {
         // SAFETY: `c` is a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let dev: Shared = Arc::new(Mutex::new(device(&Options::with_socket("/nonexistent"))));
-        spawn_control_thread(open_control(&fifo).expect("open"), dev.clone()).expect("thread");
+        let ack = dir.join(format!("xehpg-mock-ctl-ack-{}", std::process::id()));
+        let _ = std::fs::remove_file(&ack);
+        spawn_control_thread(
+            open_control(&fifo).expect("open"),
+            Some(ack.clone()),
+            dev.clone(),
+        )
+        .expect("thread");
         {
             let mut w = std::fs::OpenOptions::new()
                 .write(true)
@@ -531,12 +559,16 @@ mod tests {
             w.write_all(b"irq:guc:8000:3\nbogus\n\nspurious-msi\r\nsurprise-removal\n")
                 .expect("write");
         }
+        // Five lines, the bad and the empty one included: the count says
+        // when all are handled, and by then their effects are there.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while lock(&dev).summary().surprise_removals == 0 {
-            assert!(std::time::Instant::now() < deadline, "requests not applied");
+        while std::fs::read_to_string(&ack).ok().as_deref() != Some("5\n") {
+            assert!(std::time::Instant::now() < deadline, "requests not handled");
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
+        let _ = std::fs::remove_file(&ack);
         let s = lock(&dev).summary();
+        assert_eq!(s.surprise_removals, 1);
         // Nothing enabled the GuC: the three events were dropped, one by one.
         assert_eq!((s.irq.raised, s.irq.dropped_disabled), (3, 3));
         assert_eq!(s.irq.spurious_msis, 1);

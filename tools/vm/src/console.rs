@@ -20,8 +20,12 @@
 //! grammar is the mock's own, `xehpg_mock::control`). It is a marker only
 //! if the request parses: the runner takes it and it is not part of the
 //! command's output; a malformed request stays output, so the script's own
-//! checks fail visibly. The guest cannot know when the mock has acted; it
-//! polls for the effect.
+//! checks fail visibly. Once the mock has carried a request out (it counts
+//! the lines it handled in its `--control-ack` file) the runner answers
+//! `XEHPG-VM-ACK=mock ok` on the command channel (`failed` after 10 s), so
+//! the guest goes on only when the device is as the request left it; what
+//! the request sets going (paced interrupts, a delayed reply) the guest
+//! still polls for.
 //!
 //! The interactive shell has one port for the console and the shell; its log
 //! is read after the run by [`scan_log`], which finds markers at the ends of

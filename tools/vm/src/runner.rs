@@ -184,13 +184,25 @@ fn session(
     };
     let socket = tmp.join("mock.sock");
     let control_fifo = tmp.join("mock-control");
+    let control_ack = tmp.join("mock-control-ack");
     let mut mock = match &plan.device {
-        Some(device) => Some(start_mock(device, logs, &socket, &control_fifo, watch)?),
+        Some(device) => Some(start_mock(
+            device,
+            logs,
+            &socket,
+            (&control_fifo, &control_ack),
+            watch,
+        )?),
         None => None,
     };
     // The mock opened the FIFO before it created its socket: a reader is there.
     let control = match mock {
-        Some(_) => Some(open_control_writer(&control_fifo)?),
+        Some(_) => Some(MockLink {
+            fifo: open_control_writer(&control_fifo)?,
+            ack: control_ack,
+            sent: 0,
+            wait: MOCK_ACK_WAIT,
+        }),
         None => None,
     };
     let console_mode = match listener {
@@ -388,7 +400,7 @@ fn start_mock(
     device: &Device,
     logs: &Logs,
     socket: &Path,
-    control: &Path,
+    (control, control_ack): (&Path, &Path),
     watch: &Watch,
 ) -> Result<Proc> {
     check_socket_path(socket)?;
@@ -396,6 +408,7 @@ fn start_mock(
     let mut command = Command::new(&device.mock);
     command.arg("--socket").arg(socket);
     command.arg("--control").arg(control);
+    command.arg("--control-ack").arg(control_ack);
     if let Some(id) = device.device_id {
         command.arg("--device-id").arg(format!("{id:#06x}"));
     }
@@ -492,7 +505,7 @@ fn batch(
     logs: &Logs,
     watch: &Watch,
     started: Instant,
-    mut control: Option<File>,
+    mut control: Option<MockLink>,
 ) -> Result<Outcome> {
     let (program, args) = split_program(argv)?;
     let mut command = Command::new(program);
@@ -544,7 +557,7 @@ fn batch(
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
         }
         for request in std::mem::take(&mut streams.session.mock_requests) {
-            forward_to_mock(request, control.as_mut());
+            forward_to_mock(request, control.as_mut(), command_writer.as_mut());
         }
         for request in std::mem::take(&mut streams.session.window_requests) {
             carry_out_window(
@@ -659,21 +672,102 @@ fn spawn_reader<R: Read + Send + 'static>(source: Source, mut reader: R, sender:
     });
 }
 
-/// Carries a guest's request to the mock: one line on its control FIFO
-/// (one `write`, well below `PIPE_BUF`, so lines never interleave). A
-/// failure is reported, not fatal: the guest sees that nothing happened and
-/// its own checks fail.
-fn forward_to_mock(request: console::MockRequest, control: Option<&mut File>) {
-    use std::io::Write;
-    let Some(fifo) = control else {
-        eprintln!("xehpg-vm: the guest asked for {request} but this run has no mock");
-        return;
-    };
-    if let Err(err) = fifo.write_all(format!("{request}\n").as_bytes()) {
-        eprintln!("xehpg-vm: forwarding {request} to the mock failed: {err}");
-        return;
+/// The runner's end of the mock's test control: the FIFO the requests go
+/// down, and the file where the mock counts the lines it has handled
+/// (`--control-ack`).
+struct MockLink {
+    fifo: File,
+    ack: PathBuf,
+    /// Lines written to `fifo` so far.
+    sent: u64,
+    /// How long the mock may take to handle a request ([`MOCK_ACK_WAIT`]).
+    wait: Duration,
+}
+
+impl MockLink {
+    /// Writes one line (one `write`, well below `PIPE_BUF`, so lines never
+    /// interleave).
+    fn send(&mut self, line: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        self.fifo.write_all(format!("{line}\n").as_bytes())?;
+        self.sent += 1;
+        Ok(())
     }
-    eprintln!("xehpg-vm: the guest asked for {request}: sent to the mock");
+
+    /// Waits up to `self.wait` until the mock has handled every line sent.
+    fn wait_handled(&self) -> bool {
+        let deadline = Instant::now() + self.wait;
+        loop {
+            let handled = fs::read_to_string(&self.ack)
+                .ok()
+                .and_then(|t| t.trim().parse::<u64>().ok())
+                .unwrap_or(0);
+            if handled >= self.sent {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+/// How long the mock may take to carry out a request.
+const MOCK_ACK_WAIT: Duration = Duration::from_secs(10);
+
+/// The guest's name for the answer to a [`console::MOCK_PREFIX`] request.
+const MOCK_ACK_NAME: &str = "mock";
+
+/// Carries a guest's request to the mock: one line on its control FIFO.
+/// Once the mock has carried it out the guest gets `XEHPG-VM-ACK=mock ok`
+/// on the command channel (`failed` when it could not be sent or the mock
+/// did not take it within [`MOCK_ACK_WAIT`]), so what the guest does next
+/// meets the device as the request left it. A failure is reported, not
+/// fatal: the guest's own checks fail.
+fn forward_to_mock(
+    request: console::MockRequest,
+    control: Option<&mut MockLink>,
+    guest: Option<&mut UnixStream>,
+) {
+    let verdict = match control {
+        None => {
+            eprintln!("xehpg-vm: the guest asked for {request} but this run has no mock");
+            "failed"
+        }
+        Some(link) => match link.send(&request.to_string()) {
+            Err(err) => {
+                eprintln!("xehpg-vm: forwarding {request} to the mock failed: {err}");
+                "failed"
+            }
+            Ok(()) if link.wait_handled() => {
+                eprintln!("xehpg-vm: the guest asked for {request}: carried out by the mock");
+                "ok"
+            }
+            Ok(()) => {
+                eprintln!(
+                    "xehpg-vm: the mock did not take {request} within {:?} (its stderr says why)",
+                    link.wait
+                );
+                "failed"
+            }
+        },
+    };
+    answer_guest(guest, MOCK_ACK_NAME, verdict);
+}
+
+/// Sends the guest `XEHPG-VM-ACK=NAME VERDICT` on the command channel.
+fn answer_guest(guest: Option<&mut UnixStream>, name: &str, verdict: &str) {
+    use std::io::Write;
+    let answer = format!("{}{name} {verdict}\n", console::ACK_PREFIX);
+    match guest {
+        Some(stream) => {
+            if let Err(err) = stream.write_all(answer.as_bytes()) {
+                eprintln!("xehpg-vm: answering {name} failed: {err}");
+            }
+        }
+        None => eprintln!("xehpg-vm: no command channel to answer {name} on"),
+    }
 }
 
 /// How long the mock may take to open a test window.
@@ -687,12 +781,11 @@ const WINDOW_WAIT: Duration = Duration::from_secs(10);
 /// becomes `window-end:NAME`, unanswered. Anything else is reported.
 fn carry_out_window(
     request: &str,
-    control: Option<&mut File>,
+    control: Option<&mut MockLink>,
     summary: &Path,
     guest: Option<&mut UnixStream>,
 ) {
-    use std::io::Write;
-    let Some(fifo) = control else {
+    let Some(link) = control else {
         eprintln!("xehpg-vm: the guest asked for window {request} but this run has no mock");
         return;
     };
@@ -719,7 +812,7 @@ fn carry_out_window(
         // The mock's summary there is the answer: an old one is not.
         let _ = fs::remove_file(file);
     }
-    if let Err(err) = fifo.write_all(format!("{line}\n").as_bytes()) {
+    if let Err(err) = link.send(&line) {
         eprintln!("xehpg-vm: forwarding {line} to the mock failed: {err}");
     }
     let (Some(name), Some(file)) = (begun, file) else {
@@ -736,15 +829,7 @@ fn carry_out_window(
             WINDOW_WAIT.as_secs()
         );
     }
-    let answer = format!("{}{name} {verdict}\n", console::ACK_PREFIX);
-    match guest {
-        Some(stream) => {
-            if let Err(err) = stream.write_all(answer.as_bytes()) {
-                eprintln!("xehpg-vm: answering window {name} failed: {err}");
-            }
-        }
-        None => eprintln!("xehpg-vm: no command channel to answer window {name} on"),
-    }
+    answer_guest(guest, &name, verdict);
 }
 
 /// Lets the mock exit on its own after QEMU's disconnect, then stops it.
@@ -943,22 +1028,57 @@ mod tests {
             .write(true)
             .open(&fifo)
             .expect("reader");
-        let mut writer = open_control_writer(&fifo).expect("writer");
+        let ack = dir.path().join("mock-control-ack");
+        let mut link = MockLink {
+            fifo: open_control_writer(&fifo).expect("writer"),
+            ack: ack.clone(),
+            sent: 0,
+            wait: Duration::from_millis(300),
+        };
+        // The mock's part: each line read is counted in `ack`, a moment later.
+        let mock = thread::spawn(move || {
+            let mut lines = std::io::BufRead::lines(std::io::BufReader::new(reader));
+            let mut got = Vec::new();
+            for n in 1..=3 {
+                got.push(lines.next().expect("line").expect("text"));
+                thread::sleep(Duration::from_millis(20));
+                fs::write(&ack, format!("{n}\n")).expect("ack");
+            }
+            got
+        });
+        let (mut guest_end, mut runner_end) = UnixStream::pair().expect("pair");
         for text in ["surprise-removal", "irq:vcs3:101:1000", "spurious-msi"] {
             let request = console::MockRequest::parse(text).expect("request");
-            forward_to_mock(request, Some(&mut writer));
+            forward_to_mock(request, Some(&mut link), Some(&mut runner_end));
+            // Answered only once the mock counted it.
+            assert!(fs::read_to_string(dir.path().join("mock-control-ack"))
+                .expect("ack file")
+                .starts_with(&link.sent.to_string()));
         }
-        drop(writer);
-        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(reader));
-        let got: Vec<String> = (0..3)
-            .map(|_| lines.next().expect("line").expect("text"))
-            .collect();
         assert_eq!(
-            got,
+            mock.join().expect("mock thread"),
             ["surprise-removal", "irq:vcs3:101:1000", "spurious-msi"]
         );
-        // No mock: reported, not fatal.
-        forward_to_mock(console::MockRequest::SpuriousMsi, None);
+        // Nobody counts a fourth line: `failed` once the wait is over.
+        forward_to_mock(
+            console::MockRequest::SpuriousMsi,
+            Some(&mut link),
+            Some(&mut runner_end),
+        );
+        // No mock: reported and answered `failed`, not fatal.
+        forward_to_mock(
+            console::MockRequest::SpuriousMsi,
+            None,
+            Some(&mut runner_end),
+        );
+        drop(runner_end);
+        let mut answers = String::new();
+        std::io::Read::read_to_string(&mut guest_end, &mut answers).expect("answers");
+        assert_eq!(
+            answers,
+            "XEHPG-VM-ACK=mock ok\n".repeat(3)
+                + "XEHPG-VM-ACK=mock failed\nXEHPG-VM-ACK=mock failed\n"
+        );
     }
 
     /// A window `begin` is forwarded and answered once the mock's window
@@ -970,7 +1090,12 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let summary = dir.path().join("mock.json");
         let control = dir.path().join("control.txt");
-        let mut fifo = File::create(&control).expect("control file");
+        let mut link = MockLink {
+            fifo: File::create(&control).expect("control file"),
+            ack: dir.path().join("control-ack"),
+            sent: 0,
+            wait: MOCK_ACK_WAIT,
+        };
         let (mut guest_end, mut runner_end) = UnixStream::pair().expect("pair");
         // The mock's part: the window summary appears a moment later.
         let window = dir.path().join("window-bind.json");
@@ -984,13 +1109,13 @@ mod tests {
         };
         carry_out_window(
             "begin:bind:--fault all-ones",
-            Some(&mut fifo),
+            Some(&mut link),
             &summary,
             Some(&mut runner_end),
         );
         mock.join().expect("mock thread");
-        carry_out_window("end:bind", Some(&mut fifo), &summary, Some(&mut runner_end));
-        carry_out_window("bogus:x", Some(&mut fifo), &summary, Some(&mut runner_end));
+        carry_out_window("end:bind", Some(&mut link), &summary, Some(&mut runner_end));
+        carry_out_window("bogus:x", Some(&mut link), &summary, Some(&mut runner_end));
         assert_eq!(
             fs::read_to_string(&control).expect("control"),
             "window-begin:bind:--fault all-ones\nwindow-end:bind\n"
@@ -1006,7 +1131,7 @@ mod tests {
         let started = Instant::now();
         carry_out_window(
             "begin:gone",
-            Some(&mut fifo),
+            Some(&mut link),
             &summary,
             Some(&mut runner_end),
         );
