@@ -19,7 +19,8 @@
 # would give it:
 #   1. the mock opens window NAME (XEHPG-VM-WINDOW=begin:..., answered by the
 #      runner on the command channel): the device as at power-on with the
-#      scenario's mock options, and a record of its own;
+#      scenario's mock options, and a record of its own; the answer names
+#      the engines the mock's fuses enable, exported as $MOCK_ENGINES;
 #   2. a kernel-log marker `xehpg-group: begin NAME` (the host judges each
 #      scenario's kernel log from its marker to the next one's);
 #   3. insmod, the script (stdin /dev/null, killed after TIMEOUT seconds), in
@@ -76,7 +77,16 @@ while IFS='|' read -r name limit load params margs; do
 	ack=
 	read -r -t 30 ack </dev/ttyS1
 	echo "xehpg-group: begin $name" >/dev/kmsg
-	if [ "$ack" != "XEHPG-VM-ACK=$name ok" ]; then
+	# "ok engines=A,B,...": the engines the mock's fuses enable in this
+	# window, for the scenario as $MOCK_ENGINES (space-separated).
+	MOCK_ENGINES=
+	case "$ack" in
+	"XEHPG-VM-ACK=$name ok engines="*)
+		MOCK_ENGINES=$(echo "${ack#*engines=}" | tr , ' ')
+		;;
+	esac
+	export MOCK_ENGINES
+	if [ -z "$MOCK_ENGINES" ]; then
 		echo "xehpg-group: the mock did not open window $name (answer: '$ack')"
 		echo "XEHPG-VM-STATUS=$name:window"
 		cleanup "$name"

@@ -525,6 +525,17 @@ ct_state_is() { case "$(ct_get "$1" state)" in "$2"*) return 0 ;; esac; return 1
 # ct_outstanding_is BDF N: N requests wait for a reply (for wait_until).
 ct_outstanding_is() { [ "$(sed -n 's/^outstanding: \([^ ]*\).*/\1/p' "$DBG/$1/ct")" = "$2" ]; }
 
+# mock_engines_driven BDF: one test, that the driver drives exactly the
+# engines the mock's fuses enable in this window ($MOCK_ENGINES, from the
+# runner's window answer; group.sh), so a driver that loses or invents an
+# engine fails. Leaves the mock's list in $engines for the scenario's loops.
+mock_engines_driven() {
+	engines=$MOCK_ENGINES
+	_drv=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$1/engines" | sort | tr '\n' ' ')
+	_dev=$(for _e in $MOCK_ENGINES; do echo "$_e"; done | sort | tr '\n' ' ')
+	expect_eq "the driver's engines are the ones the mock's fuses enable" "$_drv" "$_dev"
+}
+
 # eng_get BDF ENGINE KEY: the value after KEY on ENGINE's line of debugfs
 # engines (`NAME: class C ... mode M state S submitted N ...`).
 eng_get() { line_word "$DBG/$1/engines" "$2: " "$3"; }

@@ -28,7 +28,7 @@ expect_eq "GuC status" "$(guc_get "$bdf" status)" running
 check dmesg_has "submit: rcs0: the GuC refused doorbell 0 (page at 0x400000): -5; submitting with SCHED_CONTEXT"
 check dmesg_has "submit: bcs0: the GuC refused doorbell 0 (page at 0x400000)"
 expect_eq "no doorbell armed" "$(sed -n 's/^doorbells: //p' "$DBG/$bdf/engines")" "0 of 256 armed"
-engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$bdf/engines")
+mock_engines_driven "$bdf"
 # One refused ALLOCATE_DOORBELL per engine, nothing else refused.
 mock_expect guc_submit.refused == "$(echo $engines | wc -w)"
 check submit_cmd "$bdf" "all 50"

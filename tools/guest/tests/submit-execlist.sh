@@ -20,7 +20,7 @@ check is_bound "$bdf"
 expect_eq "GuC not loaded" "$(guc_get "$bdf" status)" "not loaded"
 check dmesg_has "guc: not loaded (force_execlist): execlist submission"
 
-engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$bdf/engines")
+mock_engines_driven "$bdf"
 diag "engines: $engines"
 for e in $engines; do
 	expect_eq "$e: execlist mode" "$(eng_get "$bdf" "$e" mode)" execlist

@@ -8,8 +8,9 @@
 # SCHED_CONTEXT (guc:drop-sched:1): the request does not run, the driver sees
 # no progress, sends SCHED_CONTEXT again and the request completes. Then a
 # storm of reset notifications with no hang (guc:reset-storm:3): each named
-# context is re-registered, nothing is lost.
-# expect-mock: guc_submit.resets >= 1
+# context is re-registered, nothing is lost. The mock counts the hang's reset
+# and the storm's three, so the storm is shown to have fired.
+# expect-mock: guc_submit.resets == 4
 # expect-mock: guc_submit.sched_dropped == 1
 # expect-mock: violations == 0
 # timeout: 180
@@ -39,7 +40,8 @@ check dmesg_has "submit: rcs0: no progress for 2000 ms; SCHED_CONTEXT sent again
 mock_request guc:reset-storm:3
 sleep 1
 check submit_cmd "$bdf" "all 10"
-for e in $(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$bdf/engines"); do
+mock_engines_driven "$bdf"
+for e in $engines; do
 	expect_eq "$e: 10 retired after the storm" "$(submit_get "$bdf" "$e" completed)" 10
 	expect_eq "$e: payload after the storm" "$(submit_get "$bdf" "$e" payload)" ok
 done

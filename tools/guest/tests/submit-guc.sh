@@ -23,7 +23,7 @@
 bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "GuC status" "$(guc_get "$bdf" status)" running
-engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$bdf/engines")
+mock_engines_driven "$bdf"
 n=$(echo $engines | wc -w)
 diag "engines: $engines"
 for e in $engines; do

@@ -776,9 +776,12 @@ const WINDOW_WAIT: Duration = Duration::from_secs(10);
 /// Carries out a guest's window request ([`console::WINDOW_PREFIX`]):
 /// `begin:NAME[:ARGS]` becomes the mock's `window-begin:NAME:ARGS`, and once
 /// the mock has written the window's first summary (`window-NAME.json`
-/// beside `summary`) the guest gets `XEHPG-VM-ACK=NAME ok` on the command
-/// channel (`failed` if it did not within [`WINDOW_WAIT`]); `end:NAME`
-/// becomes `window-end:NAME`, unanswered. Anything else is reported.
+/// beside `summary`) the guest gets `XEHPG-VM-ACK=NAME ok engines=LIST` on
+/// the command channel (`failed` if it did not within [`WINDOW_WAIT`]);
+/// `end:NAME` becomes `window-end:NAME`, unanswered. Anything else is
+/// reported. LIST ([`present_engines`]) is the engines the mock's fuses
+/// enable in this window, so a scenario takes the engines it expects from
+/// the device, not from the driver's report of itself.
 fn carry_out_window(
     request: &str,
     control: Option<&mut MockLink>,
@@ -822,14 +825,45 @@ fn carry_out_window(
     while !file.exists() && Instant::now() < deadline {
         thread::sleep(Duration::from_millis(5));
     }
-    let verdict = if file.exists() { "ok" } else { "failed" };
-    if verdict != "ok" {
+    let verdict = if file.exists() {
+        // The summary is renamed into place whole, so it parses once there.
+        match present_engines(&file) {
+            Ok(engines) => format!("ok engines={}", engines.join(",")),
+            Err(err) => {
+                eprintln!("xehpg-vm: window {name}: {err:#}");
+                "failed".to_string()
+            }
+        }
+    } else {
         eprintln!(
             "xehpg-vm: the mock did not open window {name} within {} s (its stderr says why)",
             WINDOW_WAIT.as_secs()
         );
-    }
-    answer_guest(guest, &name, verdict);
+        "failed".to_string()
+    };
+    answer_guest(guest, &name, &verdict);
+}
+
+/// The engines the mock's fuses enable, from its summary `file`: the keys of
+/// `engines` naming an engine (the mock keeps an entry per present engine,
+/// Documentation/mock.rst), sorted by name.
+///
+/// # Errors
+///
+/// The file cannot be read or parsed, or has no `engines` object.
+fn present_engines(file: &Path) -> Result<Vec<String>> {
+    let text = fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
+    let engines = json
+        .get("engines")
+        .and_then(serde_json::Value::as_object)
+        .with_context(|| format!("{} has no engines object", file.display()))?;
+    Ok(engines
+        .iter()
+        .filter(|(_, v)| v.is_object())
+        .map(|(k, _)| k.clone())
+        .collect())
 }
 
 /// Lets the mock exit on its own after QEMU's disconnect, then stops it.
@@ -1104,7 +1138,11 @@ mod tests {
             let window = window.clone();
             thread::spawn(move || {
                 thread::sleep(Duration::from_millis(100));
-                fs::write(window, "{}").expect("window summary");
+                fs::write(
+                    window,
+                    r#"{"engines": {"gtt_faults": 0, "bcs0": {}, "rcs0": {}, "vcs2": {}}}"#,
+                )
+                .expect("window summary");
             })
         };
         carry_out_window(
@@ -1123,7 +1161,7 @@ mod tests {
         drop(runner_end);
         let mut answers = String::new();
         std::io::Read::read_to_string(&mut guest_end, &mut answers).expect("answers");
-        assert_eq!(answers, "XEHPG-VM-ACK=bind ok\n");
+        assert_eq!(answers, "XEHPG-VM-ACK=bind ok engines=bcs0,rcs0,vcs2\n");
         // Never opened: a summary left from before is not the answer (the
         // runner removes it first), so the answer is `failed` after the wait.
         let (mut guest_end, mut runner_end) = UnixStream::pair().expect("pair");
@@ -1143,6 +1181,25 @@ mod tests {
             .expect("a line")
             .expect("text");
         assert_eq!(line, "XEHPG-VM-ACK=gone failed");
+    }
+
+    /// The engine list is the summary's engine entries, not its totals; a
+    /// summary without engines is an error, not an empty list.
+    #[test]
+    fn present_engines_come_from_the_summary() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("window-x.json");
+        fs::write(
+            &file,
+            r#"{"mmio_reads": 3, "engines": {"vecs1": {"loads": 0}, "gtt_faults": 2, "ccs0": {}}}"#,
+        )
+        .expect("write");
+        assert_eq!(present_engines(&file).expect("engines"), ["ccs0", "vecs1"]);
+        fs::write(&file, r#"{"mmio_reads": 3}"#).expect("write");
+        assert!(present_engines(&file).is_err());
+        fs::write(&file, "{").expect("write");
+        assert!(present_engines(&file).is_err());
+        assert!(present_engines(&dir.path().join("none.json")).is_err());
     }
 
     #[test]
