@@ -28,10 +28,14 @@ sleep 5
 drv=none
 [ -e "$dev/driver" ] && drv=$(basename "$(readlink "$dev/driver")")
 echo "xe-probe: driver=$drv"
-# xe's own verdicts: its errors and its probe result, without the WARN
-# backtraces (the host does not judge xe's WARNs: Documentation/xe-probe.rst).
-dmesg | grep -E '\] xe [0-9a-f:.]+: ' | grep -vE 'Missing outer runtime PM' |
-	sed 's/^\[[ 0-9.]*\] /xe-probe: log=/' | head -n 40
+# xe's own lines about the device, each with its log level (`log=LEVEL
+# TEXT`; the raw buffer's <N> is facility * 8 + level), so the host can tell
+# an error from chatter. The host judges the errors and, from the console,
+# every WARN and detector report (Documentation/xe-probe.rst).
+dmesg -r | sed -n 's/^<\([0-9]*\)>\[[ 0-9.]*\] \(xe [0-9a-f:.]*: .*\)/\1 \2/p' |
+	while read -r lvl text; do
+		echo "xe-probe: log=$((lvl % 8)) $text"
+	done | head -n 200
 
 if [ "$drv" = xe ]; then
 	# The same device appears under several DRM minors: the first is enough.

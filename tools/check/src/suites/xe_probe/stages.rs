@@ -72,14 +72,67 @@ impl fmt::Display for Stage {
 /// What the guest script printed (`xe-probe: KEY=VALUE` lines).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Guest {
+    /// `insmod xe.ko`'s exit status.
+    pub insmod: Option<i32>,
     /// The PCI device's driver after the load (`none` if unbound).
     pub driver: Option<String>,
     /// `sriov_numvfs` after writing 1, if the script got that far.
     pub numvfs: Option<u32>,
     /// xe's own log lines about the device.
-    pub log: Vec<String>,
+    pub log: Vec<LogLine>,
+    /// The unbind's outcome (`ok` or `failed`), if xe was bound.
+    pub unbind: Option<String>,
     /// Whether the script reached its end.
     pub done: bool,
+}
+
+/// One of xe's kernel log lines (`log=LEVEL TEXT`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLine {
+    /// The printk level, 0 (emergency) to 7 (debug); `None` when the line
+    /// carried none, which the judge treats as an error (it cannot tell).
+    pub level: Option<u8>,
+    /// The line after the timestamp.
+    pub text: String,
+}
+
+/// Highest printk level that is an error: `KERN_ERR` (3).
+const ERROR_LEVEL: u8 = 3;
+
+impl LogLine {
+    /// Whether xe logged this as an error (or worse), or says the device is
+    /// wedged at any level.
+    pub fn is_error(&self) -> bool {
+        self.level.is_none_or(|l| l <= ERROR_LEVEL) || self.text.contains("wedged")
+    }
+
+    fn parse(value: &str) -> Self {
+        match value.split_once(' ') {
+            Some((l, text)) if l.len() == 1 => match l.parse() {
+                Ok(level) => LogLine {
+                    level: Some(level),
+                    text: text.to_string(),
+                },
+                Err(_) => LogLine {
+                    level: None,
+                    text: value.to_string(),
+                },
+            },
+            _ => LogLine {
+                level: None,
+                text: value.to_string(),
+            },
+        }
+    }
+}
+
+impl fmt::Display for LogLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.level {
+            Some(l) => write!(f, "<{l}> {}", self.text),
+            None => write!(f, "<?> {}", self.text),
+        }
+    }
 }
 
 /// The guest's `xe-probe:` lines of `output`.
@@ -91,9 +144,11 @@ pub fn parse_guest(output: &str) -> Guest {
         };
         let (key, value) = fact.split_once('=').unwrap_or((fact, ""));
         match key {
+            "insmod" => g.insmod = value.trim().parse().ok(),
             "driver" => g.driver = Some(value.to_string()),
             "sriov_numvfs" => g.numvfs = value.trim().parse().ok(),
-            "log" => g.log.push(value.to_string()),
+            "log" => g.log.push(LogLine::parse(value)),
+            "unbind" => g.unbind = Some(value.to_string()),
             "done" => g.done = true,
             _ => {}
         }
@@ -201,12 +256,22 @@ mod tests {
     #[test]
     fn guest_lines_parse() {
         let g = parse_guest(
-            "xe-probe: insmod=0\nxe-probe: log=xe 0000:00:01.0: [drm] *ERROR* x\n\
-             xe-probe: driver=xe\nxe-probe: sriov_numvfs=0\nxe-probe: done\n",
+            "xe-probe: insmod=0\nxe-probe: log=3 xe 0000:00:01.0: [drm] *ERROR* x\n\
+             xe-probe: log=6 xe 0000:00:01.0: [drm] Small BAR device\n\
+             xe-probe: log=xe 0000:00:01.0: no level\n\
+             xe-probe: log=4 xe 0000:00:01.0: device wedged\n\
+             xe-probe: driver=xe\nxe-probe: sriov_numvfs=0\nxe-probe: unbind=ok\n\
+             xe-probe: done\n",
         );
+        assert_eq!(g.insmod, Some(0));
         assert_eq!(g.driver.as_deref(), Some("xe"));
         assert_eq!(g.numvfs, Some(0));
-        assert_eq!(g.log, ["xe 0000:00:01.0: [drm] *ERROR* x"]);
+        assert_eq!(g.unbind.as_deref(), Some("ok"));
+        let errors: Vec<bool> = g.log.iter().map(LogLine::is_error).collect();
+        // An error, chatter, a line without a level, a wedge at warning.
+        assert_eq!(errors, [true, false, true, true]);
+        assert_eq!(g.log[0].text, "xe 0000:00:01.0: [drm] *ERROR* x");
+        assert_eq!(g.log[1].level, Some(6));
         assert!(g.done);
     }
 }
