@@ -6,7 +6,8 @@
 //! measures execlist submission through the debugfs `submit` selftest, a
 //! third with `guc_doorbells=1` GuC submission through MMIO doorbells, a
 //! fourth (with the test-only SR-IOV shim) the PF's provisioning of 1, 7 and
-//! 63 VFs ([`sriov_lines`]). This prints them as a table of MMIO
+//! 63 VFs ([`sriov_lines`]), and two more compare xehpg's bring-up with
+//! upstream xe's on the same mock ([`crate::bringup`]). This prints them as a table of MMIO
 //! accesses (and wall time) per operation next to the driver's design
 //! targets ([`table`]); it is a measurement, not a test, so a figure off its
 //! target is printed, not failed.
@@ -503,11 +504,12 @@ fn ratios(rows: &[Row]) -> String {
 
 /// Runs the bench; `Ok(false)` when something is printed as an error.
 ///
-/// Three boots: the default one (GuC running) for everything but execlist
-/// and doorbell submission, then one with `force_execlist=1` for the
-/// execlist rows and one with `guc_doorbells=1` for the doorbell rows; each
-/// reconciles its own MMIO counts.
-pub fn run(repo: &Path) -> Result<bool> {
+/// Boots: the default one (GuC running) for everything but execlist and
+/// doorbell submission, then one with `force_execlist=1` for the execlist
+/// rows, one with `guc_doorbells=1` for the doorbell rows (each reconciles
+/// its own MMIO counts), the SR-IOV one, and last the bring-up comparison
+/// with upstream xe ([`crate::bringup`], two boots with the mock's trace).
+pub fn run(repo: &Path, kdir: Option<&Path>) -> Result<bool> {
     let logs = repo.join("build/bench");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     let (mut output, mut ok) = boot(repo, &logs, "default", &[])?;
@@ -544,6 +546,15 @@ pub fn run(repo: &Path) -> Result<bool> {
         }
         Err(e) => {
             println!("error: {e:#}");
+            ok = false;
+        }
+    }
+    // Last, after the per-operation table: two more boots, xehpg and xe.
+    match crate::bringup::run(repo, kdir, &logs) {
+        Ok(true) => {}
+        Ok(false) => ok = false,
+        Err(e) => {
+            println!("error: bring-up: {e:#}");
             ok = false;
         }
     }

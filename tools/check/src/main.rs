@@ -13,6 +13,7 @@
 //! `--bench` runs no suite: it is `make bench` ([`bench`]).
 
 mod bench;
+mod bringup;
 mod cli;
 mod floor;
 mod report;
@@ -62,7 +63,12 @@ fn run(opts: cli::Options) -> Result<bool> {
         .canonicalize()
         .with_context(|| format!("repository {}", repo.display()))?;
     if opts.bench {
-        return bench::run(&repo);
+        // Upstream xe's modules for the bring-up comparison come from the
+        // plain kernel tree; without one the bench says so.
+        let kdir = EnvMk::load_default()
+            .ok()
+            .and_then(|env| kernel_dir(opts.kdir.clone(), &env, false).ok());
+        return bench::run(&repo, kdir.as_deref());
     }
     let env = EnvMk::load_default()?;
     let lanes = match opts.lane {

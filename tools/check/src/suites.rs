@@ -11,7 +11,7 @@ mod style;
 mod tools;
 mod upstream_abi;
 pub(crate) mod vm;
-mod xe_probe;
+pub(crate) mod xe_probe;
 
 use crate::cli::Selection;
 use crate::report::Reporter;

@@ -35,7 +35,7 @@
 //!   which says who is right (Documentation/xe-probe.rst), and every entry
 //!   still occurs.
 
-mod modules;
+pub(crate) mod modules;
 mod stages;
 
 use super::kernel_log;
