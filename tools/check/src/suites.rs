@@ -11,6 +11,7 @@ mod style;
 mod tools;
 mod upstream_abi;
 pub(crate) mod vm;
+mod xe_diff;
 pub(crate) mod xe_probe;
 
 use crate::cli::Selection;
@@ -115,6 +116,13 @@ pub const SUITES: &[Suite] = &[
         lane: Lane::Plain,
         title: "upstream xe probes the mock ATS-M: how far it gets, what the mock does not model",
         run: xe_probe::run,
+        list: None,
+    },
+    Suite {
+        name: "xe-diff",
+        lane: Lane::Plain,
+        title: "xe and xehpg on one mock: every difference in what they program triaged",
+        run: xe_diff::run,
         list: None,
     },
     Suite {

@@ -298,6 +298,38 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     r.note(&format!("{NAME}: {:.1} s", start.elapsed().as_secs_f64()));
 }
 
+/// xe's run as the suite makes it (its baseline's mock arguments and VF
+/// count), for another suite to compare with: console, summary and the
+/// mock's trace into `logs` (`xe-*`).
+///
+/// # Errors
+///
+/// The baseline or the kernel tree's module list cannot be read.
+pub(crate) fn xe_command(ctx: &Context, logs: &Path) -> Result<std::process::Command> {
+    let base = Baseline::load(&ctx.repo)?;
+    let order = modules::load_order(&ctx.kdir)?;
+    Ok(xe_vm(
+        ctx,
+        &base,
+        &order,
+        [
+            &logs.join("xe-console.log"),
+            &logs.join("xe-mock.json"),
+            &logs.join("xe-trace.jsonl"),
+        ],
+    ))
+}
+
+/// The mock arguments xe runs under (the baseline's), for a comparison run
+/// of xehpg on the same mock.
+///
+/// # Errors
+///
+/// The baseline cannot be read.
+pub(crate) fn mock_args(ctx: &Context) -> Result<Vec<String>> {
+    Ok(Baseline::load(&ctx.repo)?.mock_args)
+}
+
 /// `tools/vm/run` for the suite: no xehpg, xe and its dependencies in
 /// `/xe/`, the baseline's mock arguments, the guest script with the load
 /// order; console, summary and trace into `logs`.
@@ -307,16 +339,33 @@ fn command(
     order: &[modules::Module],
     logs: &Path,
 ) -> std::process::Command {
+    // The mock's trace: where xe's accesses went, for closing the gaps.
+    xe_vm(
+        ctx,
+        base,
+        order,
+        [&logs.join(CONSOLE), &logs.join(SUMMARY), &logs.join(TRACE)],
+    )
+}
+
+/// xe's VM run: no xehpg, xe and its dependencies in `/xe/`, the baseline's
+/// mock arguments, the guest script with the load order; the console, the
+/// mock's summary and its trace to the given files.
+fn xe_vm(
+    ctx: &Context,
+    base: &Baseline,
+    order: &[modules::Module],
+    [console, summary, trace]: [&Path; 3],
+) -> std::process::Command {
     let mut cmd = ctx.vm_command();
     cmd.args([
         "-q",
         &format!("--timeout={GUEST_TIMEOUT_SECS}"),
         "--no-module",
     ])
-    .arg(format!("--console={}", logs.join(CONSOLE).display()))
-    .arg(format!("--summary={}", logs.join(SUMMARY).display()))
-    // The mock's trace: where xe's accesses went, for closing the gaps.
-    .arg(format!("--trace={}", logs.join(TRACE).display()))
+    .arg(format!("--console={}", console.display()))
+    .arg(format!("--summary={}", summary.display()))
+    .arg(format!("--trace={}", trace.display()))
     .arg(format!(
         "--guest-file={}:/tests/xe-probe.sh",
         ctx.repo.join(SCRIPT).display()
