@@ -326,7 +326,7 @@ impl Submit {
             f.write_fmt(kernel::prelude::fmt!(
                 "{}: class {} instance {} mmio_base {:#08x} forcewake {} mode {} state {} \
                  submitted {} completed {} failed {} inflight {} loads {} csb {} resets {} \
-                 bad_input {} errors {} seqno {} head {:#x} tail {:#x}\n",
+                 nudges {} bad_input {} errors {} seqno {} head {:#x} tail {:#x}\n",
                 e.name,
                 e.class as u32,
                 e.instance,
@@ -341,6 +341,7 @@ impl Submit {
                 st.loads.load(Relaxed),
                 st.csb_events.load(Relaxed),
                 st.resets.load(Relaxed),
+                st.nudges.load(Relaxed),
                 st.bad_input.load(Relaxed),
                 st.errors.load(Relaxed),
                 s.last_retired,

@@ -102,6 +102,9 @@ pub(crate) struct Stats {
     pub(crate) interrupts: Atomic<u64>,
     pub(crate) csb_events: Atomic<u64>,
     pub(crate) resets: Atomic<u64>,
+    /// Stalls answered by telling the mechanism again (`SCHED_CONTEXT` resent, or the context
+    /// loaded again): a silent recovery, 0 on a healthy device.
+    pub(crate) nudges: Atomic<u64>,
     /// Device input rejected: bad CSB pointers or entries, seqnos never submitted.
     pub(crate) bad_input: Atomic<u64>,
     pub(crate) errors: Atomic<u64>,
@@ -250,6 +253,7 @@ impl Port {
                 interrupts: Atomic::new(0),
                 csb_events: Atomic::new(0),
                 resets: Atomic::new(0),
+                nudges: Atomic::new(0),
                 bad_input: Atomic::new(0),
                 errors: Atomic::new(0),
                 failed: Atomic::new(0),

@@ -393,6 +393,7 @@ impl Submit {
     /// the driver believing the context is still on the engine; if it really is, the Load is
     /// a lite restore and harmless).
     fn nudge(&self, p: &Port, ct: &Channel) -> Result {
+        p.stats.nudges.add(1, Relaxed);
         let (what, res) = match p.guc_id() {
             Some(id) => ("SCHED_CONTEXT sent again", self.kick(p, ct, id)),
             None => (

@@ -536,6 +536,14 @@ mock_engines_driven() {
 	expect_eq "the driver's engines are the ones the mock's fuses enable" "$_drv" "$_dev"
 }
 
+# no_nudges BDF: one test, that no engine needed a nudge (a resent
+# SCHED_CONTEXT or a reload after a 2 s stall: a silent recovery the happy
+# path must never need), summed over the engines of debugfs engines.
+no_nudges() {
+	expect_eq "no engine needed a nudge" \
+		"$(awk '{ for (i = 1; i < NF; i++) if ($i == "nudges") s += $(i + 1) } END { print s + 0 }' "$DBG/$1/engines")" 0
+}
+
 # eng_get BDF ENGINE KEY: the value after KEY on ENGINE's line of debugfs
 # engines (`NAME: class C ... mode M state S submitted N ...`).
 eng_get() { line_word "$DBG/$1/engines" "$2: " "$3"; }

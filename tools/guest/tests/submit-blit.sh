@@ -54,6 +54,7 @@ if [ "$(eng_get "$bdf" bcs0 mode)" = guc ]; then
 else
 	not_ok "GuC mode after reload" "mode $(eng_get "$bdf" bcs0 mode)"
 fi
+no_nudges "$bdf"
 check rmmod xehpg
 check_dmesg_clean
 done_testing

@@ -14,10 +14,10 @@ bdf=$(gpu_bdf 0x56c0)
 check reload force_execlist=1
 check is_bound "$bdf"
 mock_request engine:csb-lost:rcs0
-sleep 1
 check submit_cmd "$bdf" "rcs0 10"
 submit_ok "$bdf" rcs0 10
 check dmesg_has "submit: rcs0: no progress for 2000 ms; context loaded again (a CSB entry may have been lost)"
+expect_eq "rcs0: the lost entry cost one nudge" "$(eng_get "$bdf" rcs0 nudges)" 1
 expect_eq "rcs0: no reset" "$(eng_get "$bdf" rcs0 resets)" 0
 expect_eq "rcs0: idle at the end" "$(eng_get "$bdf" rcs0 state)" idle
 check submit_cmd "$bdf" "rcs0 100"

@@ -21,7 +21,6 @@ bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 check rmmod xehpg
 mock_request guc:refuse-doorbell:1000
-sleep 1
 check reload guc_doorbells=1
 check is_bound "$bdf"
 expect_eq "GuC status" "$(guc_get "$bdf" status)" running
@@ -36,6 +35,7 @@ for e in $engines; do
 	submit_ok "$bdf" "$e" 50
 	expect_eq "$e: GuC mode" "$(eng_get "$bdf" "$e" mode)" guc
 done
+no_nudges "$bdf"
 check rmmod xehpg
 check_dmesg_clean
 done_testing

@@ -44,7 +44,6 @@ expect_eq "no CT request failed" "$(ct_count "$bdf" errors failed)" 0
 mock_expect guc_submit.doorbell_allocs ">=" "$n"
 
 mock_request engine:hang:bcs0
-sleep 1
 check submit_cmd "$bdf" "bcs0 10"
 expect_eq "bcs0: every request failed" "$(submit_get "$bdf" bcs0 failed)" 10
 check dmesg_has "submit: bcs0: context 2 was reset by the GuC; 10 request(s) failed, re-registering it"
@@ -55,6 +54,7 @@ submit_ok "$bdf" bcs0 50
 mock_expect guc_submit.doorbell_allocs == "$((n + 1))"
 mock_expect guc_submit.doorbell_rings == "$((100 * n + 60))"
 
+no_nudges "$bdf"
 check rmmod xehpg
 mock_expect guc_submit.doorbell_deallocs == "$((n + 1))"
 mock_expect guc_submit.deregistrations == "$((2 * n + 1))"

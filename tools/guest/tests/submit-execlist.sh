@@ -51,6 +51,7 @@ for bad in "rcs0 0" "rcs0" "nosuch 5" "rcs0 x" "all 1000001" "rcs0 1 2" "gsc0 1"
 done
 expect_eq "bad commands submitted nothing" "$(eng_get "$bdf" rcs0 submitted)" 10100
 
+no_nudges "$bdf"
 check rmmod xehpg
 check_dmesg_clean
 done_testing

@@ -20,7 +20,6 @@ bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "bcs0: GuC mode" "$(eng_get "$bdf" bcs0 mode)" guc
 mock_request engine:hang:bcs0
-sleep 1
 check submit_cmd "$bdf" "bcs0 10"
 expect_eq "bcs0: nothing retired" "$(submit_get "$bdf" bcs0 completed)" 0
 expect_eq "bcs0: every request failed" "$(submit_get "$bdf" bcs0 failed)" 10
@@ -32,10 +31,10 @@ check submit_cmd "$bdf" "bcs0 50"
 submit_ok "$bdf" bcs0 50
 
 mock_request guc:drop-sched:1
-sleep 1
 check submit_cmd "$bdf" "rcs0 1"
 submit_ok "$bdf" rcs0 1
 check dmesg_has "submit: rcs0: no progress for 2000 ms; SCHED_CONTEXT sent again"
+expect_eq "rcs0: the dropped SCHED_CONTEXT cost one nudge" "$(eng_get "$bdf" rcs0 nudges)" 1
 
 mock_request guc:reset-storm:3
 sleep 1

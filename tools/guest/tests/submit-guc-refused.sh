@@ -13,7 +13,6 @@ bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 check rmmod xehpg
 mock_request guc:refuse-register:1
-sleep 1
 check reload
 check is_bound "$bdf"
 check dmesg_has "submit: rcs0: GuC registration of context 1 failed: -5"

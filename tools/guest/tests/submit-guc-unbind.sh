@@ -25,7 +25,6 @@ expect_eq "rcs0: GuC mode" "$(eng_get "$bdf" rcs0 mode)" guc
 n=$(engine_count "$bdf")
 
 mock_request engine:hang:rcs0
-sleep 1
 submit_cmd "$bdf" "rcs0 20" &
 # rmmod as soon as the run is on the engine, well inside the timeout.
 i=0
@@ -39,7 +38,6 @@ mock_expect guc_submit.registered == 0
 check reload
 check is_bound "$bdf"
 mock_request guc:drop-sched:1000
-sleep 1
 submit_cmd "$bdf" "rcs0 100" &
 sleep 1
 expect_eq "rcs0: the requests wait" "$(eng_get "$bdf" rcs0 inflight)" 100

@@ -48,6 +48,7 @@ expect_eq "rcs0: 10,100 retired in all" "$(eng_get "$bdf" rcs0 completed)" 10100
 expect_eq "no CT request failed" "$(ct_count "$bdf" errors failed)" 0
 expect_eq "no fast request failed" "$(ct_count "$bdf" errors fast_failed)" 0
 
+no_nudges "$bdf"
 check rmmod xehpg
 mock_expect guc_submit.deregistrations == "$n"
 check_dmesg_clean

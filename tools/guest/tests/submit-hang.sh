@@ -16,7 +16,6 @@ bdf=$(gpu_bdf 0x56c0)
 check reload force_execlist=1
 check is_bound "$bdf"
 mock_request engine:hang:bcs0
-sleep 1
 
 check submit_cmd "$bdf" "bcs0 10"
 expect_eq "bcs0: the run timed out" "$(submit_get "$bdf" bcs0 errno)" -110

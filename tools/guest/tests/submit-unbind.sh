@@ -13,7 +13,6 @@ bdf=$(gpu_bdf 0x56c0)
 check reload force_execlist=1
 check is_bound "$bdf"
 mock_request engine:hang:rcs0
-sleep 1
 submit_cmd "$bdf" "rcs0 100" &
 sleep 1
 expect_eq "rcs0: work in flight" "$(eng_get "$bdf" rcs0 state)" active
