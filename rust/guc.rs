@@ -15,7 +15,12 @@
 //! 4. write the boot parameters, the shim and PM programming, the RSA key location;
 //! 5. DMA header + uCode to WOPCM offset 0x2000, wait for it, then for GUC_STATUS to say
 //!    READY or an error, decoded for the log;
-//! 6. ask for the hwconfig table over MMIO (the GuC-to-memory direction).
+//! 6. ask for the hwconfig table over MMIO (the GuC-to-memory direction);
+//! 7. reset the GuC again, fill the full ADS ([`ads::write_full`]) and repeat steps 4-5 with
+//!    the post-hwconfig `GUC_CTL_WA` and `GUC_CTL_FEATURE` words: the GuC of steps 1-6 runs
+//!    on the minimal ADS, which does not support submission (upstream `xe_uc.c`: the
+//!    hwconfig boot, then `xe_uc_load_hw`). [`Phase`] is the state machine the load walks;
+//! 8. place, register and enable the CT.
 //!
 //! A failed load leaves the device bound with the GuC down (debugfs `guc_info` says why), so
 //! the rest of the driver stays inspectable. Unbind resets the GuC before any memory it can
@@ -68,7 +73,8 @@ pub(crate) enum State {
     Failed,
 }
 
-/// The load's phases, in the order [`Guc::load`] goes through them (upstream `xe_uc.c`:
+/// The load's phases (the last one the GuC reached READY in), in the order [`Guc::load`]
+/// goes through them (upstream `xe_uc.c`:
 /// `xe_uc_init_hwconfig` boots for the hwconfig table, `xe_uc_load_hw` resets and boots
 /// again for submission; `xe_guc.c` `xe_guc_min_load_for_hwconfig`, `xe_guc_upload`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -139,7 +145,7 @@ pub(crate) struct GucState {
     pub(crate) path: Option<CString>,
     pub(crate) css: Option<CssInfo>,
     pub(crate) state: State,
-    /// How far the load got.
+    /// The last phase the GuC reached READY in.
     pub(crate) phase: Phase,
     /// GuC boots (DMA and READY) of the last load: 2 after a complete one.
     pub(crate) boots: u32,
@@ -316,6 +322,7 @@ impl Guc {
         st.path = CString::try_from_fmt(fmt!("{}", path)).ok();
         st.phase = Phase::Reset;
         st.boots = 0;
+        st.words = (0, 0);
         let (reads0, writes0) = ctx.gt.mmio_counts();
         let result = self.load_locked(ctx, &mut st, path, part);
         let (reads1, writes1) = ctx.gt.mmio_counts();
@@ -372,27 +379,16 @@ impl Guc {
             .map_err(|e| Fail("GuC objects", e))?;
         tlb_inval::ggtt(gt, &awake).map_err(|e| Fail("GGTT invalidation", e))?;
         // Phase 1: the minimal ADS, for the hwconfig table only.
+        let image = file.data();
+        self.boot(ctx, st, &awake, &css, &objs, image, Phase::Hwconfig, part)?;
         st.phase
             .advance(Phase::Hwconfig)
             .map_err(|e| Fail("load phase", e))?;
-        self.boot(
-            ctx,
-            st,
-            &awake,
-            &css,
-            &objs,
-            file.data(),
-            Phase::Hwconfig,
-            part,
-        )?;
         st.hwconfig = self
             .hwconfig(ctx, &awake, st)
             .map_err(|e| Fail("hwconfig", e))?;
         // Phase 2: reset, the full ADS and the post-hwconfig words (`xe_uc_load_hw`). WOPCM
         // stays as the first load locked it; the objects and their GGTT mappings are reused.
-        st.phase
-            .advance(Phase::Full)
-            .map_err(|e| Fail("load phase", e))?;
         boot::reset(gt, &awake).map_err(|e| Fail("GuC reset before the full load", e))?;
         st.touched = false;
         ads::write_full(
@@ -404,7 +400,10 @@ impl Guc {
             css.release,
         )
         .map_err(|e| Fail("full ADS", e))?;
-        self.boot(ctx, st, &awake, &css, &objs, file.data(), Phase::Full, part)?;
+        self.boot(ctx, st, &awake, &css, &objs, image, Phase::Full, part)?;
+        st.phase
+            .advance(Phase::Full)
+            .map_err(|e| Fail("load phase", e))?;
         st.words = Phase::Full.words(part);
         st.load_us = start.elapsed().as_micros_ceil();
         let ct = self
@@ -579,6 +578,36 @@ mod tests {
     use super::*;
     use klv::{count, Layout, Malformed};
     use status::{boot_outcome, BootOutcome};
+
+    #[test]
+    fn load_phases_only_move_forward() {
+        let mut p = Phase::Reset;
+        // The full load cannot come before the hwconfig boot.
+        assert_eq!(p.advance(Phase::Full), Err(EINVAL));
+        assert_eq!(p.advance(Phase::Hwconfig), Ok(()));
+        assert_eq!(p.advance(Phase::Hwconfig), Err(EINVAL));
+        assert_eq!(p.advance(Phase::Full), Ok(()));
+        assert_eq!(p.advance(Phase::Full), Err(EINVAL));
+        assert_eq!(p, Phase::Full);
+    }
+
+    #[test]
+    fn only_the_full_boot_carries_the_words() {
+        let part = ads::Part {
+            platform: crate::platform::Platform::AtsM75,
+            present: Present {
+                ccs: 0b0011,
+                vcs: 1,
+                vecs: 1,
+            },
+        };
+        assert_eq!(Phase::Hwconfig.words(&part), (0, 0));
+        // G11: HOLD_CCS_SWITCHOUT, DUAL_QUEUE, PRE_PARSER, CONTEXT_ISOLATION; LITE_RESTORE.
+        assert_eq!(
+            Phase::Full.words(&part),
+            ((1 << 17) | (1 << 11) | (1 << 14) | (1 << 15), 1 << 4)
+        );
+    }
 
     #[test]
     fn status_decode_and_outcome() {

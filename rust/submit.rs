@@ -228,17 +228,21 @@ impl Submit {
     /// event sink attached. A port whose setup or registration fails is logged and refuses
     /// work (`ENODEV`).
     pub(crate) fn start_guc(&self, pdev: &pci::Device<Bound>, ct: &Channel) {
+        // Which ports are set up: the others are not registered and refuse work.
+        let mut ready = [false; ENGINES.len()];
         if let Ok(bar) = self.bar.access(pdev) {
             let gt = self.gt.view(pdev.as_ref(), bar);
             self.ccs_setup(&gt);
-            for p in &self.ports {
-                if let Err(e) = p.guc_setup(&gt) {
-                    dev_err!(
+            for (p, ok) in self.ports.iter().zip(ready.iter_mut()) {
+                match p.guc_setup(&gt) {
+                    Ok(()) => *ok = true,
+                    Err(e) => dev_err!(
                         pdev,
-                        "submit: {}: GuC-mode engine setup failed: {}\n",
+                        "submit: {}: GuC-mode engine setup failed: {}; not registered with \
+                         the GuC\n",
                         p.engine.name,
                         e.to_errno()
-                    );
+                    ),
                 }
             }
         }
@@ -253,7 +257,9 @@ impl Submit {
             }
             // CAST: at most 18 ports; context 0 is left unused.
             let id = (i + 1) as u16;
-            let _ = p.guc_start(self, ct, id, 1 << rank, self.doorbells());
+            if ready.get(i).copied().unwrap_or(false) {
+                let _ = p.guc_start(self, ct, id, 1 << rank, self.doorbells());
+            }
         }
         self.mode.store(Mode::Guc as u32, Relaxed);
     }
