@@ -310,6 +310,18 @@ struct xehpg_ct_buffer_desc {
 #define XEHPG_GUC_CTL_ADS 4
 #define XEHPG_GUC_CTL_DEVID 5
 #define XEHPG_GUC_CTL_MAX_DWORDS 14
+/*
+ * GUC_CTL_WA bits (xe_guc_fwif.h GUC_WA_*), the ones guc_ctl_wa_flags can
+ * set on DG2 / ATS-M (graphics 12.55): see rust/guc/boot.rs ctl_words.
+ */
+#define XEHPG_GUC_WA_DUAL_QUEUE (1u << 11)
+#define XEHPG_GUC_WA_PRE_PARSER (1u << 14)
+#define XEHPG_GUC_WA_CONTEXT_ISOLATION (1u << 15)
+#define XEHPG_GUC_WA_HOLD_CCS_SWITCHOUT (1u << 17)
+/* GUC_CTL_FEATURE bits (xe_guc_fwif.h). */
+#define XEHPG_GUC_CTL_ENABLE_SLPC (1u << 2)
+#define XEHPG_GUC_CTL_ENABLE_LITE_RESTORE (1u << 4)
+#define XEHPG_GUC_CTL_DISABLE_MULTI_QUEUE (1u << 24)
 /* LOG_PARAMS: valid 0, crash dump 5:4, event data 9:6 (4 KiB units less one), buffer 31:12. */
 #define XEHPG_GUC_LOG_VALID 0x1
 #define XEHPG_GUC_LOG_BUF_ADDR_MASK 0xfffff000
@@ -332,6 +344,11 @@ struct xehpg_ct_buffer_desc {
  * Pointers inside are GGTT addresses.
  */
 #define XEHPG_GUC_MAX_ENGINE_CLASSES 16
+/* The last GuC engine class (GUC_LAST_ENGINE_CLASS, GUC_PAGING_CLASS). */
+#define XEHPG_GUC_LAST_ENGINE_CLASS 6
+/* Capture list classes: render-compute, video, video-enhance, blitter,
+ * GSC-other, paging (GUC_CAPTURE_LIST_CLASS_MAX). */
+#define XEHPG_GUC_CAPTURE_LIST_CLASS_MAX 6
 #define XEHPG_GUC_MAX_INSTANCES_PER_CLASS 32
 #define XEHPG_GUC_CAPTURE_LIST_INDEX_MAX 2
 #define XEHPG_GUC_GENERIC_GT_SYSINFO_MAX 16
@@ -341,6 +358,40 @@ struct xehpg_guc_mmio_reg_set {
 	uint16_t count;
 	uint16_t reserved;
 } __attribute__((packed));
+
+/*
+ * One register of an engine's save/restore list (abi/guc_capture_abi.h
+ * struct guc_mmio_reg): the GuC saves it before an engine reset it performs
+ * and writes it back after. MASKED: a masked register, restored with its
+ * enable half set.
+ */
+struct xehpg_guc_mmio_reg {
+	uint32_t offset;
+	uint32_t value;
+	uint32_t flags;
+	uint32_t mask;
+} __attribute__((packed));
+#define XEHPG_GUC_REGSET_MASKED 0x1
+
+/*
+ * A capture list header with no register in it (xe_guc_capture.c
+ * xe_guc_capture_getnullheader: four zero dwords).
+ */
+#define XEHPG_GUC_CAPTURE_NULL_LIST_DWORDS 4
+
+/*
+ * Workaround KLVs, value-less, in the ADS's w/a KLV buffer
+ * (abi/guc_klvs_abi.h enum xe_guc_klv_ids).
+ */
+#define XEHPG_GUC_WA_KLV_BLOCK_INTERRUPTS_WHEN_MGSR_BLOCKED 0x9002
+#define XEHPG_GUC_WA_KLV_RESET_BB_STACK_PTR_ON_VF_SWITCH 0x900b
+
+/*
+ * Bytes of the execlists register list at the start of a context's register
+ * state, which the golden context's engine-state size leaves out
+ * (xe_lrc.c xe_lrc_reg_size, graphics 12.50 and later: 96 dwords).
+ */
+#define XEHPG_LRC_REG_BYTES 384
 
 struct xehpg_guc_policies {
 	uint32_t submission_queue_depth[XEHPG_GUC_MAX_ENGINE_CLASSES];
@@ -380,11 +431,13 @@ struct xehpg_guc_ads {
 } __attribute__((packed));
 
 /*
- * The minimal ADS blob xehpg hands the GuC for the first load (enough to
- * boot and serve GET_HWCONFIG, as upstream's xe_guc_ads_populate_minimal):
- * the ADS, then the policies and the system info it points to. The GuC
- * private data area follows at XEHPG_GUC_ADS_PRIVATE_OFFSET (4 KiB aligned),
- * sized by the CSS header's private_data_size.
+ * The start of the ADS buffer xehpg hands the GuC, for both loads (as
+ * upstream's struct __guc_ads_blob, without the engine usage and UM fields
+ * DG2 does not use): the ADS, then the policies and the system info it
+ * points to. For the full (second) load the per-engine register lists follow
+ * at XEHPG_GUC_ADS_REGSET_OFFSET, then, each 4 KiB aligned, the golden
+ * contexts, the w/a KLVs, the null capture list and the GuC private data
+ * (rust/guc/ads.rs Layout).
  */
 struct xehpg_guc_ads_blob {
 	struct xehpg_guc_ads ads;
@@ -392,6 +445,7 @@ struct xehpg_guc_ads_blob {
 	struct xehpg_guc_gt_system_info system_info;
 } __attribute__((packed));
 
-#define XEHPG_GUC_ADS_PRIVATE_OFFSET 0x2000
+#define XEHPG_GUC_ADS_REGSET_OFFSET 0x1500
+#define XEHPG_GUC_ADS_REGSET_END 0x2000
 
 #endif /* XEHPG_ABI_H */

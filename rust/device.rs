@@ -325,7 +325,11 @@ impl<'bound> Xehpg<'bound> {
                     if FORCE_EXECLIST.load(Relaxed) {
                         dev_info!(bound, "guc: not loaded (force_execlist): execlist submission\n");
                     } else {
-                        guc.load(&ctx, guc::fw::path());
+                        let part = guc::ads::Part {
+                            platform,
+                            present: Present::from_topology(&gt_info.topology),
+                        };
+                        guc.load(&ctx, guc::fw::path(), &part);
                     }
                     guc
                 },
@@ -388,7 +392,7 @@ impl<'bound> Xehpg<'bound> {
                         sriov: this.sriov.clone(),
                     };
                     this.ct.set_sink(Some(Arc::new(sink, GFP_KERNEL)?));
-                    this.submit.start_guc(&this.ct);
+                    this.submit.start_guc(this.pdev, &this.ct);
                 }
                 report_bound(this.pdev, &this.info);
                 Ok(())

@@ -30,6 +30,7 @@ use kernel::{
 
 use crate::mmio::Bar0;
 
+pub(crate) mod ccs;
 pub(crate) mod forcewake;
 pub(crate) mod mcr;
 pub(crate) mod topology;
@@ -436,6 +437,13 @@ pub(crate) enum GtDomain {}
 
 impl Domains for GtDomain {
     const MASK: DomainMask = DomainMask::GT;
+}
+
+/// The render domain alone (render and compute engines, `RCU_MODE`, `CCS_MODE`).
+pub(crate) enum RenderDomain {}
+
+impl Domains for RenderDomain {
+    const MASK: DomainMask = DomainMask::RENDER;
 }
 
 /// Proof that the domains `D` are held: a forcewake reference whose domain set is in its type,

@@ -15,13 +15,18 @@
 //! 4. write the boot parameters, the shim and PM programming, the RSA key location;
 //! 5. DMA header + uCode to WOPCM offset 0x2000, wait for it, then for GUC_STATUS to say
 //!    READY or an error, decoded for the log;
-//! 6. ask for the hwconfig table over MMIO (the GuC-to-memory direction).
+//! 6. ask for the hwconfig table over MMIO (the GuC-to-memory direction);
+//! 7. reset the GuC again, fill the full ADS ([`ads::write_full`]) and repeat steps 4-5 with
+//!    the post-hwconfig `GUC_CTL_WA` and `GUC_CTL_FEATURE` words: the GuC of steps 1-6 runs
+//!    on the minimal ADS, which does not support submission (upstream `xe_uc.c`: the
+//!    hwconfig boot, then `xe_uc_load_hw`). [`Phase`] is the state machine the load walks;
+//! 8. place, register and enable the CT.
 //!
 //! A failed load leaves the device bound with the GuC down (debugfs `guc_info` says why), so
 //! the rest of the driver stays inspectable. Unbind resets the GuC before any memory it can
 //! reach is released.
 
-mod ads;
+pub(crate) mod ads;
 mod boot;
 pub(crate) mod ct;
 pub(crate) mod fw;
@@ -46,8 +51,8 @@ use kernel::{
 };
 
 use crate::{
-    abi::*,
-    gt::{Gt, GtDomain},
+    gt::{Awake, Gt, GtDomain},
+    irq::source::Present,
     mem::{
         ggtt::{Ggtt, Mapping},
         lmem::{LmemAccess, LmemPool},
@@ -66,6 +71,58 @@ pub(crate) enum State {
     NotLoaded,
     Running,
     Failed,
+}
+
+/// The load's phases (the last one the GuC reached READY in), in the order [`Guc::load`]
+/// goes through them (upstream `xe_uc.c`:
+/// `xe_uc_init_hwconfig` boots for the hwconfig table, `xe_uc_load_hw` resets and boots
+/// again for submission; `xe_guc.c` `xe_guc_min_load_for_hwconfig`, `xe_guc_upload`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Nothing booted since the last GuC reset.
+    Reset,
+    /// Booted on the minimal ADS with `GUC_CTL_WA` and `GUC_CTL_FEATURE` 0
+    /// (`guc_init_params`): the GuC serves `GET_HWCONFIG` and nothing else.
+    Hwconfig,
+    /// Reset, then booted on the full ADS with the post-hwconfig words
+    /// (`guc_init_params_post_hwconfig`): the GuC may schedule.
+    Full,
+}
+
+impl Phase {
+    /// Moves to `to`, which must be the next phase.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for any other step (a bug: the load goes through them in order).
+    fn advance(&mut self, to: Self) -> Result {
+        let next = match self {
+            Self::Reset => Self::Hwconfig,
+            Self::Hwconfig => Self::Full,
+            Self::Full => return Err(EINVAL),
+        };
+        if to != next {
+            return Err(EINVAL);
+        }
+        *self = to;
+        Ok(())
+    }
+
+    /// The `GUC_CTL_WA` and `GUC_CTL_FEATURE` words a boot into this phase carries.
+    fn words(self, part: &ads::Part) -> (u32, u32) {
+        match self {
+            Self::Reset | Self::Hwconfig => (0, 0),
+            Self::Full => (ads::ctl_wa(part.platform), ads::ctl_feature()),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Reset => "reset",
+            Self::Hwconfig => "hwconfig",
+            Self::Full => "full",
+        }
+    }
 }
 
 /// A GuC-visible object: local memory and its GGTT mapping.
@@ -88,6 +145,12 @@ pub(crate) struct GucState {
     pub(crate) path: Option<CString>,
     pub(crate) css: Option<CssInfo>,
     pub(crate) state: State,
+    /// The last phase the GuC reached READY in.
+    pub(crate) phase: Phase,
+    /// GuC boots (DMA and READY) of the last load: 2 after a complete one.
+    pub(crate) boots: u32,
+    /// The post-hwconfig `GUC_CTL_WA` and `GUC_CTL_FEATURE` words the full boot carried.
+    pub(crate) words: (u32, u32),
     /// Last GUC_STATUS read.
     pub(crate) status: u32,
     /// Start of reset to READY, in microseconds.
@@ -168,6 +231,9 @@ impl Guc {
                 path: None,
                 css: None,
                 state: State::NotLoaded,
+                phase: Phase::Reset,
+                boots: 0,
+                words: (0, 0),
                 status: 0,
                 load_us: 0,
                 load_mmio: (0, 0),
@@ -212,6 +278,13 @@ impl Guc {
             State::Failed => "failed",
         };
         f.write_fmt(fmt!("status: {}\n", state))?;
+        f.write_fmt(fmt!("phase: {}\n", st.phase.name()))?;
+        f.write_fmt(fmt!("boots: {}\n", st.boots))?;
+        f.write_fmt(fmt!(
+            "ctl_wa: {:#010x}\nctl_feature: {:#010x}\n",
+            st.words.0,
+            st.words.1
+        ))?;
         let s = Status::decode(st.status);
         f.write_fmt(fmt!(
             "guc_status: {:#010x} (ukernel {:#04x} {}, bootrom {:#04x} {}, auth {})\n",
@@ -240,13 +313,18 @@ impl Guc {
         }
     }
 
-    /// Fetches, checks and loads the firmware at `path`, then reads the hwconfig table.
-    /// Failure is recorded (and logged with the step), never fatal to the binding.
-    pub(crate) fn load(&self, ctx: &Ctx<'_>, path: &CStr) {
+    /// Fetches, checks and loads the firmware at `path` in two phases: on the minimal ADS to
+    /// read the hwconfig table, then reset and on the full ADS that describes `part`; then
+    /// enables CT. Failure is recorded (and logged with the step), never fatal to the binding.
+    /// Process context (probe).
+    pub(crate) fn load(&self, ctx: &Ctx<'_>, path: &CStr, part: &ads::Part) {
         let mut st = self.state.lock();
         st.path = CString::try_from_fmt(fmt!("{}", path)).ok();
+        st.phase = Phase::Reset;
+        st.boots = 0;
+        st.words = (0, 0);
         let (reads0, writes0) = ctx.gt.mmio_counts();
-        let result = self.load_locked(ctx, &mut st, path);
+        let result = self.load_locked(ctx, &mut st, path, part);
         let (reads1, writes1) = ctx.gt.mmio_counts();
         st.load_mmio = (reads1 - reads0, writes1 - writes0);
         match result {
@@ -273,7 +351,13 @@ impl Guc {
         }
     }
 
-    fn load_locked(&self, ctx: &Ctx<'_>, st: &mut GucState, path: &CStr) -> Result<(), Fail> {
+    fn load_locked(
+        &self,
+        ctx: &Ctx<'_>,
+        st: &mut GucState,
+        path: &CStr,
+        part: &ads::Part,
+    ) -> Result<(), Fail> {
         let dev = ctx.gt.dev;
         let file = Firmware::request(path, dev).map_err(|e| {
             dev_err!(dev, "guc: cannot get firmware {}: {:?}\n", path, e);
@@ -291,23 +375,37 @@ impl Guc {
         st.touched = false;
         st.wopcm = Some(wopcm::setup(gt, &awake, &css).map_err(|e| Fail("WOPCM", e))?);
         let objs = self
-            .place(ctx, st, &css, file.data())
+            .place(ctx, st, &css, file.data(), &part.present)
             .map_err(|e| Fail("GuC objects", e))?;
         tlb_inval::ggtt(gt, &awake).map_err(|e| Fail("GGTT invalidation", e))?;
-        boot::params(ctx, &awake, &objs).map_err(|e| Fail("boot parameters", e))?;
-        boot::preload(gt, &awake).map_err(|e| Fail("pre-load programming", e))?;
-        boot::rsa(gt, &awake, &css, &objs, file.data()).map_err(|e| Fail("RSA key", e))?;
-        st.touched = true;
-        boot::dma(gt, &awake, &css, objs.fw.map.addr(0)).map_err(|e| Fail("DMA", e))?;
-        let status = boot::wait(gt, &awake).map_err(|(raw, e)| {
-            st.status = raw;
-            Fail("boot", e)
-        })?;
-        st.status = status;
-        st.load_us = start.elapsed().as_micros_ceil();
+        // Phase 1: the minimal ADS, for the hwconfig table only.
+        let image = file.data();
+        self.boot(ctx, st, &awake, &css, &objs, image, Phase::Hwconfig, part)?;
+        st.phase
+            .advance(Phase::Hwconfig)
+            .map_err(|e| Fail("load phase", e))?;
         st.hwconfig = self
             .hwconfig(ctx, &awake, st)
             .map_err(|e| Fail("hwconfig", e))?;
+        // Phase 2: reset, the full ADS and the post-hwconfig words (`xe_uc_load_hw`). WOPCM
+        // stays as the first load locked it; the objects and their GGTT mappings are reused.
+        boot::reset(gt, &awake).map_err(|e| Fail("GuC reset before the full load", e))?;
+        st.touched = false;
+        ads::write_full(
+            ctx.lmem,
+            &objs.ads,
+            &objs.layout,
+            css.private_data_bytes > 0,
+            part,
+            css.release,
+        )
+        .map_err(|e| Fail("full ADS", e))?;
+        self.boot(ctx, st, &awake, &css, &objs, image, Phase::Full, part)?;
+        st.phase
+            .advance(Phase::Full)
+            .map_err(|e| Fail("load phase", e))?;
+        st.words = Phase::Full.words(part);
+        st.load_us = start.elapsed().as_micros_ceil();
         let ct = self
             .ct_enable(ctx, st, &awake)
             .map_err(|e| Fail("CT enable", e))?;
@@ -315,18 +413,61 @@ impl Guc {
         Ok(())
     }
 
+    /// One boot of the GuC into `phase`, after its reset: boot parameters, pre-load
+    /// programming, the RSA key, the DMA and the wait for READY.
+    #[expect(clippy::too_many_arguments)]
+    fn boot(
+        &self,
+        ctx: &Ctx<'_>,
+        st: &mut GucState,
+        awake: &Awake<'_, GtDomain>,
+        css: &CssInfo,
+        objs: &Objs,
+        image: &[u8],
+        phase: Phase,
+        part: &ads::Part,
+    ) -> Result<(), Fail> {
+        let gt = &ctx.gt;
+        let (wa, feature) = phase.words(part);
+        boot::params(ctx, awake, objs, wa, feature).map_err(|e| Fail("boot parameters", e))?;
+        boot::preload(gt, awake).map_err(|e| Fail("pre-load programming", e))?;
+        boot::rsa(gt, awake, css, objs, image).map_err(|e| Fail("RSA key", e))?;
+        st.touched = true;
+        boot::dma(gt, awake, css, objs.fw.map.addr(0)).map_err(|e| Fail("DMA", e))?;
+        let status = boot::wait(gt, awake).map_err(|(raw, e)| {
+            st.status = raw;
+            Fail("boot", e)
+        })?;
+        st.status = status;
+        st.boots += 1;
+        Ok(())
+    }
+
     /// Allocates, maps and fills the firmware image, the ADS and the log.
-    fn place(&self, ctx: &Ctx<'_>, st: &mut GucState, css: &CssInfo, image: &[u8]) -> Result<Objs> {
+    /// The ADS is sized for the full load; the minimal one is written first.
+    fn place(
+        &self,
+        ctx: &Ctx<'_>,
+        st: &mut GucState,
+        css: &CssInfo,
+        image: &[u8],
+        present: &Present,
+    ) -> Result<Objs> {
         let fw_bytes = (css.dma_bytes() + css.key_bytes) as u64;
-        let ads_bytes = u64::from(XEHPG_GUC_ADS_PRIVATE_OFFSET) + u64::from(css.private_data_bytes);
+        let layout = ads::Layout::new(present, css.private_data_bytes);
         let fw = self.obj(ctx, st, fw_bytes)?;
-        let ads = self.obj(ctx, st, ads_bytes)?;
+        let ads = self.obj(ctx, st, layout.total as u64)?;
         let log = self.obj(ctx, st, boot::LOG_SIZE)?;
         ctx.lmem
             .write_bytes(fw.lmem.start, image.get(..fw_bytes as usize).ok_or(EINVAL)?)?;
-        ads::write(ctx.lmem, &ads, css)?;
+        ads::write_minimal(ctx.lmem, &ads, &layout, css.private_data_bytes > 0)?;
         ctx.lmem.zero(log.lmem.start, boot::LOG_SIZE)?;
-        Ok(Objs { fw, ads, log })
+        Ok(Objs {
+            fw,
+            ads,
+            log,
+            layout,
+        })
     }
 
     fn obj(&self, ctx: &Ctx<'_>, st: &mut GucState, bytes: u64) -> Result<Obj> {
@@ -357,6 +498,7 @@ impl Guc {
         let mut st = self.state.lock();
         self.stop(ctx, &mut st);
         st.state = State::NotLoaded;
+        st.phase = Phase::Reset;
     }
 
     /// Stops the GuC and releases what it could reach (unbind, or a failed second boot
@@ -428,6 +570,7 @@ struct Objs {
     fw: Obj,
     ads: Obj,
     log: Obj,
+    layout: ads::Layout,
 }
 #[cfg(xehpg_kunit)]
 #[kernel::prelude::kunit_tests(xehpg_guc)]
@@ -435,6 +578,36 @@ mod tests {
     use super::*;
     use klv::{count, Layout, Malformed};
     use status::{boot_outcome, BootOutcome};
+
+    #[test]
+    fn load_phases_only_move_forward() {
+        let mut p = Phase::Reset;
+        // The full load cannot come before the hwconfig boot.
+        assert_eq!(p.advance(Phase::Full), Err(EINVAL));
+        assert_eq!(p.advance(Phase::Hwconfig), Ok(()));
+        assert_eq!(p.advance(Phase::Hwconfig), Err(EINVAL));
+        assert_eq!(p.advance(Phase::Full), Ok(()));
+        assert_eq!(p.advance(Phase::Full), Err(EINVAL));
+        assert_eq!(p, Phase::Full);
+    }
+
+    #[test]
+    fn only_the_full_boot_carries_the_words() {
+        let part = ads::Part {
+            platform: crate::platform::Platform::AtsM75,
+            present: Present {
+                ccs: 0b0011,
+                vcs: 1,
+                vecs: 1,
+            },
+        };
+        assert_eq!(Phase::Hwconfig.words(&part), (0, 0));
+        // G11: HOLD_CCS_SWITCHOUT, DUAL_QUEUE, PRE_PARSER, CONTEXT_ISOLATION; LITE_RESTORE.
+        assert_eq!(
+            Phase::Full.words(&part),
+            ((1 << 17) | (1 << 11) | (1 << 14) | (1 << 15), 1 << 4)
+        );
+    }
 
     #[test]
     fn status_decode_and_outcome() {

@@ -48,7 +48,7 @@ use crate::{
         regs::{self, Io},
         Engine, ENGINES,
     },
-    gt::{Gt, GtDomain, GtState},
+    gt::{ccs, Gt, GtDomain, GtState, RenderDomain},
     guc::{
         ct::channel::{with_bars, Channel, CtAccess, CtIo},
         regs::GDRST,
@@ -108,6 +108,8 @@ pub(crate) struct Submit {
     last: Pin<KBox<Mutex<selftest::Report>>>,
     /// Doorbells, when the `guc_doorbells` parameter asks for them.
     doorbells: Option<Pin<KBox<SpinLock<doorbell::Pool>>>>,
+    /// The engines the fuses left.
+    present: Present,
 }
 
 impl Submit {
@@ -161,6 +163,7 @@ impl Submit {
             by_source,
             scratch,
             mode: Atomic::new(Mode::None as u32),
+            present,
             last: KBox::pin_init(new_mutex!(selftest::Report::default()), GFP_KERNEL)?,
             doorbells: if doorbells {
                 Some(KBox::pin_init(
@@ -187,6 +190,7 @@ impl Submit {
     pub(crate) fn start_execlists(&self, pdev: &pci::Device<Bound>) -> Result {
         let bar = self.bar.access(pdev)?;
         let gt = self.gt.view(pdev.as_ref(), bar);
+        self.ccs_setup(&gt);
         for p in &self.ports {
             if let Err(e) = p.start(&gt) {
                 dev_err!(
@@ -201,10 +205,47 @@ impl Submit {
         Ok(())
     }
 
-    /// GuC mode on every port: each context registered, given its policies and enabled
-    /// ([`guc`]). Probe, after the GuC's second boot phase, with the event sink attached. A
-    /// port whose registration fails is logged and refuses work (`ENODEV`).
-    pub(crate) fn start_guc(&self, ct: &Channel) {
+    /// `RCU_MODE` and `CCS_MODE` for the present CCS engines ([`crate::gt::ccs`]), before any
+    /// context runs, in either mode. A failure (forcewake) is logged: the CCS engines then
+    /// make no progress on silicon.
+    fn ccs_setup(&self, gt: &Gt<'_>) {
+        let done = gt
+            .wake::<RenderDomain>()
+            .map(|awake| ccs::setup(gt, &awake, &self.present));
+        if let Err(e) = done {
+            dev_err!(
+                gt.dev,
+                "submit: RCU_MODE/CCS_MODE not written (render forcewake: {}); the CCS engines \
+                 cannot run\n",
+                e.to_errno()
+            );
+        }
+    }
+
+    /// GuC mode on every port: the engine registers set up for GuC submission
+    /// ([`Port::guc_setup`]) and the CCS switches written, then each context registered, given
+    /// its policies and enabled ([`guc`]). Probe, after the GuC's second boot phase, with the
+    /// event sink attached. A port whose setup or registration fails is logged and refuses
+    /// work (`ENODEV`).
+    pub(crate) fn start_guc(&self, pdev: &pci::Device<Bound>, ct: &Channel) {
+        // Which ports are set up: the others are not registered and refuse work.
+        let mut ready = [false; ENGINES.len()];
+        if let Ok(bar) = self.bar.access(pdev) {
+            let gt = self.gt.view(pdev.as_ref(), bar);
+            self.ccs_setup(&gt);
+            for (p, ok) in self.ports.iter().zip(ready.iter_mut()) {
+                match p.guc_setup(&gt) {
+                    Ok(()) => *ok = true,
+                    Err(e) => dev_err!(
+                        pdev,
+                        "submit: {}: GuC-mode engine setup failed: {}; not registered with \
+                         the GuC\n",
+                        p.engine.name,
+                        e.to_errno()
+                    ),
+                }
+            }
+        }
         let mut ranks = [0u32; 8];
         for (i, p) in self.ports.iter().enumerate() {
             // The logical instance: the rank among the present engines of its class
@@ -216,7 +257,9 @@ impl Submit {
             }
             // CAST: at most 18 ports; context 0 is left unused.
             let id = (i + 1) as u16;
-            let _ = p.guc_start(self, ct, id, 1 << rank, self.doorbells());
+            if ready.get(i).copied().unwrap_or(false) {
+                let _ = p.guc_start(self, ct, id, 1 << rank, self.doorbells());
+            }
         }
         self.mode.store(Mode::Guc as u32, Relaxed);
     }

@@ -159,16 +159,31 @@ pub const XEHPG_GUC_CTL_DEBUG: u32 = 3;
 pub const XEHPG_GUC_CTL_ADS: u32 = 4;
 pub const XEHPG_GUC_CTL_DEVID: u32 = 5;
 pub const XEHPG_GUC_CTL_MAX_DWORDS: u32 = 14;
+pub const XEHPG_GUC_WA_DUAL_QUEUE: u32 = 2048;
+pub const XEHPG_GUC_WA_PRE_PARSER: u32 = 16384;
+pub const XEHPG_GUC_WA_CONTEXT_ISOLATION: u32 = 32768;
+pub const XEHPG_GUC_WA_HOLD_CCS_SWITCHOUT: u32 = 131072;
+pub const XEHPG_GUC_CTL_ENABLE_SLPC: u32 = 4;
+pub const XEHPG_GUC_CTL_ENABLE_LITE_RESTORE: u32 = 16;
+pub const XEHPG_GUC_CTL_DISABLE_MULTI_QUEUE: u32 = 16777216;
 pub const XEHPG_GUC_LOG_VALID: u32 = 1;
 pub const XEHPG_GUC_LOG_BUF_ADDR_MASK: u32 = 4294963200;
 pub const XEHPG_GUC_DEBUG_LOG_DISABLED: u32 = 64;
 pub const XEHPG_GUC_ADS_ADDR_SHIFT: u32 = 1;
 pub const XEHPG_GUC_ADS_ADDR_MASK: u32 = 2097151;
 pub const XEHPG_GUC_MAX_ENGINE_CLASSES: u32 = 16;
+pub const XEHPG_GUC_LAST_ENGINE_CLASS: u32 = 6;
+pub const XEHPG_GUC_CAPTURE_LIST_CLASS_MAX: u32 = 6;
 pub const XEHPG_GUC_MAX_INSTANCES_PER_CLASS: u32 = 32;
 pub const XEHPG_GUC_CAPTURE_LIST_INDEX_MAX: u32 = 2;
 pub const XEHPG_GUC_GENERIC_GT_SYSINFO_MAX: u32 = 16;
-pub const XEHPG_GUC_ADS_PRIVATE_OFFSET: u32 = 8192;
+pub const XEHPG_GUC_REGSET_MASKED: u32 = 1;
+pub const XEHPG_GUC_CAPTURE_NULL_LIST_DWORDS: u32 = 4;
+pub const XEHPG_GUC_WA_KLV_BLOCK_INTERRUPTS_WHEN_MGSR_BLOCKED: u32 = 36866;
+pub const XEHPG_GUC_WA_KLV_RESET_BB_STACK_PTR_ON_VF_SWITCH: u32 = 36875;
+pub const XEHPG_LRC_REG_BYTES: u32 = 384;
+pub const XEHPG_GUC_ADS_REGSET_OFFSET: u32 = 5376;
+pub const XEHPG_GUC_ADS_REGSET_END: u32 = 8192;
 #[repr(C, packed)]
 #[derive(Debug, Copy, Clone)]
 pub struct xehpg_css_header {
@@ -205,6 +220,14 @@ pub struct xehpg_guc_mmio_reg_set {
     pub address: u32,
     pub count: u16,
     pub reserved: u16,
+}
+#[repr(C, packed)]
+#[derive(Debug, Copy, Clone)]
+pub struct xehpg_guc_mmio_reg {
+    pub offset: u32,
+    pub value: u32,
+    pub flags: u32,
+    pub mask: u32,
 }
 #[repr(C, packed)]
 #[derive(Debug, Copy, Clone)]

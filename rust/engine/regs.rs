@@ -32,6 +32,11 @@ pub(crate) const ACTHD: Reg = Reg(0x74);
 pub(crate) const HWS_PGA: Reg = Reg(0x80);
 pub(crate) const HWSTAM: Reg = Reg(0x98);
 pub(crate) const MI_MODE: Reg = Reg(0x9c);
+/// `RING_IMR` (seed 004's context table prints IMR at 0xa8; `regs/xe_engine_regs.h`).
+pub(crate) const IMR: Reg = Reg(0xa8);
+/// `RING_CMD_CCTL`, masked: the default MOCS of command-streamer accesses that carry none
+/// (`regs/xe_engine_regs.h`; seed 004 line 1583 lists `CMD_CCTL_0` in the context image).
+pub(crate) const CMD_CCTL: Reg = Reg(0xc4);
 pub(crate) const EIR: Reg = Reg(0xb0);
 pub(crate) const EMR: Reg = Reg(0xb4);
 pub(crate) const ESR: Reg = Reg(0xb8);
@@ -47,7 +52,7 @@ const SQ_CONTENTS_LAST: Reg = Reg(0x54c);
 pub(crate) const EXECLIST_CONTROL: Reg = Reg(0x550);
 
 /// Every register the driver touches, for the build-time check.
-const ALL: [Reg; 21] = [
+const ALL: [Reg; 23] = [
     RING_TAIL,
     RING_HEAD,
     RING_START,
@@ -57,6 +62,8 @@ const ALL: [Reg; 21] = [
     HWS_PGA,
     HWSTAM,
     MI_MODE,
+    IMR,
+    CMD_CCTL,
     EIR,
     EMR,
     ESR,
@@ -96,6 +103,13 @@ const ALL_CHECKED: () = {
     }
 };
 
+impl Reg {
+    /// The offset from the engine's MMIO base.
+    pub(crate) const fn offset(self) -> u32 {
+        self.0
+    }
+}
+
 /// SQ element `n`'s two dwords (0..8): `RING_EXECLIST_SQ_CONTENTS_LO/HI` + 8n.
 pub(crate) const fn sq(n: u32) -> (Reg, Reg) {
     let n = if n > 7 { 7 } else { n };
@@ -110,6 +124,21 @@ pub(crate) const fn masked(bits: u32, set: bool) -> u32 {
 /// `RING_MODE`/`GFX_MODE` bit 3, `GFX_DISABLE_LEGACY_MODE`: execlists on (seed 004 line 118
 /// names the Execlist Enable bit of the MODE register without its position).
 pub(crate) const GFX_DISABLE_LEGACY_MODE: u32 = 1 << 3;
+/// `RING_CMD_CCTL` fields (`regs/xe_engine_regs.h`): the MOCS table index of writes at 13:8
+/// and of reads at 6:1.
+const CMD_CCTL_WRITE_OVERRIDE: u32 = 0x3f << 8;
+const CMD_CCTL_READ_OVERRIDE: u32 = 0x3f << 1;
+/// DG2's uncached MOCS entry (`xe_mocs.c`, `get_mocs_settings`, `XE_DG2`: `uc_index = 1`).
+const MOCS_UC_INDEX: u32 = 1;
+
+/// The masked `RING_CMD_CCTL` write xe makes on every engine: reads and writes of the
+/// command streamer default to the uncached MOCS entry (`xe_hw_engine.c` `engine_sr`
+/// "RING_CMD_CCTL_default_MOCS", `ring_cmd_cctl_val`; the write-back read index is only for
+/// PVC and Xe2 compute engines).
+pub(crate) const CMD_CCTL_DEFAULT: u32 = ((CMD_CCTL_WRITE_OVERRIDE | CMD_CCTL_READ_OVERRIDE) << 16)
+    | (MOCS_UC_INDEX << 8)
+    | (MOCS_UC_INDEX << 1);
+
 /// `RING_MI_MODE` bit 8 `STOP_RING` (i915 `intel_engine_regs.h`).
 pub(crate) const STOP_RING: u32 = 1 << 8;
 /// `RING_RESET_CTL`: bit 0 request, bit 1 ready (i915).

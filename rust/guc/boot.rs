@@ -68,13 +68,23 @@ pub(super) fn reset(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>) -> Result {
 }
 
 /// SOFT_SCRATCH(0) = 0, SOFT_SCRATCH(1 + i) = GUC_CTL parameter i (`xe_guc.c`,
-/// `guc_write_params`; values as `guc_init_params` for the first, pre-hwconfig load).
+/// `guc_write_params`). Log, debug, ADS and device ID are the same for both loads
+/// (`guc_init_params`, `guc_init_params_post_hwconfig`); `wa` and `feature` are 0 for the
+/// first and the post-hwconfig words for the second ([`super::Phase::words`]).
 ///
 /// # Errors
 ///
 /// `EINVAL` for an object beyond the GuC's 4 GiB.
-pub(super) fn params(ctx: &Ctx<'_>, awake: &Awake<'_, GtDomain>, objs: &Objs) -> Result {
+pub(super) fn params(
+    ctx: &Ctx<'_>,
+    awake: &Awake<'_, GtDomain>,
+    objs: &Objs,
+    wa: u32,
+    feature: u32,
+) -> Result {
     let mut params = [0u32; XEHPG_GUC_CTL_MAX_DWORDS as usize];
+    params[XEHPG_GUC_CTL_WA as usize] = wa;
+    params[XEHPG_GUC_CTL_FEATURE as usize] = feature;
     let log = u32::try_from(objs.log.map.addr(0)).map_err(|_| EINVAL)?;
     params[XEHPG_GUC_CTL_LOG_PARAMS as usize] =
         XEHPG_GUC_LOG_VALID | LOG_PARAMS_SIZES | (log & XEHPG_GUC_LOG_BUF_ADDR_MASK);

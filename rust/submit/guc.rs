@@ -44,7 +44,11 @@ use super::{
 };
 use crate::{
     abi::*,
-    engine::lrc,
+    engine::{
+        lrc,
+        regs::{self, Io},
+    },
+    gt::Gt,
     guc::{
         ct::channel::{Channel, CtAccess, EventSink},
         hxg::Hxg,
@@ -205,6 +209,34 @@ enum Done {
 }
 
 impl Port {
+    /// The engine's registers for GuC submission, before the GuC schedules on it, as xe
+    /// programs them when the GuC submits (`xe_hw_engine.c`: the `engine_sr` table applied by
+    /// `hw_engine_init`, then `xe_hw_engine_enable_ring`): `RING_HWSTAM` all masked ("Disable
+    /// HW status page updates for interrupts"), `RING_CMD_CCTL` to the uncached MOCS entry
+    /// ("RING_CMD_CCTL_default_MOCS"), `RING_MODE` legacy mode off by a masked write
+    /// ("Disable engine 'legacy' mode"; i915 `intel_guc_submission.c` `guc_set_default_submission`
+    /// does the same), and `RING_HWS_PGA` at the status page at the start of the port's memory,
+    /// read back to post the write (as `xe_execlist.c` does for the same register). The CSB,
+    /// SQ and `MI_MODE` are the GuC's to run. The same registers head the engine's ADS
+    /// save/restore list (`guc::ads::saved_regs`). Process context (probe).
+    ///
+    /// # Errors
+    ///
+    /// Forcewake errors.
+    pub(crate) fn guc_setup(&self, gt: &Gt<'_>) -> Result {
+        let guard = gt.forcewake(self.engine.domain.bit())?;
+        let io = Io::new(gt, &guard, self.engine)?;
+        io.write(regs::HWSTAM, u32::MAX);
+        io.write(regs::CMD_CCTL, regs::CMD_CCTL_DEFAULT);
+        io.write(
+            regs::GFX_MODE,
+            regs::masked(regs::GFX_DISABLE_LEGACY_MODE, true),
+        );
+        io.write(regs::HWS_PGA, self.ggtt(0));
+        let _ = io.read(regs::HWS_PGA);
+        Ok(())
+    }
+
     /// Registers the port's context with the GuC and enables it. Process context (probe, or
     /// recovery); sleeps on the CT.
     ///

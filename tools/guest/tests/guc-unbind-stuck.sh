@@ -1,6 +1,8 @@
 #!/bin/sh
-# The GuC runs, then its GDRST reset never completes (the bit stays set
-# once the GuC has been READY). Unbind cannot stop it: the driver logs the
+# The GuC boots, then its GDRST reset never completes (the bit stays set
+# once the GuC has been READY). The first such reset is the one between the
+# hwconfig boot and the full load: the load fails there and the driver runs
+# execlists, with the GuC still up. Unbind cannot stop it either: the driver logs the
 # failure and turns bus mastering off, so the GuC can no longer reach system
 # memory through the GGTT, then frees its memory as usual (keeping it instead
 # left DMA allocations behind the unbound device, a DMA API debug WARNING on
@@ -11,7 +13,13 @@
 
 bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
-expect_eq "GuC status" "$(guc_get "$bdf" status)" running
+expect_eq "GuC status" "$(guc_get "$bdf" status)" failed
+expect_eq "GuC load phase" "$(guc_get "$bdf" phase)" hwconfig
+case $(guc_get "$bdf" last_error) in
+"GuC reset before the full load: "*"(110)") ok "last_error names the second reset and ETIMEDOUT" ;;
+*) not_ok "last_error names the second reset" "$(guc_get "$bdf" last_error)" ;;
+esac
+check dmesg_has "guc: load failed at GuC reset before the full load"
 check sh -c "echo $bdf > /sys/bus/pci/drivers/xehpg/unbind"
 check not is_bound "$bdf"
 check dmesg_has "guc: GDRST GuC reset did not complete within 5 ms"

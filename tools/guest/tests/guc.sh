@@ -2,10 +2,11 @@
 # The real GuC firmware (Debian's i915/dg2_guc_70.bin, 70.53.0) goes through
 # the DMA engine into the mock, boots to READY and answers GET_HWCONFIG. The
 # mock compares what it received (image and RSA key) with the file and counts
-# a mismatch as a violation, which fails "mock clean". Ten rmmod/insmod
+# a mismatch as a violation, which fails "mock clean". Each probe boots the
+# GuC twice (hwconfig, then the full load, as upstream). Ten rmmod/insmod
 # cycles each reach READY again: unbind resets the GuC, the WOPCM registers
 # stay locked and the driver accepts them.
-# expect-mock: guc_loads == 11
+# expect-mock: guc_loads == 22
 # expect-mock: guc_last_release == 70.53.0
 # distro
 . /tests/lib.sh

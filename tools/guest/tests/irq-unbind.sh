@@ -7,8 +7,9 @@
 # quiesce disarms, and the late handler touches nothing: both happen, in a
 # proportion that depends on the host; measured 13 to 21 serviced of 21).
 # Twenty unbind/bind cycles, each must complete with the GuC running again
-# and a clean log. Per binding (21 of them) the GuC source is raised twice
-# per reset, once per reply of the second boot phase over CT (two requests)
+# and a clean log. Per binding (21 of them) the GuC source is raised once
+# per GuC reset (three: before each of the two boots at probe, and at
+# unbind), once per reply of the second boot phase over CT (two requests)
 # and once per reply of each engine's GuC submission requests (registration,
 # policies and enable at probe, disable and deregistration at unbind: five;
 # their done events ride on those interrupts).
@@ -21,7 +22,7 @@
 bdf=$(gpu_bdf 0x56c0)
 drv=/sys/bus/pci/drivers/xehpg
 check is_bound "$bdf"
-mock_expect irq.raised_by_source.guc == $((21 * (4 + 5 * $(engine_count "$bdf"))))
+mock_expect irq.raised_by_source.guc == $((21 * (3 + 2 + 5 * $(engine_count "$bdf"))))
 expect_eq "GuC running" "$(guc_get "$bdf" status)" running
 cycles=0
 while [ $cycles -lt 20 ]; do

@@ -5,8 +5,9 @@
 # directory and both BAR regions, forcewake is balanced after each bind, and
 # the module then unloads cleanly. Each property is one TAP line carrying the
 # count of cycles that kept it, so a failure names how many cycles broke it
-# and the first one that did.
-# expect-mock: guc_loads == 101
+# and the first one that did. Each bind boots the GuC twice (hwconfig, then
+# the full load).
+# expect-mock: guc_loads == 202
 # timeout: 400
 . /tests/lib.sh
 
