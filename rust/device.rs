@@ -214,6 +214,8 @@ fn new_pf(
 struct Early {
     gu_cntl: u32,
     pcode_queries: u32,
+    pcode_busy: u32,
+    pcode_failed: u32,
     tile: TileRange,
 }
 
@@ -276,6 +278,8 @@ impl<'bound> Xehpg<'bound> {
                     dss_count: gt_info.topology.dss().count_ones(),
                     gu_cntl: early.gu_cntl,
                     pcode_queries: early.pcode_queries,
+                    pcode_busy: early.pcode_busy,
+                    pcode_failed: early.pcode_failed,
                     total_vfs,
                 },
                 // The GGTT is pointed at scratch before anything is mapped into it.
@@ -571,6 +575,8 @@ fn early_checks(pdev: &pci::Device<Bound>, bar: Bar0<'_>) -> Result<Early> {
     Ok(Early {
         gu_cntl,
         pcode_queries: pcode.queries,
+        pcode_busy: pcode.busy,
+        pcode_failed: pcode.failed,
         tile: TileRange::read(pdev.as_ref(), bar)?,
     })
 }

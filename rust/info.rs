@@ -38,6 +38,10 @@ pub(crate) struct DeviceInfo {
     pub(crate) gu_cntl: u32,
     /// PCODE init-status queries until "complete".
     pub(crate) pcode_queries: u32,
+    /// Of those, the ones that found the mailbox busy and were retried.
+    pub(crate) pcode_busy: u32,
+    /// Of those, the ones that failed otherwise (stuck, error code) and were retried.
+    pub(crate) pcode_failed: u32,
     /// VFs the SR-IOV capability offers (TotalVFs; 0 without the capability).
     pub(crate) total_vfs: u16,
 }
@@ -87,6 +91,11 @@ impl fmt::Display for DeviceInfo {
         f.write_fmt(fmt!(
             "pcode_init: complete after {} queries\n",
             self.pcode_queries
+        ))?;
+        f.write_fmt(fmt!(
+            "pcode_retries: busy {} failed {}\n",
+            self.pcode_busy,
+            self.pcode_failed
         ))
     }
 }

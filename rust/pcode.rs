@@ -8,7 +8,10 @@
 //! do not describe PCODE. Probe uses one command: the discrete-GPU init status, which must read
 //! "complete" before local memory or anything else may be touched (`xe_pcode_probe_early`).
 
-use kernel::{io::poll::read_poll_timeout, prelude::*, time::Delta};
+use kernel::{
+    prelude::*,
+    time::{delay::fsleep, Delta},
+};
 
 use crate::{
     mmio::{poll_timeout, Bar0},
@@ -21,14 +24,13 @@ const DGFX_GET_INIT_STATUS: u8 = 0x0;
 /// DATA0 bit saying PCODE finished initialising the device (`xe_pcode_api.h`).
 const DGFX_INIT_STATUS_COMPLETE: u32 = 0x1;
 
-/// How long one command may take before PCODE is considered stuck. Upstream allows 1 ms per
-/// attempt and retries; a trapped register read in the mock costs ~35 us, so 10 ms leaves room
-/// for a few hundred polls without hiding a real hang.
+/// How long one command may take before PCODE is considered stuck: 1 ms, as upstream gives each
+/// attempt (`xe_pcode.c` `pcode_try_request` passes `timeout_ms` 1 to `__pcode_mailbox_rw`).
 // TIMEOUT: PCODE answers mailbox commands within microseconds on real parts.
-const COMMAND_TIMEOUT: Delta = Delta::from_millis(10);
-/// Pause between init-status queries while PCODE is still booting.
-const INIT_POLL_INTERVAL: Delta = Delta::from_millis(1);
-
+const COMMAND_TIMEOUT: Delta = Delta::from_millis(1);
+/// First pause between init-status queries, doubled after each (`xe_pcode.c`
+/// `pcode_try_request`: `wait = 10` us, `wait <<= 1`).
+const FIRST_WAIT_US: i64 = 10;
 /// A PCODE mailbox failure.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum PcodeError {
@@ -115,71 +117,101 @@ pub(crate) fn mailbox(
 pub(crate) struct InitStatus {
     /// Number of status queries it took.
     pub(crate) queries: u32,
+    /// How many of them found the mailbox busy (READY already set) and were retried.
+    pub(crate) busy: u32,
+    /// How many of them failed otherwise (stuck or an error code) and were retried.
+    pub(crate) failed: u32,
 }
 
-/// Waits until PCODE reports the device initialised, or `timeout` passes.
+/// Upstream's retry schedule for one polled request (`xe_pcode.c` `pcode_try_request`): a
+/// query, then a pause of `wait` (10 us, doubling), while the running total `slept` (which
+/// upstream advances by the doubled `wait`, so it runs ahead of the real sleep) stays below the
+/// budget. Yields the pause before each next query; `None` once the budget is spent, where
+/// upstream's loop ends (it also sleeps once more first, which changes nothing). Any context.
+struct Backoff {
+    wait_us: i64,
+    slept_us: i64,
+    budget_us: i64,
+}
+
+impl Backoff {
+    fn new(budget: Delta) -> Self {
+        Self {
+            wait_us: FIRST_WAIT_US,
+            slept_us: 0,
+            budget_us: budget.as_micros_ceil(),
+        }
+    }
+
+    /// The pause before the next query, or `None` if there is none.
+    fn next_pause(&mut self) -> Option<Delta> {
+        let pause = self.wait_us;
+        self.wait_us = self.wait_us.saturating_mul(2);
+        self.slept_us = self.slept_us.saturating_add(self.wait_us);
+        (self.slept_us < self.budget_us).then(|| Delta::from_micros(pause))
+    }
+}
+
+/// Waits until PCODE reports the device initialised, retrying as upstream does.
 ///
-/// A mailbox failure ends the wait at once (a stuck or erroring PCODE will not recover by
-/// asking again); only "not complete yet" is retried.
+/// Like `xe_pcode.c` `xe_pcode_ready` (3 minutes by default, the `pcode_init_timeout_ms`
+/// parameter here): every failed query is retried after an exponential pause, whether PCODE
+/// said "not complete yet", the mailbox was busy (READY already set: `__pcode_mailbox_rw`
+/// returns -EAGAIN), a command did not finish within [`COMMAND_TIMEOUT`], or PCODE answered an
+/// error code; only the spent budget ends the wait. Each retry is counted by kind.
+///
+/// Context: probe, process context; sleeps.
 ///
 /// # Errors
 ///
-/// The mailbox failure's errno ([`PcodeError::to_errno`]) or `ETIMEDOUT` (logged).
+/// The last failure's errno ([`PcodeError::to_errno`]), or `ETIMEDOUT` if PCODE answered but
+/// never said "complete"; logged with the counts and the last reply.
 pub(crate) fn wait_init_complete(
     dev: &kernel::device::Device,
     bar: Bar0<'_>,
     timeout: Delta,
 ) -> Result<InitStatus> {
-    let mut queries = 0u32;
-    let mut failure = None;
-    // Not `poll_timeout`: each look here sends a command, and a last one after the time is up
-    // would be a query the caller never asked for (and would hit a stuck mailbox again).
-    let res = read_poll_timeout(
-        || {
-            queries += 1;
-            mailbox(bar, DGFX_PCODE_STATUS, DGFX_GET_INIT_STATUS, 0).map_err(|e| {
-                failure = Some(e);
-                e.to_errno()
-            })
-        },
-        |data0| data0 & DGFX_INIT_STATUS_COMPLETE != 0,
-        INIT_POLL_INTERVAL,
-        timeout,
+    let mut st = InitStatus {
+        queries: 0,
+        busy: 0,
+        failed: 0,
+    };
+    let mut backoff = Backoff::new(timeout);
+    let last = loop {
+        st.queries += 1;
+        let res = mailbox(bar, DGFX_PCODE_STATUS, DGFX_GET_INIT_STATUS, 0);
+        match res {
+            Ok(data0) if data0 & DGFX_INIT_STATUS_COMPLETE != 0 => return Ok(st),
+            Ok(_) => {}
+            Err(PcodeError::Busy) => st.busy += 1,
+            Err(_) => st.failed += 1,
+        }
+        match backoff.next_pause() {
+            Some(pause) => fsleep(pause),
+            None => break res,
+        }
+    };
+    let (why, value, errno) = match last {
+        Ok(data0) => ("init status not complete", data0, ETIMEDOUT),
+        Err(e @ PcodeError::Busy) => ("mailbox busy (READY set)", 0, e.to_errno()),
+        Err(e @ PcodeError::Stuck) => (
+            "command not done within 1 ms",
+            u32::from(DGFX_PCODE_STATUS),
+            e.to_errno(),
+        ),
+        Err(e @ PcodeError::Failed(code)) => (PcodeError::code_name(code), code, e.to_errno()),
+    };
+    dev_err!(
+        dev,
+        "probe: PCODE did not report init complete within {} ms: {} queries ({} busy, {} failed), last: {} ({:#x})\n",
+        timeout.as_millis(),
+        st.queries,
+        st.busy,
+        st.failed,
+        why,
+        value
     );
-    match (res, failure) {
-        (Ok(_), _) => Ok(InitStatus { queries }),
-        (Err(e), Some(PcodeError::Failed(code))) => {
-            dev_err!(
-                dev,
-                "probe: PCODE init-status command failed with error {:#x} ({})\n",
-                code,
-                PcodeError::code_name(code)
-            );
-            Err(e)
-        }
-        (Err(e), Some(PcodeError::Stuck)) => {
-            dev_err!(
-                dev,
-                "probe: PCODE mailbox did not complete command {:#x} within {} ms\n",
-                DGFX_PCODE_STATUS,
-                COMMAND_TIMEOUT.as_millis()
-            );
-            Err(e)
-        }
-        (Err(e), Some(PcodeError::Busy)) => {
-            dev_err!(dev, "probe: PCODE mailbox busy before the driver used it\n");
-            Err(e)
-        }
-        (Err(e), None) => {
-            dev_err!(
-                dev,
-                "probe: PCODE did not report init complete within {} ms ({} queries)\n",
-                timeout.as_millis(),
-                queries
-            );
-            Err(e)
-        }
-    }
+    Err(errno)
 }
 
 #[cfg(xehpg_kunit)]
@@ -196,6 +228,39 @@ mod tests {
         assert_eq!(PcodeError::Failed(0x7f).to_errno(), EPROTO);
         assert_eq!(PcodeError::Stuck.to_errno(), ETIMEDOUT);
         assert_eq!(PcodeError::Busy.to_errno(), EAGAIN);
+    }
+
+    /// Queries, first three pauses, last pause and total pause (us) for a budget.
+    fn schedule(budget: Delta) -> (u32, [i64; 3], i64, i64) {
+        let mut b = Backoff::new(budget);
+        let (mut queries, mut first, mut last, mut total) = (1u32, [0i64; 3], 0i64, 0i64);
+        while let Some(p) = b.next_pause() {
+            let us = p.as_micros_ceil();
+            if let Some(slot) = first.get_mut(queries as usize - 1) {
+                *slot = us;
+            }
+            queries += 1;
+            last = us;
+            total += us;
+        }
+        (queries, first, last, total)
+    }
+
+    #[test]
+    fn backoff_follows_upstream_schedule() {
+        // Upstream's 3 minutes (`xe_pcode_ready`): 24 queries, pauses 10, 20, 40 us ... 41.9 s,
+        // 83.9 s of sleep in all (`slept` runs ahead of the real sleep by twice).
+        assert_eq!(
+            schedule(Delta::from_secs(180)),
+            (24, [10, 20, 40], 10 << 22, 83_886_070)
+        );
+        // The scenarios' 300 ms: 14 queries, the last pause 41 ms.
+        assert_eq!(
+            schedule(Delta::from_millis(300)),
+            (14, [10, 20, 40], 10 << 12, 81_910)
+        );
+        // A budget below the first step still asks once.
+        assert_eq!(schedule(Delta::from_micros(5)), (1, [0, 0, 0], 0, 0));
     }
 
     #[test]

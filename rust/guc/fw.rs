@@ -103,8 +103,6 @@ pub(crate) enum CssError {
     NoKey,
     /// The file ends before header + uCode + key.
     Truncated { len: usize, needed: usize },
-    /// The file is longer than everything the header accounts for.
-    Oversized { len: usize, expected: usize },
     /// Private data size beyond any plausible release.
     PrivateData { bytes: u32 },
     /// Release older than [`MIN_RELEASE`] or of another major version.
@@ -143,11 +141,6 @@ impl fmt::Display for CssError {
                 "file is {} bytes, header + uCode + RSA key need {}",
                 len,
                 needed
-            )),
-            Self::Oversized { len, expected } => f.write_fmt(fmt!(
-                "file is {} bytes, the header accounts for {}",
-                len,
-                expected
             )),
             Self::PrivateData { bytes } => {
                 f.write_fmt(fmt!("private data size {:#x} is implausible", bytes))
@@ -230,15 +223,10 @@ impl CssInfo {
                 needed,
             });
         }
-        // Modulus and exponent may be missing (the real 70.53.0 blob stops after the key),
-        // but nothing may follow them.
-        let expected = needed + (modulus_dw as usize + exponent_dw as usize) * 4;
-        if file.len() > expected {
-            return Err(CssError::Oversized {
-                len: file.len(),
-                expected,
-            });
-        }
+        // Bytes past header + uCode + key (modulus, exponent, padding) are never read: upstream
+        // refuses only a file shorter than what the header accounts for and takes a longer one
+        // (`xe_uc_fw.c` `parse_css_header`: "invalid size" only when `fw_size < size`), so a
+        // padded or re-packaged blob loads here too.
         if hdr.private_data_size > MAX_PRIVATE_DATA {
             return Err(CssError::PrivateData {
                 bytes: hdr.private_data_size,
@@ -361,15 +349,15 @@ mod tests {
             CssInfo::parse(&good[..100]).err(),
             Some(CssError::NoHeader { len: 100 })
         ));
-        // Modulus and exponent present: still fine; one more dword is not.
+        // Modulus and exponent present, then trailing padding: upstream loads both, and what
+        // the parser reports does not change with the padding.
+        let base = CssInfo::parse(&good).ok();
+        assert!(base.is_some());
         let mut full = image(|_| {});
         let _ = full.extend_from_slice(&[0; 97 * 4], GFP_KERNEL);
-        assert!(CssInfo::parse(&full).is_ok());
-        let _ = full.extend_from_slice(&[0; 4], GFP_KERNEL);
-        assert!(matches!(
-            CssInfo::parse(&full).err(),
-            Some(CssError::Oversized { .. })
-        ));
+        assert_eq!(CssInfo::parse(&full).ok(), base);
+        let _ = full.extend_from_slice(&[0xa5; 13], GFP_KERNEL);
+        assert_eq!(CssInfo::parse(&full).ok(), base);
     }
 
     #[test]

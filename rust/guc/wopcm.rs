@@ -4,8 +4,10 @@
 //!
 //! The PRM asks for the WOPCM base and size to be programmed before the DMA (seed 000, lines
 //! 1105-1140); the sizes and the layout are upstream's (`xe_wopcm.c`, without HuC). Both
-//! registers latch until a device reset, so a reload may find them locked and must accept
-//! them if the firmware fits.
+//! registers latch until a device reset, so a reload (or firmware that set them first) may find
+//! them locked; they are accepted if the firmware fits and the region lies inside the largest
+//! WOPCM upstream allows for locked values (8 MiB, `xe_wopcm.c` `max_wopcm_size`), not only the
+//! 4 MiB the driver programs itself.
 
 use kernel::prelude::*;
 
@@ -20,6 +22,21 @@ const WOPCM_RESERVED: u32 = 16 << 10;
 const WOPCM_HW_CTX_RESERVED: u32 = 36 << 10;
 const GUC_WOPCM_RESERVED: u32 = 16 << 10;
 const GUC_WOPCM_STACK_RESERVED: u32 = 8 << 10;
+/// The WOPCM size upstream checks already-locked values against (`xe_wopcm.c`
+/// `max_wopcm_size`: `SZ_8M` for every platform but Nova Lake-P; `xe_wopcm_init` uses it in
+/// place of `xe_wopcm_size` when `__wopcm_regs_locked` says BIOS/IFWI or an earlier load
+/// programmed them).
+const LOCKED_WOPCM_MAX: u32 = 8 << 20;
+
+/// Whether locked values (`base`, `size`, bytes) suit a firmware needing `need` bytes of GuC
+/// WOPCM, by upstream's rules for them (`xe_wopcm.c` `__check_layout` against
+/// [`LOCKED_WOPCM_MAX`], no HuC): the region ends below the hardware-context reservation at the
+/// top, holds the firmware with its reservations, and starts above the reserved first 16 KiB.
+/// Any context.
+fn locked_layout_fits(base: u32, size: u32, need: u32) -> bool {
+    let top = LOCKED_WOPCM_MAX - WOPCM_HW_CTX_RESERVED;
+    base < top && size <= top - base && size >= need && base >= WOPCM_RESERVED
+}
 
 /// The GuC's WOPCM partition as it runs with it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -88,13 +105,10 @@ pub(super) fn setup(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>, css: &CssInfo) -> 
         let (cur_base, cur_size) = (off_reg.offset().get() << 14, size_reg.size().get() << 12);
         // CAST: `layout` above proved the image size fits in u32.
         let need = css.dma_bytes() as u32 + GUC_WOPCM_RESERVED + GUC_WOPCM_STACK_RESERVED;
-        let fits = size_reg.locked()
-            && off_reg.valid()
-            && cur_base >= WOPCM_RESERVED
-            && cur_base
-                .checked_add(cur_size)
-                .is_some_and(|end| end <= WOPCM_SIZE - WOPCM_HW_CTX_RESERVED)
-            && cur_size >= need;
+        // Both must be set (`__wopcm_regs_locked`); one alone is a half-programmed pair the
+        // driver can neither use nor rewrite.
+        let fits =
+            size_reg.locked() && off_reg.valid() && locked_layout_fits(cur_base, cur_size, need);
         if !fits {
             dev_err!(
                 gt.dev,
@@ -137,4 +151,29 @@ pub(super) fn setup(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>, css: &CssInfo) -> 
         size,
         locked: false,
     })
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_wopcm)]
+mod tests {
+    use super::*;
+
+    const NEED: u32 = 400 << 10;
+
+    #[test]
+    fn locked_layout_follows_upstream_8m_limit() {
+        // What the driver programs itself.
+        assert!(locked_layout_fits(0x4000, 0x3f_3000, NEED));
+        // Between 4 and 8 MiB: upstream accepts, the old 4 MiB check refused.
+        assert!(locked_layout_fits(0x4000, 0x5f_0000, NEED));
+        // Up to the hardware-context reservation below 8 MiB, not one page more.
+        assert!(locked_layout_fits(0x4000, 0x7f_7000 - 0x4000, NEED));
+        assert!(!locked_layout_fits(0x4000, 0x7f_8000 - 0x4000, NEED));
+        // Too small, inside the reserved first 16 KiB, base past the top.
+        assert!(!locked_layout_fits(0x4000, 0x1_0000, NEED));
+        assert!(!locked_layout_fits(0x0, 0x3f_3000, NEED));
+        assert!(!locked_layout_fits(0x7f_8000, 0x1000, 0));
+        // No overflow with hostile values.
+        assert!(!locked_layout_fits(0x4000, u32::MAX & !0xfff, NEED));
+    }
 }

@@ -44,7 +44,7 @@ use kernel::{
     prelude::*,
     sync::{
         atomic::{Atomic, Relaxed},
-        barrier::{dma_mb, Full, Read},
+        barrier::{dma_mb, mb, Full, Read, Write},
         Arc, CondVar, CondVarTimeoutResult, Mutex, SpinLock,
     },
     time::{delay::fsleep, msecs_to_jiffies, Delta, Instant, Monotonic},
@@ -522,6 +522,14 @@ impl Channel {
     /// Makes what was written visible: the descriptor tail, then the doorbell.
     fn publish(&self, g: &Inner, io: &CtIo<'_>) -> Result {
         let rings = g.rings.ok_or(ENODEV)?;
+        // The ring and its descriptor sit in local memory behind the write-combining LMEM BAR:
+        // without a write barrier the CPU may post the tail before the message words, and the
+        // GuC would read a message that is not there yet. Upstream orders them the same way
+        // (`xe_guc_ct.c` `h2g_write` calls `xe_device_wmb` between the message and the
+        // descriptor update; i915 `intel_guc_ct.c` `ct_write` calls `intel_guc_write_barrier`).
+        // Both also post an MMIO write after the barrier on local memory (xe: 0 to
+        // VF_CAP_REG, i915: 0 to SOFT_SCRATCH(0)); not done here, see Documentation/ct.rst.
+        mb(Write);
         io.lmem
             .write32(desc_at(rings.h2g_desc, DESC_TAIL), g.h2g_tail)?;
         io.gt.write_aon(GUC_HOST_INTERRUPT::zeroed());

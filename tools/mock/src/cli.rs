@@ -390,6 +390,11 @@ pub struct Options {
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub pcode_init_delay_ms: u64,
 
+    /// Time from the last device reset during which another agent's PCODE
+    /// command holds the mailbox (PCODE_MAILBOX reads READY set).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub pcode_busy_ms: u64,
+
     /// Present as a virtual function (VF_CAP_REG.VF_CAP = 1).
     #[arg(long)]
     pub vf: bool,
@@ -545,6 +550,7 @@ impl Options {
             lmem_size_gib: 16,
             lmem_init_delay_ms: 0,
             pcode_init_delay_ms: 0,
+            pcode_busy_ms: 0,
             vf: false,
             fw_ack_delay_us: 20,
             fuse_preset: FusePreset::AtsM150,

@@ -1231,6 +1231,7 @@ fn reg_params(o: &Options, fw: Option<Arc<FwFile>>) -> RegParams {
         vf: o.vf,
         lmem_init_delay: std::time::Duration::from_millis(o.lmem_init_delay_ms),
         pcode_init_delay: std::time::Duration::from_millis(o.pcode_init_delay_ms),
+        pcode_busy: std::time::Duration::from_millis(o.pcode_busy_ms),
         lmem_never_init: o.has_fault(Fault::LmemNeverInit),
         pcode_never_init: o.has_fault(Fault::PcodeNeverInit),
         pcode_stuck: o.has_fault(Fault::PcodeStuck),

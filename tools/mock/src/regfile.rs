@@ -91,6 +91,9 @@ pub struct RegParams {
     pub lmem_init_delay: Duration,
     /// Time from reset until PCODE reports init complete.
     pub pcode_init_delay: Duration,
+    /// Time from reset during which another agent's PCODE command holds the
+    /// mailbox busy (`--pcode-busy-ms`).
+    pub pcode_busy: Duration,
     /// Fault `lmem-never-init`.
     pub lmem_never_init: bool,
     /// Fault `pcode-never-init`.
@@ -640,7 +643,7 @@ impl RegisterFile {
         let v = match offset {
             gu_cntl::OFFSET => self.gunit.read_gu_cntl(now),
             gu_debug::OFFSET => self.gunit.read_gu_debug(),
-            pcode_mailbox::OFFSET => self.pcode.mailbox(),
+            pcode_mailbox::OFFSET => self.pcode.read_mailbox(now, rec),
             pcode_data0::OFFSET => self.pcode.data0(),
             pcode_data1::OFFSET => self.pcode.data1(),
             vf_cap_reg::OFFSET => self.straps.vf_cap_reg(),
@@ -734,11 +737,11 @@ impl RegisterFile {
                 Effect::None
             }
             pcode_data0::OFFSET => {
-                self.pcode.write_data(0, value, rec);
+                self.pcode.write_data(0, value, now, rec);
                 Effect::None
             }
             pcode_data1::OFFSET => {
-                self.pcode.write_data(1, value, rec);
+                self.pcode.write_data(1, value, now, rec);
                 Effect::None
             }
             vf_cap_reg::OFFSET | sg_tile_addr_range::OFFSET => {
@@ -784,6 +787,7 @@ pub(crate) mod tests {
             vf: false,
             lmem_init_delay: Duration::ZERO,
             pcode_init_delay: Duration::ZERO,
+            pcode_busy: Duration::ZERO,
             lmem_never_init: false,
             pcode_never_init: false,
             pcode_stuck: false,

@@ -293,6 +293,8 @@ pub struct Summary {
     pub driver_flrs: u64,
     /// PCODE mailbox commands executed.
     pub pcode_commands: u64,
+    /// `PCODE_MAILBOX` reads answered busy (READY held by `--pcode-busy-ms`).
+    pub pcode_busy_replies: u64,
     /// Forcewake wakes (acknowledge 0 -> 1) per domain.
     pub fw_wakes: BTreeMap<String, u64>,
     /// Forcewake request register writes per domain.
@@ -538,6 +540,7 @@ impl Counters {
             }
             Event::GgttTlbInvalidate { .. } => s.tlb_invalidations += 1,
             Event::Pcode { .. } => s.pcode_commands += 1,
+            Event::PcodeBusy { .. } => s.pcode_busy_replies += 1,
             Event::ConfigWrite { .. } => s.config_writes += 1,
             Event::IrqRaise {
                 source, outcome, ..
@@ -1151,6 +1154,7 @@ mod tests {
                 "reg_writes": {"PCODE_DATA0": 1, "PCODE_DATA1": 1},
                 "irqs": 1, "irqs_dropped": 0, "dma_maps": 1, "dma_unmaps": 0,
                 "resets": 0, "driver_flrs": 1, "pcode_commands": 0,
+                "pcode_busy_replies": 0,
                 "fw_wakes": {"gt": 1}, "fw_requests": {"gt": 1},
                 "sleeping_accesses": 1, "terminated_reads": 1,
                 "mcr_unicast_values": {"FF_MODE@3,0": 0x31},

@@ -331,6 +331,12 @@ pub enum Event {
         /// Reply in PCODE_DATA1.
         data1: Hex,
     },
+    /// `PCODE_MAILBOX` was read while another agent's command held READY
+    /// (`--pcode-busy-ms`): the host saw the mailbox busy.
+    PcodeBusy {
+        /// The word the read returned.
+        mailbox: Hex,
+    },
     /// A forcewake request register was written (also without effect).
     FwRequest {
         /// Domain name (`gt`, `render`, `vdbox0`, ...).

@@ -19,6 +19,15 @@
 //! With `pcode-init-error`, the init-status command completes with
 //! `PCODE_ILLEGAL_DATA` (0x3), data unchanged, every time.
 //!
+//! With `--pcode-busy-ms N`, for N ms after each reset another agent's
+//! command holds the mailbox: `PCODE_MAILBOX` reads `READY` with command 0,
+//! each such read is recorded (`pcode_busy_replies`), and host writes are
+//! refused as below. xe treats a READY it did not set as "busy" and asks
+//! again later (`xe_pcode.c` `__pcode_mailbox_rw` returns -EAGAIN,
+//! `pcode_try_request` retries). [MODEL] Which agent, and the word it
+//! leaves in the mailbox, are not documented anywhere we can read; command 0
+//! and no parameters is the plainest choice and the host must not care.
+//!
 //! With `pcode-stuck`, READY never clears. Writing any mailbox register
 //! while READY is set breaks the protocol (upstream returns -EAGAIN rather
 //! than do it): the write is ignored and recorded as `pcode_busy_write`.
@@ -53,6 +62,8 @@ pub struct Pcode {
     never_init: bool,
     stuck: bool,
     init_error: bool,
+    /// How long after reset another agent holds the mailbox.
+    busy_for: Duration,
     /// When PCODE (re)started initialising.
     epoch: Duration,
     mailbox: u32,
@@ -73,6 +84,7 @@ impl Pcode {
             never_init: p.pcode_never_init,
             stuck: p.pcode_stuck,
             init_error: p.pcode_init_error,
+            busy_for: p.pcode_busy,
             epoch: now,
             mailbox: 0,
             data: [0; 2],
@@ -86,8 +98,20 @@ impl Pcode {
         self.data = [0; 2];
     }
 
-    /// `PCODE_MAILBOX`.
-    pub fn mailbox(&self) -> u32 {
+    /// Whether another agent's command holds the mailbox at `now`.
+    fn foreign_busy(&self, now: Duration) -> bool {
+        now < self.epoch.saturating_add(self.busy_for)
+    }
+
+    /// `PCODE_MAILBOX` read.
+    pub fn read_mailbox(&self, now: Duration, rec: &mut Recorder) -> u32 {
+        if self.foreign_busy(now) {
+            let word = pcode_mailbox::READY.mask32();
+            rec.emit(Event::PcodeBusy {
+                mailbox: Hex(word.into()),
+            });
+            return word;
+        }
         self.mailbox
     }
 
@@ -106,8 +130,8 @@ impl Pcode {
     }
 
     /// `PCODE_DATA0` (`index` 0) or `PCODE_DATA1` (1) write.
-    pub fn write_data(&mut self, index: usize, value: u32, rec: &mut Recorder) {
-        if self.busy() {
+    pub fn write_data(&mut self, index: usize, value: u32, now: Duration, rec: &mut Recorder) {
+        if self.busy() || self.foreign_busy(now) {
             rec.violation(
                 "pcode_busy_write",
                 format!("PCODE_DATA{index} written while PCODE_MAILBOX.READY is set"),
@@ -122,7 +146,7 @@ impl Pcode {
     /// `PCODE_MAILBOX` write: stores the word, and runs the command if READY
     /// is set in it.
     pub fn write_mailbox(&mut self, value: u32, now: Duration, rec: &mut Recorder) {
-        if self.busy() {
+        if self.busy() || self.foreign_busy(now) {
             rec.violation(
                 "pcode_busy_write",
                 format!("PCODE_MAILBOX written with {value:#x} while READY is set"),
@@ -320,5 +344,31 @@ mod tests {
         // Only a reset frees the mailbox.
         rf.reset(clock.now(), &mut rec);
         assert_eq!(rf.read(MAILBOX, &mut rec), Some(0));
+    }
+
+    #[test]
+    fn busy_window_reads_ready_counts_and_then_frees() {
+        let mut p = params();
+        p.pcode_busy = Duration::from_millis(30);
+        let (mut rf, mut rec, clock) = setup(p);
+        // Inside the window: READY read back, every read counted, writes refused.
+        assert_eq!(rf.read(MAILBOX, &mut rec), Some(READY));
+        clock.advance_ms(29);
+        assert_eq!(rf.read(MAILBOX, &mut rec), Some(READY));
+        rf.write(DATA0, 7, &mut rec);
+        rf.write(MAILBOX, READY | 0x7E, &mut rec);
+        assert_eq!(rf.read(DATA0, &mut rec), Some(0), "write refused");
+        let s = rec.summary(false);
+        assert_eq!(s.pcode_busy_replies, 2, "MAILBOX reads only");
+        assert_eq!(s.violation_kinds.get("pcode_busy_write"), Some(&2));
+        assert_eq!(s.pcode_commands, 0);
+        // After it: an ordinary idle mailbox, no more busy replies.
+        clock.advance_ms(1);
+        assert_eq!(request(&mut rf, &mut rec, 0x7E, 0), (0, 1, 0));
+        assert_eq!(rec.summary(false).pcode_busy_replies, 2);
+        // A reset starts the window again.
+        rf.reset(clock.now(), &mut rec);
+        assert_eq!(rf.read(MAILBOX, &mut rec), Some(READY));
+        assert_eq!(rec.summary(false).pcode_busy_replies, 3);
     }
 }
