@@ -450,6 +450,50 @@ impl Mcr {
     }
 }
 
+impl Mcr {
+    /// [`Mcr::write_multicast`] for a register known by offset only (the workaround table,
+    /// `gt::wa`, whose registers are data). Context: process or atomic; takes the steering lock.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` (logged) if `offset` is not multicast, `EACCES` if the domain is not held.
+    pub(crate) fn write_multicast_at(
+        &self,
+        gt: &Gt<'_>,
+        fw: &FwGuard<'_>,
+        offset: u32,
+        value: u32,
+    ) -> Result {
+        if steering_of(offset).is_none() {
+            return Err(refuse(gt, "multicast write", "a table register", fmt!("{:#x} is not multicast", offset)));
+        }
+        let _topo = self.state.lock();
+        gt.check_held(offset as usize, true, fw.mask())?;
+        gt.bar.write32_at(offset as usize, value)
+    }
+
+    /// [`Mcr::read_any`] for a register known by offset only. Context: process or atomic;
+    /// takes the steering lock.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` (logged) if `offset` is not multicast or no instance of its group exists,
+    /// `EACCES` if the domain is not held.
+    pub(crate) fn read_any_at(&self, gt: &Gt<'_>, fw: &FwGuard<'_>, offset: u32) -> Result<u32> {
+        let Some(steering) = steering_of(offset) else {
+            return Err(refuse(gt, "read", "a table register", fmt!("{:#x} is not multicast", offset)));
+        };
+        let topo = self.state.lock();
+        let target = default_target(steering, &topo)
+            .ok_or_else(|| refuse(gt, "read", "a table register", fmt!("no instance of the group exists")))?;
+        if matches!(steering.selector(), Selector::Main) {
+            Selector::Main.write(gt.bar, true, target)?;
+        }
+        gt.check_held(offset as usize, false, fw.mask())?;
+        gt.bar.read32_at(offset as usize)
+    }
+}
+
 /// Refuses a unicast access to GAM or to an instance that does not exist.
 fn check_unicast(
     gt: &Gt<'_>,
