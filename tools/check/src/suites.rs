@@ -11,6 +11,7 @@ mod style;
 mod tools;
 mod upstream_abi;
 pub(crate) mod vm;
+mod wa_table;
 mod xe_diff;
 pub(crate) mod xe_probe;
 
@@ -95,6 +96,13 @@ pub const SUITES: &[Suite] = &[
         lane: Lane::Plain,
         title: "forcewake and steering tables: seed, driver, upstream i915",
         run: fwtable::run,
+        list: None,
+    },
+    Suite {
+        name: "wa-table",
+        lane: Lane::Plain,
+        title: "workaround, tuning, MOCS and PAT table against upstream xe's sources",
+        run: wa_table::run,
         list: None,
     },
     Suite {
