@@ -465,7 +465,12 @@ impl Mcr {
         value: u32,
     ) -> Result {
         if steering_of(offset).is_none() {
-            return Err(refuse(gt, "multicast write", "a table register", fmt!("{:#x} is not multicast", offset)));
+            return Err(refuse(
+                gt,
+                "multicast write",
+                "a table register",
+                fmt!("{:#x} is not multicast", offset),
+            ));
         }
         let _topo = self.state.lock();
         gt.check_held(offset as usize, true, fw.mask())?;
@@ -481,11 +486,22 @@ impl Mcr {
     /// `EACCES` if the domain is not held.
     pub(crate) fn read_any_at(&self, gt: &Gt<'_>, fw: &FwGuard<'_>, offset: u32) -> Result<u32> {
         let Some(steering) = steering_of(offset) else {
-            return Err(refuse(gt, "read", "a table register", fmt!("{:#x} is not multicast", offset)));
+            return Err(refuse(
+                gt,
+                "read",
+                "a table register",
+                fmt!("{:#x} is not multicast", offset),
+            ));
         };
         let topo = self.state.lock();
-        let target = default_target(steering, &topo)
-            .ok_or_else(|| refuse(gt, "read", "a table register", fmt!("no instance of the group exists")))?;
+        let target = default_target(steering, &topo).ok_or_else(|| {
+            refuse(
+                gt,
+                "read",
+                "a table register",
+                fmt!("no instance of the group exists"),
+            )
+        })?;
         if matches!(steering.selector(), Selector::Main) {
             Selector::Main.write(gt.bar, true, target)?;
         }

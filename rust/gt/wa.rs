@@ -250,7 +250,10 @@ fn targets(e: &Entry, present: &Present, mut f: impl FnMut(u32, Domain, Option<&
             }
         }
         Scope::VcsEven | Scope::EachEngine => {
-            for g in ENGINES.iter().filter(|g| g.present(present) && e.owned_by(g)) {
+            for g in ENGINES
+                .iter()
+                .filter(|g| g.present(present) && e.owned_by(g))
+            {
                 f(g.mmio_base + e.offset, g.domain, Some(g))
             }
         }
@@ -378,7 +381,10 @@ pub(crate) struct SaveRestore {
 /// `ENOMEM`.
 #[cfg_attr(
     not(xehpg_kunit),
-    expect(dead_code, reason = "for the GuC ADS save/restore list, another engineer's work")
+    expect(
+        dead_code,
+        reason = "for the GuC ADS save/restore list, another engineer's work"
+    )
 )]
 pub(crate) fn save_restore(e: &Engine, die: Die) -> Result<KVec<SaveRestore>> {
     let mut out: KVec<SaveRestore> = KVec::new();
