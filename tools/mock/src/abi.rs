@@ -401,8 +401,22 @@ pub mod bootrom {
 pub mod ctl {
     /// `GUC_CTL_LOG_PARAMS`.
     pub const LOG_PARAMS: u32 = 0;
+    /// `GUC_CTL_WA`: workaround bits.
+    pub const WA: u32 = 1;
+    /// `GUC_CTL_FEATURE`: feature bits.
+    pub const FEATURE: u32 = 2;
     /// `GUC_CTL_ADS`.
     pub const ADS: u32 = 4;
+    /// `GUC_WA_DUAL_QUEUE` of `GUC_CTL_WA`.
+    pub const WA_DUAL_QUEUE: u32 = 1 << 11;
+    /// `GUC_WA_PRE_PARSER` of `GUC_CTL_WA`.
+    pub const WA_PRE_PARSER: u32 = 1 << 14;
+    /// `GUC_WA_CONTEXT_ISOLATION` of `GUC_CTL_WA`.
+    pub const WA_CONTEXT_ISOLATION: u32 = 1 << 15;
+    /// `GUC_WA_HOLD_CCS_SWITCHOUT` of `GUC_CTL_WA`.
+    pub const WA_HOLD_CCS_SWITCHOUT: u32 = 1 << 17;
+    /// `GUC_CTL_ENABLE_LITE_RESTORE` of `GUC_CTL_FEATURE`.
+    pub const FEATURE_LITE_RESTORE: u32 = 1 << 4;
     /// `GUC_CTL_DEVID`.
     pub const DEVID: u32 = 5;
     /// `GUC_CTL_MAX_DWORDS`: parameters the GuC reads.
@@ -429,6 +443,39 @@ pub mod ads {
     pub const GT_SYSTEM_INFO: usize = 4104;
     /// `private_data`: GGTT address of the GuC's private data.
     pub const PRIVATE_DATA: usize = 4244;
+    /// `reg_state_list[GUC_MAX_ENGINE_CLASSES][GUC_MAX_INSTANCES_PER_CLASS]`:
+    /// 8-byte `struct guc_mmio_reg_set` {address, u16 count, u16 reserved}
+    /// per (GuC class, physical instance), at offset 0
+    /// (`abi/guc_capture_abi.h`).
+    pub const REG_STATE_LIST: usize = 0;
+    /// Bytes of one `struct guc_mmio_reg_set`.
+    pub const REG_SET_BYTES: usize = 8;
+    /// Bytes of one `struct guc_mmio_reg` {offset, value, flags, mask}
+    /// (`abi/guc_capture_abi.h`): the list entries the set points at.
+    pub const REG_BYTES: usize = 16;
+    /// `golden_context_lrca[GUC_MAX_ENGINE_CLASSES]`.
+    pub const GOLDEN_CONTEXT_LRCA: usize = 4116;
+    /// `eng_state_size[GUC_MAX_ENGINE_CLASSES]`.
+    pub const ENG_STATE_SIZE: usize = 4180;
+    /// `capture_instance[GUC_CAPTURE_LIST_INDEX_MAX][GUC_MAX_ENGINE_CLASSES]`
+    /// (`GUC_CAPTURE_LIST_INDEX_MAX` is 2, PF and VF, `abi/guc_capture_abi.h`).
+    pub const CAPTURE_INSTANCE: usize = 4252;
+    /// `capture_class[GUC_CAPTURE_LIST_INDEX_MAX][GUC_MAX_ENGINE_CLASSES]`.
+    pub const CAPTURE_CLASS: usize = 4380;
+    /// `capture_global[GUC_CAPTURE_LIST_INDEX_MAX]`.
+    pub const CAPTURE_GLOBAL: usize = 4508;
+    /// `wa_klv_addr_lo`, then `wa_klv_addr_hi`.
+    pub const WA_KLV_ADDR_LO: usize = 4516;
+    /// `wa_klv_addr_hi`.
+    pub const WA_KLV_ADDR_HI: usize = 4520;
+    /// `wa_klv_size`: bytes of KLVs at the address.
+    pub const WA_KLV_SIZE: usize = 4524;
+    /// `GUC_MAX_ENGINE_CLASSES` (`abi/guc_scheduler_abi.h`).
+    pub const CLASSES: usize = 16;
+    /// `GUC_MAX_INSTANCES_PER_CLASS` (`abi/guc_scheduler_abi.h`).
+    pub const INSTANCES: usize = 32;
+    /// `GUC_CAPTURE_LIST_INDEX_MAX` (`abi/guc_capture_abi.h`).
+    pub const CAPTURE_OWNERS: usize = 2;
 }
 
 /// `struct guc_policies` (`xe_guc_fwif.h`).
@@ -443,6 +490,14 @@ pub mod policies {
 pub mod gt_system_info {
     /// `sizeof(struct guc_gt_system_info)`.
     pub const SIZE: usize = 640;
+    /// `u8 mapping_table[16][32]`: entry [GuC class][logical instance] is
+    /// the physical instance; unused entries are
+    /// `GUC_MAX_INSTANCES_PER_CLASS` (32) (`xe_guc_ads.c`
+    /// `guc_mapping_table_init`, `guc_mapping_table_init_invalid`).
+    pub const MAPPING_TABLE: usize = 0;
+    /// `u32 engine_enabled_masks[16]`: bit n = physical instance n of the
+    /// class is enabled (`xe_guc_ads.c` `fill_engine_enable_masks`).
+    pub const ENGINE_ENABLED_MASKS: usize = 512;
 }
 
 #[cfg(test)]

@@ -233,6 +233,7 @@ impl RegisterFile {
         self.guc.take_resets();
         self.intc.reset();
         self.engines.reset_device(rec);
+        self.engines.set_render_regs(0, 0);
         self.flush_irq_events(rec);
     }
 
@@ -266,6 +267,14 @@ impl RegisterFile {
         self.schedule_guc(rec, bus);
     }
 
+    /// The engines follow `RCU_MODE` / `CCS_MODE` (a CCS runs only with
+    /// `RCU_MODE_CCS_ENABLE`, [`engine::Engine::guc_blocker`]).
+    fn sync_render_regs(&mut self) {
+        let rcu = self.tuning.read(regs::tuning::RCU_MODE.offset).unwrap_or(0);
+        let ccs = self.tuning.read(regs::tuning::CCS_MODE.offset).unwrap_or(0);
+        self.engines.set_render_regs(rcu, ccs);
+    }
+
     /// Lets the GuC's scheduler look at the engines ([`guc::Guc::schedule`]:
     /// Loads, hang detection, its G2H events); nothing when it has no
     /// context with work.
@@ -275,6 +284,10 @@ impl RegisterFile {
         }
         let now = rec.now();
         self.guc.schedule(&mut self.engines, now, rec, bus);
+        // A GuC engine reset may have put RCU_MODE / CCS_MODE back to 0.
+        let (rcu, ccs) = self.engines.render_regs();
+        self.tuning.set(regs::tuning::RCU_MODE.offset, rcu);
+        self.tuning.set(regs::tuning::CCS_MODE.offset, ccs);
         self.drain_engines(rec);
         self.drain_guc(rec);
         self.check_isolation(rec, bus);
@@ -704,6 +717,7 @@ impl RegisterFile {
             return Some(Effect::None);
         }
         if self.tuning.write(offset, value).is_some() {
+            self.sync_render_regs();
             return Some(Effect::None);
         }
         if self.fuses.write(offset, value, rec).is_some()
@@ -765,6 +779,7 @@ impl RegisterFile {
             self.guc.take_resets();
             self.intc.reset();
             self.engines.reset_device(rec);
+            self.engines.set_render_regs(0, 0);
             self.vf_regs.reset_all();
             self.flush_irq_events(rec);
         }

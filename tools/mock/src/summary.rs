@@ -196,6 +196,16 @@ pub struct GucSubmitSummary {
     /// them found it disabled or banned). Not counted in `sched`.
     #[serde(default)]
     pub doorbell_rings: u64,
+    /// `REGISTER_CONTEXT`s refused because the (logical, through the ADS
+    /// mapping table) engine is not enabled in the ADS masks (also in
+    /// `refused`).
+    #[serde(default)]
+    pub refused_engine_disabled: u64,
+    /// `REGISTER_CONTEXT`s refused because the boot words lacked bits the
+    /// part needs (`guc.ads.wa_missing`, `feature_missing`; also in
+    /// `refused`).
+    #[serde(default)]
+    pub refused_boot_words: u64,
     /// Of `doorbell_rings`: the bound context was disabled or banned.
     #[serde(default)]
     pub doorbell_rings_ignored: u64,
@@ -208,6 +218,70 @@ pub struct GucSubmitSummary {
     /// released them).
     #[serde(default)]
     pub doorbells_dropped_at_dereg: u64,
+}
+
+/// What the GuC read from its ADS and boot words at the last boot
+/// ([`crate::regfile::guc::ads`]): the summary's `guc.ads`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdsSummary {
+    /// `engine_enabled_masks` per GuC class name (`render`, `video`,
+    /// `videoenhance`, `blitter`, `compute`); classes with mask 0 absent.
+    pub engine_masks: BTreeMap<String, u64>,
+    /// `mapping_table` per class: the physical instance of logical 0, 1,
+    /// ... up to the first unused entry; classes with none absent.
+    pub mapping: BTreeMap<String, Vec<u64>>,
+    /// `golden_context_lrca` per class (classes with a pointer or a size).
+    pub golden_lrca: BTreeMap<String, Hex>,
+    /// `eng_state_size` per class, bytes.
+    pub golden_size: BTreeMap<String, u64>,
+    /// Save/restore list length per engine (by name; sets with a count).
+    pub save_restore: BTreeMap<String, u64>,
+    /// Capture list pointers that are not 0, by `instance|class.pf|vf.CLASS`
+    /// and `global.pf|vf`.
+    pub capture: BTreeMap<String, Hex>,
+    /// WA KLV buffer GGTT address.
+    pub wa_klv_addr: Hex,
+    /// WA KLV buffer size, bytes.
+    pub wa_klv_size: u64,
+    /// WA KLV keys, in buffer order.
+    pub wa_klv_keys: Vec<String>,
+    /// `GUC_CTL_WA`.
+    pub ctl_wa: Hex,
+    /// `GUC_CTL_FEATURE`.
+    pub ctl_feature: Hex,
+    /// `GUC_CTL_WA` bits this part needs that were not set.
+    pub wa_missing: Hex,
+    /// `GUC_CTL_FEATURE` bits needed that were not set.
+    pub feature_missing: Hex,
+    /// Pointers read later (golden contexts, capture lists) that did not
+    /// translate (each also a `guc_ads_pointer` violation).
+    pub faults: Vec<String>,
+}
+
+/// The GuC's firmware contract: the summary's `guc`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GucSummary {
+    /// The last boot's ADS reading (absent before a boot got that far).
+    #[serde(default)]
+    pub ads: Option<AdsSummary>,
+    /// Boots that got as far as reading the ADS.
+    #[serde(default)]
+    pub ads_reads: u64,
+    /// GuC engine resets after which registers were restored from the
+    /// ADS save/restore list.
+    #[serde(default)]
+    pub engine_resets: u64,
+    /// Registers the GuC restored after its engine resets (summed).
+    #[serde(default)]
+    pub regs_restored: u64,
+    /// Engine registers the GuC's engine resets put back to their reset
+    /// value because no save/restore list named them (summed; by name in
+    /// `regs_lost_by_name`).
+    #[serde(default)]
+    pub regs_lost: u64,
+    /// `regs_lost` by register name.
+    #[serde(default)]
+    pub regs_lost_by_name: BTreeMap<String, u64>,
 }
 
 /// Counters of one engine's command streamer ([`crate::regfile::engine`]).
@@ -244,6 +318,12 @@ pub struct EngineCounters {
     pub errors: u64,
     /// Engine resets.
     pub resets: u64,
+    /// Loads the engine could not run: a GuC Load while the host had not
+    /// set the engine up for GuC submission (`RING_MODE` legacy mode,
+    /// `RING_HWS_PGA` 0), or any Load of a CCS without `RCU_MODE` CCS
+    /// enable. No progress.
+    #[serde(default)]
+    pub loads_blocked: u64,
     /// Rules the driver broke on this engine (also in `violations`).
     pub violations: u64,
 }
@@ -360,6 +440,9 @@ pub struct Summary {
     /// GuC submission.
     #[serde(default)]
     pub guc_submit: GucSubmitSummary,
+    /// The GuC's firmware contract (ADS, boot words, engine resets).
+    #[serde(default)]
+    pub guc: GucSummary,
     /// The GuC's SR-IOV PF model and the isolation checker.
     #[serde(default)]
     pub sriov: sriov::SriovSummary,
@@ -524,6 +607,21 @@ impl Counters {
                 s.guc_running_at_exit = true;
             }
             Event::GucH2g { .. } => s.h2g_requests += 1,
+            Event::GucAds { ads } => {
+                s.guc.ads_reads += 1;
+                s.guc.ads = Some(ads.clone());
+            }
+            Event::GucEngineRestore { restored, lost, .. } => {
+                s.guc.engine_resets += 1;
+                s.guc.regs_restored += *restored;
+                s.guc.regs_lost += lost.len() as u64;
+                for l in lost {
+                    *s.guc.regs_lost_by_name.entry((*l).to_owned()).or_default() += 1;
+                }
+            }
+            Event::EngineBlocked { engine, .. } => {
+                engine_entry(s, engine).loads_blocked += 1;
+            }
             Event::McrUnicastWrite {
                 reg,
                 slice,
@@ -624,6 +722,14 @@ impl Counters {
                 let g = &mut s.guc_submit;
                 g.registered = *registered;
                 match (*action, *result) {
+                    (_, "refused_engine_disabled") => {
+                        g.refused += 1;
+                        g.refused_engine_disabled += 1;
+                    }
+                    (_, "refused_boot_words") => {
+                        g.refused += 1;
+                        g.refused_boot_words += 1;
+                    }
                     (_, "refused" | "refused_switch") => g.refused += 1,
                     ("register", "ok") => g.registrations += 1,
                     ("policies", "ok") => g.policies += 1,
@@ -833,11 +939,13 @@ mod tests {
                 "bcs0": {"loads": 2, "lite_restores": 1, "preemptions": 1,
                          "contexts_completed": 1, "commands": 7, "user_interrupts": 2,
                          "csb_entries": 2, "fills": 2, "fill_bytes": 12288,
-                         "unmodelled_regs": 0, "errors": 0, "resets": 0, "violations": 0},
+                         "unmodelled_regs": 0, "errors": 0, "resets": 0, "violations": 0,
+                         "loads_blocked": 0},
                 "rcs0": {"loads": 0, "lite_restores": 0, "preemptions": 0,
                          "contexts_completed": 0, "commands": 0, "user_interrupts": 0,
                          "csb_entries": 0, "fills": 0, "fill_bytes": 0,
-                         "unmodelled_regs": 1, "errors": 2, "resets": 1, "violations": 1}
+                         "unmodelled_regs": 1, "errors": 2, "resets": 1, "violations": 1,
+                         "loads_blocked": 0}
             })
         );
         assert_eq!(s.violations, 1);
@@ -1161,6 +1269,8 @@ mod tests {
                 "mcr_selector_writes": {"MCR_SELECTOR": 1},
                 "config_reads": 1, "config_writes": 0,
                 "guc_resets": 1, "guc_resets_stuck": 1, "guc_dmas": 1, "guc_loads": 1, "h2g_requests": 1,
+                "guc": {"ads": null, "ads_reads": 0, "engine_resets": 0, "regs_lost": 0,
+                        "regs_lost_by_name": {}, "regs_restored": 0},
                 "h2g_replies": {"busy": 1, "success": 1},
                 "hwconfig_served_bytes": 8, "hwconfig_served_sha256": "cd",
                 "tlb_invalidations": 1, "guc_last_release": "70.53.0",
@@ -1229,7 +1339,8 @@ mod tests {
                 "mode_done_sent": 2, "dereg_done_sent": 1, "refused": 2,
                 "doorbells_armed": 0, "doorbell_allocs": 0, "doorbell_deallocs": 0,
                 "doorbell_rings": 0, "doorbell_rings_ignored": 0, "unarmed_rings": 0,
-                "doorbells_dropped_at_dereg": 0
+                "doorbells_dropped_at_dereg": 0,
+                "refused_engine_disabled": 0, "refused_boot_words": 0
             })
         );
         c.count(&Event::GucSubmitForget { contexts: 1 });

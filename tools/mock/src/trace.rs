@@ -24,7 +24,7 @@ use serde::Serialize;
 use serde::Serializer;
 
 /// A number written as a lower-case hex string with `0x` prefix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(try_from = "String")]
 pub struct Hex(pub u64);
 
@@ -424,6 +424,30 @@ pub enum Event {
         sha256: String,
         /// Bytes copied.
         bytes: u64,
+    },
+    /// The GuC read its ADS and boot words ([`crate::regfile::guc::ads`]).
+    GucAds {
+        /// What it read.
+        ads: crate::summary::AdsSummary,
+    },
+    /// A GuC engine reset: registers restored from the ADS save/restore
+    /// list, and the engine's registers lost (back to their reset value).
+    GucEngineRestore {
+        /// Engine.
+        engine: &'static str,
+        /// Registers restored (those of the list the mock models).
+        restored: u64,
+        /// Registers put back to their reset value.
+        lost: Vec<&'static str>,
+    },
+    /// A Load the engine could not run (no progress).
+    EngineBlocked {
+        /// Engine.
+        engine: &'static str,
+        /// Descriptor's LRCA.
+        lrca: Hex,
+        /// Why: `legacy_mode`, `no_hws_pga`, `ccs_disabled`.
+        reason: &'static str,
     },
     /// The GuC took an MMIO request.
     GucH2g {

@@ -88,6 +88,7 @@ use super::intc::Source;
 use super::tuning::masked;
 use super::Fuses;
 use crate::recorder::Recorder;
+use crate::regs;
 use crate::trace::Event;
 use crate::trace::Hex;
 
@@ -535,6 +536,9 @@ pub struct Engine {
     /// Context-status entries for the GuC (its CSB read port, seed 000
     /// L1247-1279), not yet taken ([`Engines::take_guc_status`]).
     guc_csb: Vec<u64>,
+    /// `RCU_MODE.RCU_MODE_CCS_ENABLE` as last set ([`Engines::set_rcu_mode`]):
+    /// a CCS runs nothing without it.
+    ccs_enabled: bool,
 }
 
 /// Who loaded the engine's queue: the host through the ELSP registers, or
@@ -586,6 +590,7 @@ impl Engine {
             csb_lost_next: false,
             submitter: Submitter::Host,
             guc_csb: Vec::new(),
+            ccs_enabled: false,
         }
     }
 
@@ -610,12 +615,58 @@ impl Engine {
     }
 
     /// A Load by the GuC of the single context `desc` (its descriptor, the
-    /// SW context ID chosen by the GuC): as a host Load, but without the
-    /// `RING_MODE` check (the GuC sets the engine up itself, spec "Engines
-    /// under the GuC") and with the status going to the GuC.
-    pub fn guc_load(&mut self, desc: u64, io: &mut Io<'_>) {
+    /// SW context ID chosen by the GuC), with the status going to the GuC.
+    ///
+    /// The GuC writes the ELSQ of an engine the host set up
+    /// ([`Engine::guc_blocker`]); on an engine that is not, the Load is
+    /// traced `engine_blocked`, counted, and nothing runs (false).
+    pub fn guc_load(&mut self, desc: u64, io: &mut Io<'_>) -> bool {
+        if let Some(reason) = self.guc_blocker() {
+            self.blocked(desc, reason, io);
+            return false;
+        }
         self.submitter = Submitter::Guc;
         self.start_queue(VecDeque::from([Element { desc }]), io);
+        true
+    }
+
+    /// Why a GuC Load cannot run here, if it cannot:
+    ///
+    /// - `legacy_mode`: `RING_MODE.GFX_DISABLE_LEGACY_MODE` clear. Seed 004
+    ///   L118: execlists "cannot be used" without it, and under GuC
+    ///   submission the GuC drives the same ELSQ; the host sets it
+    ///   (`xe_hw_engine.c` "Disable engine 'legacy' mode", applied by
+    ///   `xe_hw_engine_enable_ring`; i915 `intel_guc_submission.c`
+    ///   `guc_resume` -> `start_engine`).
+    /// - `no_hws_pga`: `RING_HWS_PGA` 0: the host gives each engine its
+    ///   status page (`xe_hw_engine.c` `xe_hw_engine_enable_ring`; i915
+    ///   `setup_hwsp`). `[MODEL]`: what the CS does with a status page at
+    ///   GGTT 0 is not in the seeds; the stricter reading, no progress.
+    /// - `ccs_disabled`: a CCS while `RCU_MODE.RCU_MODE_CCS_ENABLE` is
+    ///   clear (`xe_hw_engine.c` "Enable CCS Engine(s)", graphics 12.55+;
+    ///   `regs/xe_gt_regs.h` `RCU_MODE` bit 0), either submitter.
+    pub fn guc_blocker(&self) -> Option<&'static str> {
+        if self.ring_mode & DISABLE_LEGACY_MODE == 0 {
+            Some("legacy_mode")
+        } else if self.hws_pga == 0 {
+            Some("no_hws_pga")
+        } else {
+            self.ccs_blocker()
+        }
+    }
+
+    /// `ccs_disabled` for a CCS without `RCU_MODE` CCS enable.
+    fn ccs_blocker(&self) -> Option<&'static str> {
+        (self.def.src.class == Class::Compute && !self.ccs_enabled).then_some("ccs_disabled")
+    }
+
+    /// Traces and counts a Load that cannot run.
+    fn blocked(&mut self, desc: u64, reason: &'static str, io: &mut Io<'_>) {
+        io.rec.emit(Event::EngineBlocked {
+            engine: self.def.name,
+            lrca: Hex(desc & 0xffff_f000),
+            reason,
+        });
     }
 
     /// The register read at `rel`; `None` if none is modelled there.
@@ -841,6 +892,12 @@ impl Engine {
                 "engine_execlists_disabled",
                 "Load while RING_MODE.GFX_DISABLE_LEGACY_MODE is clear; ignored".into(),
             );
+            return;
+        }
+        if let Some(reason) = self.ccs_blocker() {
+            let e = ev("ignored_ccs_disabled");
+            io.rec.emit(e);
+            self.blocked(first.map_or(0, |e| e.desc), reason, io);
             return;
         }
         self.submitter = Submitter::Host;
@@ -1279,7 +1336,23 @@ impl Storage {
 pub struct Engines {
     engines: Vec<Engine>,
     irqs: Vec<(Source, u16)>,
+    render: RenderRegs,
 }
+
+/// The render domain's shared registers the engines depend on
+/// (`regs::tuning`; storage of the register file, mirrored here).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct RenderRegs {
+    /// `RCU_MODE` (0x14800).
+    rcu_mode: u32,
+    /// `CCS_MODE` (0x14804): how compute slices are shared among the CCSs
+    /// (`xe_gt_ccs_mode.c` `__xe_gt_apply_ccs_mode`); recorded, the mock's
+    /// CCSs share nothing.
+    ccs_mode: u32,
+}
+
+/// `RCU_MODE_CCS_ENABLE`, `RCU_MODE` bit 0 (`regs/xe_gt_regs.h`).
+pub const RCU_MODE_CCS_ENABLE: u32 = 1 << 0;
 
 impl Engines {
     /// The engines `fuses` leave, in their reset state.
@@ -1291,6 +1364,7 @@ impl Engines {
                 .map(Engine::new)
                 .collect(),
             irqs: Vec::new(),
+            render: RenderRegs::default(),
         }
     }
 
@@ -1433,8 +1507,7 @@ impl Engines {
             bus,
             irqs: &mut self.irqs,
         };
-        self.engines[i].guc_load(desc, &mut io);
-        true
+        self.engines[i].guc_load(desc, &mut io)
     }
 
     /// The GuC takes the running context off engine `name` (a Load of an
@@ -1454,9 +1527,20 @@ impl Engines {
         e.start_queue(VecDeque::new(), &mut io);
     }
 
-    /// The GuC resets engine `name` (its hang detection): as a `GDRST`
-    /// engine reset, traced with `cause`.
-    pub fn guc_reset(&mut self, name: &str, cause: &'static str, rec: &mut Recorder) {
+    /// The GuC resets engine `name` (its hang detection, a reset storm):
+    /// a `GDRST` engine reset, traced with `cause`, and then the reset
+    /// domain's registers are at their reset value except those in `keep`
+    /// (the engine's ADS save/restore list, MMIO offsets), which the GuC
+    /// saved before and restores after (`xe_guc_ads.c`
+    /// `guc_mmio_regset_write`: the engine's `reg_sr` entries, among them
+    /// `RING_MODE` and, on the first render/compute engine, `RCU_MODE`,
+    /// plus `RING_HWS_PGA`, `RING_IMR` and `CCS_MODE`). Modelled here:
+    /// `RING_HWS_PGA`, `RING_MODE`, `RING_IMR`, `RING_HWSTAM`, `RING_EMR`,
+    /// the engine's storage registers ([`Engine::is_storage`]) and, for the
+    /// render domain (RCS and the CCSs), `RCU_MODE` and `CCS_MODE`. Traced
+    /// `guc_engine_restore` with what was restored and what was lost (a
+    /// register that was not at its reset value and is not listed).
+    pub fn guc_reset(&mut self, name: &str, cause: &'static str, keep: &[u32], rec: &mut Recorder) {
         let mut bus = super::guc::NoBus;
         let Some(i) = self.engines.iter().position(|e| e.def.name == name) else {
             return;
@@ -1466,7 +1550,90 @@ impl Engines {
             bus: &mut bus,
             irqs: &mut self.irqs,
         };
-        self.engines[i].reset(cause, &mut io);
+        let e = &mut self.engines[i];
+        let base = e.def.base;
+        let listed = |rel: u32| keep.contains(&(base + rel));
+        let storage: Vec<(u32, u32)> = keep
+            .iter()
+            .filter_map(|&o| o.checked_sub(base))
+            .filter(|&rel| e.is_storage(rel))
+            .filter_map(|rel| e.read(rel).map(|v| (rel, v)))
+            .collect();
+        e.reset(cause, &mut io);
+        let mut restored = storage.len() as u64;
+        for (rel, v) in storage {
+            e.write_storage(rel, v);
+        }
+        let mut lost = Vec::new();
+        let fresh = Engine::new(e.def);
+        for (rel, slot, reset_value, reg_name) in [
+            (
+                reg::RING_HWS_PGA,
+                &mut e.hws_pga,
+                fresh.hws_pga,
+                "RING_HWS_PGA",
+            ),
+            (
+                reg::RING_MODE,
+                &mut e.ring_mode,
+                fresh.ring_mode,
+                "RING_MODE",
+            ),
+            (reg::RING_IMR, &mut e.imr, fresh.imr, "RING_IMR"),
+            (reg::RING_HWSTAM, &mut e.hwstam, fresh.hwstam, "RING_HWSTAM"),
+            (reg::RING_EMR, &mut e.emr, fresh.emr, "RING_EMR"),
+        ] {
+            if listed(rel) {
+                restored += 1;
+            } else {
+                if *slot != reset_value {
+                    lost.push(reg_name);
+                }
+                *slot = reset_value;
+            }
+        }
+        if e.def.gdrst == GRDOM_RENDER {
+            for (reg, slot) in [
+                (regs::tuning::RCU_MODE, &mut self.render.rcu_mode),
+                (regs::tuning::CCS_MODE, &mut self.render.ccs_mode),
+            ] {
+                if keep.contains(&reg.offset) {
+                    restored += 1;
+                } else {
+                    if *slot != 0 {
+                        lost.push(reg.name);
+                    }
+                    *slot = 0;
+                }
+            }
+            self.apply_render();
+        }
+        rec.emit(Event::GucEngineRestore {
+            engine: self.engines[i].def.name,
+            restored,
+            lost,
+        });
+    }
+
+    /// `RCU_MODE` and `CCS_MODE` as the register file holds them (masked
+    /// writes applied): the engines follow `RCU_MODE_CCS_ENABLE`.
+    pub fn set_render_regs(&mut self, rcu_mode: u32, ccs_mode: u32) {
+        self.render = RenderRegs { rcu_mode, ccs_mode };
+        self.apply_render();
+    }
+
+    /// `RCU_MODE` and `CCS_MODE` after the engines' last change (a GuC
+    /// engine reset may have put them back to 0): the register file takes
+    /// them back.
+    pub fn render_regs(&self) -> (u32, u32) {
+        (self.render.rcu_mode, self.render.ccs_mode)
+    }
+
+    fn apply_render(&mut self) {
+        let on = self.render.rcu_mode & RCU_MODE_CCS_ENABLE != 0;
+        for e in &mut self.engines {
+            e.ccs_enabled = on;
+        }
     }
 
     /// The context-status entries engine `name` reported to the GuC since

@@ -67,6 +67,7 @@
 //! happened after the last boot shows in the summary
 //! (`guc_running_at_exit`).
 
+pub mod ads;
 pub mod boot;
 pub mod css;
 pub mod ct;

@@ -42,6 +42,14 @@ impl Tuning {
         Self::index(offset).and_then(|i| self.values.get(i).copied())
     }
 
+    /// Sets the value at `offset` as hardware does (no mask applied): an
+    /// engine reset putting a register back to its reset value.
+    pub fn set(&mut self, offset: u32, value: u32) {
+        if let Some(slot) = Self::index(offset).and_then(|i| self.values.get_mut(i)) {
+            *slot = value;
+        }
+    }
+
     /// Stores a write; `None` if no tuning register lives at `offset`.
     pub fn write(&mut self, offset: u32, value: u32) -> Option<()> {
         let i = Self::index(offset)?;

@@ -229,7 +229,23 @@ impl H {
         );
         h.w(reg::RING_MI_MODE, STOP_RING << 16);
         h.w(reg::RING_CONTEXT_STATUS_PTR, 0xffff << 16 | 11 << 8 | 11);
+        if name.starts_with("ccs") {
+            h.rcu_ccs_enable(true);
+        }
         h
+    }
+
+    /// `RCU_MODE.RCU_MODE_CCS_ENABLE` (masked) set or cleared, as
+    /// upstream's "Enable CCS Engine(s)" (`xe_hw_engine.c`).
+    fn rcu_ccs_enable(&mut self, on: bool) {
+        let v = RCU_MODE_CCS_ENABLE << 16 | if on { RCU_MODE_CCS_ENABLE } else { 0 };
+        let done = self.rf.write_with(
+            crate::regs::tuning::RCU_MODE.offset,
+            v,
+            &mut self.rec,
+            &mut self.bus,
+        );
+        assert!(done.is_some(), "RCU_MODE is a register");
     }
 
     fn w(&mut self, rel: u32, v: u32) {

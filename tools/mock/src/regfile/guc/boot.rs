@@ -59,6 +59,11 @@
 //!      ADS BO (`xe_guc_ads.c`), but nothing in the seed or the GuC ABI
 //!      requires that, so the mock does not check it.
 //!
+//!    - then the rest of the ADS and the boot words `GUC_CTL_WA` /
+//!      `GUC_CTL_FEATURE` as the firmware consumes them ([`super::ads`]):
+//!      a save/restore list or WA KLV buffer that does not translate or
+//!      parse fails here; the rest is recorded.
+//!
 //!    Each ADS or log failure is `INIT_DATA_INVALID` (0x71, "init data
 //!    invalid") and `guc_init_data_invalid`.
 //! 3. Otherwise the walk `START` (0x01) -> `GDT_DONE` (0x10) -> `IDT_DONE`
@@ -74,6 +79,7 @@ use std::time::Duration;
 use sha2::Digest;
 use sha2::Sha256;
 
+use super::ads::Contract;
 use super::css::Css;
 use super::ggtt::Gtt;
 use super::ggtt::PAGE;
@@ -168,10 +174,25 @@ impl Guc {
             return;
         }
         let step = self.p.boot_time / 6;
-        if let Err(f) = self.check_params(&css, rec, bus) {
-            rec.violation(f.kind, f.detail);
-            self.status.plan([(now + step, running(f.code))]);
-            return;
+        match self.check_params(&css, rec, bus) {
+            Err(f) => {
+                rec.violation(f.kind, f.detail);
+                self.status.plan([(now + step, running(f.code))]);
+                return;
+            }
+            Ok(contract) => {
+                let ads = contract.summary(|class, inst| {
+                    crate::regfile::engine::ENGINES
+                        .iter()
+                        .find(|d| {
+                            super::ct::submit::guc_class(d.src.class) == Some(class)
+                                && u32::from(d.src.instance) == inst
+                        })
+                        .map(|d| d.name)
+                });
+                rec.emit(Event::GucAds { ads });
+                self.ct.submit.contract = contract;
+            }
         }
         let faults = self.p.faults;
         let mut plan: Vec<(Duration, u32)> = Vec::new();
@@ -334,7 +355,7 @@ impl Guc {
         css: &Css,
         rec: &mut Recorder,
         bus: &mut dyn Bus,
-    ) -> Result<(), Failure> {
+    ) -> Result<Contract, Failure> {
         let invalid = |detail: String| {
             fail(
                 abi::ukernel::INIT_DATA_INVALID,
@@ -364,6 +385,11 @@ impl Guc {
             return Err(invalid(format!("GUC_CTL_LOG_PARAMS {log:#x} lacks VALID")));
         }
         let ads_param = self.param(abi::ctl::ADS);
+        let words = (
+            self.param(abi::ctl::WA),
+            self.param(abi::ctl::FEATURE),
+            self.p.device_id,
+        );
         let mut gtt = Gtt::new(bus, &mut self.tlb);
         let log_buf = u64::from(log & abi::ctl::LOG_BUF_ADDR);
         gtt.probe(log_buf, PAGE, "GuC log buffer (GUC_CTL_LOG_PARAMS)", rec)
@@ -386,8 +412,10 @@ impl Guc {
         let sysinfo = field(abi::ads::GT_SYSTEM_INFO);
         // CAST: 640 bytes.
         let sysinfo_len = abi::gt_system_info::SIZE as u64;
-        gtt.probe(sysinfo, sysinfo_len, "ADS gt_system_info", rec)
+        let mut sys = vec![0u8; abi::gt_system_info::SIZE];
+        gtt.read(sysinfo, &mut sys, "ADS gt_system_info", rec)
             .map_err(|f| invalid(f.0))?;
+        debug_assert_eq!(sys.len() as u64, sysinfo_len);
         let private = field(abi::ads::PRIVATE_DATA);
         if private == 0 {
             return Err(invalid("ADS private_data is 0".into()));
@@ -401,7 +429,7 @@ impl Guc {
             )
             .map_err(|f| invalid(f.0))?;
         }
-        Ok(())
+        Contract::read(&mut gtt, &blob, &sys, words, rec).map_err(invalid)
     }
 }
 

@@ -29,6 +29,7 @@ use crate::abi;
 use crate::clock::Clock;
 use crate::clock::ManualClock;
 use crate::power::Domain;
+use crate::regfile::engine::EngineDef;
 use crate::regfile::tests::awake;
 use crate::regfile::tests::params;
 use crate::regfile::RegParams;
@@ -213,9 +214,65 @@ const PRIVATE: u32 = 0x3000;
 /// driver lays them out.
 const BLOB_POLICIES: usize = abi::ads::SIZE;
 
-/// The ADS blob: ADS, policies, system info (the driver's layout), pointers
-/// filled for `ads`.
+/// The ADS blob for the default part's present engines (see
+/// [`ads_blob_bare`]): every present engine enabled and mapped, logical
+/// instance = rank among the class's present engines (`xe_guc_ads.c`
+/// `fill_engine_enable_masks`, `guc_mapping_table_init`).
 pub(crate) fn ads_blob(ads: u64) -> Vec<u8> {
+    let fuses = params().fuses;
+    let present: Vec<&EngineDef> = crate::regfile::engine::ENGINES
+        .iter()
+        .filter(|d| crate::regfile::engine::present(&fuses, d))
+        .collect();
+    let mut b = ads_blob_bare(ads);
+    let sys = BLOB_POLICIES + abi::policies::SIZE;
+    // Save/restore lists after the system info, as upstream's regset
+    // (`guc_mmio_reg_state_init`): per engine RING_HWS_PGA, RING_MODE,
+    // RING_IMR; rcs0 also RCU_MODE (`xe_hw_engine.c` "Enable CCS
+    // Engine(s)" on the first render/compute engine).
+    let mut regset = ADS_BLOB_BYTES;
+    for d in &present {
+        let class = super::ct::submit::guc_class(d.src.class).expect("a GuC class") as usize;
+        let mut regs = vec![d.base + 0x80, d.base + 0x29c, d.base + 0xa8];
+        if d.name == "rcs0" {
+            regs.push(regs::tuning::RCU_MODE.offset);
+        }
+        let set = abi::ads::REG_STATE_LIST
+            + abi::ads::REG_SET_BYTES * (class * abi::ads::INSTANCES + usize::from(d.src.instance));
+        put32(&mut b, set, (ads + regset as u64) as u32);
+        put32(&mut b, set + 4, regs.len() as u32);
+        for r in regs {
+            b.resize(regset + abi::ads::REG_BYTES, 0);
+            put32(&mut b, regset, r);
+            regset += abi::ads::REG_BYTES;
+        }
+    }
+    for d in present {
+        let class = super::ct::submit::guc_class(d.src.class).expect("a GuC class") as usize;
+        let inst = usize::from(d.src.instance);
+        let m = sys + abi::gt_system_info::ENGINE_ENABLED_MASKS + 4 * class;
+        let mask = abi::dword(&b, m).expect("mask") | 1 << inst;
+        put32(&mut b, m, mask);
+        let row = sys + abi::gt_system_info::MAPPING_TABLE + class * abi::ads::INSTANCES;
+        let logical = mask.count_ones() as usize - 1;
+        // CAST: below 32.
+        b[row + logical] = inst as u8;
+    }
+    b
+}
+
+/// Bytes of the blob [`ads_blob`] builds.
+pub(crate) const ADS_BLOB_BYTES: usize =
+    BLOB_POLICIES + abi::policies::SIZE + abi::gt_system_info::SIZE;
+
+/// Byte offset of `gt_system_info` in [`ads_blob`].
+pub(crate) const BLOB_SYSINFO: usize = BLOB_POLICIES + abi::policies::SIZE;
+
+/// The ADS blob as upstream's minimal ADS leaves it
+/// (`xe_guc_ads_populate_minimal`): ADS, policies, system info (the
+/// driver's layout), pointers filled for `ads`, every engine mask 0 and
+/// the mapping table unused (32).
+pub(crate) fn ads_blob_bare(ads: u64) -> Vec<u8> {
     let sys_off = BLOB_POLICIES + abi::policies::SIZE;
     let mut b = vec![0u8; sys_off + abi::gt_system_info::SIZE];
     let pol = ads + BLOB_POLICIES as u64;
@@ -228,8 +285,17 @@ pub(crate) fn ads_blob(ads: u64) -> Vec<u8> {
         (ads + (PRIVATE_GGTT - ADS_GGTT)) as u32,
     );
     put32(&mut b, BLOB_POLICIES + abi::policies::IS_VALID, 1);
+    let table = sys_off + abi::gt_system_info::MAPPING_TABLE;
+    b[table..table + abi::ads::CLASSES * abi::ads::INSTANCES].fill(abi::ads::INSTANCES as u8);
     b
 }
+
+/// `GUC_CTL_WA` upstream writes on ATS-M150 (`xe_guc.c` `guc_ctl_wa_flags`).
+pub(crate) const CTL_WA: u32 =
+    abi::ctl::WA_PRE_PARSER | abi::ctl::WA_HOLD_CCS_SWITCHOUT | abi::ctl::WA_DUAL_QUEUE;
+/// `GUC_CTL_FEATURE`: `GUC_CTL_ENABLE_LITE_RESTORE` and
+/// `GUC_CTL_ENABLE_SLPC` (bit 2) (`guc_ctl_feature_flags`).
+pub(crate) const CTL_FEATURE: u32 = abi::ctl::FEATURE_LITE_RESTORE | 1 << 2;
 
 // ---- the harness -------------------------------------------------------
 
@@ -396,8 +462,8 @@ impl H {
         self.w(scratch(0), 0);
         let p = [
             0x3F7 | LOG_GGTT as u32,
-            0,
-            0,
+            CTL_WA,
+            CTL_FEATURE,
             0x40,
             ((ADS_GGTT >> 12) << 1) as u32,
             0x56C0 << 16 | 0x08,

@@ -163,6 +163,8 @@ use crate::regfile::engine::EngineDef;
 use crate::regfile::engine::Engines;
 use crate::regfile::engine::Io;
 use crate::regfile::engine::Submitter;
+use crate::regfile::engine::GRDOM_RENDER;
+use crate::regfile::guc::ads::Contract;
 use crate::regfile::guc::ggtt::Gtt;
 use crate::regfile::guc::Bus;
 use crate::regfile::guc::Guc;
@@ -196,10 +198,12 @@ const CTX_ID_SHIFT: u32 = 39;
 
 /// The violation kind of a refused submission message.
 const BAD: &str = "guc_submit_bad";
+/// The violation kind of a registration the firmware's contract refuses.
+const CONTRACT: &str = "guc_contract";
 
 /// The GuC engine class of a hardware class (`abi/guc_scheduler_abi.h`
 /// `GUC_*_CLASS`).
-fn guc_class(c: Class) -> Option<u32> {
+pub(crate) fn guc_class(c: Class) -> Option<u32> {
     use abi::sched::*;
     Some(match c {
         Class::Render => RENDER_CLASS,
@@ -301,6 +305,9 @@ pub struct Submit {
     status_entries: u64,
     /// Armed physical doorbells by id.
     doorbells: BTreeMap<u32, Armed>,
+    /// What the GuC read from its ADS and boot words at its last boot
+    /// (nothing before a boot: it schedules nothing).
+    pub contract: Contract,
 }
 
 impl Submit {
@@ -341,8 +348,14 @@ impl Submit {
         self.storm > 0 || !self.running.is_empty() || self.queues.values().any(|q| !q.is_empty())
     }
 
-    /// The present engine a (class, mask) pair names.
-    fn engine_of(&self, class: u32, mask: u32) -> Result<&'static EngineDef, (u32, String)> {
+    /// The present engine a (class, logical mask) pair names: the logical
+    /// instance through the ADS mapping table to a physical one, which the
+    /// ADS masks must enable (module docs, "The ADS and the boot words").
+    fn engine_of(
+        &self,
+        class: u32,
+        mask: u32,
+    ) -> Result<&'static EngineDef, (u32, String, &'static str)> {
         let Some(hw) = [
             Class::Render,
             Class::VideoDecode,
@@ -355,29 +368,63 @@ impl Submit {
             return Err((
                 abi::error::INVALID_ENGINE_ID,
                 format!("engine class {class} is not a GuC class (0..4, GUC_*_CLASS)"),
+                "refused",
             ));
         };
         if mask.count_ones() > 1 {
             return Err((
                 abi::error::NOT_SUPPORTED,
                 format!("submit mask {mask:#x} names several engines (not modelled)"),
+                "refused",
             ));
         }
-        let n = mask.trailing_zeros();
-        // Logical instance: the rank among the class's present engines
-        // (xe_hw_engine.c).
-        let def = self
-            .present
-            .iter()
-            .filter(|d| d.src.class == hw)
-            .nth(n as usize)
-            .copied();
-        def.filter(|_| mask != 0).ok_or_else(|| {
-            (
+        if mask == 0 {
+            return Err((
                 abi::error::CANNOT_COMPLETE_ACTION,
-                format!("submit mask {mask:#x} names no present engine of class {class}"),
-            )
-        })
+                format!("submit mask 0 names no present engine of class {class}"),
+                "refused",
+            ));
+        }
+        let logical = mask.trailing_zeros();
+        let Some(phys) = self.contract.physical(class, logical) else {
+            return Err((
+                abi::error::INVALID_ENGINE_ID,
+                format!(
+                    "logical instance {logical} of class {class} is not in the ADS mapping \
+                     table (gt_system_info.mapping_table; a minimal ADS maps nothing)"
+                ),
+                "refused_engine_disabled",
+            ));
+        };
+        if !self.contract.enabled(class, phys) {
+            return Err((
+                abi::error::INVALID_ENGINE_ID,
+                format!(
+                    "logical instance {logical} of class {class} maps to physical instance \
+                     {phys}, which the ADS engine_enabled_masks[{class}] ({:#x}) does not enable",
+                    self.contract
+                        .masks
+                        .get(class as usize)
+                        .copied()
+                        .unwrap_or(0)
+                ),
+                "refused_engine_disabled",
+            ));
+        }
+        self.present
+            .iter()
+            .find(|d| d.src.class == hw && u32::from(d.src.instance) == phys)
+            .copied()
+            .ok_or_else(|| {
+                (
+                    abi::error::CANNOT_COMPLETE_ACTION,
+                    format!(
+                        "submit mask {mask:#x} maps to physical instance {phys} of class \
+                         {class}, which this part does not have"
+                    ),
+                    "refused",
+                )
+            })
     }
 }
 
@@ -398,9 +445,16 @@ impl Outcome {
     }
 
     fn refused(code: u32, why: String, rec: &mut Recorder) -> Self {
-        rec.violation(BAD, why);
+        Self::refused_as(code, why, "refused", rec)
+    }
+
+    /// A refusal traced as `result`; the ones of the firmware's contract
+    /// (module docs, "The ADS and the boot words") record `guc_contract`.
+    fn refused_as(code: u32, why: String, result: &'static str, rec: &mut Recorder) -> Self {
+        let kind = if result == "refused" { BAD } else { CONTRACT };
+        rec.violation(kind, why);
         Outcome {
-            result: "refused",
+            result,
             engine: None,
             answer: Err(code),
         }
@@ -510,9 +564,24 @@ fn register(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Outc
             rec,
         );
     }
+    let c = &s.contract;
+    if c.wa_missing != 0 || c.feature_missing != 0 {
+        return Outcome::refused_as(
+            abi::error::NO_PERMISSION,
+            format!(
+                "REGISTER_CONTEXT guc_id {id:#x}: the GuC booted with GUC_CTL_WA {:#x} (missing \
+                 {:#x}) and GUC_CTL_FEATURE {:#x} (missing {:#x}); it schedules nothing",
+                c.ctl_wa, c.wa_missing, c.ctl_feature, c.feature_missing
+            ),
+            "refused_boot_words",
+            rec,
+        );
+    }
     let def = match s.engine_of(class, mask) {
         Ok(d) => d,
-        Err((code, why)) => return Outcome::refused(code, format!("REGISTER_CONTEXT: {why}"), rec),
+        Err((code, why, result)) => {
+            return Outcome::refused_as(code, format!("REGISTER_CONTEXT: {why}"), result, rec)
+        }
     };
     if [wq0, wq1, wq2, wq3, wq4].iter().any(|&w| w != 0) {
         return Outcome::refused(
@@ -955,11 +1024,13 @@ impl Guc {
             return;
         };
         ctx.banned = true;
-        let engine = ctx.engine.name;
+        let def = ctx.engine;
+        let engine = def.name;
         let running = s.running.get(engine).is_some_and(|r| r.guc_id == id);
         if running {
             s.running.remove(engine);
-            engines.guc_reset(engine, "guc", rec);
+            let keep = restore_lists(s, def);
+            engines.guc_reset(engine, "guc", &keep, rec);
         }
         rec.emit(Event::GucSubmitReset {
             guc_id: id,
@@ -1181,6 +1252,25 @@ impl Guc {
             s.running.remove(def.name);
         }
     }
+}
+
+/// What the GuC restores after resetting `def`: its own save/restore
+/// list and, when it is in the render reset domain (RCS and every CCS
+/// share `GRDOM_RENDER`, i915 `intel_engine_cs.c`), the lists of the
+/// domain's other engines, whose shared registers (`RCU_MODE`, `CCS_MODE`)
+/// the same reset clears (`[MODEL]`: the GuC's reset is per domain; upstream
+/// lists `RCU_MODE` on the first render/compute engine only,
+/// `xe_hw_engine.c` "Enable CCS Engine(s)").
+fn restore_lists(s: &Submit, def: &'static EngineDef) -> Vec<u32> {
+    s.present
+        .iter()
+        .filter(|d| std::ptr::eq(**d, def) || (d.gdrst == def.gdrst && def.gdrst == GRDOM_RENDER))
+        .filter_map(|d| {
+            let c = guc_class(d.src.class)?;
+            Some(s.contract.restore_list(c, d.src.instance.into()).to_vec())
+        })
+        .flatten()
+        .collect()
 }
 
 /// Whether `id` may be loaded: registered, enabled, not banned.
