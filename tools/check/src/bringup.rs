@@ -21,6 +21,7 @@
 //! read makes MMIO); xe's is the xe-probe suite's script, whose debugfs
 //! reads and unbind come after its probe. The ratios are xehpg / xe.
 
+use crate::suites::vm::mock_summary;
 use crate::suites::vm_exit_meaning;
 use crate::suites::xe_probe::modules;
 use anyhow::{Context as _, Result};
@@ -129,20 +130,13 @@ pub fn milestones(trace: &str, present: &BTreeSet<String>) -> Milestones {
     m
 }
 
-/// The present engines of a mock summary file (`engines` entries).
+/// The present engines of a mock summary file (one `engines` entry per
+/// engine the mock's fuses enable).
 fn present_engines(summary: &Path) -> Result<BTreeSet<String>> {
     let text = std::fs::read_to_string(summary)
         .with_context(|| format!("reading {}", summary.display()))?;
-    let json: Value =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", summary.display()))?;
-    let engines = json["engines"]
-        .as_object()
-        .with_context(|| format!("{} has no engines", summary.display()))?;
-    Ok(engines
-        .iter()
-        .filter(|(_, v)| v.is_object())
-        .map(|(k, _)| k.clone())
-        .collect())
+    let s = mock_summary::parse(&text).with_context(|| summary.display().to_string())?;
+    Ok(s.engines.by_engine.into_keys().collect())
 }
 
 /// The comparison table.
@@ -358,6 +352,27 @@ mod tests {
             milestones(&no_register, &present(&["rcs0"])).guc_ready,
             None
         );
+    }
+
+    /// The engines are the summary's engine entries, as the mock writes it.
+    #[test]
+    fn present_engines_from_a_summary_file() {
+        let mut s = xehpg_mock::summary::Summary::default();
+        for e in ["vecs1", "rcs0"] {
+            s.engines
+                .by_engine
+                .insert(e.to_string(), Default::default());
+        }
+        let file =
+            std::env::temp_dir().join(format!("xehpg-check-bringup-{}.json", std::process::id()));
+        std::fs::write(&file, serde_json::to_string(&s).expect("json")).expect("write");
+        assert_eq!(
+            present_engines(&file).expect("engines"),
+            present(&["rcs0", "vecs1"])
+        );
+        std::fs::write(&file, "{}").expect("write");
+        assert!(present_engines(&file).is_err());
+        let _ = std::fs::remove_file(&file);
     }
 
     #[test]

@@ -421,6 +421,7 @@ mod tests {
                 "kunit",
                 "vm",
                 "xe-probe",
+                "xe-diff",
                 "detectors",
                 "kunit-debug",
                 "vm-debug"
