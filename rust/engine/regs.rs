@@ -124,21 +124,6 @@ pub(crate) const fn masked(bits: u32, set: bool) -> u32 {
 /// `RING_MODE`/`GFX_MODE` bit 3, `GFX_DISABLE_LEGACY_MODE`: execlists on (seed 004 line 118
 /// names the Execlist Enable bit of the MODE register without its position).
 pub(crate) const GFX_DISABLE_LEGACY_MODE: u32 = 1 << 3;
-/// `RING_CMD_CCTL` fields (`regs/xe_engine_regs.h`): the MOCS table index of writes at 13:8
-/// and of reads at 6:1.
-const CMD_CCTL_WRITE_OVERRIDE: u32 = 0x3f << 8;
-const CMD_CCTL_READ_OVERRIDE: u32 = 0x3f << 1;
-/// DG2's uncached MOCS entry (`xe_mocs.c`, `get_mocs_settings`, `XE_DG2`: `uc_index = 1`).
-const MOCS_UC_INDEX: u32 = 1;
-
-/// The masked `RING_CMD_CCTL` write xe makes on every engine: reads and writes of the
-/// command streamer default to the uncached MOCS entry (`xe_hw_engine.c` `engine_sr`
-/// "RING_CMD_CCTL_default_MOCS", `ring_cmd_cctl_val`; the write-back read index is only for
-/// PVC and Xe2 compute engines).
-pub(crate) const CMD_CCTL_DEFAULT: u32 = ((CMD_CCTL_WRITE_OVERRIDE | CMD_CCTL_READ_OVERRIDE) << 16)
-    | (MOCS_UC_INDEX << 8)
-    | (MOCS_UC_INDEX << 1);
-
 /// `RING_MI_MODE` bit 8 `STOP_RING` (i915 `intel_engine_regs.h`).
 pub(crate) const STOP_RING: u32 = 1 << 8;
 /// `RING_RESET_CTL`: bit 0 request, bit 1 ready (i915).

@@ -212,13 +212,14 @@ impl Port {
     /// The engine's registers for GuC submission, before the GuC schedules on it, as xe
     /// programs them when the GuC submits (`xe_hw_engine.c`: the `engine_sr` table applied by
     /// `hw_engine_init`, then `xe_hw_engine_enable_ring`): `RING_HWSTAM` all masked ("Disable
-    /// HW status page updates for interrupts"), `RING_CMD_CCTL` to the uncached MOCS entry
-    /// ("RING_CMD_CCTL_default_MOCS"), `RING_MODE` legacy mode off by a masked write
+    /// HW status page updates for interrupts"), `RING_MODE` legacy mode off by a masked write
     /// ("Disable engine 'legacy' mode"; i915 `intel_guc_submission.c` `guc_set_default_submission`
     /// does the same), and `RING_HWS_PGA` at the status page at the start of the port's memory,
     /// read back to post the write (as `xe_execlist.c` does for the same register). The CSB,
-    /// SQ and `MI_MODE` are the GuC's to run. The same registers head the engine's ADS
-    /// save/restore list (`guc::ads::saved_regs`). Process context (probe).
+    /// SQ and `MI_MODE` are the GuC's to run. `RING_CMD_CCTL` ("RING_CMD_CCTL_default_MOCS")
+    /// is not written here: it is a row of the workaround table, applied to every engine at GT
+    /// init in both submission modes (`gt::wa`). These registers and `RING_CMD_CCTL` head the
+    /// engine's ADS save/restore list (`guc::ads::saved_regs`). Process context (probe).
     ///
     /// # Errors
     ///
@@ -227,7 +228,6 @@ impl Port {
         let guard = gt.forcewake(self.engine.domain.bit())?;
         let io = Io::new(gt, &guard, self.engine)?;
         io.write(regs::HWSTAM, u32::MAX);
-        io.write(regs::CMD_CCTL, regs::CMD_CCTL_DEFAULT);
         io.write(
             regs::GFX_MODE,
             regs::masked(regs::GFX_DISABLE_LEGACY_MODE, true),
