@@ -40,7 +40,7 @@ use kernel::{
 use crate::{
     engine::{Engine, ENGINES},
     gt::{
-        forcewake::{lookup, Domain, DomainMask, Wake},
+        forcewake::{lookup, Domain, DomainMask, FwGuard, Wake, DOMAIN_COUNT},
         mcr::steering_of,
         topology::Topology,
         Gt,
@@ -262,12 +262,18 @@ fn targets(e: &Entry, present: &Present, mut f: impl FnMut(u32, Domain, Option<&
 
 /// Programs every `applied` row for this device and reads back the ones upstream verifies.
 ///
-/// Context: process (probe, GT init), may sleep; takes forcewake for the GT, render and
-/// present media domains and the steering lock per MCR access.
+/// Context: process (probe, GT init), may sleep; takes forcewake for the GT domain, then the
+/// render and each present media domain (each together with GT, for the steering registers)
+/// and the steering lock per MCR access.
+///
+/// A domain other than GT that does not wake (a dead or never-acknowledging forcewake ack,
+/// already logged by the forcewake code) costs only its own rows: they are counted as skipped
+/// and named in one `dev_err!`, and the engines of that domain are later refused their setup
+/// the same way. Probe needs only the GT domain, as it did before the table existed.
 ///
 /// # Errors
 ///
-/// Forcewake failures, or `ENODEV` if the device ID is not one the driver binds. A refused
+/// A GT forcewake failure, or `ENODEV` if the device ID is not one the driver binds. A refused
 /// register access (already logged by the accessor) or a read-back mismatch is counted and
 /// logged, not returned.
 pub(crate) fn apply(gt: &Gt<'_>, topology: &Topology) -> Result {
@@ -276,25 +282,50 @@ pub(crate) fn apply(gt: &Gt<'_>, topology: &Topology) -> Result {
         return Err(ENODEV);
     };
     let present = Present::from_topology(topology);
-    let mask = DomainMask::GT
-        .union(DomainMask::RENDER)
-        .union(DomainMask::from_media_fuse(topology.vdbox, topology.vebox));
-    let fw = gt.forcewake(mask)?;
+    let others = DomainMask::RENDER
+        .union(DomainMask::from_media_fuse(topology.vdbox, topology.vebox))
+        .without(DomainMask::GT);
+    let gt_fw = gt.forcewake(DomainMask::GT)?;
+    // One guard per other domain, so that a domain that does not wake costs only its rows.
+    let guards: [Option<FwGuard<'_>>; DOMAIN_COUNT] = core::array::from_fn(|i| {
+        let d = Domain::from_index(i).filter(|d| others.contains(*d))?;
+        match gt.forcewake(DomainMask::GT.union(d.bit())) {
+            Ok(g) => Some(g),
+            Err(err) => {
+                dev_err!(
+                    gt.dev,
+                    "wa: apply: forcewake domain {} failed ({:?}); its rows are skipped\n",
+                    d,
+                    err
+                );
+                None
+            }
+        }
+    });
+    let guard_for = |d: Domain| match d {
+        Domain::Gt => Some(&gt_fw),
+        _ => guards[d.index()].as_ref(),
+    };
     let mcr = gt.mcr;
     let mut refused = 0u32;
+    let mut skipped = 0u32;
     let mut writes = 0u32;
     let rows = TABLE.iter().filter(|e| e.applies(die));
     for e in rows.clone() {
         targets(e, &present, |offset, domain, _| {
+            let Some(fw) = guard_for(domain) else {
+                skipped += 1;
+                return;
+            };
             let res = if e.mcr {
                 let old = if e.masked || e.clear == u32::MAX {
                     Ok(0)
                 } else {
-                    mcr.read_any_at(gt, &fw, offset)
+                    mcr.read_any_at(gt, fw, offset)
                 };
-                old.and_then(|old| mcr.write_multicast_at(gt, &fw, offset, e.value(old)))
+                old.and_then(|old| mcr.write_multicast_at(gt, fw, offset, e.value(old)))
             } else {
-                gt.window(&fw, 0, domain).map(|w| {
+                gt.window(fw, 0, domain).map(|w| {
                     let old = if e.masked { 0 } else { w.read(offset) };
                     w.write(offset, e.value(old))
                 })
@@ -308,10 +339,13 @@ pub(crate) fn apply(gt: &Gt<'_>, topology: &Topology) -> Result {
     let mut bad = 0u32;
     for e in rows.filter(|e| e.check) {
         targets(e, &present, |offset, domain, _| {
+            let Some(fw) = guard_for(domain) else {
+                return;
+            };
             let read = if e.mcr {
-                mcr.read_any_at(gt, &fw, offset)
+                mcr.read_any_at(gt, fw, offset)
             } else {
-                gt.window(&fw, 0, domain).map(|w| w.read(offset))
+                gt.window(fw, 0, domain).map(|w| w.read(offset))
             };
             match read {
                 Ok(v) if e.holds(v) => {}
@@ -337,11 +371,12 @@ pub(crate) fn apply(gt: &Gt<'_>, topology: &Topology) -> Result {
     }
     dev_info!(
         gt.dev,
-        "wa: {} writes for {}, {} read-back mismatches, {} refused accesses\n",
+        "wa: {} writes for {}, {} read-back mismatches, {} refused accesses, {} skipped (domain asleep)\n",
         writes,
         die_name(die),
         bad,
-        refused
+        refused,
+        skipped
     );
     Ok(())
 }

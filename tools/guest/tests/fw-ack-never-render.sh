@@ -2,7 +2,8 @@
 # Only RENDER never acks. Probe needs GT alone and binds; a RENDER user gets
 # an error naming the domain, reference counts stay at zero, the failure is
 # counted, GT keeps working, and unbind/bind still work. Probe itself is a
-# RENDER user six times, each failing and counted: RCU_MODE/CCS_MODE, then the
+# RENDER user seven times, each failing and counted: the workaround table's
+# RENDER rows (skipped, the rest applied), RCU_MODE/CCS_MODE, then the
 # GuC-mode setup of rcs0 and ccs0-3, which are then not registered with the
 # GuC (the mock's ATS-M150 has four CCS).
 # mock-args: --fault fw-ack-never=render
@@ -15,10 +16,11 @@ expect_eq "mcr reports ETIMEDOUT" "$(cat "$DBG/$bdf/mcr")" "error -110"
 check dmesg_has "forcewake: domain RENDER wake: no ack within 50 ms"
 expect_eq "RENDER refs" "$(fw_field "$bdf" RENDER refs)" 0
 expect_eq "GT refs" "$(fw_field "$bdf" GT refs)" 0
+check dmesg_has "wa: apply: forcewake domain RENDER failed"
 check dmesg_has "submit: RCU_MODE/CCS_MODE not written"
 check dmesg_has "submit: rcs0: GuC-mode engine setup failed"
 expect_eq "rcs0 not registered" "$(eng_get "$bdf" rcs0 state)" off
-expect_eq "failures counted" "$(fw_counter "$bdf" failures)" 7
+expect_eq "failures counted" "$(fw_counter "$bdf" failures)" 8
 check not sh -c "echo 1 > $DBG/$bdf/forcewake_all"
 expect_eq "forcewake_all not held" "$(cat "$DBG/$bdf/forcewake_all")" 0
 expect_eq "GT refs after the failed hold" "$(fw_field "$bdf" GT refs)" 0
