@@ -656,6 +656,8 @@ pub mod mcr {
     pub const XEHP_VEBX_MOD_CTRL: RegDef = def("XEHP_VEBX_MOD_CTRL", 0xCF38);
     /// 0xE18C, DSS, RENDER; masked.
     pub const SAMPLER_MODE: RegDef = def("SAMPLER_MODE", 0xE18C);
+    /// 0xE420, DSS, RENDER; masked (`regs/xe_gt_regs.h` `CACHE_MODE_SS`).
+    pub const CACHE_MODE_SS: RegDef = def("CACHE_MODE_SS", 0xE420);
     /// 0xE48C, DSS, RENDER; masked.
     pub const ROW_CHICKEN4: RegDef = def("ROW_CHICKEN4", 0xE48C);
     /// 0xE4F4, DSS, RENDER; masked.
@@ -667,10 +669,16 @@ pub mod mcr {
 
     /// The masked ones (`XE_REG_OPTION_MASKED` upstream): bits 31:16 of a
     /// write select which of bits 15:0 it changes.
-    pub const MASKED: [RegDef; 4] = [SAMPLER_MODE, ROW_CHICKEN4, ROW_CHICKEN2, XEHP_HDC_CHICKEN0];
+    pub const MASKED: [RegDef; 5] = [
+        SAMPLER_MODE,
+        CACHE_MODE_SS,
+        ROW_CHICKEN4,
+        ROW_CHICKEN2,
+        XEHP_HDC_CHICKEN0,
+    ];
 
     /// Number of replicated registers the mock models.
-    pub const COUNT: usize = 60;
+    pub const COUNT: usize = 61;
 
     /// All of them, by offset.
     pub const ALL: [RegDef; COUNT] = super::concat(&[
@@ -689,6 +697,7 @@ pub mod mcr {
             XEHP_GAMCNTRL_CTRL,
             LMEM_CFG,
             SAMPLER_MODE,
+            CACHE_MODE_SS,
             ROW_CHICKEN4,
             ROW_CHICKEN2,
             XEHP_HDC_CHICKEN0,
@@ -1213,7 +1222,7 @@ pub mod intc {
 }
 
 /// Number of entries of [`REGISTERS`] (checked when the table is built).
-const REGISTER_COUNT: usize = 255;
+const REGISTER_COUNT: usize = 256;
 
 /// Concatenates `parts` into one array of exactly `N` entries; a count that
 /// does not add up fails the build.
