@@ -102,11 +102,19 @@ pub fn command_line(spec: &QemuSpec) -> Vec<String> {
     argv
 }
 
+/// How long QEMU waits for the mock's reply to one vfio-user message, in ms.
+/// QEMU's default (`x-msg-timeout`, 5000) was once exceeded on a loaded
+/// 2-core host (two TCG guests, their mocks and compilers at once): QEMU then
+/// dropped the connection and the device read all ones for the rest of the
+/// boot. A mock that is really stuck still fails the scenario, 30 s later.
+const MSG_TIMEOUT_MS: u32 = 30_000;
+
 /// The JSON `-device` argument for the vfio-user client.
 fn vfio_user_device(socket: &Path) -> String {
     serde_json::json!({
         "driver": "vfio-user-pci",
         "socket": { "path": path_arg(socket), "type": "unix" },
+        "x-msg-timeout": MSG_TIMEOUT_MS,
     })
     .to_string()
 }
@@ -190,7 +198,8 @@ mod tests {
             device,
             serde_json::json!({
                 "driver": "vfio-user-pci",
-                "socket": {"path": "/t/mock.sock", "type": "unix"}
+                "socket": {"path": "/t/mock.sock", "type": "unix"},
+                "x-msg-timeout": 30000
             })
         );
     }
