@@ -28,7 +28,6 @@ use crate::{
     guc::{
         self,
         ct::channel::{Channel, EventSink},
-        Guc,
     },
     info::{BarInfo, DeviceInfo},
     irq::{
@@ -39,7 +38,7 @@ use crate::{
         ggtt::Ggtt,
         lmem::{self, BarError, LmemPool, Lmembar, TileRange},
     },
-    mmio::{Bar0, Gttmmadr, GTTMMADR_BAR, GTTMMADR_SIZE, LMEM_BAR},
+    mmio::{Bar0, Enabled, Gttmmadr, GTTMMADR_BAR, GTTMMADR_SIZE, LMEM_BAR},
     pcode,
     platform::{Platform, SteppingInfo},
     range::Range,
@@ -84,8 +83,11 @@ const DMA_BITS: u32 = 46;
 /// Fields are declared in teardown order (Rust drops them in declaration order), the reverse
 /// of the bring-up order in [`Xehpg::new`]: the debugfs directory goes first, so no file is
 /// read while the state behind it goes away, and the BARs and the device reference go last,
-/// after everything that might still use them. The GuC is stopped and forcewake closed before
-/// any of this, in [`Xehpg::unbind`].
+/// after everything that might still use them, then bus mastering is turned off. The GuC is
+/// stopped and forcewake closed before any of this, in [`Xehpg::unbind`]. A probe that fails
+/// after the GuC is loaded needs no cleanup list of its own: the fields already made are
+/// dropped, the GuC's handle stops the GuC before the memory it reaches is freed, and the
+/// [`Enabled`] guard turns bus mastering off last.
 #[pin_data]
 pub(crate) struct Xehpg<'bound> {
     debugfs: DeviceDir,
@@ -94,11 +96,14 @@ pub(crate) struct Xehpg<'bound> {
     /// The PCI binding's handle of the PF's `sriov_admin` sysfs tree (an opaque C pointer),
     /// once created.
     sriov_admin: SetOnce<usize>,
+    /// The GuC, stopped when dropped (if unbind has not stopped it): before the interrupt
+    /// handler, so that a late probe failure stops it while its interrupts are still handled,
+    /// and before the memory it reaches.
+    guc: guc::Handle<'bound>,
     /// The handler goes before anything it reads (GT state, BAR 0) and the vector with it.
     #[pin]
     irq: Irq<'bound>,
     info: DeviceInfo,
-    guc: Arc<Guc>,
     /// Submission, shared with the interrupt thread and debugfs.
     submit: Arc<Submit>,
     /// The GuC's CT channel, shared by the GuC, the interrupt thread and debugfs.
@@ -109,6 +114,8 @@ pub(crate) struct Xehpg<'bound> {
     gt: Arc<GtState>,
     lmembar: Arc<Lmembar>,
     gttmmadr: Arc<Gttmmadr>,
+    /// Memory decoding and bus mastering, turned off once everything above is gone.
+    enabled: Enabled<'bound>,
     pdev: &'bound pci::Device<Bound>,
 }
 
@@ -240,8 +247,8 @@ impl<'bound> Xehpg<'bound> {
             // Both BARs are checked before either is mapped, so a misconfigured device gets a
             // precise message.
             let (gtt_info, lmem_info) = check_bars(pdev)?;
-            pdev.enable_device_mem()?;
-            pdev.set_master();
+            // Turned off again by its drop, however probe ends.
+            let enabled = Enabled::new(pdev)?;
             // SAFETY: probe has made no DMA allocation or mapping for this device yet, and
             // nothing else runs for it concurrently.
             unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<DMA_BITS>())? };
@@ -256,6 +263,7 @@ impl<'bound> Xehpg<'bound> {
             let total_vfs = pdev.sriov_get_totalvfs().map_or(0, |n| n.get());
             Ok(try_pin_init!(Self {
                 pdev: bound,
+                enabled,
                 // Every register access below goes through BAR 0; its mapping outlives them
                 // all (dropped last but one).
                 gttmmadr,
@@ -314,18 +322,18 @@ impl<'bound> Xehpg<'bound> {
                     Present::from_topology(&gt_info.topology),
                 ),
                 // The GuC last: it needs steering (TLB invalidation), the GGTT and the pool.
-                // A failed load is recorded, not fatal.
+                // A failed load is recorded, not fatal. The handle exists before the load, so
+                // any later failure of probe stops the GuC (its drop).
                 guc: {
-                    let guc = Arc::pin_init(Guc::new(ct.clone()), GFP_KERNEL)?;
-                    let bar = gttmmadr.access(bound)?;
-                    let ctx = guc::Ctx {
+                    let guc = guc::Handle::new(ct.clone(), guc::Parts {
                         pdev: bound,
-                        gt: gt.view(bound.as_ref(), bar),
-                        bar,
-                        ggtt,
-                        pool: lmem_pool,
-                        lmem: lmembar.access(bound)?,
-                    };
+                        bar: gttmmadr.clone(),
+                        lmembar: lmembar.clone(),
+                        gt: gt.clone(),
+                        ggtt: ggtt.clone(),
+                        pool: lmem_pool.clone(),
+                    })?;
+                    let ctx = guc.ctx()?;
                     if FORCE_EXECLIST.load(Relaxed) {
                         dev_info!(bound, "guc: not loaded (force_execlist): execlist submission\n");
                     } else {
@@ -333,7 +341,7 @@ impl<'bound> Xehpg<'bound> {
                             platform,
                             present: Present::from_topology(&gt_info.topology),
                         };
-                        guc.load(&ctx, guc::fw::path(), &part);
+                        guc.guc().load(&ctx, guc::fw::path(), &part);
                     }
                     guc
                 },
@@ -361,7 +369,7 @@ impl<'bound> Xehpg<'bound> {
                             bar: gttmmadr.clone(),
                             lmem: lmembar.clone(),
                             gt: gt.clone(),
-                            guc: guc.clone(),
+                            guc: guc.guc().clone(),
                             irq: irq.state(),
                             submit: submit.clone(),
                             sriov: sriov.clone(),
@@ -375,7 +383,7 @@ impl<'bound> Xehpg<'bound> {
                 // upstream) and so the engine vectors, and whether the GuC-to-host interrupt
                 // is armed.
                 let present = Present::from_topology(&this.gt_info.topology);
-                let running = this.guc.running();
+                let running = this.guc.guc().running();
                 let mode = if running { Mode::Guc } else { Mode::Execlist };
                 this.irq.arm(Plan::new(mode, present, running));
                 // The second boot phase talks over CT, whose replies come through the
@@ -465,21 +473,8 @@ impl<'bound> Xehpg<'bound> {
 
     /// The GuC's second boot phase (probe, process context).
     fn post_load(&self, present: Present) -> Result {
-        let ctx = self.guc_ctx(self.pdev)?;
-        self.guc.post_load(&ctx, present.ccs != 0)
-    }
-
-    /// What a GuC step needs, for a bound device.
-    fn guc_ctx<'a>(&'a self, pdev: &'a pci::Device<Bound>) -> Result<guc::Ctx<'a>> {
-        let bar = self.gttmmadr.access(pdev)?;
-        Ok(guc::Ctx {
-            pdev,
-            gt: self.gt.view(pdev.as_ref(), bar),
-            bar,
-            ggtt: &self.ggtt,
-            pool: &self.lmem_pool,
-            lmem: self.lmembar.access(pdev)?,
-        })
+        let ctx = self.guc.ctx()?;
+        self.guc.guc().post_load(&ctx, present.ccs != 0)
     }
 
     /// First half of teardown, while the device is still bound: stops the GuC before anything
@@ -488,7 +483,7 @@ impl<'bound> Xehpg<'bound> {
     /// `forcewake_all` hold is released). The fields then drop in declaration order, the
     /// interrupt handler and its vector first.
     pub(crate) fn unbind(&self, pdev: &pci::Device<Core<'_>>) {
-        let Ok(ctx) = self.guc_ctx(pdev) else {
+        let Ok(ctx) = self.guc.ctx() else {
             dev_err!(pdev, "unbind: the BARs are not this device's\n");
             return;
         };
@@ -500,7 +495,7 @@ impl<'bound> Xehpg<'bound> {
         }
         self.submit.fini(pdev, &self.ct);
         self.ct.set_sink(None);
-        self.guc.fini(&ctx);
+        self.guc.guc().fini(&ctx);
         self.irq.quiesce();
         ctx.gt.close();
         dev_dbg!(pdev, "unbind\n");

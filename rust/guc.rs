@@ -51,13 +51,13 @@ use kernel::{
 };
 
 use crate::{
-    gt::{Awake, Gt, GtDomain},
+    gt::{Awake, Gt, GtDomain, GtState},
     irq::source::Present,
     mem::{
         ggtt::{Ggtt, Mapping},
-        lmem::{LmemAccess, LmemPool},
+        lmem::{LmemAccess, LmemPool, Lmembar},
     },
-    mmio::Bar0,
+    mmio::{clear_master, Bar0, Gttmmadr},
     range::Range,
 };
 use ct::channel::{Channel, CtAccess, CtIo};
@@ -203,6 +203,94 @@ pub(crate) struct Ctx<'a> {
     pub(crate) ggtt: &'a Ggtt,
     pub(crate) pool: &'a LmemPool,
     pub(crate) lmem: LmemAccess<'a>,
+}
+
+/// The device's GuC together with what stopping it needs: whatever loaded it, it is stopped
+/// and its memory released when this is dropped.
+///
+/// Probe creates the handle before the load, so a probe that fails after the GuC is up (in a
+/// later field of the device state, or in its final step) drops it and resets the GuC before
+/// the local memory, the GGTT and the G2H buffer it could reach are freed; if the reset fails,
+/// bus mastering goes off first ([`Guc::fini`]). Unbind stops the GuC earlier, in its order
+/// ([`Guc::fini`] from `Xehpg::unbind`, with interrupts still armed); the drop then finds it
+/// stopped and does nothing.
+pub(crate) struct Handle<'a> {
+    guc: Arc<Guc>,
+    pdev: &'a pci::Device<Bound>,
+    bar: Arc<Gttmmadr>,
+    lmembar: Arc<Lmembar>,
+    gt: Arc<GtState>,
+    ggtt: Arc<Ggtt>,
+    pool: Arc<LmemPool>,
+}
+
+/// What a [`Handle`] is made from: the device blocks a GuC step reaches.
+pub(crate) struct Parts<'a> {
+    pub(crate) pdev: &'a pci::Device<Bound>,
+    pub(crate) bar: Arc<Gttmmadr>,
+    pub(crate) lmembar: Arc<Lmembar>,
+    pub(crate) gt: Arc<GtState>,
+    pub(crate) ggtt: Arc<Ggtt>,
+    pub(crate) pool: Arc<LmemPool>,
+}
+
+impl<'a> Handle<'a> {
+    /// A handle over a GuC not loaded yet, using `channel` for its CT. Process context (probe).
+    ///
+    /// # Errors
+    ///
+    /// `ENOMEM`.
+    pub(crate) fn new(channel: Arc<Channel>, parts: Parts<'a>) -> Result<Self> {
+        Ok(Self {
+            guc: Arc::pin_init(Guc::new(channel), GFP_KERNEL)?,
+            pdev: parts.pdev,
+            bar: parts.bar,
+            lmembar: parts.lmembar,
+            gt: parts.gt,
+            ggtt: parts.ggtt,
+            pool: parts.pool,
+        })
+    }
+
+    /// The GuC.
+    pub(crate) fn guc(&self) -> &Arc<Guc> {
+        &self.guc
+    }
+
+    /// What a GuC step needs, for the bound device.
+    ///
+    /// # Errors
+    ///
+    /// The BARs' access error (they are not this device's).
+    pub(crate) fn ctx(&self) -> Result<Ctx<'_>> {
+        let bar = self.bar.access(self.pdev)?;
+        Ok(Ctx {
+            pdev: self.pdev,
+            gt: self.gt.view(self.pdev.as_ref(), bar),
+            bar,
+            ggtt: &self.ggtt,
+            pool: &self.pool,
+            lmem: self.lmembar.access(self.pdev)?,
+        })
+    }
+}
+
+impl Drop for Handle<'_> {
+    /// Process context (probe failure or unbind).
+    fn drop(&mut self) {
+        match self.ctx() {
+            Ok(ctx) => self.guc.fini(&ctx),
+            Err(e) => {
+                // Nothing can reach the GuC; keep it off the bus before its memory goes.
+                dev_err!(
+                    self.pdev,
+                    "guc: teardown cannot reach the BARs ({:?}); bus mastering off\n",
+                    e
+                );
+                clear_master(self.pdev);
+            }
+        }
+    }
 }
 
 /// A step's failure, for the log and for debugfs.
@@ -551,18 +639,6 @@ impl Guc {
     pub(crate) fn channel(&self) -> &Arc<Channel> {
         &self.channel
     }
-}
-
-/// Turns bus mastering off: the function can no longer read or write system memory.
-fn clear_master(pdev: &pci::Device<Bound>) {
-    // CAST: `pci::Device` is a `#[repr(transparent)]` wrapper of `struct pci_dev`
-    // (`rust/kernel/pci.rs`), which has no way to clear bus mastering in 7.3.
-    let raw = core::ptr::from_ref(pdev)
-        .cast::<kernel::bindings::pci_dev>()
-        .cast_mut();
-    // SAFETY: `raw` is the bound device's valid `struct pci_dev` (see the cast), and
-    // `pci_clear_master` only updates its command register and `is_busmaster`, as unbind may.
-    unsafe { kernel::bindings::pci_clear_master(raw) };
 }
 
 /// The objects of one load.

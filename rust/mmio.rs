@@ -19,7 +19,7 @@
 //! This is the lowest block: it imports nothing from the rest of the driver.
 
 use kernel::{
-    device::Bound,
+    device::{Bound, Core},
     io::{
         poll::read_poll_timeout, register::LocatedRegister, Io, IoCapable, IoLoc, MmioBackend,
         Region,
@@ -47,6 +47,60 @@ pub(crate) const DOORBELL_WINDOW: u32 = 0x40_0000;
 pub(crate) const DOORBELL_WINDOW_SIZE: u32 = 0x40_0000;
 /// 8 MiB of 8-byte entries: 1 Mi entries, a 4 GiB GGTT of 4 KiB pages.
 pub(crate) const GSM_ENTRIES: u64 = (8 << 20) / 8;
+
+/// The function's memory decoding and bus mastering, on from [`Enabled::new`] until this is
+/// dropped (probe, process context).
+///
+/// Probe creates it before anything else touches the device, and the device state holds it
+/// until everything else it owns is gone, so no path, a probe that fails late included, leaves
+/// the function mastering the bus behind a driver that freed its memory. Dropping it clears
+/// Bus Master Enable (PCIe Base Specification, Command register bit 2: with it clear the
+/// function issues no memory requests) and disables the function, as `pcim_enable_device`'s
+/// release does for upstream xe (`xe_pci.c` `xe_pci_probe`).
+pub(crate) struct Enabled<'a> {
+    pdev: &'a pci::Device<Bound>,
+}
+
+impl<'a> Enabled<'a> {
+    /// Enables memory decoding and bus mastering. Process context (probe).
+    ///
+    /// # Errors
+    ///
+    /// `pci_enable_device_mem`'s error.
+    pub(crate) fn new(pdev: &'a pci::Device<Core<'_>>) -> Result<Self> {
+        pdev.enable_device_mem()?;
+        pdev.set_master();
+        Ok(Self { pdev })
+    }
+}
+
+impl Drop for Enabled<'_> {
+    /// Process context (probe failure or unbind).
+    fn drop(&mut self) {
+        clear_master(self.pdev);
+        // SAFETY: `raw_pci` gives the bound device's `struct pci_dev`; `Enabled::new` enabled
+        // it once, so this balances the enable count (`pci_disable_device`).
+        unsafe { kernel::bindings::pci_disable_device(raw_pci(self.pdev)) };
+    }
+}
+
+/// The `struct pci_dev` behind `pdev`, for the PCI calls 7.3's `pci::Device` does not wrap.
+fn raw_pci(pdev: &pci::Device<Bound>) -> *mut kernel::bindings::pci_dev {
+    // CAST: `pci::Device` is a `#[repr(transparent)]` wrapper of `struct pci_dev`
+    // (`rust/kernel/pci.rs`).
+    core::ptr::from_ref(pdev)
+        .cast::<kernel::bindings::pci_dev>()
+        .cast_mut()
+}
+
+/// Turns bus mastering off at once: the function can no longer read or write system memory
+/// (for a GuC that cannot be stopped; [`Enabled`]'s drop does it at the end of teardown).
+/// Process context.
+pub(crate) fn clear_master(pdev: &pci::Device<Bound>) {
+    // SAFETY: `raw_pci` gives the bound device's valid `struct pci_dev`; `pci_clear_master`
+    // only updates its command register and `is_busmaster`.
+    unsafe { kernel::bindings::pci_clear_master(raw_pci(pdev)) };
+}
 
 /// The register BAR as the blocks use it: a view valid for one call or one bring-up step.
 pub(crate) type Bar0<'a> = Mmio<'a>;
