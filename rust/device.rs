@@ -24,16 +24,17 @@ use kernel::{
 
 use crate::{
     debugfs::{Blocks, DebugCtx, DeviceDir},
+    engine::{
+        self,
+        source::{Mode, Plan, Present},
+    },
     gt::{GtInfo, GtState},
     guc::{
         self,
         ct::channel::{Channel, EventSink},
     },
     info::{BarInfo, DeviceInfo},
-    irq::{
-        source::{Mode, Plan, Present},
-        Irq,
-    },
+    irq::Irq,
     mem::{
         ggtt::Ggtt,
         lmem::{self, BarError, LmemPool, Lmembar, TileRange},
@@ -272,7 +273,14 @@ impl<'bound> Xehpg<'bound> {
                 // every later block's register accesses rely on. PCODE must have finished (the
                 // early checks) before the GT is touched.
                 gt: Arc::pin_init(GtState::new(), GFP_KERNEL)?,
-                gt_info: gt.view(bound.as_ref(), gttmmadr.access(bound)?).init()?,
+                gt_info: {
+                    let view = gt.view(bound.as_ref(), gttmmadr.access(bound)?);
+                    let info = view.init()?;
+                    // Workarounds, tuning, MOCS and PAT once steering is set up, before the
+                    // GuC is loaded or any engine runs.
+                    engine::wa::apply(&view, &info.topology, platform.die())?;
+                    info
+                },
                 // The flat-CCS base needs steering, so it comes from `gt_info`.
                 info: DeviceInfo {
                     platform,

@@ -18,15 +18,18 @@
 //!   driver's table is generated from;
 //! - in KUnit, every engine is an interrupt source of the same class and instance.
 
+pub(crate) mod ccs;
 pub(crate) mod cmd;
 pub(crate) mod csb;
 pub(crate) mod lrc;
 pub(crate) mod regs;
 pub(crate) mod ring;
+pub(crate) mod source;
+pub(crate) mod wa;
 
 use crate::{
+    engine::source::{Class, Present},
     gt::forcewake::{lookup, Domain, Wake},
-    irq::source::{Class, Present},
 };
 
 /// The register window of an engine that submission uses: `RING_TAIL` (+0x30) to
@@ -119,7 +122,7 @@ impl Engine {
 #[kernel::prelude::kunit_tests(xehpg_engine)]
 mod tests {
     use super::*;
-    use crate::irq::source::{lookup as source, SOURCES};
+    use crate::engine::source::{lookup as source, SOURCES};
 
     #[test]
     fn every_engine_is_an_interrupt_source() {

@@ -30,11 +30,9 @@ use kernel::{
 
 use crate::mmio::Bar0;
 
-pub(crate) mod ccs;
 pub(crate) mod forcewake;
 pub(crate) mod mcr;
 pub(crate) mod topology;
-pub(crate) mod wa;
 
 use forcewake::{Domain, DomainMask, Forcewake, FwGuard, Wake};
 use mcr::Mcr;
@@ -224,7 +222,6 @@ impl<'a> Gt<'a> {
         let ccs = self
             .mcr
             .read_any::<mcr::regs::XEHP_FLAT_CCS_BASE_ADDR>(self, awake.guard())?;
-        wa::apply(self, &topology)?;
         Ok(GtInfo {
             topology,
             flat_ccs_base: u64::from(ccs.ptr().get()) << 16,

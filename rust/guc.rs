@@ -51,8 +51,12 @@ use kernel::{
 };
 
 use crate::{
+    abi::{
+        XEHPG_GUC_BLITTER_CLASS, XEHPG_GUC_COMPUTE_CLASS, XEHPG_GUC_RENDER_CLASS,
+        XEHPG_GUC_VIDEOENHANCE_CLASS, XEHPG_GUC_VIDEO_CLASS,
+    },
+    engine::source::{Class, Present},
     gt::{Awake, Gt, GtDomain, GtState},
-    irq::source::Present,
     mem::{
         ggtt::{Ggtt, Mapping},
         lmem::{LmemAccess, LmemPool, Lmembar},
@@ -122,6 +126,18 @@ impl Phase {
             Self::Hwconfig => "hwconfig",
             Self::Full => "full",
         }
+    }
+}
+
+/// GuC engine class of an engine class (`abi/guc_scheduler_abi.h`; xe's own compute class
+/// number differs, `xe_engine_class_to_guc_class`).
+pub(crate) const fn guc_class(c: Class) -> u32 {
+    match c {
+        Class::Render => XEHPG_GUC_RENDER_CLASS,
+        Class::VideoDecode => XEHPG_GUC_VIDEO_CLASS,
+        Class::VideoEnhance => XEHPG_GUC_VIDEOENHANCE_CLASS,
+        Class::Copy => XEHPG_GUC_BLITTER_CLASS,
+        Class::Compute | Class::Other => XEHPG_GUC_COMPUTE_CLASS,
     }
 }
 

@@ -53,7 +53,6 @@
 //! atomics read by debugfs without the lock.
 
 pub(crate) mod regs;
-pub(crate) mod source;
 mod storm;
 
 use kernel::{
@@ -71,13 +70,13 @@ use kernel::{
 };
 
 use crate::{
+    engine::source::{self, EnableReg, Identity, MaskReg, Mode, Plan, Present, COUNT, SOURCES},
     gt::{Gt, GtState},
     guc::ct::channel::{Channel, RX_BUDGET},
     mmio::Gttmmadr,
     regs::ALL_ONES,
 };
 use regs::*;
-use source::{EnableReg, Identity, MaskReg, Mode, Plan, Present, COUNT, SOURCES};
 use storm::Meter;
 
 /// Tiles of a DG2 or ATS-M: one (`xe_pci.c`, neither descriptor has remote tiles). A part with

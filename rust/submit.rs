@@ -45,18 +45,17 @@ use kernel::{
 
 use crate::{
     engine::{
+        ccs,
         regs::{self, Io},
+        source::{self, Present, COUNT},
         Engine, ENGINES,
     },
-    gt::{ccs, Gt, GtDomain, GtState, RenderDomain},
+    gt::{Gt, GtDomain, GtState, RenderDomain},
     guc::{
         ct::channel::{with_bars, Channel, CtAccess, CtIo},
         regs::GDRST,
     },
-    irq::{
-        source::{self, Present, COUNT},
-        EngineSink,
-    },
+    irq::EngineSink,
     mem::{
         ggtt::Ggtt,
         lmem::{LmemPool, Lmembar},
@@ -205,7 +204,7 @@ impl Submit {
         Ok(())
     }
 
-    /// `RCU_MODE` and `CCS_MODE` for the present CCS engines ([`crate::gt::ccs`]), before any
+    /// `RCU_MODE` and `CCS_MODE` for the present CCS engines ([`crate::engine::ccs`]), before any
     /// context runs, in either mode. A failure (forcewake) is logged: the CCS engines then
     /// make no progress on silicon.
     fn ccs_setup(&self, gt: &Gt<'_>) {

@@ -8,7 +8,7 @@
 //! those of `xe_ring_ops.c`. Every sequence is a whole number of qwords (seed 004 line 553:
 //! "command sequences require QWord alignment and padding to QWord length").
 
-use crate::irq::source::Class;
+use crate::engine::source::Class;
 
 /// An MI command header: opcode in bits 28:23 (seed 004 line 583).
 const fn mi(opcode: u32) -> u32 {

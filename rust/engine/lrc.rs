@@ -19,7 +19,7 @@
 //! set (seed 004 lines 230-238; `set_context_control`), so the engine loads only the ring
 //! registers.
 
-use crate::{engine::cmd, engine::Engine, irq::source::Class};
+use crate::{engine::cmd, engine::source::Class, engine::Engine};
 
 /// Size of the per-process HWSP at the LRCA (seed 004 line 214).
 pub(crate) const PPHWSP_SIZE: usize = 4096;

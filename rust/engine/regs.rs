@@ -136,7 +136,7 @@ pub(crate) const EL_CTRL_LOAD: u32 = 1;
 /// `intel_gt_regs.h`): render and every compute engine share bit 1, copy bit 2, VCSn bit 5+n,
 /// VECSn bit 13+n.
 pub(crate) const fn reset_domain(e: &Engine) -> u32 {
-    use crate::irq::source::Class;
+    use crate::engine::source::Class;
     match e.class {
         Class::Render | Class::Compute => 1 << 1,
         Class::Copy => 1 << 2,

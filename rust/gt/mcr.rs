@@ -452,7 +452,7 @@ impl Mcr {
 
 impl Mcr {
     /// [`Mcr::write_multicast`] for a register known by offset only (the workaround table,
-    /// `gt::wa`, whose registers are data). Context: process or atomic; takes the steering lock.
+    /// `engine::wa`, whose registers are data). Context: process or atomic; takes the steering lock.
     ///
     /// # Errors
     ///

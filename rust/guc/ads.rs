@@ -32,15 +32,14 @@ use core::mem::{offset_of, size_of};
 
 use kernel::{io::register::Register, prelude::*};
 
-use super::{fw::Version, klv::Writer, Obj};
+use super::{fw::Version, guc_class, klv::Writer, Obj};
 use crate::{
     abi::*,
+    engine::ccs,
+    engine::source::{Class, Present},
     engine::{lrc, regs as ering, Engine, ENGINES},
-    gt::ccs,
-    irq::source::{Class, Present},
     mem::lmem::LmemAccess,
     platform::{Die, Platform},
-    submit::guc::guc_class,
 };
 
 /// Scheduler policy defaults the GuC expects (`xe_guc_ads.c`, `guc_policies_init`).

@@ -51,10 +51,10 @@ use crate::{
     gt::Gt,
     guc::{
         ct::channel::{Channel, CtAccess, EventSink},
+        guc_class,
         hxg::Hxg,
         klv::Writer,
     },
-    irq::source::Class,
 };
 
 /// Upstream's kernel-queue policies (`xe_hw_engine.c`: 1 ms time slice, 640 ms preemption
@@ -111,18 +111,6 @@ impl GucCtx {
         } else {
             Ok(())
         }
-    }
-}
-
-/// GuC engine class of an engine class (`abi/guc_scheduler_abi.h`; xe's own compute class
-/// number differs, `xe_engine_class_to_guc_class`).
-pub(crate) const fn guc_class(c: Class) -> u32 {
-    match c {
-        Class::Render => XEHPG_GUC_RENDER_CLASS,
-        Class::VideoDecode => XEHPG_GUC_VIDEO_CLASS,
-        Class::VideoEnhance => XEHPG_GUC_VIDEOENHANCE_CLASS,
-        Class::Copy => XEHPG_GUC_BLITTER_CLASS,
-        Class::Compute | Class::Other => XEHPG_GUC_COMPUTE_CLASS,
     }
 }
 
@@ -218,7 +206,7 @@ impl Port {
     /// read back to post the write (as `xe_execlist.c` does for the same register). The CSB,
     /// SQ and `MI_MODE` are the GuC's to run. `RING_CMD_CCTL` ("RING_CMD_CCTL_default_MOCS")
     /// is not written here: it is a row of the workaround table, applied to every engine at GT
-    /// init in both submission modes (`gt::wa`). These registers and `RING_CMD_CCTL` head the
+    /// init in both submission modes (`engine::wa`). These registers and `RING_CMD_CCTL` head the
     /// engine's ADS save/restore list (`guc::ads::saved_regs`). Process context (probe).
     ///
     /// # Errors
@@ -568,6 +556,7 @@ impl EventSink for Events {
 #[kernel::prelude::kunit_tests(xehpg_guc_submit)]
 mod tests {
     use super::*;
+    use crate::engine::source::Class;
 
     #[test]
     fn register_layout() {

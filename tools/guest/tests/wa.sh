@@ -1,5 +1,5 @@
 #!/bin/sh
-# Workarounds, tuning, MOCS and PAT (rust/gt/wa/table.rs) on an ATS-M150, a
+# Workarounds, tuning, MOCS and PAT (rust/engine/wa/table.rs) on an ATS-M150, a
 # G10 die: after bind, the mock's own record must show each applied register
 # written, as often as the table's G10 rows say (one write per row; a masked
 # register or a read-modify-write row is one write), and the G11-only rows

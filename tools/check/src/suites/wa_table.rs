@@ -1,4 +1,4 @@
-//! Suite `wa-table`: the driver's workaround table (`rust/gt/wa/table.rs`)
+//! Suite `wa-table`: the driver's workaround table (`rust/engine/wa/table.rs`)
 //! against upstream xe's sources in the kernel tree.
 //!
 //! Upstream's entries are read from `drivers/gpu/drm/xe`: the `XE_RTP`
@@ -37,7 +37,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The driver's table, relative to the repository.
-pub const TABLE_FILE: &str = "rust/gt/wa/table.rs";
+pub const TABLE_FILE: &str = "rust/engine/wa/table.rs";
 
 /// Upstream xe, relative to the kernel tree.
 const XE: &str = "drivers/gpu/drm/xe";

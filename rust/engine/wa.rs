@@ -12,8 +12,8 @@
 //! its IDs are in the G10/G11 subplatform lists), graphics and media IP 12.55, so the DG2 rows
 //! are its rows. The `wa-table` suite of `make check` keeps the table equal to upstream's.
 //!
-//! When: everything `applied` is written once, at GT init ([`apply`], called from
-//! `Gt::init` in probe, process context, may sleep), after steering is initialised and
+//! When: everything `applied` is written once, at GT init ([`apply`], called by probe right
+//! after `Gt::init`, process context, may sleep), after steering is initialised and
 //! before the GuC is loaded or any engine runs, under both submission back-ends: upstream
 //! writes GT rows at GT init and engine rows when the engines are set up, both before the GuC
 //! is loaded (`xe_gt.c`, `xe_hw_engine.c` `xe_hw_engine_enable_ring`). MCR registers go through
@@ -32,12 +32,12 @@
 mod table;
 
 use kernel::{
-    pci,
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
 };
 
 use crate::{
+    engine::source::{Class, Present},
     engine::{Engine, ENGINES},
     gt::{
         forcewake::{lookup, Domain, DomainMask, FwGuard, Wake, DOMAIN_COUNT},
@@ -45,7 +45,6 @@ use crate::{
         topology::Topology,
         Gt,
     },
-    irq::source::{Class, Present},
     platform::Die,
 };
 
@@ -226,16 +225,6 @@ const _: () = {
 /// Read-back mismatches since the module loaded, over all devices (each also logged).
 static MISMATCHES: Atomic<u64> = Atomic::new(0);
 
-/// The die of the device `gt` drives, from its PCI device ID and the driver's ID table.
-fn die_of(gt: &Gt<'_>) -> Option<Die> {
-    let pdev = <&pci::Device>::try_from(gt.dev).ok()?;
-    let id = pdev.device_id();
-    crate::driver::DEVICE_IDS
-        .iter()
-        .find(|(i, _)| *i == id)
-        .map(|(_, p)| p.die())
-}
-
 /// Where a row is written: its absolute offset and forcewake domain, once per target.
 fn targets(e: &Entry, present: &Present, mut f: impl FnMut(u32, Domain, Option<&Engine>)) {
     let domain_of = |offset| match lookup(offset) {
@@ -273,14 +262,10 @@ fn targets(e: &Entry, present: &Present, mut f: impl FnMut(u32, Domain, Option<&
 ///
 /// # Errors
 ///
-/// A GT forcewake failure, or `ENODEV` if the device ID is not one the driver binds. A refused
+/// A GT forcewake failure. A refused
 /// register access (already logged by the accessor) or a read-back mismatch is counted and
 /// logged, not returned.
-pub(crate) fn apply(gt: &Gt<'_>, topology: &Topology) -> Result {
-    let Some(die) = die_of(gt) else {
-        dev_err!(gt.dev, "wa: apply: device ID not in the driver's table\n");
-        return Err(ENODEV);
-    };
+pub(crate) fn apply(gt: &Gt<'_>, topology: &Topology, die: Die) -> Result {
     let present = Present::from_topology(topology);
     let others = DomainMask::RENDER
         .union(DomainMask::from_media_fuse(topology.vdbox, topology.vebox))

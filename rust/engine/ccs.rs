@@ -21,8 +21,8 @@
 use kernel::{io::register, prelude::*};
 
 use crate::{
+    engine::source::Present,
     gt::{Awake, Gt, RenderDomain},
-    irq::source::Present,
 };
 
 register! {

@@ -13,7 +13,7 @@
 //! not register tables: their rows name no register unless xehpg applies them.
 
 use super::{Entry, Scope, Src, Stage, Verdict, Why, ALL, G10, G11, G12};
-use crate::irq::source::Class;
+use crate::engine::source::Class;
 
 /// The table, in upstream's order within each source.
 pub(crate) const TABLE: &[Entry] = &[
