@@ -418,6 +418,7 @@ mod tests {
                 "uabi",
                 "regs",
                 "fwtable",
+                "wa-table",
                 "kunit",
                 "vm",
                 "xe-probe",
