@@ -219,7 +219,7 @@ impl Contract {
         let wa_size = dw(blob, ads::WA_KLV_SIZE);
         c.wa_klv = (wa_addr, wa_size);
         if wa_size > 0 {
-            if wa_size > MAX_WA_KLV || wa_size % 4 != 0 {
+            if wa_size > MAX_WA_KLV || !wa_size.is_multiple_of(4) {
                 return Err(format!(
                     "ADS wa_klv_size {wa_size} is not a dword multiple up to {MAX_WA_KLV}"
                 ));

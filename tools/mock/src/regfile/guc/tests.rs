@@ -265,9 +265,6 @@ pub(crate) fn ads_blob(ads: u64) -> Vec<u8> {
 pub(crate) const ADS_BLOB_BYTES: usize =
     BLOB_POLICIES + abi::policies::SIZE + abi::gt_system_info::SIZE;
 
-/// Byte offset of `gt_system_info` in [`ads_blob`].
-pub(crate) const BLOB_SYSINFO: usize = BLOB_POLICIES + abi::policies::SIZE;
-
 /// The ADS blob as upstream's minimal ADS leaves it
 /// (`xe_guc_ads_populate_minimal`): ADS, policies, system info (the
 /// driver's layout), pointers filled for `ads`, every engine mask 0 and
