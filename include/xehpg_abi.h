@@ -312,12 +312,13 @@ struct xehpg_ct_buffer_desc {
 #define XEHPG_GUC_CTL_MAX_DWORDS 14
 /*
  * GUC_CTL_WA bits (xe_guc_fwif.h GUC_WA_*), the ones guc_ctl_wa_flags can
- * set on DG2 / ATS-M (graphics 12.55): see rust/guc/boot.rs ctl_words.
+ * set on DG2 / ATS-M (graphics 12.55): see rust/guc/ads.rs ctl_wa.
  */
 #define XEHPG_GUC_WA_DUAL_QUEUE (1u << 11)
 #define XEHPG_GUC_WA_PRE_PARSER (1u << 14)
 #define XEHPG_GUC_WA_CONTEXT_ISOLATION (1u << 15)
 #define XEHPG_GUC_WA_HOLD_CCS_SWITCHOUT (1u << 17)
+#define XEHPG_GUC_WA_ENABLE_TSC_CHECK_ON_RC6 (1u << 22)
 /* GUC_CTL_FEATURE bits (xe_guc_fwif.h). */
 #define XEHPG_GUC_CTL_ENABLE_SLPC (1u << 2)
 #define XEHPG_GUC_CTL_ENABLE_LITE_RESTORE (1u << 4)
@@ -372,6 +373,13 @@ struct xehpg_guc_mmio_reg {
 	uint32_t mask;
 } __attribute__((packed));
 #define XEHPG_GUC_REGSET_MASKED 0x1
+/* A multicast register: the GuC steers its save and restore to the group
+ * and instance given (one that is not fused off). */
+#define XEHPG_GUC_REGSET_STEERING_NEEDED 0x2
+#define XEHPG_GUC_REGSET_STEERING_GROUP_SHIFT 12
+#define XEHPG_GUC_REGSET_STEERING_GROUP_MASK 0x1f
+#define XEHPG_GUC_REGSET_STEERING_INSTANCE_SHIFT 20
+#define XEHPG_GUC_REGSET_STEERING_INSTANCE_MASK 0xf
 
 /*
  * A capture list header with no register in it (xe_guc_capture.c

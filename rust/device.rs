@@ -348,6 +348,7 @@ impl<'bound> Xehpg<'bound> {
                         let part = guc::ads::Part {
                             platform,
                             present: Present::from_topology(&gt_info.topology),
+                            topology: gt_info.topology,
                         };
                         guc.guc().load(&ctx, guc::fw::path(), &part);
                     }

@@ -692,12 +692,14 @@ mod tests {
                 vcs: 1,
                 vecs: 1,
             },
+            topology: Default::default(),
         };
         assert_eq!(Phase::Hwconfig.words(&part), (0, 0));
-        // G11: HOLD_CCS_SWITCHOUT, DUAL_QUEUE, PRE_PARSER, CONTEXT_ISOLATION; LITE_RESTORE.
+        // G11: HOLD_CCS_SWITCHOUT, DUAL_QUEUE, PRE_PARSER, CONTEXT_ISOLATION, TSC check on RC6;
+        // LITE_RESTORE.
         assert_eq!(
             Phase::Full.words(&part),
-            ((1 << 17) | (1 << 11) | (1 << 14) | (1 << 15), 1 << 4)
+            ((1 << 17) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 22), 1 << 4)
         );
     }
 

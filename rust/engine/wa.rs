@@ -25,7 +25,8 @@
 //!
 //! Engine resets: registers inside an engine's reset domain lose their value on an engine
 //! reset. Under GuC submission the GuC restores what the ADS save/restore list names;
-//! [`save_restore`] yields that list per engine for the ADS code (rust/guc/ads.rs). Under
+//! [`save_restore`] yields the table's part of that list per engine, which the ADS code
+//! (rust/guc/ads.rs, `engine_list`) appends to the engine's own registers. Under
 //! execlists xehpg resets an engine only to recover it (`submit::reset_engine`) and the rows
 //! stay lost until the next bind: recorded as open work.
 
@@ -399,17 +400,16 @@ pub(crate) struct SaveRestore {
 /// # Errors
 ///
 /// `ENOMEM`.
-#[cfg_attr(
-    not(xehpg_kunit),
-    expect(
-        dead_code,
-        reason = "for the GuC ADS save/restore list, another engineer's work"
-    )
-)]
 pub(crate) fn save_restore(e: &Engine, die: Die) -> Result<KVec<SaveRestore>> {
     let mut out: KVec<SaveRestore> = KVec::new();
+    // Only what upstream keeps in the engine's own `reg_sr`: the engine tables of `xe_wa.c`
+    // and `xe_tuning.c` and `xe_hw_engine.c`'s `engine_sr`. A GT-table row with an engine
+    // rule (`VDBOX_CGCTL3F10`) lives in the GT's `reg_sr`, which the ADS does not list.
     let rows = TABLE.iter().filter(|r| {
-        r.applies(die) && matches!(r.verdict, Verdict::Applied(Stage::EngineInit)) && r.owned_by(e)
+        r.applies(die)
+            && matches!(r.verdict, Verdict::Applied(Stage::EngineInit))
+            && matches!(r.src, Src::EngineWas | Src::EngineTunings | Src::HwEngine)
+            && r.owned_by(e)
     });
     for r in rows {
         let offset = match r.scope {
@@ -479,11 +479,14 @@ mod tests {
         let bcs = save_restore(engine("bcs0"), Die::G10)?;
         assert_eq!(bcs.len(), 1);
         assert_eq!(bcs.first().map(|s| s.offset), Some(0x220c4));
-        // Only even VCS instances get VDBOX_CGCTL3F10.
+        // VDBOX_CGCTL3F10 is a GT workaround (`gt_was`, per even VCS) applied at engine
+        // init: upstream keeps it out of the engine's list, and so does this one.
         let vcs0 = save_restore(engine("vcs0"), Die::G10)?;
-        let vcs1 = save_restore(engine("vcs1"), Die::G10)?;
-        assert!(vcs0.iter().any(|s| s.offset == 0x1c3f10));
-        assert!(!vcs1.iter().any(|s| s.offset & 0xffff == 0x3f10));
+        assert!(TABLE
+            .iter()
+            .any(|e| e.reg == "VDBOX_CGCTL3F10" && e.src == Src::GtWas));
+        assert!(!vcs0.iter().any(|s| s.offset == 0x1c3f10));
+        assert_eq!(vcs0.first().map(|s| s.offset), Some(0x1c00c4));
         // G11's LSC_CHICKEN_BIT_0_UDW carries the MAXREQS field beside the G10 bits.
         let g11 = save_restore(engine("rcs0"), Die::G11)?;
         let udw = g11.iter().find(|s| s.offset == 0xe7cc);

@@ -35,9 +35,15 @@ use kernel::{io::register::Register, prelude::*};
 use super::{fw::Version, guc_class, klv::Writer, Obj};
 use crate::{
     abi::*,
-    engine::ccs,
-    engine::source::{Class, Present},
-    engine::{lrc, regs as ering, Engine, ENGINES},
+    engine::{
+        ccs, lrc, regs as ering,
+        source::{Class, Present},
+        wa, Engine, ENGINES,
+    },
+    gt::{
+        mcr::{default_target, steering_of, Target},
+        topology::Topology,
+    },
     mem::lmem::LmemAccess,
     platform::{Die, Platform},
 };
@@ -71,6 +77,8 @@ const fn page_align(n: usize) -> usize {
 pub(crate) struct Part {
     pub(crate) platform: Platform,
     pub(crate) present: Present,
+    /// The fused topology, for the steering of multicast registers in the save/restore lists.
+    pub(crate) topology: Topology,
 }
 
 /// Byte offsets of the ADS object's parts.
@@ -160,6 +168,27 @@ pub(crate) struct Saved {
     pub(crate) offset: u32,
     /// A masked register (`GUC_REGSET_MASKED`).
     pub(crate) masked: bool,
+    /// For a multicast register, the instance the GuC steers to (`GUC_REGSET_STEERING_*`).
+    pub(crate) steer: Option<Target>,
+}
+
+impl Saved {
+    /// The entry's `flags` word (`guc_mmio_regset_write_one`).
+    fn flags(&self) -> u32 {
+        let mut f = if self.masked {
+            XEHPG_GUC_REGSET_MASKED
+        } else {
+            0
+        };
+        if let Some(t) = self.steer {
+            f |= XEHPG_GUC_REGSET_STEERING_NEEDED
+                | (u32::from(t.group) & XEHPG_GUC_REGSET_STEERING_GROUP_MASK)
+                    << XEHPG_GUC_REGSET_STEERING_GROUP_SHIFT
+                | (u32::from(t.instance) & XEHPG_GUC_REGSET_STEERING_INSTANCE_MASK)
+                    << XEHPG_GUC_REGSET_STEERING_INSTANCE_SHIFT;
+        }
+        f
+    }
 }
 
 /// The longest list an engine gets.
@@ -175,7 +204,11 @@ pub(crate) struct SavedList {
 impl SavedList {
     const fn push(&mut self, offset: u32, masked: bool) {
         if self.len < MAX_SAVED {
-            self.regs[self.len] = Saved { offset, masked };
+            self.regs[self.len] = Saved {
+                offset,
+                masked,
+                steer: None,
+            };
             self.len += 1;
         }
     }
@@ -191,13 +224,14 @@ impl SavedList {
 /// engine's own settings by address (xe's `reg_sr`, `xe_hw_engine.c` `engine_sr`:
 /// `RING_HWSTAM`, `RING_CMD_CCTL`, `RING_MODE`, and `RCU_MODE` on the first render-or-compute
 /// engine, rcs0, when a CCS exists), then `RING_HWS_PGA`, `RING_IMR`, and `CCS_MODE` on the
-/// first engine of the render reset domain (rcs0) when it is programmed. The driver programs
-/// no engine workaround registers (none of `xe_wa.c`'s engine table), so none are listed.
+/// first engine of the render reset domain (rcs0) when it is programmed. The workaround
+/// table's rows for the engine follow in [`engine_list`].
 pub(crate) fn saved_regs(e: &Engine, p: &Present) -> SavedList {
     let mut l = SavedList {
         regs: [Saved {
             offset: 0,
             masked: false,
+            steer: None,
         }; MAX_SAVED],
         len: 0,
     };
@@ -216,6 +250,44 @@ pub(crate) fn saved_regs(e: &Engine, p: &Present) -> SavedList {
         l.push(ccs::CCS_MODE::OFFSET as u32, true);
     }
     l
+}
+
+/// The whole save/restore list of engine `e`: its own registers ([`saved_regs`]), then the
+/// workaround table's rows for it that those do not already hold (`engine::wa::save_restore`;
+/// upstream's per-engine `reg_sr` holds both, `xe_guc_ads.c` `guc_mmio_regset_write`), a
+/// multicast one steered at the first instance the fuses leave, as the steering API reads it
+/// (`guc_mmio_regset_write_one` with `xe_gt_mcr_get_nonterminated_steering`). Process context;
+/// allocates.
+///
+/// # Errors
+///
+/// `ENOMEM`, or `EINVAL` for a multicast row whose group the fuses left no instance of.
+pub(crate) fn engine_list(e: &Engine, part: &Part) -> Result<KVec<Saved>> {
+    let own = saved_regs(e, &part.present);
+    let mut out = KVec::with_capacity(own.as_slice().len(), GFP_KERNEL)?;
+    for r in own.as_slice() {
+        out.push(*r, GFP_KERNEL)?;
+    }
+    for w in wa::save_restore(e, part.platform.die())? {
+        if out.iter().any(|r| r.offset == w.offset) {
+            continue;
+        }
+        let steer = if w.mcr {
+            let target = steering_of(w.offset).and_then(|s| default_target(s, &part.topology));
+            Some(target.ok_or(EINVAL)?)
+        } else {
+            None
+        };
+        out.push(
+            Saved {
+                offset: w.offset,
+                masked: w.masked,
+                steer,
+            },
+            GFP_KERNEL,
+        )?;
+    }
+    Ok(out)
 }
 
 /// The workaround KLV keys DG2 and ATS-M (graphics 12.55, media 12.55) get from
@@ -248,13 +320,18 @@ pub(crate) fn wa_klv_keys(release: Version) -> ([u16; 2], usize) {
 /// - `HOLD_CCS_SWITCHOUT`: Wa_14014475959, `PLATFORM(DG2)` (ATS-M is a DG2 in xe);
 /// - `DUAL_QUEUE`: Wa_22011391025, `PLATFORM(DG2)` (`needs_wa_dual_queue`);
 /// - `PRE_PARSER`: graphics below 12.70 (Wa_22011802037);
+/// - `ENABLE_TSC_CHECK_ON_RC6`: Wa_14018913170, whose `xe_wa_oob.rules` entry has three
+///   alternative rule lines (a continuation line is an OR, `xe_gen_wa_oob.c`), the third
+///   `PLATFORM(DG2)`;
 /// - `CONTEXT_ISOLATION`: Wa_22012727170 / Wa_22012727685, `SUBPLATFORM(DG2, G11)`, which
 ///   holds the ATS-M75 IDs too (`xe_pci.c` `dg2_g11_ids`);
 /// - not: `POLLCS` (Wa_22012773006, 1200-1250), `RCS_REGS_IN_CCS_REGS_LIST` (PVC),
-///   `ENABLE_TSC_CHECK_ON_RC6` (1270-1274, media 1300), `SAVE_RESTORE_MCFG_REG_AT_MC6`
-///   (media 2000/3000).
+///   `SAVE_RESTORE_MCFG_REG_AT_MC6` (media 2000/3000).
 pub(crate) fn ctl_wa(platform: Platform) -> u32 {
-    let mut w = XEHPG_GUC_WA_HOLD_CCS_SWITCHOUT | XEHPG_GUC_WA_DUAL_QUEUE | XEHPG_GUC_WA_PRE_PARSER;
+    let mut w = XEHPG_GUC_WA_HOLD_CCS_SWITCHOUT
+        | XEHPG_GUC_WA_DUAL_QUEUE
+        | XEHPG_GUC_WA_PRE_PARSER
+        | XEHPG_GUC_WA_ENABLE_TSC_CHECK_ON_RC6;
     if platform.die() == Die::G11 {
         w |= XEHPG_GUC_WA_CONTEXT_ISOLATION;
     }
@@ -364,8 +441,8 @@ pub(super) fn write_full(
     // (`guc_mmio_reg_state_init`).
     let mut off = XEHPG_GUC_ADS_REGSET_OFFSET as usize;
     for e in ENGINES.iter().filter(|e| e.present(p)) {
-        let list = saved_regs(e, p);
-        let regs = list.as_slice();
+        let list = engine_list(e, part)?;
+        let regs = &list[..];
         if off + regs.len() * 16 > XEHPG_GUC_ADS_REGSET_END as usize {
             return Err(EINVAL);
         }
@@ -379,8 +456,7 @@ pub(super) fn write_full(
         lmem.write32(at(set + 4), regs.len() as u32)?;
         for r in regs {
             lmem.write32(at(off + offset_of!(xehpg_guc_mmio_reg, offset)), r.offset)?;
-            let flags = if r.masked { XEHPG_GUC_REGSET_MASKED } else { 0 };
-            lmem.write32(at(off + offset_of!(xehpg_guc_mmio_reg, flags)), flags)?;
+            lmem.write32(at(off + offset_of!(xehpg_guc_mmio_reg, flags)), r.flags())?;
             off += size_of::<xehpg_guc_mmio_reg>();
         }
     }
@@ -553,6 +629,60 @@ mod tests {
     }
 
     #[test]
+    fn engine_lists_add_the_tables_rows_steered() -> Result {
+        // ATS-M150, DSS 4-31 fused in (the first DSS is 4: group 1, instance 0).
+        let topology = Topology {
+            dss_geometry: 0xffff_fff0,
+            dss_compute: 0,
+            meml3: 0xf,
+            vdbox: 0b0101,
+            vebox: 0b0011,
+        };
+        let part = Part {
+            platform: Platform::AtsM150,
+            present: ATS_M150,
+            topology,
+        };
+        for e in ENGINES.iter().filter(|e| e.present(&ATS_M150)) {
+            let list = engine_list(e, &part)?;
+            let own = saved_regs(e, &ATS_M150);
+            // The engine's own registers come first, unchanged.
+            assert!(list.len() >= own.as_slice().len());
+            assert_eq!(&list[..own.as_slice().len()], own.as_slice());
+            // No register twice.
+            for (i, r) in list.iter().enumerate() {
+                assert!(list[..i].iter().all(|o| o.offset != r.offset));
+            }
+            // Every table row for the engine is in, steered exactly when multicast.
+            for w in wa::save_restore(e, Die::G10)? {
+                assert!(list
+                    .iter()
+                    .any(|r| r.offset == w.offset && r.steer.is_some() == w.mcr));
+            }
+        }
+        // rcs0 gets the render table rows on top of its seven.
+        let rcs = engine_list(&ENGINES[0], &part)?;
+        assert!(rcs.len() > 7);
+        // A DSS register (LSC_CHICKEN_BIT_0 is one) is steered at the first DSS the fuses leave.
+        let dss = rcs
+            .iter()
+            .find(|r| steering_of(r.offset) == Some(crate::gt::mcr::Steering::Dss));
+        assert!(dss.is_some());
+        if let Some(r) = dss {
+            let t = r.steer.unwrap_or(Target {
+                group: 0xff,
+                instance: 0xff,
+            });
+            assert_eq!((t.group, t.instance), (1, 0));
+            assert_eq!(
+                r.flags() & !XEHPG_GUC_REGSET_MASKED,
+                XEHPG_GUC_REGSET_STEERING_NEEDED | (1 << 12)
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
     fn other_engines_list_their_own_registers() {
         for e in ENGINES.iter().filter(|e| !matches!(e.class, Class::Render)) {
             let l = saved_regs(e, &ATS_M150);
@@ -566,7 +696,7 @@ mod tests {
 
     #[test]
     fn ctl_words_for_dg2() {
-        let base = (1 << 17) | (1 << 11) | (1 << 14);
+        let base = (1 << 17) | (1 << 11) | (1 << 14) | (1 << 22);
         assert_eq!(ctl_wa(Platform::Dg2G10), base);
         assert_eq!(ctl_wa(Platform::AtsM150), base);
         assert_eq!(ctl_wa(Platform::Dg2G12), base);
