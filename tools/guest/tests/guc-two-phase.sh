@@ -10,6 +10,10 @@
 # under the GuC: the mock's command streamer counts each engine's user
 # interrupts.
 # expect-mock: guc_dmas == 2
+# expect-mock: guc.ads.ctl_wa == "0x424800"
+# expect-mock: guc.ads.ctl_feature == "0x10"
+# expect-mock: guc.ads.wa_missing == "0x0"
+# expect-mock: guc.ads.feature_missing == "0x0"
 # expect-mock: guc_loads == 2
 # expect-mock: guc_resets >= 2
 # expect-mock: reg_writes.RING_MODE == 10
@@ -40,9 +44,10 @@ expect_eq "GuC status" "$(guc_get "$bdf" status)" running
 # mock's, above).
 expect_eq "load phase" "$(guc_get "$bdf" phase)" full
 expect_eq "boots" "$(guc_get "$bdf" boots)" 2
-# ATS-M150 is a G10 die: HOLD_CCS_SWITCHOUT | DUAL_QUEUE | PRE_PARSER, no
-# CONTEXT_ISOLATION (G11 only); LITE_RESTORE and no SLPC.
-expect_eq "GUC_CTL_WA" "$(guc_get "$bdf" ctl_wa)" 0x00024800
+# ATS-M150 is a G10 die: HOLD_CCS_SWITCHOUT | DUAL_QUEUE | PRE_PARSER |
+# ENABLE_TSC_CHECK_ON_RC6, no CONTEXT_ISOLATION (G11 only); LITE_RESTORE and
+# no SLPC. The mock's record of the words (header) is the proof.
+expect_eq "GUC_CTL_WA" "$(guc_get "$bdf" ctl_wa)" 0x00424800
 expect_eq "GUC_CTL_FEATURE" "$(guc_get "$bdf" ctl_feature)" 0x00000010
 engines=$(sed -n 's/^\([a-z0-9]*\): class .*/\1/p' "$DBG/$bdf/engines")
 for e in $engines; do

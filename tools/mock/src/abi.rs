@@ -415,6 +415,8 @@ pub mod ctl {
     pub const WA_CONTEXT_ISOLATION: u32 = 1 << 15;
     /// `GUC_WA_HOLD_CCS_SWITCHOUT` of `GUC_CTL_WA`.
     pub const WA_HOLD_CCS_SWITCHOUT: u32 = 1 << 17;
+    /// `GUC_WA_ENABLE_TSC_CHECK_ON_RC6` of `GUC_CTL_WA`.
+    pub const WA_ENABLE_TSC_CHECK_ON_RC6: u32 = 1 << 22;
     /// `GUC_CTL_ENABLE_LITE_RESTORE` of `GUC_CTL_FEATURE`.
     pub const FEATURE_LITE_RESTORE: u32 = 1 << 4;
     /// `GUC_CTL_DEVID`.

@@ -216,6 +216,7 @@ fn mock_values() -> BTreeMap<String, u64> {
         ctl::WA_PRE_PARSER,
         ctl::WA_CONTEXT_ISOLATION,
         ctl::WA_HOLD_CCS_SWITCHOUT,
+        ctl::WA_ENABLE_TSC_CHECK_ON_RC6,
         ctl::FEATURE_LITE_RESTORE,
         ctl::ADS,
         ctl::DEVID,

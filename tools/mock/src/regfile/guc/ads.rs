@@ -67,12 +67,18 @@ pub const REQUIRED_FEATURE: u32 = abi::ctl::FEATURE_LITE_RESTORE;
 /// `GUC_CTL_WA` bits upstream sets on this part (`xe_guc.c`
 /// `guc_ctl_wa_flags` with `xe_wa_oob.rules`): every DG2 / ATS-M (graphics
 /// 12.55) gets `GUC_WA_PRE_PARSER` (version below 12.70),
-/// `GUC_WA_HOLD_CCS_SWITCHOUT` (14014475959, `PLATFORM(DG2)`) and
-/// `GUC_WA_DUAL_QUEUE` (22011391025, `PLATFORM(DG2)`); the G11 subplatform
+/// `GUC_WA_HOLD_CCS_SWITCHOUT` (14014475959, `PLATFORM(DG2)`),
+/// `GUC_WA_DUAL_QUEUE` (22011391025, `PLATFORM(DG2)`) and
+/// `GUC_WA_ENABLE_TSC_CHECK_ON_RC6` (14018913170: in `xe_wa_oob.rules` its
+/// indented lines are alternatives, `xe_gen_wa_oob.c` joins them with OR,
+/// and one is `PLATFORM(DG2)`); the G11 subplatform
 /// (DG2-G11 and ATS-M75, `xe_pci.c` `dg2_g11_ids`) also
 /// `GUC_WA_CONTEXT_ISOLATION` (22012727170 / 22012727685).
 pub fn required_wa(device_id: u16) -> u32 {
-    let base = abi::ctl::WA_PRE_PARSER | abi::ctl::WA_HOLD_CCS_SWITCHOUT | abi::ctl::WA_DUAL_QUEUE;
+    let base = abi::ctl::WA_PRE_PARSER
+        | abi::ctl::WA_HOLD_CCS_SWITCHOUT
+        | abi::ctl::WA_DUAL_QUEUE
+        | abi::ctl::WA_ENABLE_TSC_CHECK_ON_RC6;
     let g11 =
         ids::lookup(device_id).is_some_and(|k| k.group.contains("G11") || k.group == "ATS_M75");
     if g11 {

@@ -288,8 +288,10 @@ pub(crate) fn ads_blob_bare(ads: u64) -> Vec<u8> {
 }
 
 /// `GUC_CTL_WA` upstream writes on ATS-M150 (`xe_guc.c` `guc_ctl_wa_flags`).
-pub(crate) const CTL_WA: u32 =
-    abi::ctl::WA_PRE_PARSER | abi::ctl::WA_HOLD_CCS_SWITCHOUT | abi::ctl::WA_DUAL_QUEUE;
+pub(crate) const CTL_WA: u32 = abi::ctl::WA_PRE_PARSER
+    | abi::ctl::WA_HOLD_CCS_SWITCHOUT
+    | abi::ctl::WA_DUAL_QUEUE
+    | abi::ctl::WA_ENABLE_TSC_CHECK_ON_RC6;
 /// `GUC_CTL_FEATURE`: `GUC_CTL_ENABLE_LITE_RESTORE` and
 /// `GUC_CTL_ENABLE_SLPC` (bit 2) (`guc_ctl_feature_flags`).
 pub(crate) const CTL_FEATURE: u32 = abi::ctl::FEATURE_LITE_RESTORE | 1 << 2;
