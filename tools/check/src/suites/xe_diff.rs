@@ -19,7 +19,12 @@
 //! - `bits`: for registers both write that upstream's headers mark masked
 //!   (`XE_REG_OPTION_MASKED` in `drivers/gpu/drm/xe/regs/`), the bits each
 //!   sets and clears through the mask;
-//! - `action`: the GuC actions each sends (H2G over CT or MMIO).
+//! - `action`: the GuC actions each sends (H2G over CT or MMIO);
+//! - `ads`: what the mock's GuC read at its last boot (each summary's
+//!   `guc.ads`): engine masks, mapping table, golden-context sizes and
+//!   save/restore list lengths per class or engine, which capture slots hold
+//!   a register list, the WA KLV keys and the `GUC_CTL_WA` / `GUC_CTL_FEATURE`
+//!   bits; a value both have but differently is side `differ`.
 //!
 //! Cases: `runs` (both runs finished, both traces read), `differences
 //! triaged` (each difference is in an entry of its kind and side) and
@@ -59,6 +64,9 @@ enum Kind {
     Bits,
     /// A GuC action one driver sends and the other does not.
     Action,
+    /// A field of the GuC's ADS or boot words, as the mock's GuC read them at its last boot
+    /// (its summary's `guc.ads`).
+    Ads,
 }
 
 /// Which driver does the thing the other does not.
@@ -67,6 +75,8 @@ enum Kind {
 enum Side {
     XeOnly,
     XehpgOnly,
+    /// Both have the field, with different values.
+    Differ,
 }
 
 /// A verdict on a difference.
@@ -85,8 +95,8 @@ enum Verdict {
 struct Entry {
     kind: Kind,
     side: Side,
-    /// Register offsets (`reg`, `bits`) or action codes (`action`).
-    keys: Vec<u64>,
+    /// Register offsets (`reg`, `bits`), action codes (`action`) or field names (`ads`).
+    keys: Vec<Key>,
     verdict: Verdict,
     why: String,
     /// The difference depends on timing (say why in `why`): the entry is not
@@ -102,12 +112,29 @@ struct Baseline {
     diff: Vec<Entry>,
 }
 
+/// What a difference is about: a register offset or action code, or an ADS field's name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(untagged)]
+enum Key {
+    Num(u64),
+    Name(String),
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Key::Num(n) => write!(f, "{n:#x}"),
+            Key::Name(s) => f.write_str(s),
+        }
+    }
+}
+
 /// One difference.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Diff {
     kind: Kind,
     side: Side,
-    key: u64,
+    key: Key,
     /// The register's name or what differs.
     detail: String,
 }
@@ -117,13 +144,15 @@ impl fmt::Display for Diff {
         let side = match self.side {
             Side::XeOnly => "xe only",
             Side::XehpgOnly => "xehpg only",
+            Side::Differ => "both, different",
         };
         let kind = match self.kind {
             Kind::Reg => "reg",
             Kind::Bits => "bits",
             Kind::Action => "action",
+            Kind::Ads => "ads",
         };
-        write!(f, "{kind} {:#x} ({side}): {}", self.key, self.detail)
+        write!(f, "{kind} {} ({side}): {}", self.key, self.detail)
     }
 }
 
@@ -242,7 +271,7 @@ fn differences(xe: &Profile, xehpg: &Profile, masked: &Masked) -> Vec<Diff> {
             out.push(Diff {
                 kind: Kind::Reg,
                 side,
-                key: *offset,
+                key: Key::Num(*offset),
                 detail: name.clone(),
             });
         }
@@ -250,7 +279,7 @@ fn differences(xe: &Profile, xehpg: &Profile, masked: &Masked) -> Vec<Diff> {
             out.push(Diff {
                 kind: Kind::Action,
                 side,
-                key: *code,
+                key: Key::Num(*code),
                 detail: "GuC action".to_string(),
             });
         }
@@ -272,10 +301,101 @@ fn differences(xe: &Profile, xehpg: &Profile, masked: &Masked) -> Vec<Diff> {
                 out.push(Diff {
                     kind: Kind::Bits,
                     side,
-                    key: *offset,
+                    key: Key::Num(*offset),
                     detail: format!("{name}: sets {set:#06x}, clears {clear:#06x}"),
                 });
             }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The fields of a JSON object (none if it is not one).
+fn fields(v: &Value) -> BTreeMap<&str, &Value> {
+    v.as_object()
+        .map(|m| m.iter().map(|(k, v)| (k.as_str(), v)).collect())
+        .unwrap_or_default()
+}
+
+/// The capture-list slots (`class.pf.render`, ...) that point at a list of their own: every
+/// slot but those at the address most of them share, the empty list both drivers give the
+/// slots they do not fill (`xe_guc_capture.c` `xe_guc_capture_getnullheader`).
+fn capture_lists(v: &Value) -> BTreeSet<String> {
+    let slots = fields(v);
+    let mut by_addr: BTreeMap<&str, usize> = BTreeMap::new();
+    for a in slots.values().filter_map(|a| a.as_str()) {
+        *by_addr.entry(a).or_default() += 1;
+    }
+    let empty = by_addr.iter().max_by_key(|(_, n)| **n).map(|(a, _)| *a);
+    slots
+        .iter()
+        .filter(|(_, a)| a.as_str() != empty)
+        .map(|(k, _)| (*k).to_string())
+        .collect()
+}
+
+/// The differences between the ADS and boot words the mock's GuC read at its last boot from
+/// xe and from xehpg (each summary's `guc.ads`). GGTT addresses differ by nature and are not
+/// compared; what they describe is: engine masks, the mapping table, golden-context sizes and
+/// save/restore list lengths per engine or class, which capture slots hold a list, the WA KLV
+/// keys, and the `GUC_CTL_WA` / `GUC_CTL_FEATURE` words bit by bit.
+fn ads_differences(xe: &Value, ours: &Value) -> Vec<Diff> {
+    let mut out = Vec::new();
+    let mut push = |side, key: String, detail: String| {
+        out.push(Diff {
+            kind: Kind::Ads,
+            side,
+            key: Key::Name(key),
+            detail,
+        })
+    };
+    for field in ["engine_masks", "mapping", "golden_size", "save_restore"] {
+        let (a, b) = (fields(&xe[field]), fields(&ours[field]));
+        let names: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
+        for n in names {
+            let key = format!("{field}.{n}");
+            match (a.get(n), b.get(n)) {
+                (Some(x), None) => push(Side::XeOnly, key, format!("xe {x}")),
+                (None, Some(y)) => push(Side::XehpgOnly, key, format!("xehpg {y}")),
+                (Some(x), Some(y)) if x != y => {
+                    push(Side::Differ, key, format!("xe {x}, xehpg {y}"))
+                }
+                _ => {}
+            }
+        }
+    }
+    let (a, b) = (capture_lists(&xe["capture"]), capture_lists(&ours["capture"]));
+    for (only, side) in [(a.difference(&b), Side::XeOnly), (b.difference(&a), Side::XehpgOnly)] {
+        for slot in only {
+            push(
+                side,
+                format!("capture.{slot}"),
+                "a register list where the other driver gives the empty one".to_string(),
+            );
+        }
+    }
+    let keys = |v: &Value| -> BTreeSet<String> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(|k| k.as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    };
+    let (a, b) = (keys(&xe["wa_klv_keys"]), keys(&ours["wa_klv_keys"]));
+    for (only, side) in [(a.difference(&b), Side::XeOnly), (b.difference(&a), Side::XehpgOnly)] {
+        for k in only {
+            push(side, format!("wa_klv.{k}"), "workaround KLV".to_string());
+        }
+    }
+    for word in ["ctl_wa", "ctl_feature"] {
+        let (x, y) = (hex(&xe[word]).unwrap_or(0), hex(&ours[word]).unwrap_or(0));
+        for bit in 0..32 {
+            let (in_x, in_y) = (x >> bit & 1 == 1, y >> bit & 1 == 1);
+            let side = match (in_x, in_y) {
+                (true, false) => Side::XeOnly,
+                (false, true) => Side::XehpgOnly,
+                _ => continue,
+            };
+            push(side, format!("{word}.bit{bit}"), format!("{word} bit {bit}"));
         }
     }
     out.sort();
@@ -320,15 +440,15 @@ fn judge(base: &Baseline, diffs: &[Diff]) -> Vec<Case> {
         .diff
         .iter()
         .filter(|e| !e.sometimes)
-        .flat_map(|e| e.keys.iter().map(move |k| (e, *k)))
+        .flat_map(|e| e.keys.iter().map(move |k| (e, k)))
         .filter(|(e, k)| {
             !diffs
                 .iter()
-                .any(|d| d.kind == e.kind && d.side == e.side && d.key == *k)
+                .any(|d| d.kind == e.kind && d.side == e.side && d.key == **k)
         })
         .map(|(e, k)| {
             format!(
-                "{:?} {:?} {k:#x} ({})",
+                "{:?} {:?} {k} ({})",
                 e.kind,
                 e.side,
                 e.why.lines().next().unwrap_or("")
@@ -388,8 +508,13 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         return r.case(Case::fail("runs", format!("{}: {e}", logs.display())));
     }
     let traces = (|| -> Result<(String, String)> {
-        for f in ["xe-trace.jsonl", "xehpg-trace.jsonl"] {
-            // A stale trace would pass for this run's.
+        for f in [
+            "xe-trace.jsonl",
+            "xehpg-trace.jsonl",
+            "xe-mock.json",
+            "xehpg-mock.json",
+        ] {
+            // A stale trace or summary would pass for this run's.
             let _ = std::fs::remove_file(logs.join(f));
         }
         let mut xe = xe_probe::xe_command(ctx, &logs)?;
@@ -430,8 +555,28 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     if xe.writes.is_empty() || xehpg.writes.is_empty() {
         return r.case(Case::fail("runs", "a trace holds no register write"));
     }
+    let ads = (|| -> Result<(Value, Value)> {
+        let read = |name: &str| -> Result<Value> {
+            let path = logs.join(format!("{name}-mock.json"));
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let v: Value = serde_json::from_str(&text)
+                .with_context(|| format!("parsing {}", path.display()))?;
+            let ads = v["guc"]["ads"].clone();
+            if !ads.is_object() {
+                anyhow::bail!("{}: no guc.ads (the GuC never booted on a full ADS)", path.display());
+            }
+            Ok(ads)
+        };
+        Ok((read("xe")?, read("xehpg")?))
+    })();
+    let (xe_ads, xehpg_ads) = match ads {
+        Ok(a) => a,
+        Err(e) => return r.case(Case::fail("runs", format!("{e:#}"))),
+    };
     r.case(Case::pass("runs"));
-    let diffs = differences(&xe, &xehpg, &masked);
+    let mut diffs = differences(&xe, &xehpg, &masked);
+    diffs.extend(ads_differences(&xe_ads, &xehpg_ads));
     for c in judge(&base, &diffs) {
         r.case(c);
     }
@@ -505,16 +650,19 @@ mod tests {
     #[test]
     fn differences_of_registers_bits_and_actions() {
         let d = differences(&profile(XE), &profile(OURS), &masked());
-        let got: Vec<(Kind, Side, u64)> = d.iter().map(|d| (d.kind, d.side, d.key)).collect();
+        let got: Vec<(Kind, Side, Key)> = d
+            .iter()
+            .map(|d| (d.kind, d.side, d.key.clone()))
+            .collect();
         assert_eq!(
             got,
             [
-                (Kind::Reg, Side::XeOnly, 0x4800),
-                (Kind::Reg, Side::XehpgOnly, 0xfe0),
+                (Kind::Reg, Side::XeOnly, Key::Num(0x4800)),
+                (Kind::Reg, Side::XehpgOnly, Key::Num(0xfe0)),
                 // xe sets RING_MODE bit 3 through the mask; xehpg clears it.
-                (Kind::Bits, Side::XeOnly, 0x229c),
-                (Kind::Bits, Side::XehpgOnly, 0x229c),
-                (Kind::Action, Side::XeOnly, 0x3003),
+                (Kind::Bits, Side::XeOnly, Key::Num(0x229c)),
+                (Kind::Bits, Side::XehpgOnly, Key::Num(0x229c)),
+                (Kind::Action, Side::XeOnly, Key::Num(0x3003)),
             ]
         );
         assert!(d[2].detail.contains("sets 0x0008"), "{}", d[2]);
@@ -579,6 +727,76 @@ why = "SLPC"
         assert_eq!(statuses(&stale, &d), [true, false]);
         let timing = stale.replace("why = \"PAT\"", "why = \"PAT\"\nsometimes = true");
         assert_eq!(statuses(&timing, &d), [true, true]);
+    }
+
+    #[test]
+    fn ads_fields_lists_klvs_and_word_bits() {
+        let xe: Value = serde_json::from_str(
+            r#"{"engine_masks": {"render": 1, "compute": 15},
+                "mapping": {"render": [0], "compute": [0, 1, 2, 3]},
+                "golden_size": {"render": 52864},
+                "save_restore": {"rcs0": 18, "bcs0": 6},
+                "capture": {"global.pf": "0x5000", "class.pf.render": "0x3000",
+                            "class.vf.render": "0x1000", "instance.pf.render": "0x1000"},
+                "wa_klv_keys": ["0x9002", "0x900b"],
+                "ctl_wa": "0x424800", "ctl_feature": "0x14"}"#,
+        )
+        .unwrap();
+        let ours: Value = serde_json::from_str(
+            r#"{"engine_masks": {"render": 1, "compute": 3},
+                "mapping": {"render": [0], "compute": [0, 1, 2, 3]},
+                "golden_size": {"render": 52864, "video": 3712},
+                "save_restore": {"rcs0": 18, "bcs0": 5},
+                "capture": {"global.pf": "0x8000", "class.pf.render": "0x8000",
+                            "class.vf.render": "0x8000", "instance.pf.render": "0x8000"},
+                "wa_klv_keys": ["0x9002"],
+                "ctl_wa": "0x24800", "ctl_feature": "0x10"}"#,
+        )
+        .unwrap();
+        let got: Vec<(Side, String)> = ads_differences(&xe, &ours)
+            .into_iter()
+            .map(|d| (d.side, d.key.to_string()))
+            .collect();
+        let want = [
+            (Side::XeOnly, "capture.class.pf.render"),
+            (Side::XeOnly, "capture.global.pf"),
+            (Side::XeOnly, "ctl_feature.bit2"),
+            (Side::XeOnly, "ctl_wa.bit22"),
+            (Side::XeOnly, "wa_klv.0x900b"),
+            (Side::XehpgOnly, "golden_size.video"),
+            (Side::Differ, "engine_masks.compute"),
+            (Side::Differ, "save_restore.bcs0"),
+        ];
+        let mut want: Vec<(Side, String)> =
+            want.iter().map(|(s, k)| (*s, k.to_string())).collect();
+        want.sort();
+        let mut got = got;
+        got.sort();
+        assert_eq!(got, want);
+        // The same ADS on both sides: nothing.
+        assert!(ads_differences(&xe, &xe).is_empty());
+    }
+
+    #[test]
+    fn ads_keys_are_names_in_the_baseline() {
+        let base: Baseline = toml::from_str(
+            r#"
+[[diff]]
+kind = "ads"
+side = "differ"
+keys = ["save_restore.bcs0"]
+verdict = "needed"
+why = "x"
+"#,
+        )
+        .unwrap();
+        let d = Diff {
+            kind: Kind::Ads,
+            side: Side::Differ,
+            key: Key::Name("save_restore.bcs0".into()),
+            detail: String::new(),
+        };
+        assert!(base.entry(&d).is_some());
     }
 
     #[test]
