@@ -10,10 +10,10 @@
 # under the GuC: the mock's command streamer counts each engine's user
 # interrupts.
 # expect-mock: guc_dmas == 2
-# expect-mock: guc.ads.ctl_wa == "0x424800"
-# expect-mock: guc.ads.ctl_feature == "0x10"
-# expect-mock: guc.ads.wa_missing == "0x0"
-# expect-mock: guc.ads.feature_missing == "0x0"
+# expect-mock: guc.ads.ctl_wa == 0x424800
+# expect-mock: guc.ads.ctl_feature == 0x10
+# expect-mock: guc.ads.wa_missing == 0x0
+# expect-mock: guc.ads.feature_missing == 0x0
 # expect-mock: guc_loads == 2
 # expect-mock: guc_resets >= 2
 # expect-mock: reg_writes.RING_MODE == 10

@@ -9,8 +9,15 @@
 # no progress, sends SCHED_CONTEXT again and the request completes. Then a
 # storm of reset notifications with no hang (guc:reset-storm:3): each named
 # context is re-registered, nothing is lost. The mock counts the hang's reset
-# and the storm's three, so the storm is shown to have fired.
+# and the storm's three, so the storm is shown to have fired. The GuC's engine
+# reset puts every register of the engine's reset domain back to its reset
+# value except those in the engine's ADS save/restore list (the mock's rule,
+# from xe_guc_ads.c guc_mmio_regset_write): none of what the driver had
+# programmed is lost, and work runs on every engine afterwards.
 # expect-mock: guc_submit.resets == 4
+# expect-mock: guc.engine_resets >= 1
+# expect-mock: guc.regs_restored >= 5
+# expect-mock: guc.regs_lost == 0
 # expect-mock: guc_submit.sched_dropped == 1
 # expect-mock: violations == 0
 # timeout: 180
