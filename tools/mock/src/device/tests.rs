@@ -499,6 +499,28 @@ fn bus_master_changes_are_traced_and_counted() {
     let _ = std::fs::remove_file(&path);
 }
 
+/// A Driver-FLR leaves config space, Bus Master Enable included, alone
+/// (upstream `xe_device.c`, the comment above `__xe_driver_flr`).
+#[test]
+fn driver_flr_keeps_bus_mastering() {
+    let (mut d, clock) = device(&opts());
+    command(&mut d, true);
+    write32(&mut d, GU_CNTL, 1 << 31);
+    clock.advance(FLR_TEARDOWN + FLR_REINIT);
+    assert_eq!(
+        read32(&mut d, GU_DEBUG),
+        1 << 31,
+        "the Driver-FLR completed"
+    );
+    let s = d.summary();
+    assert_eq!(s.driver_flrs, 1);
+    assert!(s.bus_master_at_exit);
+    assert_eq!((s.bus_master_sets, s.bus_master_clears), (1, 0));
+    let mut cmd = [0u8; 2];
+    d.region_read(CONFIG, 0x04, &mut cmd).expect("command");
+    assert_eq!(u16::from_le_bytes(cmd), 0x6);
+}
+
 /// A test window keeps the Command register as the guest left it; its
 /// record starts from that state (the `start` event names it).
 #[test]
