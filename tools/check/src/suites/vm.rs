@@ -2,7 +2,9 @@
 //!
 //! Each `tools/guest/tests/<name>.sh` is one test case named `<name>`. Its
 //! header ([`scenario`]) sets the device ID, mock arguments, module
-//! parameters, the timeout and what the mock may or must report.
+//! parameters, the timeout and what the mock may or must report. A
+//! `# debug-only` scenario is a case of `vm-debug` alone: the other lanes
+//! do not list it ([`pick`]).
 //! Scenarios that agree on what is fixed when the device is attached share
 //! one VM boot ([`group`]): `tools/guest/group.sh` runs them one after the
 //! other, each in a test window of the mock of its own (the device as at
