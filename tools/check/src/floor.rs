@@ -216,6 +216,27 @@ mod tests {
         }
     }
 
+    /// A case that exists in one lane only (a `# debug-only` scenario) is
+    /// on that lane's suite alone: the other lane never misses it, the
+    /// update records it there only, and dropping it from that lane is
+    /// missing as usual.
+    #[test]
+    fn a_case_of_one_lane_is_that_suites_only() {
+        let run = [
+            suite("vm", &["bind"]),
+            suite("vm-debug", &["bind", "failslab"]),
+        ];
+        let f = update(&floor(&[]), &run, None).unwrap();
+        assert_eq!(
+            f.suites,
+            names(&[("vm", &["bind"]), ("vm-debug", &["bind", "failslab"])])
+        );
+        assert!(missing(&f, &run).is_empty());
+        assert_eq!(unlisted(&f, &run), 0);
+        let without = [suite("vm", &["bind"]), suite("vm-debug", &["bind"])];
+        assert_eq!(missing(&f, &without), ["vm-debug: failslab"]);
+    }
+
     /// A floor whose `fwtable: seed` case may be skipped for want of the seed.
     fn floor_with_external() -> Floor {
         Floor {

@@ -40,7 +40,11 @@ const PCI_INTERRUPT_PIN: usize = 0x3D;
 
 // Command register bits the function implements (pci_regs.h): memory space,
 // bus master, parity, SERR, INTx disable. No I/O BAR, so I/O space stays 0.
-const PCI_COMMAND_WRITABLE: u16 = 0x0002 | 0x0004 | 0x0040 | 0x0100 | 0x0400;
+const PCI_COMMAND_WRITABLE: u16 = 0x0002 | PCI_COMMAND_MASTER | 0x0040 | 0x0100 | 0x0400;
+/// Command register bit 2, "Bus Master Enable" (PCI Local Bus Spec / PCIe
+/// Base Spec, Command register; `PCI_COMMAND_MASTER` in pci_regs.h): while
+/// clear the function issues no memory requests. Reset value 0.
+const PCI_COMMAND_MASTER: u16 = 0x0004;
 /// Status: a capability list is present (`PCI_STATUS_CAP_LIST`).
 pub const PCI_STATUS_CAP_LIST: u16 = 0x10;
 
@@ -242,6 +246,11 @@ impl ConfigSpace {
         let mut b = [0u8; 4];
         let _ = self.read(offset as u64, &mut b);
         u32::from_le_bytes(b)
+    }
+
+    /// Whether the Command register's Bus Master Enable (bit 2) is set.
+    pub fn bus_master(&self) -> bool {
+        self.u16_at(PCI_COMMAND) & PCI_COMMAND_MASTER != 0
     }
 
     /// Whether the guest has enabled MSI in the capability.
@@ -466,6 +475,25 @@ pub(crate) mod tests {
         c.write(PCI_COMMAND as u64, &[0x06, 0x00])
             .expect("in range");
         assert_eq!(c.u16_at(PCI_COMMAND), 0x0006);
+    }
+
+    #[test]
+    fn bus_master_follows_command_bit_2_and_resets_to_0() {
+        let mut c = ConfigSpace::new(&params());
+        assert!(!c.bus_master(), "reset value");
+        c.write(PCI_COMMAND as u64, &[0x02, 0x00])
+            .expect("in range");
+        assert!(!c.bus_master(), "memory space alone");
+        c.write(PCI_COMMAND as u64, &[0x04]).expect("in range");
+        assert!(c.bus_master());
+        // A dword write of command + status sets it too.
+        c.write(PCI_COMMAND as u64, &[0x00, 0x00, 0xFF, 0xFF])
+            .expect("in range");
+        assert!(!c.bus_master());
+        write32(&mut c, PCI_COMMAND, 0x0000_0006);
+        assert!(c.bus_master());
+        c.reset();
+        assert!(!c.bus_master());
     }
 
     #[test]

@@ -16,11 +16,20 @@
 //! reach [`Device`] if QEMU falls back to trapping them; they are then served
 //! from the same memfd.
 //!
+//! Bus mastering: the Command register's Bus Master Enable (bit 2) gates
+//! every access to guest RAM ([`GuestMemory::set_bus_master`]); a change is
+//! traced as `bus_master`, and an access refused while it is clear is a
+//! `dma_without_bus_master` violation (PCI Local Bus Spec / PCIe Base Spec,
+//! Command register bit 2: with it clear the function issues no memory
+//! requests). Local memory (BAR2) and the GGTT window are the device's own
+//! memory, not bus requests, and stay reachable.
+//!
 //! Register accesses are handled as dword cycles: an aligned 8-byte access
 //! is two cycles (low dword first). Anything else (sub-dword, misaligned) is
 //! a `mmio_unaligned` violation; such reads return the bytes of the
 //! containing dwords, such writes are dropped.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io;
 use std::os::fd::RawFd;
@@ -200,6 +209,7 @@ impl Device {
                 size: Hex(w.size.into()),
             }),
             engines: self.regs.engines().present().map(|d| d.name).collect(),
+            bus_master: self.guest.bus_master(),
         };
         let mut faults = o.faults.clone();
         faults.sort();
@@ -354,6 +364,9 @@ impl Device {
         self.config.reset();
         self.wipe_memory();
         self.rec.emit(Event::Reset { cause });
+        // The Command register is back at 0: no more bus mastering. Not a
+        // host clear (`bus_master_clears` counts those only).
+        self.follow_bus_master(cause);
         // The interrupt controller forgot its pending events: paced test
         // events waiting for their service would wait for ever.
         self.abandon_injections();
@@ -531,12 +544,7 @@ impl Device {
         if self.dead() {
             return;
         }
-        let mut bus = DeviceBus {
-            ggtt: self.ggtt.as_ref(),
-            lmem: &mut self.lmem,
-            guest: &mut self.guest,
-        };
-        f(&mut self.regs, &mut self.rec, &mut bus);
+        self.with_bus(|regs, rec, bus| f(regs, rec, bus));
         self.settle_irqs();
     }
 
@@ -558,13 +566,41 @@ impl Device {
     /// streamers (semaphore re-polls, bursts that used up their budget) do
     /// what became possible.
     fn service_guc(&mut self) {
+        self.with_bus(|regs, rec, bus| {
+            regs.service_guc(rec, bus);
+            regs.service_engines(rec, bus);
+        });
+    }
+
+    /// Runs `f` with the memory the GuC and the engines reach, then records
+    /// each access it refused for want of Bus Master Enable as a
+    /// `dma_without_bus_master` violation (after whatever `f` recorded of
+    /// the failed access itself).
+    fn with_bus<R>(
+        &mut self,
+        f: impl FnOnce(&mut RegisterFile, &mut Recorder, &mut DeviceBus<'_>) -> R,
+    ) -> R {
         let mut bus = DeviceBus {
             ggtt: self.ggtt.as_ref(),
             lmem: &mut self.lmem,
             guest: &mut self.guest,
+            refused: RefCell::default(),
         };
-        self.regs.service_guc(&mut self.rec, &mut bus);
-        self.regs.service_engines(&mut self.rec, &mut bus);
+        let out = f(&mut self.regs, &mut self.rec, &mut bus);
+        for e in bus.refused.into_inner() {
+            self.rec.violation(e.kind(), e.to_string());
+        }
+        out
+    }
+
+    /// Makes guest-RAM access follow the Command register's Bus Master
+    /// Enable and traces a change (`cause`: "config_write" or a reset's).
+    fn follow_bus_master(&mut self, cause: &'static str) {
+        let on = self.config.bus_master();
+        if on != self.guest.bus_master() {
+            self.guest.set_bus_master(on);
+            self.rec.emit(Event::BusMaster { on, cause });
+        }
     }
 
     /// Raises `src`'s paced test events until one reaches the source (and
@@ -731,12 +767,7 @@ impl Device {
     fn close_record(&mut self, reason: &str) {
         let now = self.rec.now();
         self.regs.advance(now, &mut self.rec);
-        let mut bus = DeviceBus {
-            ggtt: self.ggtt.as_ref(),
-            lmem: &mut self.lmem,
-            guest: &mut self.guest,
-        };
-        self.regs.final_isolation_check(&mut self.rec, &mut bus);
+        self.with_bus(|regs, rec, bus| regs.final_isolation_check(rec, bus));
         self.rec.emit(Event::Stop {
             reason: reason.to_owned(),
         });
@@ -759,6 +790,7 @@ impl Device {
         for v in self.config.take_violations() {
             self.rec.violation(v.kind, v.detail);
         }
+        self.follow_bus_master("config_write");
         if effect == ConfigEffect::FunctionLevelReset {
             self.reset("pcie_flr");
         }
@@ -920,27 +952,18 @@ impl Device {
         if dead {
             return self.reg_name_at(dw).is_some();
         }
-        let mut bus = DeviceBus {
-            ggtt: self.ggtt.as_ref(),
-            lmem: &mut self.lmem,
-            guest: &mut self.guest,
-        };
         if (REGS_END..GGTT_START).contains(&dw) {
             // The doorbell window: every write is the GuC's doorbell
             // model's to judge (armed or not), none is unknown. CAST: below
             // 8 MiB.
-            self.regs
-                .doorbell_write(dw as u32, value, &mut self.rec, &mut bus);
+            self.with_bus(|regs, rec, bus| regs.doorbell_write(dw as u32, value, rec, bus));
             return true;
         }
         if dw >= REGS_END {
             return false;
         }
         // CAST: dw < 4 MiB fits in u32.
-        match self
-            .regs
-            .write_with(dw as u32, value, &mut self.rec, &mut bus)
-        {
+        match self.with_bus(|regs, rec, bus| regs.write_with(dw as u32, value, rec, bus)) {
             Some(Effect::DriverFlr) => {
                 self.wipe_memory();
                 self.abandon_injections();
@@ -1061,6 +1084,21 @@ struct DeviceBus<'a> {
     ggtt: Option<&'a MemFd>,
     lmem: &'a mut MemFd,
     guest: &'a mut GuestMemory,
+    /// Guest-RAM accesses refused because Bus Master Enable is clear, for
+    /// [`Device::with_bus`] to record.
+    refused: RefCell<Vec<DmaError>>,
+}
+
+impl DeviceBus<'_> {
+    /// The text of a guest-RAM access failure for the GuC model; a refusal
+    /// for want of bus mastering is also kept to be recorded.
+    fn sys_error(&self, e: DmaError) -> String {
+        let text = e.to_string();
+        if matches!(e, DmaError::NoBusMaster { .. }) {
+            self.refused.borrow_mut().push(e);
+        }
+        text
+    }
 }
 
 impl guc::Bus for DeviceBus<'_> {
@@ -1094,14 +1132,17 @@ impl guc::Bus for DeviceBus<'_> {
     fn read(&self, target: guc::Target, addr: u64, buf: &mut [u8]) -> Result<(), String> {
         match target {
             guc::Target::Lmem => self.lmem.read(addr, buf).map_err(|e| lmem_error(&e)),
-            guc::Target::Sys => self.guest.read(addr, buf).map_err(|e| e.to_string()),
+            guc::Target::Sys => self.guest.read(addr, buf).map_err(|e| self.sys_error(e)),
         }
     }
 
     fn write(&mut self, target: guc::Target, addr: u64, buf: &[u8]) -> Result<(), String> {
         match target {
             guc::Target::Lmem => self.lmem.write(addr, buf).map_err(|e| lmem_error(&e)),
-            guc::Target::Sys => self.guest.write(addr, buf).map_err(|e| e.to_string()),
+            guc::Target::Sys => {
+                let res = self.guest.write(addr, buf);
+                res.map_err(|e| self.sys_error(e))
+            }
         }
     }
 
@@ -1122,7 +1163,7 @@ impl guc::Bus for DeviceBus<'_> {
                 let len = usize::try_from(len).map_err(|_| "range too large".to_owned())?;
                 self.guest
                     .probe(addr, len, false)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| self.sys_error(e))
             }
         }
     }
@@ -1135,7 +1176,8 @@ impl guc::Bus for DeviceBus<'_> {
                 // A chunk at a time; checked whole first, so a fault writes nothing.
                 const CHUNK: u64 = 1 << 16;
                 let n = usize::try_from(len).map_err(|_| "range too large".to_owned())?;
-                self.guest.probe(addr, n, true).map_err(|e| e.to_string())?;
+                let probed = self.guest.probe(addr, n, true);
+                probed.map_err(|e| self.sys_error(e))?;
                 // CAST: CHUNK fits a usize.
                 let buf: Vec<u8> = value
                     .to_le_bytes()
@@ -1147,9 +1189,8 @@ impl guc::Bus for DeviceBus<'_> {
                 while done < len {
                     let k = (len - done).min(CHUNK);
                     // CAST: k <= CHUNK.
-                    self.guest
-                        .write(addr + done, &buf[..k as usize])
-                        .map_err(|e| e.to_string())?;
+                    let res = self.guest.write(addr + done, &buf[..k as usize]);
+                    res.map_err(|e| self.sys_error(e))?;
                     done += k;
                 }
                 Ok(())

@@ -8,7 +8,10 @@
 //! - [`GuestMemory`]: the guest-RAM ranges QEMU announced with DMA_MAP, each
 //!   mapped from the memfd QEMU sent (guest started with
 //!   `memory-backend-memfd,share=on`). Accesses outside them fail with a
-//!   [`DmaError`] that the device records as a violation.
+//!   [`DmaError`] that the device records as a violation. So does every
+//!   access while the function's Bus Master Enable is clear
+//!   ([`GuestMemory::set_bus_master`]): guest RAM is reached only by memory
+//!   requests the function issues on the bus.
 //!
 //! All of this memory is concurrently written by other processes (QEMU and
 //! the guest), so the mock never forms Rust references into it: it copies
@@ -411,6 +414,22 @@ pub enum DmaError {
         /// First unbacked byte.
         addr: u64,
     },
+    /// Bus Master Enable (PCI Command register bit 2) is clear: the function
+    /// issues no memory requests (PCI Local Bus Spec / PCIe Base Spec,
+    /// Command register, bit 2 "Bus Master Enable"), so nothing reaches
+    /// guest memory.
+    #[error(
+        "DMA {op} of guest address {addr:#x}+{len} while Bus Master Enable (PCI Command bit 2) \
+         is clear: the function issues no memory requests; nothing transferred"
+    )]
+    NoBusMaster {
+        /// "read" or "write".
+        op: &'static str,
+        /// Start of the access.
+        addr: u64,
+        /// Length of the access.
+        len: usize,
+    },
 }
 
 impl DmaError {
@@ -420,9 +439,14 @@ impl DmaError {
             DmaError::Unmapped { .. } => "dma_unmapped",
             DmaError::Permission { .. } => "dma_permission",
             DmaError::Unbacked { .. } => "dma_unbacked",
+            DmaError::NoBusMaster { .. } => DMA_WITHOUT_BUS_MASTER,
         }
     }
 }
+
+/// Violation kind of a DMA attempted while Bus Master Enable is clear
+/// ([`DmaError::NoBusMaster`]).
+pub const DMA_WITHOUT_BUS_MASTER: &str = "dma_without_bus_master";
 
 /// One DMA_MAP range.
 struct DmaRegion {
@@ -436,12 +460,32 @@ struct DmaRegion {
 #[derive(Default)]
 pub struct GuestMemory {
     regions: BTreeMap<u64, DmaRegion>,
+    /// The function's Bus Master Enable (PCI Command bit 2): without it no
+    /// access reaches guest RAM. Clear at reset, as the Command register.
+    bus_master: bool,
 }
 
 impl GuestMemory {
-    /// An empty address space: every DMA fails until QEMU maps RAM.
+    /// An empty address space with bus mastering off (the Command
+    /// register's reset value): every DMA fails until QEMU maps RAM and the
+    /// guest sets Bus Master Enable.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Follows the function's Bus Master Enable (PCI Command register bit
+    /// 2). While it is clear every [`GuestMemory::read`],
+    /// [`GuestMemory::write`] and [`GuestMemory::probe`] fails with
+    /// [`DmaError::NoBusMaster`]: "with Bus Master Enable clear the function
+    /// issues no memory requests" (PCI Local Bus Spec / PCIe Base Spec,
+    /// Command register, bit 2). The mappings stay: they are QEMU's wiring.
+    pub fn set_bus_master(&mut self, on: bool) {
+        self.bus_master = on;
+    }
+
+    /// Whether Bus Master Enable is set.
+    pub fn bus_master(&self) -> bool {
+        self.bus_master
     }
 
     /// Adds the range `iova..iova + size`, backed by `fd` at `file_offset`.
@@ -592,13 +636,17 @@ impl GuestMemory {
     }
 
     /// Splits `addr..addr + len` into (mapping start, offset, length) pieces,
-    /// checking coverage, backing and permissions for all of them first.
+    /// checking bus mastering, then coverage, backing and permissions for
+    /// all of them first. Every access to guest RAM passes here.
     fn pieces(
         &self,
         addr: u64,
         len: usize,
         op: &'static str,
     ) -> Result<Vec<(u64, u64, usize)>, DmaError> {
+        if !self.bus_master {
+            return Err(DmaError::NoBusMaster { op, addr, len });
+        }
         let unmapped = |at| DmaError::Unmapped {
             addr: at,
             start: addr,
@@ -638,6 +686,13 @@ impl GuestMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Guest memory of a function whose Bus Master Enable is set.
+    fn mastering() -> GuestMemory {
+        let mut g = GuestMemory::new();
+        g.set_bus_master(true);
+        g
+    }
 
     /// A memfd standing in for QEMU's guest-RAM backend, filled with a pattern.
     fn guest_ram(len: u64) -> (MemFd, File) {
@@ -715,7 +770,7 @@ mod tests {
     #[test]
     fn guest_memory_maps_at_file_offset() {
         let (_ram, file) = guest_ram(3 * 4096);
-        let mut g = GuestMemory::new();
+        let mut g = mastering();
         // Guest address 0x10000 maps file offset 0x1000 (not the file start).
         g.map(0x10000, 0x2000, 0x1000, true, true, Some(file))
             .expect("map");
@@ -734,10 +789,53 @@ mod tests {
         assert_eq!(&b[..2], &[9, 9]);
     }
 
+    /// Bus Master Enable clear: every access to mapped, backed, permitted
+    /// guest RAM fails, nothing is copied or written, and setting the bit
+    /// again gives the same mappings back.
+    #[test]
+    fn without_bus_master_nothing_reaches_guest_ram() {
+        let (ram, file) = guest_ram(4096);
+        let mut g = GuestMemory::new();
+        assert!(!g.bus_master(), "reset value of the Command register");
+        g.map(0x1000, 0x1000, 0, true, true, Some(file))
+            .expect("map");
+        let mut b = [0xAAu8; 4];
+        assert_eq!(
+            g.read(0x1000, &mut b),
+            Err(DmaError::NoBusMaster {
+                op: "read",
+                addr: 0x1000,
+                len: 4
+            })
+        );
+        assert_eq!(b, [0xAA; 4], "nothing copied");
+        let err = g.write(0x1004, &[7, 7]).expect_err("refused");
+        assert_eq!(err.kind(), DMA_WITHOUT_BUS_MASTER);
+        assert!(err.to_string().contains("Bus Master Enable"), "{err}");
+        assert_eq!(
+            g.probe(0x1000, 8, true),
+            Err(DmaError::NoBusMaster {
+                op: "write",
+                addr: 0x1000,
+                len: 8
+            })
+        );
+        let mut back = [0u8; 2];
+        ram.read(4, &mut back).expect("guest RAM");
+        assert_eq!(back, [4, 5], "the write did not land");
+        g.set_bus_master(true);
+        g.write(0x1004, &[7, 7]).expect("mastering");
+        ram.read(4, &mut back).expect("guest RAM");
+        assert_eq!(back, [7, 7]);
+        g.set_bus_master(false);
+        assert!(g.read(0x1004, &mut back).is_err());
+        assert_eq!(g.len(), 1, "the mapping stays");
+    }
+
     #[test]
     fn unmapped_and_partially_mapped_accesses_fail_without_side_effects() {
         let (_ram, file) = guest_ram(4096);
-        let mut g = GuestMemory::new();
+        let mut g = mastering();
         g.map(0x1000, 0x1000, 0, true, true, Some(file))
             .expect("map");
         let mut b = [0xAAu8; 4];
@@ -761,7 +859,7 @@ mod tests {
     fn accesses_span_adjacent_mappings() {
         let (_ram, f1) = guest_ram(4096);
         let (_ram2, f2) = guest_ram(4096);
-        let mut g = GuestMemory::new();
+        let mut g = mastering();
         g.map(0x0, 0x1000, 0, true, true, Some(f1)).expect("map");
         g.map(0x1000, 0x1000, 0, true, true, Some(f2)).expect("map");
         g.write(0xFFF, &[7, 8]).expect("spans two mappings");
@@ -774,7 +872,7 @@ mod tests {
     fn permissions_backing_and_overlap() {
         let (_ram, f1) = guest_ram(4096);
         let (_ram2, f2) = guest_ram(4096);
-        let mut g = GuestMemory::new();
+        let mut g = mastering();
         g.map(0x1000, 0x1000, 0, true, false, Some(f1))
             .expect("map ro");
         assert_eq!(
@@ -808,7 +906,7 @@ mod tests {
     #[test]
     fn probe_checks_without_copying() {
         let (_ram, file) = guest_ram(4096);
-        let mut g = GuestMemory::new();
+        let mut g = mastering();
         g.map(0x1000, 0x1000, 0, true, false, Some(file))
             .expect("map");
         assert_eq!(g.probe(0x1000, 0x1000, false), Ok(()));
@@ -824,7 +922,7 @@ mod tests {
 
     #[test]
     fn unmap_removes_contained_ranges_only() {
-        let mut g = GuestMemory::new();
+        let mut g = mastering();
         g.map(0x1000, 0x1000, 0, true, true, None).expect("map");
         g.map(0x2000, 0x2000, 0, true, true, None).expect("map");
         g.map(0x8000, 0x1000, 0, true, true, None).expect("map");

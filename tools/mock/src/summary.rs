@@ -420,6 +420,20 @@ pub struct Summary {
     /// A uKernel was started and no GuC reset, Driver-FLR or device reset
     /// followed (as of this summary; the final one tells the state at exit).
     pub guc_running_at_exit: bool,
+    /// Bus Master Enable (PCI Command register bit 2) as of this summary
+    /// (the final one tells the state at exit). Host writes of the Command
+    /// register set and clear it, a function reset (FLR, vfio-user reset)
+    /// clears it; a test window starts with the state the guest left.
+    #[serde(default)]
+    pub bus_master_at_exit: bool,
+    /// Host writes of the Command register that set Bus Master Enable.
+    #[serde(default)]
+    pub bus_master_sets: u64,
+    /// Host writes of the Command register that cleared Bus Master Enable.
+    /// A reset that returns it to 0 is not counted: only the host's own
+    /// clears (`pci_clear_master`, `pci_disable_device`) are.
+    #[serde(default)]
+    pub bus_master_clears: u64,
     /// Armed fault switches (written only: readers do not need them, and
     /// the names are the mock's own static strings).
     #[serde(skip_deserializing)]
@@ -640,6 +654,16 @@ impl Counters {
             Event::Pcode { .. } => s.pcode_commands += 1,
             Event::PcodeBusy { .. } => s.pcode_busy_replies += 1,
             Event::ConfigWrite { .. } => s.config_writes += 1,
+            Event::BusMaster { on, cause } => {
+                s.bus_master_at_exit = *on;
+                if *cause == "config_write" {
+                    if *on {
+                        s.bus_master_sets += 1;
+                    } else {
+                        s.bus_master_clears += 1;
+                    }
+                }
+            }
             Event::IrqRaise {
                 source, outcome, ..
             } => {
@@ -654,7 +678,12 @@ impl Counters {
                 s.irq.identities_total += 1;
                 bump(&mut s.irq.identities, source);
             }
-            Event::Start { engines, .. } => {
+            Event::Start {
+                engines,
+                bus_master,
+                ..
+            } => {
+                s.bus_master_at_exit = *bus_master;
                 for e in engines {
                     engine_entry(s, e);
                 }
@@ -845,6 +874,7 @@ mod tests {
     use super::*;
     use crate::trace::Mmio;
     use serde_json::json;
+    use serde_json::Value;
 
     fn mmio(reg: Vec<&'static str>) -> Mmio {
         Mmio {
@@ -1246,6 +1276,15 @@ mod tests {
                 "control_requests": 1, "injections_abandoned": 7
             })
         );
+        let bus_master: Vec<Value> = ["bus_master_at_exit", "bus_master_sets", "bus_master_clears"]
+            .iter()
+            .filter_map(|k| v.as_object_mut().and_then(|m| m.remove(*k)))
+            .collect();
+        assert_eq!(
+            bus_master,
+            [json!(false), json!(0), json!(0)],
+            "no bus_master events"
+        );
         assert_eq!(
             v,
             json!({
@@ -1429,6 +1468,36 @@ mod tests {
         let s = c.summary(0, true);
         assert!(s.guc_running_at_exit);
         assert_eq!((s.guc_resets, s.guc_resets_stuck), (0, 1));
+    }
+
+    /// Bus Master Enable: the state follows every change, only host writes
+    /// are counted as sets and clears, and a record starts from the state
+    /// its `start` event names.
+    #[test]
+    fn bus_master_state_and_host_transitions() {
+        let bm = |on, cause| Event::BusMaster { on, cause };
+        let mut c = Counters::default();
+        assert!(!c.summary(0, false).bus_master_at_exit);
+        c.count(&bm(true, "config_write"));
+        assert!(c.summary(0, false).bus_master_at_exit);
+        c.count(&bm(false, "config_write"));
+        c.count(&bm(true, "config_write"));
+        c.count(&bm(false, "pcie_flr"));
+        let s = c.summary(0, true);
+        assert!(!s.bus_master_at_exit, "the reset cleared it");
+        assert_eq!((s.bus_master_sets, s.bus_master_clears), (2, 1));
+        c.count(&bm(true, "config_write"));
+        c.count(&bm(false, "vfio_user"));
+        let s = c.summary(0, true);
+        assert!(!s.bus_master_at_exit);
+        assert_eq!((s.bus_master_sets, s.bus_master_clears), (3, 1));
+        // Older summaries without the fields still parse.
+        let mut v = serde_json::to_value(&s).expect("JSON");
+        for k in ["bus_master_at_exit", "bus_master_sets", "bus_master_clears"] {
+            v.as_object_mut().expect("object").remove(k);
+        }
+        let old: Summary = serde_json::from_value(v).expect("parses");
+        assert_eq!((old.bus_master_sets, old.bus_master_clears), (0, 0));
     }
 
     /// `ct.enabled` from an enable until a disable or any reset; the counts

@@ -171,6 +171,10 @@ pub enum Event {
         /// The engines the fuses leave: their command streamers exist
         /// ([`crate::regfile::engine`]).
         engines: Vec<&'static str>,
+        /// Bus Master Enable (PCI Command register bit 2) as the record
+        /// starts: clear at power-on; a test window starts with what the
+        /// guest left in the Command register.
+        bus_master: bool,
     },
     /// A `--fault` switch is active.
     FaultArmed {
@@ -205,6 +209,18 @@ pub enum Event {
         size: usize,
         /// Value written (little-endian, first 8 bytes).
         value: Hex,
+    },
+    /// Bus Master Enable (PCI Command register bit 2; PCI Local Bus Spec /
+    /// PCIe Base Spec, Command register) changed. Emitted only on a change.
+    /// While it is clear the function issues no memory requests: the mock's
+    /// DMA to guest RAM is refused (`dma_without_bus_master` violations).
+    BusMaster {
+        /// The new state.
+        on: bool,
+        /// "config_write" (the host wrote the Command register) or the
+        /// cause of the reset that returned it to 0 ("pcie_flr",
+        /// "vfio_user", as in [`Event::Reset`]).
+        cause: &'static str,
     },
     /// QEMU mapped guest RAM for DMA.
     DmaMap {
@@ -1227,6 +1243,13 @@ mod tests {
         assert_eq!(
             line(&Event::Reset { cause: "vfio_user" }),
             json!({"seq":7,"t_us":1234,"ev":"reset","cause":"vfio_user"})
+        );
+        assert_eq!(
+            line(&Event::BusMaster {
+                on: false,
+                cause: "config_write"
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"bus_master","on":false,"cause":"config_write"})
         );
         assert_eq!(
             line(&Event::FaultArmed { name: "all-ones" }),

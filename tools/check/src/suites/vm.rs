@@ -2,7 +2,9 @@
 //!
 //! Each `tools/guest/tests/<name>.sh` is one test case named `<name>`. Its
 //! header ([`scenario`]) sets the device ID, mock arguments, module
-//! parameters, the timeout and what the mock may or must report.
+//! parameters, the timeout and what the mock may or must report. A
+//! `# debug-only` scenario is a case of `vm-debug` alone: the other lanes
+//! do not list it ([`pick`]).
 //! Scenarios that agree on what is fixed when the device is attached share
 //! one VM boot ([`group`]): `tools/guest/group.sh` runs them one after the
 //! other, each in a test window of the mock of its own (the device as at
@@ -224,6 +226,11 @@ pub fn list(ctx: &Context) -> Vec<String> {
         Ok(list) => list
             .iter()
             .map(|s| match &s.header {
+                Ok(h) if h.debug_only.is_some() => format!(
+                    "{} (timeout {} s, debug lane only)",
+                    s.name,
+                    h.timeout_secs()
+                ),
                 Ok(h) => format!("{} (timeout {} s)", s.name, h.timeout_secs()),
                 Err(e) => format!("{} (bad header: {e})", s.name),
             })
@@ -232,31 +239,68 @@ pub fn list(ctx: &Context) -> Vec<String> {
     }
 }
 
-/// The scenarios to run: all, or those named by `--only vm:NAME`.
+/// The scenarios to run: the lane's, or those named by `--only vm:NAME`.
 fn selected(ctx: &Context) -> Result<Vec<Scenario>, String> {
     let all = discover(&ctx.repo.join(SCENARIOS)).map_err(|e| format!("{e:#}"))?;
     if all.is_empty() {
         return Err(format!("no scenarios in {SCENARIOS}"));
     }
-    let wanted = ctx.items("vm");
-    if wanted.is_empty() && ctx.distro {
+    pick(all, &ctx.items("vm"), ctx.debug, ctx.distro)
+}
+
+/// Of `all`, the scenarios of the lane (`debug`, `distro`, or the plain one
+/// when neither), or those `wanted` names.
+///
+/// A `# debug-only` scenario does not exist outside the debug lane: it is
+/// not in the list at all (neither run nor skipped), and naming it there is
+/// an error that says so. The distro lane's own list is the `# distro`
+/// scenarios.
+///
+/// # Errors
+///
+/// A wanted name is no scenario, or names a debug-only one outside the debug
+/// lane.
+fn pick(
+    all: Vec<Scenario>,
+    wanted: &[String],
+    debug: bool,
+    distro: bool,
+) -> Result<Vec<Scenario>, String> {
+    let debug_only = |s: &Scenario| s.header.as_ref().ok().and_then(|h| h.debug_only.clone());
+    if wanted.is_empty() && distro {
         // The distro lane's own: the scenarios whose header says `# distro`
         // (what a user's first load checks, on the kernel the user boots).
+        // None is debug-only: the header refuses both.
         return Ok(all
             .into_iter()
             .filter(|s| s.header.as_ref().is_ok_and(|h| h.distro))
             .collect());
     }
     if wanted.is_empty() {
-        return Ok(all);
+        return Ok(all
+            .into_iter()
+            .filter(|s| debug || debug_only(s).is_none())
+            .collect());
     }
     if let Some(w) = wanted.iter().find(|w| !all.iter().any(|s| &s.name == *w)) {
         return Err(format!("no scenario {w} in {SCENARIOS}"));
     }
-    Ok(all
+    let chosen: Vec<Scenario> = all
         .into_iter()
         .filter(|s| wanted.contains(&s.name))
-        .collect())
+        .collect();
+    if !debug {
+        if let Some((name, why)) = chosen
+            .iter()
+            .find_map(|s| debug_only(s).map(|why| (&s.name, why)))
+        {
+            return Err(format!(
+                "scenario {name} runs only in the debug lane (debug-only: {why}): \
+                 select it as `--only vm-debug:{name}`"
+            ));
+        }
+    }
+    Ok(chosen)
 }
 
 /// A scenario's header, or the failed case of one that cannot run.
@@ -787,6 +831,66 @@ fn mmio_case(scenario: &str, output: &str, summary: &Path) -> Option<Case> {
 mod tests {
     use super::*;
     use crate::report::Status;
+
+    fn scenario(name: &str, header: &str) -> Scenario {
+        Scenario {
+            name: name.to_string(),
+            path: format!("/tests/{name}.sh").into(),
+            header: scenario::parse_header(header).map_err(|e| format!("{e:#}")),
+        }
+    }
+
+    fn names(r: Result<Vec<Scenario>, String>) -> Result<Vec<String>, String> {
+        r.map(|v| v.into_iter().map(|s| s.name).collect())
+    }
+
+    /// A `# debug-only` scenario exists in the debug lane alone: the plain
+    /// lane does not list it, the distro lane keeps to `# distro`, and
+    /// naming it outside the debug lane is an error that says why.
+    #[test]
+    fn debug_only_scenarios_exist_only_in_the_debug_lane() {
+        let all = || {
+            vec![
+                scenario("bind", "# distro\n"),
+                scenario("failslab", "# debug-only: failslab fault injection\n"),
+                scenario("guc", ""),
+            ]
+        };
+        let want = |w: &[&str]| w.iter().map(ToString::to_string).collect::<Vec<_>>();
+        // Whole lanes: plain, debug, distro.
+        assert_eq!(
+            names(pick(all(), &[], false, false)),
+            Ok(want(&["bind", "guc"]))
+        );
+        assert_eq!(
+            names(pick(all(), &[], true, false)),
+            Ok(want(&["bind", "failslab", "guc"]))
+        );
+        assert_eq!(names(pick(all(), &[], false, true)), Ok(want(&["bind"])));
+        // Named.
+        assert_eq!(
+            names(pick(all(), &want(&["failslab"]), true, false)),
+            Ok(want(&["failslab"]))
+        );
+        for distro in [false, true] {
+            let e = names(pick(all(), &want(&["guc", "failslab"]), false, distro)).unwrap_err();
+            assert_eq!(
+                e,
+                "scenario failslab runs only in the debug lane (debug-only: failslab fault \
+                 injection): select it as `--only vm-debug:failslab`"
+            );
+        }
+        assert_eq!(
+            names(pick(all(), &want(&["guc"]), false, false)),
+            Ok(want(&["guc"]))
+        );
+        assert!(names(pick(all(), &want(&["nonesuch"]), true, false))
+            .unwrap_err()
+            .contains("no scenario nonesuch"));
+        // A header naming both lanes is a header error, reported as such.
+        let both = scenario("both", "# distro\n# debug-only: x\n");
+        assert!(both.header.as_ref().unwrap_err().contains("contradict"));
+    }
 
     #[test]
     fn header_becomes_runner_options() {

@@ -53,6 +53,15 @@ fn write32(d: &mut Device, off: u64, v: u32) {
     d.region_write(BAR0, off, &v.to_le_bytes()).expect("write");
 }
 
+/// Writes the PCI Command register: memory space (bit 1) and, with
+/// `master`, Bus Master Enable (bit 2), as `pci_enable_device_mem` and
+/// `pci_set_master` / `pci_clear_master` leave it.
+fn command(d: &mut Device, master: bool) {
+    let v: u16 = if master { 0x6 } else { 0x2 };
+    d.region_write(CONFIG, 0x04, &v.to_le_bytes())
+        .expect("command");
+}
+
 #[test]
 fn known_register_read_is_counted_per_register() {
     let (mut d, _) = device(&opts());
@@ -408,8 +417,16 @@ fn dma_through_mapped_guest_ram() {
         Some(file),
     )
     .expect("map");
-    d.dma_write(0x10_0010, b"hello").expect("write");
+    // Bus Master Enable is 0 at reset: nothing reaches guest RAM yet.
+    assert_eq!(
+        d.dma_write(0x10_0010, b"hello").map_err(|e| e.kind()),
+        Err("dma_without_bus_master")
+    );
     let mut back = [0u8; 5];
+    ram.read(0x1010, &mut back).expect("guest RAM");
+    assert_eq!(back, [0; 5], "the refused write did not land");
+    command(&mut d, true);
+    d.dma_write(0x10_0010, b"hello").expect("write");
     ram.read(0x1010, &mut back).expect("guest RAM");
     assert_eq!(&back, b"hello", "device write landed at the file offset");
     d.dma_read(0x10_0010, &mut back).expect("read");
@@ -420,6 +437,113 @@ fn dma_through_mapped_guest_ram() {
     let s = d.summary();
     assert_eq!((s.dma_maps, s.dma_unmaps), (1, 1));
     assert_eq!(s.violation_kinds.get("dma_unmapped"), Some(&2));
+    assert_eq!(s.violation_kinds.get("dma_without_bus_master"), Some(&1));
+}
+
+/// `bus_master` is traced on a change of Command bit 2 only; host writes
+/// count as sets and clears, resets (config FLR, vfio-user) return it to 0
+/// without counting as a clear, and the summary's state follows.
+#[test]
+fn bus_master_changes_are_traced_and_counted() {
+    let path = temp("bm-trace.jsonl");
+    let mut o = opts();
+    o.trace = Some(path.clone());
+    let (mut d, _) = device(&o);
+    command(&mut d, false);
+    command(&mut d, true);
+    command(&mut d, true);
+    // A write of other Command bits keeps it (INTx disable, bit 10).
+    d.region_write(CONFIG, 0x04, &0x0406u16.to_le_bytes())
+        .expect("command");
+    // A write of the status half alone touches nothing of it.
+    d.region_write(CONFIG, 0x06, &0xFFFFu16.to_le_bytes())
+        .expect("status");
+    command(&mut d, false);
+    command(&mut d, true);
+    let s = d.summary();
+    assert!(s.bus_master_at_exit);
+    assert_eq!((s.bus_master_sets, s.bus_master_clears), (2, 1));
+    // Device Control bit 15: Initiate FLR.
+    d.region_write(CONFIG, 0x48, &0x8000u16.to_le_bytes())
+        .expect("flr");
+    let s = d.summary();
+    assert!(
+        !s.bus_master_at_exit,
+        "FLR returns the Command register to 0"
+    );
+    assert_eq!((s.bus_master_sets, s.bus_master_clears), (2, 1));
+    command(&mut d, true);
+    d.reset("vfio_user");
+    // A reset with bus mastering already off changes nothing.
+    d.reset("vfio_user");
+    let s = d.summary();
+    assert!(!s.bus_master_at_exit);
+    assert_eq!((s.bus_master_sets, s.bus_master_clears), (3, 1));
+    assert_eq!(s.violations, 0);
+    d.finish("test");
+    let bm: Vec<(Value, Value)> = trace_lines(&path)
+        .iter()
+        .filter(|l| l["ev"] == "bus_master")
+        .map(|l| (l["on"].clone(), l["cause"].clone()))
+        .collect();
+    let want = [
+        (true, "config_write"),
+        (false, "config_write"),
+        (true, "config_write"),
+        (false, "pcie_flr"),
+        (true, "config_write"),
+        (false, "vfio_user"),
+    ]
+    .map(|(on, c)| (json!(on), json!(c)));
+    assert_eq!(bm, want);
+    let _ = std::fs::remove_file(&path);
+}
+
+/// A Driver-FLR leaves config space, Bus Master Enable included, alone
+/// (upstream `xe_device.c`, the comment above `__xe_driver_flr`).
+#[test]
+fn driver_flr_keeps_bus_mastering() {
+    let (mut d, clock) = device(&opts());
+    command(&mut d, true);
+    write32(&mut d, GU_CNTL, 1 << 31);
+    clock.advance(FLR_TEARDOWN + FLR_REINIT);
+    assert_eq!(
+        read32(&mut d, GU_DEBUG),
+        1 << 31,
+        "the Driver-FLR completed"
+    );
+    let s = d.summary();
+    assert_eq!(s.driver_flrs, 1);
+    assert!(s.bus_master_at_exit);
+    assert_eq!((s.bus_master_sets, s.bus_master_clears), (1, 0));
+    let mut cmd = [0u8; 2];
+    d.region_read(CONFIG, 0x04, &mut cmd).expect("command");
+    assert_eq!(u16::from_le_bytes(cmd), 0x6);
+}
+
+/// A test window keeps the Command register as the guest left it; its
+/// record starts from that state (the `start` event names it).
+#[test]
+fn a_window_starts_with_the_bus_master_state() {
+    let summary = temp("bm-summary.json");
+    let mut o = opts();
+    o.summary = Some(summary.clone());
+    let (mut d, _) = device(&o);
+    command(&mut d, true);
+    d.begin_window("bm", &[]).expect("window");
+    let s = d.summary();
+    assert!(s.bus_master_at_exit, "still set in the window");
+    assert_eq!((s.bus_master_sets, s.bus_master_clears), (0, 0));
+    command(&mut d, false);
+    d.end_window("bm").expect("end");
+    let path = window_summary_path(&summary, "bm");
+    let w: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("window summary"))
+        .expect("JSON");
+    assert_eq!(w["bus_master_at_exit"], json!(false));
+    assert_eq!(w["bus_master_sets"], json!(0));
+    assert_eq!(w["bus_master_clears"], json!(1));
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&summary);
 }
 
 fn trace_lines(path: &std::path::Path) -> Vec<Value> {
@@ -630,7 +754,20 @@ fn acknowledges_due_at_exit_are_recorded() {
 /// maps guest RAM linearly from 0x80_0000 (firmware, log, ADS, private
 /// data) and two DM pages at 0x90_0000 (LMEM 0x1000, and the first byte
 /// past local memory).
-fn guc_ready(mut o: Options, fw: &str) -> (Device, ManualClock, PathBuf) {
+fn guc_ready(o: Options, fw: &str) -> (Device, ManualClock, PathBuf) {
+    let (mut d, clock, fw_path) = guc_upload(o, fw, true);
+    assert_eq!(read32(&mut d, 0xC314) & 1, 1);
+    clock.advance_ms(1);
+    assert_eq!(read32(&mut d, 0xC314) & 1, 0);
+    write32(&mut d, 0xC314, 0x0010_0000);
+    clock.advance_ms(20);
+    assert_eq!(read32(&mut d, 0xC000), 0x8000_F0EC);
+    (d, clock, fw_path)
+}
+
+/// [`guc_ready`] up to the upload's `DMA_CTRL` start, with Bus Master
+/// Enable set first (as probe does) if `master`.
+fn guc_upload(mut o: Options, fw: &str, master: bool) -> (Device, ManualClock, PathBuf) {
     use crate::regfile::guc::tests::ads_blob;
     use crate::regfile::guc::tests::image;
     use crate::regs::guc as g;
@@ -641,6 +778,7 @@ fn guc_ready(mut o: Options, fw: &str) -> (Device, ManualClock, PathBuf) {
     std::fs::write(&fw_path, &img).expect("firmware file");
     o.guc_fw = Some(fw_path.clone());
     let (mut d, clock) = device(&o);
+    command(&mut d, master);
     write32(&mut d, 0xA188, 0x0001_0001);
     clock.advance_ms(1);
     // Guest RAM: firmware at +0, log at +0x4000, ADS at +0x6000, private
@@ -692,13 +830,59 @@ fn guc_ready(mut o: Options, fw: &str) -> (Device, ManualClock, PathBuf) {
     write32(&mut d, 0xC30C, 0x7_0000);
     write32(&mut d, 0xC310, upload);
     write32(&mut d, 0xC314, 0x0011_0011);
-    assert_eq!(read32(&mut d, 0xC314) & 1, 1);
-    clock.advance_ms(1);
-    assert_eq!(read32(&mut d, 0xC314) & 1, 0);
-    write32(&mut d, 0xC314, 0x0010_0000);
-    clock.advance_ms(20);
-    assert_eq!(read32(&mut d, 0xC000), 0x8000_F0EC);
     (d, clock, fw_path)
+}
+
+/// Without Bus Master Enable the GuC's boot DMA cannot read the image from
+/// guest RAM: the upload faults (`guc_dma_fault`, boot ROM LOADLOC_FAILED)
+/// and the refusal is a `dma_without_bus_master` violation.
+#[test]
+fn guc_upload_from_guest_ram_needs_bus_master() {
+    let (mut d, clock, fw_path) = guc_upload(opts(), "guc-nobm.bin", false);
+    assert_eq!(read32(&mut d, 0xC314) & 1, 0, "START_DMA cleared at once");
+    clock.advance_ms(20);
+    // GUC_STATUS bootrom field (bits 7:1) reads LOADLOC_FAILED (0x75).
+    assert_eq!((read32(&mut d, 0xC000) >> 1) & 0x7F, 0x75);
+    let s = d.summary();
+    assert_eq!(s.violation_kinds.get("dma_without_bus_master"), Some(&1));
+    assert_eq!(s.violation_kinds.get("guc_dma_fault"), Some(&1));
+    assert_eq!(s.guc_loads, 0);
+    assert!(!s.guc_running_at_exit);
+    let _ = std::fs::remove_file(&fw_path);
+}
+
+/// Bus mastering cleared under a running GuC: its accesses to guest RAM
+/// are refused and counted; local memory stays reachable.
+#[test]
+fn guc_access_to_guest_ram_is_refused_after_a_host_clear() {
+    let (mut d, clock, fw_path) = guc_ready(opts(), "guc-bm-clear.bin");
+    let size = 14 * 3 * 4;
+    command(&mut d, false);
+    // GET_HWCONFIG into guest RAM (GGTT 0x80_a000, a system memory page):
+    // refused, FAILURE INVALID_PARAMS as for any fault.
+    assert_eq!(
+        mmio_send(&mut d, &clock, &[0x4100, 0x80_A000, 0, size]),
+        0xE000_0060
+    );
+    let s = d.summary();
+    assert_eq!(s.violation_kinds.get("dma_without_bus_master"), Some(&1));
+    assert_eq!(s.violation_kinds.get("guc_dma_fault"), Some(&1));
+    // ... into a DM page of local memory: served.
+    assert_eq!(
+        mmio_send(&mut d, &clock, &[0x4100, 0x90_0000, 0, size]),
+        0xF000_0000 | size
+    );
+    // Set again: guest RAM is reachable.
+    command(&mut d, true);
+    assert_eq!(
+        mmio_send(&mut d, &clock, &[0x4100, 0x80_A000, 0, size]),
+        0xF000_0000 | size
+    );
+    let s = d.summary();
+    assert_eq!(s.violation_kinds.get("dma_without_bus_master"), Some(&1));
+    assert!(s.guc_running_at_exit);
+    assert_eq!((s.bus_master_sets, s.bus_master_clears), (2, 1));
+    let _ = std::fs::remove_file(&fw_path);
 }
 
 /// Maps GGTT page `gaddr` to LMEM `lmem` (DM) through the GGTT window.

@@ -201,6 +201,32 @@ mod tests {
         assert!(holds("guc_running_at_exit == false").is_err());
     }
 
+    /// The bus mastering record reads like the other booleans and counters,
+    /// so a scenario header can say `bus_master_at_exit == false` and
+    /// `bus_master_clears == 2`.
+    #[test]
+    fn bus_master_fields() {
+        let s = Summary {
+            bus_master_at_exit: false,
+            bus_master_sets: 2,
+            bus_master_clears: 2,
+            ..Summary::default()
+        };
+        let holds = |text: &str| check(&parse(text)?, &s);
+        assert_eq!(holds("bus_master_at_exit == false"), Ok(()));
+        assert_eq!(holds("bus_master_at_exit == 0"), Ok(()));
+        assert_eq!(
+            holds("bus_master_at_exit == true"),
+            Err("mock: expected bus_master_at_exit == true, recorded false".into())
+        );
+        assert_eq!(holds("bus_master_clears == 2"), Ok(()));
+        assert_eq!(
+            holds("bus_master_clears == 1"),
+            Err("mock: expected bus_master_clears == 1, recorded 2".into())
+        );
+        assert_eq!(holds("bus_master_sets >= 1"), Ok(()));
+    }
+
     #[test]
     fn unknown_fields_and_bad_syntax_fail() {
         assert!(holds("mmio_readz == 0").unwrap_err().contains("no field"));

@@ -15,8 +15,14 @@
 //! # guest-module: sriov-shim            ship a test-only module to /lib/modules (repeatable)
 //! # timeout: 120                        guest command timeout in seconds
 //! # own-boot: REASON                    never share a boot with other scenarios
+//! # debug-only: REASON                  exists only in the debug lane (`vm-debug`)
 //! # vcpus: 2                            guest CPUs (default 1; 1 to 4)
 //! ```
+//!
+//! `debug-only` is for a scenario that needs what only the debug kernel has
+//! (fault injection such as failslab, a detector's report): the other lanes
+//! do not list it at all. It contradicts `distro` (the distro lane boots
+//! Debian's kernel, never the debug one); a header with both is an error.
 //!
 //! Other comment lines are prose. A line shaped like a directive with a dashed
 //! key (`# expect-violations: x`) that is not one is an error, so a typo
@@ -61,6 +67,9 @@ pub struct Header {
     pub own_boot: Option<String>,
     /// Guest CPUs, if not [`super::super::VCPUS`].
     pub vcpus: Option<u32>,
+    /// Why the scenario runs only in the debug lane (`vm-debug`), if it
+    /// does: the other lanes do not list it.
+    pub debug_only: Option<String>,
 }
 
 impl Header {
@@ -124,6 +133,12 @@ pub fn parse_header(text: &str) -> Result<Header> {
         };
         directive(&mut h, comment.trim()).with_context(|| format!("line {}", i + 1))?;
     }
+    if h.distro && h.debug_only.is_some() {
+        bail!(
+            "`# distro` and `# debug-only` contradict each other: the distro lane boots \
+             Debian's kernel, never the debug one"
+        );
+    }
     Ok(h)
 }
 
@@ -184,6 +199,15 @@ fn directive(h: &mut Header, comment: &str) -> Result<()> {
             }
             h.own_boot = Some(value.to_string());
         }
+        "debug-only" => {
+            if value.is_empty() {
+                bail!("debug-only needs a reason (what only the debug kernel has)");
+            }
+            if h.debug_only.is_some() {
+                bail!("debug-only given twice");
+            }
+            h.debug_only = Some(value.to_string());
+        }
         "timeout" => match value.parse::<u64>() {
             Ok(n) if n > 0 => h.timeout = Some(n),
             _ => bail!("timeout {value:?} is not a positive number of seconds"),
@@ -222,7 +246,8 @@ mod tests {
              # params: a=1 b=2\n# params: c=3\n# expect-violation: bad-write\n\
              # expect-violation: dma-out-of-range\n# expect-unknown: 0x1234\n\
              # expect-mock: h2g_replies.busy >= 2\n\
-             # no-load\n# distro\n# timeout: 60\n\n. /tests/lib.sh\n# mock-args: --ignored\n",
+             # no-load\n# distro\n# timeout: 60\n# own-boot: counts the boot\n# vcpus: 2\n\
+             # guest-module: sriov-shim\n\n. /tests/lib.sh\n# mock-args: --ignored\n",
         )
         .unwrap();
         assert_eq!(h.mock_args, ["--fault", "all-ones", "--seed", "3"]);
@@ -235,6 +260,30 @@ mod tests {
         assert!(h.no_load);
         assert!(h.distro);
         assert_eq!(h.timeout_secs(), 60);
+        assert_eq!(h.own_boot.as_deref(), Some("counts the boot"));
+        assert_eq!(h.vcpus, Some(2));
+        assert_eq!(h.guest_modules, ["sriov-shim"]);
+        assert_eq!(h.debug_only, None);
+        let d =
+            parse_header("#!/bin/sh\n# debug-only: failslab fault injection\n# no-load\n").unwrap();
+        assert_eq!(d.debug_only.as_deref(), Some("failslab fault injection"));
+        assert!(d.no_load);
+    }
+
+    #[test]
+    fn debug_only_needs_a_reason_and_excludes_distro() {
+        let e = parse_header("# debug-only:\n").unwrap_err();
+        assert!(format!("{e:#}").contains("needs a reason"), "{e:#}");
+        assert!(parse_header("# debug-only: a\n# debug-only: b\n").is_err());
+        for text in [
+            "# distro\n# debug-only: failslab\n",
+            "# debug-only: failslab\n# distro\n",
+        ] {
+            let e = parse_header(text).unwrap_err();
+            assert!(format!("{e:#}").contains("contradict"), "{text}: {e:#}");
+        }
+        // A typo of the key is an error, not prose.
+        assert!(parse_header("# debug-onyl: x\n").is_err());
     }
 
     #[test]
