@@ -365,8 +365,14 @@ fn ads_differences(xe: &Value, ours: &Value) -> Vec<Diff> {
             }
         }
     }
-    let (a, b) = (capture_lists(&xe["capture"]), capture_lists(&ours["capture"]));
-    for (only, side) in [(a.difference(&b), Side::XeOnly), (b.difference(&a), Side::XehpgOnly)] {
+    let (a, b) = (
+        capture_lists(&xe["capture"]),
+        capture_lists(&ours["capture"]),
+    );
+    for (only, side) in [
+        (a.difference(&b), Side::XeOnly),
+        (b.difference(&a), Side::XehpgOnly),
+    ] {
         for slot in only {
             push(
                 side,
@@ -377,11 +383,18 @@ fn ads_differences(xe: &Value, ours: &Value) -> Vec<Diff> {
     }
     let keys = |v: &Value| -> BTreeSet<String> {
         v.as_array()
-            .map(|a| a.iter().filter_map(|k| k.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|k| k.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let (a, b) = (keys(&xe["wa_klv_keys"]), keys(&ours["wa_klv_keys"]));
-    for (only, side) in [(a.difference(&b), Side::XeOnly), (b.difference(&a), Side::XehpgOnly)] {
+    for (only, side) in [
+        (a.difference(&b), Side::XeOnly),
+        (b.difference(&a), Side::XehpgOnly),
+    ] {
         for k in only {
             push(side, format!("wa_klv.{k}"), "workaround KLV".to_string());
         }
@@ -395,7 +408,11 @@ fn ads_differences(xe: &Value, ours: &Value) -> Vec<Diff> {
                 (false, true) => Side::XehpgOnly,
                 _ => continue,
             };
-            push(side, format!("{word}.bit{bit}"), format!("{word} bit {bit}"));
+            push(
+                side,
+                format!("{word}.bit{bit}"),
+                format!("{word} bit {bit}"),
+            );
         }
     }
     out.sort();
@@ -564,7 +581,10 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
                 .with_context(|| format!("parsing {}", path.display()))?;
             let ads = v["guc"]["ads"].clone();
             if !ads.is_object() {
-                anyhow::bail!("{}: no guc.ads (the GuC never booted on a full ADS)", path.display());
+                anyhow::bail!(
+                    "{}: no guc.ads (the GuC never booted on a full ADS)",
+                    path.display()
+                );
             }
             Ok(ads)
         };
@@ -650,10 +670,8 @@ mod tests {
     #[test]
     fn differences_of_registers_bits_and_actions() {
         let d = differences(&profile(XE), &profile(OURS), &masked());
-        let got: Vec<(Kind, Side, Key)> = d
-            .iter()
-            .map(|d| (d.kind, d.side, d.key.clone()))
-            .collect();
+        let got: Vec<(Kind, Side, Key)> =
+            d.iter().map(|d| (d.kind, d.side, d.key.clone())).collect();
         assert_eq!(
             got,
             [
@@ -767,8 +785,7 @@ why = "SLPC"
             (Side::Differ, "engine_masks.compute"),
             (Side::Differ, "save_restore.bcs0"),
         ];
-        let mut want: Vec<(Side, String)> =
-            want.iter().map(|(s, k)| (*s, k.to_string())).collect();
+        let mut want: Vec<(Side, String)> = want.iter().map(|(s, k)| (*s, k.to_string())).collect();
         want.sort();
         let mut got = got;
         got.sort();
