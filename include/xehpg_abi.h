@@ -374,7 +374,8 @@ struct xehpg_guc_mmio_reg {
 } __attribute__((packed));
 #define XEHPG_GUC_REGSET_MASKED 0x1
 /* A multicast register: the GuC steers its save and restore to the group
- * and instance given (one that is not fused off). */
+ * and instance given, one that is not fused off (abi/guc_capture_abi.h
+ * GUC_REGSET_STEERING_*, set by xe_guc_ads.c guc_mmio_regset_write_one). */
 #define XEHPG_GUC_REGSET_STEERING_NEEDED 0x2
 #define XEHPG_GUC_REGSET_STEERING_GROUP_SHIFT 12
 #define XEHPG_GUC_REGSET_STEERING_GROUP_MASK 0x1f

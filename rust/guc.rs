@@ -232,12 +232,7 @@ pub(crate) struct Ctx<'a> {
 /// stopped and does nothing.
 pub(crate) struct Handle<'a> {
     guc: Arc<Guc>,
-    pdev: &'a pci::Device<Bound>,
-    bar: Arc<Gttmmadr>,
-    lmembar: Arc<Lmembar>,
-    gt: Arc<GtState>,
-    ggtt: Arc<Ggtt>,
-    pool: Arc<LmemPool>,
+    parts: Parts<'a>,
 }
 
 /// What a [`Handle`] is made from: the device blocks a GuC step reaches.
@@ -259,12 +254,7 @@ impl<'a> Handle<'a> {
     pub(crate) fn new(channel: Arc<Channel>, parts: Parts<'a>) -> Result<Self> {
         Ok(Self {
             guc: Arc::pin_init(Guc::new(channel), GFP_KERNEL)?,
-            pdev: parts.pdev,
-            bar: parts.bar,
-            lmembar: parts.lmembar,
-            gt: parts.gt,
-            ggtt: parts.ggtt,
-            pool: parts.pool,
+            parts,
         })
     }
 
@@ -279,14 +269,15 @@ impl<'a> Handle<'a> {
     ///
     /// The BARs' access error (they are not this device's).
     pub(crate) fn ctx(&self) -> Result<Ctx<'_>> {
-        let bar = self.bar.access(self.pdev)?;
+        let p = &self.parts;
+        let bar = p.bar.access(p.pdev)?;
         Ok(Ctx {
-            pdev: self.pdev,
-            gt: self.gt.view(self.pdev.as_ref(), bar),
+            pdev: p.pdev,
+            gt: p.gt.view(p.pdev.as_ref(), bar),
             bar,
-            ggtt: &self.ggtt,
-            pool: &self.pool,
-            lmem: self.lmembar.access(self.pdev)?,
+            ggtt: &p.ggtt,
+            pool: &p.pool,
+            lmem: p.lmembar.access(p.pdev)?,
         })
     }
 }
@@ -299,11 +290,11 @@ impl Drop for Handle<'_> {
             Err(e) => {
                 // Nothing can reach the GuC; keep it off the bus before its memory goes.
                 dev_err!(
-                    self.pdev,
+                    self.parts.pdev,
                     "guc: teardown cannot reach the BARs ({:?}); bus mastering off\n",
                     e
                 );
-                clear_master(self.pdev);
+                clear_master(self.parts.pdev);
             }
         }
     }

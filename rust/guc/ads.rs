@@ -660,6 +660,16 @@ mod tests {
                     .any(|r| r.offset == w.offset && r.steer.is_some() == w.mcr));
             }
         }
+        // With no DSS left by the fuses a DSS-steered row has nowhere to go: refused.
+        let none = Part {
+            topology: Topology {
+                dss_geometry: 0,
+                dss_compute: 0,
+                ..topology
+            },
+            ..part
+        };
+        assert!(matches!(engine_list(&ENGINES[0], &none), Err(e) if e == EINVAL));
         // rcs0 gets the render table rows on top of its seven.
         let rcs = engine_list(&ENGINES[0], &part)?;
         assert!(rcs.len() > 7);
