@@ -51,6 +51,7 @@ use crate::{
     irq::{IrqState, RegSnapshot},
     mem::lmem::Lmembar,
     mmio::Gttmmadr,
+    reset::{GtReset, Why},
     sriov::{
         config::threshold_by_name,
         control::Command,
@@ -70,6 +71,7 @@ pub(crate) struct DebugCtx {
     irq: Arc<IrqState>,
     submit: Arc<Submit>,
     sriov: Option<Arc<Pf>>,
+    reset: Arc<GtReset>,
     /// Outcome of the last `mcr` command: value and errno (0 = success).
     mcr_value: Atomic<u32>,
     mcr_errno: Atomic<i32>,
@@ -85,6 +87,7 @@ pub(crate) struct Blocks {
     pub(crate) submit: Arc<Submit>,
     /// The SR-IOV PF, when the device is one.
     pub(crate) sriov: Option<Arc<Pf>>,
+    pub(crate) reset: Arc<GtReset>,
 }
 
 impl DebugCtx {
@@ -99,6 +102,7 @@ impl DebugCtx {
             irq: b.irq,
             submit: b.submit,
             sriov: b.sriov,
+            reset: b.reset,
             mcr_value: Atomic::new(0),
             mcr_errno: Atomic::new(0),
         }
@@ -142,10 +146,11 @@ enum Kind {
     Engines,
     Submit,
     Sriov,
+    GtReset,
 }
 
 /// Name, kind and whether the file takes writes (mode 0600, else 0400).
-const FILES: [(&CStr, Kind, bool); 14] = [
+const FILES: [(&CStr, Kind, bool); 15] = [
     (c"info", Kind::Info, false),
     (c"forcewake", Kind::Forcewake, false),
     (c"forcewake_all", Kind::ForcewakeAll, true),
@@ -160,6 +165,7 @@ const FILES: [(&CStr, Kind, bool); 14] = [
     (c"engines", Kind::Engines, false),
     (c"submit", Kind::Submit, true),
     (c"sriov", Kind::Sriov, true),
+    (c"gt_reset", Kind::GtReset, true),
 ];
 
 /// A file's whole content.
@@ -186,6 +192,7 @@ impl fmt::Display for Report<'_> {
             }
             Kind::Engines => c.submit.fmt_engines(f),
             Kind::Submit => c.submit.fmt_selftest(f),
+            Kind::GtReset => c.reset.fmt(f),
             Kind::Sriov => match &c.sriov {
                 Some(pf) => pf.fmt(f),
                 None => f.write_str("not an SR-IOV PF\n"),
@@ -220,6 +227,14 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
             let mut buf = [0u8; 64];
             let cmd = read_command(reader, &mut buf)?;
             store_sriov(c, cmd)
+        }
+        Kind::GtReset => {
+            let mut buf = [0u8; 64];
+            match read_command(reader, &mut buf)? {
+                // As upstream's debugfs `force_reset`: queued, not waited for.
+                "1" => GtReset::request(&c.reset, Why::Debugfs),
+                _ => Err(EINVAL),
+            }
         }
         // Not reachable: read-only files get no write method.
         _ => Err(EINVAL),

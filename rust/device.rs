@@ -31,7 +31,7 @@ use crate::{
     gt::{GtInfo, GtState},
     guc::{
         self,
-        ct::channel::{Channel, EventSink},
+        ct::channel::{Channel, EventSink, Unresponsive},
     },
     info::{BarInfo, DeviceInfo},
     irq::Irq,
@@ -44,6 +44,7 @@ use crate::{
     platform::{Platform, SteppingInfo},
     range::Range,
     regs::{ALL_ONES, GU_CNTL, VF_CAP_REG},
+    reset::{self, GtReset, Why},
     sriov::pf::{self, Owner, Pf},
     submit::{guc::Events, Submit},
 };
@@ -92,6 +93,9 @@ const DMA_BITS: u32 = 46;
 #[pin_data]
 pub(crate) struct Xehpg<'bound> {
     debugfs: DeviceDir,
+    /// The GT reset, shut (a reset in progress waited for) before anything it uses goes:
+    /// first in [`Xehpg::unbind`], and by its drop on a failed probe.
+    reset: reset::Handle,
     /// The SR-IOV PF, on a part that is one and offers VFs (given back in [`Xehpg::unbind`]).
     sriov: Option<Arc<Pf>>,
     /// The PCI binding's handle of the PF's `sriov_admin` sysfs tree (an opaque C pointer),
@@ -120,20 +124,28 @@ pub(crate) struct Xehpg<'bound> {
     pdev: &'bound pci::Device<Bound>,
 }
 
-/// The GuC's events for the blocks above it: submission's first, then the PF's. Receive path
-/// (see [`EventSink`]).
+/// The GuC's events for the blocks above it: the GT reset's (an engine the GuC could not
+/// reset), submission's, then the PF's; and the channel's word that the GuC stopped answering,
+/// which queues a GT reset. Receive path (see [`EventSink`]).
 struct DeviceEvents {
+    reset: Arc<GtReset>,
     submit: Events,
     sriov: Option<Arc<Pf>>,
 }
 
 impl EventSink for DeviceEvents {
     fn guc_event(&self, dev: &kernel::device::Device, action: u32, payload: &[u32]) -> bool {
-        self.submit.guc_event(dev, action, payload)
+        GtReset::guc_event(&self.reset, dev, action, payload)
+            || self.submit.guc_event(dev, action, payload)
             || self
                 .sriov
                 .as_ref()
                 .is_some_and(|pf| Pf::guc_event(pf, dev, action, payload))
+    }
+
+    fn guc_unresponsive(&self, _dev: &kernel::device::Device, why: Unresponsive) {
+        // Counted (and a refusal logged) by `request`.
+        let _ = GtReset::request(&self.reset, Why::Unresponsive(why));
     }
 }
 
@@ -369,6 +381,26 @@ impl<'bound> Xehpg<'bound> {
                     vf_lmem: Range { start: pool_size, end: info.lmem_usable },
                     usable: info.lmem_usable,
                 }),
+                // The GT reset over every block it restarts, before the directory that asks for
+                // it.
+                reset: reset::Handle::new(bound.as_ref().into(), reset::Blocks {
+                    bar: gttmmadr.clone(),
+                    lmembar: lmembar.clone(),
+                    gt: gt.clone(),
+                    ggtt: ggtt.clone(),
+                    pool: lmem_pool.clone(),
+                    ct: ct.clone(),
+                    guc: guc.guc().clone(),
+                    irq: irq.state(),
+                    submit: submit.clone(),
+                    pf: sriov.clone(),
+                    part: guc::ads::Part {
+                        platform,
+                        present: Present::from_topology(&gt_info.topology),
+                        topology: gt_info.topology,
+                    },
+                    die: platform.die(),
+                })?,
                 // The directory appears only once everything it shows exists.
                 debugfs: DeviceDir::new(
                     DebugCtx::new(
@@ -382,6 +414,7 @@ impl<'bound> Xehpg<'bound> {
                             irq: irq.state(),
                             submit: submit.clone(),
                             sriov: sriov.clone(),
+                            reset: reset.get().clone(),
                         },
                     ),
                     bound.as_ref().name(),
@@ -409,6 +442,7 @@ impl<'bound> Xehpg<'bound> {
                     this.submit.start_execlists(this.pdev)?;
                 } else {
                     let sink = DeviceEvents {
+                        reset: this.reset.get().clone(),
                         submit: Events(this.submit.clone()),
                         sriov: this.sriov.clone(),
                     };
@@ -496,6 +530,8 @@ impl<'bound> Xehpg<'bound> {
             dev_err!(pdev, "unbind: the BARs are not this device's\n");
             return;
         };
+        // No GT reset may start or still run once teardown begins.
+        self.reset.get().close();
         // Submission first: in GuC mode it deregisters its contexts over the CT.
         // The VFs' shares before the GuC stops: their configurations are reset over the CT.
         // The VFs themselves were disabled by the PCI binding first.

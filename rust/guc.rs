@@ -269,15 +269,25 @@ impl<'a> Handle<'a> {
     ///
     /// The BARs' access error (they are not this device's).
     pub(crate) fn ctx(&self) -> Result<Ctx<'_>> {
-        let p = &self.parts;
-        let bar = p.bar.access(p.pdev)?;
+        self.parts.ctx()
+    }
+}
+
+impl Parts<'_> {
+    /// What a GuC step needs, for the bound device.
+    ///
+    /// # Errors
+    ///
+    /// The BARs' access error (they are not this device's).
+    pub(crate) fn ctx(&self) -> Result<Ctx<'_>> {
+        let bar = self.bar.access(self.pdev)?;
         Ok(Ctx {
-            pdev: p.pdev,
-            gt: p.gt.view(p.pdev.as_ref(), bar),
+            pdev: self.pdev,
+            gt: self.gt.view(self.pdev.as_ref(), bar),
             bar,
-            ggtt: &p.ggtt,
-            pool: &p.pool,
-            lmem: p.lmembar.access(p.pdev)?,
+            ggtt: &self.ggtt,
+            pool: &self.pool,
+            lmem: self.lmembar.access(self.pdev)?,
         })
     }
 }
@@ -591,6 +601,17 @@ impl Guc {
     /// mastering is turned off first so it cannot reach freed system memory.
     pub(crate) fn fini(&self, ctx: &Ctx<'_>) {
         let mut st = self.state.lock();
+        self.stop(ctx, &mut st);
+        st.state = State::NotLoaded;
+        st.phase = Phase::Reset;
+    }
+
+    /// GT reset: stops the GuC as [`Guc::fini`] does, but without asking it to disable the
+    /// CT first: it may be hung, and the reset that follows takes it down anyway (upstream
+    /// `xe_guc_ct_stop` only marks the channel stopped before `do_gt_reset`). Process context.
+    pub(crate) fn abandon(&self, ctx: &Ctx<'_>) {
+        let mut st = self.state.lock();
+        self.ct_forget(&mut st);
         self.stop(ctx, &mut st);
         st.state = State::NotLoaded;
         st.phase = Phase::Reset;

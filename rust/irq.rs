@@ -341,7 +341,7 @@ impl<'bound> Irq<'bound> {
         self.reg.handler().arm(plan);
     }
 
-    /// The shared state, for debugfs.
+    /// The shared state, for debugfs and the GT reset.
     pub(crate) fn state(&self) -> Arc<IrqState> {
         self.state.clone()
     }
@@ -353,6 +353,24 @@ impl<'bound> Irq<'bound> {
     pub(crate) fn quiesce(&self) {
         self.reg.handler().disarm();
         self.reg.synchronize();
+    }
+}
+
+impl IrqState {
+    /// GT reset, after `GDRST.GRDOM_FULL`: writes the armed plan's enables and masks again,
+    /// then the tile enable, as [`Irq::arm`] did. Upstream keeps the GT's interrupt enables
+    /// across the reset and only re-enables the GuC's (`xe_guc.c` `guc_enable_irq`, from
+    /// `xe_guc_enable_communication`); writing all of them again is what a part that lost them
+    /// needs and costs a reset-rare handful of writes. Nothing if disarmed (unbind). Process
+    /// context; takes the control lock with interrupts off.
+    pub(crate) fn rearm(&self, gt: &Gt<'_>) {
+        let ctl = self.ctl.lock();
+        if !ctl.armed {
+            return;
+        }
+        program(gt, &ctl.plan, ctl.stormed);
+        gt.write_aon(DG1_MSTR_TILE_INTR::zeroed().with_dg1_mstr_irq(true));
+        let _ = gt.read_aon::<DG1_MSTR_TILE_INTR>();
     }
 }
 

@@ -263,6 +263,17 @@ impl Submit {
         self.mode.store(Mode::Guc as u32, Relaxed);
     }
 
+    /// GT reset, before the GuC and the engines are reset: every port's context is dropped
+    /// ([`Port::guc_forget`]) and the mode goes back to none until [`Submit::start_guc`] runs
+    /// again. Process context. Returns the requests failed.
+    pub(crate) fn reset_prepare(&self) -> usize {
+        self.mode.store(Mode::None as u32, Relaxed);
+        self.ports
+            .iter()
+            .map(|p| p.guc_forget(self.doorbells()))
+            .sum()
+    }
+
     /// The doorbell pool, when doorbells are asked for.
     pub(crate) fn doorbells(&self) -> Option<&SpinLock<doorbell::Pool>> {
         self.doorbells.as_deref()

@@ -30,6 +30,7 @@ mod pcode;
 mod platform;
 mod range;
 mod regs;
+mod reset;
 mod sriov;
 mod submit;
 

@@ -241,6 +241,15 @@ impl Guc {
         })
     }
 
+    /// Stops the channel without telling the GuC (GT reset: the GuC may not answer); the GuC
+    /// is reset next.
+    pub(super) fn ct_forget(&self, st: &mut GucState) {
+        if let Some(ct) = st.ct.as_mut() {
+            ct.state = CtState::Disabled;
+        }
+        self.channel.stop();
+    }
+
     /// Teardown: tells the GuC to stop using the rings, then stops the channel (waiters are
     /// woken, no pass reads the rings after this). A failure to tell the GuC is logged; the
     /// GuC is reset next either way.

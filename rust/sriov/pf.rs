@@ -411,6 +411,63 @@ impl Pf {
         }))
     }
 
+    /// GT reset, once the GuC runs again: points `LMEM_CFG` at the LMTT directory again and
+    /// pushes the PF's and every provisioned VF's configuration, which the reset GuC no longer
+    /// has (upstream `xe_gt.c` `do_gt_restart`: `xe_lmtt_init_hw`, then
+    /// `xe_gt_sriov_pf_restart`, which pushes each VF's configuration again). Process context;
+    /// sleeps on the CT with the PF's mutex held.
+    ///
+    /// # Errors
+    ///
+    /// The first failed step's error, logged with the step; the VFs then lack their
+    /// configuration in the GuC.
+    pub(crate) fn restart(&self) -> Result {
+        let st = self.state.lock();
+        if st.closed {
+            return Ok(());
+        }
+        let r = step(
+            "LMEM_CFG",
+            self.with_bars(|bar, _| {
+                let gt = self.b.gt.view(&self.dev, bar);
+                let awake = gt.wake::<GtDomain>()?;
+                let cfg = LMEM_CFG::zeroed()
+                    .with_lmem_en(true)
+                    .try_with_lmtt_dir_ptr(lmtt::dir_ptr(self.dir.start)?)
+                    .map_err(|_| EINVAL)?;
+                gt.mcr.write_multicast(&gt, awake.guard(), cfg)
+            }),
+        )
+        .and_then(|()| {
+            if st.vfs.is_empty() {
+                return Ok(());
+            }
+            self.push_self(fair::EXEC_QUANTUM_MS, fair::PREEMPT_TIMEOUT_US)?;
+            (1u16..)
+                .zip(st.vfs.iter())
+                .try_for_each(|(vf, v)| v.pushed.as_ref().map_or(Ok(()), |c| self.push(vf, c)))
+        });
+        self.invalidate();
+        r.map(|()| {
+            if !st.vfs.is_empty() {
+                dev_info!(
+                    self.dev,
+                    "sriov: {} VF configuration(s) pushed again after the GT reset\n",
+                    st.vfs.len()
+                );
+            }
+        })
+        .map_err(|(what, e)| {
+            dev_err!(
+                self.dev,
+                "sriov: restoring the PF after the GT reset failed at {}: {}\n",
+                what,
+                e.to_errno()
+            );
+            e
+        })
+    }
+
     /// VFs the device offers (TotalVFs, at most 63).
     pub(crate) fn total(&self) -> u16 {
         self.total

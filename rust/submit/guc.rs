@@ -397,6 +397,38 @@ impl Port {
         Ok(())
     }
 
+    /// GT reset: the GuC that knew the context is gone, so the context is dropped here
+    /// without a message. Requests in flight fail (their waiters are woken), the doorbell
+    /// goes back to the pool, the ring is emptied, and submissions fail (`ENODEV`) until
+    /// [`Port::guc_start`] registers the context with the reloaded GuC (upstream stops every
+    /// queue and bans the guilty ones, `xe_guc_submit.c` `xe_guc_submit_stop`; here each
+    /// port has one kernel context, whose requests are failed, not replayed). A port a failed
+    /// recovery stopped is taken back too. Process context. Returns the requests failed.
+    pub(crate) fn guc_forget(&self, doorbells: Option<&SpinLock<Pool>>) -> usize {
+        let (failed, bell) = {
+            let mut st = self.state.lock();
+            let bell = match &mut st.mech {
+                Mech::Guc(g) => g.doorbell.take(),
+                _ => None,
+            };
+            st.mech = Mech::Off;
+            let failed = st.count;
+            st.count = 0;
+            st.active = false;
+            st.stopped = false;
+            // Only the port's own image: cannot fail.
+            let _ = self.empty_ring(&mut st);
+            (failed, bell)
+        };
+        if let (Some(d), Some(pool)) = (bell, doorbells) {
+            let _ = pool.lock().free(d);
+        }
+        // CAST: usize to u64 is lossless.
+        self.stats.failed.add(failed as u64, Relaxed);
+        self.done.notify_all();
+        failed
+    }
+
     /// Tells the GuC the context has work. Atomic or process context.
     ///
     /// # Errors
@@ -463,10 +495,17 @@ impl Port {
             self.guc_start(a, ct, id, mask, doorbells)
         });
         if let Err(e) = res {
-            self.state.lock().stopped = true;
+            {
+                let mut st = self.state.lock();
+                // A GT reset that forgot the context meanwhile (its `Off`) brings the port
+                // back itself: leave it to that.
+                if matches!(st.mech, Mech::Guc(_)) {
+                    st.stopped = true;
+                }
+            }
             dev_err!(
                 a.dev(),
-                "submit: {}: GuC recovery failed ({}); engine stopped until unbind\n",
+                "submit: {}: GuC recovery failed ({}); engine stopped until a GT reset\n",
                 self.engine.name,
                 e.to_errno()
             );

@@ -243,6 +243,22 @@ pub(crate) trait EventSink: Send + Sync {
     /// An event of `action` with the dwords after its header; false if the sink does not take
     /// this action (the channel then logs it as before).
     fn guc_event(&self, dev: &Device, action: u32, payload: &[u32]) -> bool;
+
+    /// The GuC stopped serving the channel: a request went unanswered, or the channel broke.
+    /// Upstream answers both with a GT reset (`xe_guc_ct.c` `kick_reset`, and the submission
+    /// timeout that cannot disable a context, `xe_guc_submit.c`). Any context, the channel's
+    /// inner spinlock possibly held: it must not sleep or use the channel. By default nothing
+    /// (a sink that only routes events).
+    fn guc_unresponsive(&self, _dev: &Device, _why: Unresponsive) {}
+}
+
+/// Why the channel gave up on the GuC.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Unresponsive {
+    /// A request of this action got no (final) reply in time.
+    Timeout(u32),
+    /// The rings could not be followed any more.
+    Broken(Corrupt),
 }
 
 /// G2H events the driver knows, with their names (`abi/guc_actions_abi.h`).
@@ -429,6 +445,15 @@ impl Channel {
         g.link = Link::Up;
     }
 
+    /// Tells the sink, if one is attached, that the GuC stopped serving the channel. Any
+    /// context.
+    fn unresponsive(&self, dev: &Device, why: Unresponsive) {
+        let sink = self.sink.lock().clone();
+        if let Some(s) = sink {
+            s.guc_unresponsive(dev, why);
+        }
+    }
+
     /// Stops using the rings (teardown): waiters are woken with `ECANCELED`, and no send or
     /// receive touches the rings after this returns (a receive pass in progress finishes
     /// first), so their memory may be released.
@@ -455,11 +480,13 @@ impl Channel {
             Corrupt::Disabled => dev_warn!(dev, "guc: CT disabled by the GuC; sends now fail\n"),
             _ => dev_err!(
                 dev,
-                "guc: CT broken: {} ({:?}); sends now fail, unbind or reload to recover\n",
+                "guc: CT broken: {} ({:?}); sends now fail until a GT reset\n",
                 c.name(),
                 c
             ),
         }
+        // Lock order: inner, then sink (nothing takes inner while holding sink).
+        self.unresponsive(dev, Unresponsive::Broken(c));
         true
     }
 
@@ -737,6 +764,7 @@ impl Channel {
                     if busy { "final " } else { "" },
                     limit.as_millis()
                 );
+                self.unresponsive(a.dev(), Unresponsive::Timeout(action));
                 return Err(ETIME);
             }
             match self
