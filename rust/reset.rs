@@ -39,12 +39,12 @@
 
 use kernel::{
     device::{Bound, Device},
-    new_condvar, new_mutex, new_spinlock, pci,
+    new_mutex, new_spinlock, pci,
     prelude::*,
     sync::{
         aref::ARef,
         atomic::{Atomic, Relaxed},
-        Arc, CondVar, Mutex, SpinLock,
+        Arc, Mutex, SpinLock,
     },
     time::{Delta, Instant, Monotonic},
     workqueue::{self, impl_has_work, new_work, Work, WorkItem},
@@ -178,9 +178,6 @@ pub(crate) struct GtReset {
     gate: Mutex<bool>,
     #[pin]
     state: SpinLock<Phase>,
-    /// Signalled when a reset ends (debugfs may wait for it).
-    #[pin]
-    ended: CondVar,
     #[pin]
     work: Work<GtReset>,
     stats: Stats,
@@ -206,7 +203,6 @@ impl GtReset {
             b,
             gate <- new_mutex!(true),
             state <- new_spinlock!(Phase::Idle),
-            ended <- new_condvar!(),
             work <- new_work!("xehpg::reset"),
             stats: Stats {
                 requests: Atomic::new(0),
@@ -296,7 +292,6 @@ impl GtReset {
         // SAFETY: `work` is this object's initialized work item; a run that starts now finds
         // the gate shut and returns, and nothing queues it once the state is `Closed`.
         unsafe { kernel::bindings::flush_work(Work::raw_get(&self.work)) };
-        self.ended.notify_all();
     }
 
     /// The worker (process context).
@@ -361,7 +356,6 @@ impl GtReset {
             }
         }
         drop(gate);
-        self.ended.notify_all();
     }
 
     /// The reset's steps (module docs); the failed step and its error. Returns the requests
