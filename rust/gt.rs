@@ -264,6 +264,30 @@ impl<'a> Gt<'a> {
         self.bar.write(FixedRegisterLoc::<R>::new(), value)
     }
 
+    /// Reads element `idx` of a GT register array; every element is checked at build time as
+    /// [`Gt::read`].
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` if `idx` is past the array.
+    #[inline(always)]
+    pub(crate) fn read_at<R, D>(&self, _awake: &Awake<'_, D>, idx: usize) -> Result<R>
+    where
+        R: RegisterArray<Storage = u32> + Array,
+        D: Domains,
+    {
+        const {
+            assert!(array_access_ok(
+                R::OFFSET,
+                R::SIZE,
+                R::STRIDE,
+                false,
+                D::MASK
+            ))
+        };
+        Ok(self.bar.read(R::try_at(idx).ok_or(EINVAL)?))
+    }
+
     /// Writes element `idx` of a GT register array; every element is checked at build time as
     /// [`Gt::write`].
     ///

@@ -40,6 +40,7 @@ use super::{
     h2g::{self, Reply},
     hxg::Hxg,
     klv::{guc_key_name, Writer},
+    regs::SOFT_SCRATCH,
     tlb_inval, Ctx, Guc, GucState, Obj,
 };
 use crate::{
@@ -234,6 +235,7 @@ impl Guc {
         }
         control(ctx, XEHPG_GUC_CTB_CONTROL_ENABLE)?;
         self.channel.start(rings, buf);
+        early_message(ctx, awake);
         Ok(Ct {
             state: CtState::Enabled,
             h2g,
@@ -263,6 +265,42 @@ impl Guc {
             ct.state = CtState::Disabled;
         }
         self.channel.stop();
+    }
+}
+
+/// What the GuC reported through `SOFT_SCRATCH(15)` before the CT could carry it: a crash
+/// dump posted (bit 1) or an exception (bit 30) (`xe_guc_fwif.h` `XE_GUC_RECV_MSG_*`). Read
+/// and cleared once the CT is enabled and logged, as upstream (`xe_guc.c`
+/// `guc_handle_mmio_msg`, after `xe_guc_ct_enable`); later ones arrive as G2H events.
+const EARLY_SCRATCH: usize = 15;
+const EARLY_CRASH_DUMP_POSTED: u32 = 1 << 1;
+const EARLY_EXCEPTION: u32 = 1 << 30;
+
+/// Reads, clears and logs the GuC's early message ([`EARLY_SCRATCH`]). Process context.
+fn early_message(ctx: &Ctx<'_>, awake: &Awake<'_, GtDomain>) {
+    let Ok(raw) = ctx
+        .gt
+        .read_at::<SOFT_SCRATCH, _>(awake, EARLY_SCRATCH)
+        .map(|r| r.into_raw())
+    else {
+        return;
+    };
+    let _ = ctx
+        .gt
+        .write_at(awake, EARLY_SCRATCH, SOFT_SCRATCH::zeroed());
+    if raw & EARLY_CRASH_DUMP_POSTED != 0 {
+        dev_err!(
+            ctx.gt.dev,
+            "guc: early crash dump notification (SOFT_SCRATCH(15) {:#010x})\n",
+            raw
+        );
+    }
+    if raw & EARLY_EXCEPTION != 0 {
+        dev_err!(
+            ctx.gt.dev,
+            "guc: early exception notification (SOFT_SCRATCH(15) {:#010x})\n",
+            raw
+        );
     }
 }
 
