@@ -61,6 +61,7 @@ use crate::{
     guc::{hxg::Hxg, regs::GUC_HOST_INTERRUPT},
     mem::lmem::{LmemAccess, Lmembar},
     mmio::Gttmmadr,
+    regs::VF_CAP_REG,
 };
 
 /// How long a request waits for its reply (upstream: `HZ` per wait).
@@ -554,9 +555,11 @@ impl Channel {
         // GuC would read a message that is not there yet. Upstream orders them the same way
         // (`xe_guc_ct.c` `h2g_write` calls `xe_device_wmb` between the message and the
         // descriptor update; i915 `intel_guc_ct.c` `ct_write` calls `intel_guc_write_barrier`).
-        // Both also post an MMIO write after the barrier on local memory (xe: 0 to
-        // VF_CAP_REG, i915: 0 to SOFT_SCRATCH(0)); not done here, see Documentation/ct.rst.
+        // Both follow the barrier with a posted MMIO write on a discrete GPU, which pushes the
+        // write-combined data out ahead of it: xe writes 0 to the read-only VF_CAP_REG
+        // (`xe_device.c` `xe_device_wmb`), i915 0 to SOFT_SCRATCH(0); as xe here.
         mb(Write);
+        io.gt.write_aon(VF_CAP_REG::zeroed());
         io.lmem
             .write32(desc_at(rings.h2g_desc, DESC_TAIL), g.h2g_tail)?;
         io.gt.write_aon(GUC_HOST_INTERRUPT::zeroed());

@@ -758,6 +758,10 @@ impl RegisterFile {
                 self.pcode.write_data(1, value, now, rec);
                 Effect::None
             }
+            // A posted-write flush, not a driver error: upstream writes 0 here after `wmb()`
+            // on a discrete GPU (`xe_device.c` `xe_device_wmb`), before the GuC or the
+            // hardware reads what the CPU wrote to local memory. The bits stay as they are.
+            vf_cap_reg::OFFSET if value == 0 => Effect::None,
             vf_cap_reg::OFFSET | sg_tile_addr_range::OFFSET => {
                 straps::write_ignored(offset, value, rec);
                 Effect::None

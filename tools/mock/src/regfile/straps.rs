@@ -6,7 +6,9 @@
 //! `research/seed000-part1.md` §7, seed 000 L342); the mock derives them
 //! from `--lmem-size-gib`. A write to any of them has no effect and is
 //! recorded as a `read_only_write` violation: the driver has no business
-//! writing them.
+//! writing them. The one exception is 0 to `VF_CAP_REG`, upstream's
+//! posted-write flush (`xe_device.c` `xe_device_wmb`): no effect, no
+//! violation (`RegFile::write`).
 
 use super::RegParams;
 use crate::recorder::Recorder;
@@ -122,6 +124,21 @@ mod tests {
         assert_eq!(
             rec.summary(false).violation_kinds.get("read_only_write"),
             Some(&4)
+        );
+    }
+
+    #[test]
+    fn zero_to_vf_cap_reg_is_a_flush() {
+        let mut p = params();
+        p.vf = true;
+        let (mut rf, mut rec, _) = setup(p);
+        rf.write(VF_CAP_REG, 0, &mut rec);
+        assert_eq!(rf.read(VF_CAP_REG, &mut rec), Some(1));
+        assert_eq!(rec.summary(false).violations, 0);
+        rf.write(VF_CAP_REG, 1, &mut rec);
+        assert_eq!(
+            rec.summary(false).violation_kinds.get("read_only_write"),
+            Some(&1)
         );
     }
 }
