@@ -6,8 +6,9 @@
 # retires requests by seqno and follows the context through the CSB. Every
 # request retires exactly once, every slot reads back right through BAR 2,
 # and the ports go idle (forcewake released) when the work is done. Then
-# 10,000 requests on one engine: none lost, none doubled.
-# expect-mock: engines.rcs0.user_interrupts >= 10100
+# 10,000 requests on one engine: none lost, none doubled. A GT reset through
+# debugfs is refused in this mode.
+# expect-mock: engines.rcs0.user_interrupts >= 10110
 # expect-mock: engines.bcs0.user_interrupts >= 100
 # expect-mock: engines.gtt_faults == 0
 # expect-mock: violations == 0
@@ -52,6 +53,13 @@ done
 expect_eq "bad commands submitted nothing" "$(eng_get "$bdf" rcs0 submitted)" 10100
 
 no_nudges "$bdf"
+# A GT reset is for GuC submission only (upstream's rule): refused, nothing
+# queued, execlists keep running.
+check not put "$bdf" gt_reset 1
+check dmesg_has "gt: reset (asked through debugfs) refused: the GuC does not submit"
+expect_eq "no reset queued" "$(sed -n 's/^phase: //p' "$DBG/$bdf/gt_reset")" idle
+check submit_cmd "$bdf" "rcs0 10"
+submit_ok "$bdf" rcs0 10
 check rmmod xehpg
 check_dmesg_clean
 done_testing
