@@ -114,7 +114,14 @@
 //!   deregistered, and the G2H EVENT `CONTEXT_RESET_NOTIFICATION` (0x1008)
 //!   {guc_id} goes out; the engine's other contexts keep running.
 //!   `[MODEL]`: hardware finds this when it tries to preempt; the mock
-//!   measures the stall itself, preemption wanted or not.
+//!   measures the stall itself, preemption wanted or not;
+//! - a failed engine reset (`engine:reset-fails`): the G2H EVENT
+//!   `ENGINE_FAILURE_NOTIFICATION` (0x1009) {GuC class, physical instance,
+//!   [`ENGINE_FAILURE_REASON`]}, no `CONTEXT_RESET_NOTIFICATION`, and the
+//!   GuC schedules nothing more on the engine until it is reset
+//!   (`Guc::engine_failed`, `[MODEL]`);
+//! - nothing at all while the uKernel is stuck (`guc:hang:1`,
+//!   [`Guc::hang`]).
 //!
 //! A GuC reset, a device reset or a Driver-FLR forgets every context
 //! (traced `guc_submit_forget`) and every doorbell; `ct:disable` does not.
