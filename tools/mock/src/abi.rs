@@ -147,6 +147,10 @@ pub mod action {
     /// `XE_GUC_ACTION_CONTEXT_RESET_NOTIFICATION`: G2H {hdr, guc_id}
     /// (`xe_guc_exec_queue_reset_handler`).
     pub const CONTEXT_RESET_NOTIFICATION: u32 = 0x1008;
+    /// `XE_GUC_ACTION_ENGINE_FAILURE_NOTIFICATION`: G2H {hdr, guc_class,
+    /// instance, reason} (`xe_guc_submit.c`
+    /// `xe_guc_exec_queue_reset_failure_handler` wants exactly 3 dwords).
+    pub const ENGINE_FAILURE_NOTIFICATION: u32 = 0x1009;
     /// `XE_GUC_ACTION_HOST2GUC_UPDATE_CONTEXT_POLICIES`: {hdr, guc_id,
     /// KLVs} (`xe_guc_submit.c` `init_policies`).
     pub const UPDATE_CONTEXT_POLICIES: u32 = 0x100B;

@@ -14,18 +14,21 @@
 //! - `gt-error:SEV:BITS`: GT error bits (hex, not 0) of severity SEV
 //!   (`correctable`, `nonfatal`, `fatal`);
 //! - `spurious-msi`: one MSI with nothing pending;
-//! - `engine:hang:NAME`, `engine:csb-lost:NAME`: fault switches of the
-//!   command streamer of engine NAME (`rcs0 bcs0 ccs0..ccs3 vcs0..vcs7
-//!   vecs0..vecs3`, [`crate::regfile::engine`]): the next context started
-//!   on it stops at its first command for ever / its next CSB entry is not
-//!   written (the interrupt still fires);
+//! - `engine:hang:NAME`, `engine:csb-lost:NAME`, `engine:reset-fails:NAME`:
+//!   fault switches of the command streamer of engine NAME (`rcs0 bcs0
+//!   ccs0..ccs3 vcs0..vcs7 vecs0..vecs3`, [`crate::regfile::engine`]): the
+//!   next context started on it stops at its first command for ever / its
+//!   next CSB entry is not written (the interrupt still fires) / the next
+//!   context hangs and the GuC's reset of the engine fails (the GuC sends
+//!   `ENGINE_FAILURE_NOTIFICATION`, [`crate::regfile::guc::ct::submit`]);
 //! - `guc:drop-sched:N`, `guc:reset-storm:N`, `guc:refuse-register:N`,
-//!   `guc:refuse-doorbell:N` (N decimal, 1..=[`MAX_COUNT`]): the GuC's
-//!   submission model ([`GucRequest`], carried out by
+//!   `guc:refuse-doorbell:N` (N decimal, 1..=[`MAX_COUNT`]), `guc:hang:1`:
+//!   the GuC's submission model ([`GucRequest`], carried out by
 //!   [`crate::regfile::guc::ct::submit`]): the next N `SCHED_CONTEXT`
 //!   dropped, N context resets of the registered contexts without a hang,
 //!   the next N `REGISTER_CONTEXT` refused, the next N `ALLOCATE_DOORBELL`
-//!   refused;
+//!   refused; the GuC's uKernel stuck until a GuC reset
+//!   ([`crate::regfile::guc::Guc::hang`]);
 //! - `vf:flr:N`, `vf:check`, `guc:refuse-vf-cfg:N`, `guc:flr-stuck:N`,
 //!   `guc:bogus-vf-notify:N`: the GuC's SR-IOV PF model ([`SriovRequest`],
 //!   carried out by [`crate::regfile::guc::ct::sriov`]): VF N was FLR'ed
@@ -284,14 +287,18 @@ pub enum GucRequest {
         /// N.
         count: u64,
     },
+    /// `guc:hang:1`: the GuC's uKernel gets stuck until a GuC reset
+    /// ([`crate::regfile::guc::Guc::hang`]); N must be 1 (a hang does not
+    /// add up).
+    Hang,
 }
 
 impl GucRequest {
     fn parse(args: &[&str]) -> Result<GucRequest, String> {
         let [what, n] = args else {
             return Err(format!(
-                "`guc:{}` is not guc:drop-sched:N, guc:reset-storm:N, guc:refuse-register:N or \
-                 guc:refuse-doorbell:N",
+                "`guc:{}` is not guc:drop-sched:N, guc:reset-storm:N, guc:refuse-register:N, \
+                 guc:refuse-doorbell:N or guc:hang:1",
                 args.join(":")
             ));
         };
@@ -299,14 +306,18 @@ impl GucRequest {
         if !(1..=MAX_COUNT).contains(&count) {
             return Err(format!("N {count} is not in 1..={MAX_COUNT}"));
         }
+        if *what == "hang" && count != 1 {
+            return Err(format!("guc:hang takes N 1, not {count}"));
+        }
         match *what {
+            "hang" => Ok(GucRequest::Hang),
             "drop-sched" => Ok(GucRequest::DropSched { count }),
             "reset-storm" => Ok(GucRequest::ResetStorm { count }),
             "refuse-register" => Ok(GucRequest::RefuseRegister { count }),
             "refuse-doorbell" => Ok(GucRequest::RefuseDoorbell { count }),
             other => Err(format!(
                 "`{other}` is not a guc: switch (drop-sched, reset-storm, refuse-register, \
-                 refuse-doorbell)"
+                 refuse-doorbell, hang)"
             )),
         }
     }
@@ -319,6 +330,7 @@ impl fmt::Display for GucRequest {
             GucRequest::ResetStorm { count } => write!(f, "guc:reset-storm:{count}"),
             GucRequest::RefuseRegister { count } => write!(f, "guc:refuse-register:{count}"),
             GucRequest::RefuseDoorbell { count } => write!(f, "guc:refuse-doorbell:{count}"),
+            GucRequest::Hang => f.write_str("guc:hang:1"),
         }
     }
 }
@@ -426,8 +438,9 @@ impl Request {
             }
             ["guc", args @ ..] => GucRequest::parse(args).map(Request::Guc),
             ["engine", fault, name] => {
-                let fault = EngineFault::from_name(fault)
-                    .ok_or_else(|| format!("`{fault}` is not an engine fault (hang, csb-lost)"))?;
+                let fault = EngineFault::from_name(fault).ok_or_else(|| {
+                    format!("`{fault}` is not an engine fault (hang, csb-lost, reset-fails)")
+                })?;
                 let engine = engine::def_by_name(name)
                     .ok_or_else(|| format!("`{name}` is not an engine"))?
                     .name;
@@ -809,6 +822,8 @@ mod tests {
             ("engine:hang:rcs0", EngineFault::Hang, "rcs0"),
             ("engine:csb-lost:vecs3", EngineFault::CsbLost, "vecs3"),
             ("engine:hang:ccs2", EngineFault::Hang, "ccs2"),
+            ("engine:reset-fails:bcs0", EngineFault::ResetFails, "bcs0"),
+            ("engine:reset-fails:ccs1", EngineFault::ResetFails, "ccs1"),
         ] {
             let want = Request::Engine { fault, engine };
             assert_eq!(Request::parse(text), Ok(want), "{text}");
@@ -825,10 +840,14 @@ mod tests {
             "engine:stall:rcs0",
             "engine:hang:rcs0:1",
             "engine:HANG:rcs0",
+            "engine:reset-fails",
+            "engine:reset-fails:gsc0",
+            "engine:reset-fail:rcs0",
         ] {
             assert!(Request::parse(bad).is_err(), "{bad:?} was accepted");
         }
         assert!(Request::could_become("engine:csb-"));
+        assert!(Request::could_become("engine:reset-fa"));
         assert!(!Request::could_become("engine:hang rcs0"));
     }
 
@@ -845,6 +864,7 @@ mod tests {
                 "guc:refuse-doorbell:2",
                 GucRequest::RefuseDoorbell { count: 2 },
             ),
+            ("guc:hang:1", GucRequest::Hang),
         ] {
             assert_eq!(Request::parse(text), Ok(Request::Guc(want)), "{text}");
             assert_eq!(want.to_string(), text);
@@ -858,7 +878,10 @@ mod tests {
             "guc:drop-sched:1000001",
             "guc:drop-sched:x",
             "guc:drop-sched:1:2",
-            "guc:hang:1",
+            "guc:hang:0",
+            "guc:hang:2",
+            "guc:hang",
+            "guc:crash:1",
             "guc:refuse-doorbell:0",
         ] {
             assert!(Request::parse(bad).is_err(), "{bad:?} was accepted");

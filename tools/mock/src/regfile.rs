@@ -237,6 +237,37 @@ impl RegisterFile {
         self.flush_irq_events(rec);
     }
 
+    /// `GDRST.GRDOM_FULL` beyond the engines (reset by
+    /// [`engine::Engines::gdrst`]) and the GuC (`guc.rs` `write_gdrst`):
+    /// the GT's programmable state goes back to reset values. The tuning
+    /// register file (`RCU_MODE`, `CCS_MODE`, clock gating, chicken bits)
+    /// and the replicated registers' storage (PAT, MOCS, workaround and
+    /// tuning rows, `LMEM_CFG`; [`mcr::Mcr::reset_storage`]) are cleared and
+    /// the engines follow `RCU_MODE` = 0, so no CCS runs until it is written
+    /// again. Traced `gt_full_reset` with how many registers were away from
+    /// their reset value.
+    ///
+    /// Source: upstream re-applies all of it after its full reset
+    /// (`xe_gt.c` `do_gt_restart`, after `do_gt_reset` wrote `GRDOM_FULL`:
+    /// `xe_pat_init`, `xe_reg_sr_apply_mmio(&gt->reg_sr)`, `xe_mocs_init`,
+    /// each engine's `reg_sr`, `xe_gt_apply_ccs_mode`), i.e. it treats them
+    /// as lost. `[MODEL]`: every register of both files is reset, the
+    /// stricter reading; the hardware's exact reset domain is not published
+    /// in the seeds. The forcewake requests, the steering selectors, the
+    /// interrupt controller and the GuC's write-once WOPCM registers stay
+    /// (`do_gt_restart` does not re-program them; `xe_wopcm_init` re-checks
+    /// the locked values).
+    fn full_reset(&mut self, rec: &mut Recorder) {
+        let tuning_lost = self.tuning.non_reset();
+        self.tuning.reset();
+        let mcr_lost = self.mcr.reset_storage();
+        self.engines.set_render_regs(0, 0);
+        rec.emit(Event::GtFullReset {
+            tuning_lost,
+            mcr_lost,
+        });
+    }
+
     /// The command streamers.
     pub fn engines(&self) -> &engine::Engines {
         &self.engines
@@ -707,6 +738,9 @@ impl RegisterFile {
             // The engine domain bits (spec "GDRST"); the GuC's own bits are
             // the GuC's (below).
             self.engines.gdrst(value, rec);
+            if value & regs::guc::GRDOM_FULL.mask32() != 0 {
+                self.full_reset(rec);
+            }
         }
         if let Some(d) = Domain::from_request_offset(offset) {
             self.fw.write_request(d, value, now, rec);
@@ -970,6 +1004,72 @@ pub(crate) mod tests {
         rf.write(gu_cntl::OFFSET, gu_cntl::DRIVERFLR.mask32(), &mut rec);
         assert!(!rf.awake(Domain::GT));
         assert_eq!(rf.read(0xFDC, &mut rec), Some(0x8000_0000));
+    }
+
+    /// `GDRST.GRDOM_FULL` puts the tuning registers and the replicated
+    /// registers' storage (PAT, MOCS, chicken bits) back to reset values
+    /// (`xe_gt.c` `do_gt_restart` programs them again); the steering
+    /// selector and the fixed `XEHP_FLAT_CCS_BASE_ADDR` stay. `GRDOM_GUC`
+    /// alone changes none of them.
+    #[test]
+    fn grdom_full_resets_tuning_pat_and_mocs() {
+        let (mut rf, mut rec, clock) = setup(params());
+        awake(&mut rf, &mut rec, &clock, &[Domain::GT, Domain::RENDER]);
+        let misc = regs::tuning::MISCCPCTL.offset;
+        let ccs_mode = regs::tuning::CCS_MODE.offset;
+        let pat = regs::mcr::PAT_INDEX[3].offset;
+        let mocs = regs::mcr::XEHP_LNCFCMOCS[7].offset;
+        let sarb = regs::mcr::SARB_CHICKEN1.offset;
+        let flat = regs::mcr::XEHP_FLAT_CCS_BASE_ADDR.offset;
+        // PAT sits behind the GAM selector: steer it to the primary GAM
+        // (multicast for the writes).
+        let sel = regs::mcr_selector::GAM_MCR_SELECTOR.offset;
+        let gam = regs::mcr_selector::MULTICAST.mask32()
+            | regs::mcr_selector::SLICE.prep(mcr::PRIMARY_GAM.into()) as u32;
+        rf.write(sel, gam, &mut rec);
+        let written = [
+            (misc, 0x1234),
+            (ccs_mode, 0xffff_0042),
+            (pat, 0xc),
+            (mocs, 0x0030_0030),
+            (sarb, 0x4000),
+        ];
+        let programme = |rf: &mut RegisterFile, rec: &mut Recorder| {
+            for (o, v) in written {
+                rf.write(o, v, rec);
+            }
+        };
+        programme(&mut rf, &mut rec);
+        let before: Vec<Option<u32>> = written.iter().map(|&(o, _)| rf.read(o, &mut rec)).collect();
+        assert_eq!(
+            before,
+            [
+                Some(0x1234),
+                Some(0x42),
+                Some(0xc),
+                Some(0x0030_0030),
+                Some(0x4000)
+            ]
+        );
+        let flat_value = rf.read(flat, &mut rec);
+        let selector = rf.read(sel, &mut rec);
+        let gdrst = regs::guc::GDRST.offset;
+        rf.write(gdrst, regs::guc::GRDOM_GUC.mask32(), &mut rec);
+        let kept: Vec<Option<u32>> = written.iter().map(|&(o, _)| rf.read(o, &mut rec)).collect();
+        assert_eq!(kept, before, "a GuC reset keeps them");
+        rf.write(gdrst, regs::guc::GRDOM_FULL.mask32(), &mut rec);
+        for (o, _) in written {
+            assert_eq!(rf.read(o, &mut rec), Some(0), "{o:#x} after GRDOM_FULL");
+        }
+        assert_eq!(rf.read(flat, &mut rec), flat_value);
+        assert_eq!(rf.read(sel, &mut rec), selector);
+        assert_eq!(selector, Some(gam));
+        let s = rec.summary(false);
+        assert_eq!(s.guc.full_resets, 1);
+        assert_eq!(s.violations, 0, "{:?}", s.violation_kinds);
+        // Programmed again, they read back again.
+        programme(&mut rf, &mut rec);
+        assert_eq!(rf.read(pat, &mut rec), Some(0xc));
     }
 
     #[test]

@@ -282,6 +282,17 @@ pub struct GucSummary {
     /// `regs_lost` by register name.
     #[serde(default)]
     pub regs_lost_by_name: BTreeMap<String, u64>,
+    /// `GDRST` writes with `GRDOM_FULL` (the GT's programmable state, the
+    /// engines and the GuC reset; `gt_full_reset` events).
+    #[serde(default)]
+    pub full_resets: u64,
+    /// `ENGINE_FAILURE_NOTIFICATION`s the GuC sent (`engine:reset-fails`:
+    /// its engine reset failed; `guc_engine_failure` events).
+    #[serde(default)]
+    pub engine_failures: u64,
+    /// Times the GuC's uKernel got stuck by `guc:hang` (`guc_hang` "hung").
+    #[serde(default)]
+    pub hangs: u64,
 }
 
 /// Counters of one engine's command streamer ([`crate::regfile::engine`]).
@@ -625,6 +636,9 @@ impl Counters {
                 s.guc.ads_reads += 1;
                 s.guc.ads = Some(ads.clone());
             }
+            Event::GtFullReset { .. } => s.guc.full_resets += 1,
+            Event::GucEngineFailure { .. } => s.guc.engine_failures += 1,
+            Event::GucHang { action: "hung" } => s.guc.hangs += 1,
             Event::GucEngineRestore { restored, lost, .. } => {
                 s.guc.engine_resets += 1;
                 s.guc.regs_restored += *restored;
@@ -788,7 +802,7 @@ impl Counters {
                 g.doorbells_armed = *armed;
                 match *what {
                     "rang" => g.doorbell_rings += 1,
-                    "ignored" => {
+                    "ignored" | "guc_hung" => {
                         g.doorbell_rings += 1;
                         g.doorbell_rings_ignored += 1;
                     }
@@ -1309,7 +1323,8 @@ mod tests {
                 "config_reads": 1, "config_writes": 0,
                 "guc_resets": 1, "guc_resets_stuck": 1, "guc_dmas": 1, "guc_loads": 1, "h2g_requests": 1,
                 "guc": {"ads": null, "ads_reads": 0, "engine_resets": 0, "regs_lost": 0,
-                        "regs_lost_by_name": {}, "regs_restored": 0},
+                        "regs_lost_by_name": {}, "regs_restored": 0, "full_resets": 0,
+                        "engine_failures": 0, "hangs": 0},
                 "h2g_replies": {"busy": 1, "success": 1},
                 "hwconfig_served_bytes": 8, "hwconfig_served_sha256": "cd",
                 "tlb_invalidations": 1, "guc_last_release": "70.53.0",

@@ -387,6 +387,40 @@ pub enum Event {
         /// "grdom_guc" or "grdom_full".
         cause: &'static str,
     },
+    /// `GDRST.GRDOM_FULL` reset the GT's programmable state
+    /// ([`crate::regfile::RegisterFile`]): the tuning registers and the
+    /// replicated registers' storage back to reset values (the engines and
+    /// the GuC trace their own resets).
+    GtFullReset {
+        /// Tuning registers (`RCU_MODE`, `CCS_MODE`, ...) that were not at
+        /// their reset value.
+        tuning_lost: u64,
+        /// Replicated registers (PAT, MOCS, chicken bits, ...) with an
+        /// instance not at its reset value.
+        mcr_lost: u64,
+    },
+    /// `guc:hang:1`: the GuC's uKernel is stuck, or a GuC reset freed it.
+    GucHang {
+        /// "hung" (the request), "already_hung" (the request, while
+        /// hung), "cleared" (a GuC or device reset).
+        action: &'static str,
+    },
+    /// The GuC's engine reset failed (`engine:reset-fails`): the GuC sent
+    /// `ENGINE_FAILURE_NOTIFICATION` and schedules nothing more on the
+    /// engine until a GuC reset.
+    GucEngineFailure {
+        /// The engine.
+        engine: &'static str,
+        /// The context that was running on it (no
+        /// `CONTEXT_RESET_NOTIFICATION` for it).
+        guc_id: u32,
+        /// Payload: the GuC class, the physical instance, the reason.
+        guc_class: u32,
+        /// Physical instance.
+        instance: u32,
+        /// Reason code.
+        reason: Hex,
+    },
     /// A `GDRST` GuC reset that never completes (faults `guc-reset-stuck`,
     /// `guc-reset-stuck-after-load`): the bit stays set, the GuC keeps its
     /// state.
@@ -668,10 +702,12 @@ pub enum Event {
     },
     /// The GuC queued a G2H event of GuC submission.
     GucSubmitG2h {
-        /// "mode_done", "deregister_done", "reset_notification";
-        /// "tlb_done" (a TLB invalidation's DONE, `ct/tlb.rs`).
+        /// "mode_done", "deregister_done", "reset_notification",
+        /// "engine_failure"; "tlb_done" (a TLB invalidation's DONE,
+        /// `ct/tlb.rs`).
         event: &'static str,
-        /// Its guc_id (for "tlb_done" the seqno).
+        /// Its guc_id (for "tlb_done" the seqno, for "engine_failure" the
+        /// GuC class: its first payload dword).
         guc_id: u32,
     },
     /// The GuC loaded a context onto an engine.
@@ -722,7 +758,8 @@ pub enum Event {
         /// by the context's `DEREGISTER_CONTEXT`), "forgotten" (GuC or
         /// device reset); for a write to the window: "rang" (the bound
         /// context got work), "ignored" (its context is disabled or
-        /// banned), "unarmed" (no valid doorbell on the page).
+        /// banned), "guc_hung" (the GuC is stuck, `guc:hang`: nothing
+        /// happens), "unarmed" (no valid doorbell on the page).
         what: &'static str,
         /// The physical doorbell.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -870,7 +907,7 @@ pub enum Event {
     EngineFault {
         /// Engine name.
         engine: &'static str,
-        /// "hang" or "csb-lost".
+        /// "hang", "csb-lost" or "reset-fails".
         fault: &'static str,
         /// "armed", "applied", or "absent" (the fuses leave no such engine:
         /// nothing armed).

@@ -122,6 +122,7 @@ fn mock_values() -> BTreeMap<String, u64> {
         action::SCHED_CONTEXT_MODE_SET,
         action::SCHED_CONTEXT_MODE_DONE,
         action::CONTEXT_RESET_NOTIFICATION,
+        action::ENGINE_FAILURE_NOTIFICATION,
         action::UPDATE_CONTEXT_POLICIES,
         action::REGISTER_CONTEXT,
         action::DEREGISTER_CONTEXT,

@@ -342,22 +342,35 @@ pub enum EngineFault {
     /// `engine:csb-lost:NAME`: the next CSB entry that switches a context
     /// out is not written.
     CsbLost,
+    /// `engine:reset-fails:NAME`: the next context started hangs as under
+    /// `hang`, and the GuC's engine reset of it fails
+    /// ([`Engines::guc_reset`] returns false; `[MODEL]`: the engine never
+    /// reaches ready-to-reset, so the GuC gives up; what the firmware then
+    /// does is in `regfile/guc/ct/submit.rs`, "Scheduling"). A host `GDRST`
+    /// reset of the engine still works.
+    ResetFails,
 }
 
 impl EngineFault {
+    /// Every fault switch (the control grammar's list).
+    pub const ALL: [EngineFault; 3] = [
+        EngineFault::Hang,
+        EngineFault::CsbLost,
+        EngineFault::ResetFails,
+    ];
+
     /// The name in the request and the trace.
     pub const fn name(self) -> &'static str {
         match self {
             EngineFault::Hang => "hang",
             EngineFault::CsbLost => "csb-lost",
+            EngineFault::ResetFails => "reset-fails",
         }
     }
 
     /// The fault called `name`.
     pub fn from_name(name: &str) -> Option<EngineFault> {
-        [EngineFault::Hang, EngineFault::CsbLost]
-            .into_iter()
-            .find(|f| f.name() == name)
+        EngineFault::ALL.into_iter().find(|f| f.name() == name)
     }
 }
 
@@ -450,6 +463,9 @@ pub struct Context {
     pub halted: bool,
     /// Under `engine:hang`: stopped at its first command for ever.
     pub hung: bool,
+    /// Under `engine:reset-fails` (hung too): the GuC's engine reset of it
+    /// fails.
+    pub reset_fails: bool,
     /// `MI_ARB_ON_OFF` state (recorded; preemption is immediate in this
     /// model, [`cs`]).
     pub arb: bool,
@@ -531,6 +547,9 @@ pub struct Engine {
     batches: HashMap<u32, Vec<u64>>,
     hang_next: bool,
     csb_lost_next: bool,
+    /// `engine:reset-fails` armed: the next context hangs and the GuC's
+    /// reset of it fails.
+    reset_fails_next: bool,
     /// Who made the last Load: its status goes there.
     submitter: Submitter,
     /// Context-status entries for the GuC (its CSB read port, seed 000
@@ -588,6 +607,7 @@ impl Engine {
             batches: HashMap::new(),
             hang_next: false,
             csb_lost_next: false,
+            reset_fails_next: false,
             submitter: Submitter::Host,
             guc_csb: Vec::new(),
             ccs_enabled: false,
@@ -999,11 +1019,17 @@ impl Engine {
     ) {
         let away_id = away.map_or(IDLE_CTX_ID, Element::ctx_id);
         self.report(away_id, next.ctx_id(), new_queue, detail, io);
-        let hung = std::mem::take(&mut self.hang_next);
+        let reset_fails = std::mem::take(&mut self.reset_fails_next);
+        let hung = std::mem::take(&mut self.hang_next) || reset_fails;
         if hung {
+            let fault = if reset_fails {
+                EngineFault::ResetFails
+            } else {
+                EngineFault::Hang
+            };
             io.rec.emit(Event::EngineFault {
                 engine: self.def.name,
-                fault: EngineFault::Hang.name(),
+                fault: fault.name(),
                 action: "applied",
             });
         }
@@ -1016,6 +1042,7 @@ impl Engine {
             wait: None,
             halted: false,
             hung,
+            reset_fails,
             arb: false,
         };
         match lrc::restore(self.def, next.lrca(), io) {
@@ -1427,6 +1454,16 @@ impl Engines {
 
     /// The engine domain bits of a `GDRST` write (`GRDOM_FULL` resets
     /// them all); the bits self-clear at once (spec "GDRST").
+    ///
+    /// `GRDOM_FULL` also puts the host's engine setup back to its reset
+    /// value: `RING_HWS_PGA`, `RING_MODE`, `RING_IMR`, `RING_HWSTAM` and
+    /// `RING_EMR`, which an engine-domain reset keeps. Source: upstream
+    /// writes them again after its full reset (`xe_gt.c` `do_gt_restart`:
+    /// `xe_hw_engine_enable_ring` for `RING_HWS_PGA` / `RING_MODE`, and
+    /// each engine's `reg_sr`), so it treats them as lost; `[MODEL]` the
+    /// breadth (the stricter reading, as the register file's
+    /// `full_reset`). A GuC Load then waits for the host to set the engine
+    /// up again ([`Engine::guc_blocker`]).
     pub fn gdrst(&mut self, value: u32, rec: &mut Recorder) {
         let full = value & GRDOM_FULL != 0;
         let cause = if full { "grdom_full" } else { "gdrst" };
@@ -1439,6 +1476,14 @@ impl Engines {
                     irqs: &mut self.irqs,
                 };
                 e.reset(cause, &mut io);
+                if full {
+                    let fresh = Engine::new(e.def);
+                    e.hws_pga = fresh.hws_pga;
+                    e.ring_mode = fresh.ring_mode;
+                    e.imr = fresh.imr;
+                    e.hwstam = fresh.hwstam;
+                    e.emr = fresh.emr;
+                }
             }
         }
     }
@@ -1472,6 +1517,10 @@ impl Engines {
                 match fault {
                     EngineFault::Hang => e.hang_next = true,
                     EngineFault::CsbLost => e.csb_lost_next = true,
+                    EngineFault::ResetFails => {
+                        e.hang_next = true;
+                        e.reset_fails_next = true;
+                    }
                 }
                 "armed"
             }
@@ -1540,11 +1589,29 @@ impl Engines {
     /// render domain (RCS and the CCSs), `RCU_MODE` and `CCS_MODE`. Traced
     /// `guc_engine_restore` with what was restored and what was lost (a
     /// register that was not at its reset value and is not listed).
-    pub fn guc_reset(&mut self, name: &str, cause: &'static str, keep: &[u32], rec: &mut Recorder) {
+    ///
+    /// Returns false, changing nothing, when the reset fails: the active
+    /// context hangs under `engine:reset-fails` ([`EngineFault::ResetFails`];
+    /// the engine keeps running it, hung). True otherwise (an absent engine
+    /// included: there is nothing to reset).
+    pub fn guc_reset(
+        &mut self,
+        name: &str,
+        cause: &'static str,
+        keep: &[u32],
+        rec: &mut Recorder,
+    ) -> bool {
         let mut bus = super::guc::NoBus;
         let Some(i) = self.engines.iter().position(|e| e.def.name == name) else {
-            return;
+            return true;
         };
+        if self.engines[i]
+            .active
+            .as_ref()
+            .is_some_and(|c| c.reset_fails)
+        {
+            return false;
+        }
         let mut io = Io {
             rec,
             bus: &mut bus,
@@ -1613,6 +1680,7 @@ impl Engines {
             restored,
             lost,
         });
+        true
     }
 
     /// `RCU_MODE` and `CCS_MODE` as the register file holds them (masked

@@ -328,6 +328,8 @@ pub struct Guc {
     resets: u32,
     /// The CT registration and state ([`ct`]).
     ct: ct::Ct,
+    /// `guc:hang:1`: the uKernel is stuck until a GuC reset ([`Guc::hang`]).
+    hung: bool,
 }
 
 impl Guc {
@@ -376,6 +378,7 @@ impl Guc {
             host_interrupts: 0,
             resets: 0,
             ct: ct::Ct::default(),
+            hung: false,
         }
     }
 
@@ -405,6 +408,7 @@ impl Guc {
     /// Device reset or Driver-FLR: every register, the write-once ones
     /// included, back to power-on, and the GuC in reset.
     pub fn reset_device(&mut self, now: Duration, rec: &mut Recorder) {
+        self.unhang(rec);
         let hwconfig = std::mem::take(&mut self.hwconfig);
         let status = std::mem::replace(&mut self.status, Timeline::new());
         self.submit_forget(rec);
@@ -420,6 +424,7 @@ impl Guc {
     /// GuC reset (`GDRST`): the GuC's own state, not the shim registers.
     fn reset_guc(&mut self, now: Duration, cause: &'static str, rec: &mut Recorder) {
         rec.emit(Event::GucReset { cause });
+        self.unhang(rec);
         self.resets += 1;
         self.dma = None;
         self.image = None;
@@ -433,6 +438,44 @@ impl Guc {
         self.submit_forget(rec);
         self.ct = self.ct.keeping_switches();
         self.status.set(now, STATUS_IN_RESET, rec);
+    }
+
+    /// `guc:hang:1`: the uKernel stops for good, as a crashed firmware
+    /// would (`[MODEL]`: what a crashed GuC does is not published; upstream
+    /// notices one only by its silence: `xe_guc_ct.c` `guc_ct_send_recv`
+    /// times out and the GT reset worker resets the GuC, `xe_gt.c`
+    /// `gt_reset_worker`). From now on it reads no H2G (the CT ring's head
+    /// does not move), answers no MMIO request (`GUC_HOST_INTERRUPT`
+    /// doorbells are ignored; replies not yet visible are lost), writes no
+    /// G2H (the backlog waits), sends no interrupt, schedules nothing
+    /// (engines keep running what they were given) and ignores the
+    /// doorbell pages. `GUC_STATUS` keeps its value (`[MODEL]`: a stuck
+    /// uKernel does not update it). A `GDRST` reset of the GuC
+    /// (`GRDOM_GUC`, `GRDOM_FULL`), a device reset or a Driver-FLR clears
+    /// it; the next load boots normally. A fault the test asked for: no
+    /// violation. Traced `guc_hang` ("hung", or "already_hung").
+    pub fn hang(&mut self, rec: &mut Recorder) {
+        if self.hung {
+            rec.emit(Event::GucHang {
+                action: "already_hung",
+            });
+            return;
+        }
+        self.hung = true;
+        self.replies.clear();
+        rec.emit(Event::GucHang { action: "hung" });
+    }
+
+    /// Whether the uKernel is stuck (`guc:hang`).
+    pub fn hung(&self) -> bool {
+        self.hung
+    }
+
+    /// A reset frees a stuck uKernel (traced `guc_hang` "cleared").
+    fn unhang(&mut self, rec: &mut Recorder) {
+        if std::mem::take(&mut self.hung) {
+            rec.emit(Event::GucHang { action: "cleared" });
+        }
     }
 
     /// Applies the time-driven changes due by `now`: status, DMA completion,

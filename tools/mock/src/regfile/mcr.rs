@@ -291,6 +291,30 @@ impl Mcr {
         }
     }
 
+    /// `GDRST.GRDOM_FULL`: every replicated register back to its reset
+    /// value (the read-only `XEHP_FLAT_CCS_BASE_ADDR` keeps its fixed
+    /// one); the steering selectors keep theirs. Returns how many
+    /// registers had an instance away from its reset value.
+    ///
+    /// Source: upstream re-programs what lives here after its full reset
+    /// (`xe_gt.c` `do_gt_restart`: `xe_pat_init` for `PAT_INDEX`,
+    /// `xe_mocs_init` for `XEHP_LNCFCMOCS`, `xe_reg_sr_apply_mmio` of
+    /// `gt->reg_sr` for the workaround and tuning rows, `xe_lmtt_init_hw` for
+    /// `LMEM_CFG`), so it treats them as lost. `[MODEL]`: all of them go,
+    /// the stricter reading; the selectors are not re-programmed by
+    /// `do_gt_restart` (each steered access writes its own,
+    /// `xe_gt_mcr.c`), so they stay.
+    pub fn reset_storage(&mut self) -> u64 {
+        let mut changed = 0;
+        for r in &mut self.regs {
+            if r.values.iter().any(|&v| v != r.reset) {
+                changed += 1;
+            }
+            r.values.fill(r.reset);
+        }
+        changed
+    }
+
     fn selector_at(offset: u32) -> Option<Selector> {
         Selector::ALL.into_iter().find(|s| s.def().offset == offset)
     }

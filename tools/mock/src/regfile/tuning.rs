@@ -1,6 +1,7 @@
 //! Workaround and tuning registers outside the replicated ranges
-//! ([`crate::regs::tuning`]): storage, reset to 0 by a function reset or a
-//! Driver-FLR. They steer clock gating and arbitration inside the GT, which
+//! ([`crate::regs::tuning`]): storage, reset to 0 by a function reset, a
+//! Driver-FLR or a `GDRST.GRDOM_FULL` write (`[MODEL]`, see
+//! [`super::RegisterFile::write_with`]). They steer clock gating and arbitration inside the GT, which
 //! the mock does not simulate; what it keeps is the programming model a
 //! driver can observe: a write reads back, a masked write changes only the
 //! bits its upper half selects.
@@ -31,6 +32,11 @@ impl Tuning {
     /// Function reset.
     pub fn reset(&mut self) {
         self.values = Default::default();
+    }
+
+    /// Registers away from their reset value (0).
+    pub fn non_reset(&self) -> u64 {
+        self.values.iter().filter(|&&v| v != 0).count() as u64
     }
 
     fn index(offset: u32) -> Option<usize> {

@@ -1449,3 +1449,56 @@ fn csb_entry_bits() {
         0x2a
     );
 }
+
+/// `GDRST.GRDOM_FULL` takes the GT's programmable state with it
+/// (`xe_gt.c` `do_gt_restart` writes it all again after `do_gt_reset`):
+/// `RCU_MODE` reads 0, the engine's `RING_MODE` and `RING_HWS_PGA` too, so
+/// a CCS refuses a Load (`ccs_disabled`) until `RCU_MODE` is written again;
+/// then the same context runs. A GuC-only reset (`GRDOM_GUC`) keeps
+/// `RCU_MODE`.
+#[test]
+fn grdom_full_clears_rcu_mode_and_a_ccs_waits_for_it() {
+    let mut h = H::new("ccs0");
+    let rcu = crate::regs::tuning::RCU_MODE.offset;
+    let gdrst = crate::regs::guc::GDRST.offset;
+    assert_eq!(h.rf.read(rcu, &mut h.rec), Some(RCU_MODE_CCS_ENABLE));
+    h.rf.write_with(
+        gdrst,
+        crate::regs::guc::GRDOM_GUC.mask32(),
+        &mut h.rec,
+        &mut h.bus,
+    );
+    assert_eq!(
+        h.rf.read(rcu, &mut h.rec),
+        Some(RCU_MODE_CCS_ENABLE),
+        "a GuC reset leaves RCU_MODE"
+    );
+    assert_eq!(h.rec.summary(false).guc.full_resets, 0);
+    h.rf.write_with(gdrst, GRDOM_FULL, &mut h.rec, &mut h.bus);
+    assert_eq!(h.rf.read(rcu, &mut h.rec), Some(0));
+    assert_eq!((h.r(reg::RING_MODE), h.r(reg::RING_HWS_PGA)), (0, 0));
+    assert_eq!(h.rec.summary(false).guc.full_resets, 1);
+    let full = h.events("gt_full_reset");
+    assert_eq!(full.len(), 1);
+    assert_eq!(full[0]["tuning_lost"], 1, "RCU_MODE was set");
+    // The engine set up again, RCU_MODE not: the Load is refused.
+    h.w(reg::RING_HWS_PGA, HWSP as u32);
+    h.w(
+        reg::RING_MODE,
+        DISABLE_LEGACY_MODE << 16 | DISABLE_LEGACY_MODE,
+    );
+    let mut cmds = vec![MI_NOOP, MI_NOOP];
+    cmds.extend(sdi(DATA + 0x40, 0x5eed));
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.bus.r32(DATA + 0x40), 0, "no CCS runs without RCU_MODE");
+    let blocked = h.events("engine_blocked");
+    assert_eq!(blocked.len(), 1);
+    assert_eq!(blocked[0]["reason"], "ccs_disabled");
+    // RCU_MODE written again: the context runs.
+    h.rcu_ccs_enable(true);
+    h.submit(&[(LRCA, CTX)]);
+    assert_eq!(h.bus.r32(DATA + 0x40), 0x5eed);
+    assert_eq!(h.rec.summary(false).violations, 0);
+}

@@ -854,7 +854,7 @@ impl Guc {
     /// A doorbell while the CT is enabled: reads the H2G ring and answers
     /// into G2H, then writes what waits for room (module docs, "Messages").
     pub(super) fn ct_doorbell(&mut self, now: Duration, rec: &mut Recorder, bus: &mut dyn Bus) {
-        let Some(l) = self.ct.enabled else {
+        let Some(l) = self.ct.enabled.filter(|_| !self.hung) else {
             return;
         };
         let unanswered = self.p.faults.ct_no_response;
@@ -873,7 +873,7 @@ impl Guc {
     /// wrote anything. Cheap when there is nothing to do: the device calls
     /// it after every register access and on a timer.
     pub fn ct_service(&mut self, now: Duration, rec: &mut Recorder, bus: &mut dyn Bus) {
-        if !self.ct.has_work() {
+        if !self.ct.has_work() || self.hung {
             return;
         }
         let Some(l) = self.ct.enabled else {

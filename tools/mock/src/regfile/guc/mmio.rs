@@ -108,7 +108,8 @@ impl Guc {
     /// A `GUC_HOST_INTERRUPT` write.
     pub(super) fn doorbell(&mut self, now: Duration, rec: &mut Recorder, bus: &mut dyn Bus) {
         let written = std::mem::take(&mut self.flags_written);
-        if !self.ready(now) {
+        if !self.ready(now) || self.hung {
+            // Not running, or stuck (`Guc::hang`): nobody reads the message.
             return;
         }
         // The same doorbell announces CT traffic (ct.rs, "Messages").

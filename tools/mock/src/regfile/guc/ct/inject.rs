@@ -83,6 +83,10 @@ impl Guc {
             }
             _ => {}
         }
+        if self.hung {
+            // A stuck uKernel writes nothing (`Guc::hang`).
+            return "guc_hung";
+        }
         let Some(l) = self.ct.enabled else {
             return "no_channel";
         };

@@ -114,7 +114,14 @@
 //!   deregistered, and the G2H EVENT `CONTEXT_RESET_NOTIFICATION` (0x1008)
 //!   {guc_id} goes out; the engine's other contexts keep running.
 //!   `[MODEL]`: hardware finds this when it tries to preempt; the mock
-//!   measures the stall itself, preemption wanted or not.
+//!   measures the stall itself, preemption wanted or not;
+//! - a failed engine reset (`engine:reset-fails`): the G2H EVENT
+//!   `ENGINE_FAILURE_NOTIFICATION` (0x1009) {GuC class, physical instance,
+//!   [`ENGINE_FAILURE_REASON`]}, no `CONTEXT_RESET_NOTIFICATION`, and the
+//!   GuC schedules nothing more on the engine until it is reset
+//!   (`Guc::engine_failed`, `[MODEL]`);
+//! - nothing at all while the uKernel is stuck (`guc:hang:1`,
+//!   [`Guc::hang`]).
 //!
 //! A GuC reset, a device reset or a Driver-FLR forgets every context
 //! (traced `guc_submit_forget`) and every doorbell; `ct:disable` does not.
@@ -148,6 +155,7 @@ pub use doorbell::WINDOW_END;
 pub use doorbell::WINDOW_START;
 
 use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -187,6 +195,13 @@ use abi::sched::GUC_ID_MAX;
 pub const PRIORITY_MAX: u32 = 3;
 /// Preemption timeout of a context that never set one (spec: 640000 us).
 pub const DEFAULT_PREEMPT_TIMEOUT: Duration = Duration::from_micros(640_000);
+/// The reason dword of `ENGINE_FAILURE_NOTIFICATION` (`[MODEL]`: the
+/// firmware's reason codes are not published; upstream only prints it,
+/// `xe_guc_submit.c` `xe_guc_exec_queue_reset_failure_handler`, and so
+/// does i915, `intel_guc_submission.c`
+/// `intel_guc_engine_failure_process_msg`). 1: the engine did not come
+/// out of reset.
+pub const ENGINE_FAILURE_REASON: u32 = 1;
 /// Execution quantum of a context that never set one (`[MODEL]`: 5 ms).
 pub const DEFAULT_QUANTUM: Duration = Duration::from_millis(5);
 /// Dwords of `REGISTER_CONTEXT` (the action and `struct
@@ -308,6 +323,9 @@ pub struct Submit {
     /// What the GuC read from its ADS and boot words at its last boot
     /// (nothing before a boot: it schedules nothing).
     pub contract: Contract,
+    /// Engines whose reset failed (`ENGINE_FAILURE_NOTIFICATION` sent): the
+    /// GuC schedules nothing more on them until it is reset.
+    dead: BTreeSet<&'static str>,
 }
 
 impl Submit {
@@ -336,6 +354,11 @@ impl Submit {
     /// Contexts registered.
     pub fn registered(&self) -> usize {
         self.contexts.len()
+    }
+
+    /// Whether the GuC gave engine `name` up after a failed reset.
+    pub fn engine_dead(&self, name: &str) -> bool {
+        self.dead.contains(name)
     }
 
     /// Context-status entries the engines reported to the GuC so far.
@@ -927,15 +950,21 @@ impl Guc {
         &self.ct.submit
     }
 
-    /// Whether [`Guc::schedule`] has something to look at (cheap).
+    /// Whether [`Guc::schedule`] has something to look at (cheap); never
+    /// while the uKernel is stuck ([`Guc::hang`]).
     pub fn schedule_has_work(&self) -> bool {
-        self.ct.submit.has_work()
+        !self.hung && self.ct.submit.has_work()
     }
 
     /// Carries out a `guc:` test-control request (module docs).
     pub fn submit_inject(&mut self, req: GucRequest, rec: &mut Recorder) {
+        if req == GucRequest::Hang {
+            self.hang(rec);
+            return;
+        }
         let s = &mut self.ct.submit;
         match req {
+            GucRequest::Hang => {}
             GucRequest::DropSched { count } => s.switches.drop_sched += count,
             GucRequest::RefuseRegister { count } => s.switches.refuse_register += count,
             GucRequest::RefuseDoorbell { count } => s.switches.refuse_doorbell += count,
@@ -973,7 +1002,7 @@ impl Guc {
         rec: &mut Recorder,
         bus: &mut dyn Bus,
     ) {
-        if !self.ct.submit.has_work() {
+        if !self.schedule_has_work() {
             return;
         }
         self.storm(engines, rec);
@@ -1009,7 +1038,9 @@ impl Guc {
     }
 
     /// Resets context `id`: its engine if it runs there, banned, the
-    /// notification.
+    /// notification. If the engine reset fails, the engine failure instead
+    /// ([`Guc::engine_failed`]); a context running on an engine already
+    /// given up is left alone.
     fn reset_context(
         &mut self,
         id: u32,
@@ -1019,18 +1050,27 @@ impl Guc {
         rec: &mut Recorder,
     ) {
         let s = &mut self.ct.submit;
-        unqueue(s, id);
-        let Some(ctx) = s.contexts.get_mut(&id) else {
+        let Some(def) = s.contexts.get(&id).map(|c| c.engine) else {
+            unqueue(s, id);
             return;
         };
-        ctx.banned = true;
-        let def = ctx.engine;
         let engine = def.name;
         let running = s.running.get(engine).is_some_and(|r| r.guc_id == id);
+        if running && s.dead.contains(engine) {
+            return;
+        }
         if running {
-            s.running.remove(engine);
             let keep = restore_lists(s, def);
-            engines.guc_reset(engine, "guc", &keep, rec);
+            if !engines.guc_reset(engine, "guc", &keep, rec) {
+                self.engine_failed(def, id, rec);
+                return;
+            }
+            self.ct.submit.running.remove(engine);
+        }
+        let s = &mut self.ct.submit;
+        unqueue(s, id);
+        if let Some(ctx) = s.contexts.get_mut(&id) {
+            ctx.banned = true;
         }
         rec.emit(Event::GucSubmitReset {
             guc_id: id,
@@ -1051,6 +1091,41 @@ impl Guc {
         }
     }
 
+    /// The GuC's reset of engine `def` (running context `id`) failed
+    /// (`engine:reset-fails`): it sends the G2H EVENT
+    /// `ENGINE_FAILURE_NOTIFICATION` {GuC class, physical instance,
+    /// [`ENGINE_FAILURE_REASON`]} (the three dwords upstream checks,
+    /// `xe_guc_submit.c` `xe_guc_exec_queue_reset_failure_handler`; the
+    /// instance is the physical one, which i915 looks the engine up by,
+    /// `intel_guc_submission.c` `intel_guc_engine_failure_process_msg`) and
+    /// no `CONTEXT_RESET_NOTIFICATION`: the context was not reset. Upstream
+    /// answers with a GT reset (`xe_gt_reset_async`). `[MODEL]`: the engine
+    /// is given up: the context stays registered, unbanned and running on
+    /// it in the GuC's record, and the GuC schedules nothing more on the
+    /// engine (no Load, no hang detection, no `SCHED_CONTEXT_MODE_DONE` for
+    /// a disable of that context) until a GuC reset; the other engines
+    /// keep running.
+    fn engine_failed(&mut self, def: &'static EngineDef, id: u32, rec: &mut Recorder) {
+        let s = &mut self.ct.submit;
+        s.dead.insert(def.name);
+        let class = guc_class(def.src.class).unwrap_or(u32::MAX);
+        let instance = u32::from(def.src.instance);
+        rec.emit(Event::GucEngineFailure {
+            engine: def.name,
+            guc_id: id,
+            guc_class: class,
+            instance,
+            reason: Hex(ENGINE_FAILURE_REASON.into()),
+        });
+        send_event(
+            &mut self.ct,
+            abi::action::ENGINE_FAILURE_NOTIFICATION,
+            &[class, instance, ENGINE_FAILURE_REASON],
+            "engine_failure",
+            rec,
+        );
+    }
+
     /// One engine's turn of the scheduler.
     fn schedule_engine(
         &mut self,
@@ -1063,6 +1138,10 @@ impl Guc {
         let name = def.name;
         let entries = engines.take_guc_status(name);
         self.ct.submit.status_entries += entries.len() as u64;
+        if self.ct.submit.dead.contains(name) {
+            // Given up after a failed reset (`Guc::engine_failed`).
+            return;
+        }
         let Some(e) = engines.by_name(name) else {
             return;
         };

@@ -294,6 +294,7 @@ impl Guc {
     /// docs): a trigger of the doorbell armed on that page, if any.
     /// [`Guc::schedule`] then loads what it queued.
     pub fn doorbell_write(&mut self, offset: u32, value: u32, rec: &mut Recorder) {
+        let hung = self.hung;
         let s = &mut self.ct.submit;
         let armed = s.armed_count();
         let Some((id, a)) = s.doorbell_at(offset) else {
@@ -311,7 +312,11 @@ impl Guc {
             d.cookie = Some(value);
             d.rings += 1;
         }
-        let what = if super::give_work(s, a.guc_id) {
+        let what = if hung {
+            // The doorbell is recorded; the stuck uKernel never looks
+            // (`Guc::hang`).
+            "guc_hung"
+        } else if super::give_work(s, a.guc_id) {
             "rang"
         } else {
             "ignored"

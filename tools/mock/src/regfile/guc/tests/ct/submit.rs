@@ -97,7 +97,12 @@ impl H {
     /// HEAD = TAIL = 0: NOP, LRI(15) with CONTEXT_CONTROL, HEAD, TAIL,
     /// START, CTL, ..., NOP, LRI(9), BB_END (absolute addresses).
     fn image(&mut self, lrca: u64, ring: u64) {
-        let b = BCS0;
+        self.image_on(BCS0, lrca, ring);
+    }
+
+    /// [`H::image`] for the engine at MMIO `b` (the xcs layout serves the
+    /// video engines too, `dg2_xcs_offsets`).
+    fn image_on(&mut self, b: u32, lrca: u64, ring: u64) {
         let mut img = vec![0, 0x1100_0000 | 1 << 19 | 1 << 12 | (2 * 15 - 1)];
         let regs15: [(u32, u32); 15] = [
             (0x244, 0x0009_0009),
@@ -989,4 +994,180 @@ fn doorbell_refuse_switch() {
     let inj = h.events("guc_submit_inject");
     assert_eq!(inj[0]["request"], "guc:refuse-doorbell:2");
     assert_eq!(inj[0]["armed_left"], 2);
+}
+
+// ---- GT reset: engine reset failure, a hung GuC --------------------------
+
+/// vcs0's MMIO base (upstream `xe_engine_regs.h` `BSD_RING_BASE`).
+const VCS0: u32 = 0x1C_0000;
+const RING3: u64 = GGTT_BASE + 0x1_4000;
+const ENGINE_FAILURE: u32 = abi::action::ENGINE_FAILURE_NOTIFICATION;
+const RESET_NOTIFICATION: u32 = abi::action::CONTEXT_RESET_NOTIFICATION;
+
+impl H {
+    /// After a GuC reset: the upstream load again, both CT buffers zeroed
+    /// (`__xe_guc_ct_start` clears them), registered and enabled.
+    fn reload_ct(&mut self) {
+        self.load_ready();
+        self.bus.map_lmem(H2G_GGTT, H2G_LMEM, &[0; 0x2000]);
+        self.bus.map_lmem(G2H_GGTT, G2H_LMEM, &vec![0; 0x2_1000]);
+        assert_eq!(self.register(&LAYOUT), [mmio::success(1); 6]);
+        assert_eq!(self.mmio(&ENABLE), mmio::success(0));
+    }
+
+    /// The G2H EVENTs of `action` so far.
+    fn g2h_of(&self, action: u32) -> Vec<Vec<u32>> {
+        self.g2h_events()
+            .into_iter()
+            .filter(|m| m[0] == event(action))
+            .collect()
+    }
+
+    fn guc_summary(&self) -> crate::summary::GucSummary {
+        self.rec.summary(false).guc
+    }
+}
+
+/// `engine:reset-fails`: the hung context's preemption timeout makes the
+/// GuC reset bcs0 and the reset fails. Exactly one
+/// `ENGINE_FAILURE_NOTIFICATION` {3 blitter, instance 0, reason} (the three
+/// dwords `xe_guc_exec_queue_reset_failure_handler` checks), no
+/// `CONTEXT_RESET_NOTIFICATION`, the context not banned; nothing more runs
+/// on bcs0 while vcs0 still runs; `GRDOM_FULL`, the engine set up again
+/// and a reload bring bcs0 back.
+#[test]
+fn submit_engine_reset_failure_gives_the_engine_up_until_a_guc_reset() {
+    let mut h = H::submit_ready();
+    let vd0 = Domain::vdbox(0).expect("VDBOX0");
+    awake(&mut h.rf, &mut h.rec, &h.clock, &[vd0]);
+    h.engine_setup(VCS0);
+    h.ready_context(1, LRCA1, RING1);
+    h.ready_context(2, LRCA2, RING2);
+    assert_eq!(
+        h.send1(&[POLICIES, 1, 0x2002_0001, 1000]),
+        Some(mmio::success(1))
+    );
+    assert!(h
+        .rf
+        .arm_engine_fault("bcs0", EngineFault::ResetFails, &mut h.rec));
+    h.request(LRCA1, RING1, 0, (DATA + 0x20, 0x11), 1);
+    h.sched(1);
+    h.request(LRCA2, RING2, 0, (DATA + 0x24, 0x22), 1);
+    h.sched(2);
+    assert_eq!(h.gget(DATA + 0x20), 0, "hung at its first command");
+    h.us(1001);
+    h.tick();
+    assert_eq!(
+        h.g2h_of(ENGINE_FAILURE),
+        [vec![
+            event(ENGINE_FAILURE),
+            3,
+            0,
+            crate::regfile::guc::ct::submit::ENGINE_FAILURE_REASON
+        ]]
+    );
+    assert!(h.g2h_of(RESET_NOTIFICATION).is_empty());
+    let f = h.events("guc_engine_failure");
+    assert_eq!(
+        (f.len(), &f[0]["engine"], &f[0]["guc_id"]),
+        (1, &"bcs0".into(), &1.into())
+    );
+    assert!(h.events("guc_submit_reset").is_empty());
+    let submit = h.rf.guc().submit();
+    assert!(submit.engine_dead("bcs0"));
+    assert!(!submit.context(1).expect("registered").banned);
+    // Time passes: nothing more on bcs0, no second notification.
+    for _ in 0..5 {
+        h.ms(2);
+        h.tick();
+    }
+    h.sched(2);
+    h.tick();
+    assert_eq!(h.gget(DATA + 0x24), 0, "context 2 waits on the dead engine");
+    assert_eq!(h.g2h_of(ENGINE_FAILURE).len(), 1);
+    let g = h.guc_summary();
+    assert_eq!((g.engine_failures, g.engine_resets), (1, 0));
+    assert_eq!(h.gs().resets, 0);
+    // vcs0 still runs (GuC class 1, logical instance 0).
+    h.image_on(VCS0, LRCA3, RING3);
+    let reg3 = vec![REGISTER, 1, 3, 1, 1, 0, 0, 0, 0, 0, desc(LRCA3), 0];
+    assert_eq!(h.send1(&reg3), Some(mmio::success(0)));
+    assert_eq!(h.send1(&[MODE_SET, 3, 1]), Some(mmio::success(0)));
+    h.request(LRCA3, RING3, 0, (DATA + 0x28, 0x33), 1);
+    h.sched(3);
+    h.tick();
+    assert_eq!(h.gget(DATA + 0x28), 0x33, "vcs0 runs");
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // GRDOM_FULL: engines and GuC reset; the GuC gives nothing up any more.
+    h.w(GDRST, regs::guc::GRDOM_FULL.mask32());
+    h.us(100);
+    assert!(!h.rf.guc().submit().engine_dead("bcs0"));
+    h.reload_ct();
+    h.engine_setup(BCS0);
+    // Context 1 registered again with its request: it runs now.
+    h.ready_context(1, LRCA1, RING1);
+    h.request(LRCA1, RING1, 0, (DATA + 0x20, 0x11), 1);
+    h.sched(1);
+    h.tick();
+    assert_eq!(h.gget(DATA + 0x20), 0x11, "bcs0 is back");
+    assert!(h.g2h_of(ENGINE_FAILURE).is_empty(), "a new channel");
+    assert_eq!(h.guc_summary().engine_failures, 1);
+    assert_eq!(h.guc_summary().full_resets, 1);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
+/// `guc:hang:1`: the GuC reads no H2G (head stays), writes no G2H,
+/// answers no MMIO request and schedules nothing, without a violation,
+/// until a GuC reset; after the reset and a reload CT works again.
+#[test]
+fn submit_hung_guc_is_silent_until_a_guc_reset() {
+    let mut h = H::submit_ready();
+    h.ready_context(1, LRCA1, RING1);
+    let g2h_tail = h.desc(G2H_DESC_LMEM)[1];
+    let h2g_head = h.desc(H2G_LMEM)[0];
+    h.control_guc("guc:hang:1");
+    assert!(h.rf.guc().hung());
+    // Work for context 1 and a REQUEST: neither is read.
+    h.request(LRCA1, RING1, 0, (DATA + 0x20, 0x11), 1);
+    assert_eq!(h.sched(1), None);
+    assert_eq!(h.send1(&[POLICIES, 1, 0x2002_0001, 1000]), None);
+    for _ in 0..3 {
+        h.ms(5);
+        h.tick();
+    }
+    assert_eq!(h.desc(H2G_LMEM)[0], h2g_head, "H2G not read");
+    assert_ne!(h.desc(H2G_LMEM)[1], h2g_head, "the host did write");
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], g2h_tail, "no G2H");
+    assert_eq!(h.gget(DATA + 0x20), 0, "nothing scheduled");
+    // An injected G2H event is not written either.
+    h.control("g2h:event:1234");
+    assert_eq!(h.desc(G2H_DESC_LMEM)[1], g2h_tail);
+    // MMIO: the request stays in the scratch registers, unanswered.
+    let req = get_hwconfig(HWCONFIG_GGTT, 0);
+    let h2g_before = h.rec.summary(false).h2g_requests;
+    assert_eq!(h.mmio(&req), req[0]);
+    h.ms(5);
+    assert_eq!(h.r(flag(0)), req[0]);
+    assert_eq!(h.rec.summary(false).h2g_requests, h2g_before);
+    // A second hang request changes nothing.
+    h.control_guc("guc:hang:1");
+    assert_eq!(h.guc_summary().hangs, 1);
+    let what: Vec<String> = h
+        .events("guc_hang")
+        .iter()
+        .map(|e| e["action"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(what, ["hung", "already_hung"]);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // A GuC reset frees it; reloaded, the CT answers again.
+    h.reload_ct();
+    assert!(!h.rf.guc().hung());
+    assert_eq!(h.events("guc_hang").len(), 3, "cleared");
+    h.ready_context(1, LRCA1, RING1);
+    h.request(LRCA1, RING1, 0, (DATA + 0x20, 0x11), 1);
+    h.sched(1);
+    h.tick();
+    assert_eq!(h.gget(DATA + 0x20), 0x11, "scheduled again");
+    assert_eq!(h.guc_summary().hangs, 1);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
 }
