@@ -56,7 +56,8 @@ pub(crate) struct Scratch {
 pub(crate) struct Outcome {
     requests: u32,
     completed: u64,
-    /// Requests failed by the hang recovery.
+    /// Requests failed over the run: by the hang recovery, a GuC reset of the context, or a
+    /// GT reset (the port's own count, so every path is included).
     failed: u64,
     /// Errno of the run's failure, 0 if none.
     errno: i32,
@@ -236,14 +237,17 @@ impl Submit {
             return out;
         }
         let before = p.stats.completed.load(Relaxed);
+        let failed_before = p.stats.failed.load(Relaxed);
+        // The recoveries' own counts; the report takes the port's, which a GT reset adds to.
+        let mut recovered = 0u64;
         let (loads, irqs) = (
             p.stats.loads.load(Relaxed),
             p.stats.interrupts.load(Relaxed),
         );
         let mmio = self.bar.counts();
         let start = Instant::<Monotonic>::now();
-        let res = self.submit_all(p, ct, scratch, run, n, &mut out.failed);
-        let drained = res.is_ok() && self.drain(p, ct, &mut out.failed);
+        let res = self.submit_all(p, ct, scratch, run, n, &mut recovered);
+        let drained = res.is_ok() && self.drain(p, ct, &mut recovered);
         // CAST: a non-negative duration.
         out.elapsed_ns = start.elapsed().as_nanos() as u64;
         out.completed = p.stats.completed.load(Relaxed) - before;
@@ -266,11 +270,9 @@ impl Submit {
         if out.errno == ETIMEDOUT.to_errno() {
             // A hang: the engine (or the context) is reset and the requests in flight fail;
             // the port takes new work afterwards.
-            if let Ok(failed) = self.recover(p, ct, "made no progress") {
-                // CAST: usize to u64 is lossless.
-                out.failed += failed as u64;
-            }
+            let _ = self.recover(p, ct, "made no progress");
         }
+        out.failed = p.stats.failed.load(Relaxed) - failed_before;
         if out.failed > 0 && out.errno == 0 {
             out.errno = EIO.to_errno();
         }

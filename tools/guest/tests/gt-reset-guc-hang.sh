@@ -1,0 +1,37 @@
+#!/bin/sh
+# The GuC hangs (guc:hang:1): it reads no H2G message and writes no G2H. A
+# request on rcs0 makes no progress; the driver sends SCHED_CONTEXT again
+# once (its one nudge), then tries to disable the context, a request the GuC
+# never answers. The CT timeout queues a GT reset, as upstream's kick_reset:
+# the request fails, GDRST.GRDOM_FULL resets the GT and the hung GuC, the
+# GuC loads again and every engine the fuses leave runs work afterwards.
+# The mock's record shows the hang, one full reset and four GuC loads.
+# expect-mock: guc.hangs == 1
+# expect-mock: guc.full_resets == 1
+# expect-mock: guc_loads == 4
+# expect-mock: violations == 0
+# timeout: 180
+. /tests/lib.sh
+
+bdf=$(gpu_bdf 0x56c0)
+check is_bound "$bdf"
+mock_engines_driven "$bdf"
+reset_get() { sed -n "s/^$2: //p" "$DBG/$1/gt_reset"; }
+
+mock_request guc:hang:1
+submit_cmd "$bdf" "rcs0 1"
+expect_eq "rcs0: nothing retired" "$(submit_get "$bdf" rcs0 completed)" 0
+reset_done() { [ "$(reset_get "$bdf" done)" = 1 ] && [ "$(reset_get "$bdf" phase)" = idle ]; }
+check wait_until 60 reset_done
+diag "$(cat "$DBG/$bdf/gt_reset")"
+check dmesg_has "no reply within 1000 ms"
+check dmesg_has "gt: reset started (no reply to CT request"
+check dmesg_has "gt: reset done in"
+expect_eq "rcs0: one nudge before the reset" "$(eng_get "$bdf" rcs0 nudges)" 1
+
+check submit_cmd "$bdf" "all 10"
+for e in $engines; do submit_ok "$bdf" "$e" 10; done
+
+check rmmod xehpg
+check_dmesg_clean
+done_testing
