@@ -3,9 +3,9 @@
 //! GT reset: the recovery from a GuC that failed an engine reset or stopped answering.
 //!
 //! Upstream queues the reset from the GuC's `ENGINE_FAILURE_NOTIFICATION`
-//! (`xe_guc_submit.c` `xe_guc_exec_queue_reset_failure_handler`), from a CT that broke or a
-//! request the GuC never answered (`xe_guc_ct.c` `kick_reset`, the submission timeout) and
-//! from debugfs (`force_reset`); one worker runs it (`xe_gt.c` `gt_reset_worker`):
+//! (`xe_guc_submit.c` `xe_guc_exec_queue_reset_failure_handler`), from a CT that broke or
+//! whose H2G stayed full (`xe_guc_ct.c` `kick_reset`), from a context the GuC would not
+//! disable (`guc_exec_queue_timedout_job`) and from debugfs (`force_reset`); one worker runs it (`xe_gt.c` `gt_reset_worker`):
 //!
 //! 1. stop submission: every context the GuC knew is dropped and its requests fail
 //!    (`xe_uc_stop`, here [`Submit::reset_prepare`]);
@@ -103,8 +103,11 @@ impl kernel::fmt::Display for Why {
                 instance,
                 reason
             )),
-            Self::Unresponsive(Unresponsive::Timeout(action)) => {
-                f.write_fmt(fmt!("no reply to CT request {:#06x}", action))
+            Self::Unresponsive(Unresponsive::NoRoom(action)) => {
+                f.write_fmt(fmt!("no room in H2G for CT request {:#06x}", action))
+            }
+            Self::Unresponsive(Unresponsive::ContextStuck(id)) => {
+                f.write_fmt(fmt!("context {} could not be disabled", id))
             }
             Self::Unresponsive(Unresponsive::Broken(c)) => {
                 f.write_fmt(fmt!("CT broken: {}", c.name()))

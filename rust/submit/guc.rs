@@ -50,7 +50,7 @@ use crate::{
     },
     gt::Gt,
     guc::{
-        ct::channel::{Channel, CtAccess, EventSink},
+        ct::channel::{Channel, CtAccess, EventSink, Unresponsive},
         guc_class,
         hxg::Hxg,
         klv::Writer,
@@ -495,6 +495,12 @@ impl Port {
             self.guc_start(a, ct, id, mask, doorbells)
         });
         if let Err(e) = res {
+            if e == ETIME || e == ETIMEDOUT {
+                // The GuC did not answer the disable (or its done event never came): upstream
+                // resets the GT when a stuck queue cannot be disabled
+                // (`guc_exec_queue_timedout_job`).
+                ct.unresponsive(a.dev(), Unresponsive::ContextStuck(id));
+            }
             {
                 let mut st = self.state.lock();
                 // A GT reset that forgot the context meanwhile (its `Off`) brings the port

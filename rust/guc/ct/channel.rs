@@ -245,21 +245,26 @@ pub(crate) trait EventSink: Send + Sync {
     /// this action (the channel then logs it as before).
     fn guc_event(&self, dev: &Device, action: u32, payload: &[u32]) -> bool;
 
-    /// The GuC stopped serving the channel: a request went unanswered, or the channel broke.
-    /// Upstream answers both with a GT reset (`xe_guc_ct.c` `kick_reset`, and the submission
-    /// timeout that cannot disable a context, `xe_guc_submit.c`). Any context, the channel's
-    /// inner spinlock possibly held: it must not sleep or use the channel. By default nothing
-    /// (a sink that only routes events).
+    /// The GuC stopped serving the channel: H2G stayed full, the channel broke, or a block
+    /// above gave up on a request (see [`Unresponsive`]). Upstream answers each with a GT
+    /// reset (`xe_guc_ct.c` `kick_reset`; `xe_guc_submit.c` when a context cannot be
+    /// disabled). Any context, the channel's inner spinlock possibly held: it must not sleep
+    /// or use the channel. By default nothing (a sink that only routes events).
     fn guc_unresponsive(&self, _dev: &Device, _why: Unresponsive) {}
 }
 
-/// Why the channel gave up on the GuC.
+/// Why the channel gave up on the GuC. A single unanswered request is not one of them (it
+/// fails with `ETIME`, as upstream's `guc_ct_send_recv`); its caller decides.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Unresponsive {
-    /// A request of this action got no (final) reply in time.
-    Timeout(u32),
+    /// H2G had no room for a request of this action for [`ROOM_TIMEOUT`] (upstream's
+    /// `-EDEADLK`, which kicks the reset).
+    NoRoom(u32),
     /// The rings could not be followed any more.
     Broken(Corrupt),
+    /// The GuC did not answer the disabling of this context, whose recovery then failed
+    /// (upstream's submission timeout that cannot disable a queue, `guc_exec_queue_timedout_job`).
+    ContextStuck(u16),
 }
 
 /// G2H events the driver knows, with their names (`abi/guc_actions_abi.h`).
@@ -446,9 +451,9 @@ impl Channel {
         g.link = Link::Up;
     }
 
-    /// Tells the sink, if one is attached, that the GuC stopped serving the channel. Any
-    /// context.
-    fn unresponsive(&self, dev: &Device, why: Unresponsive) {
+    /// Tells the sink, if one is attached, that the GuC stopped serving the channel: the
+    /// channel's own findings, and those of the blocks above (submission). Any context.
+    pub(crate) fn unresponsive(&self, dev: &Device, why: Unresponsive) {
         let sink = self.sink.lock().clone();
         if let Some(s) = sink {
             s.guc_unresponsive(dev, why);
@@ -729,6 +734,7 @@ impl Channel {
                     action,
                     ROOM_TIMEOUT.as_millis()
                 );
+                self.unresponsive(a.dev(), Unresponsive::NoRoom(action));
                 return Err(EDEADLK);
             }
             // Replies free credits; make sure they are read even without an interrupt.
@@ -767,7 +773,6 @@ impl Channel {
                     if busy { "final " } else { "" },
                     limit.as_millis()
                 );
-                self.unresponsive(a.dev(), Unresponsive::Timeout(action));
                 return Err(ETIME);
             }
             match self

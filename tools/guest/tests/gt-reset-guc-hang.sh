@@ -2,9 +2,10 @@
 # The GuC hangs (guc:hang:1): it reads no H2G message and writes no G2H. A
 # request on rcs0 makes no progress; the driver sends SCHED_CONTEXT again
 # once (its one nudge), then tries to disable the context, a request the GuC
-# never answers. The CT timeout queues a GT reset, as upstream's kick_reset:
-# the request fails, GDRST.GRDOM_FULL resets the GT and the hung GuC, the
-# GuC loads again and every engine the fuses leave runs work afterwards.
+# never answers (ETIME after 1 s). A context that cannot be disabled queues a
+# GT reset, as upstream's guc_exec_queue_timedout_job does: the request
+# fails, GDRST.GRDOM_FULL resets the GT and the hung GuC, the GuC loads again
+# and every engine the fuses leave runs work afterwards.
 # The mock's record shows the hang, one full reset and four GuC loads.
 # expect-mock: guc.hangs == 1
 # expect-mock: guc.full_resets == 1
@@ -25,7 +26,7 @@ reset_done() { [ "$(reset_get "$bdf" done)" = 1 ] && [ "$(reset_get "$bdf" phase
 check wait_until 60 reset_done
 diag "$(cat "$DBG/$bdf/gt_reset")"
 check dmesg_has "no reply within 1000 ms"
-check dmesg_has "gt: reset started (no reply to CT request"
+check dmesg_has "gt: reset started (context 1 could not be disabled)"
 check dmesg_has "gt: reset done in"
 expect_eq "rcs0: one nudge before the reset" "$(eng_get "$bdf" rcs0 nudges)" 1
 
