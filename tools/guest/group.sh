@@ -10,7 +10,7 @@
 #   LANE  plain; debug: the driver is unloaded inside each scenario's
 #         window, and kmemleak scans once, after the last scenario (a
 #         "xehpg-group: leak scan" marker, then lib.sh's
-#         kmemleak_scan_report and "debug-epilogue: done"); debug-each: the
+#         debug_leak_scan); debug-each: the
 #         whole leak-scan epilogue (lib.sh debug_epilogue) inside each
 #         scenario's window, which the harness asks for when a boot's
 #         single scan found a leak, to learn whose it is
@@ -118,8 +118,6 @@ if [ "$lane" = debug ]; then
 	# unreferenced. kmemleak_scan_report waits out the objects' minimum age.
 	echo "xehpg-group: leak scan" >/dev/kmsg
 	. /tests/lib.sh >/dev/null
-	kmemleak_scan_report ||
-		echo "debug-epilogue: no /sys/kernel/debug/kmemleak (kernel without kmemleak?)" >/dev/kmsg
-	echo "debug-epilogue: done" >/dev/kmsg
+	debug_leak_scan
 fi
 echo "xehpg-group: done" >/dev/kmsg

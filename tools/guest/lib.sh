@@ -426,7 +426,9 @@ gam_primary_checks() {
 
 # kmemleak_scan_report: has kmemleak scan twice, at least 6 s apart, and
 # copies its report onto the kernel console, one `kmemleak-report: ` line
-# per line of /sys/kernel/debug/kmemleak. Fails without kmemleak.
+# per line of /sys/kernel/debug/kmemleak. Returns 1 without kmemleak, 2 when
+# a scan or the read of the report failed (kmemleak turned itself off after
+# an error of its own, say): no leak was looked for then.
 kmemleak_scan_report() {
 	_k=/sys/kernel/debug/kmemleak
 	[ -w "$_k" ] || return 1
@@ -437,26 +439,41 @@ kmemleak_scan_report() {
 	# the test allocated last is old enough: a scan under TCG takes about
 	# that long by itself, so the wait is mostly none.
 	_t0=$(cut -d. -f1 /proc/uptime)
-	echo scan >"$_k"
+	echo scan >"$_k" 2>/dev/null || return 2
 	_left=$((_t0 + 6 - $(cut -d. -f1 /proc/uptime)))
 	[ "$_left" -gt 0 ] && sleep "$_left"
-	echo scan >"$_k"
-	cat "$_k" | while IFS= read -r _l; do echo "kmemleak-report: $_l" >/dev/kmsg; done
+	echo scan >"$_k" 2>/dev/null || return 2
+	_report=$(cat "$_k" 2>/dev/null) || return 2
+	printf '%s\n' "$_report" | while IFS= read -r _l; do
+		[ -n "$_l" ] && echo "kmemleak-report: $_l" >/dev/kmsg
+	done
+	return 0
 }
 
 # debug_epilogue: run by the debug lane after a test (see EPILOGUE in
 # tools/check/src/suites/kernel_log.rs, and tools/guest/group.sh), on a
 # kernel with kmemleak. Unloads the driver so whatever it failed to free is
 # unreferenced, has kmemleak scan (kmemleak_scan_report) and copies the
-# report onto the kernel console, where the host looks for it, ending with
-# a marker that the scan ran.
+# report onto the kernel console, where the host looks for it. It says
+# `kmemleak scanned` only when both scans and the read succeeded (the host
+# requires that line), then ends with a marker that the epilogue ran.
 debug_epilogue() {
 	if grep -q '^xehpg ' /proc/modules && ! rmmod xehpg 2>/dev/null; then
 		echo "debug-epilogue: rmmod xehpg failed" >/dev/kmsg
 	fi
-	if ! kmemleak_scan_report; then
-		echo "debug-epilogue: no /sys/kernel/debug/kmemleak (kernel without kmemleak?)" >/dev/kmsg
-	fi
+	debug_leak_scan
+}
+
+# debug_leak_scan: the leak scan of debug_epilogue and of a debug boot's end
+# (tools/guest/group.sh): kmemleak_scan_report, then what became of it, then
+# the `debug-epilogue: done` marker.
+debug_leak_scan() {
+	kmemleak_scan_report
+	case $? in
+	0) echo "debug-epilogue: kmemleak scanned" >/dev/kmsg ;;
+	1) echo "debug-epilogue: no /sys/kernel/debug/kmemleak (kernel without kmemleak?)" >/dev/kmsg ;;
+	*) echo "debug-epilogue: kmemleak scan failed" >/dev/kmsg ;;
+	esac
 	echo "debug-epilogue: done" >/dev/kmsg
 }
 

@@ -19,6 +19,15 @@
 //! `--update-floor` keeps it; a case skipped that way but not listed, or
 //! listed but skipped for any other reason, is missing as before.
 //!
+//! A name alone does not stop a scenario from being cut to one `ok`: so for
+//! the suites whose cases are made of many assertions (the VM lanes, see
+//! [`guards_assertions`]) the file also keeps each case's assertion count
+//! under `[assertions.<suite>]`, as a minimum. A full run fails when a case
+//! made fewer assertions than recorded; `--update-floor` records this run's
+//! counts, and lowers one only with `--floor-reason`, logged under
+//! `lowered` like a dropped case. A case with no recorded count is not an
+//! error (the next `--update-floor` records it).
+//!
 //! [`Case::skip_external`]: crate::report::Case::skip_external
 
 use crate::report::SuiteTotals;
@@ -39,6 +48,10 @@ pub struct Floor {
     pub external: BTreeMap<String, BTreeSet<String>>,
     /// Case names per suite.
     pub suites: BTreeMap<String, BTreeSet<String>>,
+    /// Per suite that [`guards_assertions`], the fewest assertions each
+    /// case may make.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub assertions: BTreeMap<String, BTreeMap<String, usize>>,
 }
 
 /// One logged removal of cases from the floor.
@@ -49,6 +62,9 @@ pub struct Lowered {
     pub reason: String,
     /// `suite: case` names dropped.
     pub removed: Vec<String>,
+    /// `suite: case: old -> new assertions`, for each lowered count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assertions: Vec<String>,
 }
 
 /// Header comment written above the TOML.
@@ -57,6 +73,8 @@ const HEADER: &str = "\
 # A full run fails when a listed case did not run. `xehpg-check --update-floor`
 # adds new cases; dropping one needs `--floor-reason`, logged under `lowered`.
 # A case under `external` may be skipped when ../shared is absent (no seeds).
+# `assertions` holds the fewest assertions each VM scenario may make; lowering
+# one needs `--floor-reason` too.
 ";
 
 /// Parses the floor file.
@@ -140,6 +158,50 @@ pub fn unlisted(floor: &Floor, run: &[SuiteTotals]) -> usize {
         .sum()
 }
 
+/// Whether the floor keeps the assertion count of `suite`'s cases: the VM
+/// lanes, whose cases are scenarios of many TAP lines. Other suites' cases
+/// are mostly one assertion each, guarded by their names alone.
+pub fn guards_assertions(suite: &str) -> bool {
+    suite == "vm" || suite.starts_with("vm-")
+}
+
+/// Per guarded suite, the floor name and assertion count of each case that
+/// ran in `run`.
+fn ran_assertions(run: &[SuiteTotals]) -> BTreeMap<String, BTreeMap<String, usize>> {
+    run.iter()
+        .filter(|s| guards_assertions(&s.name))
+        .map(|s| {
+            let counts = s
+                .case_assertions
+                .iter()
+                .map(|(n, a)| (key(n), *a))
+                .collect();
+            (s.name.clone(), counts)
+        })
+        .collect()
+}
+
+/// `suite: case: N assertions, at least M recorded` for every case of `run`
+/// that made fewer assertions than `floor` records. A case without a
+/// recorded count is not one of them.
+pub fn fewer_assertions(floor: &Floor, run: &[SuiteTotals]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (suite, counts) in ran_assertions(run) {
+        let Some(recorded) = floor.assertions.get(&suite) else {
+            continue;
+        };
+        for (case, got) in counts {
+            match recorded.get(&case) {
+                Some(&min) if got < min => out.push(format!(
+                    "{suite}: {case}: {got} assertions, at least {min} recorded"
+                )),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
 /// The floor after a full run: `old` plus every case that ran. Cases of `old`
 /// whose skip it excuses ([`excused`]) stay, as does its `[external]` table.
 /// Other cases of `old` that did not run are dropped only with a `reason`,
@@ -156,23 +218,48 @@ pub fn update(old: &Floor, run: &[SuiteTotals], reason: Option<&str>) -> Result<
         let kept: Vec<String> = listed.filter(|n| names.contains(*n)).cloned().collect();
         suites.entry(suite).or_default().extend(kept);
     }
+    // This run's counts replace the recorded ones; a case that did not run
+    // keeps its count while its name stays on the floor.
+    let mut assertions = old.assertions.clone();
+    let mut lowered_counts = Vec::new();
+    for (suite, counts) in ran_assertions(run) {
+        let recorded = assertions.entry(suite.clone()).or_default();
+        for (case, got) in counts {
+            if let Some(&min) = recorded.get(&case) {
+                if got < min {
+                    lowered_counts.push(format!("{suite}: {case}: {min} -> {got} assertions"));
+                }
+            }
+            recorded.insert(case, got);
+        }
+    }
+    for (suite, counts) in &mut assertions {
+        let listed = suites.get(suite);
+        counts.retain(|case, _| listed.is_some_and(|l| l.contains(case)));
+    }
+    assertions.retain(|_, counts| !counts.is_empty());
     let mut new = Floor {
         lowered: old.lowered.clone(),
         external: old.external.clone(),
         suites,
+        assertions,
     };
-    if !gone.is_empty() {
+    if !gone.is_empty() || !lowered_counts.is_empty() {
         let Some(reason) = reason.filter(|r| !r.trim().is_empty()) else {
+            let what: Vec<String> = gone.iter().chain(&lowered_counts).cloned().collect();
             bail!(
-                "{} floor case(s) did not run ({}{}); say why with --floor-reason to drop them",
+                "{} floor case(s) did not run and {} assertion count(s) fell ({}{}); \
+                 say why with --floor-reason to lower the floor",
                 gone.len(),
-                gone.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
-                if gone.len() > 5 { ", ..." } else { "" }
+                lowered_counts.len(),
+                what.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
+                if what.len() > 5 { ", ..." } else { "" }
             );
         };
         new.lowered.push(Lowered {
             reason: reason.to_string(),
             removed: gone,
+            assertions: lowered_counts,
         });
     }
     Ok(new)
@@ -213,6 +300,7 @@ mod tests {
             lowered: Vec::new(),
             external: BTreeMap::new(),
             suites: names(suites),
+            assertions: BTreeMap::new(),
         }
     }
 
@@ -295,6 +383,7 @@ mod tests {
             [Lowered {
                 reason: "guc merged into bind".into(),
                 removed: vec!["vm: guc".into()],
+                assertions: Vec::new(),
             }]
         );
     }
@@ -369,6 +458,109 @@ mod tests {
         assert_eq!(update(&f, &run, None).unwrap().suites["fwtable"].len(), 2);
     }
 
+    /// `suite(name, ..)` whose cases made the given numbers of assertions.
+    fn counted(name: &str, cases: &[(&str, usize)]) -> SuiteTotals {
+        let names: Vec<&str> = cases.iter().map(|(c, _)| *c).collect();
+        SuiteTotals {
+            assertions: cases.iter().map(|(_, n)| n).sum(),
+            case_assertions: cases.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+            ..suite(name, &names)
+        }
+    }
+
+    /// A VM scenario cut to one `ok` keeps its name: the recorded count
+    /// catches it. More assertions are fine; a case with no recorded count
+    /// (new, or a lane never recorded) is not an error.
+    #[test]
+    fn a_scenario_with_fewer_assertions_than_recorded_fails() {
+        let full = [counted("vm", &[("bind", 12), ("irq", 40)])];
+        let f = update(&floor(&[]), &full, None).unwrap();
+        assert_eq!(f.assertions["vm"]["bind"], 12);
+        assert!(fewer_assertions(&f, &full).is_empty());
+        let cut = [counted("vm", &[("bind", 3), ("irq", 41)])];
+        assert!(missing(&f, &cut).is_empty(), "the names all ran");
+        assert_eq!(
+            fewer_assertions(&f, &cut),
+            ["vm: bind: 3 assertions, at least 12 recorded"]
+        );
+        let unrecorded = [
+            counted("vm", &[("bind", 12), ("irq", 40), ("new", 2)]),
+            counted("vm-debug", &[("bind", 1)]),
+        ];
+        assert!(fewer_assertions(&f, &unrecorded).is_empty());
+        // A trailing detail with a number is not part of the name here either.
+        let detailed = [counted("vm", &[("bind (retried 1 time)", 2), ("irq", 40)])];
+        assert_eq!(fewer_assertions(&f, &detailed).len(), 1);
+    }
+
+    /// Only the VM lanes keep counts: elsewhere a case is one assertion
+    /// (or a fixed set of them) and its name is the guard.
+    #[test]
+    fn only_the_vm_lanes_keep_assertion_counts() {
+        assert!(guards_assertions("vm") && guards_assertions("vm-debug"));
+        assert!(guards_assertions("vm-distro"));
+        assert!(!guards_assertions("kunit") && !guards_assertions("vmx"));
+        let run = [counted("kunit", &[("a", 3)]), counted("vm", &[("bind", 5)])];
+        let f = update(&floor(&[]), &run, None).unwrap();
+        assert_eq!(f.assertions.keys().collect::<Vec<_>>(), ["vm"]);
+    }
+
+    /// `--update-floor` raises a count silently, lowers one only with a
+    /// reason, logged with the old and new count; a dropped case takes its
+    /// count with it; a lane that did not run keeps its counts.
+    #[test]
+    fn update_lowers_a_count_only_with_a_logged_reason() {
+        let run = [
+            counted("vm", &[("bind", 12), ("irq", 40)]),
+            counted("vm-debug", &[("bind", 13)]),
+        ];
+        let f = update(&floor(&[]), &run, None).unwrap();
+        let grown = update(
+            &f,
+            &[
+                counted("vm", &[("bind", 14), ("irq", 40)]),
+                counted("vm-debug", &[("bind", 13)]),
+            ],
+            None,
+        )
+        .unwrap();
+        assert_eq!(grown.assertions["vm"]["bind"], 14);
+        assert!(grown.lowered.is_empty());
+
+        let cut = [
+            counted("vm", &[("bind", 1), ("irq", 40)]),
+            counted("vm-debug", &[("bind", 13)]),
+        ];
+        let e = update(&f, &cut, None).unwrap_err().to_string();
+        assert!(e.contains("vm: bind: 12 -> 1 assertions"), "{e}");
+        assert!(update(&f, &cut, Some(" ")).is_err());
+        let lowered = update(&f, &cut, Some("bind split in two")).unwrap();
+        assert_eq!(lowered.assertions["vm"]["bind"], 1);
+        assert_eq!(
+            lowered.lowered,
+            [Lowered {
+                reason: "bind split in two".into(),
+                removed: Vec::new(),
+                assertions: vec!["vm: bind: 12 -> 1 assertions".into()],
+            }]
+        );
+        assert!(fewer_assertions(&lowered, &cut).is_empty());
+
+        let dropped = update(
+            &f,
+            &[
+                counted("vm", &[("bind", 12)]),
+                counted("vm-debug", &[("bind", 13)]),
+            ],
+            Some("irq merged into bind"),
+        )
+        .unwrap();
+        assert!(!dropped.assertions["vm"].contains_key("irq"));
+        // The plain lane alone: the debug lane's names and counts stay
+        // listed, so its names are missing (a full run needs both lanes).
+        assert!(update(&f, &[counted("vm", &[("bind", 12), ("irq", 40)])], None).is_err());
+    }
+
     #[test]
     fn the_checked_in_floor_round_trips() {
         let text = include_str!("../../check-floor.toml");
@@ -380,6 +572,12 @@ mod tests {
             let listed = &f.suites[suite];
             assert!(cases.is_subset(listed), "{suite}: {cases:?}");
         }
+        // Every counted case is a floor case of a suite that keeps counts.
+        for (suite, counts) in &f.assertions {
+            assert!(guards_assertions(suite), "{suite}");
+            let listed = &f.suites[suite];
+            assert!(counts.keys().all(|c| listed.contains(c)), "{suite}");
+        }
     }
 
     #[test]
@@ -388,6 +586,7 @@ mod tests {
         f.lowered.push(Lowered {
             reason: "r".into(),
             removed: vec!["vm: x".into()],
+            assertions: Vec::new(),
         });
         assert_eq!(parse(&render(&f).unwrap()).unwrap(), f);
         assert!(!render(&f).unwrap().contains("[external]"));
@@ -398,5 +597,13 @@ mod tests {
         assert!(parse("[external]\nvm = 3\n[suites]\n").is_err());
         assert!(parse("total = 3\n[suites]\n").is_err());
         assert!(parse("[suites]\nvm = 3\n").is_err());
+        f.assertions = [(
+            "vm".to_string(),
+            [("bind: a \"quoted\" name".to_string(), 7)].into(),
+        )]
+        .into();
+        let text = render(&f).unwrap();
+        assert!(text.contains("[assertions.vm]"), "{text}");
+        assert_eq!(parse(&text).unwrap(), f);
     }
 }

@@ -236,9 +236,14 @@ fn list(ctx: &Context) {
 /// with `update`, rewrites the floor from this run.
 fn floor_suite(path: &Path, update: bool, reason: Option<&str>, r: &mut Reporter) {
     let ran = r.suites().to_vec();
-    r.begin("floor", "every case tools/check-floor.toml lists ran");
+    r.begin(
+        "floor",
+        "every case tools/check-floor.toml lists ran, with its assertions",
+    );
     let start = Instant::now();
     let name = "every floor case ran";
+    // Checked only without `update`, which fails itself on a fall.
+    const FEWER: &str = "every counted case made at least its recorded assertions";
     let old = match std::fs::read_to_string(path) {
         // The first --update-floor starts from an empty floor.
         Err(e) if update && e.kind() == std::io::ErrorKind::NotFound => Ok(floor::Floor::default()),
@@ -274,12 +279,24 @@ fn floor_suite(path: &Path, update: bool, reason: Option<&str>, r: &mut Reporter
                     "{new} case(s) not in the floor yet: record them with --update-floor"
                 ));
             }
-            if missing.is_empty() {
+            let fewer = floor::fewer_assertions(&old, &ran);
+            let missing_case = if missing.is_empty() {
                 Case::pass(name)
             } else {
                 let reason = format!("{} floor case(s) did not run", missing.len());
                 Case::fail(name, reason).with_details(missing)
-            }
+            };
+            let fewer_case = if fewer.is_empty() {
+                Case::pass(FEWER)
+            } else {
+                let reason = format!(
+                    "{} case(s) made fewer assertions than the floor records",
+                    fewer.len()
+                );
+                Case::fail(FEWER, reason).with_details(fewer)
+            };
+            r.case(missing_case);
+            fewer_case
         }
         (Err(e), _) => Case::fail(name, format!("{e:#}")),
     };

@@ -227,6 +227,9 @@ pub struct SuiteTotals {
     pub assertions: usize,
     /// Names of the cases that ran (passed or failed), in order.
     pub ran_names: Vec<String>,
+    /// Assertions of each case that ran, by name: what the floor keeps for
+    /// the suites whose cases are made of many ([`crate::floor`]).
+    pub case_assertions: std::collections::BTreeMap<String, usize>,
     /// Names of the cases skipped because text outside the repository is
     /// absent ([`Case::skip_external`]), in order; counted in `skipped` too.
     pub external_skips: Vec<String>,
@@ -295,6 +298,7 @@ impl Reporter {
             }
             if case.ran() {
                 s.assertions += case.assertions;
+                s.case_assertions.insert(case.name.clone(), case.assertions);
                 s.ran_names.push(case.name);
             }
         }

@@ -23,6 +23,12 @@
 # their shares go.
 # guest-module: sriov-shim
 # expect-violation: guc_sriov_bad
+# Exactly one violation, and it is that kind: the RESUME of a VF that is not
+# paused (INVALID_STATE). The two `guc:refuse-vf-cfg` refusals are the
+# switch's, no violation; together the three are `sriov.refused`.
+# expect-mock: violations == 1
+# expect-mock: violation_kinds.guc_sriov_bad == 1
+# expect-mock: sriov.refused == 3
 # expect-mock: sriov.isolation_violations == 0
 # expect-mock: sriov.isolation_kinds.lmem_not_cleared == 0
 # expect-mock: sriov.isolation_kinds.vf_regs_not_cleared == 0

@@ -77,7 +77,11 @@ pub const DETECTORS: &[Detector] = &[
     },
     Detector {
         name: "leak scan incomplete",
-        patterns: &["debug-epilogue: rmmod xehpg failed", "debug-epilogue: no "],
+        patterns: &[
+            "debug-epilogue: rmmod xehpg failed",
+            "debug-epilogue: no ",
+            "debug-epilogue: kmemleak scan failed",
+        ],
     },
     Detector {
         name: "BUG",
@@ -108,6 +112,10 @@ const MAX_DETAIL_LINES: usize = 80;
 /// where `tools/guest/lib.sh` is at `/tests/lib.sh`: unload the driver, scan
 /// for leaks, put the report on the console. Keeps the test's exit status.
 pub const EPILOGUE: &str = "_rc=$?; . /tests/lib.sh >/dev/null; debug_epilogue; exit $_rc";
+
+/// Printed by the epilogue (`debug_leak_scan` in `tools/guest/lib.sh`) only
+/// when both kmemleak scans and the read of the report succeeded.
+pub const SCANNED: &str = "debug-epilogue: kmemleak scanned";
 
 /// One report found on the console.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,7 +176,18 @@ pub fn case(prefix: &str, path: &Path) -> Case {
         )
         .with_details(crate::report::tail(path, 15));
     }
-    verdict(name, &scan(&text), path)
+    let findings = scan(&text);
+    if findings.is_empty() && !text.contains(SCANNED) {
+        // The epilogue ran but never said its scan succeeded (a lib.sh
+        // that lost the line, a scan that ended some other way): a clean
+        // log would again claim a leak scan that did not happen.
+        return Case::fail(
+            name,
+            "the debug epilogue ran but no kmemleak scan succeeded",
+        )
+        .with_details(crate::report::tail(path, 15));
+    }
+    verdict(name, &findings, path)
 }
 
 fn verdict(name: String, findings: &[Finding], path: &Path) -> Case {
@@ -272,6 +291,10 @@ mod tests {
             "leak scan incomplete",
         ),
         (
+            "[   31.0] debug-epilogue: kmemleak scan failed",
+            "leak scan incomplete",
+        ),
+        (
             "[    6.0] BUG: unable to handle page fault for address: ffffc90000400000",
             "BUG",
         ),
@@ -364,12 +387,12 @@ mod tests {
     fn case_passes_clean_logs_and_shows_reports() {
         let clean = console_file(
             "clean",
-            &format!("{}\ndebug-epilogue: done\n", CLEAN.join("\n")),
+            &format!("{}\n{SCANNED}\ndebug-epilogue: done\n", CLEAN.join("\n")),
         );
         assert_eq!(case("bind", &clean), Case::pass("bind: kernel log clean"));
         let text = format!(
             "{}\n{}\n[ 9.0] lock A\ndebug-epilogue: done\n",
-            FIXTURES[6].0, FIXTURES[22].0
+            FIXTURES[6].0, FIXTURES[23].0
         );
         let dirty = case("bind", &console_file("dirty", &text));
         assert_eq!(
@@ -382,6 +405,30 @@ mod tests {
         // A run that never reached the leak scan is not clean.
         let cut = case("bind", &console_file("cut", CLEAN[0]));
         assert!(cut.is_failure());
+        // Nor one whose epilogue ran but whose scan did not succeed: the
+        // scan failed (a report of its own), kmemleak was absent, or the
+        // success line is simply not there.
+        for (tag, line, why) in [
+            (
+                "failed",
+                "debug-epilogue: kmemleak scan failed",
+                "detector reports: leak scan incomplete x1",
+            ),
+            (
+                "absent",
+                "debug-epilogue: no /sys/kernel/debug/kmemleak (kernel without kmemleak?)",
+                "detector reports: leak scan incomplete x1",
+            ),
+            (
+                "silent",
+                "[ 9.0] nothing about the scan",
+                "the debug epilogue ran but no kmemleak scan succeeded",
+            ),
+        ] {
+            let text = format!("{}\n{line}\ndebug-epilogue: done\n", CLEAN.join("\n"));
+            let c = case("bind", &console_file(tag, &text));
+            assert_eq!(c.status, crate::report::Status::Fail(why.into()), "{tag}");
+        }
         assert!(case("bind", Path::new("/nonexistent/console.log")).is_failure());
     }
 }

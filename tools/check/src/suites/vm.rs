@@ -28,6 +28,10 @@
 //!   no bug-detector report in its part of the console, leak scan after
 //!   rmmod included ([`super::kernel_log`]).
 //!
+//! The case's assertion count is written to `assertions` beside its logs;
+//! the floor keeps it, so a scenario cut to fewer assertions fails a full run
+//! ([`crate::floor`]).
+//!
 //! A boot whose guest hung while booting is run once more ([`retry`]).
 //! Boots run `--vm-jobs` at a time (each has its own VM, mock, logs and
 //! sockets); scenarios are reported in their order, and each leaves
@@ -623,7 +627,11 @@ fn judge(
     if matches!(end, End::Lost(_)) {
         notes.push(format!("{}: {lost}", s.name));
     }
-    Case::combine(&s.name, parts)
+    let case = Case::combine(&s.name, parts);
+    // The count the floor keeps ([`crate::floor`]), beside the logs, so a
+    // partial run shows it too.
+    let _ = std::fs::write(logs.join("assertions"), format!("{}\n", case.assertions));
+    case
 }
 
 /// The header's timeout, longer on the debug kernel.

@@ -10,7 +10,7 @@
 //! field compares as `true` / `false` or as 1 / 0 (`ct.enabled == 0`).
 
 use serde_json::Value;
-use xehpg_mock::summary::Summary;
+use xehpg_mock::summary::{AdsSummary, Summary};
 
 /// Prefix of an expectation printed by the guest.
 pub const OUTPUT_PREFIX: &str = "# mock-expect: ";
@@ -99,18 +99,49 @@ fn number(text: &str) -> Option<u64> {
     }
 }
 
-/// The summary's value at `field`.
-fn lookup(summary: &Value, field: &str) -> Result<Value, String> {
+/// The shape of every summary: a default one with each optional part
+/// present, so that a map (an object that is empty here) can be told from
+/// a struct (an object with its fields here).
+fn template() -> Value {
+    let mut s = Summary::default();
+    s.guc.ads = Some(AdsSummary::default());
+    serde_json::to_value(s).unwrap_or(Value::Null)
+}
+
+/// The summary's value at `field`. A key missing from a counter map (an
+/// object that `shape`, the [`template`], holds as an empty map) reads as
+/// 0: nothing of that name happened. Any other missing key is an error
+/// naming it: a typo in a struct's field (`guc.engine_resetz`) or a key
+/// under a map's entry (`engines.rcs0.resetz`) must not read as 0.
+fn lookup(summary: &Value, shape: &Value, field: &str) -> Result<Value, String> {
     let mut at = summary;
+    let mut like = Some(shape);
     let mut parts = field.split('.').peekable();
+    let mut path = String::new();
     while let Some(part) = parts.next() {
+        let parent = std::mem::take(&mut path);
+        path = if parent.is_empty() {
+            part.to_string()
+        } else {
+            format!("{parent}.{part}")
+        };
+        let counter_map = matches!(like, Some(Value::Object(m)) if m.is_empty());
         match at.get(part) {
-            Some(v) => at = v,
-            // A counter map has no key for what never happened.
-            None if at != summary && at.is_object() && parts.peek().is_none() => {
+            Some(v) => {
+                at = v;
+                like = like.and_then(|l| l.get(part));
+            }
+            None if counter_map && at.is_object() && parts.peek().is_none() => {
                 return Ok(Value::from(0u64))
             }
-            None => return Err(format!("the mock summary has no field {field}")),
+            None if parent.is_empty() => {
+                return Err(format!("the mock summary has no field {field}"))
+            }
+            None => {
+                return Err(format!(
+                    "the mock summary has no field {field}: {parent} has no key {part}"
+                ))
+            }
         }
     }
     Ok(at.clone())
@@ -123,7 +154,7 @@ fn lookup(summary: &Value, field: &str) -> Result<Value, String> {
 /// The expectation does not hold, or names no summary field.
 pub fn check(e: &Expectation, summary: &Summary) -> Result<(), String> {
     let json = serde_json::to_value(summary).map_err(|err| err.to_string())?;
-    let got = lookup(&json, &e.field)?;
+    let got = lookup(&json, &template(), &e.field)?;
     // A boolean is also the number 0 or 1.
     let got_number = got.as_u64().or_else(|| got.as_bool().map(u64::from));
     let holds = match (got_number, number(&e.value)) {
@@ -233,6 +264,53 @@ mod tests {
         assert!(holds("mmio_reads.x == 0").is_err());
         assert!(parse("mmio_reads = 0").is_err());
         assert!(parse("mmio_reads ==").is_err());
+    }
+
+    /// A typo in a nested struct field, or a key under a map's entry, is an
+    /// error naming the key, not 0; a key missing from a counter map at any
+    /// depth is 0.
+    #[test]
+    fn a_missing_nested_key_is_an_error_unless_its_parent_is_a_counter_map() {
+        let mut s = summary();
+        s.guc.engine_resets = 2;
+        s.engines
+            .by_engine
+            .insert("rcs0".into(), Default::default());
+        let holds = |text: &str| check(&parse(text)?, &s);
+        assert_eq!(holds("guc.engine_resets == 2"), Ok(()));
+        assert_eq!(
+            holds("guc.engine_resetz == 0"),
+            Err(
+                "the mock summary has no field guc.engine_resetz: guc has no key engine_resetz"
+                    .into()
+            )
+        );
+        assert!(holds("guc.engine_resetz != 0")
+            .unwrap_err()
+            .contains("engine_resetz"));
+        assert_eq!(holds("engines.rcs0.resets == 0"), Ok(()));
+        assert!(holds("engines.rcs0.resetz == 0")
+            .unwrap_err()
+            .contains("rcs0 has no key resetz"));
+        // An engine the run never started is no counter map entry either.
+        assert!(holds("engines.ccs3.resets == 0").is_err());
+        assert!(holds("engines.ccs3 == 0")
+            .unwrap_err()
+            .contains("engines has no key ccs3"));
+        // Counter maps, top-level and nested: an absent key is 0.
+        assert_eq!(holds("h2g_replies.retry == 0"), Ok(()));
+        assert_eq!(holds("irq.identities.vcs9 == 0"), Ok(()));
+        assert_eq!(holds("guc.regs_lost_by_name.X == 0"), Ok(()));
+        assert!(
+            holds("guc.ads.engine_masks.rcs == 0").is_err(),
+            "no ADS in this run"
+        );
+        s.guc.ads = Some(AdsSummary::default());
+        let holds = |text: &str| check(&parse(text)?, &s);
+        assert_eq!(holds("guc.ads.engine_masks.rcs == 0"), Ok(()));
+        assert!(holds("guc.ads.engine_maskz.rcs == 0").is_err());
+        // A key under a counter's value is no key at all.
+        assert!(holds("h2g_replies.busy.x == 0").is_err());
     }
 
     #[test]
