@@ -1,14 +1,15 @@
 #!/bin/sh
-# Another agent holds the PCODE mailbox (READY set) for 3 s after a device
+# Another agent holds the PCODE mailbox (READY set) for 10 s after a device
 # reset. The driver once gave up at the first busy read; upstream retries
 # busy like any failure (xe_pcode.c __pcode_mailbox_rw returns -EAGAIN,
 # pcode_try_request asks again after 10 us, doubling, for up to 3 minutes).
 # Probe must ride it out without writing the busy mailbox, then bind. The
 # test resets the device right before insmod (as pcode-slow does) so the busy
-# window covers the first queries. The mock's count of the busy reads it gave
+# window covers the first queries (10 s: loading the module on the debug
+# kernel outlasted a 3 s window). The mock's count of the busy reads it gave
 # is the assertion; the driver's own count must agree with it.
 # no-load
-# mock-args: --pcode-busy-ms 3000
+# mock-args: --pcode-busy-ms 10000
 . /tests/lib.sh
 
 dev=$(gpu_dev 0x56c0)
