@@ -565,6 +565,13 @@ no_nudges() {
 # engines (`NAME: class C ... mode M state S submitted N ...`).
 eng_get() { line_word "$DBG/$1/engines" "$2: " "$3"; }
 
+# reset_get BDF KEY: a value of the debugfs gt_reset file.
+reset_get() { sed -n "s/^$2: //p" "$DBG/$1/gt_reset"; }
+
+# resets_done_is BDF N: N GT resets have completed and none is queued or
+# running (for wait_until).
+resets_done_is() { [ "$(reset_get "$1" done)" = "$2" ] && [ "$(reset_get "$1" phase)" = idle ]; }
+
 # submit_cmd BDF CMD: runs a submit selftest (`ENGINE N` or `all N`).
 submit_cmd() { echo "$2" >"$DBG/$1/submit"; }
 

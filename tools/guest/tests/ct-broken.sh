@@ -16,7 +16,6 @@
 
 bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
-reset_get() { sed -n "s/^$1: //p" "$DBG/$bdf/gt_reset"; }
 resets=0
 
 # broken REQUEST STATE MESSAGE: inject, expect the message, the reset and
@@ -25,8 +24,7 @@ broken() {
 	expect_eq "$1: up before" "$(ct_get "$bdf" state)" up
 	mock_request "$1"
 	resets=$((resets + 1))
-	reset_done() { [ "$(reset_get done)" = "$resets" ] && [ "$(reset_get phase)" = idle ]; }
-	check wait_until 30 reset_done
+	check wait_until 30 resets_done_is "$bdf" "$resets"
 	check dmesg_has "$3"
 	check dmesg_has "gt: reset started (CT broken: $2)"
 	expect_eq "$1: up after the reset" "$(ct_get "$bdf" state)" up
@@ -38,7 +36,7 @@ broken g2h:tail-outside "tail outside the ring" "guc: CT broken: tail outside th
 broken g2h:head-outside "head moved under the host" "guc: CT broken: head moved under the host"
 broken g2h:status:4 "descriptor status error" "guc: CT broken: descriptor status error"
 broken ct:disable "disabled by the GuC" "guc: CT disabled by the GuC; sends now fail"
-expect_eq "no reset failed" "$(reset_get failed)" 0
+expect_eq "no reset failed" "$(reset_get "$bdf" failed)" 0
 check rmmod xehpg
 check_dmesg_clean
 done_testing

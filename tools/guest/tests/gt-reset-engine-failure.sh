@@ -18,14 +18,12 @@
 bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 mock_engines_driven "$bdf"
-reset_get() { sed -n "s/^$2: //p" "$DBG/$1/gt_reset"; }
 
 mock_request engine:reset-fails:bcs0
 check submit_cmd "$bdf" "bcs0 10"
 expect_eq "bcs0: nothing retired" "$(submit_get "$bdf" bcs0 completed)" 0
 expect_eq "bcs0: every request failed" "$(submit_get "$bdf" bcs0 failed)" 10
-reset_done() { [ "$(reset_get "$bdf" done)" = 1 ] && [ "$(reset_get "$bdf" phase)" = idle ]; }
-check wait_until 60 reset_done
+check wait_until 60 resets_done_is "$bdf" 1
 diag "$(cat "$DBG/$bdf/gt_reset")"
 check dmesg_has "gt: the GuC failed to reset engine 3:0"
 check dmesg_has "gt: reset started (engine failure on GuC class 3 instance 0"

@@ -17,13 +17,11 @@
 bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 mock_engines_driven "$bdf"
-reset_get() { sed -n "s/^$2: //p" "$DBG/$1/gt_reset"; }
 
 mock_request guc:hang:1
 submit_cmd "$bdf" "rcs0 1"
 expect_eq "rcs0: nothing retired" "$(submit_get "$bdf" rcs0 completed)" 0
-reset_done() { [ "$(reset_get "$bdf" done)" = 1 ] && [ "$(reset_get "$bdf" phase)" = idle ]; }
-check wait_until 60 reset_done
+check wait_until 60 resets_done_is "$bdf" 1
 diag "$(cat "$DBG/$bdf/gt_reset")"
 check dmesg_has "no reply within 1000 ms"
 check dmesg_has "gt: reset started (context 1 could not be disabled)"

@@ -31,11 +31,9 @@ check numvfs "$bdf" 2
 check submit_cmd "$bdf" "all 10"
 for e in $engines; do submit_ok "$bdf" "$e" 10; done
 
-reset_get() { sed -n "s/^$2: //p" "$DBG/$1/gt_reset"; }
 expect_eq "no reset yet" "$(reset_get "$bdf" done)" 0
 check put "$bdf" gt_reset 1
-reset_done() { [ "$(reset_get "$bdf" done)" = 1 ] && [ "$(reset_get "$bdf" phase)" = idle ]; }
-check wait_until 60 reset_done
+check wait_until 60 resets_done_is "$bdf" 1
 diag "$(cat "$DBG/$bdf/gt_reset")"
 expect_eq "reset failed nothing" "$(reset_get "$bdf" failed)" 0
 expect_eq "no request was in flight" "$(reset_get "$bdf" last_failed_requests)" 0
