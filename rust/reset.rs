@@ -33,9 +33,9 @@
 //! - [`GtReset::close`]: unbind or a failed probe, process context; takes `gate`, so it waits
 //!   for a reset in progress, and flushes the work.
 //!
-//! The worker reaches the device through a bound-device reference made from `gate`: while
-//! the gate is open the driver's unbind has not passed [`GtReset::close`], so the device is
-//! bound (see the `SAFETY` comment in [`GtReset::run`]).
+//! The worker reaches the device through a bound-device reference: while it holds `gate`
+//! and the state is not `Closed`, the driver's unbind has not passed [`GtReset::close`], so
+//! the device is bound (see the `SAFETY` comment in [`GtReset::run`]).
 
 use kernel::{
     device::{Bound, Device},
@@ -175,10 +175,10 @@ pub(crate) struct Blocks {
 pub(crate) struct GtReset {
     dev: ARef<Device>,
     b: Blocks,
-    /// Open while the device is bound and its driver data alive: the worker holds it for the
-    /// whole reset, [`GtReset::close`] shuts it.
+    /// Held by the worker for the whole reset; [`GtReset::close`] takes it to set the state
+    /// `Closed`, so a worker that holds it and saw `Queued` runs before close returns.
     #[pin]
-    gate: Mutex<bool>,
+    gate: Mutex<()>,
     #[pin]
     state: SpinLock<Phase>,
     #[pin]
@@ -204,7 +204,7 @@ impl GtReset {
         pin_init!(Self {
             dev,
             b,
-            gate <- new_mutex!(true),
+            gate <- new_mutex!(()),
             state <- new_spinlock!(Phase::Idle),
             work <- new_work!("xehpg::reset"),
             stats: Stats {
@@ -290,10 +290,12 @@ impl GtReset {
     /// Unbind or a failed probe: no reset starts after this returns, and one in progress has
     /// finished. Process context.
     pub(crate) fn close(&self) {
-        *self.gate.lock() = false;
-        *self.state.lock() = Phase::Closed;
+        {
+            let _gate = self.gate.lock();
+            *self.state.lock() = Phase::Closed;
+        }
         // SAFETY: `work` is this object's initialized work item; a run that starts now finds
-        // the gate shut and returns, and nothing queues it once the state is `Closed`.
+        // the state `Closed` and returns, and nothing queues it once the state is `Closed`.
         unsafe { kernel::bindings::flush_work(Work::raw_get(&self.work)) };
     }
 
@@ -302,19 +304,17 @@ impl GtReset {
         let gate = self.gate.lock();
         let why = {
             let mut st = self.state.lock();
+            // `Closed` (unbind) included: nothing to run.
             let Phase::Queued(why) = *st else {
                 return;
             };
-            if !*gate {
-                return;
-            }
             *st = Phase::Running(why);
             why
         };
-        // SAFETY: the gate is open and held: the driver's unbind (and a failing probe's
-        // drop) shut it through `close` before the device is unbound, and waits here for this
-        // run, so the device stays bound until the guard is dropped below, after the last use
-        // of `bound`.
+        // SAFETY: this run holds the gate and found the state `Queued`, not `Closed`: the
+        // driver's unbind (and a failing probe's drop) calls `close`, which takes the gate to
+        // set `Closed`, before the device is unbound, so it waits for this run and the device
+        // stays bound until the guard is dropped below, after the last use of `bound`.
         let bound: &Device<Bound> = unsafe { self.dev.as_bound() };
         let start = Instant::<Monotonic>::now();
         let res = match <&pci::Device<Bound>>::try_from(bound) {
