@@ -17,11 +17,11 @@
 //! before the GuC is loaded or any engine runs, under both submission back-ends: upstream
 //! writes GT rows at GT init and engine rows when the engines are set up, both before the GuC
 //! is loaded (`xe_gt.c`, `xe_hw_engine.c` `xe_hw_engine_enable_ring`). MCR registers go through
-//! the steering API's multicast write ([`super::mcr::Mcr::write_multicast_at`]); masked
+//! the steering API's multicast write ([`crate::gt::mcr::Mcr::write_multicast_at`]); masked
 //! registers are written as (bits << 16) | value, others read-modify-written. Every row
 //! upstream verifies is read back (upstream's `XE_RTP_NOCHECK` and `.read_mask = 0` rows are
 //! not): a mismatch is a `dev_err!` naming the device, row, register and both values, and is
-//! counted ([`mismatches`]), not fatal.
+//! counted ([`MISMATCHES`]), not fatal.
 //!
 //! Engine resets: registers inside an engine's reset domain lose their value on an engine
 //! reset. Under GuC submission the GuC restores what the ADS save/restore list names;

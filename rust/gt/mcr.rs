@@ -100,7 +100,7 @@ pub(crate) enum Steering {
     Dss,
     /// 8 GSLICEs: slice 0..7.
     Gslice,
-    /// 32 L3 banks: slice = bank[4:2], subslice = bank[1:0].
+    /// 32 L3 banks: slice = bank bits 4:2, subslice = bank bits 1:0.
     L3bank,
     /// 8 LNCFs, two per MSLICE: slice 0..7.
     Lncf,

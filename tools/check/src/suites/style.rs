@@ -7,12 +7,16 @@
 //!   (`tests/triggers/`) with the kernel's `.rustfmt.toml`.
 //! - `driver: clippy`: a from-scratch Kbuild build with `CLIPPY=1` into
 //!   `build/clippy`; any `warning:` or `error:` in its output fails.
+//! - `driver: rustdoc`: the driver's documentation with private items, every
+//!   rustdoc lint (broken intra-doc links included) an error ([`rustdoc`]),
+//!   from the clippy build's saved compile command.
 //! - `driver: no import cycle across top-level blocks` and `driver: imports
 //!   follow the layer order`: the driver's import graph, read with `syn`
 //!   ([`imports`]), against `tools/check/layers.toml`. Which code may touch
 //!   the BAR, and that GT access holds forcewake, the driver's types enforce.
 
 mod imports;
+mod rustdoc;
 
 use super::Context;
 use crate::report::{Case, Reporter, TAIL_LINES};
@@ -89,6 +93,10 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     let clippy = driver_clippy(ctx, &log);
     r.case(Case::from_result("driver: clippy", clippy).with_details(lint_lines(&log)));
 
+    let log = logs.join("driver-rustdoc.log");
+    let doc = driver_rustdoc(ctx, &log);
+    r.case(Case::from_result("driver: rustdoc", doc).with_details(lint_lines(&log)));
+
     for case in import_graph(ctx) {
         r.case(case);
     }
@@ -126,6 +134,37 @@ fn driver_clippy(ctx: &Context, log: &Path) -> Result<()> {
     }
     if !lint_lines(log).is_empty() {
         bail!("the build printed warnings or errors");
+    }
+    Ok(())
+}
+
+/// Documents the driver from the compile command the clippy build saved.
+fn driver_rustdoc(ctx: &Context, log: &Path) -> Result<()> {
+    let build = ctx.repo.join("build/clippy");
+    let cmd_file = build.join("rust/.xehpg.o.cmd");
+    let saved = std::fs::read_to_string(&cmd_file).with_context(|| {
+        format!(
+            "reading {} (the clippy build runs first)",
+            cmd_file.display()
+        )
+    })?;
+    let out = ctx.repo.join("build/rustdoc");
+    if out.exists() {
+        std::fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
+    }
+    let line = rustdoc::command(&saved, &out)?;
+    let mut sh = Command::new("sh");
+    // The kernel's build runs its toolchain with RUSTC_BOOTSTRAP=1 for the
+    // `-Z` options; rustdoc needs the same.
+    sh.args(["-c", &line])
+        .current_dir(&build)
+        .env("RUSTC_BOOTSTRAP", "1");
+    let f = run_logged(&mut sh, log, CARGO_LIMIT)?;
+    if !f.success() {
+        bail!("rustdoc failed: {}", f.describe());
+    }
+    if !lint_lines(log).is_empty() {
+        bail!("rustdoc printed warnings or errors");
     }
     Ok(())
 }
