@@ -8,9 +8,8 @@
  * Only fixed-width integer types and packed layouts here: these are the
  * bytes the GuC reads.
  *
- * Every definition names its source. The PRM seeds in ../shared/seeds give
- * the GuC load constraints but not the CSS layout (research note
- * seed000-part2-and-003.md line 53 lists it as a gap), so the layout below is
+ * Every definition names its source. The PRM (Volume 13, seed 000) gives
+ * the GuC load constraints but not the CSS layout, so the layout below is
  * read from upstream xe: drivers/gpu/drm/xe/abi/uc_fw_abi.h (Linux 7.3).
  */
 #ifndef XEHPG_ABI_H

@@ -12,7 +12,7 @@
 //! through [`Present`]. Two checks tie it to the other sources of truth:
 //!
 //! - at build time, every engine's register window (base to `RING_EXECLIST_CONTROL`, +0x550,
-//!   the highest register submission will use, `research/anchor-xe.md` §9.1) lies in the
+//!   the highest register submission will use, `regs/xe_engine_regs.h`) lies in the
 //!   forcewake domain upstream names, according to the PRM's forcewake table (seed 000 lines
 //!   467, 565-590 for render, compute and copy, 593-697 for the media engines), which the
 //!   driver's table is generated from;

@@ -472,8 +472,7 @@ impl EngineSink for Submit {
 
 /// Resets one engine: the per-engine handshake (`RING_RESET_CTL` request, wait for ready;
 /// i915 `gen8_engine_reset_prepare`), then its `GDRST` domain, polled until the bit clears
-/// (i915 `gen6_hw_domain_reset`). The PRM does not describe engine reset (research/seed004.md
-/// §8.1); these are upstream's registers and bits. An engine that never reports ready is reset
+/// (i915 `gen6_hw_domain_reset`). The PRM does not describe engine reset; these are upstream's registers and bits. An engine that never reports ready is reset
 /// anyway, as i915 does after logging. Process or atomic context.
 ///
 /// # Errors

@@ -3,9 +3,11 @@
 //! xehpg: PCI driver core for Intel Xe-HPG discrete GPUs, Alchemist (DG2, Arc A-series) and
 //! Arctic Sound-M (ATS-M, Data Center GPU Flex).
 //!
-//! One module per hardware block; `driver` holds the bring-up order. Register offsets and
-//! sequences cite the PRM seeds (`shared/seeds/`, file and line) or the upstream `xe` file they
-//! were read from. `Documentation/architecture.rst` describes how the pieces meet.
+//! One module per hardware block; `device` owns the bring-up order, `driver` only the PCI
+//! binding. Register offsets and sequences cite the public PRM ("seed NNN" ids with line
+//! numbers; `Documentation/references.rst` gives each volume's title) or the upstream `xe`
+//! file and function they were read from. `Documentation/architecture.rst` describes how the
+//! pieces meet.
 
 use kernel::{
     driver::Registration,

@@ -9,7 +9,7 @@
 //! reads them at dword 0x10 and the index at dword 0x2f (`I915_HWS_CSB_BUF0_INDEX`,
 //! `ICL_HWS_CSB_WRITE_INDEX`, `intel_engine.h`), and keeps its own data at dwords the seed's
 //! placement would overwrite. The driver follows upstream: the placement real parts are known
-//! to run with (research/seed004.md §6.4 has the comparison). The engine also mirrors the
+//! to run with. The engine also mirrors the
 //! entries in MMIO (+0x370, +0x3c0) and the pointers in `CONTEXT_STATUS_PTR` (+0x3a0, seed 004
 //! lines 1596-1598); the driver reads memory, not those.
 //!

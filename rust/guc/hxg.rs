@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! HXG, the message format shared by every host/GuC channel (MMIO now, CT next): dword 0 is a
+//! HXG, the message format shared by every host/GuC channel (MMIO and CT): dword 0 is a
 //! header naming the origin and the message type, the rest of it is type specific (upstream
 //! `abi/guc_messages_abi.h`; the constants are `XEHPG_HXG_*` in `include/xehpg_abi.h`).
 

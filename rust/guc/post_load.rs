@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The GuC's second boot phase: what upstream sends over CT once the GuC runs and its
-//! interrupts are armed, before any submission (`xe_guc.c` `xe_guc_post_load_init`;
-//! `research/anchor-xe.md` §4.7, phase 3 step 5). The subset taken here, in upstream's order:
+//! interrupts are armed, before any submission (`xe_guc.c` `xe_guc_post_load_init`, called
+//! from `xe_uc.c` `xe_uc_load_hw`). The subset taken here, in upstream's order:
 //!
 //! 1. opt-in features: `OPT_IN_FEATURE_KLV` (0x550e, `abi/guc_actions_abi.h`) pointing at a
 //!    KLV list in GuC-reachable memory, holding `EXT_CAT_ERR_TYPE` (0x4001,
@@ -14,8 +14,8 @@
 //!    submission interface is 1.1.0 or newer (`xe_guc_submit.c`
 //!    `guc_init_global_schedule_policy`).
 //!
-//! Left out, with the block that will need them: the full ADS (submission), SLPC start and
-//! RC6 (power management), engine activity buffers.
+//! Left out: SLPC start and GuC RC6 (the driver boots the GuC without `GUC_CTL_ENABLE_SLPC`,
+//! see [`super::ads`]), and the engine activity buffers (a statistics feature).
 //!
 //! A failure stops the GuC as a failed load does: the driver does not submit through a GuC
 //! whose setup is unknown.

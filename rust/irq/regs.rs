@@ -4,7 +4,8 @@
 //! their selector and identity, the per-class enables and per-instance masks, the PCU and
 //! GU_MISC IIR groups, and the GT error registers.
 //!
-//! Offsets the seed gives are cited by line of `shared/seeds/000_*.txt` ("seed 000 L<n>");
+//! Offsets the PRM gives are cited by line of its Volume 13 ("seed 000 L*n*",
+//! Documentation/references.rst);
 //! everything else is upstream `drivers/gpu/drm/xe/regs/xe_irq_regs.h` (and
 //! `xe_hw_error_regs.h` for the error block). None of them is in a forcewake range: the PRM's
 //! table (seed 000 lines 455-704) has no row between 0x040000 and 0x1BFFFF, and the error block

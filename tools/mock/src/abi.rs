@@ -6,7 +6,7 @@
 //! two places then shows as a disagreement instead of being shared. The
 //! `uabi` suite of `tools/check` compares every constant here with the
 //! upstream headers, evaluated by the C compiler. The PRM seeds do not
-//! describe these layouts (`research/seed000-part2-and-003.md` line 53).
+//! describe these layouts.
 //!
 //! Layouts are byte offsets into little-endian buffers ([`dword`]), not Rust
 //! structs: the mock reads guest memory, which has no alignment or host

@@ -329,7 +329,7 @@ impl FusePreset {
     }
 }
 
-/// Largest BAR0 the mock models: one tile's GTTMMADR (`research/anchor-xe.md` §1.4).
+/// Largest BAR0 the mock models: one tile's GTTMMADR (`regs/xe_bars.h`, `xe_mmio.c`; seed 000 L139).
 pub const BAR0_MAX_MIB: u32 = 16;
 
 /// Options of one mock instance.

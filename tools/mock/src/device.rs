@@ -1,8 +1,7 @@
 //! The device model: config space, BARs, register file, DMA and interrupts,
 //! tied to one [`Recorder`].
 //!
-//! BAR0 (GTTMMADR) layout per tile (`research/anchor-xe.md` §1.4;
-//! `xe_mmio.c` maps a 4 MiB register window, `xe_ggtt.c` puts the GSM at
+//! BAR0 (GTTMMADR) layout per tile (`xe_mmio.c` maps a 4 MiB register window, `xe_ggtt.c` puts the GSM at
 //! `regs + SZ_8M`; seed 000 L139: MMIO and GGTT share the 16 MiB BAR):
 //!
 //! | Range            | Content                           | Path                                 |

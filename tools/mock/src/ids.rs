@@ -1,7 +1,7 @@
 //! PCI device IDs the mock can impersonate.
 //!
 //! Source: `include/drm/intel/pciids.h` (`INTEL_DG2_*_IDS`, `INTEL_ATS_M150_IDS`,
-//! `INTEL_ATS_M75_IDS`), summarised in `research/anchor-xe.md` §1.1.
+//! `INTEL_ATS_M75_IDS`).
 
 /// Intel's PCI vendor ID.
 pub const VENDOR_INTEL: u16 = 0x8086;

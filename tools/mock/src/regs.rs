@@ -753,7 +753,7 @@ pub mod tuning {
 }
 
 /// The GuC shim, DMA and doorbell registers, and the GT registers the GuC
-/// load touches (`research/anchor-xe.md` §4.3). Offsets and fields are
+/// load touches (`xe_guc.c` `xe_guc_upload`, `xe_uc_fw.c` `uc_fw_xfer`). Offsets and fields are
 /// upstream's (`drivers/gpu/drm/xe/regs/xe_guc_regs.h`; `GDRST` and
 /// `PMINTRMSK` from `regs/xe_gt_regs.h`); the seed names the shim and DMA
 /// registers but gives no layout (seed 000 lines 1088-1123). Field names are

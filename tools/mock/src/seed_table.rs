@@ -732,7 +732,7 @@ trailing text\twith\ttabs
         assert_eq!(parse_tsv(TSV_HEADER), Err(Error::Empty));
     }
 
-    // Whether the seed (`../shared/seeds/000_*.txt`, outside the repository)
+    // Whether the PRM text (seed 000, outside the repository)
     // still yields exactly this TSV is the `fwtable` suite's case
     // "tools/mock/data/fw-steering.tsv is seed 000's table"
     // (tools/check/src/suites/fwtable.rs, `seed_fresh`); the table's shape is

@@ -2,8 +2,8 @@
 //! execlist front end that loads contexts, executes their rings and reports
 //! context switches.
 //!
-//! The contract with the driver is `notes/cs-spec.md`. Facts come from seed
-//! 004 (quoted by line in `research/seed004.md`, "seed 004 L<n>") and, where
+//! Facts come from seed 004 (the PRM's Volume 8: Command Stream Programming,
+//! cited "seed 004 L<n>", see Documentation/references.rst) and, where
 //! the seed has gaps, upstream Linux 7.3 (`drivers/gpu/drm/xe/regs/
 //! xe_engine_regs.h`, `xe/instructions/*.h`, `xe/xe_lrc.c`; `drivers/gpu/
 //! drm/i915/gt/intel_engine_regs.h`, `intel_lrc_reg.h`, `intel_engine.h`,
@@ -563,7 +563,7 @@ pub struct Engine {
 /// Who loaded the engine's queue: the host through the ELSP registers, or
 /// the GuC scheduling a context (`regfile/guc/submit.rs`).
 ///
-/// The rule (`notes/guc-submit-spec.md`, "Engines under the GuC"; seed 000
+/// The rule (seed 000
 /// L1247-1279: with GuC submission the context status is "reported to the
 /// GuC"): the submitter of a Load receives its status. Host Loads write the
 /// CSB into the HWSP at `RING_HWS_PGA` and raise the context-switch

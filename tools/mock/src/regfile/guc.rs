@@ -4,8 +4,8 @@
 //! Sources: the PRM's GuC chapter (seed 000 lines 1075-1140: address map,
 //! DMA rules), upstream `xe` for everything the seed leaves out (register
 //! layout `regs/xe_guc_regs.h`, load sequence `xe_guc.c` / `xe_uc_fw.c` /
-//! `xe_wopcm.c`, codes `abi/guc_errors_abi.h`, messages `abi/guc_*_abi.h`;
-//! summarised in `research/anchor-xe.md` §4-5). Constants come from the mock's own
+//! `xe_wopcm.c`, codes `abi/guc_errors_abi.h`, messages `abi/guc_*_abi.h`).
+//! Constants come from the mock's own
 //! reading of the upstream headers ([`crate::abi`]), not from the driver's. Invented behaviour is marked
 //! `[MODEL]`.
 //!

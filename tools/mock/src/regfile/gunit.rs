@@ -2,7 +2,7 @@
 //! `GU_DEBUG` (Driver-FLR completion status).
 //!
 //! Driver-FLR handshake, as upstream drives it (`drivers/gpu/drm/xe/xe_device.c`
-//! `__xe_driver_flr`, summarised in `research/anchor-xe.md` §1.3):
+//! `__xe_driver_flr`):
 //!
 //! 1. wait for `GU_CNTL.DRIVERFLR` == 0; write 1 to `GU_DEBUG.DRIVERFLR_STATUS`
 //!    to clear a stale status;

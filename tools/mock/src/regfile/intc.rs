@@ -1,8 +1,9 @@
 //! The GT interrupt controller of one tile: the PRM's aggregation model from
 //! an engine's interrupt message to the MSI.
 //!
-//! Sources are cited per item: "seed 000 L<n>" is a line of
-//! `../shared/seeds/000_*.txt` (the interrupt chapter, lines 2129-2422);
+//! Sources are cited per item: "seed 000 L<n>" is a line of the PRM's
+//! Volume 13 (its interrupt chapter is lines 2129-2422; see
+//! Documentation/references.rst);
 //! offsets and bit positions the seed does not give come from upstream
 //! `drivers/gpu/drm/xe/regs/xe_irq_regs.h` (and `xe_hw_error_regs.h`,
 //! `xe_irq.c`), which win for offsets. `[MODEL]` marks a choice neither

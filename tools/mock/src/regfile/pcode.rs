@@ -1,7 +1,6 @@
 //! The PCODE mailbox: `PCODE_MAILBOX`, `PCODE_DATA0`, `PCODE_DATA1`.
 //!
-//! Protocol (`drivers/gpu/drm/xe/xe_pcode.c` `__pcode_mailbox_rw`,
-//! `research/anchor-xe.md` §1.9): with READY clear, the host writes DATA0 and
+//! Protocol (`drivers/gpu/drm/xe/xe_pcode.c` `__pcode_mailbox_rw`): with READY clear, the host writes DATA0 and
 //! DATA1, then `MAILBOX = READY | param2 << 16 | param1 << 8 | command`.
 //! PCODE clears READY when done, leaves its error code in bits 7:0 and its
 //! reply in DATA0/DATA1 (`xe_pcode_api.h` for all codes).

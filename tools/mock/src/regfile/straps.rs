@@ -3,7 +3,7 @@
 //!
 //! On hardware the last two are set up before the driver runs (the seed
 //! says the BIOS programs the stolen-memory base registers,
-//! `research/seed000-part1.md` §7, seed 000 L342); the mock derives them
+//! seed 000 L342, Volume 13's stolen memory section); the mock derives them
 //! from `--lmem-size-gib`. A write to any of them has no effect and is
 //! recorded as a `read_only_write` violation: the driver has no business
 //! writing them. The one exception is 0 to `VF_CAP_REG`, upstream's
@@ -17,8 +17,7 @@ use crate::regs::sg_tile_addr_range;
 use crate::regs::vf_cap_reg;
 
 /// Size of GGTT stolen memory at the top of local memory: one 8-byte PTE per
-/// 4 KiB page of the 4 GiB GGTT (`xe_ggtt.c` `gsm_size = SZ_8M`,
-/// `research/seed000-part1.md` §1.2).
+/// 4 KiB page of the 4 GiB GGTT (`xe_ggtt.c` `gsm_size = SZ_8M`).
 pub const GSM_SIZE: u64 = 8 << 20;
 
 /// Values of the read-only registers.

@@ -1,6 +1,6 @@
 //! Tests of the command streamers through the register file: an LRC and a
 //! ring in a fake GGTT-mapped local memory, submitted through the
-//! registers the way the driver will (spec `notes/cs-spec.md`).
+//! registers in the order seed 004 and upstream's execlist backend use them.
 
 use std::collections::HashMap;
 use std::path::PathBuf;

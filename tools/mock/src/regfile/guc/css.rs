@@ -4,7 +4,7 @@
 //! Layout: [`abi::css`], the mock's reading of upstream
 //! `abi/uc_fw_abi.h`. A file is `[CSS header 128 B][uCode][RSA key]
 //! [modulus][exponent]`, the last two optional; lengths are in dwords
-//! (`research/anchor-xe.md` §4.2). The consistency rules are the ones
+//! (`xe_uc_fw.c` `parse_css_header`). The consistency rules are the ones
 //! upstream's `parse_css_header` (`xe_uc_fw.c`) applies before it uploads:
 //!
 //! - `header_size_dw - key_size_dw - modulus_size_dw - exponent_size_dw`

@@ -9,7 +9,7 @@
 //! (`guc_ct_ctb_*_register`, `guc_ct_control_toggle`) and `xe_guc.c`
 //! (`guc_self_cfg`); for the messages `abi/guc_messages_abi.h` (HXG types)
 //! and `xe_guc_ct.c` (`h2g_write`, `g2h_read`, `parse_g2h_response`,
-//! `guc_ct_send_recv`); summarised in `research/anchor-xe.md` §5.1-5.9. The
+//! `guc_ct_send_recv`). The
 //! firmware's own checks are not published; what the mock checks beyond the
 //! ABI text is marked `[MODEL]`.
 //!

@@ -2,8 +2,8 @@
 //! through the PTEs the driver wrote, with a TLB.
 //!
 //! The GGTT is the PTE array in the BAR0 GGTT window (`crate::device`
-//! `GGTT_START`, one 8-byte PTE per 4 KiB page of the 4 GiB GGTT, `xe_ggtt.c`;
-//! `research/anchor-xe.md` §1.4). A PTE (upstream `regs/xe_gtt_defs.h`): bit
+//! `GGTT_START`, one 8-byte PTE per 4 KiB page of the 4 GiB GGTT, `xe_ggtt.c`).
+//! A PTE (upstream `regs/xe_gtt_defs.h`): bit
 //! 0 present (`XE_PAGE_PRESENT`), bit 1 device memory (`XE_GGTT_PTE_DM`),
 //! bits 51:12 the page address (`XE_PAGE_ADDR_MASK(12)`). A DM page is local
 //! memory at that device-physical address, which the mock can only serve

@@ -1,7 +1,6 @@
 //! MMIO messages to the GuC: `VF_SW_FLAG(0..3)` and the
 //! `GUC_HOST_INTERRUPT` doorbell (upstream `xe_guc_mmio_send_recv`,
-//! `abi/guc_communication_mmio_abi.h`, `abi/guc_messages_abi.h`;
-//! `research/anchor-xe.md` §5.1 and §5.4).
+//! `abi/guc_communication_mmio_abi.h`, `abi/guc_messages_abi.h`).
 //!
 //! The host writes an HXG request (ORIGIN host, TYPE REQUEST, ACTION 15:0)
 //! into `VF_SW_FLAG(0..n)` and writes `GUC_HOST_INTERRUPT`. A READY GuC reads

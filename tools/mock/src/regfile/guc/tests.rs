@@ -305,10 +305,10 @@ const HOST_INT: u32 = regs::guc::GUC_HOST_INTERRUPT.offset;
 const WOPCM_SIZE: u32 = regs::guc::GUC_WOPCM_SIZE.offset;
 const WOPCM_OFFSET: u32 = regs::guc::DMA_GUC_WOPCM_OFFSET.offset;
 const TLB_INV: u32 = regs::guc::GUC_TLB_INV_CR.offset;
-/// Upstream's DG2 GuC WOPCM layout (`research/anchor-xe.md` §4.4).
+/// Upstream's DG2 GuC WOPCM layout (`xe_wopcm.c` `xe_wopcm_init`).
 const GUC_WOPCM: u32 = 0x3F_3000;
 const GUC_BASE: u32 = 0x4000;
-/// The status of a READY uKernel (`research/anchor-xe.md` §4.5).
+/// The status of a READY uKernel (`xe_guc.c` `guc_wait_ucode`).
 const READY: u32 = 0x8000_F0EC;
 
 fn scratch(n: usize) -> u32 {

@@ -2,7 +2,6 @@
 //! VF control and FLR (`PF2GUC_VF_CONTROL`) and the notifications the GuC
 //! sends the PF about VFs (`GUC2PF_VF_STATE_NOTIFY`).
 //!
-//! The contract with the driver is `notes/mock-sriov-guc-spec.md` (issue 13).
 //! Facts: seed 003 line 11 (the VF configuration KLVs, their units and
 //! ranges); seed 000 lines 300-326 (the VF FLR sequence: the GuC tells the
 //! PF a VF is in FLR, cleans the VF's scheduling state, tells the PF it is
@@ -11,7 +10,7 @@
 //! `abi/guc_klvs_abi.h` (the VF_CFG keys and lengths) and
 //! `xe_gt_sriov_pf_config.c` (what the PF sends: `pf_push_vf_cfg_klvs`
 //! expects the reply to count every KLV, `pf_push_self_config` sends VFID 0);
-//! summarised in `research/anchor-xe.md` §6.2-6.5 and §7.7. The firmware's
+//! `xe_pci_sriov.c` (the `sriov_numvfs` flow). The firmware's
 //! own checks are not published: what goes beyond the ABI text is `[MODEL]`.
 //!
 //! # `PF2GUC_UPDATE_VF_CFG` (0x5503) {hdr, VFID, CFG_ADDR_LO, CFG_ADDR_HI, CFG_SIZE}

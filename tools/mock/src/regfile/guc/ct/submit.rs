@@ -1,8 +1,8 @@
 //! GuC submission: the context messages the GuC serves over CT and the
 //! scheduler that loads the registered contexts onto the command streamers.
 //!
-//! The contract with the driver is `notes/guc-submit-spec.md`. Facts:
-//! `research/anchor-xe.md` §10.2-10.5 and §5.10; upstream
+//! Facts: upstream `xe_guc_submit.c` (`__register_exec_queue`, the
+//! scheduling and deregistration handshakes), `xe_guc_id_mgr.c`;
 //! `abi/guc_actions_abi.h` (action codes), `abi/guc_scheduler_abi.h`
 //! (`GUC_*_CLASS`, `CONTEXT_REGISTRATION_FLAG_*`, `GUC_CONTEXT_ENABLE` /
 //! `DISABLE`, `GUC_ID_MAX`), `abi/guc_klvs_abi.h` (context policy keys
