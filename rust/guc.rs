@@ -193,6 +193,9 @@ pub(crate) struct GucState {
 /// GuC state of one device.
 #[pin_data]
 pub(crate) struct Guc {
+    /// Process context; held across the load's waits and CT requests. Below the GT reset's
+    /// gate, above the allocators' and the CT's locks; never taken with the PF's mutex
+    /// (Documentation/architecture.rst, "Locks").
     #[pin]
     state: Mutex<GucState>,
     /// The CT channel, shared with the interrupt thread that receives its G2H messages.

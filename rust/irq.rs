@@ -190,6 +190,8 @@ struct Ctl {
 /// The interrupt state of one device, shared by the handler and debugfs.
 #[pin_data]
 pub(crate) struct IrqState {
+    /// The top half's lock (hard IRQ) and process context's with interrupts off; the
+    /// innermost lock: only always-on registers under it (Documentation/architecture.rst, "Locks").
     #[pin]
     ctl: SpinLockIrq<Ctl>,
     stats: Stats,

@@ -28,8 +28,8 @@
 //! - [`GtReset::request`]: any context (the CT receive path, a CT waiter with the channel's
 //!   inner spinlock held, debugfs); takes only `state` (a spinlock, innermost).
 //! - the worker: process context on the system workqueue; holds `gate` (a mutex) for the
-//!   whole reset, then the GuC's mutex, the PF's mutex and the ports' spinlocks in the order
-//!   bring-up takes them.
+//!   whole reset and, one after the other, the ports' spinlocks, the GuC's mutex and the PF's
+//!   mutex (the driver's order: Documentation/architecture.rst, "Locks").
 //! - [`GtReset::close`]: unbind or a failed probe, process context; takes `gate`, so it waits
 //!   for a reset in progress, and flushes the work.
 //!
@@ -177,8 +177,11 @@ pub(crate) struct GtReset {
     b: Blocks,
     /// Held by the worker for the whole reset; [`GtReset::close`] takes it to set the state
     /// `Closed`, so a worker that holds it and saw `Queued` runs before close returns.
+    /// Process context; the outermost driver lock (Documentation/architecture.rst, "Locks").
     #[pin]
     gate: Mutex<()>,
+    /// The reset's phase. A leaf spinlock, taken in any context but the top half, also with
+    /// the CT's inner lock held (Documentation/architecture.rst, "Locks").
     #[pin]
     state: SpinLock<Phase>,
     #[pin]

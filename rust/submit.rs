@@ -103,9 +103,12 @@ pub(crate) struct Submit {
     mode: Atomic<u32>,
     /// The selftest's buffer in local memory (`None` if it could not be had at probe).
     scratch: Option<selftest::Scratch>,
-    /// The last selftest's report (the selftest itself sleeps: a mutex).
+    /// The last selftest's report (the selftest itself sleeps: a mutex). Process context; also
+    /// serialises the PF's local-memory clears, under the PF's mutex, above the allocators',
+    /// the CT's and the ports' locks (Documentation/architecture.rst, "Locks").
     last: Pin<KBox<Mutex<selftest::Report>>>,
-    /// Doorbells, when the `guc_doorbells` parameter asks for them.
+    /// Doorbells, when the `guc_doorbells` parameter asks for them. A leaf spinlock, never
+    /// taken with a port's (Documentation/architecture.rst, "Locks").
     doorbells: Option<Pin<KBox<SpinLock<doorbell::Pool>>>>,
     /// The engines the fuses left.
     present: Present,

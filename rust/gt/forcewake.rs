@@ -389,6 +389,8 @@ impl FwState {
 /// Forcewake state of one GT.
 #[pin_data]
 pub(crate) struct Forcewake {
+    /// Process or atomic context, never the top half; held across the atomic ack poll; under
+    /// the ports' locks, above only the steering lock (Documentation/architecture.rst, "Locks").
     #[pin]
     state: SpinLock<FwState>,
     /// Wakes (0 -> 1 transitions) taken per domain, for debugfs.

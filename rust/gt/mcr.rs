@@ -295,7 +295,9 @@ pub(crate) fn default_target(s: Steering, topo: &Topology) -> Option<Target> {
 /// Steering state of one GT.
 #[pin_data]
 pub(crate) struct Mcr {
-    /// Serialises every steered access; holds the topology the targets come from.
+    /// Serialises every steered access; holds the topology the targets come from. A leaf
+    /// spinlock, process or atomic context; forcewake is held before it, never taken under it
+    /// (Documentation/architecture.rst, "Locks").
     #[pin]
     state: SpinLock<Topology>,
 }

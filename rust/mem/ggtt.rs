@@ -100,6 +100,8 @@ impl Mapping {
 /// GGTT state of one device.
 #[pin_data]
 pub(crate) struct Ggtt {
+    /// Process context; a leaf mutex, never taken under a spinlock or in the BARs' RCU
+    /// section (Documentation/architecture.rst, "Locks").
     #[pin]
     alloc: Mutex<RangeAllocator>,
     /// What every unused entry points at. Freed with the GGTT: if the GuC could not be

@@ -97,6 +97,8 @@ impl TileRange {
 /// mappings of local memory must be on DG2.
 #[pin_data]
 pub(crate) struct LmemPool {
+    /// Process context; a leaf mutex, never taken under a spinlock or in the BARs' RCU
+    /// section (Documentation/architecture.rst, "Locks").
     #[pin]
     alloc: Mutex<RangeAllocator>,
 }

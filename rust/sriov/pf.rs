@@ -15,9 +15,10 @@
 //! submission; upstream instead leaves them to a quota, since its PF allocates dynamically.
 //! This driver's PF uses fixed low IDs, which a reservation makes safe.
 //!
-//! Locking: the state is a mutex, held across the GuC messages (process context only; the
-//! GuC's VF notifications never take it). BAR work runs inside the BARs' revocable access
-//! and never sleeps there.
+//! Locking: the state is a mutex, held across the GuC messages and the local-memory clears,
+//! not across an FLR's wait for the GuC (process context only; the GuC's VF notifications
+//! never take it). BAR work runs inside the BARs' revocable access and never sleeps there.
+//! The driver's lock order: Documentation/architecture.rst, "Locks".
 
 use kernel::{
     device::Device,
@@ -289,10 +290,15 @@ pub(crate) struct Pf {
     /// A page of local memory mapped into the GGTT for the KLV lists.
     klv: Range,
     klv_map: Mapping,
+    /// Process context; held across CT requests and local-memory clears. Below the GT
+    /// reset's gate, above the selftest's mutex, the allocators', the CT's locks and `inbox`
+    /// (Documentation/architecture.rst, "Locks").
     #[pin]
     state: Mutex<State>,
     /// VFs provisioned, for the receive path's checks (it may not take `state`).
     num_vfs: Atomic<u32>,
+    /// The receive path's notifications. A leaf spinlock: the receive path, the FLR work,
+    /// `state` holders (Documentation/architecture.rst, "Locks").
     #[pin]
     inbox: SpinLock<Inbox>,
     /// Signalled when a notification arrives (the FLR work waits on it).
@@ -1166,7 +1172,9 @@ impl Pf {
 
     /// One VF's FLR (seed 000 lines 300-326; messages upstream's): `FLR_START`, the GuC's
     /// `VF_FLR_DONE` within [`FLR_WAIT_MS`], the PF's cleaning, `FLR_FINISH`. Process
-    /// context (the work).
+    /// context (the work). The PF's mutex is dropped for the wait for the GuC's part
+    /// (Documentation/architecture.rst, "Locks"), so provisioning, `sriov_admin`, debugfs and
+    /// the GT reset's restart do not wait behind it; the VF is looked up again after it.
     fn flr(&self, vf: u16) {
         let mut st = self.state.lock();
         let Some(v) = st.vfs.get_mut(usize::from(vf) - 1) else {
@@ -1183,7 +1191,25 @@ impl Pf {
             self.flr_failed(v, vf, "FLR_START", e);
             return;
         }
-        if !self.wait_done(vf) {
+        drop(st);
+        let done = self.wait_done(vf);
+        let mut st = self.state.lock();
+        // Given back meanwhile (and perhaps provisioned again, which starts a VF `Idle`): its
+        // FLR ended with it. Only this work item moves a VF to `WaitGuc`, and it runs one at a
+        // time, so a VF still waiting is the one this round started.
+        let Some(v) = st
+            .vfs
+            .get_mut(usize::from(vf) - 1)
+            .filter(|v| v.flr == Flr::WaitGuc)
+        else {
+            dev_info!(
+                self.dev,
+                "sriov: VF{}: given back during its FLR; FLR dropped\n",
+                vf
+            );
+            return;
+        };
+        if !done {
             if let Ok((next, FlrAction::Report)) = v.flr.on(FlrInput::TimedOut) {
                 v.flr = next;
             }

@@ -166,6 +166,8 @@ pub(crate) struct Port {
     pub(super) map: Mapping,
     pub(super) layout: Layout,
     pub(super) ring: Ring,
+    /// Process or atomic context, never the top half; taken under the CT's `rx` (GuC events),
+    /// above forcewake's lock (Documentation/architecture.rst, "Locks").
     #[pin]
     pub(super) state: SpinLock<State>,
     /// Signalled whenever requests retire or the port stops.

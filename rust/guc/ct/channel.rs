@@ -332,8 +332,12 @@ struct Stats {
 /// The CT channel of one GuC.
 #[pin_data]
 pub(crate) struct Channel {
+    /// Sending and waiting; taken under `rx`, above `sink` and the reset's state spinlock
+    /// (Documentation/architecture.rst, "Locks").
     #[pin]
     inner: SpinLock<Inner>,
+    /// One receiver at a time (process context: the interrupt thread, a polling waiter,
+    /// start/stop under the GuC's mutex); the innermost mutex (Documentation/architecture.rst, "Locks").
     #[pin]
     rx: Mutex<Rx>,
     #[pin]
@@ -341,10 +345,12 @@ pub(crate) struct Channel {
     stats: Stats,
     /// A debugfs load run is in progress.
     loading: Atomic<bool>,
+    /// A leaf spinlock (debugfs).
     #[pin]
     last_load: SpinLock<Option<LoadResult>>,
     /// The events' consumer above the GuC, while one is attached. The channel holds it, never
     /// the reverse (the consumer is handed the channel per call), so no reference cycle.
+    /// A leaf spinlock, held only to clone or replace the reference (Documentation/architecture.rst, "Locks").
     #[pin]
     sink: SpinLock<Option<Arc<dyn EventSink>>>,
 }

@@ -10,7 +10,8 @@
 # reset of them (vf:keep-regs:1): the PF zeroes them through its view of the
 # VF before FLR_FINISH (vf_regs_not_cleared otherwise). A GuC that never finishes (guc:flr-stuck:1) is
 # reported after 500 ms and the VF left failed until its next FLR, which then
-# completes. A notification for a VF that does not exist
+# completes; debugfs reads the VF waiting meanwhile (the PF's mutex is not held
+# across the wait). A notification for a VF that does not exist
 # (guc:bogus-vf-notify:1) is refused and counted. An adverse-event threshold
 # set from debugfs makes the GuC report the VF past it (vf:adverse); bogus
 # adverse events (g2h:event) and a threshold the GuC refuses are errors that
@@ -65,6 +66,16 @@ expect_eq "the other VFs untouched" "$(grep -v '^vf3:' "$sriov" | grep '^vf')" "
 
 mock_request guc:flr-stuck:1
 mock_request vf:flr:5
+# The PF's mutex is not held while the FLR waits for the GuC (Pf::flr): debugfs
+# `sriov` reads VF5 waiting during those 500 ms. With the mutex held the read
+# blocks until the FLR has failed and the first state it sees is Failed.
+seen=Idle
+tries=0
+while [ "$seen" = Idle ] && [ "$tries" -lt 500 ]; do
+	seen=$(sriov_vf "$bdf" 5 flr)
+	tries=$((tries + 1))
+done
+expect_eq "VF5 seen waiting for the GuC" "$seen" WaitGuc
 check wait_until 10 dmesg_has "sriov: VF5: FLR: no VF_FLR_DONE from the GuC within 500 ms"
 expect_eq "VF5 failed" "$(sriov_vf "$bdf" 5 flr)" Failed
 expect_eq "one FLR failed" "$(sriov_get "$bdf" flr_failed)" 1
