@@ -166,7 +166,7 @@ impl Submit {
             last: KBox::pin_init(new_mutex!(selftest::Report::default()), GFP_KERNEL)?,
             doorbells: if doorbells {
                 Some(KBox::pin_init(
-                    new_spinlock!(doorbell::Pool::new()),
+                    new_spinlock!(doorbell::Pool::new()?),
                     GFP_KERNEL,
                 )?)
             } else {
