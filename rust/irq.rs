@@ -71,6 +71,7 @@ use kernel::{
 };
 
 use crate::{
+    compat,
     engine::source::{self, EnableReg, Identity, MaskReg, Mode, Plan, Present, COUNT, SOURCES},
     gt::{Gt, GtState},
     guc::ct::channel::{Channel, RX_BUDGET},
@@ -347,13 +348,11 @@ impl<'bound> Irq<'bound> {
             };
             let request: IrqRequest<'_> = vectors.index(0)?.into();
             let irq = request.irq();
-            // SAFETY: an `IrqRequest` carries only the IRQ number; its lifetime stands for "the
-            // vector is allocated". The vector is `vectors`, moved into this struct below and
+            // SAFETY: the vector allocation is `vectors`, moved into this struct below and
             // given back only when its field drops, after `reg` (declaration order), and on
             // an initialisation failure `reg` is the last field initialised, so it is never
             // registered without `vectors` in place.
-            let request =
-                unsafe { core::mem::transmute::<IrqRequest<'_>, IrqRequest<'bound>>(request) };
+            let request: IrqRequest<'bound> = unsafe { compat::irq::for_bound(request) };
             let off = Plan::off(Mode::Execlist);
             let state = Arc::pin_init(IrqState::new(vector, irq, present, off), GFP_KERNEL)?;
             let handler_state = state.clone();
