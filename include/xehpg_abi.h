@@ -87,14 +87,16 @@ struct xehpg_css_header {
 #define XEHPG_HXG_AUX_MASK 0x0fffffff
 
 /* MMIO messages travel in VF_SW_FLAG(0..3): at most 4 dwords
- * (upstream abi/guc_communication_mmio_abi.h, GUC_MAX_MMIO_MSG_LEN). */
+ * (upstream abi/guc_communication_mmio_abi.h, GUC_MAX_MMIO_MSG_LEN).
+ */
 #define XEHPG_GUC_MMIO_MSG_MAX_DWORDS 4
 
 /* Action codes (upstream abi/guc_actions_abi.h). */
 #define XEHPG_GUC_ACTION_GET_HWCONFIG 0x4100
 #define XEHPG_GUC_ACTION_CLIENT_SOFT_RESET 0x5507
 /* HOST2GUC_SELF_CFG: {hdr, KLV header, value low, value high} over MMIO;
- * the reply's DATA0 is the number of KLVs taken (1), 0 for an unknown key. */
+ * the reply's DATA0 is the number of KLVs taken (1), 0 for an unknown key.
+ */
 #define XEHPG_GUC_ACTION_HOST2GUC_SELF_CFG 0x0508
 /* HOST2GUC_CONTROL_CTB: {hdr, control}; control 1 enables, 0 disables. */
 #define XEHPG_GUC_ACTION_HOST2GUC_CONTROL_CTB 0x4509
@@ -102,10 +104,12 @@ struct xehpg_css_header {
 #define XEHPG_GUC_CTB_CONTROL_ENABLE 1
 /* UPDATE_SCHEDULING_POLICIES_KLV: {hdr, KLVs...} over CT; the scheduling
  * policy KLVs follow the header inline (xe_guc_submit.c,
- * guc_init_global_schedule_policy). */
+ * guc_init_global_schedule_policy).
+ */
 #define XEHPG_GUC_ACTION_UPDATE_SCHEDULING_POLICIES_KLV 0x0509
 /* OPT_IN_FEATURE_KLV: {hdr, KLV buffer GGTT address low, high, dwords}
- * (xe_guc.c, __guc_opt_in_features_enable). */
+ * (xe_guc.c, __guc_opt_in_features_enable).
+ */
 #define XEHPG_GUC_ACTION_OPT_IN_FEATURE_KLV 0x550e
 /*
  * GuC submission (xe_guc_submit.c). REGISTER_CONTEXT: {hdr, flags, context
@@ -126,7 +130,8 @@ struct xehpg_css_header {
 #define XEHPG_GUC_ACTION_DEREGISTER_CONTEXT 0x4503
 #define XEHPG_GUC_ACTION_DEREGISTER_CONTEXT_DONE 0x4600
 /* Legacy doorbell actions (abi/guc_actions_abi.h; no caller upstream): the
- * payloads the driver sends are its own guess (rust/submit/doorbell.rs). */
+ * payloads the driver sends are its own guess (rust/submit/doorbell.rs).
+ */
 #define XEHPG_GUC_ACTION_ALLOCATE_DOORBELL 0x10
 #define XEHPG_GUC_ACTION_DEALLOCATE_DOORBELL 0x20
 #define XEHPG_GUC_REGISTER_CONTEXT_DWORDS 12
@@ -167,13 +172,15 @@ struct xehpg_ct_buffer_desc {
 #define XEHPG_CTB_STATUS_DISABLED 0x8
 
 /* CTB message header (dw0 of each ring message): fence 31:16, format 15:12
- * (0 = HXG), length of the HXG message that follows in dwords 7:0. */
+ * (0 = HXG), length of the HXG message that follows in dwords 7:0.
+ */
 #define XEHPG_CTB_FENCE_SHIFT 16
 #define XEHPG_CTB_FORMAT_SHIFT 12
 #define XEHPG_CTB_FORMAT_HXG 0
 #define XEHPG_CTB_NUM_DWORDS_MASK 0xff
 /* A ring message is at most the header plus 255 HXG dwords
- * (GUC_CTB_MSG_MAX_LEN). */
+ * (GUC_CTB_MSG_MAX_LEN).
+ */
 #define XEHPG_CTB_MSG_MAX_DWORDS 256
 
 /*
@@ -347,7 +354,8 @@ struct xehpg_ct_buffer_desc {
 /* The last GuC engine class (GUC_LAST_ENGINE_CLASS, GUC_PAGING_CLASS). */
 #define XEHPG_GUC_LAST_ENGINE_CLASS 6
 /* Capture list classes: render-compute, video, video-enhance, blitter,
- * GSC-other, paging (GUC_CAPTURE_LIST_CLASS_MAX). */
+ * GSC-other, paging (GUC_CAPTURE_LIST_CLASS_MAX).
+ */
 #define XEHPG_GUC_CAPTURE_LIST_CLASS_MAX 6
 #define XEHPG_GUC_MAX_INSTANCES_PER_CLASS 32
 #define XEHPG_GUC_CAPTURE_LIST_INDEX_MAX 2
@@ -374,7 +382,8 @@ struct xehpg_guc_mmio_reg {
 #define XEHPG_GUC_REGSET_MASKED 0x1
 /* A multicast register: the GuC steers its save and restore to the group
  * and instance given, one that is not fused off (abi/guc_capture_abi.h
- * GUC_REGSET_STEERING_*, set by xe_guc_ads.c guc_mmio_regset_write_one). */
+ * GUC_REGSET_STEERING_*, set by xe_guc_ads.c guc_mmio_regset_write_one).
+ */
 #define XEHPG_GUC_REGSET_STEERING_NEEDED 0x2
 #define XEHPG_GUC_REGSET_STEERING_GROUP_SHIFT 12
 #define XEHPG_GUC_REGSET_STEERING_GROUP_MASK 0x1f

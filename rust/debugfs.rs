@@ -42,6 +42,7 @@ use kernel::{
 };
 
 use crate::{
+    compat,
     gt::{mcr, Gt, GtState},
     guc::{
         ct::channel::{with_bars, CtAccess, CtIo, LoadKind},
@@ -308,10 +309,10 @@ unsafe fn target<'a>(file: *mut bindings::file) -> Result<(&'a DebugCtx, Kind)> 
     // SAFETY: `file` is a valid open file (caller); debugfs's `simple_open` set `private_data`
     // to the inode's data, the `DebugCtx` `DeviceDir::new` passed, alive for the call (caller).
     let ctx = unsafe { &*(*file).private_data.cast::<DebugCtx>() };
-    // SAFETY: `file` is a debugfs file (caller).
-    let aux = unsafe { bindings::debugfs_get_aux(file) };
-    // CAST: the aux is the file's index in `FILES`, stored as a pointer-sized integer.
-    let (_, kind, _) = FILES.get(aux as usize).ok_or(EINVAL)?;
+    // SAFETY: `file` is an open file of a short file of this module, in a method (caller).
+    // The aux is the file's index in `FILES`.
+    let aux = unsafe { compat::debugfs::aux(file) };
+    let (_, kind, _) = FILES.get(aux).ok_or(EINVAL)?;
     Ok((ctx, *kind))
 }
 
@@ -417,7 +418,7 @@ impl DeviceDir {
             .cast::<c_void>();
         // SAFETY: `name` is NUL-terminated; `root` is the module's root directory, alive until
         // the driver is unregistered (`RootGuard`), so for as long as any device directory.
-        let dir = unsafe { bindings::debugfs_create_dir(name.as_char_ptr(), root) };
+        let dir = unsafe { compat::debugfs::create_dir(name, root) };
         for (index, (file, _, writable)) in FILES.iter().enumerate() {
             let (mode, fops) = if *writable {
                 (0o600, &READ_WRITE)
@@ -427,16 +428,7 @@ impl DeviceDir {
             // SAFETY: `file` is NUL-terminated; `dir` is the directory above (an error pointer
             // makes this fail harmlessly); `data` stays valid until the directory is removed
             // (`Drop`), and `fops` is static. The aux is the index in `FILES` (see `target`).
-            unsafe {
-                bindings::debugfs_create_file_short(
-                    file.as_char_ptr(),
-                    mode,
-                    dir,
-                    data,
-                    index as *const c_void,
-                    fops,
-                )
-            };
+            unsafe { compat::debugfs::create_file_short(file, mode, dir, data, index, fops) };
         }
         Ok(Self { dir, _ctx: ctx })
     }
@@ -447,7 +439,7 @@ impl Drop for DeviceDir {
         // SAFETY: `dir` came from `debugfs_create_dir` and is removed once. `debugfs_remove`
         // waits for the files' callbacks in flight and refuses later ones, so `ctx`, dropped
         // after this, outlives every callback.
-        unsafe { bindings::debugfs_remove(self.dir) };
+        unsafe { compat::debugfs::remove(self.dir) };
     }
 }
 
@@ -548,8 +540,7 @@ impl RootGuard {
     /// [`ROOT`] yet); the guard must be dropped only after the driver is unregistered.
     pub(crate) unsafe fn install(name: &'static CStr) -> Self {
         // SAFETY: `name` is NUL-terminated; a NULL parent is the debugfs root.
-        let dir =
-            unsafe { bindings::debugfs_create_dir(name.as_char_ptr(), core::ptr::null_mut()) };
+        let dir = unsafe { compat::debugfs::create_dir(name, core::ptr::null_mut()) };
         // SAFETY: the caller guarantees no probe can run yet, so nothing reads `ROOT`.
         unsafe { *core::ptr::addr_of_mut!(ROOT) = dir };
         Self
@@ -564,7 +555,7 @@ impl Drop for RootGuard {
             unsafe { core::ptr::replace(core::ptr::addr_of_mut!(ROOT), core::ptr::null_mut()) };
         // SAFETY: `dir` came from `debugfs_create_dir` (or is NULL or an error pointer, which
         // `debugfs_remove` ignores) and is removed once.
-        unsafe { bindings::debugfs_remove(dir) };
+        unsafe { compat::debugfs::remove(dir) };
     }
 }
 

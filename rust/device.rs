@@ -323,11 +323,13 @@ impl<'bound> Xehpg<'bound> {
                 submit: Arc::new(
                     Submit::new(
                         bound,
-                        gttmmadr.clone(),
-                        lmembar.clone(),
-                        gt.clone(),
-                        ggtt.clone(),
-                        lmem_pool.clone(),
+                        crate::submit::Blocks {
+                            bar: gttmmadr.clone(),
+                            lmem: lmembar.clone(),
+                            gt: gt.clone(),
+                            ggtt: ggtt.clone(),
+                            pool: lmem_pool.clone(),
+                        },
                         Present::from_topology(&gt_info.topology),
                         GUC_DOORBELLS.load(Relaxed),
                     )?,

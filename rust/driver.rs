@@ -12,6 +12,7 @@ use kernel::{
 };
 
 use crate::{
+    compat,
     device::Xehpg,
     platform::Platform,
     sriov::pf::{Pf, Setting},
@@ -27,8 +28,8 @@ macro_rules! device_ids {
             [$((pci::DeviceId::from_id(pci::Vendor::INTEL, $id), Platform::$platform)),*]
         );
 
-        /// Every device ID the driver binds, with its product.
-        #[cfg_attr(not(xehpg_kunit), allow(dead_code))]
+        /// Every device ID the driver binds, with its product (KUnit checks the table).
+        #[cfg(xehpg_kunit)]
         pub(crate) const DEVICE_IDS: &[(u16, Platform)] = &[$(($id, Platform::$platform)),*];
     };
 }
@@ -63,9 +64,7 @@ impl pci::Driver for XehpgDriver {
             Ok(
                 Xehpg::new(pdev, *info.ok_or(ENODEV)?).pin_chain(move |this| {
                     if this.offers_vfs() {
-                        // SAFETY: `raw` is this bound device, whose driver the PCI core set
-                        // before calling probe.
-                        unsafe { xehpg_sriov_hook(raw(pdev)) };
+                        compat::sriov::hook(pdev);
                     }
                     if let Some(pf) = this.pf() {
                         // SAFETY: `raw` is this bound device; the PF outlives the tree, which
@@ -95,19 +94,15 @@ impl pci::Driver for XehpgDriver {
             unsafe { xehpg_sriov_sysfs_remove(handle as *mut c_void) };
         }
         if this.offers_vfs() {
-            // SAFETY: `raw` is this device, still bound; the PCI core holds its lock.
-            unsafe { xehpg_sriov_disable(raw(pdev)) };
+            compat::sriov::disable(pdev);
         }
         this.unbind(pdev);
     }
 }
 
-// C glue (rust/xehpg_glue.c): the 7.3 PCI abstraction has no `sriov_configure`.
+// C glue (rust/xehpg_glue.c): kobjects and sysfs attributes have no 7.3 Rust abstraction.
+// The `sriov_configure` hook is in `compat::sriov`.
 extern "C" {
-    /// Installs the glue's `sriov_configure` on the device's driver.
-    fn xehpg_sriov_hook(pdev: *mut c_void);
-    /// Disables the device's VFs, if any.
-    fn xehpg_sriov_disable(pdev: *mut c_void);
     /// Creates `sriov_admin` for `total` VFs whose files reach `pf`; null on failure.
     fn xehpg_sriov_sysfs_add(pdev: *mut c_void, pf: *const c_void, total: c_uint) -> *mut c_void;
     /// Removes a tree `xehpg_sriov_sysfs_add` made.
@@ -208,9 +203,9 @@ fn raw<Ctx: DeviceContext>(pdev: &pci::Device<Ctx>) -> *mut c_void {
 /// state probe stored.
 #[no_mangle]
 unsafe extern "C" fn xehpg_sriov_provision(data: *mut c_void, num_vfs: c_int) -> c_int {
-    // SAFETY: by the function's contract `data` points at the pinned `Xehpg` probe stored,
-    // alive and not moving while the device stays bound.
-    let this = unsafe { &*data.cast::<Xehpg<'_>>() };
+    // SAFETY: by the function's contract `data` is the driver data of a bound device, the
+    // pinned `Xehpg` probe stored, and the device lock is held for the call.
+    let this = unsafe { compat::drvdata::borrow::<Xehpg<'_>>(data) };
     let Ok(n) = u16::try_from(num_vfs) else {
         return ERANGE.to_errno();
     };
@@ -229,7 +224,7 @@ unsafe extern "C" fn xehpg_sriov_provision(data: *mut c_void, num_vfs: c_int) ->
 #[no_mangle]
 unsafe extern "C" fn xehpg_sriov_unprovision(data: *mut c_void) {
     // SAFETY: as in `xehpg_sriov_provision`.
-    let this = unsafe { &*data.cast::<Xehpg<'_>>() };
+    let this = unsafe { compat::drvdata::borrow::<Xehpg<'_>>(data) };
     this.sriov_unprovision();
 }
 

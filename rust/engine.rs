@@ -99,8 +99,8 @@ pub(crate) const fn in_domain(offset: u32, domain: Domain) -> bool {
 }
 
 // Upstream's domains agree with the PRM's table over each engine's whole register window.
-// Named and `allow(dead_code)` for rustc 1.85, as `regs::ALL_CHECKED`.
-#[allow(dead_code)]
+// Named, and never used, for rustc 1.85, as `regs::ALL_CHECKED`.
+#[expect(dead_code, reason = "evaluated for its asserts; named for rustc 1.85")]
 const WINDOWS_CHECKED: () = {
     let mut i = 0;
     while i < ENGINES.len() {

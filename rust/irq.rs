@@ -56,6 +56,7 @@ pub(crate) mod regs;
 mod storm;
 
 use kernel::{
+    bits::bit_u32,
     device::Bound,
     fmt,
     io::poll::read_poll_timeout_atomic,
@@ -70,6 +71,7 @@ use kernel::{
 };
 
 use crate::{
+    compat,
     engine::source::{self, EnableReg, Identity, MaskReg, Mode, Plan, Present, COUNT, SOURCES},
     gt::{Gt, GtState},
     guc::ct::channel::{Channel, RX_BUDGET},
@@ -104,18 +106,57 @@ enum Vector {
     Intx,
 }
 
-/// What the top half leaves for the threaded half to report (bits of [`Reports::pending`]).
-const REPORT_DATA_VALID: u32 = 1 << 0;
-const REPORT_UNKNOWN: u32 = 1 << 1;
-const REPORT_STORM: u32 = 1 << 2;
-const REPORT_GT_ERROR: u32 = 1 << 3;
-const REPORT_GONE: u32 = 1 << 4;
-const REPORT_CS_ERROR: u32 = 1 << 5;
-const REPORT_TILE: u32 = 1 << 6;
-/// Not a report: the GuC wrote G2H messages, for the thread to read.
-const WAKE_G2H: u32 = 1 << 7;
-/// Not a report: engines have completions or context switches for the submission block.
-const WAKE_ENGINES: u32 = 1 << 8;
+kernel::impl_flags!(
+    /// What the top half left for the threaded half ([`Reports::pending`] holds its bits).
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    struct Pending(u32);
+
+    /// One thing the top half leaves for the threaded half: a report to print, or work.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Work {
+        /// An identity whose DataValid never came.
+        DataValid = bit_u32(0),
+        /// An identity naming no source of this device.
+        Unknown = bit_u32(1),
+        /// A source masked for a storm.
+        Storm = bit_u32(2),
+        /// A GT error.
+        GtError = bit_u32(3),
+        /// The device reads all ones.
+        Gone = bit_u32(4),
+        /// A command streamer error.
+        CsError = bit_u32(5),
+        /// A tile this part does not have.
+        Tile = bit_u32(6),
+        /// Not a report: the GuC wrote G2H messages, for the thread to read.
+        G2h = bit_u32(7),
+        /// Not a report: engines have completions or context switches for the submission block.
+        Engines = bit_u32(8),
+    }
+);
+
+impl Pending {
+    const ALL: [Work; 9] = [
+        Work::DataValid,
+        Work::Unknown,
+        Work::Storm,
+        Work::GtError,
+        Work::Gone,
+        Work::CsError,
+        Work::Tile,
+        Work::G2h,
+        Work::Engines,
+    ];
+
+    /// The set of the bits of `raw`, as [`Reports::pending`] held them (`impl_flags!` makes no
+    /// set from an integer); unknown bits are dropped.
+    fn from_bits(raw: u32) -> Self {
+        Self::ALL
+            .iter()
+            .filter(|w| raw & **w as u32 != 0)
+            .fold(Self::empty(), |set, w| set | *w)
+    }
+}
 /// The engine vectors submission handles.
 const ENGINE_EVENTS: u16 = source::USER_INTERRUPT | source::CONTEXT_SWITCH | source::CS_ERROR;
 
@@ -249,8 +290,9 @@ impl IrqState {
         })
     }
 
-    fn report(&self, what: u32) {
-        set_bits(&self.reports.pending, what);
+    /// Leaves `what` for the threaded half. Any context (lock-free).
+    fn report(&self, what: Work) {
+        set_bits(&self.reports.pending, Pending::from(what).into());
     }
 
     /// Nanoseconds since the state was made, for the storm windows.
@@ -308,13 +350,11 @@ impl<'bound> Irq<'bound> {
             };
             let request: IrqRequest<'_> = vectors.index(0)?.into();
             let irq = request.irq();
-            // SAFETY: an `IrqRequest` carries only the IRQ number; its lifetime stands for "the
-            // vector is allocated". The vector is `vectors`, moved into this struct below and
+            // SAFETY: the vector allocation is `vectors`, moved into this struct below and
             // given back only when its field drops, after `reg` (declaration order), and on
             // an initialisation failure `reg` is the last field initialised, so it is never
             // registered without `vectors` in place.
-            let request =
-                unsafe { core::mem::transmute::<IrqRequest<'_>, IrqRequest<'bound>>(request) };
+            let request: IrqRequest<'bound> = unsafe { compat::irq::for_bound(request) };
             let off = Plan::off(Mode::Execlist);
             let state = Arc::pin_init(IrqState::new(vector, irq, present, off), GFP_KERNEL)?;
             let handler_state = state.clone();
@@ -434,7 +474,7 @@ impl Handler<'_> {
         if self.state.reports.gone_told.load(Relaxed) {
             return ThreadedIrqReturn::None;
         }
-        self.state.report(REPORT_GONE);
+        self.state.report(Work::Gone);
         ThreadedIrqReturn::WakeThread
     }
 
@@ -520,7 +560,7 @@ impl Handler<'_> {
                 .dv_where
                 .store(((bank as u32) << 8) | bit, Relaxed);
             self.state.reports.dv_value.store(last, Relaxed);
-            self.state.report(REPORT_DATA_VALID);
+            self.state.report(Work::DataValid);
             // End the service anyway: writing DataValid clears the selector (L2231).
             let _ = gt.write_aon_at(bank, INTR_IDENTITY_REG::from_raw(DATA_VALID));
             return 0;
@@ -546,7 +586,7 @@ impl Handler<'_> {
         let Some((i, id)) = known else {
             st.stats.unknown_identities.add(1, Relaxed);
             st.reports.unknown.store(raw, Relaxed);
-            st.report(REPORT_UNKNOWN);
+            st.report(Work::Unknown);
             return;
         };
         if let Some(c) = st.stats.per_source.get(i) {
@@ -563,17 +603,17 @@ impl Handler<'_> {
             // CAST: i < COUNT.
             st.reports.cs_source.store(i as u32, Relaxed);
             st.reports.cs_vector.store(u32::from(id.vector), Relaxed);
-            st.report(REPORT_CS_ERROR);
+            st.report(Work::CsError);
         }
         // The GuC wrote G2H, or an engine completed or switched: the thread handles it (it
         // may take the submission locks, this may not).
         if i == source::GUC && id.vector & source::GUC2HOST != 0 {
-            st.report(WAKE_G2H);
+            st.report(Work::G2h);
         }
         if i != source::GUC && id.vector & ENGINE_EVENTS != 0 {
             if let Some(v) = st.reports.engine_vectors.get(i) {
                 set_bits(v, u32::from(id.vector & ENGINE_EVENTS));
-                st.report(WAKE_ENGINES);
+                st.report(Work::Engines);
             }
         }
         let limit = ctl.storm_limit;
@@ -585,7 +625,7 @@ impl Handler<'_> {
             write_mask(gt, reg, ctl.plan.mask_with(reg, ctl.stormed));
             st.stats.storms.add(1, Relaxed);
             set_bits(&st.reports.stormed_new, 1 << i);
-            st.report(REPORT_STORM);
+            st.report(Work::Storm);
         }
     }
 
@@ -605,23 +645,23 @@ impl Handler<'_> {
         // CAST: sev < 3.
         self.state.reports.error_sev.store(sev as u32, Relaxed);
         self.state.reports.error_bits.store(bits, Relaxed);
-        self.state.report(REPORT_GT_ERROR);
+        self.state.report(Work::GtError);
     }
 
     /// Prints what the top half left to report (`what`, taken from the pending bits).
     /// Threaded (process) context.
-    fn print_reports(&self, what: u32) {
+    fn print_reports(&self, what: Pending) {
         let st = &self.state;
         let r = &st.reports;
         let dev = self.pdev;
-        if what & REPORT_GONE != 0 && !r.gone_told.xchg(true, Relaxed) {
+        if what.contains(Work::Gone) && !r.gone_told.xchg(true, Relaxed) {
             dev_err!(
                 dev,
                 "irq: interrupt registers read 0xffffffff, device not responding; interrupts \
                  stay off\n"
             );
         }
-        if what & REPORT_DATA_VALID != 0 {
+        if what.contains(Work::DataValid) {
             let w = r.dv_where.load(Relaxed);
             dev_err!(
                 dev,
@@ -634,7 +674,7 @@ impl Handler<'_> {
                 st.stats.data_valid_timeouts.load(Relaxed)
             );
         }
-        if what & REPORT_UNKNOWN != 0 {
+        if what.contains(Work::Unknown) {
             let raw = r.unknown.load(Relaxed);
             dev_err!(
                 dev,
@@ -646,7 +686,7 @@ impl Handler<'_> {
                 st.stats.unknown_identities.load(Relaxed)
             );
         }
-        if what & REPORT_STORM != 0 {
+        if what.contains(Work::Storm) {
             let mut new = r.stormed_new.xchg(0, Relaxed);
             while new != 0 {
                 let i = new.trailing_zeros() as usize;
@@ -662,7 +702,7 @@ impl Handler<'_> {
                 );
             }
         }
-        if what & REPORT_GT_ERROR != 0 {
+        if what.contains(Work::GtError) {
             let sev = r.error_sev.load(Relaxed) as usize;
             dev_err!(
                 dev,
@@ -672,7 +712,7 @@ impl Handler<'_> {
                 r.error_bits.load(Relaxed)
             );
         }
-        if what & REPORT_CS_ERROR != 0 {
+        if what.contains(Work::CsError) {
             let i = r.cs_source.load(Relaxed) as usize;
             dev_err!(
                 dev,
@@ -681,7 +721,7 @@ impl Handler<'_> {
                 r.cs_vector.load(Relaxed)
             );
         }
-        if what & REPORT_TILE != 0 {
+        if what.contains(Work::Tile) {
             dev_err!(
                 dev,
                 "irq: DG1_MSTR_TILE_INTR names tiles {:#x}; this part has {}\n",
@@ -726,7 +766,7 @@ impl ThreadedHandler for Handler<'_> {
             let Some(view) = self.tile_view(&root, t) else {
                 st.stats.tile_unexpected.add(1, Relaxed);
                 st.reports.tile.store(tiles, Relaxed);
-                st.report(REPORT_TILE);
+                st.report(Work::Tile);
                 continue;
             };
             if let TileOutcome::Gone = self.service_tile(&view, &mut ctl) {
@@ -746,9 +786,9 @@ impl ThreadedHandler for Handler<'_> {
     /// the GuC wrote, and the engines' completions.
     fn handle_threaded(&self) -> IrqReturn {
         self.state.stats.thread_runs.add(1, Relaxed);
-        let what = self.state.reports.pending.xchg(0, Relaxed);
+        let what = Pending::from_bits(self.state.reports.pending.xchg(0, Relaxed));
         self.print_reports(what);
-        if what & WAKE_G2H != 0 {
+        if what.contains(Work::G2h) {
             // One pass handles a bounded number of messages; keep going while passes come back
             // full, as no new interrupt may follow for what is already in the ring.
             for _ in 0..G2H_PASSES {
@@ -757,7 +797,7 @@ impl ThreadedHandler for Handler<'_> {
                 }
             }
         }
-        if what & WAKE_ENGINES != 0 {
+        if what.contains(Work::Engines) {
             for (i, v) in self.state.reports.engine_vectors.iter().enumerate() {
                 let vectors = v.xchg(0, Relaxed);
                 if vectors != 0 {
@@ -1065,5 +1105,23 @@ impl IrqState {
             }
             _ => Err(EINVAL),
         }
+    }
+}
+
+#[cfg(xehpg_kunit)]
+#[kernel::prelude::kunit_tests(xehpg_irq_pending)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pending_bits_round_trip() {
+        let set = Work::Storm | Work::Engines;
+        let back = Pending::from_bits(u32::from(set));
+        assert_eq!(back, set);
+        assert!(back.contains(Work::Storm) && back.contains(Work::Engines));
+        assert!(!back.contains(Work::G2h));
+        // Bits no `Work` names are dropped, not carried into the set.
+        assert_eq!(u32::from(Pending::from_bits(u32::MAX)), Pending::all_bits());
+        assert_eq!(Pending::all_bits(), 0x1ff);
     }
 }

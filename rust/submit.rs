@@ -114,6 +114,18 @@ pub(crate) struct Submit {
     present: Present,
 }
 
+/// The device's blocks submission keeps a reference to, handed to [`Submit::new`] at probe.
+pub(crate) struct Blocks {
+    /// BAR 0, for the engines' and doorbells' registers.
+    pub(crate) bar: Arc<Gttmmadr>,
+    /// BAR 2, for the ports' rings and contexts in local memory.
+    pub(crate) lmem: Arc<Lmembar>,
+    pub(crate) gt: Arc<GtState>,
+    pub(crate) ggtt: Arc<Ggtt>,
+    /// Local memory the ports' buffers come from.
+    pub(crate) pool: Arc<LmemPool>,
+}
+
 impl Submit {
     /// Ports for every present engine, their memory mapped and images built; no engine
     /// touched. Probe, process context.
@@ -121,17 +133,19 @@ impl Submit {
     /// # Errors
     ///
     /// Allocation or GGTT errors.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         pdev: &pci::Device<Bound>,
-        bar: Arc<Gttmmadr>,
-        lmem: Arc<Lmembar>,
-        gt: Arc<GtState>,
-        ggtt: Arc<Ggtt>,
-        pool: Arc<LmemPool>,
+        blocks: Blocks,
         present: Present,
         doorbells: bool,
     ) -> Result<Self> {
+        let Blocks {
+            bar,
+            lmem,
+            gt,
+            ggtt,
+            pool,
+        } = blocks;
         let mut ports: KVec<Pin<KBox<Port>>> = KVec::new();
         let mut by_source = [None; COUNT];
         {
@@ -169,7 +183,7 @@ impl Submit {
             last: KBox::pin_init(new_mutex!(selftest::Report::default()), GFP_KERNEL)?,
             doorbells: if doorbells {
                 Some(KBox::pin_init(
-                    new_spinlock!(doorbell::Pool::new()),
+                    new_spinlock!(doorbell::Pool::new()?),
                     GFP_KERNEL,
                 )?)
             } else {

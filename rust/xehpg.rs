@@ -18,6 +18,7 @@ use kernel::{
 
 // One module per block; `Documentation/architecture.rst` draws which imports which.
 mod abi;
+mod compat;
 mod debugfs;
 mod device;
 mod driver;

@@ -27,21 +27,18 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
+#include "xehpg_glue.h"
+
 static char guc_firmware_path[256];
 module_param_string(guc_firmware_path, guc_firmware_path, sizeof(guc_firmware_path), 0400);
 MODULE_PARM_DESC(guc_firmware_path,
 		 "GuC firmware to load instead of i915/dg2_guc_70.bin (relative to the firmware search path)");
 
 /* The parameter, NUL-terminated; empty when not set. */
-const char *xehpg_guc_firmware_path(void);
 const char *xehpg_guc_firmware_path(void)
 {
 	return guc_firmware_path;
 }
-
-/* Rust (rust/driver.rs): provision num_vfs VFs (0 or -errno); give them back. */
-int xehpg_sriov_provision(void *data, int num_vfs);
-void xehpg_sriov_unprovision(void *data);
 
 /* Set once module exit has started: no VF may be enabled after that. */
 static bool xehpg_unloading;
@@ -72,7 +69,6 @@ static int xehpg_sriov_configure(struct pci_dev *pdev, int num_vfs)
 }
 
 /* Called by probe for a PF: sriov_numvfs writes now reach xehpg_sriov_configure. */
-void xehpg_sriov_hook(struct pci_dev *pdev);
 void xehpg_sriov_hook(struct pci_dev *pdev)
 {
 	if (pdev->driver)
@@ -98,7 +94,6 @@ static int xehpg_sriov_disable_one(struct device *dev, void *drv)
  * Called by module exit before the driver is unregistered: every bound PF's
  * VFs disabled and given back, and no new enable accepted.
  */
-void xehpg_sriov_disable_all(const char *name);
 void xehpg_sriov_disable_all(const char *name)
 {
 	struct device_driver *drv = driver_find(name, &pci_bus_type);
@@ -116,7 +111,6 @@ void xehpg_sriov_disable_all(const char *name)
  * unbind with VFs enabled still gets here without pci_rescan_remove_lock
  * (Documentation/sriov.rst, "Known gaps").
  */
-void xehpg_sriov_disable(struct pci_dev *pdev);
 void xehpg_sriov_disable(struct pci_dev *pdev)
 {
 	if (pci_num_vf(pdev))
@@ -130,11 +124,9 @@ void xehpg_sriov_disable(struct pci_dev *pdev)
  *
  * A profile directory carries the PF (Rust's, alive until the tree is removed
  * at unbind; sysfs removal waits for running show/store) and its VF number, 0
- * for the bulk profile. File i is Rust's setting i.
+ * for the bulk profile. File i is Rust's setting i (xehpg_sriov_show and
+ * xehpg_sriov_store, rust/driver.rs).
  */
-ssize_t xehpg_sriov_show(const void *pf, unsigned int vfid, unsigned int setting, char *buf);
-ssize_t xehpg_sriov_store(const void *pf, unsigned int vfid, unsigned int setting,
-			  const char *buf, size_t len);
 
 struct xehpg_profile {
 	struct kobject kobj;
@@ -217,7 +209,6 @@ static int xehpg_admin_profile(struct xehpg_admin *a, struct kobject *parent,
 	return 0;
 }
 
-void xehpg_sriov_sysfs_remove(void *handle);
 void xehpg_sriov_sysfs_remove(void *handle)
 {
 	struct xehpg_admin *a = handle;
@@ -231,7 +222,6 @@ void xehpg_sriov_sysfs_remove(void *handle)
 }
 
 /* Creates sriov_admin under the PF for `total` VFs; NULL on failure (logged). */
-void *xehpg_sriov_sysfs_add(struct pci_dev *pdev, const void *pf, unsigned int total);
 void *xehpg_sriov_sysfs_add(struct pci_dev *pdev, const void *pf, unsigned int total)
 {
 	/* The bulk profile, and per VF its directory and its profile. */

@@ -187,6 +187,10 @@ impl kernel::fmt::Display for Domain {
 }
 
 /// A set of domains.
+///
+/// Not `kernel::impl_flags!`: its flag type must be a field-less enum, while a [`Domain`]
+/// carries its VDBOX/VEBOX instance (the register arrays are indexed by it), and its operators
+/// are not `const`, which [`DomainMask::GT`] and [`DomainMask::RENDER`] need.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct DomainMask(u16);
 

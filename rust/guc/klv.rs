@@ -26,7 +26,10 @@ use crate::abi::*;
 pub(crate) enum Layout {
     /// Key 31:16, length 15:0 in one dword. The driver encodes this layout (SELF_CFG); it
     /// decodes it only in KUnit until the CT's G2H side reads KLVs from the GuC.
-    #[cfg_attr(not(xehpg_kunit), allow(dead_code))]
+    #[cfg_attr(
+        not(xehpg_kunit),
+        expect(dead_code, reason = "constructed only by KUnit until G2H reads KLVs")
+    )]
     Guc,
     /// Key dword, then length dword.
     Hwconfig,

@@ -13,7 +13,11 @@
 //!
 //! Both take a `spare`: what must stay free for the PF after the reservation (`EDQUOT`
 //! otherwise), as upstream's `spare` / `retain`.
+//!
+//! The set is a kernel bitmap (`kernel::bitmap::BitmapVec`, `include/linux/bitmap.h`), as
+//! upstream's managers keep theirs; runs are found with its next-zero / next-set searches.
 
+use kernel::bitmap::BitmapVec;
 use kernel::prelude::*;
 
 /// The GuC's context IDs (`GUC_ID_MAX`, upstream `abi/guc_scheduler_abi.h`).
@@ -21,16 +25,16 @@ pub(crate) const CONTEXTS: u32 = 65535;
 /// The GuC's doorbells (`GUC_NUM_DOORBELLS`; seed 000 line 1040, 256 physical doorbells).
 pub(crate) const DOORBELLS: u32 = 256;
 
-/// A set of `total` IDs, each free or reserved.
+/// A set of `total` IDs, each free or reserved (a set bit).
 pub(crate) struct Ids {
-    map: KVec<u64>,
+    map: BitmapVec,
     total: u32,
     used: u32,
 }
 
 impl Ids {
     /// `total` free IDs. Zero is allowed (a VF provisioned with none): every reservation then
-    /// fails with `ENODATA`.
+    /// fails with `ENODATA`. Process context (allocates).
     ///
     /// # Errors
     ///
@@ -39,13 +43,8 @@ impl Ids {
         if total > CONTEXTS {
             return Err(ERANGE);
         }
-        let words = total.div_ceil(64) as usize;
-        let mut map = KVec::with_capacity(words, GFP_KERNEL)?;
-        for _ in 0..words {
-            map.push(0, GFP_KERNEL)?;
-        }
         Ok(Self {
-            map,
+            map: BitmapVec::new(total as usize, GFP_KERNEL)?,
             total,
             used: 0,
         })
@@ -61,20 +60,31 @@ impl Ids {
         self.used
     }
 
-    fn is_set(&self, id: u32) -> bool {
-        self.map
-            .get((id / 64) as usize)
-            .is_some_and(|w| w & (1 << (id % 64)) != 0)
+    /// The first free ID at or after `from`, if any. The searches are only asked about
+    /// positions inside the set (a hardened bitmap would panic otherwise).
+    fn next_free(&self, from: u32) -> Option<u32> {
+        if from >= self.total {
+            return None;
+        }
+        // CAST: a position in the bitmap, below `total` (a u32).
+        self.map.next_zero_bit(from as usize).map(|id| id as u32)
+    }
+
+    /// The first reserved ID at or after `from`, if any.
+    fn next_reserved(&self, from: u32) -> Option<u32> {
+        if from >= self.total {
+            return None;
+        }
+        // CAST: as in `next_free`.
+        self.map.next_bit(from as usize).map(|id| id as u32)
     }
 
     fn set(&mut self, start: u32, count: u32, on: bool) {
         for id in start..start + count {
-            if let Some(w) = self.map.get_mut((id / 64) as usize) {
-                if on {
-                    *w |= 1 << (id % 64);
-                } else {
-                    *w &= !(1 << (id % 64));
-                }
+            if on {
+                self.map.set_bit(id as usize);
+            } else {
+                self.map.clear_bit(id as usize);
             }
         }
     }
@@ -96,19 +106,12 @@ impl Ids {
 
     /// Free runs, lowest first, as `(start, length)`.
     fn free_runs(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let mut id = 0;
+        let mut from = 0;
         core::iter::from_fn(move || {
-            while id < self.total && self.is_set(id) {
-                id += 1;
-            }
-            if id >= self.total {
-                return None;
-            }
-            let start = id;
-            while id < self.total && !self.is_set(id) {
-                id += 1;
-            }
-            Some((start, id - start))
+            let start = self.next_free(from)?;
+            let end = self.next_reserved(start + 1).unwrap_or(self.total);
+            from = end;
+            Some((start, end - start))
         })
     }
 
@@ -156,7 +159,9 @@ impl Ids {
     /// `EINVAL` unless every one of them is reserved (nothing changes then).
     pub(crate) fn release(&mut self, start: u32, count: u32) -> Result {
         let end = start.checked_add(count).ok_or(EINVAL)?;
-        if count == 0 || end > self.total || !(start..end).all(|id| self.is_set(id)) {
+        // Every ID of the range reserved: no free one from `start` before `end`.
+        let all_reserved = self.next_free(start).is_none_or(|free| free >= end);
+        if count == 0 || end > self.total || !all_reserved {
             return Err(EINVAL);
         }
         self.set(start, count, false);

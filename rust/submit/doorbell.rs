@@ -25,6 +25,7 @@
 //!   action) is logged once per port and the port submits with `SCHED_CONTEXT`, which real
 //!   firmware takes. Doorbells are off unless the `guc_doorbells` module parameter asks.
 
+use kernel::bitmap::BitmapVec;
 use kernel::prelude::*;
 
 use crate::abi::*;
@@ -49,59 +50,57 @@ impl Doorbell {
     }
 }
 
-/// Which physical doorbells and pages are taken.
+/// Which physical doorbells and pages are taken: two kernel bitmaps (`kernel::bitmap`,
+/// `include/linux/bitmap.h`), sized once at probe so that taking and giving back a doorbell
+/// (under the submission spinlock) never allocates.
+///
+/// Not `kernel::id_pool::IdPool`: it has no way to ask whether an ID is taken, which
+/// [`Pool::free`] needs to refuse a doorbell it did not hand out, and its growing is of no use
+/// for a fixed hardware count.
 pub(crate) struct Pool {
-    ids: [u64; PHYSICAL / 64],
-    pages: [u64; PAGES / 64],
+    ids: BitmapVec,
+    pages: BitmapVec,
+    used: u32,
 }
 
-/// First clear bit of a bitmap.
-fn first_clear(map: &[u64]) -> Option<usize> {
-    map.iter()
-        .enumerate()
-        .find(|(_, w)| **w != u64::MAX)
-        .map(|(i, w)| i * 64 + w.trailing_ones() as usize)
-}
-
-fn set(map: &mut [u64], bit: usize, on: bool) {
-    if let Some(w) = map.get_mut(bit / 64) {
-        if on {
-            *w |= 1 << (bit % 64);
-        } else {
-            *w &= !(1 << (bit % 64));
-        }
-    }
-}
-
-fn is_set(map: &[u64], bit: usize) -> bool {
-    map.get(bit / 64)
-        .is_some_and(|w| w & (1 << (bit % 64)) != 0)
+/// Whether `bit` of `map` is set (the Rust bitmap has no `test_bit`; the next set bit from
+/// `bit` is `bit` itself exactly when it is set).
+fn is_set(map: &BitmapVec, bit: usize) -> bool {
+    bit < map.len() && map.next_bit(bit) == Some(bit)
 }
 
 impl Pool {
-    pub(crate) const fn new() -> Self {
-        Self {
-            ids: [0; PHYSICAL / 64],
-            pages: [0; PAGES / 64],
-        }
+    /// An empty pool. Process context (probe): allocates the two bitmaps.
+    ///
+    /// # Errors
+    ///
+    /// `ENOMEM`.
+    pub(crate) fn new() -> Result<Self> {
+        Ok(Self {
+            ids: BitmapVec::new(PHYSICAL, GFP_KERNEL)?,
+            pages: BitmapVec::new(PAGES, GFP_KERNEL)?,
+            used: 0,
+        })
     }
 
     /// A free physical doorbell and a free page (PRM step 1: "select a free/available
     /// Doorbell Page"), lowest first; `None` when either runs out ("KMD will fail that
-    /// request").
+    /// request"). Any context; no allocation.
     pub(crate) fn alloc(&mut self) -> Option<Doorbell> {
-        let id = first_clear(&self.ids).filter(|i| *i < PHYSICAL)?;
-        let page = first_clear(&self.pages).filter(|p| *p < PAGES)?;
-        set(&mut self.ids, id, true);
-        set(&mut self.pages, page, true);
-        // CAST: below 1024.
-        Some(Doorbell {
-            id: id as u16,
-            page: page as u16,
-        })
+        let id = self.ids.next_zero_bit(0)?;
+        let page = self.pages.next_zero_bit(0)?;
+        // Both below PAGES (1024), the longer bitmap's length: the conversions cannot fail.
+        let d = Doorbell {
+            id: u16::try_from(id).ok()?,
+            page: u16::try_from(page).ok()?,
+        };
+        self.ids.set_bit(id);
+        self.pages.set_bit(page);
+        self.used += 1;
+        Some(d)
     }
 
-    /// Gives a doorbell back.
+    /// Gives a doorbell back. Any context; no allocation.
     ///
     /// # Errors
     ///
@@ -111,14 +110,15 @@ impl Pool {
         if !is_set(&self.ids, id) || !is_set(&self.pages, page) {
             return Err(EINVAL);
         }
-        set(&mut self.ids, id, false);
-        set(&mut self.pages, page, false);
+        self.ids.clear_bit(id);
+        self.pages.clear_bit(page);
+        self.used -= 1;
         Ok(())
     }
 
     /// Physical doorbells in use.
     pub(crate) fn used(&self) -> u32 {
-        self.ids.iter().map(|w| w.count_ones()).sum()
+        self.used
     }
 }
 
@@ -146,18 +146,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn allocates_lowest_first_and_reuses() {
-        let mut p = Pool::new();
+    fn allocates_lowest_first_and_reuses() -> Result {
+        let mut p = Pool::new()?;
         assert_eq!(p.alloc(), Some(Doorbell { id: 0, page: 0 }));
         assert_eq!(p.alloc(), Some(Doorbell { id: 1, page: 1 }));
         assert_eq!(p.free(Doorbell { id: 0, page: 0 }), Ok(()));
         assert_eq!(p.alloc(), Some(Doorbell { id: 0, page: 0 }));
         assert_eq!(p.used(), 2);
+        Ok(())
     }
 
     #[test]
-    fn runs_out_at_256_physical_doorbells() {
-        let mut p = Pool::new();
+    fn runs_out_at_256_physical_doorbells() -> Result {
+        let mut p = Pool::new()?;
         for i in 0..PHYSICAL {
             assert_eq!(p.alloc().map(|d| usize::from(d.id)), Some(i));
         }
@@ -166,18 +167,23 @@ mod tests {
         // A failed allocation took no page either.
         assert_eq!(p.free(Doorbell { id: 255, page: 255 }), Ok(()));
         assert_eq!(p.alloc(), Some(Doorbell { id: 255, page: 255 }));
+        Ok(())
     }
 
     #[test]
-    fn refuses_what_it_did_not_hand_out() {
-        let mut p = Pool::new();
+    fn refuses_what_it_did_not_hand_out() -> Result {
+        let mut p = Pool::new()?;
         assert_eq!(p.free(Doorbell { id: 3, page: 3 }), Err(EINVAL));
+        // Beyond the bitmaps: refused, not a write past their end.
+        assert_eq!(p.free(Doorbell { id: 256, page: 0 }), Err(EINVAL));
         let d = p.alloc();
         assert_eq!(d, Some(Doorbell { id: 0, page: 0 }));
+        assert_eq!(p.free(Doorbell { id: 0, page: 1024 }), Err(EINVAL));
         assert_eq!(p.free(Doorbell { id: 0, page: 1 }), Err(EINVAL));
         assert_eq!(p.used(), 1);
         assert_eq!(p.free(Doorbell { id: 0, page: 0 }), Ok(()));
         assert_eq!(p.free(Doorbell { id: 0, page: 0 }), Err(EINVAL));
+        Ok(())
     }
 
     #[test]

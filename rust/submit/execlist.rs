@@ -16,7 +16,7 @@
 
 use kernel::{prelude::*, sync::atomic::Relaxed};
 
-use super::port::{Mech, Port, State, CTX_ID, HWSP_SEQNO, TOLD_CSB_ENTRY, TOLD_CSB_POINTER};
+use super::port::{BadKind, Mech, Port, State, CTX_ID, HWSP_SEQNO};
 use crate::{
     engine::{
         csb::{self, Entry, Event},
@@ -175,7 +175,7 @@ impl Port {
         let write = self.mem.read(csb::HWSP_WRITE_INDEX).unwrap_or(u32::MAX) & 0xff;
         // CAST: checked below.
         let Some(slots) = csb::pending(st.csb_head, write.min(0xff) as u8) else {
-            self.bad(gt, st, TOLD_CSB_POINTER, "CSB write index", write);
+            self.bad(gt, st, BadKind::CsbPointer, "CSB write index", write);
             return;
         };
         for slot in slots {
@@ -196,7 +196,7 @@ impl Port {
                 Event::Started(CTX_ID) | Event::LiteRestore(CTX_ID) => st.active = true,
                 Event::Completed(CTX_ID) => st.active = false,
                 Event::Idle => {}
-                _ => self.bad(gt, st, TOLD_CSB_ENTRY, "CSB entry (low dword)", lo),
+                _ => self.bad(gt, st, BadKind::CsbEntry, "CSB entry (low dword)", lo),
             }
         }
     }

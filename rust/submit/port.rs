@@ -29,6 +29,7 @@
 //! logged (first of each kind per port), and never retire a request that was not run.
 
 use kernel::{
+    bits::bit_u32,
     new_condvar, new_spinlock,
     prelude::*,
     sync::{
@@ -154,8 +155,8 @@ pub(super) struct State {
     pub(super) stopped: bool,
     /// Per-request latency samples in ns, while a selftest records them.
     pub(super) latencies: Option<KVec<u64>>,
-    /// Kinds of bad input already logged (bit per kind).
-    pub(super) told: u32,
+    /// Kinds of bad input already logged.
+    pub(super) told: BadKinds,
 }
 
 /// An engine's execlist port.
@@ -186,9 +187,22 @@ pub(crate) struct Snapshot {
     pub(crate) tail: u32,
 }
 
-pub(super) const TOLD_CSB_POINTER: u32 = 1 << 0;
-pub(super) const TOLD_CSB_ENTRY: u32 = 1 << 1;
-const TOLD_SEQNO: u32 = 1 << 2;
+kernel::impl_flags!(
+    /// A set of [`BadKind`]s: those a port has already logged.
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub(crate) struct BadKinds(u32);
+
+    /// A kind of bad device input a port logs once ([`Port::bad`]).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) enum BadKind {
+        /// The CSB write index out of range.
+        CsbPointer = bit_u32(0),
+        /// A CSB entry that is no known event.
+        CsbEntry = bit_u32(1),
+        /// A HWSP seqno beyond the last one submitted.
+        Seqno = bit_u32(2),
+    }
+);
 
 /// `a` is at or after `b` in seqno order (wrapping, as i915's `i915_seqno_passed`).
 pub(crate) const fn seqno_passed(a: u32, b: u32) -> bool {
@@ -245,7 +259,7 @@ impl Port {
                 mech: Mech::Off,
                 stopped: false,
                 latencies: None,
-                told: 0,
+                told: BadKinds::empty(),
             }),
             done <- new_condvar!(),
             stats: Stats {
@@ -383,7 +397,13 @@ impl Port {
         let hw = self.mem.read(HWSP_SEQNO).unwrap_or(0);
         let newest = st.next_seqno.wrapping_sub(1);
         if !seqno_passed(newest, hw) {
-            self.bad(gt, st, TOLD_SEQNO, "seqno beyond the last submitted", hw);
+            self.bad(
+                gt,
+                st,
+                BadKind::Seqno,
+                "seqno beyond the last submitted",
+                hw,
+            );
             return 0;
         }
         let mut n = 0;
@@ -413,9 +433,9 @@ impl Port {
     }
 
     /// Counts bad device input and logs its first occurrence of each kind.
-    pub(super) fn bad(&self, gt: &Gt<'_>, st: &mut State, kind: u32, what: &str, value: u32) {
+    pub(super) fn bad(&self, gt: &Gt<'_>, st: &mut State, kind: BadKind, what: &str, value: u32) {
         self.stats.bad_input.add(1, Relaxed);
-        if st.told & kind == 0 {
+        if !st.told.contains(kind) {
             st.told |= kind;
             dev_err!(
                 gt.dev,

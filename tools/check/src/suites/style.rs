@@ -10,6 +10,8 @@
 //! - `driver: rustdoc`: the driver's documentation with private items, every
 //!   rustdoc lint (broken intra-doc links included) an error ([`rustdoc`]),
 //!   from the clippy build's saved compile command.
+//! - `driver: checkpatch FILE`: the kernel's `scripts/checkpatch.pl --no-tree -f` on each
+//!   C file of the driver ([`CHECKPATCH`]); any ERROR or WARNING fails.
 //! - `driver: no import cycle across top-level blocks` and `driver: imports
 //!   follow the layer order`: the driver's import graph, read with `syn`
 //!   ([`imports`]), against `tools/check/layers.toml`. Which code may touch
@@ -28,6 +30,20 @@ use xehpg_common::process::run_logged;
 
 /// The test-only trigger module's crate root, formatted like the driver.
 const TRIGGERS_ROOT: &str = "tests/triggers/triggers.rs";
+
+/// The driver's C files for checkpatch, each with the message types it may ignore.
+const CHECKPATCH: &[(&str, &[&str])] = &[
+    ("rust/xehpg_glue.c", &[]),
+    ("rust/xehpg_glue.h", &[]),
+    // The ABI header is also compiled outside the kernel (bindgen on the host, the uabi
+    // suite), where the kernel's `__packed` does not exist, so it spells
+    // `__attribute__((packed))`; checkpatch skips this message for `include/uapi/`
+    // headers for the same reason.
+    ("include/xehpg_abi.h", &["PREFER_DEFINED_ATTRIBUTE_MACRO"]),
+];
+
+/// Limit for one checkpatch run.
+const CHECKPATCH_LIMIT: Duration = Duration::from_secs(5 * 60);
 
 /// Limit for a cargo lint or format run.
 const CARGO_LIMIT: Duration = Duration::from_secs(30 * 60);
@@ -89,6 +105,10 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         CARGO_LIMIT,
     ));
 
+    for (file, ignore) in CHECKPATCH {
+        r.case(checkpatch(ctx, file, ignore, &logs));
+    }
+
     let log = logs.join("driver-clippy.log");
     let clippy = driver_clippy(ctx, &log);
     r.case(Case::from_result("driver: clippy", clippy).with_details(lint_lines(&log)));
@@ -108,6 +128,48 @@ fn command_case(name: &str, cmd: &mut Command, log: &Path, limit: Duration) -> C
         Ok(f) if f.success() => Case::pass(name),
         Ok(f) => Case::fail(name, f.describe()).with_log_tail(log),
         Err(e) => Case::fail(name, format!("{e:#}")),
+    }
+}
+
+/// checkpatch on `file`: passes when it reports no ERROR and no WARNING (CHECKs are the
+/// `--strict` set, not asked for) and its summary line says so.
+fn checkpatch(ctx: &Context, file: &str, ignore: &[&str], logs: &Path) -> Case {
+    let name = format!("driver: checkpatch {file}");
+    let log = logs.join(format!("checkpatch-{}.log", file.replace('/', "_")));
+    let mut cmd = Command::new("perl");
+    cmd.arg(ctx.kdir.join("scripts/checkpatch.pl")).args([
+        "--no-tree",
+        "--no-color",
+        "--show-types",
+    ]);
+    if !ignore.is_empty() {
+        cmd.arg("--ignore").arg(ignore.join(","));
+    }
+    cmd.arg("-f").arg(ctx.repo.join(file));
+    let finished = match run_logged(&mut cmd, &log, CHECKPATCH_LIMIT) {
+        Ok(f) => f,
+        Err(e) => return Case::fail(name, format!("{e:#}")),
+    };
+    let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap_or_default()).into_owned();
+    let findings: Vec<String> = text
+        .lines()
+        .filter(|l| l.starts_with("ERROR:") || l.starts_with("WARNING:"))
+        .map(str::to_string)
+        .collect();
+    let summary_clean = text
+        .lines()
+        .any(|l| l.starts_with("total: 0 errors, 0 warnings,"));
+    if finished.success() && findings.is_empty() && summary_clean {
+        Case::pass(name)
+    } else {
+        let why = if findings.is_empty() {
+            format!("checkpatch did not report clean: {}", finished.describe())
+        } else {
+            format!("{} errors or warnings", findings.len())
+        };
+        Case::fail(name, why)
+            .with_details(findings)
+            .with_log_tail(&log)
     }
 }
 

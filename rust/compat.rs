@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Where the 7.3 kernel crate lacks an abstraction and the driver goes around it, in one place.
+//!
+//! Each item says what it works around and which upstream change would let it go; when that
+//! change lands, the item is deleted and its callers use the kernel crate directly. Only the
+//! low-level steps live here; the blocks that use them (IRQ, PCI binding, debugfs) keep their
+//! own logic. C stays in `rust/xehpg_glue.c`; this module holds the Rust side of it that is a
+//! workaround (the `sriov_configure` hook), not the glue's other services.
+//!
+//! A bottom layer, like `mmio`: it imports no driver block (`tools/check/layers.toml`).
+
+/// The IRQ request's lifetime.
+///
+/// In 7.3, `pci::IrqVectorRegistration::index` hands out an `IrqVector<'_>` borrowed from the
+/// registration (`rust/kernel/pci/irq.rs`), so the `IrqRequest` made from it cannot be stored
+/// next to the registration in one struct (a self-borrow), which is where both must live for
+/// the device's bound lifetime. Removed by an upstream `kernel::pci` in which a vector's request
+/// is tied to the bound device's lifetime rather than to the borrow of the allocation (for
+/// example, `index` on a registration owned by `Devres`, or a `ThreadedRegistration` that owns
+/// the vector allocation it uses); not in 7.3.
+pub(crate) mod irq {
+    use kernel::irq::IrqRequest;
+
+    /// `request`, with its lifetime widened from the borrow of its vector allocation to
+    /// `'bound`. Any context.
+    ///
+    /// # Safety
+    ///
+    /// The vector allocation `request` was made from outlives every use of the returned
+    /// request: it is kept until the IRQ registration made with it is freed (e.g. both are
+    /// fields of one struct, the registration dropped first), and on every failure path the
+    /// registration is never made without the allocation in place.
+    pub(crate) unsafe fn for_bound<'bound>(request: IrqRequest<'_>) -> IrqRequest<'bound> {
+        // SAFETY: an `IrqRequest` is an IRQ number and a lifetime marker, the same layout for
+        // any lifetime; the lifetime stands for "the vector is allocated", which the caller
+        // guarantees for `'bound` as far as the request is used.
+        unsafe { core::mem::transmute::<IrqRequest<'_>, IrqRequest<'bound>>(request) }
+    }
+}
+
+/// Driver data reached from C.
+///
+/// The glue's `sriov_configure` (called by the PCI core, device lock held) hands Rust the
+/// `pci_get_drvdata` pointer. 7.3 stores the driver's data with `Device::set_drvdata` but keeps
+/// its typed borrow (`Device::drvdata_borrow`, `rust/kernel/device.rs`) to the driver core's
+/// internal contexts. Removed by upstream support for `sriov_configure` in `kernel::pci::Driver`
+/// (below), which would call the driver with its data already borrowed, or by a public typed
+/// drvdata borrow for a bound device; neither is in 7.3.
+pub(crate) mod drvdata {
+    use kernel::ffi::c_void;
+
+    /// The driver's data behind `data`. Any context in which the device stays bound.
+    ///
+    /// # Safety
+    ///
+    /// `data` is the driver data of a bound device, stored by the driver core from a pinned
+    /// `T` (the type the driver's `pci::Driver::Data` is), and the device stays bound (its
+    /// lock held) for `'a`.
+    pub(crate) unsafe fn borrow<'a, T>(data: *mut c_void) -> &'a T {
+        // SAFETY: by the function's contract `data` points at the pinned `T`, alive and not
+        // moving while the device stays bound.
+        unsafe { &*data.cast::<T>() }
+    }
+}
+
+/// `sriov_configure`.
+///
+/// The PCI core calls a driver's `sriov_configure` when `sriov_numvfs` is written; 7.3's
+/// `kernel::pci::Driver` has no such method (`rust/kernel/pci.rs` offers only
+/// `sriov_get_totalvfs`), so the glue installs its own on the driver at probe and calls Rust
+/// back (`xehpg_sriov_provision` / `xehpg_sriov_unprovision`, `rust/driver.rs`). Removed by an
+/// upstream `pci::Driver::sriov_configure` (with `pci_enable_sriov` / `pci_disable_sriov` on
+/// `pci::Device`); not in 7.3. xe's C equivalent is `xe_pci_sriov_configure`.
+pub(crate) mod sriov {
+    use kernel::{device::DeviceContext, ffi::c_void, pci};
+
+    // Defined by the glue (rust/xehpg_glue.c, declared in rust/xehpg_glue.h).
+    extern "C" {
+        fn xehpg_sriov_hook(pdev: *mut c_void);
+        fn xehpg_sriov_disable(pdev: *mut c_void);
+    }
+
+    /// The C `struct pci_dev` behind `pdev`: a cast, as `pci::Device` is
+    /// `#[repr(transparent)]` over it.
+    fn raw<Ctx: DeviceContext>(pdev: &pci::Device<Ctx>) -> *mut c_void {
+        core::ptr::from_ref(pdev).cast::<c_void>().cast_mut()
+    }
+
+    /// Installs the glue's `sriov_configure` on `pdev`'s driver, so that `sriov_numvfs` writes
+    /// reach it. Probe (process context, device lock held).
+    pub(crate) fn hook(pdev: &pci::Device<kernel::device::Core<'_>>) {
+        // SAFETY: `pdev` is a device being probed, whose driver the PCI core set before
+        // calling probe; the glue only writes that driver's `sriov_configure`.
+        unsafe { xehpg_sriov_hook(raw(pdev)) };
+    }
+
+    /// Disables `pdev`'s VFs, if any. Unbind (process context, device lock held).
+    pub(crate) fn disable(pdev: &pci::Device<kernel::device::Core<'_>>) {
+        // SAFETY: `pdev` is still bound and the PCI core holds its lock.
+        unsafe { xehpg_sriov_disable(raw(pdev)) };
+    }
+}
+
+/// The raw debugfs calls.
+///
+/// 7.3's `kernel::debugfs` gives debugfs a full `file_operations` in the module's memory
+/// without an `owner`, and debugfs calls its `release` on every close, even after the file
+/// and the module are gone (`full_proxy_release`, `fs/debugfs/file.c`): a descriptor held
+/// across `rmmod` oopses at close (`rust/debugfs.rs`, "Why not `kernel::debugfs`"). The driver
+/// therefore makes debugfs "short" files (`debugfs_create_file_short`), whose proxy lives in
+/// the kernel image. Removed by an upstream `kernel::debugfs` whose files set the module as
+/// `owner` (or use the short-fops proxy); not in 7.3.
+pub(crate) mod debugfs {
+    use kernel::{
+        bindings,
+        ffi::c_void,
+        prelude::*, //
+    };
+
+    /// A debugfs dentry as the C API returns it: valid, or an error pointer or NULL, both of
+    /// which every debugfs call accepts and ignores (debugfs's rule: callers need not check).
+    pub(crate) type Dentry = *mut bindings::dentry;
+
+    /// Creates directory `name` under `parent` (NULL: the debugfs root). Process context.
+    ///
+    /// # Safety
+    ///
+    /// `parent` is NULL, an error pointer, or a directory that is not removed during the call.
+    pub(crate) unsafe fn create_dir(name: &CStr, parent: Dentry) -> Dentry {
+        // SAFETY: `name` is NUL-terminated; `parent` as the caller guarantees.
+        unsafe { bindings::debugfs_create_dir(name.as_char_ptr(), parent) }
+    }
+
+    /// Creates short file `name` in `dir` with `mode`, inode data `data` and `aux`. Process
+    /// context.
+    ///
+    /// # Safety
+    ///
+    /// `dir` as [`create_dir`]'s `parent`; `data` stays valid until `dir` is removed (the file
+    /// methods receive it).
+    pub(crate) unsafe fn create_file_short(
+        name: &CStr,
+        mode: u16,
+        dir: Dentry,
+        data: *mut c_void,
+        aux: usize,
+        fops: &'static bindings::debugfs_short_fops,
+    ) {
+        // SAFETY: `name` is NUL-terminated and `fops` static; `dir` and `data` as the caller
+        // guarantees. The aux is an integer kept as a pointer, never dereferenced by debugfs.
+        unsafe {
+            bindings::debugfs_create_file_short(
+                name.as_char_ptr(),
+                mode,
+                dir,
+                data,
+                aux as *const c_void,
+                fops,
+            )
+        };
+    }
+
+    /// Removes `dentry` and everything below it, waiting for file methods in flight and
+    /// refusing later ones. Process context.
+    ///
+    /// # Safety
+    ///
+    /// `dentry` came from [`create_dir`] (or is NULL or an error pointer) and is removed once.
+    pub(crate) unsafe fn remove(dentry: Dentry) {
+        // SAFETY: as the caller guarantees.
+        unsafe { bindings::debugfs_remove(dentry) };
+    }
+
+    /// The `aux` given at [`create_file_short`] for the open `file`. Process context.
+    ///
+    /// # Safety
+    ///
+    /// `file` is an open file of a short file this module created, in one of its methods.
+    pub(crate) unsafe fn aux(file: *const bindings::file) -> usize {
+        // SAFETY: as the caller guarantees.
+        let aux = unsafe { bindings::debugfs_get_aux(file) };
+        // CAST: the integer `create_file_short` stored as a pointer.
+        aux as usize
+    }
+}

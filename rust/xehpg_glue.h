@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The interface between the C glue (rust/xehpg_glue.c) and the Rust crate,
+ * in both directions. Rust declares its side again in its own `extern "C"`
+ * blocks (rust/xehpg.rs, rust/driver.rs, rust/guc/fw.rs); the C compiler
+ * checks the glue's definitions and calls against this file.
+ */
+#ifndef XEHPG_GLUE_H
+#define XEHPG_GLUE_H
+
+#include <linux/pci.h>
+#include <linux/types.h>
+
+/* Defined by the glue, called by Rust. */
+
+/* The guc_firmware_path parameter, NUL-terminated; empty when not set. */
+const char *xehpg_guc_firmware_path(void);
+/* Probe, for a PF: sriov_numvfs writes now reach the glue's sriov_configure. */
+void xehpg_sriov_hook(struct pci_dev *pdev);
+/* Module exit, before the driver is unregistered: every PF's VFs disabled. */
+void xehpg_sriov_disable_all(const char *name);
+/* Unbind, before the VFs' shares go. */
+void xehpg_sriov_disable(struct pci_dev *pdev);
+/* The sriov_admin tree of a PF for `total` VFs: a handle, NULL on failure. */
+void *xehpg_sriov_sysfs_add(struct pci_dev *pdev, const void *pf, unsigned int total);
+void xehpg_sriov_sysfs_remove(void *handle);
+
+/* Defined by Rust (rust/driver.rs), called by the glue. */
+
+/* Provision num_vfs VFs (0 or -errno); give them back. */
+int xehpg_sriov_provision(void *data, int num_vfs);
+void xehpg_sriov_unprovision(void *data);
+/* Show and store of sriov_admin setting `setting` of VF `vfid` (0: bulk). */
+ssize_t xehpg_sriov_show(const void *pf, unsigned int vfid, unsigned int setting, char *buf);
+ssize_t xehpg_sriov_store(const void *pf, unsigned int vfid, unsigned int setting,
+			  const char *buf, size_t len);
+
+#endif /* XEHPG_GLUE_H */
