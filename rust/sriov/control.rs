@@ -18,9 +18,8 @@ use kernel::prelude::*;
 
 use super::config::threshold_index;
 use crate::abi::*;
-use crate::guc::hxg::Hxg;
 
-/// A `PF2GUC_VF_CONTROL` command.
+/// A `PF2GUC_VF_CONTROL` command (sent as [`crate::guc::msg::VfControl`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub(crate) enum Command {
@@ -29,28 +28,6 @@ pub(crate) enum Command {
     Stop = XEHPG_GUC_PF_TRIGGER_VF_STOP,
     FlrStart = XEHPG_GUC_PF_TRIGGER_VF_FLR_START,
     FlrFinish = XEHPG_GUC_PF_TRIGGER_VF_FLR_FINISH,
-}
-
-/// `PF2GUC_VF_CONTROL` for VF `vf`.
-pub(crate) fn control_msg(vf: u16, cmd: Command) -> [u32; 3] {
-    [
-        Hxg::request(XEHPG_GUC_ACTION_PF2GUC_VF_CONTROL, 0).into_raw(),
-        u32::from(vf),
-        cmd as u32,
-    ]
-}
-
-/// `PF2GUC_UPDATE_VF_CFG` for VF `vf` with `dwords` of KLVs at GGTT address `addr`; address
-/// and size 0 give the VF its defaults (nothing).
-pub(crate) fn update_cfg_msg(vf: u16, addr: u64, dwords: u32) -> [u32; 5] {
-    [
-        Hxg::request(XEHPG_GUC_ACTION_PF2GUC_UPDATE_VF_CFG, 0).into_raw(),
-        u32::from(vf),
-        // CAST: the address's halves, low first.
-        addr as u32,
-        (addr >> 32) as u32,
-        dwords,
-    ]
 }
 
 /// Checks the reply to `PF2GUC_UPDATE_VF_CFG`: the GuC must have applied every KLV sent.
@@ -204,17 +181,6 @@ impl Flr {
 #[kernel::prelude::kunit_tests(xehpg_sriov_control)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn messages_match_upstreams_layout() {
-        let m = control_msg(7, Command::FlrStart);
-        assert_eq!(m[0] & 0xffff, 0x5506);
-        assert_eq!((m[1], m[2]), (7, 4));
-        let u = update_cfg_msg(63, 0x1_2345_6000, 21);
-        assert_eq!(u[0] & 0xffff, 0x5503);
-        assert_eq!(&u[1..], &[63, 0x2345_6000, 1, 21]);
-        assert_eq!(update_cfg_msg(1, 0, 0)[2..], [0, 0, 0]);
-    }
 
     #[test]
     fn the_reply_must_count_every_klv() {

@@ -36,8 +36,7 @@ use kernel::{
 use super::{
     config::{encode_self, encode_threshold, IdRun, VfConfig, MAX_DWORDS, SELF_DWORDS, THRESHOLDS},
     control::{
-        applied, control_msg, parse_adverse, parse_state, update_cfg_msg, BadNotice, Command, Flr,
-        FlrAction, FlrInput, Notice,
+        applied, parse_adverse, parse_state, BadNotice, Command, Flr, FlrAction, FlrInput, Notice,
     },
     fair::{self, Profile},
     ids::{Ids, CONTEXTS, DOORBELLS},
@@ -49,6 +48,7 @@ use crate::{
     guc::{
         self,
         ct::channel::{with_bars, Channel, CtAccess, CtIo},
+        msg::{UpdateVfCfg, VfControl},
         regs::VF_SW_FLAG,
     },
     mem::{
@@ -774,7 +774,11 @@ impl Pf {
             }),
         )?;
         // CAST: at most MAX_DWORDS.
-        let msg = update_cfg_msg(vf, self.klv_map.addr(0), len as u32);
+        let msg = UpdateVfCfg {
+            vf,
+            addr: self.klv_map.addr(0),
+            dwords: len as u32,
+        };
         let reply = step("PF2GUC_UPDATE_VF_CFG", self.b.ct.request(self, &msg))?;
         if let Err(e) = applied(klvs, reply) {
             dev_err!(
@@ -855,7 +859,7 @@ impl Pf {
     /// schedules still refers to what is freed.
     fn release(&self, st: &mut State, vf: u16, v: Vf) {
         if v.pushed.is_some() {
-            if let Err(e) = self.b.ct.request(self, &update_cfg_msg(vf, 0, 0)) {
+            if let Err(e) = self.b.ct.request(self, &UpdateVfCfg::reset(vf)) {
                 dev_err!(
                     self.dev,
                     "sriov: VF{}: resetting its configuration at the GuC failed: {}\n",
@@ -1179,7 +1183,13 @@ impl Pf {
         };
         v.flr = next;
         dev_info!(self.dev, "sriov: VF{}: FLR\n", vf);
-        if let Err(e) = self.b.ct.request(self, &control_msg(vf, Command::FlrStart)) {
+        if let Err(e) = self.b.ct.request(
+            self,
+            &VfControl {
+                vf,
+                cmd: Command::FlrStart,
+            },
+        ) {
             self.flr_failed(v, vf, "FLR_START", e);
             return;
         }
@@ -1229,11 +1239,13 @@ impl Pf {
         if let Ok((next, _)) = v.flr.on(FlrInput::Cleaned) {
             v.flr = next;
         }
-        if let Err(e) = self
-            .b
-            .ct
-            .request(self, &control_msg(vf, Command::FlrFinish))
-        {
+        if let Err(e) = self.b.ct.request(
+            self,
+            &VfControl {
+                vf,
+                cmd: Command::FlrFinish,
+            },
+        ) {
             self.flr_failed(v, vf, "FLR_FINISH", e);
             return;
         }
@@ -1254,7 +1266,7 @@ impl Pf {
         if vf == 0 || usize::from(vf) > st.vfs.len() {
             return Err(ENOENT);
         }
-        self.b.ct.request(self, &control_msg(vf, cmd)).map(|_| ())
+        self.b.ct.request(self, &VfControl { vf, cmd })
     }
 
     /// Writes the value of `setting` for VF `vf` that the next enable applies (for the bulk

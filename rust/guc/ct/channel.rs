@@ -58,7 +58,10 @@ use super::{
 use crate::{
     abi::*,
     gt::{Gt, GtState},
-    guc::{hxg::Hxg, regs::GUC_HOST_INTERRUPT},
+    guc::{
+        msg::{self, FastRequest, H2gRequest},
+        regs::GUC_HOST_INTERRUPT,
+    },
     mem::lmem::{LmemAccess, Lmembar},
     mmio::Gttmmadr,
     regs::VF_CAP_REG,
@@ -253,6 +256,15 @@ pub(crate) trait EventSink: Send + Sync {
     fn guc_unresponsive(&self, _dev: &Device, _why: Unresponsive) {}
 }
 
+/// How a batch of fast requests rings the GuC.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Notify {
+    /// One tail update and one doorbell for the whole batch.
+    Once,
+    /// One per request (the debugfs load run's comparison).
+    Each,
+}
+
 /// Why the channel gave up on the GuC. A single unanswered request is not one of them (it
 /// fails with `ETIME`, as upstream's `guc_ct_send_recv`); its caller decides.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -373,12 +385,6 @@ impl Stats {
     }
 }
 
-/// The action of a host message (0 for an empty one, which the writer refuses).
-fn action_of(msg: &[u32]) -> u32 {
-    msg.first()
-        .map_or(0, |&h| Hxg::from_raw(h).as_request().action().get())
-}
-
 fn bump(c: &Atomic<u64>) {
     c.add(1, Relaxed);
 }
@@ -496,18 +502,25 @@ impl Channel {
         true
     }
 
-    /// Writes one message into H2G (not yet published). Inner lock held.
-    fn write(
+    /// Encodes `req` and writes it into H2G (not yet published). Inner lock held.
+    fn write<R: H2gRequest>(
         &self,
         g: &mut Inner,
         io: &CtIo<'_>,
-        msg: &[u32],
+        req: &R,
         fence: u16,
         tracked: bool,
     ) -> Result {
+        // The request fits a CT message: checked when this is built.
+        let () = R::FITS_CT;
         let rings = g.rings.ok_or(ENODEV)?;
-        let (&h0, rest) = msg.split_first().ok_or(EINVAL)?;
-        let n = u8::try_from(msg.len()).map_err(|_| EINVAL)?;
+        // The CTB header, then the message, encoded in place (no second copy).
+        let mut words = [0u32; MSG_MAX];
+        let hxg = words.get_mut(1..).ok_or(EINVAL)?;
+        let n = msg::encode(req, hxg)?;
+        hxg[0] = wire::with_kind(hxg[0], tracked);
+        let n = u8::try_from(n).map_err(|_| EINVAL)?;
+        words[0] = CtbHeader::hxg(fence, n).into_raw();
         let len = u32::from(n) + 1;
         let size = rings.h2g_size;
         let mut placed = ring::place(g.h2g_head, g.h2g_tail, size, len);
@@ -538,12 +551,6 @@ impl Channel {
         if p.pad > 0 {
             io.lmem
                 .zero(rings.h2g + u64::from(g.h2g_tail) * 4, u64::from(p.pad) * 4)?;
-        }
-        let mut words = [0u32; MSG_MAX];
-        words[0] = CtbHeader::hxg(fence, n).into_raw();
-        words[1] = wire::with_kind(h0, tracked);
-        for (w, &d) in words[2..].iter_mut().zip(rest) {
-            *w = d;
         }
         let out = words.get(..len as usize).ok_or(EINVAL)?;
         io.lmem
@@ -580,24 +587,40 @@ impl Channel {
         }
     }
 
-    /// Sends `msgs` as FAST_REQUESTs: no reply unless one fails. With `batch` they share one
-    /// tail update and one notify, else each gets its own. Never sleeps: callable from atomic
-    /// context (not from the interrupt top half, which takes no CT locks). Returns how many
-    /// were sent; `EBUSY` if H2G had no room for the first.
+    /// Sends `req` as a FAST_REQUEST with its own notify: no reply unless it fails. Never
+    /// sleeps: callable from atomic context (not from the interrupt top half, which takes no
+    /// CT locks).
     ///
     /// # Errors
     ///
-    /// `ENODEV` (channel down), `EPIPE` (broken), `EBUSY` (no room), `EINVAL` (a message
-    /// longer than 255 dwords or empty).
-    pub(crate) fn send_fast(&self, io: &CtIo<'_>, msgs: &[&[u32]], batch: bool) -> Result<usize> {
+    /// `ENODEV` (channel down), `EPIPE` (broken), `EBUSY` (no room in H2G), or the request's
+    /// encoding error.
+    pub(crate) fn send_fast<R: FastRequest>(&self, io: &CtIo<'_>, req: &R) -> Result {
+        self.send_fast_batch(io, core::slice::from_ref(req), Notify::Once)
+            .map(|_| ())
+    }
+
+    /// Sends `reqs` as FAST_REQUESTs, ringing the GuC as `notify` says. Never sleeps, as
+    /// [`Channel::send_fast`]. Returns how many were sent (those before a full H2G).
+    ///
+    /// # Errors
+    ///
+    /// As [`Channel::send_fast`], for the first request (`EBUSY` if H2G had no room for it).
+    pub(crate) fn send_fast_batch<R: FastRequest>(
+        &self,
+        io: &CtIo<'_>,
+        reqs: &[R],
+        notify: Notify,
+    ) -> Result<usize> {
         let mut g = self.inner.lock();
         if g.link != Link::Up {
             return Err(Self::not_up(g.link));
         }
+        let batch = notify == Notify::Once;
         let mut sent = 0;
-        for msg in msgs {
+        for req in reqs {
             let fence = g.fences.next(false);
-            match self.write(&mut g, io, msg, fence, false) {
+            match self.write(&mut g, io, req, fence, false) {
                 Ok(()) => {}
                 Err(e) if e == EBUSY && sent > 0 => break,
                 Err(e) => {
@@ -608,9 +631,8 @@ impl Channel {
                     return Err(e);
                 }
             }
-            let action = action_of(msg);
             // CAST: a 16-bit field.
-            g.fast.push(fence, action as u16);
+            g.fast.push(fence, R::ACTION as u16);
             bump(&self.stats.fast);
             sent += 1;
             if !batch {
@@ -623,20 +645,19 @@ impl Channel {
         Ok(sent)
     }
 
-    /// Sends `msg` as a REQUEST with a waiter slot; `Ok(None)` if H2G or the credits have no
+    /// Sends `req` as a REQUEST with a waiter slot; `Ok(None)` if H2G or the credits have no
     /// room now.
-    fn submit(&self, io: &CtIo<'_>, msg: &[u32]) -> Result<Option<(usize, u16)>> {
+    fn submit<R: H2gRequest>(&self, io: &CtIo<'_>, req: &R) -> Result<Option<(usize, u16)>> {
         let mut g = self.inner.lock();
         if g.link != Link::Up {
             return Err(Self::not_up(g.link));
         }
         let fence = g.fences.next(true);
-        let action = action_of(msg);
         // CAST: a 16-bit field.
-        let Some(slot) = g.waiters.claim(fence, action as u16) else {
+        let Some(slot) = g.waiters.claim(fence, R::ACTION as u16) else {
             return Ok(None);
         };
-        match self.write(&mut g, io, msg, fence, true) {
+        match self.write(&mut g, io, req, fence, true) {
             Ok(()) => {}
             Err(e) => {
                 g.waiters.abandon(slot);
@@ -651,24 +672,37 @@ impl Channel {
         Ok(Some((slot, fence)))
     }
 
-    /// Sends `msg` (dword 0 a header from [`Hxg::request`]) as a REQUEST and waits for the
-    /// final reply; returns its DATA0. Process context: sleeps.
+    /// Sends `req` as a REQUEST and waits for the final reply; returns its decoded DATA0.
+    /// Process context: sleeps.
     ///
     /// # Errors
     ///
-    /// `EIO` for a FAILURE (logged with error and hint), `ETIME` without a reply, `ELOOP`
-    /// after [`RETRY_LIMIT`] RETRYs, `EDEADLK` if H2G stays full, `EPIPE` if the channel
-    /// breaks, `ECANCELED` if it is stopped, `ENODEV` if it is down or the device gone,
-    /// `EINTR` on a signal.
-    pub(crate) fn request(&self, a: &impl CtAccess, msg: &[u32]) -> Result<u32> {
-        let action = action_of(msg);
+    /// `EIO` for a FAILURE (logged with error and hint), `EPROTO` for a DATA0 the request does
+    /// not allow (logged), `ETIME` without a reply, `ELOOP` after [`RETRY_LIMIT`] RETRYs,
+    /// `EDEADLK` if H2G stays full, `EPIPE` if the channel breaks, `ECANCELED` if it is
+    /// stopped, `ENODEV` if it is down or the device gone, `EINTR` on a signal, `EINVAL` if
+    /// the request does not encode.
+    pub(crate) fn request<R: H2gRequest>(&self, a: &impl CtAccess, req: &R) -> Result<R::Reply> {
+        let action = R::ACTION;
         let mut retries = 0;
         loop {
             let (slot, fence) = self
-                .submit_waiting(a, msg, action)
+                .submit_waiting(a, req, action)
                 .inspect_err(|e| self.log_not_sent(a.dev(), action, *e))?;
             match self.wait(a, slot, fence, action)? {
-                Outcome::Success(data0) => return Ok(data0),
+                Outcome::Success(data0) => {
+                    return R::decode_reply(data0).map_err(|data0| {
+                        dev_err!(
+                            a.dev(),
+                            "guc: CT request {:#06x} (fence {:#06x}): reply DATA0 {:#x} is not \
+                             one the ABI allows\n",
+                            action,
+                            fence,
+                            data0
+                        );
+                        EPROTO
+                    })
+                }
                 Outcome::Failure { error, hint } => {
                     bump(&self.stats.failures);
                     dev_err!(
@@ -718,11 +752,16 @@ impl Channel {
     }
 
     /// [`Channel::submit`], sleeping while there is no room, up to [`ROOM_TIMEOUT`].
-    fn submit_waiting(&self, a: &impl CtAccess, msg: &[u32], action: u32) -> Result<(usize, u16)> {
+    fn submit_waiting<R: H2gRequest>(
+        &self,
+        a: &impl CtAccess,
+        req: &R,
+        action: u32,
+    ) -> Result<(usize, u16)> {
         let start = Instant::<Monotonic>::now();
         let mut nap = Delta::from_millis(1);
         loop {
-            let sent = a.with_io(|io| self.submit(io, msg)).ok_or(ENODEV)??;
+            let sent = a.with_io(|io| self.submit(io, req)).ok_or(ENODEV)??;
             if let Some(s) = sent {
                 return Ok(s);
             }
