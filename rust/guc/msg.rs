@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The typed GuC protocol: one type per host-to-GuC request the driver sends. This module is the driver's codec: no other module
+//! The typed GuC protocol: one type per host-to-GuC request the driver sends, and one enum
+//! for the GuC-to-host events it handles. This module is the driver's codec: no other module
 //! builds or reads raw message dwords (the mock has its own codec, on purpose: it is the other
 //! side of the wire).
 //!
@@ -21,6 +22,12 @@
 //! `abi/guc_messages_abi.h`); each type names the header and the xe function that sends the
 //! same message. Nothing is allocated: a request encodes into the caller's buffer (for the CT,
 //! the stack copy the channel writes into the ring).
+//!
+//! # Events
+//!
+//! [`decode_event`] turns an EVENT's action and payload into a [`G2hEvent`] once, in the
+//! channel; a known event whose payload is too short is a [`BadEvent`] (counted and logged by
+//! its owner as before), an unknown action is [`G2hEvent::Unknown`].
 //!
 //! [`Channel::request`]: super::ct::channel::Channel::request
 //! [`Channel::send_fast`]: super::ct::channel::Channel::send_fast
@@ -566,6 +573,222 @@ impl H2gRequest for UpdateVfCfg {
     }
 }
 
+/// The G2H events the driver knows, in the order of the debugfs `ct` counters.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum EventKind {
+    SchedDone,
+    DeregisterDone,
+    ContextReset,
+    EngineFailure,
+    MemoryCatError,
+    FlushLog,
+    CrashDump,
+    Exception,
+    VfState,
+    Adverse,
+}
+
+impl EventKind {
+    /// Every kind, in counter order.
+    pub(crate) const ALL: [EventKind; 10] = [
+        EventKind::SchedDone,
+        EventKind::DeregisterDone,
+        EventKind::ContextReset,
+        EventKind::EngineFailure,
+        EventKind::MemoryCatError,
+        EventKind::FlushLog,
+        EventKind::CrashDump,
+        EventKind::Exception,
+        EventKind::VfState,
+        EventKind::Adverse,
+    ];
+
+    /// The action (`abi/guc_actions_abi.h`, `abi/guc_actions_sriov_abi.h`).
+    pub(crate) const fn action(self) -> u32 {
+        match self {
+            EventKind::SchedDone => XEHPG_GUC_ACTION_SCHED_CONTEXT_MODE_DONE,
+            EventKind::DeregisterDone => XEHPG_GUC_ACTION_DEREGISTER_CONTEXT_DONE,
+            EventKind::ContextReset => XEHPG_GUC_ACTION_CONTEXT_RESET_NOTIFICATION,
+            EventKind::EngineFailure => XEHPG_GUC_ACTION_ENGINE_FAILURE_NOTIFICATION,
+            EventKind::MemoryCatError => XEHPG_GUC_ACTION_NOTIFY_MEMORY_CAT_ERROR,
+            EventKind::FlushLog => XEHPG_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE,
+            EventKind::CrashDump => XEHPG_GUC_ACTION_NOTIFY_CRASH_DUMP_POSTED,
+            EventKind::Exception => XEHPG_GUC_ACTION_NOTIFY_EXCEPTION,
+            EventKind::VfState => XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY,
+            EventKind::Adverse => XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT,
+        }
+    }
+
+    /// Upstream's name, for the log and debugfs.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            EventKind::SchedDone => "SCHED_CONTEXT_MODE_DONE",
+            EventKind::DeregisterDone => "DEREGISTER_CONTEXT_DONE",
+            EventKind::ContextReset => "CONTEXT_RESET_NOTIFICATION",
+            EventKind::EngineFailure => "ENGINE_FAILURE_NOTIFICATION",
+            EventKind::MemoryCatError => "NOTIFY_MEMORY_CAT_ERROR",
+            EventKind::FlushLog => "NOTIFY_FLUSH_LOG_BUFFER_TO_FILE",
+            EventKind::CrashDump => "NOTIFY_CRASH_DUMP_POSTED",
+            EventKind::Exception => "NOTIFY_EXCEPTION",
+            EventKind::VfState => "GUC2PF_VF_STATE_NOTIFY",
+            EventKind::Adverse => "GUC2PF_ADVERSE_EVENT",
+        }
+    }
+
+    /// The index of the kind's counter.
+    pub(crate) fn index(self) -> usize {
+        // CAST: a fieldless enum's discriminant, 0 to 9 in `ALL` order.
+        self as usize
+    }
+
+    /// The kind of `action`, if the driver knows it.
+    pub(crate) fn of(action: u32) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|k| k.action() == action)
+    }
+
+    /// The payload length the handler needs: at least `n`, or exactly `n`.
+    const fn needs(self) -> Needs {
+        match self {
+            // {context, state} (`xe_guc_submit.c` `xe_guc_sched_done_handler`).
+            EventKind::SchedDone => Needs::AtLeast(2),
+            // {context} (`xe_guc_deregister_done_handler`, `xe_guc_exec_queue_reset_handler`).
+            EventKind::DeregisterDone | EventKind::ContextReset => Needs::AtLeast(1),
+            // {class, instance, reason} (`xe_guc_exec_queue_reset_failure_handler`).
+            EventKind::EngineFailure => Needs::Exactly(3),
+            // {VF, event} and {VF, threshold} (`GUC2PF_*_EVENT_MSG_LEN`).
+            EventKind::VfState | EventKind::Adverse => Needs::AtLeast(2),
+            // Reported only; the payload is not read.
+            EventKind::MemoryCatError
+            | EventKind::FlushLog
+            | EventKind::CrashDump
+            | EventKind::Exception => Needs::AtLeast(0),
+        }
+    }
+}
+
+#[derive(Copy, Clone)]
+enum Needs {
+    AtLeast(usize),
+    Exactly(usize),
+}
+
+/// A decoded G2H event.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum G2hEvent {
+    /// `SCHED_CONTEXT_MODE_DONE`: scheduling of context `ctx` is now enabled or disabled (any
+    /// state but 0 reads as enabled).
+    SchedDone { ctx: u32, enabled: bool },
+    /// `DEREGISTER_CONTEXT_DONE` for context `ctx`.
+    DeregisterDone { ctx: u32 },
+    /// `CONTEXT_RESET_NOTIFICATION`: the GuC reset context `ctx` and stopped scheduling it.
+    ContextReset { ctx: u32 },
+    /// `ENGINE_FAILURE_NOTIFICATION`: the GuC could not reset an engine.
+    EngineFailure {
+        class: u32,
+        instance: u32,
+        reason: u32,
+    },
+    /// `NOTIFY_MEMORY_CAT_ERROR`, reported only.
+    MemoryCatError,
+    /// `NOTIFY_FLUSH_LOG_BUFFER_TO_FILE`, nothing to do (no log capture).
+    FlushLog,
+    /// `NOTIFY_CRASH_DUMP_POSTED`, reported only.
+    CrashDump,
+    /// `NOTIFY_EXCEPTION`, reported only.
+    Exception,
+    /// `GUC2PF_VF_STATE_NOTIFY` {VF, event}, checked against the enabled VFs by the PF.
+    VfState { vf: u32, event: u32 },
+    /// `GUC2PF_ADVERSE_EVENT` {VF, threshold key}, checked by the PF.
+    Adverse { vf: u32, key: u32 },
+    /// An action the driver does not know; counted and logged by the channel.
+    Unknown { action: u32, data0: u32, len: usize },
+}
+
+impl G2hEvent {
+    /// The kind, for a known event.
+    pub(crate) fn kind(&self) -> Option<EventKind> {
+        Some(match self {
+            G2hEvent::SchedDone { .. } => EventKind::SchedDone,
+            G2hEvent::DeregisterDone { .. } => EventKind::DeregisterDone,
+            G2hEvent::ContextReset { .. } => EventKind::ContextReset,
+            G2hEvent::EngineFailure { .. } => EventKind::EngineFailure,
+            G2hEvent::MemoryCatError => EventKind::MemoryCatError,
+            G2hEvent::FlushLog => EventKind::FlushLog,
+            G2hEvent::CrashDump => EventKind::CrashDump,
+            G2hEvent::Exception => EventKind::Exception,
+            G2hEvent::VfState { .. } => EventKind::VfState,
+            G2hEvent::Adverse { .. } => EventKind::Adverse,
+            G2hEvent::Unknown { .. } => return None,
+        })
+    }
+}
+
+/// A known event whose payload is not the length its handler needs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BadEvent {
+    pub(crate) kind: EventKind,
+    /// Payload dwords received.
+    pub(crate) len: usize,
+    /// Payload dwords expected (at least, or exactly for `ENGINE_FAILURE_NOTIFICATION`).
+    pub(crate) expected: usize,
+}
+
+/// Decodes an EVENT: `action` and `data0` from its HXG header, `payload` the dwords after it.
+/// Receive path: no allocation.
+///
+/// # Errors
+///
+/// [`BadEvent`] for a known action with a payload of the wrong length.
+pub(crate) fn decode_event(action: u32, data0: u32, payload: &[u32]) -> Result<G2hEvent, BadEvent> {
+    let Some(kind) = EventKind::of(action) else {
+        return Ok(G2hEvent::Unknown {
+            action,
+            data0,
+            len: payload.len(),
+        });
+    };
+    let len = payload.len();
+    match kind.needs() {
+        Needs::AtLeast(n) if len < n => return Err(bad(kind, len, n)),
+        Needs::Exactly(n) if len != n => return Err(bad(kind, len, n)),
+        _ => {}
+    }
+    let at = |i: usize| payload.get(i).copied().ok_or(bad(kind, len, i + 1));
+    Ok(match kind {
+        EventKind::SchedDone => G2hEvent::SchedDone {
+            ctx: at(0)?,
+            enabled: at(1)? != 0,
+        },
+        EventKind::DeregisterDone => G2hEvent::DeregisterDone { ctx: at(0)? },
+        EventKind::ContextReset => G2hEvent::ContextReset { ctx: at(0)? },
+        EventKind::EngineFailure => G2hEvent::EngineFailure {
+            class: at(0)?,
+            instance: at(1)?,
+            reason: at(2)?,
+        },
+        EventKind::MemoryCatError => G2hEvent::MemoryCatError,
+        EventKind::FlushLog => G2hEvent::FlushLog,
+        EventKind::CrashDump => G2hEvent::CrashDump,
+        EventKind::Exception => G2hEvent::Exception,
+        EventKind::VfState => G2hEvent::VfState {
+            vf: at(0)?,
+            event: at(1)?,
+        },
+        EventKind::Adverse => G2hEvent::Adverse {
+            vf: at(0)?,
+            key: at(1)?,
+        },
+    })
+}
+
+fn bad(kind: EventKind, len: usize, expected: usize) -> BadEvent {
+    BadEvent {
+        kind,
+        len,
+        expected,
+    }
+}
+
 #[cfg(xehpg_kunit)]
 #[kernel::prelude::kunit_tests(xehpg_guc_msg)]
 mod tests {
@@ -728,5 +951,99 @@ mod tests {
         };
         assert_eq!(encode(&r, &mut buf), Err(EINVAL));
         assert_eq!(encode(&SchedContext { id: 1 }, &mut [0u32; 1]), Err(EINVAL));
+    }
+
+    #[test]
+    fn events_decode() {
+        assert_eq!(
+            decode_event(0x1002, 0, &[3, 1]),
+            Ok(G2hEvent::SchedDone {
+                ctx: 3,
+                enabled: true
+            })
+        );
+        assert_eq!(
+            decode_event(0x1002, 0, &[3, 0, 9]),
+            Ok(G2hEvent::SchedDone {
+                ctx: 3,
+                enabled: false
+            })
+        );
+        assert_eq!(
+            decode_event(0x4600, 0, &[2]),
+            Ok(G2hEvent::DeregisterDone { ctx: 2 })
+        );
+        assert_eq!(
+            decode_event(0x1008, 0, &[1]),
+            Ok(G2hEvent::ContextReset { ctx: 1 })
+        );
+        assert_eq!(
+            decode_event(0x1009, 0, &[0, 1, 0xdead]),
+            Ok(G2hEvent::EngineFailure {
+                class: 0,
+                instance: 1,
+                reason: 0xdead
+            })
+        );
+        assert_eq!(
+            decode_event(0x5106, 0, &[3, 1]),
+            Ok(G2hEvent::VfState { vf: 3, event: 1 })
+        );
+        assert_eq!(
+            decode_event(0x5104, 0, &[2, 0x8a03]),
+            Ok(G2hEvent::Adverse { vf: 2, key: 0x8a03 })
+        );
+        assert_eq!(decode_event(0x8003, 0, &[]), Ok(G2hEvent::FlushLog));
+        assert_eq!(decode_event(0x8004, 0, &[1, 2]), Ok(G2hEvent::CrashDump));
+        assert_eq!(decode_event(0x8005, 0, &[]), Ok(G2hEvent::Exception));
+        assert_eq!(decode_event(0x6000, 0, &[5]), Ok(G2hEvent::MemoryCatError));
+        assert_eq!(
+            decode_event(0x7777, 5, &[1, 2]),
+            Ok(G2hEvent::Unknown {
+                action: 0x7777,
+                data0: 5,
+                len: 2
+            })
+        );
+    }
+
+    #[test]
+    fn malformed_events_are_refused() {
+        let b = |kind, len, expected| {
+            Err(BadEvent {
+                kind,
+                len,
+                expected,
+            })
+        };
+        assert_eq!(decode_event(0x1002, 0, &[3]), b(EventKind::SchedDone, 1, 2));
+        assert_eq!(
+            decode_event(0x4600, 0, &[]),
+            b(EventKind::DeregisterDone, 0, 1)
+        );
+        assert_eq!(
+            decode_event(0x1008, 0, &[]),
+            b(EventKind::ContextReset, 0, 1)
+        );
+        // Exactly three: one more is refused too.
+        assert_eq!(
+            decode_event(0x1009, 0, &[1]),
+            b(EventKind::EngineFailure, 1, 3)
+        );
+        assert_eq!(
+            decode_event(0x1009, 0, &[1, 2, 3, 4]),
+            b(EventKind::EngineFailure, 4, 3)
+        );
+        assert_eq!(decode_event(0x5106, 0, &[1]), b(EventKind::VfState, 1, 2));
+        assert_eq!(decode_event(0x5104, 0, &[]), b(EventKind::Adverse, 0, 2));
+    }
+
+    #[test]
+    fn event_kinds_round_trip() {
+        for (i, k) in EventKind::ALL.into_iter().enumerate() {
+            assert_eq!(k.index(), i);
+            assert_eq!(EventKind::of(k.action()), Some(k));
+        }
+        assert_eq!(EventKind::of(0x7777), None);
     }
 }

@@ -43,12 +43,11 @@ use super::{
     lmtt,
 };
 use crate::{
-    abi::*,
     gt::{mcr::regs::LMEM_CFG, GtDomain, GtState},
     guc::{
         self,
         ct::channel::{with_bars, Channel, CtAccess, CtIo},
-        msg::{UpdateVfCfg, VfControl},
+        msg::{BadEvent, EventKind, G2hEvent, UpdateVfCfg, VfControl},
         regs::VF_SW_FLAG,
     },
     mem::{
@@ -1015,27 +1014,33 @@ impl Pf {
 }
 
 impl Pf {
-    /// A G2H event for the PF: `GUC2PF_VF_STATE_NOTIFY` or `GUC2PF_ADVERSE_EVENT`; false for
-    /// any other action. Receive path: no sleeping, no device access; the FLR itself runs in
-    /// the work item. The GuC is untrusted: a notification for a VF that is not provisioned
-    /// is refused and counted.
-    pub(crate) fn guc_event(this: &Arc<Self>, dev: &Device, action: u32, payload: &[u32]) -> bool {
-        match action {
-            XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY => {}
-            XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT => {
-                this.adverse(dev, payload);
-                return true;
-            }
-            _ => return false,
-        }
+    /// A G2H event for the PF: `GUC2PF_VF_STATE_NOTIFY` or `GUC2PF_ADVERSE_EVENT`; other
+    /// events are not the PF's and are ignored. Receive path: no sleeping, no device access;
+    /// the FLR itself runs in the work item. The GuC is untrusted: a notification for a VF
+    /// that is not provisioned is refused and counted.
+    pub(crate) fn guc_event(this: &Arc<Self>, dev: &Device, ev: &G2hEvent) {
+        let (vf, event) = match *ev {
+            G2hEvent::VfState { vf, event } => (vf, event),
+            G2hEvent::Adverse { vf, key } => return this.adverse(dev, vf, key),
+            _ => return,
+        };
         // CAST: at most 63.
-        match parse_state(payload, this.num_vfs.load(Relaxed) as u16) {
+        match parse_state(vf, event, this.num_vfs.load(Relaxed) as u16) {
             Ok(Notice::Flr(vf)) => Self::post(this, vf, true),
             Ok(Notice::FlrDone(vf)) => Self::post(this, vf, false),
             Ok(_) => {}
             Err(bad) => this.refused(dev, "VF state notification", bad),
         }
-        true
+    }
+
+    /// A PF event too short to decode: refused and counted as [`BadNotice::Short`].
+    /// Receive path.
+    pub(crate) fn bad_event(&self, dev: &Device, bad: &BadEvent) {
+        let what = match bad.kind {
+            EventKind::Adverse => "adverse event",
+            _ => "VF state notification",
+        };
+        self.refused(dev, what, BadNotice::Short(bad.len));
     }
 
     /// Counts and logs a GuC report refused (`what`: which kind). Receive path.
@@ -1053,9 +1058,9 @@ impl Pf {
     /// A `GUC2PF_ADVERSE_EVENT`: VF `vf` went past a threshold the PF set. Counted per VF and
     /// threshold; logged at the 1st, 2nd, 4th, 8th... of a kind, since a misbehaving VF keeps
     /// the GuC reporting. Receive path: a spinlock, no sleeping.
-    fn adverse(&self, dev: &Device, payload: &[u32]) {
+    fn adverse(&self, dev: &Device, vf: u32, key: u32) {
         // CAST: at most 63.
-        let (vf, i) = match parse_adverse(payload, self.num_vfs.load(Relaxed) as u16) {
+        let (vf, i) = match parse_adverse(vf, key, self.num_vfs.load(Relaxed) as u16) {
             Ok(p) => p,
             Err(bad) => return self.refused(dev, "adverse event", bad),
         };

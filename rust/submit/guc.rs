@@ -43,18 +43,17 @@ use super::{
     port::{Mech, Port},
 };
 use crate::{
-    abi::*,
     engine::{
         lrc,
         regs::{self, Io},
     },
     gt::Gt,
     guc::{
-        ct::channel::{Channel, CtAccess, EventSink, Unresponsive},
+        ct::channel::{Channel, CtAccess, Unresponsive},
         guc_class,
         msg::{
-            AllocateDoorbell, DeallocateDoorbell, DeregisterContext, H2gRequest, RegisterContext,
-            SchedContext, SchedContextModeSet, UpdateContextPolicies,
+            AllocateDoorbell, BadEvent, DeallocateDoorbell, DeregisterContext, G2hEvent,
+            H2gRequest, RegisterContext, SchedContext, SchedContextModeSet, UpdateContextPolicies,
         },
     },
 };
@@ -514,28 +513,18 @@ impl Port {
 }
 
 /// Routes the GuC's submission events to the ports (receive path: no sleeping, no device
-/// access; see [`EventSink`]).
+/// access; called by the device's event dispatch).
 pub(crate) struct Events(pub(crate) Arc<super::Submit>);
 
-impl EventSink for Events {
-    fn guc_event(&self, dev: &Device, action: u32, payload: &[u32]) -> bool {
-        let (what, reset, min) = match action {
-            XEHPG_GUC_ACTION_SCHED_CONTEXT_MODE_DONE => {
-                (payload.get(1).map(|s| Done::Mode(*s != 0)), false, 2)
-            }
-            XEHPG_GUC_ACTION_DEREGISTER_CONTEXT_DONE => (Some(Done::Deregistered), false, 1),
-            XEHPG_GUC_ACTION_CONTEXT_RESET_NOTIFICATION => (None, true, 1),
-            _ => return false,
-        };
-        let Some(&id) = payload.first().filter(|_| payload.len() >= min) else {
-            dev_err!(
-                dev,
-                "submit: GuC event {:#06x} with {} dwords, {} expected; ignored\n",
-                action,
-                payload.len(),
-                min
-            );
-            return true;
+impl Events {
+    /// A context event: `SCHED_CONTEXT_MODE_DONE`, `DEREGISTER_CONTEXT_DONE` or
+    /// `CONTEXT_RESET_NOTIFICATION`; other events are not submission's and are ignored.
+    pub(crate) fn guc_event(&self, dev: &Device, ev: &G2hEvent) {
+        let (id, what, reset) = match *ev {
+            G2hEvent::SchedDone { ctx, enabled } => (ctx, Some(Done::Mode(enabled)), false),
+            G2hEvent::DeregisterDone { ctx } => (ctx, Some(Done::Deregistered), false),
+            G2hEvent::ContextReset { ctx } => (ctx, None, true),
+            _ => return,
         };
         for p in self.0.ports() {
             if p.guc_event(id, what, reset) {
@@ -547,16 +536,26 @@ impl EventSink for Events {
                         id
                     );
                 }
-                return true;
+                return;
             }
         }
         dev_err!(
             dev,
             "submit: GuC event {:#06x} names context {}, which is not registered; ignored\n",
-            action,
+            ev.kind().map_or(0, |k| k.action()),
             id
         );
-        true
+    }
+
+    /// A context event too short to name its context (logged; nothing changes).
+    pub(crate) fn bad_event(&self, dev: &Device, bad: &BadEvent) {
+        dev_err!(
+            dev,
+            "submit: GuC event {:#06x} with {} dwords, {} expected; ignored\n",
+            bad.kind.action(),
+            bad.len,
+            bad.expected
+        );
     }
 }
 

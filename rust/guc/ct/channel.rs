@@ -56,10 +56,9 @@ use super::{
     wire::{self, CtbHeader, Fences, G2h, Response, MSG_MAX, UNTRACKED},
 };
 use crate::{
-    abi::*,
     gt::{Gt, GtState},
     guc::{
-        msg::{self, FastRequest, H2gRequest},
+        msg::{self, decode_event, BadEvent, EventKind, FastRequest, G2hEvent, H2gRequest},
         regs::GUC_HOST_INTERRUPT,
     },
     mem::lmem::{LmemAccess, Lmembar},
@@ -240,13 +239,15 @@ struct Rx {
     buf: [u32; MSG_MAX],
 }
 
-/// Where the G2H events of a block above the GuC go: submission implements it. Called from
+/// Where the G2H events of the blocks above the GuC go (the device's dispatcher). Called from
 /// the receive path (process context, the receive mutex held): it must not sleep, touch the
 /// device or send on the channel.
 pub(crate) trait EventSink: Send + Sync {
-    /// An event of `action` with the dwords after its header; false if the sink does not take
-    /// this action (the channel then logs it as before).
-    fn guc_event(&self, dev: &Device, action: u32, payload: &[u32]) -> bool;
+    /// A decoded event (never [`G2hEvent::Unknown`]: the channel counts and logs those).
+    fn guc_event(&self, dev: &Device, ev: &G2hEvent) -> Consumed;
+
+    /// A known event whose payload has the wrong length; its owner counts and logs it.
+    fn guc_bad_event(&self, dev: &Device, bad: &BadEvent) -> Consumed;
 
     /// The GuC stopped serving the channel: H2G stayed full, the channel broke, or a block
     /// above gave up on a request (see [`Unresponsive`]). Upstream answers each with a GT
@@ -254,6 +255,14 @@ pub(crate) trait EventSink: Send + Sync {
     /// disabled). Any context, the channel's inner spinlock possibly held: it must not sleep
     /// or use the channel. By default nothing (a sink that only routes events).
     fn guc_unresponsive(&self, _dev: &Device, _why: Unresponsive) {}
+}
+
+/// Whether a block above took an event; if none did, the channel reports it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Consumed {
+    Handled,
+    /// No block handles this event now (no GuC submission, no PF, or report-only events).
+    NoConsumer,
 }
 
 /// How a batch of fast requests rings the GuC.
@@ -279,47 +288,6 @@ pub(crate) enum Unresponsive {
     ContextStuck(u16),
 }
 
-/// G2H events the driver knows, with their names (`abi/guc_actions_abi.h`).
-const EVENTS: [(u32, &str); 10] = [
-    (
-        XEHPG_GUC_ACTION_SCHED_CONTEXT_MODE_DONE,
-        "SCHED_CONTEXT_MODE_DONE",
-    ),
-    (
-        XEHPG_GUC_ACTION_DEREGISTER_CONTEXT_DONE,
-        "DEREGISTER_CONTEXT_DONE",
-    ),
-    (
-        XEHPG_GUC_ACTION_CONTEXT_RESET_NOTIFICATION,
-        "CONTEXT_RESET_NOTIFICATION",
-    ),
-    (
-        XEHPG_GUC_ACTION_ENGINE_FAILURE_NOTIFICATION,
-        "ENGINE_FAILURE_NOTIFICATION",
-    ),
-    (
-        XEHPG_GUC_ACTION_NOTIFY_MEMORY_CAT_ERROR,
-        "NOTIFY_MEMORY_CAT_ERROR",
-    ),
-    (
-        XEHPG_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE,
-        "NOTIFY_FLUSH_LOG_BUFFER_TO_FILE",
-    ),
-    (
-        XEHPG_GUC_ACTION_NOTIFY_CRASH_DUMP_POSTED,
-        "NOTIFY_CRASH_DUMP_POSTED",
-    ),
-    (XEHPG_GUC_ACTION_NOTIFY_EXCEPTION, "NOTIFY_EXCEPTION"),
-    (
-        XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY,
-        "GUC2PF_VF_STATE_NOTIFY",
-    ),
-    (
-        XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT,
-        "GUC2PF_ADVERSE_EVENT",
-    ),
-];
-
 /// Counters, read by debugfs without the locks.
 struct Stats {
     requests: Atomic<u64>,
@@ -327,7 +295,7 @@ struct Stats {
     notifies: Atomic<u64>,
     replies: Atomic<u64>,
     events: Atomic<u64>,
-    per_event: [Atomic<u64>; EVENTS.len()],
+    per_event: [Atomic<u64>; EventKind::ALL.len()],
     unknown_events: Atomic<u64>,
     retries: Atomic<u64>,
     busy: Atomic<u64>,
@@ -369,7 +337,7 @@ impl Stats {
             notifies: Atomic::new(0),
             replies: Atomic::new(0),
             events: Atomic::new(0),
-            per_event: [const { Atomic::new(0) }; EVENTS.len()],
+            per_event: [const { Atomic::new(0) }; EventKind::ALL.len()],
             unknown_events: Atomic::new(0),
             retries: Atomic::new(0),
             busy: Atomic::new(0),
@@ -972,35 +940,47 @@ impl Channel {
         }
     }
 
-    /// Dispatches an event by action: counted, then handed to the submission sink if one is
-    /// attached and takes it, else logged (no capture: crash dumps and exceptions are only
-    /// reported).
+    /// Decodes an event and dispatches it: counted, then handed to the sink if one is
+    /// attached, else (or if no block takes it) reported here (no capture: crash dumps and
+    /// exceptions are only reported).
     fn event(&self, dev: &Device, action: u32, data0: u32, payload: &[u32]) {
         bump(&self.stats.events);
-        let Some(i) = EVENTS.iter().position(|(a, _)| *a == action) else {
-            let n = self.stats.unknown_events.fetch_add(1, Relaxed) + 1;
-            if n <= LOG_LIMIT {
-                dev_warn!(
-                    dev,
-                    "guc: CT unknown event {:#06x} (data0 {:#x}, {} dwords): ignored\n",
-                    action,
-                    data0,
-                    payload.len()
-                );
+        let decoded = decode_event(action, data0, payload);
+        let kind = match &decoded {
+            Ok(G2hEvent::Unknown { action, data0, len }) => {
+                let n = self.stats.unknown_events.fetch_add(1, Relaxed) + 1;
+                if n <= LOG_LIMIT {
+                    dev_warn!(
+                        dev,
+                        "guc: CT unknown event {:#06x} (data0 {:#x}, {} dwords): ignored\n",
+                        action,
+                        data0,
+                        len
+                    );
+                }
+                return;
             }
+            Ok(ev) => ev.kind(),
+            Err(bad) => Some(bad.kind),
+        };
+        let Some(kind) = kind else {
             return;
         };
-        if let Some(c) = self.stats.per_event.get(i) {
+        if let Some(c) = self.stats.per_event.get(kind.index()) {
             bump(c);
         }
         let sink = self.sink.lock().clone();
-        if sink.is_some_and(|s| s.guc_event(dev, action, payload)) {
+        let consumed = sink.map_or(Consumed::NoConsumer, |s| match &decoded {
+            Ok(ev) => s.guc_event(dev, ev),
+            Err(bad) => s.guc_bad_event(dev, bad),
+        });
+        if consumed == Consumed::Handled {
             return;
         }
-        let name = EVENTS[i].1;
-        match action {
-            XEHPG_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE => {}
-            XEHPG_GUC_ACTION_NOTIFY_CRASH_DUMP_POSTED | XEHPG_GUC_ACTION_NOTIFY_EXCEPTION => {
+        let name = kind.name();
+        match kind {
+            EventKind::FlushLog => {}
+            EventKind::CrashDump | EventKind::Exception => {
                 dev_err!(dev, "guc: {}: the GuC reports a firmware failure\n", name)
             }
             _ => dev_warn!(
@@ -1096,8 +1076,8 @@ impl Channel {
             l(&s.polls),
             l(&s.room_waits)
         ))?;
-        for ((_, name), c) in EVENTS.iter().zip(s.per_event.iter()) {
-            f.write_fmt(fmt!("event {}: {}\n", name, l(c)))?;
+        for (kind, c) in EventKind::ALL.iter().zip(s.per_event.iter()) {
+            f.write_fmt(fmt!("event {}: {}\n", kind.name(), l(c)))?;
         }
         self.fmt_load(f)
     }
