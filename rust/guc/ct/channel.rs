@@ -486,7 +486,10 @@ impl Channel {
         let mut words = [0u32; MSG_MAX];
         let hxg = words.get_mut(1..).ok_or(EINVAL)?;
         let n = msg::encode(req, hxg)?;
-        hxg[0] = wire::with_kind(hxg[0], tracked);
+        // The codec writes a REQUEST header; a fast request changes its type.
+        if let Some(h0) = hxg.first_mut() {
+            *h0 = wire::with_kind(*h0, tracked);
+        }
         let n = u8::try_from(n).map_err(|_| EINVAL)?;
         words[0] = CtbHeader::hxg(fence, n).into_raw();
         let len = u32::from(n) + 1;
