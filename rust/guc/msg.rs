@@ -36,7 +36,7 @@
 use kernel::prelude::*;
 
 use super::{hxg::Hxg, klv::Writer};
-use crate::{abi::*, sriov::control::Command, submit::doorbell::Doorbell};
+use crate::abi::*;
 
 /// The longest CT message after its CTB header (`GUC_CTB_MSG_MAX_LEN` less the header).
 const CT_MAX_DWORDS: usize = XEHPG_CTB_NUM_DWORDS_MASK as usize;
@@ -470,7 +470,10 @@ impl H2gRequest for DeregisterContext {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct AllocateDoorbell {
     pub(crate) ctx: u16,
-    pub(crate) doorbell: Doorbell,
+    /// The physical doorbell.
+    pub(crate) id: u16,
+    /// Its page's offset in BAR 0.
+    pub(crate) offset: u32,
 }
 
 impl H2gRequest for AllocateDoorbell {
@@ -479,14 +482,7 @@ impl H2gRequest for AllocateDoorbell {
     type Reply = ();
 
     fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
-        put(
-            out,
-            &[
-                u32::from(self.ctx),
-                u32::from(self.doorbell.id),
-                self.doorbell.offset(),
-            ],
-        )
+        put(out, &[u32::from(self.ctx), u32::from(self.id), self.offset])
     }
 
     fn decode_reply(data0: u32) -> Result<(), u32> {
@@ -515,12 +511,23 @@ impl H2gRequest for DeallocateDoorbell {
     }
 }
 
+/// A `PF2GUC_VF_CONTROL` command (`GUC_PF_TRIGGER_VF_*`, `abi/guc_actions_sriov_abi.h`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub(crate) enum VfCommand {
+    Pause = XEHPG_GUC_PF_TRIGGER_VF_PAUSE,
+    Resume = XEHPG_GUC_PF_TRIGGER_VF_RESUME,
+    Stop = XEHPG_GUC_PF_TRIGGER_VF_STOP,
+    FlrStart = XEHPG_GUC_PF_TRIGGER_VF_FLR_START,
+    FlrFinish = XEHPG_GUC_PF_TRIGGER_VF_FLR_FINISH,
+}
+
 /// `PF2GUC_VF_CONTROL` (0x5506): {header, VF, command} (`abi/guc_actions_sriov_abi.h`; xe
 /// `xe_gt_sriov_pf_control.c` `guc_action_vf_control_cmd`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct VfControl {
     pub(crate) vf: u16,
-    pub(crate) cmd: Command,
+    pub(crate) cmd: VfCommand,
 }
 
 impl H2gRequest for VfControl {
@@ -913,7 +920,8 @@ mod tests {
         assert_eq!(&enc(&DeregisterContext { id: 4 })?[..], &[0x4503, 4]);
         let m = enc(&AllocateDoorbell {
             ctx: 5,
-            doorbell: Doorbell { id: 7, page: 2 },
+            id: 7,
+            offset: 0x40_2000,
         })?;
         assert_eq!(&m[..], &[0x10, 5, 7, 0x40_2000]);
         assert_eq!(&enc(&DeallocateDoorbell { ctx: 5 })?[..], &[0x20, 5]);
@@ -926,7 +934,7 @@ mod tests {
     fn sriov_requests() -> Result {
         let m = enc(&VfControl {
             vf: 7,
-            cmd: Command::FlrStart,
+            cmd: VfCommand::FlrStart,
         })?;
         assert_eq!(&m[..], &[0x5506, 7, 4]);
         let m = enc(&UpdateVfCfg {

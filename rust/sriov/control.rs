@@ -19,16 +19,9 @@ use kernel::prelude::*;
 use super::config::threshold_index;
 use crate::abi::*;
 
-/// A `PF2GUC_VF_CONTROL` command (sent as [`crate::guc::msg::VfControl`]).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub(crate) enum Command {
-    Pause = XEHPG_GUC_PF_TRIGGER_VF_PAUSE,
-    Resume = XEHPG_GUC_PF_TRIGGER_VF_RESUME,
-    Stop = XEHPG_GUC_PF_TRIGGER_VF_STOP,
-    FlrStart = XEHPG_GUC_PF_TRIGGER_VF_FLR_START,
-    FlrFinish = XEHPG_GUC_PF_TRIGGER_VF_FLR_FINISH,
-}
+/// A `PF2GUC_VF_CONTROL` command: the codec's type, as the guc block below may not name
+/// this one.
+pub(crate) use crate::guc::msg::VfCommand as Command;
 
 /// Checks the reply to `PF2GUC_UPDATE_VF_CFG`: the GuC must have applied every KLV sent.
 ///

@@ -246,7 +246,8 @@ impl Port {
             a,
             &AllocateDoorbell {
                 ctx: id,
-                doorbell: d,
+                id: d.id,
+                offset: d.offset(),
             },
         ) {
             Ok(()) => {
