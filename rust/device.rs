@@ -31,7 +31,8 @@ use crate::{
     gt::{GtInfo, GtState},
     guc::{
         self,
-        ct::channel::{Channel, EventSink, Unresponsive},
+        ct::channel::{Channel, Consumed, EventSink, Unresponsive},
+        msg::{BadEvent, EventKind, G2hEvent},
     },
     info::{BarInfo, DeviceInfo},
     irq::Irq,
@@ -124,9 +125,10 @@ pub(crate) struct Xehpg<'bound> {
     pdev: &'bound pci::Device<Bound>,
 }
 
-/// The GuC's events for the blocks above it: the GT reset's (an engine the GuC could not
-/// reset), submission's, then the PF's; and the channel's word that the GuC stopped answering,
-/// which queues a GT reset. Receive path (see [`EventSink`]).
+/// The GuC's events for the blocks above it, dispatched by kind: the GT reset's (an engine the
+/// GuC could not reset), submission's (context events), the PF's (VF events); and the
+/// channel's word that the GuC stopped answering, which queues a GT reset. Receive path (see
+/// [`EventSink`]).
 struct DeviceEvents {
     reset: Arc<GtReset>,
     submit: Events,
@@ -134,13 +136,46 @@ struct DeviceEvents {
 }
 
 impl EventSink for DeviceEvents {
-    fn guc_event(&self, dev: &kernel::device::Device, action: u32, payload: &[u32]) -> bool {
-        GtReset::guc_event(&self.reset, dev, action, payload)
-            || self.submit.guc_event(dev, action, payload)
-            || self
-                .sriov
-                .as_ref()
-                .is_some_and(|pf| Pf::guc_event(pf, dev, action, payload))
+    fn guc_event(&self, dev: &kernel::device::Device, ev: &G2hEvent) -> Consumed {
+        match *ev {
+            G2hEvent::EngineFailure {
+                class,
+                instance,
+                reason,
+            } => GtReset::engine_failure(&self.reset, dev, class, instance, reason),
+            G2hEvent::SchedDone { .. }
+            | G2hEvent::DeregisterDone { .. }
+            | G2hEvent::ContextReset { .. } => self.submit.guc_event(dev, ev),
+            G2hEvent::VfState { .. } | G2hEvent::Adverse { .. } => match &self.sriov {
+                Some(pf) => Pf::guc_event(pf, dev, ev),
+                None => return Consumed::NoConsumer,
+            },
+            // Reported by the channel.
+            G2hEvent::MemoryCatError
+            | G2hEvent::FlushLog
+            | G2hEvent::CrashDump
+            | G2hEvent::Exception
+            | G2hEvent::Unknown { .. } => return Consumed::NoConsumer,
+        }
+        Consumed::Handled
+    }
+
+    fn guc_bad_event(&self, dev: &kernel::device::Device, bad: &BadEvent) -> Consumed {
+        match bad.kind {
+            EventKind::EngineFailure => GtReset::bad_engine_failure(dev, bad.len),
+            EventKind::SchedDone | EventKind::DeregisterDone | EventKind::ContextReset => {
+                self.submit.bad_event(dev, bad)
+            }
+            EventKind::VfState | EventKind::Adverse => match &self.sriov {
+                Some(pf) => pf.bad_event(dev, bad),
+                None => return Consumed::NoConsumer,
+            },
+            EventKind::MemoryCatError
+            | EventKind::FlushLog
+            | EventKind::CrashDump
+            | EventKind::Exception => return Consumed::NoConsumer,
+        }
+        Consumed::Handled
     }
 
     fn guc_unresponsive(&self, _dev: &kernel::device::Device, why: Unresponsive) {

@@ -34,6 +34,7 @@ pub(crate) mod h2g;
 mod hwconfig;
 pub(crate) mod hxg;
 pub(crate) mod klv;
+pub(crate) mod msg;
 mod post_load;
 pub(crate) mod regs;
 mod status;

@@ -51,7 +51,6 @@ use kernel::{
 };
 
 use crate::{
-    abi::XEHPG_GUC_ACTION_ENGINE_FAILURE_NOTIFICATION,
     engine,
     gt::{Gt, GtDomain, GtState},
     guc::{
@@ -253,21 +252,15 @@ impl GtReset {
         Ok(())
     }
 
-    /// The GuC's `ENGINE_FAILURE_NOTIFICATION` (payload: GuC class, instance, reason; the
-    /// length upstream requires, `xe_guc_exec_queue_reset_failure_handler`) queues a reset;
-    /// other actions are not taken (false). Receive path: must not sleep.
-    pub(crate) fn guc_event(this: &Arc<Self>, dev: &Device, action: u32, payload: &[u32]) -> bool {
-        if action != XEHPG_GUC_ACTION_ENGINE_FAILURE_NOTIFICATION {
-            return false;
-        }
-        let &[class, instance, reason] = payload else {
-            dev_err!(
-                dev,
-                "gt: ENGINE_FAILURE_NOTIFICATION with {} dwords, 3 expected; ignored\n",
-                payload.len()
-            );
-            return true;
-        };
+    /// The GuC's `ENGINE_FAILURE_NOTIFICATION` (GuC class, instance, reason) queues a reset.
+    /// Receive path: must not sleep.
+    pub(crate) fn engine_failure(
+        this: &Arc<Self>,
+        dev: &Device,
+        class: u32,
+        instance: u32,
+        reason: u32,
+    ) {
         dev_err!(
             dev,
             "gt: the GuC failed to reset engine {}:{} (reason {:#010x})\n",
@@ -282,7 +275,16 @@ impl GtReset {
         };
         // Refusals and coalesced requests are counted (and the former logged) by `request`.
         let _ = Self::request(this, why);
-        true
+    }
+
+    /// An `ENGINE_FAILURE_NOTIFICATION` without the length upstream requires
+    /// (`xe_guc_exec_queue_reset_failure_handler`): logged, nothing queued. Receive path.
+    pub(crate) fn bad_engine_failure(dev: &Device, len: usize) {
+        dev_err!(
+            dev,
+            "gt: ENGINE_FAILURE_NOTIFICATION with {} dwords, 3 expected; ignored\n",
+            len
+        );
     }
 
     /// Where the reset stands.

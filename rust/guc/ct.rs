@@ -38,15 +38,12 @@ use kernel::{prelude::*, sync::Arc};
 
 use super::{
     h2g::{self, Reply},
-    hxg::Hxg,
-    klv::{guc_key_name, Writer},
+    klv::guc_key_name,
+    msg::{ControlCtb, SelfCfg, SelfCfgKey},
     regs::SOFT_SCRATCH,
     tlb_inval, Ctx, Guc, GucState, Obj,
 };
-use crate::{
-    abi::*,
-    gt::{Awake, GtDomain},
-};
+use crate::gt::{Awake, GtDomain};
 use channel::{G2hBuf, Rings};
 
 /// H2G object and ring layout (`xe_guc_ct.c`: `CTB_DESC_SIZE` aligned to 2 KiB,
@@ -107,52 +104,18 @@ impl Ct {
     }
 }
 
-/// The six SELF_CFG KLVs for rings in GGTT objects at `h2g` and `g2h`, in upstream's order
-/// (`guc_ct_ctb_h2g_register`, `guc_ct_ctb_g2h_register`): (key, value, 64-bit?).
-fn self_cfg(h2g: u64, g2h: u64) -> [(u32, u64, bool); 6] {
+/// The six SELF_CFG requests for rings in GGTT objects at `h2g` and `g2h`, in upstream's
+/// order (`guc_ct_ctb_h2g_register`, `guc_ct_ctb_g2h_register`).
+fn self_cfg(h2g: u64, g2h: u64) -> [SelfCfg; 6] {
+    let cfg = |key, value| SelfCfg { key, value };
     [
-        (
-            XEHPG_KLV_SELF_CFG_H2G_CTB_DESCRIPTOR_ADDR,
-            h2g + H2G_DESC,
-            true,
-        ),
-        (XEHPG_KLV_SELF_CFG_H2G_CTB_ADDR, h2g + H2G_RING, true),
-        (
-            XEHPG_KLV_SELF_CFG_H2G_CTB_SIZE,
-            u64::from(H2G_RING_SIZE),
-            false,
-        ),
-        (
-            XEHPG_KLV_SELF_CFG_G2H_CTB_DESCRIPTOR_ADDR,
-            g2h + G2H_DESC,
-            true,
-        ),
-        (XEHPG_KLV_SELF_CFG_G2H_CTB_ADDR, g2h + G2H_RING, true),
-        (
-            XEHPG_KLV_SELF_CFG_G2H_CTB_SIZE,
-            u64::from(G2H_RING_SIZE),
-            false,
-        ),
+        cfg(SelfCfgKey::H2gDescriptor, h2g + H2G_DESC),
+        cfg(SelfCfgKey::H2gAddr, h2g + H2G_RING),
+        cfg(SelfCfgKey::H2gSize, u64::from(H2G_RING_SIZE)),
+        cfg(SelfCfgKey::G2hDescriptor, g2h + G2H_DESC),
+        cfg(SelfCfgKey::G2hAddr, g2h + G2H_RING),
+        cfg(SelfCfgKey::G2hSize, u64::from(G2H_RING_SIZE)),
     ]
-}
-
-/// The MMIO message carrying one SELF_CFG KLV: {header, KLV header, value low, value high};
-/// a 32-bit value leaves the last dword 0 (`HOST2GUC_SELF_CFG` in `abi/guc_actions_abi.h`).
-///
-/// # Errors
-///
-/// `EINVAL` for a key that does not fit the 16-bit key field.
-fn self_cfg_message(key: u32, value: u64, wide: bool) -> Result<[u32; 4]> {
-    let key = u16::try_from(key).map_err(|_| EINVAL)?;
-    let mut klv = [0u32; 3];
-    let mut w = Writer::new(&mut klv);
-    if wide {
-        w.put_u64(key, value)?;
-    } else {
-        w.put_u32(key, u32::try_from(value).map_err(|_| EINVAL)?)?;
-    }
-    let header = Hxg::request(XEHPG_GUC_ACTION_HOST2GUC_SELF_CFG, 0).into_raw();
-    Ok([header, klv[0], klv[1], klv[2]])
 }
 
 impl Guc {
@@ -195,11 +158,11 @@ impl Guc {
             g2h_size: G2H_RING_SIZE / 4,
         };
         let (h2g, g2h) = (h2g.map.addr(0), map.addr(0));
-        for (key, value, wide) in self_cfg(h2g, g2h) {
-            let msg = self_cfg_message(key, value, wide)?;
-            match h2g::send(&ctx.gt, &msg)?.0 {
-                Reply::Success(1) => {}
-                Reply::Success(0) => {
+        for req in self_cfg(h2g, g2h) {
+            let (key, value) = (req.key as u32, req.value);
+            match h2g::send(&ctx.gt, &req)? {
+                Reply::Success(true) => {}
+                Reply::Success(false) => {
                     dev_err!(
                         ctx.gt.dev,
                         "guc: CT registration: the GuC does not know SELF_CFG key {:#06x} ({})\n",
@@ -207,16 +170,6 @@ impl Guc {
                         guc_key_name(key).unwrap_or("?")
                     );
                     return Err(ENOKEY);
-                }
-                Reply::Success(n) => {
-                    dev_err!(
-                        ctx.gt.dev,
-                        "guc: CT registration: SELF_CFG key {:#06x} answered {} KLVs taken, \
-                         1 sent\n",
-                        key,
-                        n
-                    );
-                    return Err(EPROTO);
                 }
                 Reply::Failure { error, hint } => {
                     dev_err!(
@@ -233,7 +186,7 @@ impl Guc {
                 }
             }
         }
-        control(ctx, XEHPG_GUC_CTB_CONTROL_ENABLE)?;
+        control(ctx, true)?;
         self.channel.start(rings, buf);
         early_message(ctx, awake);
         Ok(Ct {
@@ -261,7 +214,7 @@ impl Guc {
         };
         if ct.state == CtState::Enabled {
             // Logged by `control` on failure.
-            let _ = control(ctx, XEHPG_GUC_CTB_CONTROL_DISABLE);
+            let _ = control(ctx, false);
             ct.state = CtState::Disabled;
         }
         self.channel.stop();
@@ -309,25 +262,12 @@ fn zero(ctx: &Ctx<'_>, obj: &Obj, len: u64) -> Result {
     ctx.lmem.zero(obj.lmem.start, len)
 }
 
-/// Sends CONTROL_CTB with `control` (enable or disable).
-fn control(ctx: &Ctx<'_>, control: u32) -> Result {
-    let what = if control == XEHPG_GUC_CTB_CONTROL_ENABLE {
-        "enable"
-    } else {
-        "disable"
-    };
-    let header = Hxg::request(XEHPG_GUC_ACTION_HOST2GUC_CONTROL_CTB, 0).into_raw();
-    match h2g::send(&ctx.gt, &[header, control])?.0 {
-        Reply::Success(0) => Ok(()),
-        Reply::Success(n) => {
-            dev_err!(
-                ctx.gt.dev,
-                "guc: CT {}: reply data {:#x}, the ABI has none\n",
-                what,
-                n
-            );
-            Err(EPROTO)
-        }
+/// Sends CONTROL_CTB with ENABLE or DISABLE (a DATA0 other than 0 is refused and logged by
+/// [`h2g::send`]).
+fn control(ctx: &Ctx<'_>, enable: bool) -> Result {
+    let what = if enable { "enable" } else { "disable" };
+    match h2g::send(&ctx.gt, &ControlCtb { enable })? {
+        Reply::Success(()) => Ok(()),
         Reply::Failure { error, hint } => {
             dev_err!(
                 ctx.gt.dev,
@@ -347,35 +287,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn self_cfg_messages_match_upstream() {
-        let h2g = 0x1_0000;
-        let g2h = 0x2_0000;
-        let msgs = self_cfg(h2g, g2h);
-        // Upstream's example: {0x00000508, 0x09030002, desc_lo, desc_hi}.
-        let (k, v, w) = msgs[0];
+    fn self_cfg_requests_in_upstreams_order() {
+        let (h2g, g2h) = (0x1_0000, 0x2_0000);
+        let keys = self_cfg(h2g, g2h).map(|r| (r.key as u32, r.value));
         assert_eq!(
-            self_cfg_message(k, v, w),
-            Ok([0x508, 0x0903_0002, h2g as u32, 0])
-        );
-        let (k, v, w) = msgs[2];
-        assert_eq!(
-            self_cfg_message(k, v, w),
-            Ok([0x508, 0x0904_0001, 0x1000, 0])
-        );
-        let (k, v, w) = msgs[3];
-        assert_eq!(
-            self_cfg_message(k, v, w),
-            Ok([0x508, 0x0906_0002, (g2h + 0x800) as u32, 0])
-        );
-        let (k, v, w) = msgs[5];
-        assert_eq!(
-            self_cfg_message(k, v, w),
-            Ok([0x508, 0x0907_0001, 0x2_0000, 0])
-        );
-        // A 64-bit address keeps its high dword.
-        assert_eq!(
-            self_cfg_message(XEHPG_KLV_SELF_CFG_G2H_CTB_ADDR, 0x1_2345_6000, true),
-            Ok([0x508, 0x0905_0002, 0x2345_6000, 1])
+            keys,
+            [
+                (0x903, h2g),
+                (0x902, h2g + 0x1000),
+                (0x904, 0x1000),
+                (0x906, g2h + 0x800),
+                (0x905, g2h + 0x1000),
+                (0x907, 0x2_0000),
+            ]
         );
     }
 
@@ -386,7 +310,5 @@ mod tests {
         // The descriptors (64 bytes) do not reach the rings.
         assert!(H2G_DESC + 64 <= H2G_RING);
         assert!(G2H_DESC + 64 <= G2H_RING);
-        assert_eq!(self_cfg_message(0x1_0000, 0, false), Err(EINVAL));
-        assert_eq!(self_cfg_message(0x904, 1 << 32, false), Err(EINVAL));
     }
 }

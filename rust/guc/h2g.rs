@@ -20,6 +20,7 @@ use kernel::{
 
 use super::{
     hxg::Hxg,
+    msg::{self, MmioRequest},
     regs::{GUC_HOST_INTERRUPT, VF_SW_FLAG},
 };
 use crate::{abi::*, gt::Gt, mmio::poll_timeout, regs::ALL_ONES};
@@ -37,12 +38,14 @@ const ATOMIC_TRIES: usize = 10_000;
 const BUSY_TIMEOUT: Delta = Delta::from_secs(2);
 /// Resends after RETRY replies before giving up.
 const MAX_RETRIES: u32 = 4;
+/// The message registers (`GUC_MAX_MMIO_MSG_LEN`).
+const MMIO_DWORDS: usize = XEHPG_GUC_MMIO_MSG_MAX_DWORDS as usize;
 
-/// A final reply.
+/// A final reply, its SUCCESS decoded as the request's [`Reply`](msg::H2gRequest::Reply).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Reply {
-    /// SUCCESS with its DATA0.
-    Success(u32),
+pub(crate) enum Reply<T = u32> {
+    /// SUCCESS with its decoded DATA0.
+    Success(T),
     /// FAILURE with its error and hint.
     Failure { error: u32, hint: u32 },
 }
@@ -83,16 +86,25 @@ pub(crate) fn classify(raw: u32) -> Seen {
     }
 }
 
-/// The action of `request`, a host REQUEST that fits the message registers.
-fn check(request: &[u32]) -> Result<u32> {
-    let header = request.first().map(|&h| Hxg::from_raw(h)).ok_or(EINVAL)?;
-    if request.len() > XEHPG_GUC_MMIO_MSG_MAX_DWORDS as usize
-        || header.from_guc()
-        || header.kind().get() != XEHPG_HXG_TYPE_REQUEST
-    {
-        return Err(EINVAL);
-    }
-    Ok(header.as_request().action().get())
+/// `req` encoded for the message registers: the dwords and how many are used.
+///
+/// # Errors
+///
+/// The request's encoding error.
+fn encode<R: MmioRequest>(req: &R) -> Result<([u32; MMIO_DWORDS], usize)> {
+    // The request fits the registers: checked when this is built.
+    let () = R::FITS_MMIO;
+    let mut msg = [0u32; MMIO_DWORDS];
+    let n = msg::encode(req, &mut msg)?;
+    Ok((msg, n))
+}
+
+/// Decodes a final reply for `R`: a DATA0 the ABI does not allow for it is `Err(data0)`.
+fn decode<R: MmioRequest>(reply: Reply) -> Result<Reply<R::Reply>, u32> {
+    Ok(match reply {
+        Reply::Success(data0) => Reply::Success(R::decode_reply(data0)?),
+        Reply::Failure { error, hint } => Reply::Failure { error, hint },
+    })
 }
 
 /// [`send`] for a caller that may not sleep (debugfs inside the device access, for the CT
@@ -101,11 +113,12 @@ fn check(request: &[u32]) -> Result<u32> {
 ///
 /// # Errors
 ///
-/// `EINVAL` for a malformed request, `ETIMEDOUT` without a final reply, `EAGAIN` for RETRY,
-/// `EPROTO` for a malformed reply, `ENODEV` if the register reads all ones.
-pub(crate) fn send_atomic(gt: &Gt<'_>, request: &[u32]) -> Result<Reply> {
-    check(request)?;
-    post(gt, request)?;
+/// `EINVAL` for a request that does not encode, `ETIMEDOUT` without a final reply, `EAGAIN`
+/// for RETRY, `EPROTO` for a malformed reply or a DATA0 the request does not allow, `ENODEV`
+/// if the register reads all ones.
+pub(crate) fn send_atomic<R: MmioRequest>(gt: &Gt<'_>, req: &R) -> Result<Reply<R::Reply>> {
+    let (msg, n) = encode(req)?;
+    post(gt, msg.get(..n).ok_or(EINVAL)?)?;
     let seen = read_poll_timeout_atomic(
         || read_flag(gt, 0).map(classify),
         |s| !matches!(s, Seen::Pending | Seen::Busy),
@@ -113,7 +126,7 @@ pub(crate) fn send_atomic(gt: &Gt<'_>, request: &[u32]) -> Result<Reply> {
         ATOMIC_TRIES,
     )?;
     match seen {
-        Seen::Final(r) => Ok(r),
+        Seen::Final(r) => decode::<R>(r).map_err(|_| EPROTO),
         Seen::Retry => Err(EAGAIN),
         Seen::Bogus(_) => Err(EPROTO),
         Seen::Gone => Err(ENODEV),
@@ -132,21 +145,23 @@ fn post(gt: &Gt<'_>, request: &[u32]) -> Result {
         gt.write_aon_at(i, VF_SW_FLAG::from_raw(dw))?;
     }
     // A read back so the writes have landed before the doorbell (upstream reads the last).
-    let _ = read_flag(gt, XEHPG_GUC_MMIO_MSG_MAX_DWORDS as usize - 1)?;
+    let _ = read_flag(gt, MMIO_DWORDS - 1)?;
     gt.write_aon(GUC_HOST_INTERRUPT::zeroed());
     Ok(())
 }
 
-/// Sends `request` (at most 4 dwords, dword 0 a host REQUEST) and waits for the final reply.
-/// Returns the reply registers with the reply. A FAILURE is returned as a reply, not an
-/// error.
+/// Sends `req` and waits for the final reply, which is returned decoded; a FAILURE is a reply,
+/// not an error. Process context: sleeps.
 ///
 /// # Errors
 ///
-/// `EINVAL` for a malformed request, `ETIMEDOUT` if the GuC does not answer, `EPROTO` for a
-/// malformed reply, `EAGAIN` if it still asks to retry after the last resend (all logged).
-pub(crate) fn send(gt: &Gt<'_>, request: &[u32]) -> Result<(Reply, [u32; 4])> {
-    let action = check(request)?;
+/// `EINVAL` for a request that does not encode, `ETIMEDOUT` if the GuC does not answer,
+/// `EPROTO` for a malformed reply or a DATA0 the request does not allow, `EAGAIN` if it still
+/// asks to retry after the last resend (all logged).
+pub(crate) fn send<R: MmioRequest>(gt: &Gt<'_>, req: &R) -> Result<Reply<R::Reply>> {
+    let action = R::ACTION;
+    let (msg, n) = encode(req)?;
+    let request = msg.get(..n).ok_or(EINVAL)?;
     let mut backoff = Delta::from_millis(1);
     for _ in 0..=MAX_RETRIES {
         post(gt, request)?;
@@ -183,11 +198,15 @@ pub(crate) fn send(gt: &Gt<'_>, request: &[u32]) -> Result<(Reply, [u32; 4])> {
         };
         match seen {
             Seen::Final(reply) => {
-                let mut regs = [0u32; 4];
-                for (i, r) in regs.iter_mut().enumerate() {
-                    *r = read_flag(gt, i)?;
-                }
-                return Ok((reply, regs));
+                return decode::<R>(reply).map_err(|data0| {
+                    dev_err!(
+                        gt.dev,
+                        "guc: MMIO action {:#x}: reply DATA0 {:#x} is not one the ABI allows\n",
+                        action,
+                        data0
+                    );
+                    EPROTO
+                });
             }
             Seen::Retry => {
                 fsleep(backoff);

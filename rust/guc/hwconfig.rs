@@ -13,12 +13,11 @@ use kernel::prelude::*;
 
 use super::{
     h2g::{self, Reply},
-    hxg::Hxg,
     klv::{self, Layout},
+    msg::GetHwconfig,
     tlb_inval, Ctx, Guc, GucState,
 };
 use crate::{
-    abi::*,
     gt::{Awake, GtDomain},
     mem::ggtt::PAGE,
 };
@@ -76,8 +75,7 @@ impl Guc {
         awake: &Awake<'_, GtDomain>,
         st: &mut GucState,
     ) -> Result<KVec<u32>> {
-        let ask = Hxg::request(XEHPG_GUC_ACTION_GET_HWCONFIG, 0).into_raw();
-        let size = match h2g::send(&ctx.gt, &[ask, 0, 0, 0])?.0 {
+        let size = match h2g::send(&ctx.gt, &GetHwconfig::QUERY)? {
             Reply::Success(n) => n,
             Reply::Failure { error, hint } => {
                 dev_err!(
@@ -100,9 +98,7 @@ impl Guc {
         let buf = self.obj(ctx, st, u64::from(size).next_multiple_of(PAGE))?;
         tlb_inval::ggtt(&ctx.gt, awake)?;
         let addr = buf.map.addr(0);
-        // CAST: GGTT addresses are below 4 GiB; the high dword is 0.
-        let req = [ask, addr as u32, (addr >> 32) as u32, size];
-        match h2g::send(&ctx.gt, &req)?.0 {
+        match h2g::send(&ctx.gt, &GetHwconfig { addr, size })? {
             Reply::Success(n) if n == size => {}
             Reply::Success(n) => {
                 dev_err!(

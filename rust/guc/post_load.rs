@@ -22,7 +22,12 @@
 
 use kernel::prelude::*;
 
-use super::{fw::Version, hxg::Hxg, klv::Writer, tlb_inval, Ctx, Fail, Guc, GucState, State};
+use super::{
+    fw::Version,
+    klv::Writer,
+    msg::{OptInFeatures, RenderComputeYield},
+    tlb_inval, Ctx, Fail, Guc, GucState, State,
+};
 use crate::{abi::*, gt::GtDomain};
 
 /// Upstream's RENDER_COMPUTE_YIELD values (`RC_YIELD_DURATION`, `RC_YIELD_RATIO`).
@@ -70,19 +75,11 @@ impl Done {
     }
 }
 
-/// The UPDATE_SCHEDULING_POLICIES_KLV message: header, then the KLV inline.
-///
-/// # Errors
-///
-/// Only the KLV writer's, which the fixed size rules out.
-pub(crate) fn policies_message() -> Result<[u32; 4]> {
-    let mut msg = [0u32; 4];
-    msg[0] = Hxg::request(XEHPG_GUC_ACTION_UPDATE_SCHEDULING_POLICIES_KLV, 0).into_raw();
-    // CAST: the key is a 16-bit ABI constant.
-    let key = XEHPG_KLV_SCHEDULING_POLICIES_RENDER_COMPUTE_YIELD as u16;
-    Writer::new(&mut msg[1..]).put(key, &[YIELD_MS, YIELD_RATIO])?;
-    Ok(msg)
-}
+/// The scheduling policy the second boot phase sets.
+pub(crate) const YIELD: RenderComputeYield = RenderComputeYield {
+    ms: YIELD_MS,
+    ratio: YIELD_RATIO,
+};
 
 impl Guc {
     /// Runs the second boot phase; called once interrupts are armed, so replies arrive through
@@ -131,10 +128,9 @@ impl Guc {
             st.post_load.opt_in = Some(n);
         }
         if has_ccs && submission >= POLICIES_SINCE {
-            let msg = policies_message().map_err(|e| Fail("CT scheduling policies", e))?;
             let applied = self
                 .channel
-                .request(ctx, &msg)
+                .request(ctx, &YIELD)
                 .map_err(|e| Fail("CT scheduling policies", e))?;
             if applied != 1 {
                 // Upstream only checks for an error; i915 warned on a short count.
@@ -152,6 +148,7 @@ impl Guc {
     /// Sends the opt-in list from a one-page GuC object, released once the GuC answered (it
     /// reads the list while serving the request). Returns the KLVs sent.
     fn opt_in(&self, ctx: &Ctx<'_>, st: &mut GucState) -> Result<u32> {
+        // The list: one value-less KLV.
         let mut klvs = [0u32; 1];
         // CAST: the key is a 16-bit ABI constant.
         Writer::new(&mut klvs).put(XEHPG_KLV_OPT_IN_FEATURE_EXT_CAT_ERR_TYPE as u16, &[])?;
@@ -165,30 +162,14 @@ impl Guc {
                 tlb_inval::ggtt(&ctx.gt, &awake)
             })
             .and_then(|()| {
-                let addr = obj.map.addr(0);
-                let msg = [
-                    Hxg::request(XEHPG_GUC_ACTION_OPT_IN_FEATURE_KLV, 0).into_raw(),
-                    // CAST: the low and high dwords of a GGTT address.
-                    addr as u32,
-                    (addr >> 32) as u32,
+                let req = OptInFeatures {
+                    addr: obj.map.addr(0),
                     // CAST: one entry.
-                    klvs.len() as u32,
-                ];
-                self.channel.request(ctx, &msg)
+                    dwords: klvs.len() as u32,
+                };
+                self.channel.request(ctx, &req)
             });
         self.release(ctx, st, obj);
-        sent.map(|_| 1)
-    }
-}
-
-#[cfg(xehpg_kunit)]
-#[kernel::prelude::kunit_tests(xehpg_guc_post_load)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn policies_message_like_upstream() {
-        // {0x509, KLV header 0x1001 len 2, 80, 20} (`emit_render_compute_yield_klv`).
-        assert_eq!(policies_message(), Ok([0x509, 0x1001_0002, 80, 20]));
+        sent.map(|()| 1)
     }
 }

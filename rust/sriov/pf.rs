@@ -37,19 +37,18 @@ use kernel::{
 use super::{
     config::{encode_self, encode_threshold, IdRun, VfConfig, MAX_DWORDS, SELF_DWORDS, THRESHOLDS},
     control::{
-        applied, control_msg, parse_adverse, parse_state, update_cfg_msg, BadNotice, Command, Flr,
-        FlrAction, FlrInput, Notice,
+        applied, parse_adverse, parse_state, BadNotice, Command, Flr, FlrAction, FlrInput, Notice,
     },
     fair::{self, Profile},
     ids::{Ids, CONTEXTS, DOORBELLS},
     lmtt,
 };
 use crate::{
-    abi::*,
     gt::{mcr::regs::LMEM_CFG, GtDomain, GtState},
     guc::{
         self,
         ct::channel::{with_bars, Channel, CtAccess, CtIo},
+        msg::{BadEvent, EventKind, G2hEvent, UpdateVfCfg, VfControl},
         regs::VF_SW_FLAG,
     },
     mem::{
@@ -780,7 +779,11 @@ impl Pf {
             }),
         )?;
         // CAST: at most MAX_DWORDS.
-        let msg = update_cfg_msg(vf, self.klv_map.addr(0), len as u32);
+        let msg = UpdateVfCfg {
+            vf,
+            addr: self.klv_map.addr(0),
+            dwords: len as u32,
+        };
         let reply = step("PF2GUC_UPDATE_VF_CFG", self.b.ct.request(self, &msg))?;
         if let Err(e) = applied(klvs, reply) {
             dev_err!(
@@ -861,7 +864,7 @@ impl Pf {
     /// schedules still refers to what is freed.
     fn release(&self, st: &mut State, vf: u16, v: Vf) {
         if v.pushed.is_some() {
-            if let Err(e) = self.b.ct.request(self, &update_cfg_msg(vf, 0, 0)) {
+            if let Err(e) = self.b.ct.request(self, &UpdateVfCfg::reset(vf)) {
                 dev_err!(
                     self.dev,
                     "sriov: VF{}: resetting its configuration at the GuC failed: {}\n",
@@ -1017,27 +1020,33 @@ impl Pf {
 }
 
 impl Pf {
-    /// A G2H event for the PF: `GUC2PF_VF_STATE_NOTIFY` or `GUC2PF_ADVERSE_EVENT`; false for
-    /// any other action. Receive path: no sleeping, no device access; the FLR itself runs in
-    /// the work item. The GuC is untrusted: a notification for a VF that is not provisioned
-    /// is refused and counted.
-    pub(crate) fn guc_event(this: &Arc<Self>, dev: &Device, action: u32, payload: &[u32]) -> bool {
-        match action {
-            XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY => {}
-            XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT => {
-                this.adverse(dev, payload);
-                return true;
-            }
-            _ => return false,
-        }
+    /// A G2H event for the PF: `GUC2PF_VF_STATE_NOTIFY` or `GUC2PF_ADVERSE_EVENT`; other
+    /// events are not the PF's and are ignored. Receive path: no sleeping, no device access;
+    /// the FLR itself runs in the work item. The GuC is untrusted: a notification for a VF
+    /// that is not provisioned is refused and counted.
+    pub(crate) fn guc_event(this: &Arc<Self>, dev: &Device, ev: &G2hEvent) {
+        let (vf, event) = match *ev {
+            G2hEvent::VfState { vf, event } => (vf, event),
+            G2hEvent::Adverse { vf, key } => return this.adverse(dev, vf, key),
+            _ => return,
+        };
         // CAST: at most 63.
-        match parse_state(payload, this.num_vfs.load(Relaxed) as u16) {
+        match parse_state(vf, event, this.num_vfs.load(Relaxed) as u16) {
             Ok(Notice::Flr(vf)) => Self::post(this, vf, true),
             Ok(Notice::FlrDone(vf)) => Self::post(this, vf, false),
             Ok(_) => {}
             Err(bad) => this.refused(dev, "VF state notification", bad),
         }
-        true
+    }
+
+    /// A PF event too short to decode: refused and counted as [`BadNotice::Short`].
+    /// Receive path.
+    pub(crate) fn bad_event(&self, dev: &Device, bad: &BadEvent) {
+        let what = match bad.kind {
+            EventKind::Adverse => "adverse event",
+            _ => "VF state notification",
+        };
+        self.refused(dev, what, BadNotice::Short(bad.len));
     }
 
     /// Counts and logs a GuC report refused (`what`: which kind). Receive path.
@@ -1055,9 +1064,9 @@ impl Pf {
     /// A `GUC2PF_ADVERSE_EVENT`: VF `vf` went past a threshold the PF set. Counted per VF and
     /// threshold; logged at the 1st, 2nd, 4th, 8th... of a kind, since a misbehaving VF keeps
     /// the GuC reporting. Receive path: a spinlock, no sleeping.
-    fn adverse(&self, dev: &Device, payload: &[u32]) {
+    fn adverse(&self, dev: &Device, vf: u32, key: u32) {
         // CAST: at most 63.
-        let (vf, i) = match parse_adverse(payload, self.num_vfs.load(Relaxed) as u16) {
+        let (vf, i) = match parse_adverse(vf, key, self.num_vfs.load(Relaxed) as u16) {
             Ok(p) => p,
             Err(bad) => return self.refused(dev, "adverse event", bad),
         };
@@ -1187,7 +1196,13 @@ impl Pf {
         };
         v.flr = next;
         dev_info!(self.dev, "sriov: VF{}: FLR\n", vf);
-        if let Err(e) = self.b.ct.request(self, &control_msg(vf, Command::FlrStart)) {
+        if let Err(e) = self.b.ct.request(
+            self,
+            &VfControl {
+                vf,
+                cmd: Command::FlrStart,
+            },
+        ) {
             self.flr_failed(v, vf, "FLR_START", e);
             return;
         }
@@ -1255,11 +1270,13 @@ impl Pf {
         if let Ok((next, _)) = v.flr.on(FlrInput::Cleaned) {
             v.flr = next;
         }
-        if let Err(e) = self
-            .b
-            .ct
-            .request(self, &control_msg(vf, Command::FlrFinish))
-        {
+        if let Err(e) = self.b.ct.request(
+            self,
+            &VfControl {
+                vf,
+                cmd: Command::FlrFinish,
+            },
+        ) {
             self.flr_failed(v, vf, "FLR_FINISH", e);
             return;
         }
@@ -1280,7 +1297,7 @@ impl Pf {
         if vf == 0 || usize::from(vf) > st.vfs.len() {
             return Err(ENOENT);
         }
-        self.b.ct.request(self, &control_msg(vf, cmd)).map(|_| ())
+        self.b.ct.request(self, &VfControl { vf, cmd })
     }
 
     /// Writes the value of `setting` for VF `vf` that the next enable applies (for the bulk

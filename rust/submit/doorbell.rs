@@ -28,8 +28,6 @@
 use kernel::bitmap::BitmapVec;
 use kernel::prelude::*;
 
-use crate::abi::*;
-
 /// Doorbell pages in BAR 0 and physical doorbells (seed 000 lines 1034-1044).
 pub(crate) const PAGES: usize = 1024;
 pub(crate) const PHYSICAL: usize = 256;
@@ -122,24 +120,6 @@ impl Pool {
     }
 }
 
-/// `ALLOCATE_DOORBELL` for context `ctx` (GUESS: see the module docs).
-pub(crate) fn allocate_msg(ctx: u16, d: Doorbell) -> [u32; 4] {
-    [
-        crate::guc::hxg::Hxg::request(XEHPG_GUC_ACTION_ALLOCATE_DOORBELL, 0).into_raw(),
-        u32::from(ctx),
-        u32::from(d.id),
-        d.offset(),
-    ]
-}
-
-/// `DEALLOCATE_DOORBELL` for context `ctx` (GUESS).
-pub(crate) fn deallocate_msg(ctx: u16) -> [u32; 2] {
-    [
-        crate::guc::hxg::Hxg::request(XEHPG_GUC_ACTION_DEALLOCATE_DOORBELL, 0).into_raw(),
-        u32::from(ctx),
-    ]
-}
-
 #[cfg(xehpg_kunit)]
 #[kernel::prelude::kunit_tests(xehpg_doorbell)]
 mod tests {
@@ -190,9 +170,5 @@ mod tests {
     fn pages_lie_in_the_prm_window() {
         assert_eq!(Doorbell { id: 0, page: 0 }.offset(), 0x40_0000);
         assert_eq!(Doorbell { id: 0, page: 1023 }.offset(), 0x7f_f000);
-        let m = allocate_msg(5, Doorbell { id: 7, page: 2 });
-        assert_eq!(m[0] & 0xffff, 0x10);
-        assert_eq!(&m[1..], &[5, 7, 0x40_2000]);
-        assert_eq!(deallocate_msg(5)[0] & 0xffff, 0x20);
     }
 }

@@ -56,9 +56,11 @@ use super::{
     wire::{self, CtbHeader, Fences, G2h, Response, MSG_MAX, UNTRACKED},
 };
 use crate::{
-    abi::*,
     gt::{Gt, GtState},
-    guc::{hxg::Hxg, regs::GUC_HOST_INTERRUPT},
+    guc::{
+        msg::{self, decode_event, BadEvent, EventKind, FastRequest, G2hEvent, H2gRequest},
+        regs::GUC_HOST_INTERRUPT,
+    },
     mem::lmem::{LmemAccess, Lmembar},
     mmio::Gttmmadr,
     regs::VF_CAP_REG,
@@ -237,13 +239,15 @@ struct Rx {
     buf: [u32; MSG_MAX],
 }
 
-/// Where the G2H events of a block above the GuC go: submission implements it. Called from
+/// Where the G2H events of the blocks above the GuC go (the device's dispatcher). Called from
 /// the receive path (process context, the receive mutex held): it must not sleep, touch the
 /// device or send on the channel.
 pub(crate) trait EventSink: Send + Sync {
-    /// An event of `action` with the dwords after its header; false if the sink does not take
-    /// this action (the channel then logs it as before).
-    fn guc_event(&self, dev: &Device, action: u32, payload: &[u32]) -> bool;
+    /// A decoded event (never [`G2hEvent::Unknown`]: the channel counts and logs those).
+    fn guc_event(&self, dev: &Device, ev: &G2hEvent) -> Consumed;
+
+    /// A known event whose payload has the wrong length; its owner counts and logs it.
+    fn guc_bad_event(&self, dev: &Device, bad: &BadEvent) -> Consumed;
 
     /// The GuC stopped serving the channel: H2G stayed full, the channel broke, or a block
     /// above gave up on a request (see [`Unresponsive`]). Upstream answers each with a GT
@@ -251,6 +255,23 @@ pub(crate) trait EventSink: Send + Sync {
     /// disabled). Any context, the channel's inner spinlock possibly held: it must not sleep
     /// or use the channel. By default nothing (a sink that only routes events).
     fn guc_unresponsive(&self, _dev: &Device, _why: Unresponsive) {}
+}
+
+/// Whether a block above took an event; if none did, the channel reports it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Consumed {
+    Handled,
+    /// No block handles this event now (no GuC submission, no PF, or report-only events).
+    NoConsumer,
+}
+
+/// How a batch of fast requests rings the GuC.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Notify {
+    /// One tail update and one doorbell for the whole batch.
+    Once,
+    /// One per request (the debugfs load run's comparison).
+    Each,
 }
 
 /// Why the channel gave up on the GuC. A single unanswered request is not one of them (it
@@ -267,47 +288,6 @@ pub(crate) enum Unresponsive {
     ContextStuck(u16),
 }
 
-/// G2H events the driver knows, with their names (`abi/guc_actions_abi.h`).
-const EVENTS: [(u32, &str); 10] = [
-    (
-        XEHPG_GUC_ACTION_SCHED_CONTEXT_MODE_DONE,
-        "SCHED_CONTEXT_MODE_DONE",
-    ),
-    (
-        XEHPG_GUC_ACTION_DEREGISTER_CONTEXT_DONE,
-        "DEREGISTER_CONTEXT_DONE",
-    ),
-    (
-        XEHPG_GUC_ACTION_CONTEXT_RESET_NOTIFICATION,
-        "CONTEXT_RESET_NOTIFICATION",
-    ),
-    (
-        XEHPG_GUC_ACTION_ENGINE_FAILURE_NOTIFICATION,
-        "ENGINE_FAILURE_NOTIFICATION",
-    ),
-    (
-        XEHPG_GUC_ACTION_NOTIFY_MEMORY_CAT_ERROR,
-        "NOTIFY_MEMORY_CAT_ERROR",
-    ),
-    (
-        XEHPG_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE,
-        "NOTIFY_FLUSH_LOG_BUFFER_TO_FILE",
-    ),
-    (
-        XEHPG_GUC_ACTION_NOTIFY_CRASH_DUMP_POSTED,
-        "NOTIFY_CRASH_DUMP_POSTED",
-    ),
-    (XEHPG_GUC_ACTION_NOTIFY_EXCEPTION, "NOTIFY_EXCEPTION"),
-    (
-        XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY,
-        "GUC2PF_VF_STATE_NOTIFY",
-    ),
-    (
-        XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT,
-        "GUC2PF_ADVERSE_EVENT",
-    ),
-];
-
 /// Counters, read by debugfs without the locks.
 struct Stats {
     requests: Atomic<u64>,
@@ -315,7 +295,7 @@ struct Stats {
     notifies: Atomic<u64>,
     replies: Atomic<u64>,
     events: Atomic<u64>,
-    per_event: [Atomic<u64>; EVENTS.len()],
+    per_event: [Atomic<u64>; EventKind::ALL.len()],
     unknown_events: Atomic<u64>,
     retries: Atomic<u64>,
     busy: Atomic<u64>,
@@ -363,7 +343,7 @@ impl Stats {
             notifies: Atomic::new(0),
             replies: Atomic::new(0),
             events: Atomic::new(0),
-            per_event: [const { Atomic::new(0) }; EVENTS.len()],
+            per_event: [const { Atomic::new(0) }; EventKind::ALL.len()],
             unknown_events: Atomic::new(0),
             retries: Atomic::new(0),
             busy: Atomic::new(0),
@@ -377,12 +357,6 @@ impl Stats {
             rx_passes: Atomic::new(0),
         }
     }
-}
-
-/// The action of a host message (0 for an empty one, which the writer refuses).
-fn action_of(msg: &[u32]) -> u32 {
-    msg.first()
-        .map_or(0, |&h| Hxg::from_raw(h).as_request().action().get())
 }
 
 fn bump(c: &Atomic<u64>) {
@@ -502,18 +476,28 @@ impl Channel {
         true
     }
 
-    /// Writes one message into H2G (not yet published). Inner lock held.
-    fn write(
+    /// Encodes `req` and writes it into H2G (not yet published). Inner lock held.
+    fn write<R: H2gRequest>(
         &self,
         g: &mut Inner,
         io: &CtIo<'_>,
-        msg: &[u32],
+        req: &R,
         fence: u16,
         tracked: bool,
     ) -> Result {
+        // The request fits a CT message: checked when this is built.
+        let () = R::FITS_CT;
         let rings = g.rings.ok_or(ENODEV)?;
-        let (&h0, rest) = msg.split_first().ok_or(EINVAL)?;
-        let n = u8::try_from(msg.len()).map_err(|_| EINVAL)?;
+        // The CTB header, then the message, encoded in place (no second copy).
+        let mut words = [0u32; MSG_MAX];
+        let hxg = words.get_mut(1..).ok_or(EINVAL)?;
+        let n = msg::encode(req, hxg)?;
+        // The codec writes a REQUEST header; a fast request changes its type.
+        if let Some(h0) = hxg.first_mut() {
+            *h0 = wire::with_kind(*h0, tracked);
+        }
+        let n = u8::try_from(n).map_err(|_| EINVAL)?;
+        words[0] = CtbHeader::hxg(fence, n).into_raw();
         let len = u32::from(n) + 1;
         let size = rings.h2g_size;
         let mut placed = ring::place(g.h2g_head, g.h2g_tail, size, len);
@@ -544,12 +528,6 @@ impl Channel {
         if p.pad > 0 {
             io.lmem
                 .zero(rings.h2g + u64::from(g.h2g_tail) * 4, u64::from(p.pad) * 4)?;
-        }
-        let mut words = [0u32; MSG_MAX];
-        words[0] = CtbHeader::hxg(fence, n).into_raw();
-        words[1] = wire::with_kind(h0, tracked);
-        for (w, &d) in words[2..].iter_mut().zip(rest) {
-            *w = d;
         }
         let out = words.get(..len as usize).ok_or(EINVAL)?;
         io.lmem
@@ -586,24 +564,40 @@ impl Channel {
         }
     }
 
-    /// Sends `msgs` as FAST_REQUESTs: no reply unless one fails. With `batch` they share one
-    /// tail update and one notify, else each gets its own. Never sleeps: callable from atomic
-    /// context (not from the interrupt top half, which takes no CT locks). Returns how many
-    /// were sent; `EBUSY` if H2G had no room for the first.
+    /// Sends `req` as a FAST_REQUEST with its own notify: no reply unless it fails. Never
+    /// sleeps: callable from atomic context (not from the interrupt top half, which takes no
+    /// CT locks).
     ///
     /// # Errors
     ///
-    /// `ENODEV` (channel down), `EPIPE` (broken), `EBUSY` (no room), `EINVAL` (a message
-    /// longer than 255 dwords or empty).
-    pub(crate) fn send_fast(&self, io: &CtIo<'_>, msgs: &[&[u32]], batch: bool) -> Result<usize> {
+    /// `ENODEV` (channel down), `EPIPE` (broken), `EBUSY` (no room in H2G), or the request's
+    /// encoding error.
+    pub(crate) fn send_fast<R: FastRequest>(&self, io: &CtIo<'_>, req: &R) -> Result {
+        self.send_fast_batch(io, core::slice::from_ref(req), Notify::Once)
+            .map(|_| ())
+    }
+
+    /// Sends `reqs` as FAST_REQUESTs, ringing the GuC as `notify` says. Never sleeps, as
+    /// [`Channel::send_fast`]. Returns how many were sent (those before a full H2G).
+    ///
+    /// # Errors
+    ///
+    /// As [`Channel::send_fast`], for the first request (`EBUSY` if H2G had no room for it).
+    pub(crate) fn send_fast_batch<R: FastRequest>(
+        &self,
+        io: &CtIo<'_>,
+        reqs: &[R],
+        notify: Notify,
+    ) -> Result<usize> {
         let mut g = self.inner.lock();
         if g.link != Link::Up {
             return Err(Self::not_up(g.link));
         }
+        let batch = notify == Notify::Once;
         let mut sent = 0;
-        for msg in msgs {
+        for req in reqs {
             let fence = g.fences.next(false);
-            match self.write(&mut g, io, msg, fence, false) {
+            match self.write(&mut g, io, req, fence, false) {
                 Ok(()) => {}
                 Err(e) if e == EBUSY && sent > 0 => break,
                 Err(e) => {
@@ -614,9 +608,8 @@ impl Channel {
                     return Err(e);
                 }
             }
-            let action = action_of(msg);
             // CAST: a 16-bit field.
-            g.fast.push(fence, action as u16);
+            g.fast.push(fence, R::ACTION as u16);
             bump(&self.stats.fast);
             sent += 1;
             if !batch {
@@ -629,20 +622,19 @@ impl Channel {
         Ok(sent)
     }
 
-    /// Sends `msg` as a REQUEST with a waiter slot; `Ok(None)` if H2G or the credits have no
+    /// Sends `req` as a REQUEST with a waiter slot; `Ok(None)` if H2G or the credits have no
     /// room now.
-    fn submit(&self, io: &CtIo<'_>, msg: &[u32]) -> Result<Option<(usize, u16)>> {
+    fn submit<R: H2gRequest>(&self, io: &CtIo<'_>, req: &R) -> Result<Option<(usize, u16)>> {
         let mut g = self.inner.lock();
         if g.link != Link::Up {
             return Err(Self::not_up(g.link));
         }
         let fence = g.fences.next(true);
-        let action = action_of(msg);
         // CAST: a 16-bit field.
-        let Some(slot) = g.waiters.claim(fence, action as u16) else {
+        let Some(slot) = g.waiters.claim(fence, R::ACTION as u16) else {
             return Ok(None);
         };
-        match self.write(&mut g, io, msg, fence, true) {
+        match self.write(&mut g, io, req, fence, true) {
             Ok(()) => {}
             Err(e) => {
                 g.waiters.abandon(slot);
@@ -657,24 +649,37 @@ impl Channel {
         Ok(Some((slot, fence)))
     }
 
-    /// Sends `msg` (dword 0 a header from [`Hxg::request`]) as a REQUEST and waits for the
-    /// final reply; returns its DATA0. Process context: sleeps.
+    /// Sends `req` as a REQUEST and waits for the final reply; returns its decoded DATA0.
+    /// Process context: sleeps.
     ///
     /// # Errors
     ///
-    /// `EIO` for a FAILURE (logged with error and hint), `ETIME` without a reply, `ELOOP`
-    /// after [`RETRY_LIMIT`] RETRYs, `EDEADLK` if H2G stays full, `EPIPE` if the channel
-    /// breaks, `ECANCELED` if it is stopped, `ENODEV` if it is down or the device gone,
-    /// `EINTR` on a signal.
-    pub(crate) fn request(&self, a: &impl CtAccess, msg: &[u32]) -> Result<u32> {
-        let action = action_of(msg);
+    /// `EIO` for a FAILURE (logged with error and hint), `EPROTO` for a DATA0 the request does
+    /// not allow (logged), `ETIME` without a reply, `ELOOP` after [`RETRY_LIMIT`] RETRYs,
+    /// `EDEADLK` if H2G stays full, `EPIPE` if the channel breaks, `ECANCELED` if it is
+    /// stopped, `ENODEV` if it is down or the device gone, `EINTR` on a signal, `EINVAL` if
+    /// the request does not encode.
+    pub(crate) fn request<R: H2gRequest>(&self, a: &impl CtAccess, req: &R) -> Result<R::Reply> {
+        let action = R::ACTION;
         let mut retries = 0;
         loop {
             let (slot, fence) = self
-                .submit_waiting(a, msg, action)
+                .submit_waiting(a, req, action)
                 .inspect_err(|e| self.log_not_sent(a.dev(), action, *e))?;
             match self.wait(a, slot, fence, action)? {
-                Outcome::Success(data0) => return Ok(data0),
+                Outcome::Success(data0) => {
+                    return R::decode_reply(data0).map_err(|data0| {
+                        dev_err!(
+                            a.dev(),
+                            "guc: CT request {:#06x} (fence {:#06x}): reply DATA0 {:#x} is not \
+                             one the ABI allows\n",
+                            action,
+                            fence,
+                            data0
+                        );
+                        EPROTO
+                    })
+                }
                 Outcome::Failure { error, hint } => {
                     bump(&self.stats.failures);
                     dev_err!(
@@ -724,11 +729,16 @@ impl Channel {
     }
 
     /// [`Channel::submit`], sleeping while there is no room, up to [`ROOM_TIMEOUT`].
-    fn submit_waiting(&self, a: &impl CtAccess, msg: &[u32], action: u32) -> Result<(usize, u16)> {
+    fn submit_waiting<R: H2gRequest>(
+        &self,
+        a: &impl CtAccess,
+        req: &R,
+        action: u32,
+    ) -> Result<(usize, u16)> {
         let start = Instant::<Monotonic>::now();
         let mut nap = Delta::from_millis(1);
         loop {
-            let sent = a.with_io(|io| self.submit(io, msg)).ok_or(ENODEV)??;
+            let sent = a.with_io(|io| self.submit(io, req)).ok_or(ENODEV)??;
             if let Some(s) = sent {
                 return Ok(s);
             }
@@ -939,35 +949,47 @@ impl Channel {
         }
     }
 
-    /// Dispatches an event by action: counted, then handed to the submission sink if one is
-    /// attached and takes it, else logged (no capture: crash dumps and exceptions are only
-    /// reported).
+    /// Decodes an event and dispatches it: counted, then handed to the sink if one is
+    /// attached, else (or if no block takes it) reported here (no capture: crash dumps and
+    /// exceptions are only reported).
     fn event(&self, dev: &Device, action: u32, data0: u32, payload: &[u32]) {
         bump(&self.stats.events);
-        let Some(i) = EVENTS.iter().position(|(a, _)| *a == action) else {
-            let n = self.stats.unknown_events.fetch_add(1, Relaxed) + 1;
-            if n <= LOG_LIMIT {
-                dev_warn!(
-                    dev,
-                    "guc: CT unknown event {:#06x} (data0 {:#x}, {} dwords): ignored\n",
-                    action,
-                    data0,
-                    payload.len()
-                );
+        let decoded = decode_event(action, data0, payload);
+        let kind = match &decoded {
+            Ok(G2hEvent::Unknown { action, data0, len }) => {
+                let n = self.stats.unknown_events.fetch_add(1, Relaxed) + 1;
+                if n <= LOG_LIMIT {
+                    dev_warn!(
+                        dev,
+                        "guc: CT unknown event {:#06x} (data0 {:#x}, {} dwords): ignored\n",
+                        action,
+                        data0,
+                        len
+                    );
+                }
+                return;
             }
+            Ok(ev) => ev.kind(),
+            Err(bad) => Some(bad.kind),
+        };
+        let Some(kind) = kind else {
             return;
         };
-        if let Some(c) = self.stats.per_event.get(i) {
+        if let Some(c) = self.stats.per_event.get(kind.index()) {
             bump(c);
         }
         let sink = self.sink.lock().clone();
-        if sink.is_some_and(|s| s.guc_event(dev, action, payload)) {
+        let consumed = sink.map_or(Consumed::NoConsumer, |s| match &decoded {
+            Ok(ev) => s.guc_event(dev, ev),
+            Err(bad) => s.guc_bad_event(dev, bad),
+        });
+        if consumed == Consumed::Handled {
             return;
         }
-        let name = EVENTS[i].1;
-        match action {
-            XEHPG_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE => {}
-            XEHPG_GUC_ACTION_NOTIFY_CRASH_DUMP_POSTED | XEHPG_GUC_ACTION_NOTIFY_EXCEPTION => {
+        let name = kind.name();
+        match kind {
+            EventKind::FlushLog => {}
+            EventKind::CrashDump | EventKind::Exception => {
                 dev_err!(dev, "guc: {}: the GuC reports a firmware failure\n", name)
             }
             _ => dev_warn!(
@@ -1063,8 +1085,8 @@ impl Channel {
             l(&s.polls),
             l(&s.room_waits)
         ))?;
-        for ((_, name), c) in EVENTS.iter().zip(s.per_event.iter()) {
-            f.write_fmt(fmt!("event {}: {}\n", name, l(c)))?;
+        for (kind, c) in EventKind::ALL.iter().zip(s.per_event.iter()) {
+            f.write_fmt(fmt!("event {}: {}\n", kind.name(), l(c)))?;
         }
         self.fmt_load(f)
     }

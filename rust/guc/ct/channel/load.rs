@@ -14,11 +14,8 @@ use kernel::{
     time::{delay::fsleep, Delta, Instant, Monotonic},
 };
 
-use super::{Channel, CtAccess};
-use crate::{
-    abi::*,
-    guc::{h2g, hxg::Hxg, post_load::policies_message},
-};
+use super::{Channel, CtAccess, Notify};
+use crate::guc::{h2g, msg::GetHwconfig, post_load::YIELD};
 
 /// What a debugfs load run does (`Documentation/debugfs.rst`, file `ct`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -95,7 +92,7 @@ impl Channel {
     }
 
     fn load_run(&self, a: &impl CtAccess, kind: LoadKind, n: u32) -> Result<LoadResult> {
-        let msg = policies_message()?;
+        let msg = YIELD;
         let counts = || a.with_io(|io| io.gt.mmio_counts()).ok_or(ENODEV);
         let (r0, w0) = counts()?;
         let n0 = self.stats.notifies.load(Relaxed);
@@ -113,11 +110,15 @@ impl Channel {
                 }
             }
             LoadKind::Fast | LoadKind::FastEach => {
-                let batch = kind == LoadKind::Fast;
-                let msgs: [&[u32]; BATCH] = [&msg; BATCH];
+                let notify = if kind == LoadKind::Fast {
+                    Notify::Once
+                } else {
+                    Notify::Each
+                };
+                let msgs = [msg; BATCH];
                 while done < n && error.is_none() {
                     let chunk = ((n - done) as usize).min(BATCH);
-                    match a.with_io(|io| self.send_fast(io, &msgs[..chunk], batch)) {
+                    match a.with_io(|io| self.send_fast_batch(io, &msgs[..chunk], notify)) {
                         // CAST: at most `BATCH`.
                         Some(Ok(k)) => done += k as u32,
                         // H2G full: the GuC is behind; let it drain.
@@ -134,14 +135,8 @@ impl Channel {
                 }
             }
             LoadKind::MmioPing => {
-                let query = [
-                    Hxg::request(XEHPG_GUC_ACTION_GET_HWCONFIG, 0).into_raw(),
-                    0,
-                    0,
-                    0,
-                ];
                 while done < n {
-                    match a.with_io(|io| h2g::send_atomic(io.gt, &query)) {
+                    match a.with_io(|io| h2g::send_atomic(io.gt, &GetHwconfig::QUERY)) {
                         Some(Ok(h2g::Reply::Success(_))) => done += 1,
                         Some(Ok(h2g::Reply::Failure { .. })) => {
                             error = Some(EIO);
