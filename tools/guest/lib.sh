@@ -673,10 +673,13 @@ sriov_vf() { line_word "$DBG/$1/sriov" "vf$2: " "$3"; }
 #   "Could not update object reference count"): a kernel bug outside the
 #   driver (Documentation/testing.rst, "Fault-injection sweeps").
 # fault_setup FUNC rejects FUNC instead (one range per fault type): the
-# SR-IOV sweep rejects pci_device_add (drivers/pci/probe.c), which only
-# WARNs when device_add fails and goes on with a device that was never
-# added, so the VF's removal in pci_iov_add_virtfn's error path oopses
-# (NULL dereference in kill_device): the PCI core's, not the driver's.
+# SR-IOV sweep rejects pci_iov_add_virtfn (drivers/pci/iov.c), the PCI
+# core's creation of one VF, which does not survive a failed allocation:
+# pci_setup_device ignores a failed dev_set_name, and pci_device_add
+# (drivers/pci/probe.c) only WARNs when device_add fails and goes on with a
+# device that was never added, so the VF's removal in the error path
+# oopses (NULL dereference in kill_device). The PCI core's, not the
+# driver's.
 # The range is the function's symbol to the next one in /proc/kallsyms.
 # Fails if the debug kernel's fault injection is missing.
 fault_setup() {

@@ -40,9 +40,10 @@ dev=$(gpu_dev 0x56c0)
 bdf=${dev##*/}
 check sriov_visible "$bdf"
 echo 0 >"$dev/sriov_drivers_autoprobe"
-# The PCI core's pci_device_add cannot fail (lib.sh fault_setup): the VFs'
-# own device_add is left out, the rest of sriov_enable is swept.
-check fault_setup pci_device_add
+# The PCI core's creation of a VF does not survive a failed allocation
+# (lib.sh fault_setup): pci_iov_add_virtfn is left out, the driver's
+# provisioning and the rest of sriov_enable are swept.
+check fault_setup pci_iov_add_virtfn
 
 # nothing_enabled: the state before an enable (fault_sweep's CLEAN).
 nothing_enabled() {
