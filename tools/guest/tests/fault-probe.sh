@@ -21,11 +21,13 @@
 # One TAP line per failure point, so the floor (tools/check-floor.toml) holds
 # the count; FAULT_MIN is a floor of its own here.
 # Sampled (deterministic, the same attempts on every run): every N up to
-# FAULT_ALL, then every FAULT_STEP-th. A failure a fallback absorbs costs a
-# whole bind and unbind, about 7 s on the debug kernel, and pci_enable_device's
-# ACPI IRQ routing (_PRT) alone has dozens of those, so the full sweep takes
-# longer than CI's budget (Documentation/testing.rst, "Fault-injection
-# sweeps", has the counts and times).
+# FAULT_ALL, then every FAULT_STEP-th. A failure a fallback absorbs (the
+# PCI device's sysfs files under pci_enable_device, an MSI vector's sysfs
+# group, a firmware path the loader retries) costs a whole bind and
+# unbind, 5 to 10 s on the debug kernel, and the write has about 250
+# points, so the full sweep would take about 20 minutes; the sample runs
+# 38 of them (Documentation/testing.rst, "Fault-injection sweeps", has the
+# counts and times).
 # debug-only: per-task fail-nth with failslab and fail_page_alloc exists in the debug kernel only
 # no-load
 # timeout: 300
@@ -35,8 +37,9 @@
 # expect-mock: violations == 0
 . /tests/lib.sh
 
-# Failure points the sweep must find at least (measured: see the header).
-FAULT_MIN=1
+# Failure points the sample must find at least: 37 and 38 were measured
+# (Documentation/testing.rst), the kernel's own allocations vary a little.
+FAULT_MIN=30
 # The sample: every N to FAULT_ALL, then every FAULT_STEP-th.
 FAULT_ALL=24
 FAULT_STEP=16

@@ -18,7 +18,8 @@
 # One TAP line per failure point (the floor keeps the count); FAULT_MIN is
 # this scenario's own floor. Sampled (deterministic): every N up to
 # FAULT_ALL, then every FAULT_STEP-th (Documentation/testing.rst,
-# "Fault-injection sweeps").
+# "Fault-injection sweeps"); the sweep measured 14 points, so today every N
+# runs, and the sample only bounds the time if the path grows.
 # debug-only: per-task fail-nth with failslab and fail_page_alloc exists in the debug kernel only
 # guest-module: sriov-shim
 # timeout: 300
@@ -30,8 +31,9 @@
 # expect-mock: violations == 0
 . /tests/lib.sh
 
-# Failure points the sweep must find at least (measured: see the header).
-FAULT_MIN=1
+# Failure points the sweep must find at least: 14 were measured
+# (Documentation/testing.rst).
+FAULT_MIN=10
 # The sample: every N to FAULT_ALL, then every FAULT_STEP-th.
 FAULT_ALL=24
 FAULT_STEP=12
