@@ -629,3 +629,243 @@ sriov_get() { sed -n "s/^$2: //p" "$DBG/$1/sriov"; }
 # sriov_vf BDF N FIELD: a field of VF N's line in debugfs sriov ("ggtt", "lmem",
 # "contexts", "doorbells", "pushed", "flr"): the word after the field's name.
 sriov_vf() { line_word "$DBG/$1/sriov" "vf$2: " "$3"; }
+
+# --- kernel fault-injection sweeps (debug lane; Documentation/testing.rst,
+# "Fault-injection sweeps") ----------------------------------------------------
+#
+# The kernel's per-task fail-nth (Documentation/fault-injection/
+# fault-injection.rst, "/proc/<pid>/fail-nth"): writing N to the task's
+# fail-nth file makes the Nth fault-injectable call the task makes fail, and
+# reading it back gives 0 once that failure was injected, a positive number
+# while not. It overrides failslab's and fail_page_alloc's probability,
+# interval and times, but not their per-type filters, which fault_setup opens
+# up. A forked process starts with none (kernel/fork.c, dup_task_struct), so
+# the write a sweep aims at is a shell builtin's (`echo`), in this shell.
+
+# fault_setup: failslab and fail_page_alloc fail only what fail-nth picks
+# (probability 0), including sleeping allocations (ignore-gfp-wait N: the
+# driver's are GFP_KERNEL) and single pages (min-order 0: a DMA page, a page
+# table), with the injected failure and its backtrace logged (verbose 2;
+# fault_frames reads it). ignore-gfp-highmem stays Y, its default: only user pages ask for
+# highmem, and this shell's own page faults must not fail under it.
+# Two kinds of calls are left out, so that the points are the driver's and
+# the sweep fits CI's time:
+# - kmemleak's record of each object (mm/kmemleak.c, __alloc_object) falls
+#   back to its own pool when its allocation fails, so every allocation of
+#   the driver's would add a point that always succeeds, a whole bind and
+#   unbind each, telling nothing about the driver. failslab's cache filter
+#   (cache-filter Y) fails only caches marked in /sys/kernel/slab/*/failslab,
+#   and every cache is marked but kmemleak's (the boot's slab_debug=U keeps
+#   caches from merging, so each takes the mark; an alias refuses it, its
+#   cache has it). A cache created later is not marked. The procfs entry
+#   cache (proc_dir_entry) is left unmarked too: request_irq's
+#   register_irq_proc (kernel/irq/proc.c) ignores an entry it could not
+#   create, and free_irq's unregister_irq_proc then WARNs in
+#   remove_proc_entry about the missing name: the kernel's, not the
+#   driver's.
+# - the kernel's ACPI IRQ routing lookup (drivers/acpi/pci_irq.c,
+#   acpi_pci_irq_lookup, run by pci_enable_device and pci_disable_device):
+#   the stack-trace filter (fail_stacktrace in lib/fault-inject.c) rejects
+#   every call with it on the stack. Its failures are absorbed ("can't
+#   derive routing"), each a whole bind and unbind, and one of them left
+#   ACPICA's namespace with a freed object (KASAN slab-use-after-free in
+#   acpi_ns_get_attached_object at the next pci_disable_device, after
+#   "Could not update object reference count"): a kernel bug outside the
+#   driver (Documentation/testing.rst, "Fault-injection sweeps").
+# fault_setup FUNC rejects FUNC instead (one range per fault type): the
+# SR-IOV sweep rejects pci_iov_add_virtfn (drivers/pci/iov.c), the PCI
+# core's creation of one VF, which does not survive a failed allocation:
+# pci_setup_device ignores a failed dev_set_name, and pci_device_add
+# (drivers/pci/probe.c) only WARNs when device_add fails and goes on with a
+# device that was never added, so the VF's removal in the error path
+# oopses (NULL dereference in kill_device). The PCI core's, not the
+# driver's.
+# The range is the function's symbol to the next one in /proc/kallsyms.
+# Fails if the debug kernel's fault injection is missing.
+fault_setup() {
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	_fs_rej=$(grep -A1 " ${1:-acpi_pci_irq_lookup}\$" /proc/kallsyms | cut -d' ' -f1)
+	set -- $_fs_rej
+	[ $# = 2 ] || return 1
+	for _fs in /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
+		[ -d "$_fs" ] || return 1
+		echo 0 >"$_fs/probability" &&
+			echo N >"$_fs/ignore-gfp-wait" &&
+			echo 2 >"$_fs/verbose" &&
+			echo 0 >"$_fs/require-start" &&
+			echo 0xffffffffffffffff >"$_fs/require-end" &&
+			echo "0x$1" >"$_fs/reject-start" &&
+			echo "0x$2" >"$_fs/reject-end" || return 1
+	done
+	echo 0 >/sys/kernel/debug/fail_page_alloc/min-order
+	for _fs in /sys/kernel/slab/*; do
+		case ${_fs##*/} in kmemleak_* | proc_dir_entry) continue ;; esac
+		[ -L "$_fs" ] || echo 1 2>/dev/null >"$_fs/failslab"
+	done
+	echo Y >/sys/kernel/debug/failslab/cache-filter
+}
+
+# fault_teardown: back to the kernel's defaults for what fault_setup changed.
+fault_teardown() {
+	for _fs in /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
+		echo Y >"$_fs/ignore-gfp-wait"
+		echo 2 >"$_fs/verbose"
+		echo 0 >"$_fs/reject-start"
+		echo 0 >"$_fs/reject-end"
+	done
+	echo N >/sys/kernel/debug/failslab/cache-filter
+	echo 1 >/sys/kernel/debug/fail_page_alloc/min-order
+}
+
+# fault_try N FILE VALUE: writes VALUE to FILE (one write(2), the shell's
+# `echo`) with this task's Nth fault-injectable call failing. Every file is
+# opened before fail-nth is set (an open allocates a struct file, which would
+# be a failure point of the shell's, not of the write), and the write's error
+# message goes to a /dev/null opened then too. Leaves fault_rc, the write's
+# status (0: it succeeded), and fault_hit: 1 if the failure was injected
+# during the write, 0 if the write finished with fewer than N calls (then
+# fail-nth is cleared again, so nothing after fails).
+fault_try() {
+	exec 3>"$2" 4</proc/thread-self/fail-nth 5<>/proc/thread-self/fail-nth 6>/dev/null
+	echo "$1" >&5
+	echo "$3" >&3 2>&6
+	fault_rc=$?
+	_ft_left=
+	read -r _ft_left <&4
+	if [ "$_ft_left" = 0 ]; then
+		fault_hit=1
+	else
+		fault_hit=0
+		echo 0 >&5
+	fi
+	exec 3>&- 4<&- 5>&- 6>&-
+}
+
+# fault_attempt_log: the kernel log since the last call (dmesg -c: the host
+# still sees every line on the console), left in $fault_log; fails, with the
+# reports in $fault_bad, if it has a report of the kernel's detectors: the
+# lines tools/check's kernel_log.rs counts (KASAN, UBSAN, lockdep, a sleep
+# in atomic context, debugobjects, list corruption, a Rust panic, BUG, WARN,
+# Oops). An injected failure's own lines (FAULT_INJECTION, a page
+# allocation failure's backtrace) are not reports. One process a call (the
+# match is the shell's). Call it once before a sweep, so the boot's benign
+# lines (ODEBUG's selftest) are gone.
+fault_attempt_log() {
+	fault_log=$(dmesg -c)
+	fault_bad=
+	case $fault_log in
+	*"BUG: "* | *"WARNING: "* | *"Oops: "* | *"Kernel panic"* | *"UBSAN: "* | \
+		*"ODEBUG: "* | *" corruption"* | *"panicked at "* | *"INFO: possible"*)
+		fault_bad=$(printf '%s\n' "$fault_log" |
+			grep -E -A8 'BUG: |WARNING: |Oops: |Kernel panic|UBSAN: |ODEBUG: | corruption|panicked at |INFO: possible' |
+			head -n 30)
+		return 1
+		;;
+	esac
+	return 0
+}
+
+# bus_master BDF: Bus Master Enable (PCI Command register, config offset 4,
+# bit 2) of BDF as the device answers a config read: 0 or 1.
+bus_master() {
+	_bm=$(od -An -tx2 -j4 -N2 "/sys/bus/pci/devices/$1/config")
+	echo $(((0x${_bm##* } >> 2) & 1))
+}
+
+# fault_sweep LABEL FILE VALUE CLEAN UNDO: the sweep of one write. Runs
+# fault_try N FILE VALUE for N = 1, 2, ... up to $FAULT_ALL (default: no
+# limit), then every $FAULT_STEP-th N (default 1: every one; a sample is
+# deterministic, the same N on every run), until the write finishes before
+# its Nth call: nothing was injected then, and that write's status is left
+# in fault_rc for the caller to judge. After each attempt with an injected
+# failure: the attempt's kernel log must have no detector report
+# (fault_attempt_log); if the write succeeded anyway (the failed call had a
+# fallback) UNDO must give back what it made; then CLEAN must find the state
+# as before the write. Both are shell functions that add to $fault_why what
+# is wrong (nothing: all is well). One TAP line per such attempt ("LABEL
+# point N: ..."), so the scenario's assertion count, which the floor keeps
+# (tools/check-floor.toml), holds the number of failure points. At most
+# $FAULT_MAX (default 3000) attempts. Leaves fault_points (attempts with an
+# injected failure), fault_last (the last such N), fault_fallbacks,
+# fault_slab and fault_pages (attempts whose log names failslab or
+# fail_page_alloc; the kernel rate-limits those lines, so at least), and
+# fault_secs (the sweep's wall time).
+fault_sweep() {
+	_fw_label=$1 _fw_file=$2 _fw_value=$3 _fw_clean=$4 _fw_undo=$5
+	fault_points=0 fault_last=0 fault_fallbacks=0 fault_slab=0 fault_pages=0
+	_fw_n=0
+	fault_attempt_log >/dev/null
+	read -r _fw_t0 _fw_rest </proc/uptime
+	while [ "$_fw_n" -lt "${FAULT_MAX:-3000}" ]; do
+		if [ -z "${FAULT_ALL:-}" ] || [ "$_fw_n" -lt "$FAULT_ALL" ]; then
+			_fw_n=$((_fw_n + 1))
+		else
+			_fw_n=$((_fw_n + ${FAULT_STEP:-1}))
+		fi
+		fault_try "$_fw_n" "$_fw_file" "$_fw_value"
+		[ "$fault_hit" = 1 ] || break
+		fault_points=$((fault_points + 1))
+		fault_last=$_fw_n
+		fault_why=
+		fault_attempt_log || fault_why="kernel log: $fault_bad"
+		case $fault_log in *"name failslab,"*) fault_slab=$((fault_slab + 1)) ;; esac
+		case $fault_log in *"name fail_page_alloc,"*) fault_pages=$((fault_pages + 1)) ;; esac
+		if [ "$fault_rc" = 0 ]; then
+			fault_fallbacks=$((fault_fallbacks + 1))
+			diag "$_fw_label point $_fw_n: absorbed under $(printf '%s\n' "$fault_log" | fault_frames)"
+			"$_fw_undo"
+		fi
+		"$_fw_clean"
+		if [ -z "$fault_why" ]; then
+			ok "$_fw_label point $_fw_n: survived (write status $fault_rc)"
+		else
+			not_ok "$_fw_label point $_fw_n: survived" "$fault_why"
+		fi
+	done
+	fault_n=$_fw_n
+	read -r _fw_t1 _fw_rest </proc/uptime
+	fault_secs=$((${_fw_t1%.*} - ${_fw_t0%.*}))
+}
+
+# fault_frames: reads a kernel log, prints the first callers of the call
+# fault injection failed (from the backtrace fail_dump logs with verbose 2,
+# innermost first; the fault-injection, allocator and dump frames and the
+# unreliable "? " entries left out), then the innermost frame of the
+# driver's module if it is not among them, or "(no backtrace logged)" when
+# the kernel's rate limit dropped it.
+fault_frames() {
+	awk '/FAULT_INJECTION: forcing a failure/ { on = 1; n = 0; out = ""; mod = ""; next }
+		on && /<\/TASK>/ { on = 0; done = 1 }
+		on && !done && !/\] +\? / {
+			for (i = 1; i <= NF; i++) {
+				if ($i !~ /\+0x/) continue
+				f = $i; sub(/\+0x.*/, "", f)
+				if (f ~ /^(dump_stack|fail_dump|should_fail|__should_fail|kmalloc|__kmalloc|kmem_cache_alloc|__kmem_cache_alloc|slab_|___slab|__slab|alloc_pages|__alloc_pages|alloc_frozen|__alloc_frozen|prepare_alloc_pages|get_page_from|krealloc|__krealloc|kvmalloc|__kvmalloc|kvrealloc|__kvrealloc|kzalloc|kcalloc|__get_free|kmalloc_)/) continue
+				if (n < 4) { out = out (n ? " < " : "") f; n++; if (/\[xehpg\]/) mod = "in" }
+				else if (mod == "" && /\[xehpg\]/) mod = f
+			}
+		}
+		END {
+			if (out == "") { print "(no backtrace logged)"; exit }
+			if (mod != "" && mod != "in") out = out " < ... < " mod
+			print out
+		}'
+}
+
+# fault_report LABEL MIN: the sweep's summary line and its two tests: it
+# ended with an attempt nothing was injected into (not at FAULT_MAX), and it
+# found at least MIN failure points.
+fault_report() {
+	if [ -n "${FAULT_ALL:-}" ] && [ "${FAULT_STEP:-1}" -gt 1 ]; then
+		_fr_how="sampled: every N to $FAULT_ALL, then every ${FAULT_STEP}th; the last failing N was $fault_last"
+	else
+		_fr_how="every N"
+	fi
+	diag "$1: $fault_points failure points ($_fr_how), all survived: $fault_fallbacks absorbed by a fallback; failslab >= $fault_slab, fail_page_alloc >= $fault_pages; $fault_secs s"
+	expect_eq "$1: the sweep ended with an attempt nothing was injected into" "$fault_hit" 0
+	if [ "$fault_points" -ge "$2" ]; then
+		ok "$1: $fault_points failure points, all survived (at least $2)"
+	else
+		not_ok "$1: at least $2 failure points" "found $fault_points"
+	fi
+}

@@ -445,6 +445,19 @@ pub struct Summary {
     /// clears (`pci_clear_master`, `pci_disable_device`) are.
     #[serde(default)]
     pub bus_master_clears: u64,
+    /// Of `bus_master_clears`, those made while a started uKernel was still
+    /// running (`guc_running_at_exit` true then): the host turned bus
+    /// mastering off under a GuC it had not reset. Upstream's teardown
+    /// resets the GuC first: `xe_pci.c` `xe_pci_probe` enables the device
+    /// (`pcim_enable_device`, whose release disables it and so clears Bus
+    /// Master Enable) before `xe_guc.c` `xe_guc_init_post_hwconfig`
+    /// registers `guc_fini_hw` (`xe_uc_sanitize_reset`), so devres, which
+    /// unwinds in reverse, resets the GuC before bus mastering goes off,
+    /// after a failed probe as at unbind. Counted, not a violation: a GuC
+    /// reset that never completes (`guc-reset-stuck`) leaves the host no
+    /// better order, and the fault-injection sweeps assert it stays 0.
+    #[serde(default)]
+    pub bus_master_clears_guc_running: u64,
     /// Armed fault switches (written only: readers do not need them, and
     /// the names are the mock's own static strings).
     #[serde(skip_deserializing)]
@@ -675,6 +688,9 @@ impl Counters {
                         s.bus_master_sets += 1;
                     } else {
                         s.bus_master_clears += 1;
+                        if s.guc_running_at_exit {
+                            s.bus_master_clears_guc_running += 1;
+                        }
                     }
                 }
             }
@@ -1290,13 +1306,18 @@ mod tests {
                 "control_requests": 1, "injections_abandoned": 7
             })
         );
-        let bus_master: Vec<Value> = ["bus_master_at_exit", "bus_master_sets", "bus_master_clears"]
-            .iter()
-            .filter_map(|k| v.as_object_mut().and_then(|m| m.remove(*k)))
-            .collect();
+        let bus_master: Vec<Value> = [
+            "bus_master_at_exit",
+            "bus_master_sets",
+            "bus_master_clears",
+            "bus_master_clears_guc_running",
+        ]
+        .iter()
+        .filter_map(|k| v.as_object_mut().and_then(|m| m.remove(*k)))
+        .collect();
         assert_eq!(
             bus_master,
-            [json!(false), json!(0), json!(0)],
+            [json!(false), json!(0), json!(0), json!(0)],
             "no bus_master events"
         );
         assert_eq!(
@@ -1513,6 +1534,34 @@ mod tests {
         }
         let old: Summary = serde_json::from_value(v).expect("parses");
         assert_eq!((old.bus_master_sets, old.bus_master_clears), (0, 0));
+    }
+
+    /// A host clear of Bus Master Enable under a running uKernel is
+    /// counted; one after a GuC reset, or a reset's own clear, is not.
+    #[test]
+    fn bus_master_clear_under_a_running_guc() {
+        let bm = |on, cause| Event::BusMaster { on, cause };
+        let loaded = || Event::GucLoaded {
+            release: "70.53.0".into(),
+            submission: "1.26.0".into(),
+            sha256: "ab".into(),
+            bytes: 4,
+        };
+        let mut c = Counters::default();
+        c.count(&bm(true, "config_write"));
+        c.count(&loaded());
+        c.count(&bm(false, "pcie_flr"));
+        c.count(&bm(true, "config_write"));
+        c.count(&bm(false, "config_write"));
+        assert_eq!(c.summary(0, false).bus_master_clears_guc_running, 1);
+        c.count(&bm(true, "config_write"));
+        c.count(&Event::GucReset { cause: "grdom_guc" });
+        c.count(&bm(false, "config_write"));
+        let s = c.summary(0, false);
+        assert_eq!(
+            (s.bus_master_clears, s.bus_master_clears_guc_running),
+            (2, 1)
+        );
     }
 
     /// `ct.enabled` from an enable until a disable or any reset; the counts
