@@ -163,7 +163,8 @@ rm -rf "$ROOTFS/build/xehpg" && mkdir -p "$ROOTFS/build/xehpg"
 # The working tree as it is (tracked and untracked, not ignored files).
 (cd "$REPO" && git ls-files -z --cached --others --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null) |
 	tar -xf - -C "$ROOTFS/build/xehpg"
-run xehpg.log in_root "cd $SRC && $KM -j$(nproc) M=/build/xehpg modules"
+# The test build (XEHPG_TEST=y, Kbuild): the distro scenarios drive the selftest.
+run xehpg.log in_root "cd $SRC && $KM -j$(nproc) M=/build/xehpg XEHPG_TEST=y modules"
 mkdir -p "$REPO/build/distro"
 cp "$ROOTFS/build/xehpg/xehpg.ko" "$REPO/build/distro/xehpg.ko"
 cp "$D/image/usr/lib/modules/$KVER/vmlinuz" "$REPO/build/distro/vmlinuz"

@@ -12,8 +12,10 @@
 //!
 //! Every reply is untrusted input: its type and length are checked before use.
 
+// `send_atomic` (test build).
+#[cfg(xehpg_test)]
+use kernel::io::poll::read_poll_timeout_atomic;
 use kernel::{
-    io::poll::read_poll_timeout_atomic,
     prelude::*,
     time::{delay::fsleep, Delta},
 };
@@ -30,7 +32,9 @@ const REPLY_TIMEOUT: Delta = Delta::from_millis(50);
 /// How long [`send_atomic`] spins for a reply: 10 ms in 1 µs steps.
 // TIMEOUT: our bound for a caller that may not sleep; the GuC answers GET_HWCONFIG's size
 // query without work.
+#[cfg(xehpg_test)]
 const ATOMIC_STEP: Delta = Delta::from_micros(1);
+#[cfg(xehpg_test)]
 const ATOMIC_TRIES: usize = 10_000;
 /// How long a BUSY reply may take to turn final (upstream: 2 s).
 // TIMEOUT: upstream's value.
@@ -102,7 +106,9 @@ fn check(request: &[u32]) -> Result<u32> {
 /// # Errors
 ///
 /// `EINVAL` for a malformed request, `ETIMEDOUT` without a final reply, `EAGAIN` for RETRY,
-/// `EPROTO` for a malformed reply, `ENODEV` if the register reads all ones.
+/// `EPROTO` for a malformed reply, `ENODEV` if the register reads all ones. Test build only
+/// (the `ct` load runs' `mmio-ping`).
+#[cfg(xehpg_test)]
 pub(crate) fn send_atomic(gt: &Gt<'_>, request: &[u32]) -> Result<Reply> {
     check(request)?;
     post(gt, request)?;

@@ -33,8 +33,11 @@
 //!
 //! Register accesses on the receive path: none; head, tail and messages are in memory.
 
+// The debugfs `ct` load runs: test build only (`make bench`, `make run`, the CT scenarios).
+#[cfg(xehpg_test)]
 mod load;
 
+#[cfg(xehpg_test)]
 pub(crate) use load::{LoadKind, LoadResult};
 
 use kernel::{
@@ -339,8 +342,10 @@ pub(crate) struct Channel {
     #[pin]
     done: CondVar,
     stats: Stats,
-    /// A debugfs load run is in progress.
+    /// A debugfs load run is in progress (test build).
+    #[cfg(xehpg_test)]
     loading: Atomic<bool>,
+    #[cfg(xehpg_test)]
     #[pin]
     last_load: SpinLock<Option<LoadResult>>,
     /// The events' consumer above the GuC, while one is attached. The channel holds it, never
@@ -425,7 +430,9 @@ impl Channel {
             }),
             done <- new_condvar!(),
             stats: Stats::new(),
+            #[cfg(xehpg_test)]
             loading: Atomic::new(false),
+            #[cfg(xehpg_test)]
             last_load <- new_spinlock!(None),
             sink <- new_spinlock!(None),
         })
@@ -1060,7 +1067,9 @@ impl Channel {
         for ((_, name), c) in EVENTS.iter().zip(s.per_event.iter()) {
             f.write_fmt(fmt!("event {}: {}\n", name, l(c)))?;
         }
-        self.fmt_load(f)
+        #[cfg(xehpg_test)]
+        self.fmt_load(f)?;
+        Ok(())
     }
 
     /// Reads the H2G descriptor, for debugfs (inside the device access; formatted outside).
