@@ -197,8 +197,8 @@ print-bindgen-cmd:
 # Debian's packaged kernel KVER (trixie-backports): tools/distro-modules.sh
 # fetches it, rebuilds its Rust crates with Debian's own rustc 1.85 in a private
 # root under $(XEHPG_CACHE)/distro (checking their symbol hashes against
-# Debian's Module.symvers) and builds xehpg.ko and the guest shim for it into
-# build/distro/. `make check` boots Debian's vmlinuz with them (suite
+# Debian's Module.symvers) and builds xehpg.ko (production; the test build in
+# build/distro/test/) and the guest shim for it into build/distro/. `make check` boots Debian's vmlinuz with them (suite
 # vm-distro); `make check-distro` runs that lane alone.
 KVER ?= 7.3.4+deb13-amd64
 .PHONY: distro-modules check-distro

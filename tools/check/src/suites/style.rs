@@ -5,8 +5,11 @@
 //! - `driver: rustfmt`: `rustfmt --check` of `rust/xehpg.rs` (and every file
 //!   its `mod` declarations reach) and of the test-only trigger module
 //!   (`tests/triggers/`) with the kernel's `.rustfmt.toml`.
-//! - `driver: clippy`: a from-scratch Kbuild build with `CLIPPY=1` into
-//!   `build/clippy`; any `warning:` or `error:` in its output fails.
+//! - `driver: clippy` and `driver: clippy (test build)`: from-scratch Kbuild
+//!   builds with `CLIPPY=1` of the production module into `build/clippy` and
+//!   of the test build (`XEHPG_TEST=y`) into `build/clippy-test`; any
+//!   `warning:` or `error:` in either output fails (what one build cfg's out
+//!   must leave no dead code in it).
 //! - `driver: no import cycle across top-level blocks` and `driver: imports
 //!   follow the layer order`: the driver's import graph, read with `syn`
 //!   ([`imports`]), against `tools/check/layers.toml`. Which code may touch
@@ -85,9 +88,18 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         CARGO_LIMIT,
     ));
 
-    let log = logs.join("driver-clippy.log");
-    let clippy = driver_clippy(ctx, &log);
-    r.case(Case::from_result("driver: clippy", clippy).with_details(lint_lines(&log)));
+    for (name, dir, extra) in [
+        ("driver: clippy", "clippy", None),
+        (
+            "driver: clippy (test build)",
+            "clippy-test",
+            Some("XEHPG_TEST=y"),
+        ),
+    ] {
+        let log = logs.join(format!("driver-{dir}.log"));
+        let clippy = driver_clippy(ctx, dir, extra, &log);
+        r.case(Case::from_result(name, clippy).with_details(lint_lines(&log)));
+    }
 
     for case in import_graph(ctx) {
         r.case(case);
@@ -103,9 +115,10 @@ fn command_case(name: &str, cmd: &mut Command, log: &Path, limit: Duration) -> C
     }
 }
 
-/// Builds the driver with `CLIPPY=1` into a fresh `build/clippy`.
-fn driver_clippy(ctx: &Context, log: &Path) -> Result<()> {
-    let out = ctx.repo.join("build/clippy");
+/// Builds the driver with `CLIPPY=1` (and `extra`, a Kbuild variable) into
+/// a fresh `build/<dir>`.
+fn driver_clippy(ctx: &Context, dir: &str, extra: Option<&str>, log: &Path) -> Result<()> {
+    let out = ctx.repo.join("build").join(dir);
     // A warm build tree would compile nothing and so lint nothing.
     if out.exists() {
         std::fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
@@ -119,6 +132,7 @@ fn driver_clippy(ctx: &Context, log: &Path) -> Result<()> {
         .arg(format!("M={}", ctx.repo.display()))
         .arg(format!("MO={}", out.display()))
         .arg(format!("LLVM={llvm}"))
+        .args(extra)
         .args(["CLIPPY=1", &format!("-j{jobs}"), "modules"]);
     let f = run_logged(&mut make, log, KBUILD_LIMIT)?;
     if !f.success() {
