@@ -59,22 +59,32 @@ in_tree_clean = $(if $(wildcard $(REPO)/xehpg.o $(REPO)/rust/xehpg.o),\
 	@echo "note: removing in-tree build artifacts (plain make) so MO= builds work" && \
 	$(BOOT_MAKE) clean >/dev/null)
 
-# The production module against the bootstrapped tree: build/module/xehpg.ko.
+# Both builds of the module against the bootstrapped tree: the test build
+# (XEHPG_TEST=y: selftest, CT load runs, debugfs provisioning, cost reference,
+# guessed doorbell ABI), build/module/xehpg.ko, which `make run` and the VM
+# scenarios load; and the production build without them,
+# build/module-prod/xehpg.ko (suite prod-module and the scenarios with
+# `# module: production`). Documentation/debugfs.rst lists what differs.
 boot-modules: bootstrap
 	$(in_tree_clean)
-	@mkdir -p $(BUILD)/module
-	@$(BOOT_MAKE) MO=$(BUILD)/module modules
+	@mkdir -p $(BUILD)/module $(BUILD)/module-prod
+	@$(BOOT_MAKE) MO=$(BUILD)/module XEHPG_TEST=y modules
+	@$(BOOT_MAKE) MO=$(BUILD)/module-prod modules
 
-# The same crate with the KUnit suites compiled in, in its own output tree.
+# The test build with the KUnit suites compiled in (the test-only code's
+# suites among them), in its own output tree.
 kunit-module: bootstrap
 	$(in_tree_clean)
 	@mkdir -p $(BUILD)/kunit
-	@$(BOOT_MAKE) MO=$(BUILD)/kunit XEHPG_KUNIT=y modules
+	@$(BOOT_MAKE) MO=$(BUILD)/kunit XEHPG_KUNIT=y XEHPG_TEST=y modules
 
+# Clippy on both builds: what is cfg'd out of one must leave no dead code or
+# unused import in it.
 clippy: bootstrap
 	$(in_tree_clean)
-	@mkdir -p $(BUILD)/clippy
+	@mkdir -p $(BUILD)/clippy $(BUILD)/clippy-test
 	@$(BOOT_MAKE) MO=$(BUILD)/clippy CLIPPY=1 modules
+	@$(BOOT_MAKE) MO=$(BUILD)/clippy-test CLIPPY=1 XEHPG_TEST=y modules
 
 tools:
 	@cargo build --release -q --manifest-path tools/Cargo.toml --workspace
@@ -93,7 +103,7 @@ check: export XEHPG_DEBUG_KERNEL := 1
 check: boot-modules kunit-module debug-modules trigger-module sriov-shim distro-modules tools
 	@$(TOOLS_BIN)/xehpg-check --repo $(REPO) $(CHECK_ARGS)
 
-# The debug lane: the same two modules built against KDIR_DEBUG, the kernel
+# The debug lane: the same modules (test, production, KUnit) built against KDIR_DEBUG, the kernel
 # tools/bootstrap.sh builds with the bug detectors when XEHPG_DEBUG_KERNEL=1,
 # and the kunit and vm suites on that kernel, each run also asserting a clean
 # kernel log (KASAN, UBSAN, lockdep, WARN, Oops, Rust panic, kmemleak after
@@ -105,9 +115,10 @@ DEBUG_MAKE = $(MAKE) -C $(DEBUG_KDIR) LLVM=$(call boot_var,LLVM) M=$(REPO)
 debug-modules: export XEHPG_DEBUG_KERNEL := 1
 debug-modules: bootstrap
 	$(in_tree_clean)
-	@mkdir -p $(BUILD)/module-debug $(BUILD)/kunit-debug
-	@$(DEBUG_MAKE) MO=$(BUILD)/module-debug modules
-	@$(DEBUG_MAKE) MO=$(BUILD)/kunit-debug XEHPG_KUNIT=y modules
+	@mkdir -p $(BUILD)/module-debug $(BUILD)/module-prod-debug $(BUILD)/kunit-debug
+	@$(DEBUG_MAKE) MO=$(BUILD)/module-debug XEHPG_TEST=y modules
+	@$(DEBUG_MAKE) MO=$(BUILD)/module-prod-debug modules
+	@$(DEBUG_MAKE) MO=$(BUILD)/kunit-debug XEHPG_KUNIT=y XEHPG_TEST=y modules
 
 # The test-only trigger module (tests/triggers/, not part of the driver): one
 # deliberate bug per load, for the debug lane's `detectors` suite, which proves
@@ -186,8 +197,8 @@ print-bindgen-cmd:
 # Debian's packaged kernel KVER (trixie-backports): tools/distro-modules.sh
 # fetches it, rebuilds its Rust crates with Debian's own rustc 1.85 in a private
 # root under $(XEHPG_CACHE)/distro (checking their symbol hashes against
-# Debian's Module.symvers) and builds xehpg.ko and the guest shim for it into
-# build/distro/. `make check` boots Debian's vmlinuz with them (suite
+# Debian's Module.symvers) and builds xehpg.ko (production; the test build in
+# build/distro/test/) and the guest shim for it into build/distro/. `make check` boots Debian's vmlinuz with them (suite
 # vm-distro); `make check-distro` runs that lane alone.
 KVER ?= 7.3.4+deb13-amd64
 .PHONY: distro-modules check-distro

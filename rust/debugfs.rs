@@ -25,6 +25,14 @@
 //!
 //! Removing the directory ([`DeviceDir`]'s drop) waits for reads and writes in flight
 //! (`debugfs_remove` drains each file's active users), so [`DebugCtx`] outlives every callback.
+//!
+//! # Production and test builds
+//!
+//! The production module has the status files and the operator's controls (`forcewake_all`,
+//! `irq`, `sriov` VF control and thresholds, `gt_reset`, `mcr`). The commands that only tests
+//! and measurements use build only with `--cfg xehpg_test` (`XEHPG_TEST=y`): the `submit`
+//! selftest file, the `ct` load runs (`ct` is read-only in production) and the `sriov`
+//! `provision`/`unprovision` commands. `Documentation/debugfs.rst` lists which is which.
 
 use core::ffi::c_void;
 
@@ -44,20 +52,13 @@ use kernel::{
 use crate::{
     compat,
     gt::{mcr, Gt, GtState},
-    guc::{
-        ct::channel::{with_bars, CtAccess, CtIo, LoadKind},
-        Guc,
-    },
+    guc::Guc,
     info::DeviceInfo,
     irq::{IrqState, RegSnapshot},
     mem::lmem::Lmembar,
     mmio::Gttmmadr,
     reset::{GtReset, Why},
-    sriov::{
-        config::threshold_by_name,
-        control::Command,
-        pf::{Owner, Pf},
-    },
+    sriov::{config::threshold_by_name, control::Command, pf::Pf},
     submit::Submit,
 };
 
@@ -118,19 +119,20 @@ impl DebugCtx {
     }
 }
 
-/// The CT's load runs reach the device through both revocable BARs, a send at a time, and
-/// sleep outside them.
-impl CtAccess for DebugCtx {
+/// The CT's load runs (test build) reach the device through both revocable BARs, a send at a
+/// time, and sleep outside them.
+#[cfg(xehpg_test)]
+impl crate::guc::ct::channel::CtAccess for DebugCtx {
     fn dev(&self) -> &Device {
         &self.dev
     }
 
-    fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
-        with_bars(&self.dev, &self.bar, &self.lmem, &self.gt, f)
+    fn with_io<R>(&self, f: impl FnOnce(&crate::guc::ct::channel::CtIo<'_>) -> R) -> Option<R> {
+        crate::guc::ct::channel::with_bars(&self.dev, &self.bar, &self.lmem, &self.gt, f)
     }
 }
 
-/// The files of a device directory. Its index in [`FILES`] is the file's debugfs `aux`.
+/// The files of a device directory. Its position in [`files`] is the file's debugfs `aux`.
 #[derive(Copy, Clone)]
 enum Kind {
     Info,
@@ -145,13 +147,17 @@ enum Kind {
     Irq,
     Ct,
     Engines,
+    #[cfg(xehpg_test)]
     Submit,
     Sriov,
     GtReset,
 }
 
-/// Name, kind and whether the file takes writes (mode 0600, else 0400).
-const FILES: [(&CStr, Kind, bool); 15] = [
+/// A file: name, kind and whether it takes writes (mode 0600, else 0400).
+type File = (&'static CStr, Kind, bool);
+
+/// The files of both builds. `ct` takes commands (the load runs) in the test build only.
+const FILES: [File; 14] = [
     (c"info", Kind::Info, false),
     (c"forcewake", Kind::Forcewake, false),
     (c"forcewake_all", Kind::ForcewakeAll, true),
@@ -162,12 +168,22 @@ const FILES: [(&CStr, Kind, bool); 15] = [
     (c"guc_info", Kind::GucInfo, false),
     (c"hwconfig", Kind::Hwconfig, false),
     (c"irq", Kind::Irq, true),
-    (c"ct", Kind::Ct, true),
+    (c"ct", Kind::Ct, cfg!(xehpg_test)),
     (c"engines", Kind::Engines, false),
-    (c"submit", Kind::Submit, true),
     (c"sriov", Kind::Sriov, true),
     (c"gt_reset", Kind::GtReset, true),
 ];
+
+/// The test build's own files, after [`FILES`].
+#[cfg(xehpg_test)]
+const TEST_FILES: [File; 1] = [(c"submit", Kind::Submit, true)];
+#[cfg(not(xehpg_test))]
+const TEST_FILES: [File; 0] = [];
+
+/// Every file of this build, in order; a file's position is its debugfs `aux`.
+fn files() -> impl Iterator<Item = &'static File> {
+    Iterator::chain(FILES.iter(), TEST_FILES.iter())
+}
 
 /// A file's whole content.
 struct Report<'a>(&'a DebugCtx, Kind);
@@ -192,6 +208,7 @@ impl fmt::Display for Report<'_> {
                 c.irq.fmt_report(f, regs.as_ref())
             }
             Kind::Engines => c.submit.fmt_engines(f),
+            #[cfg(xehpg_test)]
             Kind::Submit => c.submit.fmt_selftest(f),
             Kind::GtReset => c.reset.fmt(f),
             Kind::Sriov => match &c.sriov {
@@ -218,7 +235,9 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
             let cmd = read_command(reader, &mut buf)?;
             c.with_gt(|gt| c.irq.command(gt, cmd))
         }
+        #[cfg(xehpg_test)]
         Kind::Ct => store_ct(c, reader),
+        #[cfg(xehpg_test)]
         Kind::Submit => {
             let mut buf = [0u8; 64];
             let cmd = read_command(reader, &mut buf)?;
@@ -242,9 +261,10 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
     }
 }
 
-/// `provision N` provisions N VFs at the provisioning layer alone (no VF on the bus; see
-/// [`Owner::Debugfs`]), `unprovision` gives them back (refused while `sriov_numvfs` owns the
-/// VFs); `vfN pause|resume|stop` sends that VF control command to the GuC;
+/// Test build: `provision N` provisions N VFs at the provisioning layer alone (no VF on the
+/// bus; see `Owner::Debugfs`), `unprovision` gives them back (refused while `sriov_numvfs`
+/// owns the VFs). Both builds: `vfN pause|resume|stop` sends that VF control command to the
+/// GuC (upstream's debugfs `control` file, `xe_gt_sriov_pf_debugfs.c`);
 /// `vfN threshold NAME VALUE` sets an adverse-event threshold of a provisioned VF (upstream's
 /// names, `sriov::config::THRESHOLDS`).
 fn store_sriov(c: &DebugCtx, cmd: &str) -> Result {
@@ -268,11 +288,13 @@ fn store_sriov(c: &DebugCtx, cmd: &str) -> Result {
     }
     let mut words = cmd.split_whitespace();
     match (words.next(), words.next(), words.next()) {
+        #[cfg(xehpg_test)]
         (Some("provision"), Some(n), None) => {
             let n = n.parse::<u16>().map_err(|_| EINVAL)?;
-            pf.provision(n, Owner::Debugfs)
+            pf.provision(n, crate::sriov::pf::Owner::Debugfs)
         }
-        (Some("unprovision"), None, None) => pf.unprovision(Owner::Debugfs),
+        #[cfg(xehpg_test)]
+        (Some("unprovision"), None, None) => pf.unprovision(crate::sriov::pf::Owner::Debugfs),
         (Some(vf), Some(what), None) => {
             let vf = vf_number(vf)?;
             let cmd = match what {
@@ -310,9 +332,9 @@ unsafe fn target<'a>(file: *mut bindings::file) -> Result<(&'a DebugCtx, Kind)> 
     // to the inode's data, the `DebugCtx` `DeviceDir::new` passed, alive for the call (caller).
     let ctx = unsafe { &*(*file).private_data.cast::<DebugCtx>() };
     // SAFETY: `file` is an open file of a short file of this module, in a method (caller).
-    // The aux is the file's index in `FILES`.
+    // The aux is the file's index in `files()`.
     let aux = unsafe { compat::debugfs::aux(file) };
-    let (_, kind, _) = FILES.get(aux).ok_or(EINVAL)?;
+    let (_, kind, _) = files().nth(aux).ok_or(EINVAL)?;
     Ok((ctx, *kind))
 }
 
@@ -419,7 +441,7 @@ impl DeviceDir {
         // SAFETY: `name` is NUL-terminated; `root` is the module's root directory, alive until
         // the driver is unregistered (`RootGuard`), so for as long as any device directory.
         let dir = unsafe { compat::debugfs::create_dir(name, root) };
-        for (index, (file, _, writable)) in FILES.iter().enumerate() {
+        for (index, (file, _, writable)) in files().enumerate() {
             let (mode, fops) = if *writable {
                 (0o600, &READ_WRITE)
             } else {
@@ -495,10 +517,13 @@ fn store_mcr(c: &DebugCtx, reader: &mut UserSliceReader) -> Result {
 }
 
 /// Largest N of a `ct` load command.
+#[cfg(xehpg_test)]
 const CT_LOAD_MAX: u32 = 100_000;
 
-/// `ct`: `ping N`, `fast N`, `fast-each N` or `mmio-ping N` runs a load and records its
-/// outcome for the next read; the write fails with the first message's error, if any.
+/// `ct` (test build): `ping N`, `fast N`, `fast-each N` or `mmio-ping N` runs a load and
+/// records its outcome for the next read; the write fails with the first message's error, if
+/// any.
+#[cfg(xehpg_test)]
 fn store_ct(c: &DebugCtx, reader: &mut UserSliceReader) -> Result {
     let mut buf = [0u8; 64];
     let cmd = read_command(reader, &mut buf)?;
@@ -506,7 +531,7 @@ fn store_ct(c: &DebugCtx, reader: &mut UserSliceReader) -> Result {
     let (Some(verb), Some(n), None) = (words.next(), words.next(), words.next()) else {
         return Err(EINVAL);
     };
-    let kind = LoadKind::parse(verb).ok_or(EINVAL)?;
+    let kind = crate::guc::ct::channel::LoadKind::parse(verb).ok_or(EINVAL)?;
     let n = n
         .parse::<u32>()
         .ok()

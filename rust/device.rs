@@ -68,15 +68,6 @@ pub(crate) fn set_force_execlist(on: bool) {
     FORCE_EXECLIST.store(on, Relaxed);
 }
 
-/// The `guc_doorbells` module parameter: under GuC submission, ask the GuC to arm an MMIO
-/// doorbell per context (`rust/submit/doorbell.rs`).
-static GUC_DOORBELLS: Atomic<bool> = Atomic::new(false);
-
-/// Sets `guc_doorbells`; called once by module init.
-pub(crate) fn set_guc_doorbells(on: bool) {
-    GUC_DOORBELLS.store(on, Relaxed);
-}
-
 /// Xe-HPG addresses 46 bits of system memory (upstream `dma_mask_size` for DG2,
 /// `drivers/gpu/drm/xe/xe_pci.c`).
 const DMA_BITS: u32 = 46;
@@ -366,7 +357,6 @@ impl<'bound> Xehpg<'bound> {
                             pool: lmem_pool.clone(),
                         },
                         Present::from_topology(&gt_info.topology),
-                        GUC_DOORBELLS.load(Relaxed),
                     )?,
                     GFP_KERNEL,
                 )?,

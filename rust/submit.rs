@@ -7,7 +7,9 @@
 //! `force_execlist` module parameter (upstream's name) skips the GuC to get execlists.
 //! Each engine has one [`port`] (kernel context, ring, requests in flight); the mechanisms
 //! that put it on the engine are [`execlist`] and [`guc`], the latter by `SCHED_CONTEXT` or,
-//! with `guc_doorbells=1`, by the PRM's MMIO [`doorbell`]s when the GuC arms them.
+//! in the test build with `guc_doorbells=1`, by the PRM's MMIO doorbells when the GuC arms
+//! them (`doorbell`: its H2G ABI is a guess, so the production build never rings one, as
+//! upstream xe never does with GuC 70 firmware).
 //!
 //! [`clear`] fills local memory with zeros on the copy engine (the PF clears VFs' memory with
 //! it).
@@ -20,27 +22,29 @@
 //! - interrupts: the interrupt thread calls [`Submit`]'s [`EngineSink`] implementation for
 //!   the engines with completions or context switches (process context); the top half only
 //!   records which.
-//! - the selftest (debugfs `submit`) sleeps between submissions, outside every lock and BAR
-//!   access.
+//! - the selftest (debugfs `submit`, test build only) sleeps between submissions, outside
+//!   every lock and BAR access.
 
 pub(crate) mod clear;
+#[cfg(xehpg_test)]
 pub(crate) mod doorbell;
 pub(crate) mod execlist;
 pub(crate) mod guc;
 pub(crate) mod port;
+#[cfg(xehpg_test)]
 mod selftest;
 
 use kernel::{
     device::{Bound, Device},
     io::poll::read_poll_timeout_atomic,
-    new_mutex, new_spinlock, pci,
+    new_mutex, pci,
     prelude::*,
     sync::{
         aref::ARef,
         atomic::{Atomic, Relaxed},
-        Arc, Mutex, SpinLock,
+        Arc, Mutex,
     },
-    time::Delta,
+    time::{delay::fsleep, Delta},
 };
 
 use crate::{
@@ -62,7 +66,18 @@ use crate::{
     },
     mmio::Gttmmadr,
 };
-use port::Port;
+use port::{Kick, Port};
+
+/// A port that retires nothing for this long is hung (i915's default heartbeat is 2.5 s;
+/// the driver's own requests, the clears and the selftest's, are a few commands each).
+const STALL_MS: u32 = 2000;
+
+/// What [`Submit`]'s serialising mutex guards: the last selftest's report in the test build,
+/// nothing in production (it still keeps the clears' drains apart).
+#[cfg(xehpg_test)]
+type Serial = selftest::Report;
+#[cfg(not(xehpg_test))]
+type Serial = ();
 
 /// How the device submits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -95,21 +110,28 @@ pub(crate) struct Submit {
     lmem: Arc<Lmembar>,
     gt: Arc<GtState>,
     ggtt: Arc<Ggtt>,
+    /// The pool the selftest's buffers come from (test build; production submission
+    /// allocates nothing after probe).
+    #[cfg_attr(not(xehpg_test), expect(dead_code))]
     pool: Arc<LmemPool>,
     /// One port per present engine, in [`ENGINES`] order.
     ports: KVec<Pin<KBox<Port>>>,
     /// Port of each interrupt source.
     by_source: [Option<usize>; COUNT],
     mode: Atomic<u32>,
-    /// The selftest's buffer in local memory (`None` if it could not be had at probe).
+    /// The selftest's buffer in local memory (`None` if it could not be had at probe); test
+    /// build only.
+    #[cfg(xehpg_test)]
     scratch: Option<selftest::Scratch>,
-    /// The last selftest's report (the selftest itself sleeps: a mutex). Process context; also
-    /// serialises the PF's local-memory clears, under the PF's mutex, above the allocators',
-    /// the CT's and the ports' locks (Documentation/architecture.rst, "Locks").
-    last: Pin<KBox<Mutex<selftest::Report>>>,
-    /// Doorbells, when the `guc_doorbells` parameter asks for them. A leaf spinlock, never
-    /// taken with a port's (Documentation/architecture.rst, "Locks").
-    doorbells: Option<Pin<KBox<SpinLock<doorbell::Pool>>>>,
+    /// Serialises the clears and the selftest, and holds the last selftest's report (both
+    /// sleep: a mutex). Process context; taken under the PF's mutex for the PF's local-memory
+    /// clears, above the allocators', the CT's and the ports' locks
+    /// (Documentation/architecture.rst, "Locks").
+    last: Pin<KBox<Mutex<Serial>>>,
+    /// Doorbells, when the `guc_doorbells` parameter asks for them (test build only). A leaf
+    /// spinlock, never taken with a port's (Documentation/architecture.rst, "Locks").
+    #[cfg(xehpg_test)]
+    doorbells: Option<Pin<KBox<kernel::sync::SpinLock<doorbell::Pool>>>>,
     /// The engines the fuses left.
     present: Present,
 }
@@ -133,12 +155,7 @@ impl Submit {
     /// # Errors
     ///
     /// Allocation or GGTT errors.
-    pub(crate) fn new(
-        pdev: &pci::Device<Bound>,
-        blocks: Blocks,
-        present: Present,
-        doorbells: bool,
-    ) -> Result<Self> {
+    pub(crate) fn new(pdev: &pci::Device<Bound>, blocks: Blocks, present: Present) -> Result<Self> {
         let Blocks {
             bar,
             lmem,
@@ -167,6 +184,7 @@ impl Submit {
                 ports.push(port, GFP_KERNEL)?;
             }
         }
+        #[cfg(xehpg_test)]
         let scratch = scratch(pdev, &bar, &ggtt, &pool);
         Ok(Self {
             dev: pdev.as_ref().into(),
@@ -177,13 +195,15 @@ impl Submit {
             pool,
             ports,
             by_source,
+            #[cfg(xehpg_test)]
             scratch,
             mode: Atomic::new(Mode::None as u32),
             present,
-            last: KBox::pin_init(new_mutex!(selftest::Report::default()), GFP_KERNEL)?,
-            doorbells: if doorbells {
+            last: KBox::pin_init(new_mutex!(Serial::default()), GFP_KERNEL)?,
+            #[cfg(xehpg_test)]
+            doorbells: if doorbell::asked() {
                 Some(KBox::pin_init(
-                    new_spinlock!(doorbell::Pool::new()?),
+                    kernel::new_spinlock!(doorbell::Pool::new()?),
                     GFP_KERNEL,
                 )?)
             } else {
@@ -274,7 +294,7 @@ impl Submit {
             // CAST: at most 18 ports; context 0 is left unused.
             let id = (i + 1) as u16;
             if ready.get(i).copied().unwrap_or(false) {
-                let _ = p.guc_start(self, ct, id, 1 << rank, self.doorbells());
+                let _ = p.guc_start(self, ct, id, 1 << rank);
             }
         }
         self.mode.store(Mode::Guc as u32, Relaxed);
@@ -287,12 +307,17 @@ impl Submit {
         self.mode.store(Mode::None as u32, Relaxed);
         self.ports
             .iter()
-            .map(|p| p.guc_forget(self.doorbells()))
+            .map(|p| {
+                #[cfg(xehpg_test)]
+                p.put_doorbell(self, None);
+                p.guc_forget()
+            })
             .sum()
     }
 
-    /// The doorbell pool, when doorbells are asked for.
-    pub(crate) fn doorbells(&self) -> Option<&SpinLock<doorbell::Pool>> {
+    /// The doorbell pool, when doorbells are asked for (test build only).
+    #[cfg(xehpg_test)]
+    pub(crate) fn doorbells(&self) -> Option<&kernel::sync::SpinLock<doorbell::Pool>> {
         self.doorbells.as_deref()
     }
 
@@ -302,6 +327,7 @@ impl Submit {
     /// # Errors
     ///
     /// `ENODEV` after unbind, `EINVAL` for an offset outside the window.
+    #[cfg(xehpg_test)]
     pub(crate) fn ring(&self, offset: u32, cookie: u32) -> Result {
         self.bar
             .try_access_with(|bar| bar.ring_doorbell(offset, cookie))
@@ -335,7 +361,7 @@ impl Submit {
                         dropped
                     );
                 }
-                let _ = p.guc_stop(self, ct, self.doorbells());
+                let _ = p.guc_stop(self, ct);
             } else if dropped > 0 || snapshot.active {
                 dev_warn!(
                     pdev,
@@ -354,9 +380,89 @@ impl Submit {
             }
             p.unmap(bar, &self.ggtt);
         }
+        #[cfg(xehpg_test)]
         if let Some(s) = &self.scratch {
             self.ggtt.unmap(bar, s.map);
             self.pool.free(s.lmem);
+        }
+    }
+
+    /// Does what [`Port::submit`] left for after its lock: nothing, `SCHED_CONTEXT`, or (test
+    /// build) the doorbell. Used by [`clear`] and the selftest.
+    fn send(&self, p: &Port, ct: &Channel, kick: Kick) -> Result {
+        match kick {
+            Kick::None => Ok(()),
+            Kick::Sched(id) => self.kick(p, ct, id),
+            #[cfg(xehpg_test)]
+            Kick::Doorbell(offset, cookie) => self.ring(offset, cookie),
+        }
+    }
+
+    /// `SCHED_CONTEXT`, retried while H2G is full (the GuC is behind; up to a second).
+    fn kick(&self, p: &Port, ct: &Channel, id: u16) -> Result {
+        for _ in 0..10_000 {
+            match p.guc_kick(self, ct, id) {
+                Err(e) if e == EBUSY => fsleep(Delta::from_micros(100)),
+                r => return r,
+            }
+        }
+        Err(EBUSY)
+    }
+
+    /// Waits for the queue to drain. A GuC reset is recovered on the way; a GuC-mode stall is
+    /// first answered by sending `SCHED_CONTEXT` again (the GuC may have lost one). Returns
+    /// whether it drained.
+    fn drain(&self, p: &Port, ct: &Channel, failed: &mut u64) -> bool {
+        let mut nudged = false;
+        loop {
+            let settled = p.wait_progress(STALL_MS, Port::settled);
+            if p.guc_reset_pending() {
+                match self.recover(p, ct, "was reset by the GuC") {
+                    // CAST: usize to u64 is lossless.
+                    Ok(k) => *failed += k as u64,
+                    Err(_) => return false,
+                }
+                continue;
+            }
+            if settled {
+                return true;
+            }
+            if nudged || self.nudge(p, ct).is_err() {
+                return false;
+            }
+            nudged = true;
+        }
+    }
+
+    /// A port with work made no progress for [`STALL_MS`]: before calling it hung, tell the
+    /// mechanism again, in case the news was lost on the way. Under the GuC, `SCHED_CONTEXT`
+    /// again (the GuC may have dropped one); in execlist mode a Load (a lost CSB entry leaves
+    /// the driver believing the context is still on the engine; if it really is, the Load is
+    /// a lite restore and harmless).
+    fn nudge(&self, p: &Port, ct: &Channel) -> Result {
+        p.stats.nudges.add(1, Relaxed);
+        let (what, res) = match p.guc_id() {
+            Some(id) => ("SCHED_CONTEXT sent again", self.kick(p, ct, id)),
+            None => (
+                "context loaded again (a CSB entry may have been lost)",
+                self.with_gt(|gt| p.reload(gt)),
+            ),
+        };
+        dev_warn!(
+            self.dev,
+            "submit: {}: no progress for {} ms; {}\n",
+            p.engine.name,
+            STALL_MS,
+            what
+        );
+        res
+    }
+
+    /// Hang or reset recovery in the device's mode; returns the requests failed.
+    fn recover(&self, p: &Port, ct: &Channel, why: &str) -> Result<usize> {
+        match self.mode() {
+            Mode::Guc => p.guc_recover(self, ct, why),
+            _ => self.with_gt(|gt| p.recover(gt, STALL_MS)),
         }
     }
 
@@ -419,6 +525,7 @@ impl Submit {
                 s.tail
             ))?;
         }
+        #[cfg(xehpg_test)]
         if let Some(pool) = self.doorbells() {
             f.write_fmt(kernel::prelude::fmt!(
                 "doorbells: {} of {} armed\n",
@@ -431,7 +538,9 @@ impl Submit {
 }
 
 /// The selftest's scratch buffer: local memory mapped into the GGTT. A device without room
-/// for it still submits; only the selftest is unavailable (logged).
+/// for it still submits; only the selftest is unavailable (logged). Test build only: the
+/// production module allocates nothing for the selftest.
+#[cfg(xehpg_test)]
 fn scratch(
     pdev: &pci::Device<Bound>,
     bar: &Gttmmadr,

@@ -53,7 +53,8 @@ impl InPlaceModule for XehpgModule {
         // lower blocks never reach up into the module root for it.
         device::set_pcode_init_timeout_ms(module_parameters::pcode_init_timeout_ms.value());
         device::set_force_execlist(module_parameters::force_execlist.value());
-        device::set_guc_doorbells(module_parameters::guc_doorbells.value());
+        #[cfg(xehpg_test)]
+        submit::doorbell::set_asked(module_parameters::guc_doorbells.value());
         // SAFETY: module init runs once, before the driver is registered.
         let root = unsafe { debugfs::RootGuard::install(MODULE_NAME) };
 
@@ -80,28 +81,43 @@ extern "C" {
     fn xehpg_sriov_disable_all(name: *const kernel::ffi::c_char);
 }
 
-module! {
-    type: XehpgModule,
-    name: "xehpg",
-    authors: ["xehpg developers"],
-    description: "PCI driver core for Intel Xe-HPG discrete GPUs (DG2, ATS-M)",
-    license: "GPL v2",
-    firmware: ["i915/dg2_guc_70.bin"],
-    params: {
-        pcode_init_timeout_ms: u32 {
-            default: 180000,
-            description: "How long probe waits for PCODE to report initialisation complete, \
-                          in ms (upstream xe waits 3 minutes)",
-        },
-        force_execlist: bool {
-            default: false,
-            description: "Do not load the GuC; submit through execlists (upstream xe's \
-                          parameter)",
-        },
-        guc_doorbells: bool {
-            default: false,
-            description: "Under GuC submission, ring MMIO doorbells the GuC arms instead of \
-                          sending SCHED_CONTEXT (falls back per context when the GuC refuses)",
-        },
+// The module's metadata and parameters; the test build adds `guc_doorbells`, which asks for
+// the guessed doorbell ABI (`rust/submit/doorbell.rs`) that the production module lacks.
+macro_rules! xehpg_module {
+    ($($test_params:tt)*) => {
+        module! {
+            type: XehpgModule,
+            name: "xehpg",
+            authors: ["xehpg developers"],
+            description: "PCI driver core for Intel Xe-HPG discrete GPUs (DG2, ATS-M)",
+            license: "GPL v2",
+            firmware: ["i915/dg2_guc_70.bin"],
+            params: {
+                pcode_init_timeout_ms: u32 {
+                    default: 180000,
+                    description: "How long probe waits for PCODE to report initialisation \
+                                  complete, in ms (upstream xe waits 3 minutes)",
+                },
+                force_execlist: bool {
+                    default: false,
+                    description: "Do not load the GuC; submit through execlists (upstream \
+                                  xe's parameter)",
+                },
+                $($test_params)*
+            },
+        }
+    };
+}
+
+#[cfg(not(xehpg_test))]
+xehpg_module!();
+
+#[cfg(xehpg_test)]
+xehpg_module! {
+    guc_doorbells: bool {
+        default: false,
+        description: "Test build: under GuC submission, ring MMIO doorbells the GuC arms \
+                      instead of sending SCHED_CONTEXT (falls back per context when the GuC \
+                      refuses)",
     },
 }

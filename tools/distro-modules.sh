@@ -163,14 +163,19 @@ rm -rf "$ROOTFS/build/xehpg" && mkdir -p "$ROOTFS/build/xehpg"
 # The working tree as it is (tracked and untracked, not ignored files).
 (cd "$REPO" && git ls-files -z --cached --others --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null) |
 	tar -xf - -C "$ROOTFS/build/xehpg"
+# The test build first (XEHPG_TEST=y, Kbuild), build/distro/test/xehpg.ko:
+# the distro scenarios drive its selftest. Then the production module, what a
+# user installs, build/distro/xehpg.ko (Kbuild rebuilds: the flags changed).
+run xehpg-test.log in_root "cd $SRC && $KM -j$(nproc) M=/build/xehpg XEHPG_TEST=y modules"
+mkdir -p "$REPO/build/distro/test"
+cp "$ROOTFS/build/xehpg/xehpg.ko" "$REPO/build/distro/test/xehpg.ko"
 run xehpg.log in_root "cd $SRC && $KM -j$(nproc) M=/build/xehpg modules"
-mkdir -p "$REPO/build/distro"
 cp "$ROOTFS/build/xehpg/xehpg.ko" "$REPO/build/distro/xehpg.ko"
 cp "$D/image/usr/lib/modules/$KVER/vmlinuz" "$REPO/build/distro/vmlinuz"
 want=$(modinfo -F vermagic "$(find "$D/image/usr/lib/modules/$KVER/kernel/drivers/pci" -name '*.ko*' | head -n 1)")
 got=$(modinfo -F vermagic "$REPO/build/distro/xehpg.ko")
 [ "$want" = "$got" ] || { echo "distro-modules: vermagic '$got' != Debian's '$want'" >&2; exit 1; }
-step "build/distro/xehpg.ko (vermagic $got), build/distro/vmlinuz (Debian's $KVER $VER)"
+step "build/distro/xehpg.ko and test/xehpg.ko (vermagic $got), build/distro/vmlinuz (Debian's $KVER $VER)"
 
 # The test-only SR-IOV guest shim (C) for `# guest-module: sriov-shim` scenarios.
 run sriov-shim.log in_root "cd $SRC && $KM -j$(nproc) M=/build/xehpg/tools/guest/sriov-shim modules"

@@ -25,7 +25,8 @@ pub(crate) const MI_ARB_CHECK: u32 = mi(0x05);
 /// `MI_BATCH_BUFFER_END` (0Ah, line 595).
 pub(crate) const MI_BATCH_BUFFER_END: u32 = mi(0x0a);
 /// `MI_STORE_DATA_IMM` (20h, line 616), one dword to a GGTT address: bit 22 `MI_SDI_GGTT`,
-/// length field (bits 9:0) = 4 dwords - 2.
+/// length field (bits 9:0) = 4 dwords - 2. The selftest's store (test build).
+#[cfg(xehpg_test)]
 pub(crate) const MI_STORE_DATA_IMM_GGTT: u32 = mi(0x20) | (1 << 22) | 2;
 /// `MI_LOAD_REGISTER_IMM` (22h, line 618).
 pub(crate) const MI_LOAD_REGISTER_IMM: u32 = mi(0x22);
@@ -46,9 +47,11 @@ pub(crate) const PIPE_CONTROL_6: u32 = (3 << 29) | (3 << 27) | (2 << 24) | (6 - 
 pub(crate) const PIPE_CONTROL_STORE_GGTT: u32 = (1 << 24) | (1 << 20) | (1 << 14) | (1 << 7);
 
 /// `XY_FAST_COPY_BLT` (`XY_FAST_COPY_BLT_CMD` of `instructions/xe_gpu_commands.h`: type 2,
-/// opcode 0x42), 10 dwords; copy engines only.
+/// opcode 0x42), 10 dwords; copy engines only. The selftest's `blit` (test build).
+#[cfg(xehpg_test)]
 pub(crate) const XY_FAST_COPY_BLT: u32 = (2 << 29) | (0x42 << 22) | (10 - 2);
 /// Its colour depth field (dword 1, bits 26:24): 3 = 32 bits per pixel.
+#[cfg(xehpg_test)]
 const XY_FAST_COPY_DEPTH_32: u32 = 3 << 24;
 
 /// `XY_FAST_COLOR_BLT` (`XY_FAST_COLOR_BLT_CMD` of `instructions/xe_gpu_commands.h`: type 2, an
@@ -63,9 +66,12 @@ const XY_FAST_COLOR_DWORDS: usize = 16;
 /// What a request does before its completion write.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Payload {
-    /// Store `value` at GGTT `addr` (`MI_STORE_DATA_IMM`).
+    /// Store `value` at GGTT `addr` (`MI_STORE_DATA_IMM`); the selftest's (test build).
+    #[cfg(xehpg_test)]
     Store { addr: u32, value: u32 },
-    /// Copy `rows` rows of `pitch` bytes from GGTT `src` to GGTT `dst` with the blitter.
+    /// Copy `rows` rows of `pitch` bytes from GGTT `src` to GGTT `dst` with the blitter; the
+    /// selftest's `blit` (test build).
+    #[cfg(xehpg_test)]
     Copy {
         src: u32,
         dst: u32,
@@ -122,12 +128,14 @@ pub(crate) fn request(
     };
     put(MI_ARB_CHECK);
     match payload {
+        #[cfg(xehpg_test)]
         Payload::Store { addr, value } => {
             put(MI_STORE_DATA_IMM_GGTT);
             put(addr & !3);
             put(0);
             put(value);
         }
+        #[cfg(xehpg_test)]
         Payload::Copy {
             src,
             dst,

@@ -12,8 +12,10 @@
 //!
 //! Every reply is untrusted input: its type and length are checked before use.
 
+// `send_atomic` (test build).
+#[cfg(xehpg_test)]
+use kernel::io::poll::read_poll_timeout_atomic;
 use kernel::{
-    io::poll::read_poll_timeout_atomic,
     prelude::*,
     time::{delay::fsleep, Delta},
 };
@@ -31,7 +33,9 @@ const REPLY_TIMEOUT: Delta = Delta::from_millis(50);
 /// How long [`send_atomic`] spins for a reply: 10 ms in 1 µs steps.
 // TIMEOUT: our bound for a caller that may not sleep; the GuC answers GET_HWCONFIG's size
 // query without work.
+#[cfg(xehpg_test)]
 const ATOMIC_STEP: Delta = Delta::from_micros(1);
+#[cfg(xehpg_test)]
 const ATOMIC_TRIES: usize = 10_000;
 /// How long a BUSY reply may take to turn final (upstream: 2 s).
 // TIMEOUT: upstream's value.
@@ -115,7 +119,8 @@ fn decode<R: MmioRequest>(reply: Reply) -> Result<Reply<R::Reply>, u32> {
 ///
 /// `EINVAL` for a request that does not encode, `ETIMEDOUT` without a final reply, `EAGAIN`
 /// for RETRY, `EPROTO` for a malformed reply or a DATA0 the request does not allow, `ENODEV`
-/// if the register reads all ones.
+/// if the register reads all ones. Test build only (the `ct` load runs' `mmio-ping`).
+#[cfg(xehpg_test)]
 pub(crate) fn send_atomic<R: MmioRequest>(gt: &Gt<'_>, req: &R) -> Result<Reply<R::Reply>> {
     let (msg, n) = encode(req)?;
     post(gt, msg.get(..n).ok_or(EINVAL)?)?;

@@ -467,6 +467,8 @@ impl H2gRequest for DeregisterContext {
 /// `ALLOCATE_DOORBELL` (0x10): {header, context index, doorbell id, doorbell page offset}.
 /// The action number is upstream's (`abi/guc_actions_abi.h`); xe sends it nowhere and the
 /// payload is a GUESS (`submit::doorbell` module docs).
+/// Test build only: the doorbell ABI is a guess.
+#[cfg(xehpg_test)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct AllocateDoorbell {
     pub(crate) ctx: u16,
@@ -476,6 +478,7 @@ pub(crate) struct AllocateDoorbell {
     pub(crate) offset: u32,
 }
 
+#[cfg(xehpg_test)]
 impl H2gRequest for AllocateDoorbell {
     const ACTION: u32 = XEHPG_GUC_ACTION_ALLOCATE_DOORBELL;
     const MAX_DWORDS: usize = 4;
@@ -492,11 +495,14 @@ impl H2gRequest for AllocateDoorbell {
 
 /// `DEALLOCATE_DOORBELL` (0x20): {header, context index} (action upstream's; payload a GUESS
 /// as [`AllocateDoorbell`]).
+/// Test build only: the doorbell ABI is a guess.
+#[cfg(xehpg_test)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct DeallocateDoorbell {
     pub(crate) ctx: u16,
 }
 
+#[cfg(xehpg_test)]
 impl H2gRequest for DeallocateDoorbell {
     const ACTION: u32 = XEHPG_GUC_ACTION_DEALLOCATE_DOORBELL;
     const MAX_DWORDS: usize = 2;

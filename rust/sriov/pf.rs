@@ -140,7 +140,8 @@ pub(crate) enum Owner {
     /// `sriov_numvfs`: the VFs exist on the bus; only disabling them gives the shares back.
     Pci,
     /// The debugfs `sriov` file: the provisioning layer alone, no VF on the bus (tests and
-    /// measurements of up to 63 VFs where the bus cannot enumerate them).
+    /// measurements of up to 63 VFs where the bus cannot enumerate them); test build only.
+    #[cfg(xehpg_test)]
     Debugfs,
 }
 
@@ -197,8 +198,10 @@ struct Stats {
 }
 
 /// What one provision or unprovision cost, for the bench (`make bench`): its time, the table
-/// bytes it wrote, and the time the CPU takes to copy as many bytes between two kernel
-/// buffers, measured right after it in the same boot so the ratio compares like with like.
+/// bytes it wrote, and (test build only: the cost model the bench compares with) the time the
+/// CPU takes to copy as many bytes between two kernel buffers, measured right after it in the
+/// same boot so the ratio compares like with like. The production module keeps the cheap
+/// counters and allocates no reference buffers.
 /// Written after the operation under no lock; a reader racing a second operation may see a
 /// mix of the two, which the bench never does (one command at a time).
 struct Cost {
@@ -209,6 +212,7 @@ struct Cost {
     /// LMTT bytes written over the operation.
     lmtt_bytes: Atomic<u64>,
     /// The reference copy of `ggtt_bytes + lmtt_bytes`; 0 when it could not be allocated.
+    #[cfg(xehpg_test)]
     memcpy_ns: Atomic<u64>,
 }
 
@@ -219,21 +223,24 @@ impl Cost {
             ns: Atomic::new(0),
             ggtt_bytes: Atomic::new(0),
             lmtt_bytes: Atomic::new(0),
+            #[cfg(xehpg_test)]
             memcpy_ns: Atomic::new(0),
         }
     }
 
     fn fmt(&self, f: &mut impl core::fmt::Write, name: &str) -> core::fmt::Result {
-        writeln!(
+        write!(
             f,
-            "{}: vfs {} ns {} ggtt_bytes {} lmtt_bytes {} memcpy_ns {}",
+            "{}: vfs {} ns {} ggtt_bytes {} lmtt_bytes {}",
             name,
             self.vfs.load(Relaxed),
             self.ns.load(Relaxed),
             self.ggtt_bytes.load(Relaxed),
             self.lmtt_bytes.load(Relaxed),
-            self.memcpy_ns.load(Relaxed)
-        )
+        )?;
+        #[cfg(xehpg_test)]
+        write!(f, " memcpy_ns {}", self.memcpy_ns.load(Relaxed))?;
+        writeln!(f)
     }
 }
 
@@ -248,7 +255,8 @@ struct Mark {
 /// Nanoseconds the CPU takes to copy `bytes` from one vmalloc'ed kernel buffer to another
 /// (process context): the reference the table writes are compared with. The source is
 /// non-zero so the copy cannot be satisfied by zero pages, and the result is checked so it
-/// cannot be dropped.
+/// cannot be dropped. Test build only.
+#[cfg(xehpg_test)]
 fn memcpy_ns(bytes: u64) -> Result<u64> {
     let n = usize::try_from(bytes).map_err(|_| EINVAL)?;
     if n == 0 {
@@ -545,8 +553,8 @@ impl Pf {
         }
     }
 
-    /// Records what an operation on `vfs` VFs that began at `mark` cost, then times the
-    /// reference copy of as many bytes (after the operation, outside the lock). The GGTT
+    /// Records what an operation on `vfs` VFs that began at `mark` cost, then (test build)
+    /// times the reference copy of as many bytes (after the operation, outside the lock). The GGTT
     /// bytes are BAR 0's GSM writes over the operation: every GGTT write of the driver, so
     /// another GGTT user running at the same time (none in the bench) would be counted too.
     fn record(&self, cost: &Cost, vfs: u64, mark: Mark) {
@@ -558,16 +566,19 @@ impl Pf {
         cost.ns.store(ns, Relaxed);
         cost.ggtt_bytes.store(ggtt, Relaxed);
         cost.lmtt_bytes.store(lmtt, Relaxed);
-        let copy = memcpy_ns(ggtt + lmtt).unwrap_or_else(|e| {
-            dev_warn!(
-                self.dev,
-                "sriov: no reference copy of {} bytes: {}\n",
-                ggtt + lmtt,
-                e.to_errno()
-            );
-            0
-        });
-        cost.memcpy_ns.store(copy, Relaxed);
+        #[cfg(xehpg_test)]
+        {
+            let copy = memcpy_ns(ggtt + lmtt).unwrap_or_else(|e| {
+                dev_warn!(
+                    self.dev,
+                    "sriov: no reference copy of {} bytes: {}\n",
+                    ggtt + lmtt,
+                    e.to_errno()
+                );
+                0
+            });
+            cost.memcpy_ns.store(copy, Relaxed);
+        }
     }
 
     /// [`Pf::provision`] without the accounting.
@@ -933,6 +944,7 @@ impl Pf {
             st.vfs.len(),
             match st.owner {
                 Some(Owner::Pci) => "sriov_numvfs",
+                #[cfg(xehpg_test)]
                 Some(Owner::Debugfs) => "debugfs",
                 None => "-",
             },

@@ -24,15 +24,36 @@
 //! - FALLBACK: a GuC that refuses the allocation (real 70.x firmware answers an unknown
 //!   action) is logged once per port and the port submits with `SCHED_CONTEXT`, which real
 //!   firmware takes. Doorbells are off unless the `guc_doorbells` module parameter asks.
+//!
+//! Because the ABI is a guess, this module, the parameter and every doorbell path build only
+//! in the test build (`--cfg xehpg_test`, `XEHPG_TEST=y`); the production module submits with
+//! `SCHED_CONTEXT` alone and never writes the doorbell window.
 
-use kernel::bitmap::BitmapVec;
-use kernel::prelude::*;
+use kernel::{
+    bitmap::BitmapVec,
+    prelude::*,
+    sync::atomic::{Atomic, Relaxed},
+};
 
 /// Doorbell pages in BAR 0 and physical doorbells (seed 000 lines 1034-1044).
 pub(crate) const PAGES: usize = 1024;
 pub(crate) const PHYSICAL: usize = 256;
 /// Offset of page 0 in BAR 0 (seed 000 line 1036).
 pub(crate) const WINDOW: u32 = crate::mmio::DOORBELL_WINDOW;
+
+/// The `guc_doorbells` module parameter, handed down by module init before the driver
+/// registers.
+static ASKED: Atomic<bool> = Atomic::new(false);
+
+/// Sets `guc_doorbells`; called once by module init.
+pub(crate) fn set_asked(on: bool) {
+    ASKED.store(on, Relaxed);
+}
+
+/// Whether `guc_doorbells` asks for doorbells (probe).
+pub(crate) fn asked() -> bool {
+    ASKED.load(Relaxed)
+}
 
 /// A doorbell held by a context: its physical doorbell and its page.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -21,12 +21,12 @@ use kernel::{
     fmt,
     prelude::*,
     sync::atomic::Relaxed,
-    time::{delay::fsleep, Delta, Instant, Monotonic},
+    time::{Instant, Monotonic},
 };
 
 use super::{
-    port::{Kick, Port, State, MAX_INFLIGHT},
-    Mode, Submit,
+    port::{Port, State, MAX_INFLIGHT},
+    Submit, STALL_MS,
 };
 use crate::{
     engine::{cmd::Payload, ENGINES},
@@ -41,9 +41,6 @@ pub(crate) const SLOTS: usize = 16384;
 pub(crate) const SCRATCH_BYTES: u64 = (SLOTS * 4) as u64;
 /// Largest N.
 const MAX_REQUESTS: usize = 1_000_000;
-/// A port that retires nothing for this long is hung (i915's default heartbeat is 2.5 s;
-/// the selftest's requests are a few commands each).
-const STALL_MS: u32 = 2000;
 
 /// The scratch buffer: local memory, mapped into the GGTT at probe.
 pub(crate) struct Scratch {
@@ -341,84 +338,6 @@ impl Submit {
             }
         }
         Ok(())
-    }
-
-    /// Does what [`Port::submit`] left for after its lock: nothing, `SCHED_CONTEXT`, or the
-    /// doorbell.
-    pub(super) fn send(&self, p: &Port, ct: &Channel, kick: Kick) -> Result {
-        match kick {
-            Kick::None => Ok(()),
-            Kick::Sched(id) => self.kick(p, ct, id),
-            Kick::Doorbell(offset, cookie) => self.ring(offset, cookie),
-        }
-    }
-
-    /// `SCHED_CONTEXT`, retried while H2G is full (the GuC is behind; up to a second).
-    fn kick(&self, p: &Port, ct: &Channel, id: u16) -> Result {
-        for _ in 0..10_000 {
-            match p.guc_kick(self, ct, id) {
-                Err(e) if e == EBUSY => fsleep(Delta::from_micros(100)),
-                r => return r,
-            }
-        }
-        Err(EBUSY)
-    }
-
-    /// Waits for the queue to drain. A GuC reset is recovered on the way; a GuC-mode stall is
-    /// first answered by sending `SCHED_CONTEXT` again (the GuC may have lost one). Returns
-    /// whether it drained.
-    pub(super) fn drain(&self, p: &Port, ct: &Channel, failed: &mut u64) -> bool {
-        let mut nudged = false;
-        loop {
-            let settled = p.wait_progress(STALL_MS, Port::settled);
-            if p.guc_reset_pending() {
-                match self.recover(p, ct, "was reset by the GuC") {
-                    // CAST: usize to u64 is lossless.
-                    Ok(k) => *failed += k as u64,
-                    Err(_) => return false,
-                }
-                continue;
-            }
-            if settled {
-                return true;
-            }
-            if nudged || self.nudge(p, ct).is_err() {
-                return false;
-            }
-            nudged = true;
-        }
-    }
-
-    /// A port with work made no progress for [`STALL_MS`]: before calling it hung, tell the
-    /// mechanism again, in case the news was lost on the way. Under the GuC, `SCHED_CONTEXT`
-    /// again (the GuC may have dropped one); in execlist mode a Load (a lost CSB entry leaves
-    /// the driver believing the context is still on the engine; if it really is, the Load is
-    /// a lite restore and harmless).
-    fn nudge(&self, p: &Port, ct: &Channel) -> Result {
-        p.stats.nudges.add(1, Relaxed);
-        let (what, res) = match p.guc_id() {
-            Some(id) => ("SCHED_CONTEXT sent again", self.kick(p, ct, id)),
-            None => (
-                "context loaded again (a CSB entry may have been lost)",
-                self.with_gt(|gt| p.reload(gt)),
-            ),
-        };
-        dev_warn!(
-            self.dev,
-            "submit: {}: no progress for {} ms; {}\n",
-            p.engine.name,
-            STALL_MS,
-            what
-        );
-        res
-    }
-
-    /// Hang or reset recovery in the device's mode; returns the requests failed.
-    pub(super) fn recover(&self, p: &Port, ct: &Channel, why: &str) -> Result<usize> {
-        match self.mode() {
-            Mode::Guc => p.guc_recover(self, ct, self.doorbells(), why),
-            _ => self.with_gt(|gt| p.recover(gt, STALL_MS)),
-        }
     }
 
     /// Reads the used slots back; the first wrong one, if any.

@@ -33,8 +33,11 @@
 //!
 //! Register accesses on the receive path: none; head, tail and messages are in memory.
 
+// The debugfs `ct` load runs: test build only (`make bench`, `make run`, the CT scenarios).
+#[cfg(xehpg_test)]
 mod load;
 
+#[cfg(xehpg_test)]
 pub(crate) use load::{LoadKind, LoadResult};
 
 use kernel::{
@@ -270,7 +273,8 @@ pub(crate) enum Consumed {
 pub(crate) enum Notify {
     /// One tail update and one doorbell for the whole batch.
     Once,
-    /// One per request (the debugfs load run's comparison).
+    /// One per request (the debugfs load run's comparison; test build).
+    #[cfg(xehpg_test)]
     Each,
 }
 
@@ -323,9 +327,11 @@ pub(crate) struct Channel {
     #[pin]
     done: CondVar,
     stats: Stats,
-    /// A debugfs load run is in progress.
+    /// A debugfs load run is in progress (test build).
+    #[cfg(xehpg_test)]
     loading: Atomic<bool>,
-    /// A leaf spinlock (debugfs).
+    /// The last load run's result (test build); a leaf spinlock, taken by debugfs.
+    #[cfg(xehpg_test)]
     #[pin]
     last_load: SpinLock<Option<LoadResult>>,
     /// The events' consumer above the GuC, while one is attached. The channel holds it, never
@@ -405,7 +411,9 @@ impl Channel {
             }),
             done <- new_condvar!(),
             stats: Stats::new(),
+            #[cfg(xehpg_test)]
             loading: Atomic::new(false),
+            #[cfg(xehpg_test)]
             last_load <- new_spinlock!(None),
             sink <- new_spinlock!(None),
         })
@@ -1088,7 +1096,9 @@ impl Channel {
         for (kind, c) in EventKind::ALL.iter().zip(s.per_event.iter()) {
             f.write_fmt(fmt!("event {}: {}\n", kind.name(), l(c)))?;
         }
-        self.fmt_load(f)
+        #[cfg(xehpg_test)]
+        self.fmt_load(f)?;
+        Ok(())
     }
 
     /// Reads the H2G descriptor, for debugfs (inside the device access; formatted outside).

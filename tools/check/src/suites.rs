@@ -6,6 +6,7 @@ mod detectors;
 mod fwtable;
 pub(crate) mod kernel_log;
 mod kunit;
+mod prod_module;
 pub(crate) mod regs;
 mod style;
 mod tools;
@@ -103,6 +104,13 @@ pub const SUITES: &[Suite] = &[
         lane: Lane::Plain,
         title: "workaround, tuning, MOCS and PAT table against upstream xe's sources",
         run: wa_table::run,
+        list: None,
+    },
+    Suite {
+        name: "prod-module",
+        lane: Lane::Plain,
+        title: "production module: sizes beside the test build's, no test-only symbols",
+        run: prod_module::run,
         list: None,
     },
     Suite {
@@ -305,10 +313,15 @@ impl Context {
     }
 
     /// `build/<variant>/xehpg.ko`, or `build/<variant>-debug/xehpg.ko` in
-    /// the debug lane (`make debug-modules`).
+    /// the debug lane (`make debug-modules`). In the distro lane the test
+    /// build (`module`) is `build/distro/test/xehpg.ko` and the production
+    /// one (`module-prod`) `build/distro/xehpg.ko` (`make distro-modules`).
     pub fn module(&self, variant: &str) -> PathBuf {
         if self.distro {
-            return self.distro_file("xehpg.ko");
+            return match variant {
+                "module" => self.distro_file("test/xehpg.ko"),
+                _ => self.distro_file("xehpg.ko"),
+            };
         }
         let dir = if self.debug {
             format!("{variant}-debug")
@@ -419,6 +432,7 @@ mod tests {
                 "regs",
                 "fwtable",
                 "wa-table",
+                "prod-module",
                 "kunit",
                 "vm",
                 "xe-probe",
@@ -488,8 +502,12 @@ mod tests {
             .collect();
         assert_eq!(args, ["--smp=1", "--kernel=/r/build/distro/vmlinuz"]);
         assert_eq!(
-            ctx.module("module"),
+            ctx.module("module-prod"),
             PathBuf::from("/r/build/distro/xehpg.ko")
+        );
+        assert_eq!(
+            ctx.module("module"),
+            PathBuf::from("/r/build/distro/test/xehpg.ko")
         );
         assert_eq!(
             ctx.guest_module("sriov-shim"),

@@ -5,11 +5,15 @@
 //! - `driver: rustfmt`: `rustfmt --check` of `rust/xehpg.rs` (and every file
 //!   its `mod` declarations reach) and of the test-only trigger module
 //!   (`tests/triggers/`) with the kernel's `.rustfmt.toml`.
-//! - `driver: clippy`: a from-scratch Kbuild build with `CLIPPY=1` into
-//!   `build/clippy`; any `warning:` or `error:` in its output fails.
-//! - `driver: rustdoc`: the driver's documentation with private items, every
-//!   rustdoc lint (broken intra-doc links included) an error ([`rustdoc`]),
-//!   from the clippy build's saved compile command.
+//! - `driver: clippy` and `driver: clippy (test build)`: from-scratch Kbuild
+//!   builds with `CLIPPY=1` of the production module into `build/clippy` and
+//!   of the test build (`XEHPG_TEST=y`) into `build/clippy-test`; any
+//!   `warning:` or `error:` in either output fails (what one build cfg's out
+//!   must leave no dead code in it).
+//! - `driver: rustdoc`: the test build's documentation (a superset of the
+//!   production module's) with private items, every rustdoc lint (broken
+//!   intra-doc links included) an error ([`rustdoc`]), from the clippy test
+//!   build's saved compile command.
 //! - `driver: checkpatch FILE`: the kernel's `scripts/checkpatch.pl --no-tree -f` on each
 //!   C file of the driver ([`CHECKPATCH`]); any ERROR or WARNING fails.
 //! - `driver: no import cycle across top-level blocks` and `driver: imports
@@ -109,9 +113,18 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         r.case(checkpatch(ctx, file, ignore, &logs));
     }
 
-    let log = logs.join("driver-clippy.log");
-    let clippy = driver_clippy(ctx, &log);
-    r.case(Case::from_result("driver: clippy", clippy).with_details(lint_lines(&log)));
+    for (name, dir, extra) in [
+        ("driver: clippy", "clippy", None),
+        (
+            "driver: clippy (test build)",
+            "clippy-test",
+            Some("XEHPG_TEST=y"),
+        ),
+    ] {
+        let log = logs.join(format!("driver-{dir}.log"));
+        let clippy = driver_clippy(ctx, dir, extra, &log);
+        r.case(Case::from_result(name, clippy).with_details(lint_lines(&log)));
+    }
 
     let log = logs.join("driver-rustdoc.log");
     let doc = driver_rustdoc(ctx, &log);
@@ -173,9 +186,10 @@ fn checkpatch(ctx: &Context, file: &str, ignore: &[&str], logs: &Path) -> Case {
     }
 }
 
-/// Builds the driver with `CLIPPY=1` into a fresh `build/clippy`.
-fn driver_clippy(ctx: &Context, log: &Path) -> Result<()> {
-    let out = ctx.repo.join("build/clippy");
+/// Builds the driver with `CLIPPY=1` (and `extra`, a Kbuild variable) into
+/// a fresh `build/<dir>`.
+fn driver_clippy(ctx: &Context, dir: &str, extra: Option<&str>, log: &Path) -> Result<()> {
+    let out = ctx.repo.join("build").join(dir);
     // A warm build tree would compile nothing and so lint nothing.
     if out.exists() {
         std::fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
@@ -189,6 +203,7 @@ fn driver_clippy(ctx: &Context, log: &Path) -> Result<()> {
         .arg(format!("M={}", ctx.repo.display()))
         .arg(format!("MO={}", out.display()))
         .arg(format!("LLVM={llvm}"))
+        .args(extra)
         .args(["CLIPPY=1", &format!("-j{jobs}"), "modules"]);
     let f = run_logged(&mut make, log, KBUILD_LIMIT)?;
     if !f.success() {
@@ -200,9 +215,9 @@ fn driver_clippy(ctx: &Context, log: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Documents the driver from the compile command the clippy build saved.
+/// Documents the driver from the compile command the clippy test build saved.
 fn driver_rustdoc(ctx: &Context, log: &Path) -> Result<()> {
-    let build = ctx.repo.join("build/clippy");
+    let build = ctx.repo.join("build/clippy-test");
     let cmd_file = build.join("rust/.xehpg.o.cmd");
     let saved = std::fs::read_to_string(&cmd_file).with_context(|| {
         format!(

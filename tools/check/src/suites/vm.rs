@@ -60,10 +60,6 @@ use std::time::{Duration, Instant};
 use tap::{Directive, Tap, TapTest};
 use xehpg_common::process::Finished;
 
-/// The production module's build directory under `build/` (`make check`
-/// builds `build/module/xehpg.ko`, `make debug-modules` `build/module-debug/`).
-const MODULE: &str = "module";
-
 /// Scenario directory, relative to the repository.
 const SCENARIOS: &str = "tools/guest/tests";
 
@@ -328,6 +324,18 @@ fn runnable<'a>(ctx: &Context, s: &'a Scenario) -> Result<&'a Header, Case> {
             ),
         ));
     }
+    // The production build (`# module: production`): `make boot-modules`, and
+    // `make debug-modules` for the debug lane.
+    let module = ctx.module(header.module_dir());
+    if header.production && !module.exists() {
+        return Err(Case::fail(
+            &s.name,
+            format!(
+                "{} is missing: `make boot-modules` builds it (`make debug-modules` for the debug kernel)",
+                module.display()
+            ),
+        ));
+    }
     Ok(header)
 }
 
@@ -521,7 +529,7 @@ fn boot_command(
     cmd.args(["-q", &format!("--timeout={limit}")])
         .arg(format!("--console={}", dir.join("console.log").display()))
         .arg(format!("--summary={}", dir.join("mock.json").display()))
-        .arg(format!("--module={}", ctx.module(MODULE).display()))
+        .arg(format!("--module={}", ctx.module(h.module_dir()).display()))
         .arg("--no-load")
         .arg(format!(
             "--guest-file={}:/tests/lib.sh",

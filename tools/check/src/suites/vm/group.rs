@@ -84,6 +84,8 @@ pub struct BootKey {
     pub guest_modules: Vec<String>,
     /// `# vcpus:`.
     pub vcpus: Option<u32>,
+    /// `# module: production`: which build of the driver the boot ships.
+    pub production: bool,
     /// A scenario that boots alone (`# own-boot`), by name.
     pub alone: Option<String>,
 }
@@ -98,6 +100,7 @@ impl BootKey {
             attach: split_mock_args(&h.mock_args).0,
             guest_modules,
             vcpus: h.vcpus,
+            production: h.production,
             alone: h.own_boot.as_ref().map(|_| name.to_string()),
         }
     }
@@ -333,6 +336,7 @@ mod tests {
         let shim = header("# guest-module: sriov-shim\n");
         let alone = header("# own-boot: counts boot-time accesses\n");
         let two = header("# vcpus: 2\n");
+        let prod = header("# module: production\n");
         let list = [
             (0, "a", &plain),
             (1, "b", &fault),
@@ -343,13 +347,17 @@ mod tests {
             (6, "g", &alone),
             (7, "h", &shim),
             (8, "i", &two),
+            (9, "j", &prod),
+            (10, "k", &prod),
         ];
         let boots = plan(&list, 10);
+        // The production module's scenarios share a boot of their own.
         assert_eq!(
             boots,
             [
                 vec![0, 1, 4],
                 vec![5, 7],
+                vec![9, 10],
                 vec![2],
                 vec![3],
                 vec![6],

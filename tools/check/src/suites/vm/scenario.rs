@@ -13,6 +13,7 @@
 //! # no-load                             do not insmod the driver at boot
 //! # distro                              also run in the distro lane (a first-load check)
 //! # guest-module: sriov-shim            ship a test-only module to /lib/modules (repeatable)
+//! # module: production                  ship the production xehpg.ko (default: the test build)
 //! # timeout: 120                        guest command timeout in seconds
 //! # own-boot: REASON                    never share a boot with other scenarios
 //! # debug-only: REASON                  exists only in the debug lane (`vm-debug`)
@@ -34,6 +35,11 @@ use std::path::{Path, PathBuf};
 
 /// The test-only guest modules the Makefile builds (`make sriov-shim`).
 pub const GUEST_MODULES: &[&str] = &["sriov-shim"];
+
+/// The builds of the driver a scenario may ship (`# module: NAME`), with
+/// their `build/` directory: the test build (`XEHPG_TEST=y`, the default:
+/// the scenarios drive its selftest and load runs) and the production one.
+pub const MODULES: &[(&str, &str)] = &[("test", "module"), ("production", "module-prod")];
 
 /// Guest command timeout when the header sets none.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 180;
@@ -67,12 +73,29 @@ pub struct Header {
     pub own_boot: Option<String>,
     /// Guest CPUs, if not [`super::super::VCPUS`].
     pub vcpus: Option<u32>,
+    /// `# module: production`: the production build of the driver is
+    /// shipped instead of the test build.
+    pub production: bool,
     /// Why the scenario runs only in the debug lane (`vm-debug`), if it
     /// does: the other lanes do not list it.
     pub debug_only: Option<String>,
 }
 
 impl Header {
+    /// The `build/` directory of the driver build the scenario ships
+    /// ([`MODULES`]).
+    pub fn module_dir(&self) -> &'static str {
+        let name = if self.production {
+            "production"
+        } else {
+            "test"
+        };
+        MODULES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or("module", |(_, dir)| dir)
+    }
+
     /// The timeout to give the VM runner.
     pub fn timeout_secs(&self) -> u64 {
         self.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS)
@@ -170,6 +193,14 @@ fn directive(h: &mut Header, comment: &str) -> Result<()> {
             }
             h.guest_modules.push(value.to_string());
         }
+        "module" => match value {
+            "production" => h.production = true,
+            "test" => h.production = false,
+            _ => {
+                let names: Vec<&str> = MODULES.iter().map(|(n, _)| *n).collect();
+                bail!("module {value:?} is not one of {names:?}");
+            }
+        },
         "device-id" => {
             if h.device_id.is_some() {
                 bail!("device-id given twice");
@@ -318,6 +349,21 @@ mod tests {
                 .as_deref(),
             Some("counts the boot")
         );
+    }
+
+    #[test]
+    fn module_picks_the_build() {
+        let h = parse_header("# module: production\n").unwrap();
+        assert!(h.production);
+        assert_eq!(h.module_dir(), "module-prod");
+        let t = parse_header("# timeout: 5\n").unwrap();
+        assert!(!t.production);
+        assert_eq!(t.module_dir(), "module");
+        assert_eq!(
+            parse_header("# module: test\n").unwrap().module_dir(),
+            "module"
+        );
+        assert!(parse_header("# module: debug\n").is_err());
     }
 
     #[test]
