@@ -12,7 +12,7 @@
 //! (step 4); the GuC validates the choice and programs the doorbell register (steps 5-6).
 //! A write to the page then rings it.
 //!
-//! Upstream never rings doorbells with GuC 70 firmware (research/anchor-xe.md §10.1): the only
+//! Upstream never rings doorbells with GuC 70 firmware (`xe_guc_submit.c` has no doorbell): the only
 //! anchors are the legacy action codes `ALLOCATE_DOORBELL` (0x10) and `DEALLOCATE_DOORBELL`
 //! (0x20) of `abi/guc_actions_abi.h`, which nothing calls. So:
 //!

@@ -3,8 +3,8 @@
 //! GuC submission: the GuC puts the contexts on the engines; the host registers each context
 //! and tells the GuC when it has work.
 //!
-//! The messages and their order are upstream's (`xe_guc_submit.c`; research/anchor-xe.md
-//! §10.2-10.3), the PRM gives none of them:
+//! The messages and their order are upstream's (`xe_guc_submit.c` `__register_exec_queue`,
+//! `enable_scheduling`, `disable_scheduling_deregister`), the PRM gives none of them:
 //!
 //! 1. `REGISTER_CONTEXT` (0x4502) with the context index, the GuC engine class, the engine's
 //!    logical-instance mask and the LRC descriptor (the execlist one);

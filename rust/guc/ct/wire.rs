@@ -2,8 +2,8 @@
 
 //! The CT's wire words: the CTB message header that precedes every HXG message in a ring, the
 //! fence numbering, and the decoding of what the GuC writes into G2H (upstream
-//! `abi/guc_communication_ctb_abi.h`, `abi/guc_messages_abi.h`; `research/anchor-xe.md` §5.1,
-//! §5.2, §5.6).
+//! `abi/guc_communication_ctb_abi.h`, `abi/guc_messages_abi.h`; `xe_guc_ct.c` `h2g_write`,
+//! `g2h_read`).
 //!
 //! Everything the GuC writes is untrusted: [`parse`] turns a message copied out of the ring
 //! into a [`G2h`] or says why it is malformed, and never indexes past the copy.
@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn ctb_header_packing() {
-        // Upstream's example (research §5.6): fence n, 5 HXG dwords.
+        // A message as upstream's `h2g_write` lays it out: fence n, 5 HXG dwords.
         assert_eq!(CtbHeader::hxg(7, 5).into_raw(), (7 << 16) | 5);
         assert_eq!(CtbHeader::hxg(0x8003, 255).into_raw(), 0x8003_00ff);
         assert_eq!(CtbHeader::from_raw(0xabcd_0003).fence16(), 0xabcd);
