@@ -18,8 +18,8 @@ use crate::{
     sriov::pf::{Pf, Setting},
 };
 
-/// Declares the PCI match table and [`DEVICE_IDS`] from one list, so lookups and tests use
-/// exactly what the PCI core matches on.
+/// Declares the PCI match table and `DEVICE_IDS` (the KUnit build's copy) from one list, so
+/// lookups and tests use exactly what the PCI core matches on.
 macro_rules! device_ids {
     ($($id:literal => $platform:ident,)*) => {
         kernel::pci_device_table!(
