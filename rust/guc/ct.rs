@@ -5,7 +5,7 @@
 //!
 //! This step places the buffers, registers them with the GuC and enables the channel, as
 //! upstream does once the hwconfig table is read (`xe_guc.c` `xe_guc_enable_communication`,
-//! `xe_guc_ct.c` `__xe_guc_ct_start`; `research/anchor-xe.md` §5.3, §5.5):
+//! `xe_guc_ct.c` `__xe_guc_ct_start`):
 //!
 //! 1. H2G object, 8 KiB, in local memory: descriptor at +0, ring at +4 KiB, 4 KiB long; G2H
 //!    object, 132 KiB, in system memory: descriptor at +2 KiB, ring at +4 KiB, 128 KiB long

@@ -2,7 +2,7 @@
 
 //! The running channel: sending into H2G, receiving from G2H, matching replies to requests.
 //!
-//! # Sending (`xe_guc_ct.c` `h2g_write`, `__guc_ct_send_locked`; `research/anchor-xe.md` §5.6)
+//! # Sending (`xe_guc_ct.c` `h2g_write`, `__guc_ct_send_locked`)
 //!
 //! Under [`Channel::inner`] (a spinlock: a send never sleeps): place the message after the
 //! tail, zero-filling the rest of the ring first when it does not fit before the end; write the
