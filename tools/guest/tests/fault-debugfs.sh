@@ -15,8 +15,9 @@
 # bound with the GuC running, and what the command makes given back (no VF
 # left provisioned; a queued reset finished). The mock's isolation checker
 # and its engine model watch every step. kmemleak scans after the boot's
-# last scenario. One TAP line per failure point (the floor keeps the count);
-# FAULT_MIN is this scenario's own floor. Not sampled: every N is run.
+# last scenario. Each failure point is a diagnostic line (lib.sh
+# fault_sweep); MIN_* are the least each command's sweep accepts. Not
+# sampled: every N is run.
 # debug-only: per-task fail-nth with failslab and fail_page_alloc exists in the debug kernel only
 # guest-module: sriov-shim
 # timeout: 300

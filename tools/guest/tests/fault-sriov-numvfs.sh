@@ -15,8 +15,9 @@
 # The mock's isolation checker walks the GGTT, LMTT and ID runs after every
 # change; at the end no VF configuration is left at the GuC and the VFs'
 # memory was all cleared. kmemleak scans after the boot's last scenario.
-# One TAP line per failure point (the floor keeps the count); FAULT_MIN is
-# this scenario's own floor. Sampled (deterministic): every N up to
+# Each failure point is a diagnostic line (lib.sh fault_sweep: the count
+# moves between runs, so the floor does not keep it); FAULT_MIN is the
+# least this scenario accepts. Sampled (deterministic): every N up to
 # FAULT_ALL, then every FAULT_STEP-th (Documentation/testing.rst,
 # "Fault-injection sweeps"); the sweep measured 14 points, so today every N
 # runs, and the sample only bounds the time if the path grows.
