@@ -48,7 +48,7 @@ pub(crate) trait H2gRequest {
     /// The longest encoding in dwords, HXG header included.
     const MAX_DWORDS: usize;
     /// What a SUCCESS reply carries, decoded from its DATA0.
-    type Reply;
+    type Reply: FromData0;
 
     /// Build-time check that the request fits a CT message (used by the channel).
     const FITS_CT: () = assert!(Self::MAX_DWORDS >= 1 && Self::MAX_DWORDS <= CT_MAX_DWORDS);
@@ -61,12 +61,51 @@ pub(crate) trait H2gRequest {
     /// `EINVAL` for a field value its bits cannot hold, or the KLV writer's error.
     fn encode_payload(&self, out: &mut [u32]) -> Result<usize>;
 
-    /// Decodes a SUCCESS's DATA0.
+    /// Decodes a SUCCESS's DATA0: by default as [`Self::Reply`]'s [`FromData0`] reads it; a
+    /// request whose ABI is stricter than its reply type overrides this.
     ///
     /// # Errors
     ///
     /// The DATA0 itself when the ABI does not allow it for this request.
-    fn decode_reply(data0: u32) -> Result<Self::Reply, u32>;
+    fn decode_reply(data0: u32) -> Result<Self::Reply, u32> {
+        Self::Reply::from_data0(data0)
+    }
+}
+
+/// A reply type read from a SUCCESS's DATA0 (`abi/guc_messages_abi.h`, `GUC_HXG_RESPONSE_MSG_0`).
+pub(crate) trait FromData0: Sized {
+    /// Decodes `data0`.
+    ///
+    /// # Errors
+    ///
+    /// The DATA0 itself when this type cannot hold it.
+    fn from_data0(data0: u32) -> Result<Self, u32>;
+}
+
+/// A reply that carries nothing: any DATA0 is accepted and ignored (upstream reads none).
+impl FromData0 for () {
+    fn from_data0(_data0: u32) -> Result<(), u32> {
+        Ok(())
+    }
+}
+
+/// A DATA0 that is a count (of KLVs applied, of bytes written): any value; the caller
+/// compares it with what it sent.
+impl FromData0 for u32 {
+    fn from_data0(data0: u32) -> Result<u32, u32> {
+        Ok(data0)
+    }
+}
+
+/// A DATA0 that is a flag: 1 or 0, anything else refused.
+impl FromData0 for bool {
+    fn from_data0(data0: u32) -> Result<bool, u32> {
+        match data0 {
+            1 => Ok(true),
+            0 => Ok(false),
+            n => Err(n),
+        }
+    }
 }
 
 /// A request that fits the four MMIO message registers (`GUC_MAX_MMIO_MSG_LEN`).
@@ -96,17 +135,6 @@ pub(crate) fn encode<R: H2gRequest>(req: &R, out: &mut [u32]) -> Result<usize> {
     }
     *header = Hxg::request(R::ACTION, 0).into_raw();
     Ok(n + 1)
-}
-
-/// A reply that carries nothing: any DATA0 is accepted and ignored (upstream reads none).
-fn ignore(_data0: u32) -> Result<(), u32> {
-    Ok(())
-}
-
-/// A DATA0 that is a count (of KLVs applied, of bytes written): any value; the caller
-/// compares it with what it sent.
-fn count(data0: u32) -> Result<u32, u32> {
-    Ok(data0)
 }
 
 /// The low and high dwords of a 64-bit value.
@@ -171,14 +199,6 @@ impl H2gRequest for SelfCfg {
         }
         Ok(3)
     }
-
-    fn decode_reply(data0: u32) -> Result<bool, u32> {
-        match data0 {
-            1 => Ok(true),
-            0 => Ok(false),
-            n => Err(n),
-        }
-    }
 }
 
 impl MmioRequest for SelfCfg {}
@@ -239,10 +259,6 @@ impl H2gRequest for GetHwconfig {
         let (lo, hi) = halves(self.addr);
         put(out, &[lo, hi, self.size])
     }
-
-    fn decode_reply(data0: u32) -> Result<u32, u32> {
-        count(data0)
-    }
 }
 
 impl MmioRequest for GetHwconfig {}
@@ -271,10 +287,6 @@ impl H2gRequest for RenderComputeYield {
         )?;
         Ok(w.len())
     }
-
-    fn decode_reply(data0: u32) -> Result<u32, u32> {
-        count(data0)
-    }
 }
 
 impl FastRequest for RenderComputeYield {}
@@ -296,10 +308,6 @@ impl H2gRequest for OptInFeatures {
     fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
         let (lo, hi) = halves(self.addr);
         put(out, &[lo, hi, self.dwords])
-    }
-
-    fn decode_reply(data0: u32) -> Result<(), u32> {
-        ignore(data0)
     }
 }
 
@@ -341,10 +349,6 @@ impl H2gRequest for RegisterContext {
             ],
         )
     }
-
-    fn decode_reply(data0: u32) -> Result<(), u32> {
-        ignore(data0)
-    }
 }
 
 /// `HOST2GUC_UPDATE_CONTEXT_POLICIES` (0x100B): {header, context index, KLVs}, here the three
@@ -384,10 +388,6 @@ impl H2gRequest for UpdateContextPolicies {
         )?;
         Ok(1 + w.len())
     }
-
-    fn decode_reply(data0: u32) -> Result<(), u32> {
-        ignore(data0)
-    }
 }
 
 /// `SCHED_CONTEXT_MODE_SET` (0x1001): {header, context index, enable or disable}; the GuC
@@ -412,10 +412,6 @@ impl H2gRequest for SchedContextModeSet {
         };
         put(out, &[u32::from(self.id), state])
     }
-
-    fn decode_reply(data0: u32) -> Result<(), u32> {
-        ignore(data0)
-    }
 }
 
 /// `SCHED_CONTEXT` (0x1000): {header, context index}: the context has new work. A fast
@@ -433,10 +429,6 @@ impl H2gRequest for SchedContext {
 
     fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
         put(out, &[u32::from(self.id)])
-    }
-
-    fn decode_reply(data0: u32) -> Result<(), u32> {
-        ignore(data0)
     }
 }
 
@@ -457,10 +449,6 @@ impl H2gRequest for DeregisterContext {
 
     fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
         put(out, &[u32::from(self.id)])
-    }
-
-    fn decode_reply(data0: u32) -> Result<(), u32> {
-        ignore(data0)
     }
 }
 
@@ -487,10 +475,6 @@ impl H2gRequest for AllocateDoorbell {
     fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
         put(out, &[u32::from(self.ctx), u32::from(self.id), self.offset])
     }
-
-    fn decode_reply(data0: u32) -> Result<(), u32> {
-        ignore(data0)
-    }
 }
 
 /// `DEALLOCATE_DOORBELL` (0x20): {header, context index} (action upstream's; payload a GUESS
@@ -510,10 +494,6 @@ impl H2gRequest for DeallocateDoorbell {
 
     fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
         put(out, &[u32::from(self.ctx)])
-    }
-
-    fn decode_reply(data0: u32) -> Result<(), u32> {
-        ignore(data0)
     }
 }
 
@@ -543,10 +523,6 @@ impl H2gRequest for VfControl {
 
     fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
         put(out, &[u32::from(self.vf), self.cmd as u32])
-    }
-
-    fn decode_reply(data0: u32) -> Result<(), u32> {
-        ignore(data0)
     }
 }
 
@@ -579,10 +555,6 @@ impl H2gRequest for UpdateVfCfg {
     fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
         let (lo, hi) = halves(self.addr);
         put(out, &[u32::from(self.vf), lo, hi, self.dwords])
-    }
-
-    fn decode_reply(data0: u32) -> Result<u32, u32> {
-        count(data0)
     }
 }
 
