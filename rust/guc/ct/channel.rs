@@ -462,7 +462,8 @@ impl Channel {
     }
 
     /// Marks the channel broken and wakes the waiters; returns whether it was up (the caller
-    /// then sets the ABI's status bit where the host found the fault). Inner lock held.
+    /// then sets the ABI's status bit where the host found the fault, and, once it has released
+    /// the inner lock, tells the sink with [`Channel::report_broken`]). Inner lock held.
     fn broken(&self, g: &mut Inner, dev: &Device, c: Corrupt) -> bool {
         if g.link != Link::Up {
             return false;
@@ -479,9 +480,16 @@ impl Channel {
                 c
             ),
         }
-        // Lock order: inner, then sink (nothing takes inner while holding sink).
-        self.unresponsive(dev, Unresponsive::Broken(c));
         true
+    }
+
+    /// Tells the sink that the channel broke, after the lock section that broke it released
+    /// the inner lock (`link` is what that section left): the sink (the GT reset's request)
+    /// runs with no lock of this block held. Process context.
+    fn report_broken(&self, dev: &Device, link: Link) {
+        if let Link::Broken(c) = link {
+            self.unresponsive(dev, Unresponsive::Broken(c));
+        }
     }
 
     /// Encodes `req` and writes it into H2G (not yet published). Inner lock held.
@@ -608,6 +616,13 @@ impl Channel {
             match self.write(&mut g, io, req, fence, false) {
                 Ok(()) => {}
                 Err(e) if e == EBUSY && sent > 0 => break,
+                Err(e) if e == EPIPE => {
+                    // This write found the ring corrupt: nothing more goes out.
+                    let link = g.link;
+                    drop(g);
+                    self.report_broken(io.gt.dev, link);
+                    return Err(e);
+                }
                 Err(e) => {
                     // What was written before the error still goes out.
                     if sent > 0 && batch {
@@ -646,6 +661,11 @@ impl Channel {
             Ok(()) => {}
             Err(e) => {
                 g.waiters.abandon(slot);
+                if e == EPIPE {
+                    let link = g.link;
+                    drop(g);
+                    self.report_broken(io.gt.dev, link);
+                }
                 return if e == EBUSY { Ok(None) } else { Err(e) };
             }
         }
@@ -864,10 +884,14 @@ impl Channel {
                 }
                 Ok(Err(c)) => {
                     let mut g = self.inner.lock();
-                    if self.broken(&mut g, dev, c) && c.status_bit() != 0 {
-                        let at = g2h.desc + DESC_STATUS;
-                        let old = g2h.read(at).unwrap_or(0);
-                        let _ = g2h.write(at, old | c.status_bit());
+                    if self.broken(&mut g, dev, c) {
+                        drop(g);
+                        if c.status_bit() != 0 {
+                            let at = g2h.desc + DESC_STATUS;
+                            let old = g2h.read(at).unwrap_or(0);
+                            let _ = g2h.write(at, old | c.status_bit());
+                        }
+                        self.report_broken(dev, Link::Broken(c));
                     }
                     break;
                 }
