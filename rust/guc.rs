@@ -427,13 +427,17 @@ impl Guc {
     /// enables CT. Failure is recorded (and logged with the step), never fatal to the binding.
     /// Process context (probe).
     pub(crate) fn load(&self, ctx: &Ctx<'_>, path: &CStr, part: &ads::Part) {
+        // The fetch (the file system, or the firmware loader's fallback) comes before the
+        // state's mutex, so readers of the state (debugfs, `Guc::running`) wait for the boots
+        // only.
+        let file = Firmware::request(path, ctx.gt.dev);
         let mut st = self.state.lock();
         st.path = CString::try_from_fmt(fmt!("{}", path)).ok();
         st.phase = Phase::Reset;
         st.boots = 0;
         st.words = (0, 0);
         let (reads0, writes0) = ctx.gt.mmio_counts();
-        let result = self.load_locked(ctx, &mut st, path, part);
+        let result = self.load_locked(ctx, &mut st, file, path, part);
         let (reads1, writes1) = ctx.gt.mmio_counts();
         st.load_mmio = (reads1 - reads0, writes1 - writes0);
         match result {
@@ -464,11 +468,12 @@ impl Guc {
         &self,
         ctx: &Ctx<'_>,
         st: &mut GucState,
+        file: Result<Firmware>,
         path: &CStr,
         part: &ads::Part,
     ) -> Result<(), Fail> {
         let dev = ctx.gt.dev;
-        let file = Firmware::request(path, dev).map_err(|e| {
+        let file = file.map_err(|e| {
             dev_err!(dev, "guc: cannot get firmware {}: {:?}\n", path, e);
             Fail("firmware request", e)
         })?;
