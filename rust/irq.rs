@@ -52,7 +52,7 @@
 //! half never sleeps: the DataValid poll is an atomic poll of at most ~100 µs. Counters are
 //! atomics read by debugfs without the lock.
 
-pub(crate) mod regs;
+mod regs;
 mod storm;
 
 use kernel::{

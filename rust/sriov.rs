@@ -16,7 +16,7 @@
 
 pub(crate) mod config;
 pub(crate) mod control;
-pub(crate) mod fair;
-pub(crate) mod ids;
-pub(crate) mod lmtt;
+mod fair;
+mod ids;
+mod lmtt;
 pub(crate) mod pf;

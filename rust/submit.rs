@@ -25,12 +25,12 @@
 //! - the selftest (debugfs `submit`, test build only) sleeps between submissions, outside
 //!   every lock and BAR access.
 
-pub(crate) mod clear;
+mod clear;
 #[cfg(xehpg_test)]
 pub(crate) mod doorbell;
-pub(crate) mod execlist;
+mod execlist;
 pub(crate) mod guc;
-pub(crate) mod port;
+mod port;
 #[cfg(xehpg_test)]
 mod selftest;
 

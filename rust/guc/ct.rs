@@ -30,9 +30,9 @@
 //! path touches no device at all.
 
 pub(crate) mod channel;
-pub(crate) mod ring;
-pub(crate) mod waiters;
-pub(crate) mod wire;
+mod ring;
+mod waiters;
+mod wire;
 
 use kernel::{prelude::*, sync::Arc};
 
