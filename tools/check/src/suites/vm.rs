@@ -531,6 +531,7 @@ fn boot_command(
         .arg(format!("--summary={}", dir.join("mock.json").display()))
         .arg(format!("--module={}", ctx.module(h.module_dir()).display()))
         .arg("--no-load")
+        .args(builds_shipped(ctx, members))
         .arg(format!(
             "--guest-file={}:/tests/lib.sh",
             ctx.repo.join(LIB).display()
@@ -561,6 +562,34 @@ fn boot_command(
             &format!("sh /tests/group.sh /tests/group.plan {lane}"),
         ]);
     cmd
+}
+
+/// The driver builds of a boot whose scenarios load more than one
+/// (`# module: production` beside the test build): each at
+/// `/lib/modules/xehpg-BUILD.ko`, from which `group.sh` copies the
+/// scenario's build over `/lib/modules/xehpg.ko` before its window. A boot
+/// of one build ships it as `--module` alone.
+fn builds_shipped(ctx: &Context, members: &[&Scenario]) -> Vec<String> {
+    let mut builds: Vec<&Header> = Vec::new();
+    for s in members {
+        let h = header_of(s);
+        if !builds.iter().any(|b| b.build() == h.build()) {
+            builds.push(h);
+        }
+    }
+    if builds.len() < 2 {
+        return Vec::new();
+    }
+    builds
+        .iter()
+        .map(|h| {
+            format!(
+                "--guest-file={}:/lib/modules/xehpg-{}.ko",
+                ctx.module(h.module_dir()).display(),
+                h.build()
+            )
+        })
+        .collect()
 }
 
 /// Judges one scenario of a boot from its parts, which it first writes to
