@@ -4,9 +4,12 @@
 # for a group"). Busybox sh.
 #
 # Usage: sh /tests/group.sh PLAN LANE
-#   PLAN  one scenario a line: NAME|TIMEOUT|LOAD|PARAMS|MOCK-ARGS
+#   PLAN  one scenario a line: NAME|TIMEOUT|LOAD|PARAMS|MOCK-ARGS|BUILD
 #         (LOAD 1 to insmod the driver with PARAMS first; MOCK-ARGS are the
-#         scenario's own mock options, applied by the mock's test window)
+#         scenario's own mock options, applied by the mock's test window;
+#         BUILD the driver build it loads, test or production: a boot that
+#         mixes builds ships each as /lib/modules/xehpg-BUILD.ko, and the
+#         scenario's is copied to /lib/modules/xehpg.ko before its window)
 #   LANE  plain; debug: the driver is unloaded inside each scenario's
 #         window, and kmemleak scans once, after the last scenario (a
 #         "xehpg-group: leak scan" marker, then lib.sh's
@@ -23,7 +26,8 @@
 #      the engines the mock's fuses enable, exported as $MOCK_ENGINES;
 #   2. a kernel-log marker `xehpg-group: begin NAME` (the host judges each
 #      scenario's kernel log from its marker to the next one's);
-#   3. insmod, the script (stdin /dev/null, killed after TIMEOUT seconds), in
+#   3. the scenario's driver build put in place if it is not the one there,
+#      insmod, the script (stdin /dev/null, killed after TIMEOUT seconds), in
 #      the debug lanes rmmod (debug) or the epilogue (debug-each); then the
 #      window closes and the status line XEHPG-VM-STATUS=NAME:RC follows;
 #   4. cleanup, still in this scenario's kernel-log part: the driver and the
@@ -35,6 +39,9 @@ plan_file=$1
 lane=$2
 mod=/lib/modules/xehpg.ko
 gpu_vendor=0x8086
+# The build at $mod: the one the runner shipped (--module), until a plan
+# line asks for another.
+shipped=
 
 # The runner's answers arrive on the command channel's input: not echoed
 # back into the output.
@@ -71,7 +78,7 @@ cleanup() {
 	fi
 }
 
-while IFS='|' read -r name limit load params margs; do
+while IFS='|' read -r name limit load params margs build; do
 	[ -n "$name" ] || continue
 	echo "XEHPG-VM-WINDOW=begin:$name:$margs"
 	ack=
@@ -92,12 +99,26 @@ while IFS='|' read -r name limit load params margs; do
 		cleanup "$name"
 		continue
 	fi
-	if [ "$load" = 1 ]; then
-		# shellcheck disable=SC2086 # PARAMS are separate words
-		insmod "$mod" $params || echo "xehpg-vm: insmod $mod failed"
+	# The first scenario's build is the one shipped at $mod; another build
+	# replaces it (no driver is loaded here: the previous cleanup ran). A
+	# build that was not shipped fails the scenario, which does not run.
+	[ -n "$shipped" ] || shipped=$build
+	if [ -n "$build" ] && [ "$build" != "$shipped" ]; then
+		cp "/lib/modules/xehpg-$build.ko" "$mod" && shipped=$build
 	fi
-	timeout -s KILL "$limit" sh "/tests/$name.sh" </dev/null
-	rc=$?
+	if [ -n "$build" ] && [ "$build" != "$shipped" ]; then
+		echo "TAP version 13"
+		echo "not ok 1 - the $build build of the driver is shipped"
+		echo "1..1"
+		rc=1
+	else
+		if [ "$load" = 1 ]; then
+			# shellcheck disable=SC2086 # PARAMS are separate words
+			insmod "$mod" $params || echo "xehpg-vm: insmod $mod failed"
+		fi
+		timeout -s KILL "$limit" sh "/tests/$name.sh" </dev/null
+		rc=$?
+	fi
 	case "$lane" in
 	debug)
 		if grep -q '^xehpg ' /proc/modules && ! rmmod xehpg 2>/dev/null; then

@@ -6,8 +6,11 @@
 //! [`BootKey`]: the device ID, the mock options the guest's PCI core or QEMU
 //! learn once ([`ATTACH_VALUED`], [`ATTACH_SWITCHES`], which the mock checks
 //! too: `Options::for_window` refuses a window that changes them), the
-//! test-only guest modules shipped and the guest's CPU count. A scenario's other mock options are its
-//! own: `tools/guest/group.sh` has the mock open a test window for each
+//! test-only guest modules shipped and the guest's CPU count. The driver
+//! build (`# module: production`) is not part of it: a boot that mixes
+//! builds ships each of them and `group.sh` puts the scenario's in place
+//! before its window ([`plan_line`]). A scenario's other mock options are
+//! its own: `tools/guest/group.sh` has the mock open a test window for each
 //! scenario, the device as at power-on under those options with a record of
 //! its own (`window-NAME.json`), loads the driver, runs the script under its
 //! timeout, and cleans up (driver and shim unloaded, the function back on
@@ -84,8 +87,6 @@ pub struct BootKey {
     pub guest_modules: Vec<String>,
     /// `# vcpus:`.
     pub vcpus: Option<u32>,
-    /// `# module: production`: which build of the driver the boot ships.
-    pub production: bool,
     /// A scenario that boots alone (`# own-boot`), by name.
     pub alone: Option<String>,
 }
@@ -100,7 +101,6 @@ impl BootKey {
             attach: split_mock_args(&h.mock_args).0,
             guest_modules,
             vcpus: h.vcpus,
-            production: h.production,
             alone: h.own_boot.as_ref().map(|_| name.to_string()),
         }
     }
@@ -140,15 +140,17 @@ pub fn plan(scenarios: &[(usize, &str, &Header)], max: usize) -> Vec<Vec<usize>>
 }
 
 /// One line of the guest's plan file (`tools/guest/group.sh`):
-/// `NAME|TIMEOUT|LOAD|PARAMS|MOCK-ARGS`.
+/// `NAME|TIMEOUT|LOAD|PARAMS|MOCK-ARGS|BUILD`, BUILD the driver build the
+/// scenario loads (`test` or `production`, [`Header::build`]).
 pub fn plan_line(s: &Scenario, h: &Header, timeout: u64) -> String {
     format!(
-        "{}|{}|{}|{}|{}",
+        "{}|{}|{}|{}|{}|{}",
         s.name,
         timeout,
         u8::from(!h.no_load),
         h.params.join(" "),
-        split_mock_args(&h.mock_args).1.join(" ")
+        split_mock_args(&h.mock_args).1.join(" "),
+        h.build()
     )
 }
 
@@ -351,13 +353,13 @@ mod tests {
             (10, "k", &prod),
         ];
         let boots = plan(&list, 10);
-        // The production module's scenarios share a boot of their own.
+        // The production module's scenarios join the test build's: the
+        // boot ships both builds.
         assert_eq!(
             boots,
             [
-                vec![0, 1, 4],
+                vec![0, 1, 4, 9, 10],
                 vec![5, 7],
-                vec![9, 10],
                 vec![2],
                 vec![3],
                 vec![6],
@@ -377,7 +379,9 @@ mod tests {
             header: Ok(Header::default()),
         };
         let h = header("# no-load\n# params: a=1 b=2\n# mock-args: --vf --fault dead\n");
-        assert_eq!(plan_line(&s, &h, 540), "x|540|0|a=1 b=2|--fault dead");
+        assert_eq!(plan_line(&s, &h, 540), "x|540|0|a=1 b=2|--fault dead|test");
+        let prod = header("# module: production\n");
+        assert_eq!(plan_line(&s, &prod, 60), "x|60|1|||production");
     }
 
     #[test]

@@ -85,15 +85,21 @@ impl Header {
     /// The `build/` directory of the driver build the scenario ships
     /// ([`MODULES`]).
     pub fn module_dir(&self) -> &'static str {
-        let name = if self.production {
-            "production"
-        } else {
-            "test"
-        };
+        let name = self.build();
         MODULES
             .iter()
             .find(|(n, _)| *n == name)
             .map_or("module", |(_, dir)| dir)
+    }
+
+    /// The name of the driver build the scenario loads ([`MODULES`]):
+    /// `production` or `test`.
+    pub fn build(&self) -> &'static str {
+        if self.production {
+            "production"
+        } else {
+            "test"
+        }
     }
 
     /// The timeout to give the VM runner.
