@@ -338,7 +338,7 @@ impl<'bound> Xehpg<'bound> {
                 },
                 // The GGTT is pointed at scratch before anything is mapped into it.
                 ggtt: Arc::pin_init(Ggtt::new(bound.as_ref(), gttmmadr.access(bound)?)?, GFP_KERNEL)?,
-                lmem_pool: Arc::pin_init(LmemPool::new(pool_size)?, GFP_KERNEL)?,
+                lmem_pool: Arc::new(LmemPool::new(pool_size)?, GFP_KERNEL)?,
                 // Interrupts are installed (reset, vector, handler) before the GuC load, as
                 // upstream does, so that a failure here never leaves a running GuC behind;
                 // they are armed once the GuC's state is known (below).

@@ -42,6 +42,7 @@ mod tlb_inval;
 mod wopcm;
 
 use kernel::{
+    alloc::kvec::PushError,
     device::{Bound, Device},
     firmware::Firmware,
     pci,
@@ -60,7 +61,7 @@ use crate::{
     gt::{Awake, Gt, GtDomain, GtState},
     mem::{
         ggtt::{Ggtt, Mapping},
-        lmem::{LmemAccess, LmemPool, Lmembar},
+        lmem::{LmemAccess, LmemBlock, LmemPool, Lmembar},
     },
     mmio::{clear_master, Bar0, Gttmmadr},
     range::Range,
@@ -149,11 +150,17 @@ struct Obj {
     map: Mapping,
 }
 
-impl Obj {
-    /// Unmaps the GGTT range and returns the local memory.
-    fn free(&self, ctx: &Ctx<'_>) {
-        ctx.ggtt.unmap(ctx.bar, self.map);
-        ctx.pool.free(self.lmem);
+/// An object the GuC state owns: its local memory is given back when this is dropped.
+struct Held {
+    obj: Obj,
+    /// Dropped after the GGTT mapping is gone ([`Held::free`]).
+    _mem: LmemBlock,
+}
+
+impl Held {
+    /// Unmaps the GGTT range; the local memory goes back to the pool as `self` drops.
+    fn free(self, ctx: &Ctx<'_>) {
+        ctx.ggtt.unmap(ctx.bar, self.obj.map);
     }
 }
 
@@ -186,7 +193,7 @@ pub(crate) struct GucState {
     pub(crate) post_load: post_load::Done,
     /// The G2H object in system memory and its GGTT mapping, released after the GuC reset.
     g2h: Option<(Arc<ct::channel::G2hBuf>, Mapping)>,
-    objs: KVec<Obj>,
+    objs: KVec<Held>,
     /// A DMA was started since the last GuC reset: the GuC may hold or run an image.
     touched: bool,
 }
@@ -586,24 +593,26 @@ impl Guc {
 
     fn obj(&self, ctx: &Ctx<'_>, st: &mut GucState, bytes: u64) -> Result<Obj> {
         st.objs.reserve(1, GFP_KERNEL)?;
-        let lmem = ctx.pool.alloc(bytes)?;
-        let map = match ctx.ggtt.map_lmem(ctx.bar, lmem.start, lmem.size()) {
-            Ok(m) => m,
-            Err(e) => {
-                ctx.pool.free(lmem);
-                return Err(e);
-            }
-        };
-        let obj = Obj { lmem, map };
-        // Capacity was reserved above.
-        st.objs.push_within_capacity(obj).map_err(|_| ENOMEM)?;
+        // Dropped (freed) if the mapping fails.
+        let mem = ctx.pool.alloc(bytes)?;
+        let map = ctx.ggtt.map_lmem(ctx.bar, mem.start, mem.size())?;
+        let obj = Obj { lmem: *mem, map };
+        // Capacity was reserved above, so this cannot fail; if it did, the mapping would go
+        // with the object.
+        if let Err(PushError(held)) = st.objs.push_within_capacity(Held { obj, _mem: mem }) {
+            held.free(ctx);
+            return Err(ENOMEM);
+        }
         Ok(obj)
     }
 
     /// Unmaps and frees `obj`, which the GuC no longer uses.
     fn release(&self, ctx: &Ctx<'_>, st: &mut GucState, obj: Obj) {
-        st.objs.retain(|o| o.lmem != obj.lmem);
-        obj.free(ctx);
+        if let Some(i) = st.objs.iter().position(|h| h.obj.lmem == obj.lmem) {
+            if let Ok(held) = st.objs.remove(i) {
+                held.free(ctx);
+            }
+        }
     }
 
     /// Unbind: stop the GuC, then release what it could reach. If it cannot be reset, bus
@@ -660,8 +669,8 @@ impl Guc {
             }
             st.touched = false;
         }
-        for obj in core::mem::take(&mut st.objs).iter() {
-            obj.free(ctx);
+        for held in core::mem::take(&mut st.objs) {
+            held.free(ctx);
         }
         if let Some((buf, map)) = st.g2h.take() {
             ctx.ggtt.unmap(ctx.bar, map);

@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A first-fit range allocator over an address window, shared by the GGTT and local memory.
+//! A first-fit range allocator over an address window: the GGTT's GuC window and the local
+//! memory the VFs share.
 //!
-//! Ranges are few and long-lived (firmware image, ADS, log, CT buffers, VF partitions), so a
-//! sorted free list is enough; each allocation is a linear scan.
+//! Upstream keeps the GGTT on `drm_mm` (`xe_ggtt.c`), which has no Rust abstraction in 7.3, so
+//! the GGTT stays here. The VFs' local memory stays here while a VF holds one contiguous run
+//! (its clear, the debugfs map and the tests take one range): on the GPU buddy allocator a
+//! contiguous run is rounded up to a power of two (`drivers/gpu/buddy.c`
+//! `gpu_buddy_alloc_blocks`), which would not fit n fair shares, and upstream's VF object is
+//! not contiguous (`xe_gt_sriov_pf_config.c` `pf_provision_vf_lmem`). The PF's own local
+//! memory is on the buddy (`mem::lmem::LmemPool`).
+//!
+//! Ranges are few and long-lived (GGTT mappings, VF partitions), so a sorted free list is
+//! enough; each allocation is a linear scan.
 
 use kernel::prelude::*;
 

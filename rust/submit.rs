@@ -382,8 +382,8 @@ impl Submit {
         }
         #[cfg(xehpg_test)]
         if let Some(s) = &self.scratch {
+            // Its memory goes back to the pool when `self` drops.
             self.ggtt.unmap(bar, s.map);
-            self.pool.free(s.lmem);
         }
     }
 
@@ -547,17 +547,12 @@ fn scratch(
     ggtt: &Ggtt,
     pool: &LmemPool,
 ) -> Option<selftest::Scratch> {
+    // Dropped (freed) if the mapping fails.
     let got = pool.alloc(selftest::SCRATCH_BYTES).and_then(|lmem| {
         let map = bar
             .access(pdev)
-            .and_then(|b| ggtt.map_lmem(b, lmem.start, lmem.size()));
-        match map {
-            Ok(map) => Ok(selftest::Scratch { lmem, map }),
-            Err(e) => {
-                pool.free(lmem);
-                Err(e)
-            }
-        }
+            .and_then(|b| ggtt.map_lmem(b, lmem.start, lmem.size()))?;
+        Ok(selftest::Scratch { lmem, map })
     });
     got.inspect_err(|e| {
         dev_warn!(

@@ -8,19 +8,23 @@
 //! smaller than local memory is a "small BAR" setup: legal, reported, and later blocks must
 //! reach memory above the BAR through the GGTT or a blitter instead of the CPU.
 
+use core::ops::Deref;
+
 use kernel::{
     device::Bound,
+    gpu::buddy::{AllocatedBlocks, GpuBuddy, GpuBuddyAllocFlag, GpuBuddyAllocMode, GpuBuddyParams},
     io::{Io, IoBackend, IoBase, Mmio as IoView, MmioBackend},
     pci,
     prelude::*,
+    ptr::Alignment,
     sizes::SZ_256M,
-    sync::Mutex,
+    sync::{Arc, Mutex},
 };
 
 use crate::{
     mem::ggtt::LMEM_ALIGN,
     mmio::{Bar0, LMEM_BAR},
-    range::{Range, RangeAllocator},
+    range::Range,
     regs::SG_TILE_ADDR_RANGE,
 };
 
@@ -92,58 +96,167 @@ impl TileRange {
     }
 }
 
-/// Local memory the driver allocates objects from: the CPU-visible part below LMEMBAR's end
-/// (the GuC objects must be written by the CPU). Allocations are 64 KiB aligned, as GGTT
-/// mappings of local memory must be on DG2.
-#[pin_data]
+/// Local memory the driver allocates its own objects from: the CPU-visible part below
+/// LMEMBAR's end (the GuC objects, the LMTT tables and the KLV page are written by the CPU).
+///
+/// Upstream keeps all of VRAM in one `drm_buddy` and asks for the CPU-visible part with a
+/// range constraint (`xe_ttm_vram_mgr.c`, `xe_ttm_vram_mgr_new`: `DRM_BUDDY_RANGE_ALLOCATION`
+/// up to `visible_size` for `TTM_PL_FLAG_CONTIGUOUS`/CPU-access objects). This pool is that
+/// visible part on its own [`GpuBuddy`] (the kernel's GPU buddy allocator, which `drm_buddy`
+/// became); the VFs' share beyond it is a separate region (`sriov::pf`). Every object is one
+/// contiguous run (the GGTT maps it as one range, the CPU writes it at one offset), 64 KiB
+/// aligned as GGTT mappings of local memory must be on DG2 ([`LMEM_ALIGN`]); the buddy
+/// hands it out as a power-of-two block trimmed to size, so it is aligned to at least that.
+///
+/// An allocation is an [`LmemBlock`]: dropping it gives the memory back, so an error path
+/// needs no free of its own. The buddy's own mutex serialises allocations and frees (process
+/// context); `used` is a leaf mutex for the debugfs map.
 pub(crate) struct LmemPool {
-    /// Process context; a leaf mutex, never taken under a spinlock or in the BARs' RCU
-    /// section (Documentation/architecture.rst, "Locks").
-    #[pin]
-    alloc: Mutex<RangeAllocator>,
+    buddy: GpuBuddy,
+    used: Arc<Used>,
 }
 
+/// The runs handed out and not yet dropped, for the debugfs provisioning map (the buddy has
+/// no walk of its allocations). A leaf mutex, never taken under a spinlock or in the BARs' RCU
+/// section (Documentation/architecture.rst, "Locks").
+type Used = Mutex<KVec<Range>>;
+
 impl LmemPool {
-    /// A pool over `[0, size)` of local memory.
+    /// A pool over `[0, size)` of local memory. Process context (probe).
     ///
     /// # Errors
     ///
-    /// `EINVAL` for an empty pool, `ENOMEM`.
-    pub(crate) fn new(size: u64) -> Result<impl PinInit<Self>> {
-        let alloc = RangeAllocator::new(0, size)?;
-        Ok(pin_init!(Self {
-            alloc <- kernel::new_mutex!(alloc),
-        }))
+    /// `EINVAL` for a pool smaller than one 64 KiB chunk, `ENOMEM`.
+    pub(crate) fn new(size: u64) -> Result<Self> {
+        if size < LMEM_ALIGN {
+            return Err(EINVAL);
+        }
+        let buddy = GpuBuddy::new(GpuBuddyParams {
+            base_offset: 0,
+            // Whole chunks only, as `gpu_buddy_init` keeps.
+            size: size - size % LMEM_ALIGN,
+            chunk_size: Alignment::new::<{ LMEM_ALIGN as usize }>(),
+        })?;
+        let used = Arc::pin_init(kernel::new_mutex!(KVec::new()), GFP_KERNEL)?;
+        Ok(Self { buddy, used })
     }
 
-    /// Allocates at least `size` bytes (rounded up to 64 KiB).
+    /// Allocates at least `size` bytes (rounded up to 64 KiB) as one contiguous run. Process
+    /// context.
     ///
     /// # Errors
     ///
-    /// `EINVAL` for a size that overflows, `ENOSPC` if no hole fits, `ENOMEM`.
-    pub(crate) fn alloc(&self, size: u64) -> Result<Range> {
+    /// `EINVAL` for a zero size or one that overflows, `ENOSPC` if no run that large is free,
+    /// `ENOMEM`.
+    pub(crate) fn alloc(&self, size: u64) -> Result<LmemBlock> {
         let size = size.checked_next_multiple_of(LMEM_ALIGN).ok_or(EINVAL)?;
-        self.alloc.lock().alloc(size, LMEM_ALIGN)
-    }
-
-    /// Returns an allocation.
-    pub(crate) fn free(&self, r: Range) {
-        // Ranges from `alloc` are always accepted back.
-        let _ = self.alloc.lock().free(r);
+        if size == 0 {
+            return Err(EINVAL);
+        }
+        // More than is free can never fit; the buddy would call an oversized request invalid
+        // rather than out of space.
+        if size > self.buddy.avail() {
+            return Err(ENOSPC);
+        }
+        let blocks = KBox::pin_init(
+            self.buddy.alloc_blocks(
+                GpuBuddyAllocMode::Simple,
+                size,
+                Alignment::new::<{ LMEM_ALIGN as usize }>(),
+                GpuBuddyAllocFlag::Contiguous,
+            ),
+            GFP_KERNEL,
+        )?;
+        // A trimmed contiguous allocation is several blocks side by side; check they are.
+        let start = blocks.iter().map(|b| b.offset()).min().ok_or(ENOSPC)?;
+        let total: u64 = blocks.iter().map(|b| b.size()).sum();
+        let end = blocks
+            .iter()
+            .map(|b| b.offset() + b.size())
+            .max()
+            .ok_or(ENOSPC)?;
+        if end - start != total || total != size {
+            return Err(EINVAL);
+        }
+        let range = Range { start, end };
+        {
+            let mut used = self.used.lock();
+            let at = used.partition_point(|r| r.start < start);
+            used.reserve(1, GFP_KERNEL)?;
+            used.insert_within_capacity(at, range).map_err(|_| ENOMEM)?;
+        }
+        Ok(LmemBlock {
+            range,
+            _blocks: blocks,
+            used: self.used.clone(),
+        })
     }
 
     /// The pool's extent (the CPU-visible local memory the driver manages).
     pub(crate) fn window(&self) -> Range {
-        self.alloc.lock().window()
+        Range {
+            start: self.buddy.base_offset(),
+            end: self.buddy.base_offset() + self.buddy.size(),
+        }
+    }
+
+    /// Bytes still free.
+    #[cfg(xehpg_kunit)]
+    pub(crate) fn avail(&self) -> u64 {
+        self.buddy.avail()
     }
 
     /// Calls `f` with each allocated run of the pool, in address order; for the debugfs
-    /// provisioning map. Process context (mutex).
+    /// provisioning map. Adjacent allocations come out as one run. Process context (mutex).
     pub(crate) fn for_each_used<E>(
         &self,
         mut f: impl FnMut(Range) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.alloc.lock().used().try_for_each(&mut f)
+        let used = self.used.lock();
+        let mut run: Option<Range> = None;
+        for r in used.iter() {
+            run = match run {
+                Some(cur) if cur.end == r.start => Some(Range {
+                    start: cur.start,
+                    end: r.end,
+                }),
+                Some(cur) => {
+                    f(cur)?;
+                    Some(*r)
+                }
+                None => Some(*r),
+            };
+        }
+        run.map_or(Ok(()), f)
+    }
+}
+
+/// One allocation from the [`LmemPool`]: a contiguous run of local memory, given back when
+/// dropped. It reads as its [`Range`].
+pub(crate) struct LmemBlock {
+    range: Range,
+    /// The buddy's blocks; dropping them frees the run (after [`Drop::drop`] below has taken
+    /// it off the map). They keep the buddy alive, so a block may outlive the pool's owner.
+    _blocks: Pin<KBox<AllocatedBlocks>>,
+    used: Arc<Used>,
+}
+
+impl Deref for LmemBlock {
+    type Target = Range;
+
+    fn deref(&self) -> &Range {
+        &self.range
+    }
+}
+
+impl Drop for LmemBlock {
+    /// Process context (the map's mutex; the buddy's mutex when `_blocks` drops).
+    fn drop(&mut self) {
+        let mut used = self.used.lock();
+        if let Some(i) = used.iter().position(|r| *r == self.range) {
+            // `i` is in bounds.
+            let _ = used.remove(i);
+        }
     }
 }
 
@@ -299,6 +412,98 @@ mod tests {
         // Bits above 17 do not leak into the size.
         let t = TileRange::decode((1 << 18) | (8 << 8)).ok_or(EINVAL);
         assert_eq!(t.map(|t| t.size), Ok(8 * SZ_1G));
+    }
+
+    const SZ_1M: u64 = 1 << 20;
+
+    #[test]
+    fn pool_runs_are_aligned_and_contiguous() -> Result {
+        let pool = LmemPool::new(16 * SZ_1M)?;
+        assert_eq!(
+            pool.window(),
+            Range {
+                start: 0,
+                end: 16 * SZ_1M
+            }
+        );
+        let before = pool.avail();
+        // One byte takes a whole 64 KiB chunk.
+        let a = pool.alloc(1)?;
+        assert_eq!(a.size(), LMEM_ALIGN);
+        assert_eq!(a.start % LMEM_ALIGN, 0);
+        // Not a power of two: the run is trimmed to 192 KiB, but lies in one 256 KiB buddy
+        // block, so it is aligned to that.
+        let b = pool.alloc(3 * LMEM_ALIGN)?;
+        assert_eq!(b.size(), 3 * LMEM_ALIGN);
+        assert_eq!(b.start % (4 * LMEM_ALIGN), 0);
+        assert!(b.end <= a.start || b.start >= a.end);
+        assert_eq!(pool.avail(), before - 4 * LMEM_ALIGN);
+        assert_eq!(pool.alloc(0).err(), Some(EINVAL));
+        assert_eq!(pool.alloc(u64::MAX).err(), Some(EINVAL));
+        Ok(())
+    }
+
+    #[test]
+    fn pool_exhaustion_is_enospc_and_drop_gives_back() -> Result {
+        let pool = LmemPool::new(4 * SZ_1M)?;
+        let before = pool.avail();
+        assert_eq!(before, 4 * SZ_1M);
+        let half = pool.alloc(2 * SZ_1M)?;
+        let quarter = pool.alloc(SZ_1M)?;
+        // 1 MiB is left: 2 MiB cannot fit, nor can more than the pool.
+        assert_eq!(pool.alloc(2 * SZ_1M).err(), Some(ENOSPC));
+        assert_eq!(pool.alloc(8 * SZ_1M).err(), Some(ENOSPC));
+        let mut used = KVec::new();
+        pool.for_each_used(|r| used.push(r, GFP_KERNEL))?;
+        assert_eq!(used.iter().map(Range::size).sum::<u64>(), 3 * SZ_1M);
+        drop(half);
+        assert_eq!(pool.avail(), 3 * SZ_1M);
+        // The freed half is whole again: 2 MiB fits once more.
+        let again = pool.alloc(2 * SZ_1M)?;
+        drop(again);
+        drop(quarter);
+        assert_eq!(pool.avail(), before);
+        let mut runs = 0;
+        pool.for_each_used(|_| -> Result {
+            runs += 1;
+            Ok(())
+        })?;
+        assert_eq!(runs, 0);
+        // Everything free again: the whole pool is one run.
+        assert_eq!(pool.alloc(4 * SZ_1M)?.size(), 4 * SZ_1M);
+        Ok(())
+    }
+
+    #[test]
+    fn pool_fragmented_space_is_enospc() -> Result {
+        let pool = LmemPool::new(4 * SZ_1M)?;
+        let mut held = KVec::new();
+        for _ in 0..4 {
+            held.push(Some(pool.alloc(SZ_1M)?), GFP_KERNEL)?;
+        }
+        held.sort_unstable_by_key(|b| b.as_ref().map_or(0, |b| b.start));
+        // Free the first and third MiB: 2 MiB free, but no 2 MiB run.
+        held[0] = None;
+        held[2] = None;
+        assert_eq!(pool.avail(), 2 * SZ_1M);
+        assert_eq!(pool.alloc(2 * SZ_1M).err(), Some(ENOSPC));
+        assert_eq!(pool.alloc(SZ_1M)?.size(), SZ_1M);
+        Ok(())
+    }
+
+    #[test]
+    fn pool_map_joins_touching_runs() -> Result {
+        let pool = LmemPool::new(SZ_1M)?;
+        let mut held = KVec::new();
+        for _ in 0..4 {
+            held.push(pool.alloc(LMEM_ALIGN)?, GFP_KERNEL)?;
+        }
+        let mut used = KVec::new();
+        pool.for_each_used(|r| used.push(r, GFP_KERNEL))?;
+        // Four 64 KiB chunks from a fresh buddy split one 256 KiB block: they touch.
+        assert_eq!(used.len(), 1);
+        assert_eq!(used[0].size(), 4 * LMEM_ALIGN);
+        Ok(())
     }
 
     #[test]

@@ -53,7 +53,7 @@ use crate::{
     },
     mem::{
         ggtt::{Ggtt, Mapping, GUC_GGTT_BOTTOM, GUC_GGTT_TOP},
-        lmem::{LmemAccess, LmemPool, Lmembar},
+        lmem::{LmemAccess, LmemBlock, LmemPool, Lmembar},
     },
     mmio::{Bar0, Gttmmadr},
     range::{Range, RangeAllocator},
@@ -87,7 +87,8 @@ struct Vf {
     contexts: Option<IdRun>,
     doorbells: Option<IdRun>,
     lmem: Option<Range>,
-    leaf: Option<Range>,
+    /// Given back to the pool when the VF is released ([`Pf::release`] drops it).
+    leaf: Option<LmemBlock>,
     /// The configuration the GuC took (reset it when giving back).
     pushed: Option<VfConfig>,
     flr: Flr,
@@ -151,12 +152,13 @@ struct State {
     owner: Option<Owner>,
     /// Per VF (index = VF number; 0 unused) settings for the next enable.
     quotas: KVec<Quota>,
-    /// Torn down ([`Pf::fini`]): the directory and the KLV page are gone, nothing may be
-    /// provisioned any more (a debugfs write racing unbind).
+    /// Torn down ([`Pf::fini`]): the directory is disabled and the KLV page unmapped, nothing
+    /// may be provisioned any more (a debugfs write racing unbind).
     closed: bool,
     contexts: Ids,
     doorbells: Ids,
-    /// Local memory the VFs share: beyond the CPU-visible pool.
+    /// Local memory the VFs share: beyond the CPU-visible pool. A range allocator, not the
+    /// GPU buddy, while a VF holds one contiguous run (why: `crate::range`'s module doc).
     vf_lmem: RangeAllocator,
 }
 
@@ -292,10 +294,11 @@ pub(crate) struct Pf {
     total: u16,
     /// Usable local memory, for upstream's local-memory profile.
     usable: u64,
-    /// The LMTT directory (CPU-visible local memory).
-    dir: Range,
-    /// A page of local memory mapped into the GGTT for the KLV lists.
-    klv: Range,
+    /// The LMTT directory (CPU-visible local memory); freed when the PF is dropped.
+    dir: LmemBlock,
+    /// A page of local memory mapped into the GGTT for the KLV lists; freed when the PF is
+    /// dropped, after [`Pf::fini`] has unmapped it.
+    klv: LmemBlock,
     klv_map: Mapping,
     /// Process context; held across CT requests and local-memory clears. Below the GT
     /// reset's gate, above the selftest's mutex, the allocators', the CT's locks and `inbox`
@@ -362,14 +365,9 @@ impl Pf {
         for _ in 0..lmtt::DIR_ENTRIES {
             quotas.push(Quota::default(), GFP_KERNEL)?;
         }
+        // Both go back to the pool if anything below fails (they drop).
         let dir = b.pool.alloc(lmtt::TABLE_ALIGN)?;
-        let klv = match b.pool.alloc(ggtt_page()) {
-            Ok(r) => r,
-            Err(e) => {
-                b.pool.free(dir);
-                return Err(e);
-            }
-        };
+        let klv = b.pool.alloc(ggtt_page())?;
         let setup = || -> Result<Mapping> {
             lmem.zero(dir.start, dir.size())?;
             let map = b.ggtt.map_lmem(bar, klv.start, ggtt_page())?;
@@ -383,14 +381,7 @@ impl Pf {
             guc::invalidate_ggtt(&gt)?;
             Ok(map)
         };
-        let klv_map = match setup() {
-            Ok(m) => m,
-            Err(e) => {
-                b.pool.free(klv);
-                b.pool.free(dir);
-                return Err(e);
-            }
-        };
+        let klv_map = setup()?;
         Ok(try_pin_init!(Self {
             dev,
             b,
@@ -677,10 +668,11 @@ impl Pf {
         self.clear_lmem(vf, lmem)
             .map_err(|e| ("local memory clear", e))?;
         let leaf = step("LMTT leaf", self.b.pool.alloc(lmtt::LEAF_BYTES))?;
+        let table = *leaf;
         self.vf(st, idx)?.leaf = Some(leaf);
         step(
             "LMTT",
-            self.with_bars(|_, mem| self.write_lmtt(mem, vf, leaf, lmem)),
+            self.with_bars(|_, mem| self.write_lmtt(mem, vf, table, lmem)),
         )?;
         let cfg = VfConfig {
             ggtt: Some(ggtt),
@@ -889,7 +881,8 @@ impl Pf {
             if self.with_bars(|_, mem| mem.write32(at, 0)).is_ok() {
                 self.stats.lmtt_bytes.add(lmtt::ENTRY_BYTES, Relaxed);
             }
-            self.b.pool.free(leaf);
+            // The directory no longer points at it: back to the pool.
+            drop(leaf);
         }
         if let Some(lmem) = v.lmem {
             let _ = st.vf_lmem.free(lmem);
@@ -929,8 +922,7 @@ impl Pf {
             Ok(())
         });
         self.b.ggtt.release(self.klv_map.ggtt);
-        self.b.pool.free(self.klv);
-        self.b.pool.free(self.dir);
+        // The directory and the KLV page go back to the pool when the PF is dropped.
     }
 
     /// The debugfs `sriov` report: limits, then one line per provisioned VF.
@@ -993,7 +985,11 @@ impl Pf {
             let c = v.contexts.unwrap_or_default();
             let d = v.doorbells.unwrap_or_default();
             let p = v.pushed.unwrap_or_default();
-            let leaf = v.leaf.unwrap_or(Range { start: 0, end: 0 });
+            let leaf = v
+                .leaf
+                .as_deref()
+                .copied()
+                .unwrap_or(Range { start: 0, end: 0 });
             write!(
                 f,
                 "vf{}: ggtt {:#x}-{:#x} lmem {:#x}-{:#x} contexts {}+{} doorbells {}+{} \

@@ -31,7 +31,7 @@ use super::{
 use crate::{
     engine::{cmd::Payload, ENGINES},
     guc::ct::channel::Channel,
-    mem::ggtt::Mapping,
+    mem::{ggtt::Mapping, lmem::LmemBlock},
     range::Range,
 };
 
@@ -42,9 +42,10 @@ pub(crate) const SCRATCH_BYTES: u64 = (SLOTS * 4) as u64;
 /// Largest N.
 const MAX_REQUESTS: usize = 1_000_000;
 
-/// The scratch buffer: local memory, mapped into the GGTT at probe.
+/// The scratch buffer: local memory, mapped into the GGTT at probe. The memory goes back to
+/// the pool when this is dropped (with [`Submit`]), after `fini` has unmapped it.
 pub(crate) struct Scratch {
-    pub(crate) lmem: Range,
+    pub(crate) lmem: LmemBlock,
     pub(crate) map: Mapping,
 }
 
@@ -395,11 +396,11 @@ impl Submit {
             ..ClearOutcome::default()
         };
         let bytes = (mib << 20) as u64;
-        let res = self.pool.alloc(bytes + CLEAR_GUARD).and_then(|lmem| {
-            let r = self.clear_in(ct, run, lmem, bytes, &mut out);
-            self.pool.free(lmem);
-            r
-        });
+        // The memory goes back to the pool as `lmem` drops.
+        let res = self
+            .pool
+            .alloc(bytes + CLEAR_GUARD)
+            .and_then(|lmem| self.clear_in(ct, run, *lmem, bytes, &mut out));
         if let Err(e) = res {
             out.errno = e.to_errno();
         }
@@ -467,8 +468,10 @@ impl Submit {
     /// freed afterwards whatever `f` returns. The GGTT range is reserved outside the BAR
     /// access (its allocator sleeps) and its entries written inside it.
     fn with_buffers(&self, bytes: u64, f: impl FnOnce(Buffer, Buffer) -> Result) -> Result {
-        let src = self.buffer(bytes)?;
-        let dst = match self.buffer(bytes) {
+        // The local memory (`_src_mem`, `_dst_mem`) is dropped, and so freed, when this
+        // returns: after the GGTT ranges pointing at it are gone.
+        let (src, _src_mem) = self.buffer(bytes)?;
+        let (dst, _dst_mem) = match self.buffer(bytes) {
             Ok(d) => d,
             Err(e) => {
                 self.drop_buffer(src);
@@ -481,15 +484,12 @@ impl Submit {
         res
     }
 
-    fn buffer(&self, bytes: u64) -> Result<Buffer> {
-        let lmem = self.pool.alloc(bytes)?;
-        let ggtt = match self.ggtt.reserve(bytes) {
-            Ok(r) => r,
-            Err(e) => {
-                self.pool.free(lmem);
-                return Err(e);
-            }
-        };
+    /// A buffer and the local memory it owns (freed when that drops, which the caller does
+    /// after [`Self::drop_buffer`]).
+    fn buffer(&self, bytes: u64) -> Result<(Buffer, LmemBlock)> {
+        let mem = self.pool.alloc(bytes)?;
+        let lmem = *mem;
+        let ggtt = self.ggtt.reserve(bytes)?;
         let map = Mapping { ggtt };
         let pointed = self
             .bar
@@ -500,13 +500,13 @@ impl Submit {
             self.drop_buffer(b);
             return Err(e);
         }
-        Ok(b)
+        Ok((b, mem))
     }
 
+    /// Clears and releases `b`'s GGTT range; its local memory is the caller's to drop.
     fn drop_buffer(&self, b: Buffer) {
         let _ = self.bar.try_access_with(|bar| self.ggtt.clear(bar, b.map));
         self.ggtt.release(b.map.ggtt);
-        self.pool.free(b.lmem);
     }
 
     fn blit_in(
