@@ -8,7 +8,7 @@
 //! domains, steering), GGTT, local-memory pool, interrupts (installed disarmed), GuC, the
 //! debugfs directory that shows them, and last the interrupts armed for the mode the GuC's
 //! state decides. [`Xehpg::new`] lists the steps in that order, each with the constraint that
-//! places it; teardown ([`Xehpg::unbind`], then the fields' drops) runs them backwards.
+//! places it; teardown is the fields' drops, which run them backwards.
 
 use kernel::{
     device::{Bound, Core},
