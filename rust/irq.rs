@@ -308,7 +308,7 @@ impl IrqState {
 
 /// The registered handler and the vector it owns, alive while the device is bound.
 ///
-/// Dropping it stops the device interrupting first ([`PinnedDrop`]: disarm, then wait for a
+/// Dropping it stops the device interrupting first (`PinnedDrop`: disarm, then wait for a
 /// handler running on another CPU), then the fields drop in declaration order: the handler is
 /// freed (`free_irq` waits for a running handler) before the vector is given back. The device
 /// state drops it after the GuC (whose last messages arrive through it) and before the blocks
