@@ -73,12 +73,22 @@ pub(crate) mod drvdata {
 /// upstream `pci::Driver::sriov_configure` (with `pci_enable_sriov` / `pci_disable_sriov` on
 /// `pci::Device`); not in 7.3. xe's C equivalent is `xe_pci_sriov_configure`.
 pub(crate) mod sriov {
-    use kernel::{device::DeviceContext, ffi::c_void, pci};
+    use kernel::{
+        device::{Bound, DeviceContext},
+        ffi::{c_uint, c_void},
+        pci,
+    };
 
     // Defined by the glue (rust/xehpg_glue.c, declared in rust/xehpg_glue.h).
     extern "C" {
         fn xehpg_sriov_hook(pdev: *mut c_void);
         fn xehpg_sriov_disable(pdev: *mut c_void);
+        fn xehpg_sriov_sysfs_add(
+            pdev: *mut c_void,
+            pf: *const c_void,
+            total: c_uint,
+        ) -> *mut c_void;
+        fn xehpg_sriov_sysfs_remove(handle: *mut c_void);
     }
 
     /// The C `struct pci_dev` behind `pdev`: a cast, as `pci::Device` is
@@ -87,18 +97,69 @@ pub(crate) mod sriov {
         core::ptr::from_ref(pdev).cast::<c_void>().cast_mut()
     }
 
-    /// Installs the glue's `sriov_configure` on `pdev`'s driver, so that `sriov_numvfs` writes
-    /// reach it. Probe (process context, device lock held).
-    pub(crate) fn hook(pdev: &pci::Device<kernel::device::Core<'_>>) {
-        // SAFETY: `pdev` is a device being probed, whose driver the PCI core set before
-        // calling probe; the glue only writes that driver's `sriov_configure`.
-        unsafe { xehpg_sriov_hook(raw(pdev)) };
+    /// The VFs of a PF whose `sriov_numvfs` the driver serves: dropping it disables them (and
+    /// the PCI core removes their devices) before the PF's state goes.
+    pub(crate) struct Vfs<'bound>(&'bound pci::Device<Bound>);
+
+    impl<'bound> Vfs<'bound> {
+        /// Installs the glue's `sriov_configure` on `pdev`'s driver, so that `sriov_numvfs`
+        /// writes reach it, and returns the guard that disables the VFs they enable. Probe
+        /// (process context, device lock held).
+        pub(crate) fn hook(pdev: &'bound pci::Device<kernel::device::Core<'_>>) -> Self {
+            // SAFETY: `pdev` is a device being probed, whose driver the PCI core set before
+            // calling probe; the glue only writes that driver's `sriov_configure`.
+            unsafe { xehpg_sriov_hook(raw(pdev)) };
+            Self(pdev)
+        }
     }
 
-    /// Disables `pdev`'s VFs, if any. Unbind (process context, device lock held).
-    pub(crate) fn disable(pdev: &pci::Device<kernel::device::Core<'_>>) {
-        // SAFETY: `pdev` is still bound and the PCI core holds its lock.
-        unsafe { xehpg_sriov_disable(raw(pdev)) };
+    impl Drop for Vfs<'_> {
+        /// Unbind (the driver core drops the driver data in `post_unbind_callback`,
+        /// `rust/kernel/driver.rs`, with the device lock held) or a failed probe (the lock held
+        /// by probe's caller); process context.
+        fn drop(&mut self) {
+            // SAFETY: the device is still bound (the guard lives in its driver data, dropped
+            // before the driver core unbinds it) and its lock is held, as
+            // `pci_disable_sriov` through the glue needs.
+            unsafe { xehpg_sriov_disable(raw(self.0)) };
+        }
+    }
+
+    /// The PF's `sriov_admin` sysfs tree: dropping it removes the tree, which waits for a
+    /// show or store in flight, so no file reaches the PF after it.
+    pub(crate) struct Admin(*mut c_void);
+
+    // SAFETY: the handle is an opaque pointer the glue accepts from any thread; the tree it
+    // names is removed once, by the drop.
+    unsafe impl Send for Admin {}
+    // SAFETY: `&Admin` gives no access to the handle.
+    unsafe impl Sync for Admin {}
+
+    impl Admin {
+        /// Creates `sriov_admin` under `pdev` for `total` VFs, whose files reach `pf`; `None`
+        /// if the glue could not (it logs why). Probe, process context.
+        ///
+        /// # Safety
+        ///
+        /// `pf` is the `Pf` the glue's show and store callbacks expect, and it stays alive
+        /// until the returned guard is dropped.
+        pub(crate) unsafe fn add(
+            pdev: &pci::Device<Bound>,
+            pf: *const c_void,
+            total: u32,
+        ) -> Option<Self> {
+            // SAFETY: `pdev` is a bound device; `pf` as the caller guarantees.
+            let handle = unsafe { xehpg_sriov_sysfs_add(raw(pdev), pf, total) };
+            (!handle.is_null()).then_some(Self(handle))
+        }
+    }
+
+    impl Drop for Admin {
+        /// Process context (unbind or a failed probe).
+        fn drop(&mut self) {
+            // SAFETY: the handle `xehpg_sriov_sysfs_add` returned, removed once (here).
+            unsafe { xehpg_sriov_sysfs_remove(self.0) };
+        }
     }
 }
 

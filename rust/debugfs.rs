@@ -44,7 +44,7 @@ use kernel::{
     sync::{
         aref::ARef,
         atomic::{Atomic, Relaxed},
-        Arc,
+        Arc, SetOnce,
     },
     uaccess::{UserPtr, UserSlice, UserSliceReader},
 };
@@ -72,8 +72,7 @@ pub(crate) struct DebugCtx {
     guc: Arc<Guc>,
     irq: Arc<IrqState>,
     submit: Arc<Submit>,
-    sriov: Option<Arc<Pf>>,
-    reset: Arc<GtReset>,
+    late: Arc<Late>,
     /// Outcome of the last `mcr` command: value and errno (0 = success).
     mcr_value: Atomic<u32>,
     mcr_errno: Atomic<i32>,
@@ -87,9 +86,27 @@ pub(crate) struct Blocks {
     pub(crate) guc: Arc<Guc>,
     pub(crate) irq: Arc<IrqState>,
     pub(crate) submit: Arc<Submit>,
+    pub(crate) late: Arc<Late>,
+}
+
+/// The blocks that come up after the directory is made, filled in by probe as they do: the
+/// directory is made before the engines start, so that at teardown it goes only after they
+/// stopped (a command waiting on an engine is woken by the stop, and the directory's removal
+/// waits for it). Until a slot is filled its files answer `ENODEV` (commands) or say so (reads).
+pub(crate) struct Late {
     /// The SR-IOV PF, when the device is one.
-    pub(crate) sriov: Option<Arc<Pf>>,
-    pub(crate) reset: Arc<GtReset>,
+    pub(crate) sriov: SetOnce<Arc<Pf>>,
+    pub(crate) reset: SetOnce<Arc<GtReset>>,
+}
+
+impl Late {
+    /// Both slots empty.
+    pub(crate) fn new() -> Self {
+        Self {
+            sriov: SetOnce::new(),
+            reset: SetOnce::new(),
+        }
+    }
 }
 
 impl DebugCtx {
@@ -103,8 +120,7 @@ impl DebugCtx {
             guc: b.guc,
             irq: b.irq,
             submit: b.submit,
-            sriov: b.sriov,
-            reset: b.reset,
+            late: b.late,
             mcr_value: Atomic::new(0),
             mcr_errno: Atomic::new(0),
         }
@@ -210,8 +226,11 @@ impl fmt::Display for Report<'_> {
             Kind::Engines => c.submit.fmt_engines(f),
             #[cfg(xehpg_test)]
             Kind::Submit => c.submit.fmt_selftest(f),
-            Kind::GtReset => c.reset.fmt(f),
-            Kind::Sriov => match &c.sriov {
+            Kind::GtReset => match c.late.reset.as_ref() {
+                Some(reset) => reset.fmt(f),
+                None => f.write_str("not set up\n"),
+            },
+            Kind::Sriov => match c.late.sriov.as_ref() {
                 Some(pf) => pf.fmt(f),
                 None => f.write_str("not an SR-IOV PF\n"),
             },
@@ -252,7 +271,7 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
             let mut buf = [0u8; 64];
             match read_command(reader, &mut buf)? {
                 // As upstream's debugfs `force_reset`: queued, not waited for.
-                "1" => GtReset::request(&c.reset, Why::Debugfs),
+                "1" => GtReset::request(c.late.reset.as_ref().ok_or(ENODEV)?, Why::Debugfs),
                 _ => Err(EINVAL),
             }
         }
@@ -268,7 +287,7 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
 /// `vfN threshold NAME VALUE` sets an adverse-event threshold of a provisioned VF (upstream's
 /// names, `sriov::config::THRESHOLDS`).
 fn store_sriov(c: &DebugCtx, cmd: &str) -> Result {
-    let pf = c.sriov.as_ref().ok_or(ENODEV)?;
+    let pf = c.late.sriov.as_ref().ok_or(ENODEV)?;
     let vf_number = |w: &str| {
         w.strip_prefix("vf")
             .and_then(|n| n.parse::<u16>().ok())

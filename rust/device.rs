@@ -8,7 +8,7 @@
 //! domains, steering), GGTT, local-memory pool, interrupts (installed disarmed), GuC, the
 //! debugfs directory that shows them, and last the interrupts armed for the mode the GuC's
 //! state decides. [`Xehpg::new`] lists the steps in that order, each with the constraint that
-//! places it; teardown ([`Xehpg::unbind`], then the fields' drops) runs them backwards.
+//! places it; teardown is the fields' drops, which run them backwards.
 
 use kernel::{
     device::{Bound, Core},
@@ -23,15 +23,16 @@ use kernel::{
 };
 
 use crate::{
-    debugfs::{Blocks, DebugCtx, DeviceDir},
+    compat,
+    debugfs::{Blocks, DebugCtx, DeviceDir, Late},
     engine::{
         self,
         source::{Mode, Plan, Present},
     },
-    gt::{GtInfo, GtState},
+    gt::{self, GtInfo, GtState},
     guc::{
         self,
-        ct::channel::{Channel, Consumed, EventSink, Unresponsive},
+        ct::channel::{Channel, Consumed, EventSink, SinkGuard, Unresponsive},
         msg::{BadEvent, EventKind, G2hEvent},
     },
     info::{BarInfo, DeviceInfo},
@@ -47,7 +48,7 @@ use crate::{
     regs::{ALL_ONES, GU_CNTL, VF_CAP_REG},
     reset::{self, GtReset, Why},
     sriov::pf::{self, Owner, Pf},
-    submit::{guc::Events, Submit},
+    submit::{guc::Events, Running, Submit},
 };
 
 /// The `pcode_init_timeout_ms` module parameter, handed down by module init before the driver
@@ -74,39 +75,58 @@ const DMA_BITS: u32 = 46;
 
 /// Per-device state, alive while the device is bound.
 ///
-/// Fields are declared in teardown order (Rust drops them in declaration order), the reverse
-/// of the bring-up order in [`Xehpg::new`]: the debugfs directory goes first, so no file is
-/// read while the state behind it goes away, and the BARs and the device reference go last,
-/// after everything that might still use them, then bus mastering is turned off. The GuC is
-/// stopped and forcewake closed before any of this, in [`Xehpg::unbind`]. A probe that fails
-/// after the GuC is loaded needs no cleanup list of its own: the fields already made are
-/// dropped, the GuC's handle stops the GuC before the memory it reaches is freed, and the
-/// [`Enabled`] guard turns bus mastering off last.
+/// Every step of bring-up that starts something leaves a field whose drop undoes it, and the
+/// fields are declared in the exact reverse of the order [`Xehpg::new`] initialises them. Rust
+/// drops a struct's fields in declaration order, and a failed `try_pin_init!` drops the fields
+/// already made in reverse initialisation order (pin-init's `DropGuard`), so unbind (the
+/// driver core drops the driver data in `post_unbind_callback`, `rust/kernel/driver.rs`, with
+/// the device lock held and the BARs still mapped) and a probe that fails at any step tear
+/// down through the same drops, in the same order, with no cleanup list of their own
+/// (Documentation/architecture.rst, "Bring-up and teardown"). In particular a probe that fails
+/// after the GuC loaded stops the GuC (its handle) before the interrupts, the memory it reaches
+/// and, last, bus mastering ([`Enabled`]) go.
 #[pin_data]
 pub(crate) struct Xehpg<'bound> {
-    debugfs: DeviceDir,
-    /// The GT reset, shut (a reset in progress waited for) before anything it uses goes:
-    /// first in [`Xehpg::unbind`], and by its drop on a failed probe.
+    /// The PF's `sriov_admin` tree, removed before the PF its files reach.
+    sriov_admin: Option<compat::sriov::Admin>,
+    /// The VFs, disabled (their devices removed) before the PF gives their shares back, on a
+    /// device that offers VFs.
+    vfs: Option<compat::sriov::Vfs<'bound>>,
+    /// The GT reset, shut (a reset in progress waited for) before anything it restarts goes.
     reset: reset::Handle,
-    /// The SR-IOV PF, on a part that is one and offers VFs (given back in [`Xehpg::unbind`]).
-    sriov: Option<Arc<Pf>>,
-    /// The PCI binding's handle of the PF's `sriov_admin` sysfs tree (an opaque C pointer),
-    /// once created.
-    sriov_admin: SetOnce<usize>,
-    /// The GuC, stopped when dropped (if unbind has not stopped it): before the interrupt
-    /// handler, so that a late probe failure stops it while its interrupts are still handled,
-    /// and before the memory it reaches.
+    /// The SR-IOV PF, on a part that is one and offers VFs: finished while the engines (its
+    /// VF memory clear) and the GuC (the VFs' configurations) still run.
+    sriov: Option<pf::Handle>,
+    /// The engines, stopped (GuC contexts deregistered over the CT) before the sink and the
+    /// GuC go.
+    running: Running<'bound>,
+    /// Removed once the engines stopped (a command waiting on one is woken by the stop; the
+    /// removal waits for commands in flight), before the blocks its files read from.
+    debugfs: DeviceDir,
+    /// The GuC's event sink, attached in GuC mode, detached before the GuC stops.
+    sink: Option<SinkGuard>,
+    /// The sink's consumers, filled in as the blocks above submission come up.
+    events: Arc<DeviceEvents>,
+    /// Who schedules the engines, decided from the GuC's state; the interrupts are armed for
+    /// it. Undoes nothing: the GuC's drop stops it, the interrupts' drop disarms.
+    mode: Mode,
+    /// The GuC, stopped when dropped, while its interrupts are still armed and before the
+    /// memory it reaches.
     guc: guc::Handle<'bound>,
-    /// The handler goes before anything it reads (GT state, BAR 0) and the vector with it.
+    /// The handler, disarmed, waited for and freed, before anything it reads (GT state,
+    /// BAR 0) and the vector with it.
     #[pin]
     irq: Irq<'bound>,
-    info: DeviceInfo,
     /// Submission, shared with the interrupt thread and debugfs.
     submit: Arc<Submit>,
     /// The GuC's CT channel, shared by the GuC, the interrupt thread and debugfs.
     ct: Arc<Channel>,
+    /// Forcewake, closed (a debugfs hold released, later wakes refused) once nothing above
+    /// wakes the GT.
+    gt_open: gt::Open<'bound>,
     lmem_pool: Arc<LmemPool>,
     ggtt: Arc<Ggtt>,
+    info: DeviceInfo,
     gt_info: GtInfo,
     gt: Arc<GtState>,
     lmembar: Arc<Lmembar>,
@@ -120,10 +140,14 @@ pub(crate) struct Xehpg<'bound> {
 /// GuC could not reset), submission's (context events), the PF's (VF events); and the
 /// channel's word that the GuC stopped answering, which queues a GT reset. Receive path (see
 /// [`EventSink`]).
+///
+/// The sink is attached before the engines start (their start waits for the GuC's events);
+/// the PF and the GT reset come up after them and fill their slots then. An event for a slot
+/// still empty is left to the channel as unconsumed (it counts and logs those).
 struct DeviceEvents {
-    reset: Arc<GtReset>,
+    reset: SetOnce<Arc<GtReset>>,
     submit: Events,
-    sriov: Option<Arc<Pf>>,
+    sriov: SetOnce<Arc<Pf>>,
 }
 
 impl EventSink for DeviceEvents {
@@ -133,11 +157,14 @@ impl EventSink for DeviceEvents {
                 class,
                 instance,
                 reason,
-            } => GtReset::engine_failure(&self.reset, dev, class, instance, reason),
+            } => match self.reset.as_ref() {
+                Some(reset) => GtReset::engine_failure(reset, dev, class, instance, reason),
+                None => return Consumed::NoConsumer,
+            },
             G2hEvent::SchedDone { .. }
             | G2hEvent::DeregisterDone { .. }
             | G2hEvent::ContextReset { .. } => self.submit.guc_event(dev, ev),
-            G2hEvent::VfState { .. } | G2hEvent::Adverse { .. } => match &self.sriov {
+            G2hEvent::VfState { .. } | G2hEvent::Adverse { .. } => match self.sriov.as_ref() {
                 Some(pf) => Pf::guc_event(pf, dev, ev),
                 None => return Consumed::NoConsumer,
             },
@@ -157,7 +184,7 @@ impl EventSink for DeviceEvents {
             EventKind::SchedDone | EventKind::DeregisterDone | EventKind::ContextReset => {
                 self.submit.bad_event(dev, bad)
             }
-            EventKind::VfState | EventKind::Adverse => match &self.sriov {
+            EventKind::VfState | EventKind::Adverse => match self.sriov.as_ref() {
                 Some(pf) => pf.bad_event(dev, bad),
                 None => return Consumed::NoConsumer,
             },
@@ -170,8 +197,12 @@ impl EventSink for DeviceEvents {
     }
 
     fn guc_unresponsive(&self, _dev: &kernel::device::Device, why: Unresponsive) {
-        // Counted (and a refusal logged) by `request`.
-        let _ = GtReset::request(&self.reset, Why::Unresponsive(why));
+        // Counted (and a refusal logged) by `request`. Before the reset exists (probe, while
+        // the engines start) nothing is queued: the step that gave up logs it and its port
+        // refuses work.
+        if let Some(reset) = self.reset.as_ref() {
+            let _ = GtReset::request(reset, Why::Unresponsive(why));
+        }
     }
 }
 
@@ -299,8 +330,15 @@ impl<'bound> Xehpg<'bound> {
             // The field initializers below see the fields initialized before them under the
             // fields' names; `bound` is the device itself.
             let bound: &'bound pci::Device<Bound> = pdev;
+            // The device in probe's context, for what only probe may do (the field `pdev`
+            // shadows the parameter below).
+            let probing = pdev;
+            // The directory's slots for the blocks made after it.
+            let late = Arc::new(Late::new(), GFP_KERNEL)?;
             let total_vfs = pdev.sriov_get_totalvfs().map_or(0, |n| n.get());
             Ok(try_pin_init!(Self {
+                // Fields are initialised in the reverse of their declaration order: each
+                // step's field undoes it when dropped, on unbind or if a later step fails.
                 pdev: bound,
                 enabled,
                 // Every register access below goes through BAR 0; its mapping outlives them
@@ -339,6 +377,8 @@ impl<'bound> Xehpg<'bound> {
                 // The GGTT is pointed at scratch before anything is mapped into it.
                 ggtt: Arc::pin_init(Ggtt::new(bound.as_ref(), gttmmadr.access(bound)?)?, GFP_KERNEL)?,
                 lmem_pool: Arc::new(LmemPool::new(pool_size)?, GFP_KERNEL)?,
+                // Forcewake is open from here until every block that wakes the GT is gone.
+                gt_open: gt::Open::new(bound, gttmmadr.clone(), gt.clone()),
                 // Interrupts are installed (reset, vector, handler) before the GuC load, as
                 // upstream does, so that a failure here never leaves a running GuC behind;
                 // they are armed once the GuC's state is known (below).
@@ -368,7 +408,7 @@ impl<'bound> Xehpg<'bound> {
                     submit.clone(),
                     Present::from_topology(&gt_info.topology),
                 ),
-                // The GuC last: it needs steering (TLB invalidation), the GGTT and the pool.
+                // The GuC next: it needs steering (TLB invalidation), the GGTT and the pool.
                 // A failed load is recorded, not fatal. The handle exists before the load, so
                 // any later failure of probe stops the GuC (its drop).
                 guc: {
@@ -393,42 +433,42 @@ impl<'bound> Xehpg<'bound> {
                     }
                     guc
                 },
-
-                // The PF after the GuC, whose CT carries the VFs' configurations, and before
-                // the directory that shows it.
-                sriov_admin: SetOnce::new(),
-                sriov: new_pf(bound, platform, total_vfs, &PfParts {
-                    bar: gttmmadr.clone(),
-                    lmem: lmembar.clone(),
-                    gt: gt.clone(),
-                    ggtt: ggtt.clone(),
-                    pool: lmem_pool.clone(),
-                    ct: ct.clone(),
-                    submit: submit.clone(),
-                    vf_lmem: Range { start: pool_size, end: info.lmem_usable },
-                    usable: info.lmem_usable,
-                }),
-                // The GT reset over every block it restarts, before the directory that asks for
-                // it.
-                reset: reset::Handle::new(bound.as_ref().into(), reset::Blocks {
-                    bar: gttmmadr.clone(),
-                    lmembar: lmembar.clone(),
-                    gt: gt.clone(),
-                    ggtt: ggtt.clone(),
-                    pool: lmem_pool.clone(),
-                    ct: ct.clone(),
-                    guc: guc.guc().clone(),
-                    irq: irq.state(),
-                    submit: submit.clone(),
-                    pf: sriov.clone(),
-                    part: guc::ads::Part {
-                        platform,
-                        present: Present::from_topology(&gt_info.topology),
-                        topology: gt_info.topology,
+                // The GuC's state decides the submission mode (the GuC's when it runs, as
+                // upstream) and so the engine vectors, and whether the GuC-to-host interrupt
+                // is armed. The second boot phase talks over CT, whose replies come through
+                // the interrupt armed here; if it fails the GuC is stopped: execlist mode.
+                mode: {
+                    let present = Present::from_topology(&gt_info.topology);
+                    let running = guc.guc().running();
+                    if running {
+                        irq.arm(Plan::new(Mode::Guc, present, true));
+                        let loaded = guc
+                            .ctx()
+                            .and_then(|ctx| guc.guc().post_load(&ctx, present.ccs != 0));
+                        if loaded.is_ok() {
+                            Mode::Guc
+                        } else {
+                            irq.arm(Plan::new(Mode::Execlist, present, false));
+                            Mode::Execlist
+                        }
+                    } else {
+                        irq.arm(Plan::new(Mode::Execlist, present, false));
+                        Mode::Execlist
+                    }
+                },
+                events: Arc::new(
+                    DeviceEvents {
+                        reset: SetOnce::new(),
+                        submit: Events(submit.clone()),
+                        sriov: SetOnce::new(),
                     },
-                    die: platform.die(),
-                })?,
-                // The directory appears only once everything it shows exists.
+                    GFP_KERNEL,
+                )?,
+                // In GuC mode the sink is attached before the engines start: their start
+                // waits for the GuC's events.
+                sink: (*mode == Mode::Guc).then(|| ct.install_sink(events.clone())),
+                // The directory before the engines start (so it goes after they stop); the
+                // PF and the GT reset it shows are filled in as they come up.
                 debugfs: DeviceDir::new(
                     DebugCtx::new(
                         *info,
@@ -440,68 +480,82 @@ impl<'bound> Xehpg<'bound> {
                             guc: guc.guc().clone(),
                             irq: irq.state(),
                             submit: submit.clone(),
-                            sriov: sriov.clone(),
-                            reset: reset.get().clone(),
+                            late: late.clone(),
                         },
                     ),
                     bound.as_ref().name(),
                 )?,
+                // Engines are set up with their interrupts armed: through the GuC when it
+                // runs, else execlists.
+                running: Running::start(bound, submit.clone(), ct.clone(), *mode == Mode::Guc)?,
+                // The PF after the engines (its teardown clears VF memory with the copy
+                // engine) and the GuC, whose CT carries the VFs' configurations.
+                sriov: {
+                    let pf = new_pf(bound, platform, total_vfs, &PfParts {
+                        bar: gttmmadr.clone(),
+                        lmem: lmembar.clone(),
+                        gt: gt.clone(),
+                        ggtt: ggtt.clone(),
+                        pool: lmem_pool.clone(),
+                        ct: ct.clone(),
+                        submit: submit.clone(),
+                        vf_lmem: Range { start: pool_size, end: info.lmem_usable },
+                        usable: info.lmem_usable,
+                    });
+                    if let Some(pf) = &pf {
+                        events.sriov.populate(pf.clone());
+                        late.sriov.populate(pf.clone());
+                    }
+                    pf.map(pf::Handle::new)
+                },
+                // The GT reset over every block it restarts, before the directory that asks for
+                // it.
+                reset: {
+                    let reset = reset::Handle::new(bound.as_ref().into(), reset::Blocks {
+                        bar: gttmmadr.clone(),
+                        lmembar: lmembar.clone(),
+                        gt: gt.clone(),
+                        ggtt: ggtt.clone(),
+                        pool: lmem_pool.clone(),
+                        ct: ct.clone(),
+                        guc: guc.guc().clone(),
+                        irq: irq.state(),
+                        submit: submit.clone(),
+                        pf: sriov.as_ref().map(|pf| pf.get().clone()),
+                        part: guc::ads::Part {
+                            platform,
+                            present: Present::from_topology(&gt_info.topology),
+                            topology: gt_info.topology,
+                        },
+                        die: platform.die(),
+                    })?;
+                    events.reset.populate(reset.get().clone());
+                    late.reset.populate(reset.get().clone());
+                    reset
+                },
+                // `sriov_numvfs` reaches the driver from here on, on a device that offers VFs
+                // (on a part that is not SR-IOV capable the driver still answers, to refuse
+                // with a message).
+                vfs: (total_vfs > 0).then(|| compat::sriov::Vfs::hook(probing)),
+                sriov_admin: match &sriov {
+                    // SAFETY: the tree's files reach the `Pf` behind `pf`, which the `sriov`
+                    // field keeps alive; this field is dropped before it (declared before it
+                    // on unbind, made after it on a failed probe).
+                    Some(pf) => unsafe {
+                        compat::sriov::Admin::add(
+                            bound,
+                            Arc::as_ptr(pf.get()).cast(),
+                            pf.get().total().into(),
+                        )
+                    },
+                    None => None,
+                },
             })
             .pin_chain(|this| {
-                // The GuC's state decides the submission mode (the GuC's when it runs, as
-                // upstream) and so the engine vectors, and whether the GuC-to-host interrupt
-                // is armed.
-                let present = Present::from_topology(&this.gt_info.topology);
-                let running = this.guc.guc().running();
-                let mode = if running { Mode::Guc } else { Mode::Execlist };
-                this.irq.arm(Plan::new(mode, present, running));
-                // The second boot phase talks over CT, whose replies come through the
-                // interrupt armed above. If it fails the GuC is stopped: execlist mode.
-                let execlist = if running && this.post_load(present).is_err() {
-                    this.irq.arm(Plan::new(Mode::Execlist, present, false));
-                    true
-                } else {
-                    !running
-                };
-                // Engines are set up with their interrupts armed: through the GuC when it
-                // runs (its events reach submission through the sink), else execlists.
-                if execlist {
-                    this.submit.start_execlists(this.pdev)?;
-                } else {
-                    let sink = DeviceEvents {
-                        reset: this.reset.get().clone(),
-                        submit: Events(this.submit.clone()),
-                        sriov: this.sriov.clone(),
-                    };
-                    this.ct.set_sink(Some(Arc::new(sink, GFP_KERNEL)?));
-                    this.submit.start_guc(this.pdev, &this.ct);
-                }
                 report_bound(this.pdev, &this.info);
                 Ok(())
             }))
         })
-    }
-
-    /// Whether this device is an SR-IOV PF whose `sriov_numvfs` the driver serves: it offers
-    /// VFs in its capability (on a part that is not SR-IOV capable the driver still answers,
-    /// to refuse with a message).
-    pub(crate) fn offers_vfs(&self) -> bool {
-        self.sriov.is_some() || self.info.total_vfs > 0
-    }
-
-    /// The PF, on a part that is one.
-    pub(crate) fn pf(&self) -> Option<&Arc<Pf>> {
-        self.sriov.as_ref()
-    }
-
-    /// Records the PCI binding's `sriov_admin` handle (once).
-    pub(crate) fn set_sriov_admin(&self, handle: usize) {
-        self.sriov_admin.populate(handle);
-    }
-
-    /// The PCI binding's `sriov_admin` handle, if it made one.
-    pub(crate) fn sriov_admin(&self) -> Option<usize> {
-        self.sriov_admin.copy()
     }
 
     /// Provisions `n` VFs before the PCI core enables them (`sriov_configure`, process
@@ -511,7 +565,7 @@ impl<'bound> Xehpg<'bound> {
     ///
     /// `ENODEV` on a part that is not an SR-IOV PF, else [`Pf::provision`]'s.
     pub(crate) fn sriov_provision(&self, n: u16) -> Result {
-        let Some(pf) = &self.sriov else {
+        let Some(pf) = self.sriov.as_ref().map(pf::Handle::get) else {
             if self.info.platform.sriov_pf() {
                 dev_err!(
                     self.pdev,
@@ -535,42 +589,10 @@ impl<'bound> Xehpg<'bound> {
 
     /// Gives the VFs' shares back after the PCI core disabled them.
     pub(crate) fn sriov_unprovision(&self) {
-        if let Some(pf) = &self.sriov {
+        if let Some(pf) = self.sriov.as_ref().map(pf::Handle::get) {
             // The PCI side may always give back.
             let _ = pf.unprovision(Owner::Pci);
         }
-    }
-
-    /// The GuC's second boot phase (probe, process context).
-    fn post_load(&self, present: Present) -> Result {
-        let ctx = self.guc.ctx()?;
-        self.guc.guc().post_load(&ctx, present.ccs != 0)
-    }
-
-    /// First half of teardown, while the device is still bound: stops the GuC before anything
-    /// it can reach goes away (with interrupts still armed: its messages arrive through them),
-    /// then stops the device interrupting, then refuses new forcewake (a debugfs
-    /// `forcewake_all` hold is released). The fields then drop in declaration order, the
-    /// interrupt handler and its vector first.
-    pub(crate) fn unbind(&self, pdev: &pci::Device<Core<'_>>) {
-        let Ok(ctx) = self.guc.ctx() else {
-            dev_err!(pdev, "unbind: the BARs are not this device's\n");
-            return;
-        };
-        // No GT reset may start or still run once teardown begins.
-        self.reset.get().close();
-        // Submission first: in GuC mode it deregisters its contexts over the CT.
-        // The VFs' shares before the GuC stops: their configurations are reset over the CT.
-        // The VFs themselves were disabled by the PCI binding first.
-        if let Some(pf) = &self.sriov {
-            pf.fini();
-        }
-        self.submit.fini(pdev, &self.ct);
-        self.ct.set_sink(None);
-        self.guc.guc().fini(&ctx);
-        self.irq.quiesce();
-        ctx.gt.close();
-        dev_dbg!(pdev, "unbind\n");
     }
 }
 

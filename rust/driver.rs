@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! PCI binding: the device-ID table, and probe and unbind handing over to [`Xehpg`], which
-//! owns the bring-up and teardown order.
+//! PCI binding: the device-ID table, and probe handing over to [`Xehpg`], which owns the
+//! bring-up and teardown order (unbind is the drop of its state).
 
 use kernel::{
-    device::{Core, DeviceContext},
+    device::Core,
     ffi::{c_int, c_uint, c_void},
     pci,
-    prelude::*,
-    sync::Arc, //
+    prelude::*, //
 };
 
 use crate::{
@@ -56,58 +55,19 @@ impl pci::Driver for XehpgDriver {
     type Data<'bound> = Xehpg<'bound>;
     const ID_TABLE: pci::IdTable<Self::IdInfo> = &PCI_TABLE;
 
+    /// Probe, process context, device lock held. Unbind is the driver core's drop of the
+    /// returned state (every field undoes its step, [`Xehpg`]): no `unbind` of its own.
     fn probe<'bound>(
         pdev: &'bound pci::Device<Core<'_>>,
         info: Option<&'bound Self::IdInfo>,
     ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
-        pin_init::pin_init_scope(move || {
-            Ok(
-                Xehpg::new(pdev, *info.ok_or(ENODEV)?).pin_chain(move |this| {
-                    if this.offers_vfs() {
-                        compat::sriov::hook(pdev);
-                    }
-                    if let Some(pf) = this.pf() {
-                        // SAFETY: `raw` is this bound device; the PF outlives the tree, which
-                        // unbind removes first.
-                        let handle = unsafe {
-                            xehpg_sriov_sysfs_add(
-                                raw(pdev),
-                                Arc::as_ptr(pf).cast(),
-                                pf.total().into(),
-                            )
-                        };
-                        if !handle.is_null() {
-                            // CAST: an opaque pointer kept as a number until unbind.
-                            this.set_sriov_admin(handle as usize);
-                        }
-                    }
-                    Ok(())
-                }),
-            )
-        })
-    }
-
-    fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
-        if let Some(handle) = this.sriov_admin() {
-            // SAFETY: the handle `xehpg_sriov_sysfs_add` returned, removed once; removal
-            // waits for running show/store calls, so none reaches the PF after it.
-            unsafe { xehpg_sriov_sysfs_remove(handle as *mut c_void) };
-        }
-        if this.offers_vfs() {
-            compat::sriov::disable(pdev);
-        }
-        this.unbind(pdev);
+        pin_init::pin_init_scope(move || Ok(Xehpg::new(pdev, *info.ok_or(ENODEV)?)))
     }
 }
 
-// C glue (rust/xehpg_glue.c): kobjects and sysfs attributes have no 7.3 Rust abstraction.
-// The `sriov_configure` hook is in `compat::sriov`.
-extern "C" {
-    /// Creates `sriov_admin` for `total` VFs whose files reach `pf`; null on failure.
-    fn xehpg_sriov_sysfs_add(pdev: *mut c_void, pf: *const c_void, total: c_uint) -> *mut c_void;
-    /// Removes a tree `xehpg_sriov_sysfs_add` made.
-    fn xehpg_sriov_sysfs_remove(handle: *mut c_void);
-}
+// The `sriov_admin` tree's C side (rust/xehpg_glue.c, created and removed through
+// `compat::sriov::Admin`): kobjects and sysfs attributes have no 7.3 Rust abstraction. Each
+// file's show and store are below.
 
 /// A `core::fmt::Write` into a sysfs page; text beyond it is cut.
 struct Page<'a> {
@@ -187,12 +147,6 @@ unsafe extern "C" fn xehpg_sriov_store(
         Ok(()) => len as isize,
         Err(e) => e.to_errno() as isize,
     }
-}
-
-/// The C `struct pci_dev` behind `pdev`, for the glue. A cast, not a dereference:
-/// `pci::Device` is `#[repr(transparent)]` over it.
-fn raw<Ctx: DeviceContext>(pdev: &pci::Device<Ctx>) -> *mut c_void {
-    core::ptr::from_ref(pdev).cast::<c_void>().cast_mut()
 }
 
 /// The glue's `sriov_configure`, before it enables `num_vfs` VFs: provisions them.

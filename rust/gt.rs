@@ -23,12 +23,17 @@
 use core::marker::PhantomData;
 
 use kernel::{
+    device::Bound,
     io::register::{Array, FixedRegister, FixedRegisterLoc, RegisterArray},
+    pci,
     prelude::*,
-    sync::atomic::{Atomic, Relaxed},
+    sync::{
+        atomic::{Atomic, Relaxed},
+        Arc,
+    },
 };
 
-use crate::mmio::Bar0;
+use crate::mmio::{Bar0, Gttmmadr};
 
 pub(crate) mod forcewake;
 pub(crate) mod mcr;
@@ -107,6 +112,42 @@ impl GtState {
     /// Whether debugfs `forcewake_all` holds the domains.
     pub(crate) fn user_holds(&self) -> bool {
         self.fw.user_holds()
+    }
+}
+
+/// The GT open for forcewake while the device is bound: dropping it closes forcewake
+/// ([`Gt::close`]: a debugfs `forcewake_all` hold is released and every later wake refused), so
+/// nothing wakes the GT once the blocks dropped before it are gone. The device state makes it
+/// once the GT is initialised and drops it after every block that wakes the GT.
+pub(crate) struct Open<'bound> {
+    pdev: &'bound pci::Device<Bound>,
+    bar: Arc<Gttmmadr>,
+    gt: Arc<GtState>,
+}
+
+impl<'bound> Open<'bound> {
+    /// The guard over `gt`, reached through `bar` of `pdev`. Probe, process context.
+    pub(crate) fn new(
+        pdev: &'bound pci::Device<Bound>,
+        bar: Arc<Gttmmadr>,
+        gt: Arc<GtState>,
+    ) -> Self {
+        Self { pdev, bar, gt }
+    }
+}
+
+impl Drop for Open<'_> {
+    /// Unbind or a failed probe, process context.
+    fn drop(&mut self) {
+        match self.bar.access(self.pdev) {
+            Ok(bar) => self.gt.view(self.pdev.as_ref(), bar).close(),
+            // Only if the BAR were not this device's: nothing can wake the GT through it.
+            Err(e) => dev_err!(
+                self.pdev,
+                "gt: forcewake close at teardown cannot reach BAR 0: {}\n",
+                e.to_errno()
+            ),
+        }
     }
 }
 

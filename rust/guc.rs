@@ -236,11 +236,10 @@ pub(crate) struct Ctx<'a> {
 /// and its memory released when this is dropped.
 ///
 /// Probe creates the handle before the load, so a probe that fails after the GuC is up (in a
-/// later field of the device state, or in its final step) drops it and resets the GuC before
-/// the local memory, the GGTT and the G2H buffer it could reach are freed; if the reset fails,
-/// bus mastering goes off first ([`Guc::fini`]). Unbind stops the GuC earlier, in its order
-/// ([`Guc::fini`] from `Xehpg::unbind`, with interrupts still armed); the drop then finds it
-/// stopped and does nothing.
+/// later field of the device state) drops it and resets the GuC before the local memory, the
+/// GGTT and the G2H buffer it could reach are freed; if the reset fails, bus mastering goes off
+/// first ([`Guc::fini`]). Unbind drops it the same way, after the engines and the event sink
+/// and while the interrupts are still armed (the device state's field order).
 pub(crate) struct Handle<'a> {
     guc: Arc<Guc>,
     parts: Parts<'a>,

@@ -308,9 +308,12 @@ impl IrqState {
 
 /// The registered handler and the vector it owns, alive while the device is bound.
 ///
-/// Fields drop in declaration order: the handler is freed (`free_irq` waits for a running
-/// handler) before the vector is given back.
-#[pin_data]
+/// Dropping it stops the device interrupting first (`PinnedDrop`: disarm, then wait for a
+/// handler running on another CPU), then the fields drop in declaration order: the handler is
+/// freed (`free_irq` waits for a running handler) before the vector is given back. The device
+/// state drops it after the GuC (whose last messages arrive through it) and before the blocks
+/// the handler reads, on unbind and on a failed probe alike.
+#[pin_data(PinnedDrop)]
 pub(crate) struct Irq<'bound> {
     #[pin]
     reg: ThreadedRegistration<'bound, Handler<'bound>>,
@@ -387,12 +390,16 @@ impl<'bound> Irq<'bound> {
     pub(crate) fn state(&self) -> Arc<IrqState> {
         self.state.clone()
     }
+}
 
-    /// Unbind: stops the device interrupting (every source disabled and masked, the tile
-    /// enable off, the same reset as install) and waits for a handler still running on another
-    /// CPU. A later interrupt, from a shared line or one already in flight, finds the state
-    /// disarmed and touches no register. Process context.
-    pub(crate) fn quiesce(&self) {
+#[pinned_drop]
+impl PinnedDrop for Irq<'_> {
+    /// Stops the device interrupting (every source disabled and masked, the tile enable off,
+    /// the same reset as install) and waits for a handler still running on another CPU, before
+    /// `reg` frees the handler. A later interrupt, from a shared line or one already in flight,
+    /// finds the state disarmed and touches no register. Process context (unbind or a failed
+    /// probe).
+    fn drop(self: Pin<&mut Self>) {
         self.reg.handler().disarm();
         self.reg.synchronize();
     }

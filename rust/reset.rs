@@ -438,8 +438,8 @@ fn full_reset(gt: &Gt<'_>) -> Result {
     .map(|_| ())
 }
 
-/// The device's GT reset, shut ([`GtReset::close`]) when dropped: by a probe that fails after
-/// making it, or after unbind shut it already.
+/// The device's GT reset, shut ([`GtReset::close`], a reset in progress waited for) when
+/// dropped: at unbind or by a probe that fails after making it, before anything it restarts.
 pub(crate) struct Handle(Arc<GtReset>);
 
 impl Handle {

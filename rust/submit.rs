@@ -339,10 +339,10 @@ impl Submit {
         self.ports.iter().map(|p| &**p)
     }
 
-    /// Unbind, process context: stops every port (requests in flight are dropped and their
-    /// waiters woken), resets the engines that were running so nothing writes the ports'
-    /// memory any more, then unmaps it. The memory is freed with `self`.
-    pub(crate) fn fini(&self, pdev: &pci::Device<Bound>, ct: &Channel) {
+    /// Teardown ([`Running`]'s drop), process context: stops every port (requests in flight
+    /// are dropped and their waiters woken), resets the engines that were running so nothing
+    /// writes the ports' memory any more, then unmaps it. The memory is freed with `self`.
+    fn fini(&self, pdev: &pci::Device<Bound>, ct: &Channel) {
         let Ok(bar) = self.bar.access(pdev) else {
             return;
         };
@@ -566,6 +566,49 @@ fn scratch(
 
 /// Submission reaches the CT through both revocable BARs, a send at a time, and sleeps
 /// outside them.
+/// Submission started on the engines: dropping it stops them ([`Submit::fini`]: the ports
+/// stopped, their contexts deregistered over the CT in GuC mode or their engines reset, their
+/// memory unmapped). The device state drops it after the PF (which clears VF memory with the
+/// copy engine) and before the event sink, the GuC and the interrupts (a deregistration waits
+/// for the GuC's reply through them), on unbind and on a failed probe alike.
+pub(crate) struct Running<'bound> {
+    pdev: &'bound pci::Device<Bound>,
+    submit: Arc<Submit>,
+    ct: Arc<Channel>,
+}
+
+impl<'bound> Running<'bound> {
+    /// Starts `submit` on the engines: through the GuC over `ct` if `guc` (its events must
+    /// already reach submission through the channel's sink), else with execlists. Probe,
+    /// process context, with the interrupts armed. The guard exists before the first engine
+    /// starts, so a start that fails part way is stopped by its drop.
+    ///
+    /// # Errors
+    ///
+    /// As [`Submit::start_execlists`].
+    pub(crate) fn start(
+        pdev: &'bound pci::Device<Bound>,
+        submit: Arc<Submit>,
+        ct: Arc<Channel>,
+        guc: bool,
+    ) -> Result<Self> {
+        let this = Self { pdev, submit, ct };
+        if guc {
+            this.submit.start_guc(pdev, &this.ct);
+        } else {
+            this.submit.start_execlists(pdev)?;
+        }
+        Ok(this)
+    }
+}
+
+impl Drop for Running<'_> {
+    /// Process context (unbind or a failed probe).
+    fn drop(&mut self) {
+        self.submit.fini(self.pdev, &self.ct);
+    }
+}
+
 impl CtAccess for Submit {
     fn dev(&self) -> &Device {
         &self.dev

@@ -902,8 +902,9 @@ impl Pf {
         }
     }
 
-    /// Teardown at unbind: every VF given back, `LMEM_CFG` cleared, the PF's pages freed.
-    pub(crate) fn fini(&self) {
+    /// Teardown ([`Handle`]'s drop): every VF given back, `LMEM_CFG` cleared, the PF's pages
+    /// freed.
+    fn fini(&self) {
         self.inbox.lock().closed = true;
         self.notified.notify_all();
         // SAFETY: `work` is this object's initialized work item; flushing waits for a run in
@@ -1024,6 +1025,32 @@ impl Pf {
             writeln!(f)?;
         }
         Ok(())
+    }
+}
+
+/// The device's PF, finished ([`Pf::fini`]) when dropped: its work flushed, every VF's share
+/// given back, `LMEM_CFG` cleared and its pages freed. The device state drops it after the
+/// VFs are disabled and before the engines stop (the VFs' local memory is cleared with the copy
+/// engine) and the GuC (their configurations are reset over the CT), on unbind and on a failed
+/// probe alike.
+pub(crate) struct Handle(Arc<Pf>);
+
+impl Handle {
+    /// Takes charge of `pf` (probe, process context).
+    pub(crate) fn new(pf: Arc<Pf>) -> Self {
+        Self(pf)
+    }
+
+    /// The PF, for the GuC's events, sysfs, debugfs and the GT reset.
+    pub(crate) fn get(&self) -> &Arc<Pf> {
+        &self.0
+    }
+}
+
+impl Drop for Handle {
+    /// Process context (unbind, device lock held, or a failed probe).
+    fn drop(&mut self) {
+        self.0.fini();
     }
 }
 

@@ -388,9 +388,12 @@ impl Channel {
         })
     }
 
-    /// Attaches (or with `None` detaches) the consumer of submission events.
-    pub(crate) fn set_sink(&self, sink: Option<Arc<dyn EventSink>>) {
-        *self.sink.lock() = sink;
+    /// Attaches `sink` as the consumer of the GuC's events, until the returned guard drops.
+    /// Probe, process context, before the engines start (their start waits for the GuC's
+    /// events).
+    pub(crate) fn install_sink(self: &Arc<Self>, sink: Arc<dyn EventSink>) -> SinkGuard {
+        *self.sink.lock() = Some(sink);
+        SinkGuard(self.clone())
     }
 
     /// Starts using freshly zeroed, registered and enabled rings.
@@ -459,5 +462,21 @@ impl Channel {
         if let Link::Broken(c) = link {
             self.unresponsive(dev, Unresponsive::Broken(c));
         }
+    }
+}
+
+/// The event sink attached to a channel ([`Channel::install_sink`]): dropping it detaches the
+/// sink, so no event reaches a block being torn down. It also breaks the reference cycle a
+/// sink closes (the channel holds the sink, which holds the PF and submission, which hold the
+/// channel): without the drop neither would ever be freed. The device state drops it after the
+/// engines stop and before the GuC.
+pub(crate) struct SinkGuard(Arc<Channel>);
+
+impl Drop for SinkGuard {
+    /// Any context: takes the sink spinlock.
+    fn drop(&mut self) {
+        let sink = self.0.sink.lock().take();
+        // The sink's last reference may go here, outside the lock.
+        drop(sink);
     }
 }

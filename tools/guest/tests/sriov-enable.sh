@@ -13,6 +13,12 @@
 # covers every VF's share of every round, and memory dirtied beforehand
 # (lmem:dirty, a test hook) is not what VF1 finds (lmem_not_cleared is an
 # isolation finding).
+# Then the PF removed with 2 VFs enabled, without writing 0 first (through its
+# remove attribute, which holds the rescan-remove lock VF removal needs; a
+# sysfs unbind does not, Documentation/sriov.rst "Known gaps"): the driver's
+# teardown disables the VFs, then the PF resets their configurations at the
+# GuC while the GuC still runs (its state drops in that order); the count of
+# resets proves both (1 + 7 + 63 + 2 + 7). A rescan binds the driver again.
 # Finally rmmod with the 7 VFs enabled: module exit disables them under the PCI
 # rescan-remove lock (clean under lockdep), then the driver goes.
 # VF drivers are kept off the VFs (sriov_drivers_autoprobe=0): their BARs have
@@ -21,6 +27,7 @@
 # expect-mock: sriov.isolation_violations == 0
 # expect-mock: sriov.vf_cfg_updates >= 78
 # expect-mock: sriov.vfs_configured == 0
+# expect-mock: sriov.vf_cfg_resets == 80
 # expect-mock: sriov.isolation_kinds.lmem_not_cleared == 0
 # expect-mock: engines.bcs0.errors == 0
 # expect-mock: violations == 0
@@ -68,6 +75,16 @@ for n in 1 7 63; do
 	check not test -e "$dev/virtfn0"
 done
 diag "$(cat "$DBG/$bdf/sriov")"
+check numvfs "$bdf" 2
+cleared=$((cleared + $(vf_lmem_sum)))
+echo 1 >"$dev/remove"
+check not is_bound "$bdf"
+check not test -e "$dev"
+echo 1 >/sys/bus/pci/rescan
+check wait_until 10 is_bound "$bdf"
+check not test -e "$dev/virtfn0"
+expect_eq "no VF after removal" "$(cat "$dev/sriov_numvfs")" 0
+expect_eq "nothing provisioned after rebind" "$(sriov_get "$bdf" provisioned)" 0
 # Shares are equal and fit: 7 VFs after 63 get the 7-VF profile again.
 check numvfs "$bdf" 7
 cleared=$((cleared + $(vf_lmem_sum)))
