@@ -128,7 +128,7 @@ mod tests {
     #[test]
     fn every_engine_is_an_interrupt_source() {
         for e in ENGINES.iter() {
-            let i = source(e.class as u32, u32::from(e.instance));
+            let i = source(e.class, u32::from(e.instance));
             assert!(i.is_some());
             let s = SOURCES.get(i.unwrap_or(usize::MAX));
             assert_eq!(s.map(|s| s.name), Some(e.name));

@@ -178,7 +178,7 @@ impl Submit {
                         return Err(err);
                     }
                 };
-                if let Some(i) = source::lookup(e.class as u32, u32::from(e.instance)) {
+                if let Some(i) = source::lookup(e.class, u32::from(e.instance)) {
                     by_source[i] = Some(ports.len());
                 }
                 ports.push(port, GFP_KERNEL)?;
