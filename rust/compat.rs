@@ -245,3 +245,79 @@ pub(crate) mod debugfs {
         aux as usize
     }
 }
+
+/// An enum over the values of a register field.
+///
+/// `bounded_enum!` declares a `#[repr]` enum whose variants are the known values of an
+/// `N`-bit field, and the conversions `register!`'s `?=>` fields use: `TryFrom<Bounded<T, N>>`
+/// (an unknown value is the error, the raw value kept for the log) and `From<Enum> for
+/// Bounded<T, N>` (checked at build time: each value fits the field), besides `From<Enum> for
+/// T`. With a label per value (`Variant = value => "label"`), `name()` gives it. The same need
+/// is met in nova-core by its own `bounded_enum!` (`drivers/gpu/nova-core/num.rs`); 7.3's
+/// kernel crate has none. Removed by the upstream derive for Bounded-backed enums (nova-core
+/// TODO[FPRI]).
+macro_rules! bounded_enum {
+    // With a label per value: `name()` too.
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident: Bounded<$t:ident, $bits:literal> {
+            $($(#[doc = $doc:expr])* $variant:ident = $value:literal => $label:literal),+ $(,)?
+        }
+    ) => {
+        $crate::compat::bounded_enum! {
+            $(#[$meta])*
+            $vis enum $name: Bounded<$t, $bits> {
+                $($(#[doc = $doc])* $variant = $value),+
+            }
+        }
+
+        impl $name {
+            /// The value's label. Any context.
+            $vis const fn name(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $label),+
+                }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident: Bounded<$t:ident, $bits:literal> {
+            $($(#[doc = $doc:expr])* $variant:ident = $value:literal),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[repr($t)]
+        #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+        $vis enum $name {
+            $($(#[doc = $doc])* $variant = $value),+
+        }
+
+        impl ::core::convert::From<$name> for $t {
+            fn from(v: $name) -> $t {
+                // CAST: the enum's `repr` is `$t`.
+                v as $t
+            }
+        }
+
+        impl ::core::convert::TryFrom<::kernel::num::Bounded<$t, $bits>> for $name {
+            type Error = $t;
+
+            fn try_from(v: ::kernel::num::Bounded<$t, $bits>) -> ::core::result::Result<Self, $t> {
+                match v.get() {
+                    $($value => Ok(Self::$variant),)+
+                    other => Err(other),
+                }
+            }
+        }
+
+        impl ::core::convert::From<$name> for ::kernel::num::Bounded<$t, $bits> {
+            fn from(v: $name) -> Self {
+                match v {
+                    $($name::$variant => ::kernel::num::Bounded::<$t, $bits>::new::<$value>()),+
+                }
+            }
+        }
+    };
+}
+pub(crate) use bounded_enum;

@@ -123,11 +123,12 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::engine::source::{lookup as source, SOURCES};
+    use kernel::prelude::*;
 
     #[test]
     fn every_engine_is_an_interrupt_source() {
         for e in ENGINES.iter() {
-            let i = source(e.class as u32, u32::from(e.instance));
+            let i = source(e.class, u32::from(e.instance));
             assert!(i.is_some());
             let s = SOURCES.get(i.unwrap_or(usize::MAX));
             assert_eq!(s.map(|s| s.name), Some(e.name));
@@ -147,6 +148,45 @@ mod tests {
             assert_eq!(present.next(), Some(n));
         }
         assert_eq!(present.next(), None);
+    }
+
+    #[test]
+    fn masked_writes_carry_their_mask() {
+        use regs::{MaskedWrite, CONTEXT_STATUS_PTR, GFX_MODE, MI_MODE, RESET_CTL};
+        // Execlists on: bit 3 selected and set (xe `xe_hw_engine.c`, `_MASKED_BIT_ENABLE`).
+        let legacy_off = GFX_MODE::zeroed().with_disable_legacy_mode(true);
+        assert_eq!(MaskedWrite::enable(legacy_off).raw(), 0x0008_0008);
+        // The reset request withdrawn: bit 0 selected, cleared.
+        let request = RESET_CTL::zeroed().with_request(true);
+        assert_eq!(MaskedWrite::disable(request).raw(), 0x0001_0000);
+        assert_eq!(MaskedWrite::enable(request).raw(), 0x0001_0001);
+        let stop = MI_MODE::zeroed().with_stop_ring(true);
+        assert_eq!(MaskedWrite::disable(stop).raw(), 0x0100_0000);
+        // Both CSB pointers to 11: the whole low half written.
+        let ptrs = CONTEXT_STATUS_PTR::zeroed()
+            .with_read(11u8)
+            .with_write(11u8);
+        assert_eq!(MaskedWrite::all(ptrs).raw(), 0xffff_0b0b);
+        // A value bit outside the mask is not written.
+        assert_eq!(regs::raw_bits(0x0004, 0x0006), 0x0004_0004);
+    }
+
+    #[test]
+    fn engine_registers_land_at_base_plus_offset() {
+        use regs::{offset, offset_at, GFX_MODE, RESET_CTL, SQ_CONTENTS_HI, SQ_CONTENTS_LO};
+        let base = |name: &str| ENGINES.iter().find(|e| e.name == name).map(|e| e.mmio_base);
+        assert_eq!(
+            base("rcs0").map(|b| b + offset::<RESET_CTL>()),
+            Some(0x20d0)
+        );
+        assert_eq!(
+            base("ccs3").map(|b| b + offset::<GFX_MODE>()),
+            Some(0x2629c)
+        );
+        assert_eq!(offset_at::<SQ_CONTENTS_LO>(0), 0x510);
+        assert_eq!(offset_at::<SQ_CONTENTS_HI>(0), 0x514);
+        assert_eq!(offset_at::<SQ_CONTENTS_LO>(1), 0x518);
+        assert_eq!(offset_at::<SQ_CONTENTS_HI>(7), 0x54c);
     }
 
     #[test]

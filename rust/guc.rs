@@ -68,7 +68,7 @@ use crate::{
 };
 use ct::channel::{Channel, CtAccess, CtIo};
 use fw::CssInfo;
-use status::{bootrom_name, ukernel_name, Status};
+use status::{code, Auth, Bootrom, Ukernel};
 use wopcm::Wopcm;
 
 /// Where the GuC stands.
@@ -400,15 +400,18 @@ impl Guc {
             st.words.0,
             st.words.1
         ))?;
-        let s = Status::decode(st.status);
+        let s = regs::GUC_STATUS::from_raw(st.status);
+        let (uk, uk_name) = code(s.ukernel(), Ukernel::name);
+        let (rom, rom_name) = code(s.bootrom(), Bootrom::name);
+        let (_, auth) = code(s.auth(), Auth::name);
         f.write_fmt(fmt!(
             "guc_status: {:#010x} (ukernel {:#04x} {}, bootrom {:#04x} {}, auth {})\n",
             st.status,
-            s.ukernel,
-            ukernel_name(s.ukernel),
-            s.bootrom,
-            bootrom_name(s.bootrom),
-            s.auth
+            uk,
+            uk_name,
+            rom,
+            rom_name,
+            auth
         ))?;
         if let Some(wopcm) = st.wopcm {
             f.write_fmt(fmt!("wopcm: {}\n", wopcm))?;
@@ -697,8 +700,10 @@ struct Objs {
 #[kernel::prelude::kunit_tests(xehpg_guc)]
 mod tests {
     use super::*;
+    use crate::abi::*;
     use klv::{count, Layout, Malformed};
-    use status::{boot_outcome, BootOutcome};
+    use regs::GUC_STATUS;
+    use status::BootOutcome;
 
     #[test]
     fn load_phases_only_move_forward() {
@@ -735,25 +740,182 @@ mod tests {
         );
     }
 
+    /// The outcome of a raw GUC_STATUS.
+    fn outcome(raw: u32) -> BootOutcome {
+        BootOutcome::of(GUC_STATUS::from_raw(raw))
+    }
+
     #[test]
     fn status_decode_and_outcome() {
         // AUTH good, uKernel READY, boot ROM JUMP_PASSED: upstream's success.
         let ready = (2 << 30) | (0xf0 << 8) | (0x76 << 1);
-        assert_eq!(boot_outcome(ready), BootOutcome::Ready);
-        let s = Status::decode(ready);
-        assert_eq!(
-            (s.auth, s.ukernel, s.bootrom, s.in_reset),
-            (2, 0xf0, 0x76, false)
-        );
+        assert_eq!(outcome(ready), BootOutcome::Ready);
+        let s = GUC_STATUS::from_raw(ready);
+        assert_eq!(s.auth(), Ok(Auth::Good));
+        assert_eq!(s.ukernel(), Ok(Ukernel::Ready));
+        assert_eq!(s.bootrom(), Ok(Bootrom::JumpPassed));
+        assert!(!s.mia_in_reset());
         // Still booting.
-        assert_eq!(boot_outcome(0x40 << 8), BootOutcome::Booting);
-        assert_eq!(boot_outcome(1), BootOutcome::Booting);
+        assert_eq!(outcome(0x40 << 8), BootOutcome::Booting);
+        assert_eq!(outcome(1), BootOutcome::Booting);
         // Failures from each field.
-        assert_eq!(boot_outcome(0x71 << 8), BootOutcome::Failed);
-        assert_eq!(boot_outcome(0x50 << 1), BootOutcome::Failed);
-        assert_eq!(boot_outcome(1 << 30), BootOutcome::Failed);
-        assert_eq!(ukernel_name(0x71), "init data invalid");
-        assert_eq!(bootrom_name(0x50), "RSA verification failed");
+        assert_eq!(outcome(0x71 << 8), BootOutcome::Failed);
+        assert_eq!(outcome(0x50 << 1), BootOutcome::Failed);
+        assert_eq!(outcome(1 << 30), BootOutcome::Failed);
+        assert_eq!(Ukernel::InitDataInvalid.name(), "init data invalid");
+        assert_eq!(Bootrom::RsaFailed.name(), "RSA verification failed");
+    }
+
+    #[test]
+    fn status_codes_match_upstream_and_classify_as_before() {
+        // (bindgen constant of `abi/guc_errors_abi.h`, enum value, a terminal failure?): the
+        // failure column is the list the classification had before the enums.
+        let ukernel = [
+            (XEHPG_GUC_UKERNEL_DEFAULT, Ukernel::Default, false),
+            (XEHPG_GUC_UKERNEL_START, Ukernel::Start, false),
+            (
+                XEHPG_GUC_UKERNEL_DEVID_BUILD_MISMATCH,
+                Ukernel::DevidBuildMismatch,
+                true,
+            ),
+            (
+                XEHPG_GUC_UKERNEL_PREPROD_BUILD_MISMATCH,
+                Ukernel::PreprodBuildMismatch,
+                true,
+            ),
+            (
+                XEHPG_GUC_UKERNEL_DEVID_INVALID_GUCTYPE,
+                Ukernel::DevidInvalidGuctype,
+                true,
+            ),
+            (
+                XEHPG_GUC_UKERNEL_HWCONFIG_START,
+                Ukernel::HwconfigStart,
+                false,
+            ),
+            (
+                XEHPG_GUC_UKERNEL_HWCONFIG_DONE,
+                Ukernel::HwconfigDone,
+                false,
+            ),
+            (
+                XEHPG_GUC_UKERNEL_HWCONFIG_ERROR,
+                Ukernel::HwconfigError,
+                true,
+            ),
+            (
+                XEHPG_GUC_UKERNEL_BOOTROM_VERSION_MISMATCH,
+                Ukernel::BootromVersionMismatch,
+                true,
+            ),
+            (XEHPG_GUC_UKERNEL_GDT_DONE, Ukernel::GdtDone, false),
+            (XEHPG_GUC_UKERNEL_IDT_DONE, Ukernel::IdtDone, false),
+            (XEHPG_GUC_UKERNEL_LAPIC_DONE, Ukernel::LapicDone, false),
+            (XEHPG_GUC_UKERNEL_GUCINT_DONE, Ukernel::GucintDone, false),
+            (XEHPG_GUC_UKERNEL_DPC_READY, Ukernel::DpcReady, false),
+            (XEHPG_GUC_UKERNEL_DPC_ERROR, Ukernel::DpcError, true),
+            (XEHPG_GUC_UKERNEL_EXCEPTION, Ukernel::Exception, true),
+            (
+                XEHPG_GUC_UKERNEL_INIT_DATA_INVALID,
+                Ukernel::InitDataInvalid,
+                true,
+            ),
+            (
+                XEHPG_GUC_UKERNEL_PXP_TEARDOWN_CTRL_ENABLED,
+                Ukernel::PxpTeardownCtrlEnabled,
+                false,
+            ),
+            (
+                XEHPG_GUC_UKERNEL_MPU_DATA_INVALID,
+                Ukernel::MpuDataInvalid,
+                true,
+            ),
+            (
+                XEHPG_GUC_UKERNEL_INIT_MMIO_SAVE_RESTORE_INVALID,
+                Ukernel::InitMmioSaveRestoreInvalid,
+                true,
+            ),
+            (
+                XEHPG_GUC_UKERNEL_KLV_WORKAROUND_INIT_ERROR,
+                Ukernel::KlvWorkaroundInitError,
+                true,
+            ),
+            (
+                XEHPG_GUC_UKERNEL_INVALID_FTR_FLAG,
+                Ukernel::InvalidFtrFlag,
+                true,
+            ),
+        ];
+        for (raw, v, fails) in ukernel {
+            assert_eq!(u32::from(v), raw);
+            assert_eq!(GUC_STATUS::from_raw(raw << 8).ukernel(), Ok(v));
+            let want = if fails {
+                BootOutcome::Failed
+            } else {
+                BootOutcome::Booting
+            };
+            assert_eq!(outcome(raw << 8), want);
+        }
+        assert_eq!(u32::from(Ukernel::Ready), XEHPG_GUC_UKERNEL_READY);
+        let bootrom = [
+            (0, Bootrom::None, false),
+            (XEHPG_GUC_BOOTROM_NO_KEY_FOUND, Bootrom::NoKeyFound, true),
+            (
+                XEHPG_GUC_BOOTROM_AES_PROD_KEY_FOUND,
+                Bootrom::AesProdKeyFound,
+                false,
+            ),
+            (
+                XEHPG_GUC_BOOTROM_PROD_KEY_CHECK_FAILURE,
+                Bootrom::ProdKeyCheckFailure,
+                true,
+            ),
+            (XEHPG_GUC_BOOTROM_RSA_FAILED, Bootrom::RsaFailed, true),
+            (XEHPG_GUC_BOOTROM_PAVPC_FAILED, Bootrom::PavpcFailed, true),
+            (XEHPG_GUC_BOOTROM_WOPCM_FAILED, Bootrom::WopcmFailed, true),
+            (
+                XEHPG_GUC_BOOTROM_LOADLOC_FAILED,
+                Bootrom::LoadlocFailed,
+                true,
+            ),
+            (XEHPG_GUC_BOOTROM_JUMP_PASSED, Bootrom::JumpPassed, false),
+            (XEHPG_GUC_BOOTROM_JUMP_FAILED, Bootrom::JumpFailed, true),
+            (
+                XEHPG_GUC_BOOTROM_RC6CTXCONFIG_FAILED,
+                Bootrom::Rc6ctxconfigFailed,
+                true,
+            ),
+            (
+                XEHPG_GUC_BOOTROM_MPUMAP_INCORRECT,
+                Bootrom::MpumapIncorrect,
+                true,
+            ),
+            (XEHPG_GUC_BOOTROM_EXCEPTION, Bootrom::Exception, true),
+        ];
+        for (raw, v, fails) in bootrom {
+            assert_eq!(u32::from(v), raw);
+            assert_eq!(GUC_STATUS::from_raw(raw << 1).bootrom(), Ok(v));
+            let want = if fails {
+                BootOutcome::Failed
+            } else {
+                BootOutcome::Booting
+            };
+            assert_eq!(outcome(raw << 1), want);
+        }
+    }
+
+    #[test]
+    fn unknown_status_codes_are_still_booting() {
+        // uKernel 0x99, boot ROM 0x7f and auth 3 are no code upstream lists: the fields give
+        // the raw value back, and the boot counts as still going (the wait times out).
+        let s = GUC_STATUS::from_raw((3 << 30) | (0x99 << 8) | (0x7f << 1));
+        assert_eq!(s.ukernel(), Err(0x99));
+        assert_eq!(s.bootrom(), Err(0x7f));
+        assert_eq!(s.auth(), Err(3));
+        assert_eq!(BootOutcome::of(s), BootOutcome::Booting);
+        assert_eq!(code(s.ukernel(), Ukernel::name), (0x99, "unknown"));
+        // An unknown uKernel code does not hide a boot ROM failure.
+        assert_eq!(outcome((0x99 << 8) | (0x50 << 1)), BootOutcome::Failed);
     }
 
     #[test]

@@ -584,6 +584,7 @@ impl Handler<'_> {
     fn dispatch(&self, gt: &Gt<'_>, ctl: &mut Ctl, raw: u32, at: (u8, u8)) {
         let st = &self.state;
         let known = Identity::decode(raw)
+            .ok()
             .and_then(|id| source::lookup(id.class, id.instance).map(|i| (i, id)))
             .filter(|(i, _)| {
                 SOURCES
@@ -873,54 +874,51 @@ fn reset(gt: &Gt<'_>) {
     gt.write_aon(GFX_MSTR_IRQ::from_raw(ALL_ONES));
 }
 
-fn write_enable(gt: &Gt<'_>, r: EnableReg, v: u32) {
-    match r {
-        EnableReg::RenderCopy => gt.write_aon(RENDER_COPY_INTR_ENABLE::from_raw(v)),
-        EnableReg::VcsVecs => gt.write_aon(VCS_VECS_INTR_ENABLE::from_raw(v)),
-        EnableReg::GucSg => gt.write_aon(GUC_SG_INTR_ENABLE::from_raw(v)),
-        EnableReg::Ccs => gt.write_aon(CCS_RSVD_INTR_ENABLE::from_raw(v)),
+// Each enable and mask register the driver programs is its named register, as an element of
+// its array: the index tables of `engine::source` against the aliases' offsets. Named, and never
+// used, for rustc 1.85, as `engine::regs::ALL_CHECKED`.
+#[expect(dead_code, reason = "evaluated for its asserts; named for rustc 1.85")]
+const INDICES_CHECKED: () = {
+    use kernel::io::register::{Register, RegisterArray};
+    const fn at<A: RegisterArray>(idx: usize) -> usize {
+        assert!(idx < A::SIZE);
+        A::OFFSET + idx * A::STRIDE
     }
+    assert!(at::<GT_INTR_ENABLE>(EnableReg::RenderCopy.index()) == RENDER_COPY_INTR_ENABLE::OFFSET);
+    assert!(at::<GT_INTR_ENABLE>(EnableReg::VcsVecs.index()) == VCS_VECS_INTR_ENABLE::OFFSET);
+    assert!(at::<GT_INTR_ENABLE>(EnableReg::GucSg.index()) == GUC_SG_INTR_ENABLE::OFFSET);
+    assert!(at::<GT_INTR_ENABLE>(EnableReg::Ccs.index()) == CCS_RSVD_INTR_ENABLE::OFFSET);
+    assert!(at::<GT_INTR_MASK>(MaskReg::Rcs0.index()) == RCS0_RSVD_INTR_MASK::OFFSET);
+    assert!(at::<GT_INTR_MASK>(MaskReg::Bcs.index()) == BCS_RSVD_INTR_MASK::OFFSET);
+    assert!(at::<GT_INTR_MASK>(MaskReg::Vcs01.index()) == VCS0_VCS1_INTR_MASK::OFFSET);
+    assert!(at::<GT_INTR_MASK>(MaskReg::Vcs23.index()) == VCS2_VCS3_INTR_MASK::OFFSET);
+    assert!(at::<GT_INTR_MASK>(MaskReg::Vcs45.index()) == VCS4_VCS5_INTR_MASK::OFFSET);
+    assert!(at::<GT_INTR_MASK>(MaskReg::Vcs67.index()) == VCS6_VCS7_INTR_MASK::OFFSET);
+    assert!(at::<GT_INTR_MASK>(MaskReg::Vecs01.index()) == VECS0_VECS1_INTR_MASK::OFFSET);
+    assert!(at::<GT_INTR_MASK>(MaskReg::Vecs23.index()) == VECS2_VECS3_INTR_MASK::OFFSET);
+    assert!(at::<GT_INTR_MASK>(MaskReg::GucSg.index()) == GUC_SG_INTR_MASK::OFFSET);
+    assert!(at::<GT_INTR_MASK>(MaskReg::Ccs01.index()) == CCS0_CCS1_INTR_MASK::OFFSET);
+    assert!(at::<GT_INTR_MASK>(MaskReg::Ccs23.index()) == CCS2_CCS3_INTR_MASK::OFFSET);
+};
+
+// The indices are in range (checked above), so the array accesses below cannot fail; a failure
+// would leave the register unwritten, or read as all ones (what a missing register reads as).
+fn write_enable(gt: &Gt<'_>, r: EnableReg, v: u32) {
+    let _ = gt.write_aon_at(r.index(), GT_INTR_ENABLE::from_raw(v));
 }
 
 fn read_enable(gt: &Gt<'_>, r: EnableReg) -> u32 {
-    match r {
-        EnableReg::RenderCopy => gt.read_aon::<RENDER_COPY_INTR_ENABLE>().into_raw(),
-        EnableReg::VcsVecs => gt.read_aon::<VCS_VECS_INTR_ENABLE>().into_raw(),
-        EnableReg::GucSg => gt.read_aon::<GUC_SG_INTR_ENABLE>().into_raw(),
-        EnableReg::Ccs => gt.read_aon::<CCS_RSVD_INTR_ENABLE>().into_raw(),
-    }
+    gt.read_aon_at::<GT_INTR_ENABLE>(r.index())
+        .map_or(ALL_ONES, GT_INTR_ENABLE::into_raw)
 }
 
 fn write_mask(gt: &Gt<'_>, r: MaskReg, v: u32) {
-    match r {
-        MaskReg::Rcs0 => gt.write_aon(RCS0_RSVD_INTR_MASK::from_raw(v)),
-        MaskReg::Bcs => gt.write_aon(BCS_RSVD_INTR_MASK::from_raw(v)),
-        MaskReg::Vcs01 => gt.write_aon(VCS0_VCS1_INTR_MASK::from_raw(v)),
-        MaskReg::Vcs23 => gt.write_aon(VCS2_VCS3_INTR_MASK::from_raw(v)),
-        MaskReg::Vcs45 => gt.write_aon(VCS4_VCS5_INTR_MASK::from_raw(v)),
-        MaskReg::Vcs67 => gt.write_aon(VCS6_VCS7_INTR_MASK::from_raw(v)),
-        MaskReg::Vecs01 => gt.write_aon(VECS0_VECS1_INTR_MASK::from_raw(v)),
-        MaskReg::Vecs23 => gt.write_aon(VECS2_VECS3_INTR_MASK::from_raw(v)),
-        MaskReg::GucSg => gt.write_aon(GUC_SG_INTR_MASK::from_raw(v)),
-        MaskReg::Ccs01 => gt.write_aon(CCS0_CCS1_INTR_MASK::from_raw(v)),
-        MaskReg::Ccs23 => gt.write_aon(CCS2_CCS3_INTR_MASK::from_raw(v)),
-    }
+    let _ = gt.write_aon_at(r.index(), GT_INTR_MASK::from_raw(v));
 }
 
 fn read_mask(gt: &Gt<'_>, r: MaskReg) -> u32 {
-    match r {
-        MaskReg::Rcs0 => gt.read_aon::<RCS0_RSVD_INTR_MASK>().into_raw(),
-        MaskReg::Bcs => gt.read_aon::<BCS_RSVD_INTR_MASK>().into_raw(),
-        MaskReg::Vcs01 => gt.read_aon::<VCS0_VCS1_INTR_MASK>().into_raw(),
-        MaskReg::Vcs23 => gt.read_aon::<VCS2_VCS3_INTR_MASK>().into_raw(),
-        MaskReg::Vcs45 => gt.read_aon::<VCS4_VCS5_INTR_MASK>().into_raw(),
-        MaskReg::Vcs67 => gt.read_aon::<VCS6_VCS7_INTR_MASK>().into_raw(),
-        MaskReg::Vecs01 => gt.read_aon::<VECS0_VECS1_INTR_MASK>().into_raw(),
-        MaskReg::Vecs23 => gt.read_aon::<VECS2_VECS3_INTR_MASK>().into_raw(),
-        MaskReg::GucSg => gt.read_aon::<GUC_SG_INTR_MASK>().into_raw(),
-        MaskReg::Ccs01 => gt.read_aon::<CCS0_CCS1_INTR_MASK>().into_raw(),
-        MaskReg::Ccs23 => gt.read_aon::<CCS2_CCS3_INTR_MASK>().into_raw(),
-    }
+    gt.read_aon_at::<GT_INTR_MASK>(r.index())
+        .map_or(ALL_ONES, GT_INTR_MASK::into_raw)
 }
 
 /// The registers debugfs shows, read in one go: debugfs reaches the BAR only inside an RCU
@@ -1130,5 +1128,42 @@ mod tests {
         // Bits no `Work` names are dropped, not carried into the set.
         assert_eq!(u32::from(Pending::from_bits(u32::MAX)), Pending::all_bits());
         assert_eq!(Pending::all_bits(), 0x1ff);
+    }
+
+    #[test]
+    fn enable_and_mask_indices_land_on_their_named_registers() {
+        use kernel::io::register::{Register, RegisterArray};
+        fn at<A: RegisterArray>(idx: usize) -> Option<usize> {
+            (idx < A::SIZE).then(|| A::OFFSET + idx * A::STRIDE)
+        }
+        let enables = [
+            (EnableReg::RenderCopy, RENDER_COPY_INTR_ENABLE::OFFSET),
+            (EnableReg::VcsVecs, VCS_VECS_INTR_ENABLE::OFFSET),
+            (EnableReg::GucSg, GUC_SG_INTR_ENABLE::OFFSET),
+            (EnableReg::Ccs, CCS_RSVD_INTR_ENABLE::OFFSET),
+        ];
+        assert_eq!(enables.map(|(r, _)| r), EnableReg::ALL);
+        for (r, named) in enables {
+            assert_eq!(at::<GT_INTR_ENABLE>(r.index()), Some(named));
+        }
+        let masks = [
+            (MaskReg::Rcs0, 0x19_0090),
+            (MaskReg::Bcs, 0x19_00a0),
+            (MaskReg::Vcs01, 0x19_00a8),
+            (MaskReg::Vcs23, 0x19_00ac),
+            (MaskReg::Vcs45, 0x19_00b0),
+            (MaskReg::Vcs67, 0x19_00b4),
+            (MaskReg::Vecs01, 0x19_00d0),
+            (MaskReg::Vecs23, 0x19_00d4),
+            (MaskReg::GucSg, 0x19_00e8),
+            (MaskReg::Ccs01, 0x19_0100),
+            (MaskReg::Ccs23, 0x19_0104),
+        ];
+        assert_eq!(masks.map(|(r, _)| r), MaskReg::ALL);
+        for (r, off) in masks {
+            assert_eq!(at::<GT_INTR_MASK>(r.index()), Some(off));
+        }
+        assert_eq!(VCS0_VCS1_INTR_MASK::OFFSET, 0x19_00a8);
+        assert_eq!(CCS_RSVD_INTR_ENABLE::OFFSET, 0x19_0048);
     }
 }

@@ -50,7 +50,7 @@ use kernel::{
 use crate::{
     engine::{
         ccs,
-        regs::{self, Io},
+        regs::{self, Io, MaskedWrite, RESET_CTL},
         source::{self, Present, COUNT},
         Engine, ENGINES,
     },
@@ -178,7 +178,7 @@ impl Submit {
                         return Err(err);
                     }
                 };
-                if let Some(i) = source::lookup(e.class as u32, u32::from(e.instance)) {
+                if let Some(i) = source::lookup(e.class, u32::from(e.instance)) {
                     by_source[i] = Some(ports.len());
                 }
                 ports.push(port, GFP_KERNEL)?;
@@ -646,19 +646,19 @@ pub(crate) fn reset_engine(gt: &Gt<'_>, e: &Engine) -> Result {
     let awake = gt.wake::<GtDomain>()?;
     let guard = gt.forcewake(e.domain.bit())?;
     let io = Io::new(gt, &guard, e)?;
-    io.write(regs::RESET_CTL, regs::masked(regs::RESET_REQUEST, true));
+    io.write_masked(MaskedWrite::enable(RESET_CTL::zeroed().with_request(true)));
     let ready = read_poll_timeout_atomic(
-        || Ok(io.read(regs::RESET_CTL)),
-        |v| v & regs::RESET_READY != 0,
+        || Ok(io.read_masked::<RESET_CTL>()),
+        |v| v.ready(),
         Delta::from_micros(1),
         RESET_READY_TRIES,
     );
     if ready.is_err() {
         dev_warn!(
             gt.dev,
-            "submit: {}: RESET_CTL never reported ready to reset ({:#010x}); resetting anyway\n",
+            "submit: {}: RESET_CTL never reported ready to reset ({:#06x}); resetting anyway\n",
             e.name,
-            io.read(regs::RESET_CTL)
+            u16::from(io.read_masked::<RESET_CTL>())
         );
     }
     let bit = regs::reset_domain(e);
@@ -669,7 +669,7 @@ pub(crate) fn reset_engine(gt: &Gt<'_>, e: &Engine) -> Result {
         Delta::from_micros(1),
         RESET_DONE_TRIES,
     );
-    io.write(regs::RESET_CTL, regs::masked(regs::RESET_REQUEST, false));
+    io.write_masked(MaskedWrite::disable(RESET_CTL::zeroed().with_request(true)));
     done.map(|_| ()).map_err(|_| {
         dev_err!(
             gt.dev,

@@ -13,17 +13,20 @@
 //! The seed names the classes and instances (seed 000 L2157-2168) and says the enable is per
 //! class, the mask per instance (L2211, L2213, L2239).
 
-use crate::gt::topology::Topology;
+use crate::{compat::bounded_enum, gt::topology::Topology};
+use kernel::num::Bounded;
 
-/// Engine classes, with the ClassID the identity carries (seed 000 L2157-2168).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Class {
-    Render = 0,
-    VideoDecode = 1,
-    VideoEnhance = 2,
-    Copy = 3,
-    Other = 4,
-    Compute = 5,
+bounded_enum! {
+    /// Engine classes, with the ClassID the identity carries in its 3-bit field (seed 000
+    /// L2157-2168); 6 and 7 name no class.
+    pub(crate) enum Class: Bounded<u32, 3> {
+        Render = 0,
+        VideoDecode = 1,
+        VideoEnhance = 2,
+        Copy = 3,
+        Other = 4,
+        Compute = 5,
+    }
 }
 
 /// `GT_MI_USER_INTERRUPT`: `MI_USER_INTERRUPT` executed (`regs/xe_irq_regs.h`).
@@ -84,6 +87,17 @@ impl EnableReg {
         EnableReg::GucSg,
         EnableReg::Ccs,
     ];
+
+    /// The register's element of `GT_INTR_ENABLE` (0x190030 + 4i, `regs/xe_irq_regs.h`:
+    /// `RENDER_COPY_INTR_ENABLE` 0x190030 to `CCS_RSVD_INTR_ENABLE` 0x190048). Any context.
+    pub(crate) const fn index(self) -> usize {
+        match self {
+            EnableReg::RenderCopy => 0,
+            EnableReg::VcsVecs => 1,
+            EnableReg::GucSg => 2,
+            EnableReg::Ccs => 6,
+        }
+    }
 }
 
 /// The mask registers of the sources this driver enables, in [`MaskReg::ALL`] order.
@@ -116,6 +130,24 @@ impl MaskReg {
         MaskReg::Ccs01,
         MaskReg::Ccs23,
     ];
+
+    /// The register's element of `GT_INTR_MASK` (0x190090 + 4i, `regs/xe_irq_regs.h`:
+    /// `RCS0_RSVD_INTR_MASK` 0x190090 to `CCS2_CCS3_INTR_MASK` 0x190104). Any context.
+    pub(crate) const fn index(self) -> usize {
+        match self {
+            MaskReg::Rcs0 => 0,
+            MaskReg::Bcs => 4,
+            MaskReg::Vcs01 => 6,
+            MaskReg::Vcs23 => 7,
+            MaskReg::Vcs45 => 8,
+            MaskReg::Vcs67 => 9,
+            MaskReg::Vecs01 => 16,
+            MaskReg::Vecs23 => 17,
+            MaskReg::GucSg => 22,
+            MaskReg::Ccs01 => 28,
+            MaskReg::Ccs23 => 29,
+        }
+    }
 }
 
 /// Which 16-bit half of an enable or mask register a source owns (`ENGINE1_MASK` 31:16,
@@ -206,10 +238,10 @@ pub(crate) const SOURCES: [Source; COUNT] = {
 pub(crate) const GUC: usize = 6;
 
 /// The index in [`SOURCES`] of (class, instance), if this driver services it.
-pub(crate) fn lookup(class: u32, instance: u32) -> Option<usize> {
+pub(crate) fn lookup(class: Class, instance: u32) -> Option<usize> {
     SOURCES
         .iter()
-        .position(|s| s.class as u32 == class && u32::from(s.instance) == instance)
+        .position(|s| s.class == class && u32::from(s.instance) == instance)
 }
 
 /// The index in [`SOURCES`] of the source called `name`.
@@ -221,19 +253,25 @@ pub(crate) fn by_name(name: &str) -> Option<usize> {
 /// in 29:27 is 0 for the PF's own interrupts and not used here).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Identity {
-    pub(crate) class: u32,
+    pub(crate) class: Class,
     pub(crate) instance: u32,
     pub(crate) vector: u16,
 }
 
 impl Identity {
-    /// Decodes a raw `INTR_IDENTITY_REG` value; `None` unless DataValid (bit 31) is set.
-    pub(crate) const fn decode(raw: u32) -> Option<Self> {
+    /// Decodes a raw `INTR_IDENTITY_REG` value. Any context.
+    ///
+    /// # Errors
+    ///
+    /// The raw value back unless DataValid (bit 31) is set and the class field names a class
+    /// (not 6 or 7).
+    pub(crate) fn decode(raw: u32) -> Result<Self, u32> {
         if raw & (1 << 31) == 0 {
-            return None;
+            return Err(raw);
         }
-        Some(Self {
-            class: (raw >> 16) & 0x7,
+        let class = Bounded::<u32, 3>::try_new((raw >> 16) & 0x7).ok_or(raw)?;
+        Ok(Self {
+            class: Class::try_from(class).map_err(|_| raw)?,
             instance: (raw >> 20) & 0x3f,
             // CAST: bits 15:0.
             vector: raw as u16,
@@ -373,36 +411,50 @@ mod tests {
         let raw = (1 << 31) | (3 << 20) | (1 << 16) | 0x0001;
         assert_eq!(
             Identity::decode(raw),
-            Some(Identity {
-                class: 1,
+            Ok(Identity {
+                class: Class::VideoDecode,
                 instance: 3,
                 vector: USER_INTERRUPT
             })
         );
-        // The largest instance and class the fields hold; the VF ID bits are ignored.
-        let raw = (1 << 31) | (0x7 << 27) | (0x3f << 20) | (0x7 << 16) | 0xffff;
+        // The largest instance the field holds; the VF ID bits are ignored.
+        let raw = (1 << 31) | (0x7 << 27) | (0x3f << 20) | (0x5 << 16) | 0xffff;
         assert_eq!(
             Identity::decode(raw),
-            Some(Identity {
-                class: 7,
+            Ok(Identity {
+                class: Class::Compute,
                 instance: 63,
                 vector: 0xffff
             })
         );
         // Without DataValid nothing was presented.
-        assert_eq!(Identity::decode(0x0001_8000), None);
+        assert_eq!(Identity::decode(0x0001_8000), Err(0x0001_8000));
         // The GuC is class Other instance 0.
         let guc = Identity::decode((1 << 31) | (4 << 16) | u32::from(GUC2HOST));
-        assert_eq!(guc.and_then(|i| lookup(i.class, i.instance)), Some(GUC));
-        assert_eq!(lookup(7, 63), None);
+        assert_eq!(
+            guc.ok().and_then(|i| lookup(i.class, i.instance)),
+            Some(GUC)
+        );
         // KCR is not serviced
-        assert_eq!(lookup(4, 4), None);
+        assert_eq!(lookup(Class::Other, 4), None);
+    }
+
+    #[test]
+    fn identity_classes_6_and_7_are_errors() {
+        for class in [6u32, 7] {
+            let raw = (1 << 31) | (class << 16) | 0x0001;
+            assert_eq!(Identity::decode(raw), Err(raw));
+        }
+        for class in 0u32..6 {
+            let c = Identity::decode((1 << 31) | (class << 16)).map(|i| u32::from(i.class));
+            assert_eq!(c, Ok(class));
+        }
     }
 
     #[test]
     fn source_table_is_consistent() {
         for (i, s) in SOURCES.iter().enumerate() {
-            assert_eq!(lookup(s.class as u32, u32::from(s.instance)), Some(i));
+            assert_eq!(lookup(s.class, u32::from(s.instance)), Some(i));
             assert_eq!(by_name(s.name), Some(i));
             for t in &SOURCES[i + 1..] {
                 // No two sources share a bank bit or a mask field.

@@ -238,14 +238,14 @@ pub(crate) fn saved_regs(e: &Engine, p: &Present) -> SavedList {
     let base = e.mmio_base;
     // rcs0 is always present on these parts: it is the first render-or-compute engine.
     let first_rc = matches!(e.class, Class::Render);
-    l.push(base + ering::HWSTAM.offset(), false);
-    l.push(base + ering::CMD_CCTL.offset(), true);
-    l.push(base + ering::GFX_MODE.offset(), true);
+    l.push(base + ering::offset::<ering::HWSTAM>(), false);
+    l.push(base + ering::offset::<ering::CMD_CCTL>(), true);
+    l.push(base + ering::offset::<ering::GFX_MODE>(), true);
     if first_rc && ccs::rcu_mode(p).is_some() {
         l.push(ccs::RCU_MODE::OFFSET as u32, true);
     }
-    l.push(base + ering::HWS_PGA.offset(), false);
-    l.push(base + ering::IMR.offset(), false);
+    l.push(base + ering::offset::<ering::HWS_PGA>(), false);
+    l.push(base + ering::offset::<ering::IMR>(), false);
     if first_rc && ccs::ccs_mode(p).is_some() {
         l.push(ccs::CCS_MODE::OFFSET as u32, true);
     }

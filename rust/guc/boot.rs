@@ -9,7 +9,7 @@ use kernel::{prelude::*, time::Delta};
 use super::{
     fw::CssInfo,
     regs::*,
-    status::{boot_outcome, bootrom_name, ukernel_name, BootOutcome, Status},
+    status::{code, Auth, BootOutcome, Bootrom, Ukernel},
     Ctx, Objs,
 };
 use crate::{
@@ -214,11 +214,11 @@ pub(super) fn wait(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>) -> Result<u32, (u32
             last = gt.read::<GUC_STATUS, _>(awake).into_raw();
             Ok(last)
         },
-        |&raw| boot_outcome(raw) != BootOutcome::Booting,
+        |&raw| BootOutcome::of(GUC_STATUS::from_raw(raw)) != BootOutcome::Booting,
         BOOT_POLL,
         BOOT_TIMEOUT,
     );
-    match done.map(boot_outcome) {
+    match done.map(|raw| BootOutcome::of(GUC_STATUS::from_raw(raw))) {
         Ok(BootOutcome::Ready) => Ok(last),
         Ok(BootOutcome::Failed) => {
             report_status(gt, "failed", last);
@@ -232,18 +232,21 @@ pub(super) fn wait(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>) -> Result<u32, (u32
 }
 
 fn report_status(gt: &Gt<'_>, what: &str, raw: u32) {
-    let s = Status::decode(raw);
+    let s = GUC_STATUS::from_raw(raw);
+    let (uk, uk_name) = code(s.ukernel(), Ukernel::name);
+    let (rom, rom_name) = code(s.bootrom(), Bootrom::name);
+    let (_, auth) = code(s.auth(), Auth::name);
     dev_err!(
         gt.dev,
         "guc: boot {} after {} ms: GUC_STATUS {:#010x} (uKernel {:#04x} {}, boot ROM {:#04x} {}, auth {}, MIA reset {})\n",
         what,
         BOOT_TIMEOUT.as_millis(),
         raw,
-        s.ukernel,
-        ukernel_name(s.ukernel),
-        s.bootrom,
-        bootrom_name(s.bootrom),
-        s.auth,
-        u8::from(s.in_reset)
+        uk,
+        uk_name,
+        rom,
+        rom_name,
+        auth,
+        u8::from(s.mia_in_reset())
     );
 }

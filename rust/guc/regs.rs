@@ -6,18 +6,19 @@
 //! GT forcewake (seed 000 lines 508, 517-523); GT_PM_CONFIG and the 0x190000 Gunit registers
 //! are always-on.
 
+use super::status::{Auth, Bootrom, Ukernel};
 use kernel::io::register;
 
 register! {
     /// GuC boot and authentication status.
     pub(crate) GUC_STATUS(u32) @ 0x0000c000 {
-        /// 1 bad, 2 good.
-        31:30 auth;
+        /// Authentication (`GS_AUTH_STATUS_MASK`).
+        31:30 auth ?=> Auth;
         18:16 mia;
-        /// uKernel progress or error code (`XEHPG_GUC_UKERNEL_*`).
-        15:8 ukernel;
-        /// Boot ROM progress or error code (`XEHPG_GUC_BOOTROM_*`).
-        7:1 bootrom;
+        /// uKernel progress or error code (`GS_UKERNEL_MASK`, `XEHPG_GUC_UKERNEL_*`).
+        15:8 ukernel ?=> Ukernel;
+        /// Boot ROM progress or error code (`GS_BOOTROM_MASK`, `XEHPG_GUC_BOOTROM_*`).
+        7:1 bootrom ?=> Bootrom;
         0:0 mia_in_reset => bool;
     }
 

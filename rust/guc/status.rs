@@ -1,29 +1,125 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! GUC_STATUS: its fields, what they say about a boot, and upstream's names for the codes
-//! (`abi/guc_errors_abi.h`, through `include/xehpg_abi.h`).
+//! GUC_STATUS: its fields' values, what they say about a boot, and upstream's names for the
+//! codes (`abi/guc_errors_abi.h`, through `include/xehpg_abi.h`; the field layout and the
+//! authentication values are `regs/xe_guc_regs.h`'s `GS_*`).
+//!
+//! Each field decodes to an enum ([`Auth`], [`Ukernel`], [`Bootrom`]) through the register's
+//! `?=>` getters; a code upstream does not list is an `Err` carrying the raw value.
 
 use super::regs::GUC_STATUS;
-use crate::abi::*;
+use crate::compat::bounded_enum;
 
-/// GUC_STATUS fields.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Status {
-    pub(crate) auth: u32,
-    pub(crate) ukernel: u32,
-    pub(crate) bootrom: u32,
-    pub(crate) in_reset: bool,
+bounded_enum! {
+    /// GUC_STATUS 31:30, authentication of the image (`GS_AUTH_STATUS_*`).
+    pub(crate) enum Auth: Bounded<u32, 2> {
+        /// Not authenticated yet.
+        None = 0 => "none",
+        /// `GS_AUTH_STATUS_BAD`.
+        Bad = 1 => "bad",
+        /// `GS_AUTH_STATUS_GOOD`.
+        Good = 2 => "good",
+    }
 }
 
-impl Status {
-    pub(crate) fn decode(raw: u32) -> Self {
-        let r = GUC_STATUS::from_raw(raw);
-        Self {
-            auth: r.auth().get(),
-            ukernel: r.ukernel().get(),
-            bootrom: r.bootrom().get(),
-            in_reset: r.mia_in_reset(),
-        }
+bounded_enum! {
+    /// GUC_STATUS 15:8, the uKernel's progress or error (`enum xe_guc_load_status`,
+    /// `XE_GUC_LOAD_STATUS_*`).
+    pub(crate) enum Ukernel: Bounded<u32, 8> {
+        Default = 0x00 => "default",
+        Start = 0x01 => "start",
+        DevidBuildMismatch = 0x02 => "device ID build mismatch",
+        PreprodBuildMismatch = 0x03 => "pre-production build mismatch",
+        DevidInvalidGuctype = 0x04 => "invalid GuC type for device",
+        HwconfigStart = 0x05 => "hwconfig start",
+        HwconfigDone = 0x06 => "hwconfig done",
+        HwconfigError = 0x07 => "hwconfig error",
+        BootromVersionMismatch = 0x08 => "boot ROM version mismatch",
+        GdtDone = 0x10 => "GDT done",
+        IdtDone = 0x20 => "IDT done",
+        LapicDone = 0x30 => "LAPIC done",
+        GucintDone = 0x40 => "GuC interrupts done",
+        DpcReady = 0x50 => "DPC ready",
+        DpcError = 0x60 => "DPC error",
+        Exception = 0x70 => "exception",
+        InitDataInvalid = 0x71 => "init data invalid",
+        PxpTeardownCtrlEnabled = 0x72 => "PXP teardown control enabled",
+        MpuDataInvalid = 0x73 => "MPU data invalid",
+        InitMmioSaveRestoreInvalid = 0x74 => "MMIO save/restore list invalid",
+        KlvWorkaroundInitError = 0x75 => "workaround KLV init error",
+        InvalidFtrFlag = 0x76 => "invalid feature flag",
+        Ready = 0xf0 => "ready",
+    }
+}
+
+bounded_enum! {
+    /// GUC_STATUS 7:1, the boot ROM's progress or error (`enum xe_bootrom_load_status`,
+    /// `XE_BOOTROM_STATUS_*`; 0 before the ROM reports).
+    pub(crate) enum Bootrom: Bounded<u32, 7> {
+        None = 0x00 => "none",
+        NoKeyFound = 0x13 => "no key found",
+        AesProdKeyFound = 0x1a => "AES production key found",
+        ProdKeyCheckFailure = 0x2b => "production key check failed",
+        RsaFailed = 0x50 => "RSA verification failed",
+        PavpcFailed = 0x73 => "PAVPC failed",
+        WopcmFailed = 0x74 => "WOPCM failed",
+        LoadlocFailed = 0x75 => "load location failed",
+        JumpPassed = 0x76 => "jump passed",
+        JumpFailed = 0x77 => "jump failed",
+        Rc6ctxconfigFailed = 0x79 => "RC6 context config failed",
+        MpumapIncorrect = 0x7a => "MPU map incorrect",
+        Exception = 0x7e => "exception",
+    }
+}
+
+impl Ukernel {
+    /// Whether the code is a terminal failure (`xe_guc.c`, `guc_load_done`). Any context.
+    pub(crate) const fn is_failure(self) -> bool {
+        matches!(
+            self,
+            Self::DevidBuildMismatch
+                | Self::PreprodBuildMismatch
+                | Self::DevidInvalidGuctype
+                | Self::HwconfigError
+                | Self::BootromVersionMismatch
+                | Self::DpcError
+                | Self::Exception
+                | Self::InitDataInvalid
+                | Self::MpuDataInvalid
+                | Self::InitMmioSaveRestoreInvalid
+                | Self::KlvWorkaroundInitError
+                | Self::InvalidFtrFlag
+        )
+    }
+}
+
+impl Bootrom {
+    /// Whether the code is a terminal failure (`xe_guc.c`, `guc_load_done`). Any context.
+    pub(crate) const fn is_failure(self) -> bool {
+        matches!(
+            self,
+            Self::NoKeyFound
+                | Self::ProdKeyCheckFailure
+                | Self::RsaFailed
+                | Self::PavpcFailed
+                | Self::WopcmFailed
+                | Self::LoadlocFailed
+                | Self::JumpFailed
+                | Self::Rc6ctxconfigFailed
+                | Self::MpumapIncorrect
+                | Self::Exception
+        )
+    }
+}
+
+/// A decoded field as (raw code, label): an unknown code is labelled "unknown". Any context.
+pub(crate) fn code<E: Copy + Into<u32>>(
+    f: Result<E, u32>,
+    name: fn(E) -> &'static str,
+) -> (u32, &'static str) {
+    match f {
+        Ok(v) => (v.into(), name(v)),
+        Err(raw) => (raw, "unknown"),
     }
 }
 
@@ -34,97 +130,24 @@ pub(crate) enum BootOutcome {
     Ready,
     /// A terminal failure of the uKernel, the boot ROM or authentication.
     Failed,
-    /// Still booting.
+    /// Still booting: every other code, known or not (an unknown code is not a failure
+    /// upstream knows; the wait's timeout ends it).
     Booting,
 }
 
-/// Classifies a raw GUC_STATUS.
-pub(crate) fn boot_outcome(raw: u32) -> BootOutcome {
-    let s = Status::decode(raw);
-    if s.ukernel == XEHPG_GUC_UKERNEL_READY {
-        return BootOutcome::Ready;
-    }
-    let uk_fail = matches!(
-        s.ukernel,
-        XEHPG_GUC_UKERNEL_DEVID_BUILD_MISMATCH
-            | XEHPG_GUC_UKERNEL_PREPROD_BUILD_MISMATCH
-            | XEHPG_GUC_UKERNEL_DEVID_INVALID_GUCTYPE
-            | XEHPG_GUC_UKERNEL_HWCONFIG_ERROR
-            | XEHPG_GUC_UKERNEL_BOOTROM_VERSION_MISMATCH
-            | XEHPG_GUC_UKERNEL_DPC_ERROR
-            | XEHPG_GUC_UKERNEL_EXCEPTION
-            | XEHPG_GUC_UKERNEL_INIT_DATA_INVALID
-            | XEHPG_GUC_UKERNEL_MPU_DATA_INVALID
-            | XEHPG_GUC_UKERNEL_INIT_MMIO_SAVE_RESTORE_INVALID
-            | XEHPG_GUC_UKERNEL_KLV_WORKAROUND_INIT_ERROR
-            | XEHPG_GUC_UKERNEL_INVALID_FTR_FLAG
-    );
-    let rom_fail = matches!(
-        s.bootrom,
-        XEHPG_GUC_BOOTROM_NO_KEY_FOUND
-            | XEHPG_GUC_BOOTROM_PROD_KEY_CHECK_FAILURE
-            | XEHPG_GUC_BOOTROM_RSA_FAILED
-            | XEHPG_GUC_BOOTROM_PAVPC_FAILED
-            | XEHPG_GUC_BOOTROM_WOPCM_FAILED
-            | XEHPG_GUC_BOOTROM_LOADLOC_FAILED
-            | XEHPG_GUC_BOOTROM_JUMP_FAILED
-            | XEHPG_GUC_BOOTROM_RC6CTXCONFIG_FAILED
-            | XEHPG_GUC_BOOTROM_MPUMAP_INCORRECT
-            | XEHPG_GUC_BOOTROM_EXCEPTION
-    );
-    if uk_fail || rom_fail || s.auth == 1 {
-        BootOutcome::Failed
-    } else {
-        BootOutcome::Booting
-    }
-}
-
-/// Upstream's name for a uKernel status code (`abi/guc_errors_abi.h`).
-pub(crate) fn ukernel_name(code: u32) -> &'static str {
-    match code {
-        XEHPG_GUC_UKERNEL_DEFAULT => "default",
-        XEHPG_GUC_UKERNEL_START => "start",
-        XEHPG_GUC_UKERNEL_DEVID_BUILD_MISMATCH => "device ID build mismatch",
-        XEHPG_GUC_UKERNEL_PREPROD_BUILD_MISMATCH => "pre-production build mismatch",
-        XEHPG_GUC_UKERNEL_DEVID_INVALID_GUCTYPE => "invalid GuC type for device",
-        XEHPG_GUC_UKERNEL_HWCONFIG_START => "hwconfig start",
-        XEHPG_GUC_UKERNEL_HWCONFIG_DONE => "hwconfig done",
-        XEHPG_GUC_UKERNEL_HWCONFIG_ERROR => "hwconfig error",
-        XEHPG_GUC_UKERNEL_BOOTROM_VERSION_MISMATCH => "boot ROM version mismatch",
-        XEHPG_GUC_UKERNEL_GDT_DONE => "GDT done",
-        XEHPG_GUC_UKERNEL_IDT_DONE => "IDT done",
-        XEHPG_GUC_UKERNEL_LAPIC_DONE => "LAPIC done",
-        XEHPG_GUC_UKERNEL_GUCINT_DONE => "GuC interrupts done",
-        XEHPG_GUC_UKERNEL_DPC_READY => "DPC ready",
-        XEHPG_GUC_UKERNEL_DPC_ERROR => "DPC error",
-        XEHPG_GUC_UKERNEL_EXCEPTION => "exception",
-        XEHPG_GUC_UKERNEL_INIT_DATA_INVALID => "init data invalid",
-        XEHPG_GUC_UKERNEL_PXP_TEARDOWN_CTRL_ENABLED => "PXP teardown control enabled",
-        XEHPG_GUC_UKERNEL_MPU_DATA_INVALID => "MPU data invalid",
-        XEHPG_GUC_UKERNEL_INIT_MMIO_SAVE_RESTORE_INVALID => "MMIO save/restore list invalid",
-        XEHPG_GUC_UKERNEL_KLV_WORKAROUND_INIT_ERROR => "workaround KLV init error",
-        XEHPG_GUC_UKERNEL_INVALID_FTR_FLAG => "invalid feature flag",
-        XEHPG_GUC_UKERNEL_READY => "ready",
-        _ => "unknown",
-    }
-}
-
-/// Upstream's name for a boot ROM status code (`abi/guc_errors_abi.h`).
-pub(crate) fn bootrom_name(code: u32) -> &'static str {
-    match code {
-        0 => "none",
-        XEHPG_GUC_BOOTROM_NO_KEY_FOUND => "no key found",
-        XEHPG_GUC_BOOTROM_AES_PROD_KEY_FOUND => "AES production key found",
-        XEHPG_GUC_BOOTROM_PROD_KEY_CHECK_FAILURE => "production key check failed",
-        XEHPG_GUC_BOOTROM_RSA_FAILED => "RSA verification failed",
-        XEHPG_GUC_BOOTROM_PAVPC_FAILED => "PAVPC failed",
-        XEHPG_GUC_BOOTROM_WOPCM_FAILED => "WOPCM failed",
-        XEHPG_GUC_BOOTROM_LOADLOC_FAILED => "load location failed",
-        XEHPG_GUC_BOOTROM_JUMP_PASSED => "jump passed",
-        XEHPG_GUC_BOOTROM_JUMP_FAILED => "jump failed",
-        XEHPG_GUC_BOOTROM_RC6CTXCONFIG_FAILED => "RC6 context config failed",
-        XEHPG_GUC_BOOTROM_MPUMAP_INCORRECT => "MPU map incorrect",
-        XEHPG_GUC_BOOTROM_EXCEPTION => "exception",
-        _ => "unknown",
+impl BootOutcome {
+    /// Classifies a GUC_STATUS. Any context.
+    pub(crate) fn of(s: GUC_STATUS) -> Self {
+        let ukernel = s.ukernel();
+        if ukernel == Ok(Ukernel::Ready) {
+            return Self::Ready;
+        }
+        let uk_fail = ukernel.is_ok_and(Ukernel::is_failure);
+        let rom_fail = s.bootrom().is_ok_and(Bootrom::is_failure);
+        if uk_fail || rom_fail || s.auth() == Ok(Auth::Bad) {
+            Self::Failed
+        } else {
+            Self::Booting
+        }
     }
 }

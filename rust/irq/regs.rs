@@ -12,6 +12,7 @@
 //! at 0x100160 lies in that hole too, so the top half reaches them without a wake
 //! ([`crate::gt::Gt::read_aon`] checks that at build time).
 
+use crate::engine::source::Class;
 use kernel::io::register;
 
 register! {
@@ -43,44 +44,53 @@ register! {
         31:0 bits;
     }
 
-    /// Per-class enables (`RENDER_COPY_INTR_ENABLE`): render in 31:16, copy in 15:0.
-    pub(crate) RENDER_COPY_INTR_ENABLE(u32) @ 0x00190030 {
+    /// The per-class enables, one dword per class pair at 0x190030 + 4i: the first class in
+    /// 31:16, the second in 15:0 (`regs/xe_irq_regs.h`, `RENDER_COPY_INTR_ENABLE` to
+    /// `CCS_RSVD_INTR_ENABLE`, consecutive; seed 000 L2211: the enable is per class). The
+    /// named aliases below are its elements.
+    pub(crate) GT_INTR_ENABLE(u32)[7] @ 0x00190030 {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `VCS_VECS_INTR_ENABLE`: video decode in 31:16, video enhance in 15:0.
-    pub(crate) VCS_VECS_INTR_ENABLE(u32) @ 0x00190034 {
+    /// `RENDER_COPY_INTR_ENABLE` (0x190030): render in 31:16, copy in 15:0.
+    pub(crate) RENDER_COPY_INTR_ENABLE(u32) => GT_INTR_ENABLE[0] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `GUC_SG_INTR_ENABLE`: the GuC in 31:16.
-    pub(crate) GUC_SG_INTR_ENABLE(u32) @ 0x00190038 {
+    /// `VCS_VECS_INTR_ENABLE` (0x190034): video decode in 31:16, video enhance in 15:0.
+    pub(crate) VCS_VECS_INTR_ENABLE(u32) => GT_INTR_ENABLE[1] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `GPM_WGBOXPERF_INTR_ENABLE`: GTPM and WDOAPerf; this driver keeps it 0.
-    pub(crate) GPM_WGBOXPERF_INTR_ENABLE(u32) @ 0x0019003c {
+    /// `GUC_SG_INTR_ENABLE` (0x190038): the GuC in 31:16.
+    pub(crate) GUC_SG_INTR_ENABLE(u32) => GT_INTR_ENABLE[2] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `CRYPTO_RSVD_INTR_ENABLE`: KCR in 31:16; kept 0 (no PXP here).
-    pub(crate) CRYPTO_RSVD_INTR_ENABLE(u32) @ 0x00190040 {
+    /// `GPM_WGBOXPERF_INTR_ENABLE` (0x19003c): GTPM and WDOAPerf; this driver keeps it 0.
+    pub(crate) GPM_WGBOXPERF_INTR_ENABLE(u32) => GT_INTR_ENABLE[3] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `GUNIT_GSC_INTR_ENABLE`: the GSC in 15:0; kept 0 (no GSC support here).
-    pub(crate) GUNIT_GSC_INTR_ENABLE(u32) @ 0x00190044 {
+    /// `CRYPTO_RSVD_INTR_ENABLE` (0x190040): KCR in 31:16; kept 0 (no PXP here).
+    pub(crate) CRYPTO_RSVD_INTR_ENABLE(u32) => GT_INTR_ENABLE[4] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `CCS_RSVD_INTR_ENABLE`: compute in 31:16.
-    pub(crate) CCS_RSVD_INTR_ENABLE(u32) @ 0x00190048 {
+    /// `GUNIT_GSC_INTR_ENABLE` (0x190044): the GSC in 15:0; kept 0 (no GSC support here).
+    pub(crate) GUNIT_GSC_INTR_ENABLE(u32) => GT_INTR_ENABLE[5] {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `CCS_RSVD_INTR_ENABLE` (0x190048): compute in 31:16.
+    pub(crate) CCS_RSVD_INTR_ENABLE(u32) => GT_INTR_ENABLE[6] {
         31:16 engine1;
         15:0 engine0;
     }
@@ -91,7 +101,8 @@ register! {
         /// Data-Valid (L2231): the selected engine's bits are presented.
         31:31 data_valid => bool;
         25:20 instance;
-        18:16 class;
+        /// The engine class; 6 and 7 name none.
+        18:16 class ?=> Class;
         15:0 intr;
     }
 
@@ -100,93 +111,101 @@ register! {
         31:0 bits;
     }
 
-    /// Per-instance masks (`*_INTR_MASK`): the first-named engine in 31:16, the second in 15:0;
-    /// a set bit masks (seed 000 L2213).
-    pub(crate) RCS0_RSVD_INTR_MASK(u32) @ 0x00190090 {
+    /// The per-instance masks, dwords at 0x190090 + 4i up to `CCS2_CCS3_INTR_MASK` (0x190104):
+    /// the first-named engine in 31:16, the second in 15:0; a set bit masks (seed 000 L2213;
+    /// `regs/xe_irq_regs.h`, `*_INTR_MASK`). Upstream names 15 of the 30 dwords; the driver
+    /// touches only those, through the named aliases below.
+    pub(crate) GT_INTR_MASK(u32)[30] @ 0x00190090 {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `BCS_RSVD_INTR_MASK`: BCS0 in 31:16.
-    pub(crate) BCS_RSVD_INTR_MASK(u32) @ 0x001900a0 {
+    /// `RCS0_RSVD_INTR_MASK` (0x190090): RCS0 in 31:16.
+    pub(crate) RCS0_RSVD_INTR_MASK(u32) => GT_INTR_MASK[0] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `VCS0_VCS1_INTR_MASK`.
-    pub(crate) VCS0_VCS1_INTR_MASK(u32) @ 0x001900a8 {
+    /// `BCS_RSVD_INTR_MASK` (0x1900a0): BCS0 in 31:16.
+    pub(crate) BCS_RSVD_INTR_MASK(u32) => GT_INTR_MASK[4] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `VCS2_VCS3_INTR_MASK`.
-    pub(crate) VCS2_VCS3_INTR_MASK(u32) @ 0x001900ac {
+    /// `VCS0_VCS1_INTR_MASK` (0x1900a8).
+    pub(crate) VCS0_VCS1_INTR_MASK(u32) => GT_INTR_MASK[6] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `VCS4_VCS5_INTR_MASK`.
-    pub(crate) VCS4_VCS5_INTR_MASK(u32) @ 0x001900b0 {
+    /// `VCS2_VCS3_INTR_MASK` (0x1900ac).
+    pub(crate) VCS2_VCS3_INTR_MASK(u32) => GT_INTR_MASK[7] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `VCS6_VCS7_INTR_MASK`.
-    pub(crate) VCS6_VCS7_INTR_MASK(u32) @ 0x001900b4 {
+    /// `VCS4_VCS5_INTR_MASK` (0x1900b0).
+    pub(crate) VCS4_VCS5_INTR_MASK(u32) => GT_INTR_MASK[8] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `VECS0_VECS1_INTR_MASK`.
-    pub(crate) VECS0_VECS1_INTR_MASK(u32) @ 0x001900d0 {
+    /// `VCS6_VCS7_INTR_MASK` (0x1900b4).
+    pub(crate) VCS6_VCS7_INTR_MASK(u32) => GT_INTR_MASK[9] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `VECS2_VECS3_INTR_MASK`.
-    pub(crate) VECS2_VECS3_INTR_MASK(u32) @ 0x001900d4 {
+    /// `VECS0_VECS1_INTR_MASK` (0x1900d0).
+    pub(crate) VECS0_VECS1_INTR_MASK(u32) => GT_INTR_MASK[16] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `HECI2_RSVD_INTR_MASK`; kept all ones.
-    pub(crate) HECI2_RSVD_INTR_MASK(u32) @ 0x001900e4 {
+    /// `VECS2_VECS3_INTR_MASK` (0x1900d4).
+    pub(crate) VECS2_VECS3_INTR_MASK(u32) => GT_INTR_MASK[17] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `GUC_SG_INTR_MASK`: the GuC in 31:16.
-    pub(crate) GUC_SG_INTR_MASK(u32) @ 0x001900e8 {
+    /// `HECI2_RSVD_INTR_MASK` (0x1900e4): kept all ones.
+    pub(crate) HECI2_RSVD_INTR_MASK(u32) => GT_INTR_MASK[21] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `GPM_WGBOXPERF_INTR_MASK`; kept all ones.
-    pub(crate) GPM_WGBOXPERF_INTR_MASK(u32) @ 0x001900ec {
+    /// `GUC_SG_INTR_MASK` (0x1900e8): the GuC in 31:16.
+    pub(crate) GUC_SG_INTR_MASK(u32) => GT_INTR_MASK[22] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `CRYPTO_RSVD_INTR_MASK`; kept all ones.
-    pub(crate) CRYPTO_RSVD_INTR_MASK(u32) @ 0x001900f0 {
+    /// `GPM_WGBOXPERF_INTR_MASK` (0x1900ec): kept all ones.
+    pub(crate) GPM_WGBOXPERF_INTR_MASK(u32) => GT_INTR_MASK[23] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `GUNIT_GSC_INTR_MASK`; kept all ones.
-    pub(crate) GUNIT_GSC_INTR_MASK(u32) @ 0x001900f4 {
+    /// `CRYPTO_RSVD_INTR_MASK` (0x1900f0): kept all ones.
+    pub(crate) CRYPTO_RSVD_INTR_MASK(u32) => GT_INTR_MASK[24] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `CCS0_CCS1_INTR_MASK`.
-    pub(crate) CCS0_CCS1_INTR_MASK(u32) @ 0x00190100 {
+    /// `GUNIT_GSC_INTR_MASK` (0x1900f4): kept all ones.
+    pub(crate) GUNIT_GSC_INTR_MASK(u32) => GT_INTR_MASK[25] {
         31:16 engine1;
         15:0 engine0;
     }
 
-    /// `CCS2_CCS3_INTR_MASK`.
-    pub(crate) CCS2_CCS3_INTR_MASK(u32) @ 0x00190104 {
+    /// `CCS0_CCS1_INTR_MASK` (0x190100).
+    pub(crate) CCS0_CCS1_INTR_MASK(u32) => GT_INTR_MASK[28] {
+        31:16 engine1;
+        15:0 engine0;
+    }
+
+    /// `CCS2_CCS3_INTR_MASK` (0x190104).
+    pub(crate) CCS2_CCS3_INTR_MASK(u32) => GT_INTR_MASK[29] {
         31:16 engine1;
         15:0 engine0;
     }

@@ -21,7 +21,10 @@ use crate::{
     engine::{
         csb::{self, Entry, Event},
         lrc,
-        regs::{self, Io},
+        regs::{
+            Io, MaskedWrite, CONTEXT_STATUS_PTR, EXECLIST_CONTROL, GFX_MODE, HWSTAM, HWS_PGA,
+            MI_MODE, SQ_CONTENTS_HI, SQ_CONTENTS_LO,
+        },
     },
     gt::Gt,
 };
@@ -60,19 +63,17 @@ impl Port {
 
     /// The engine registers of execlist mode (see [`Port::start`]).
     fn program(&self, io: &Io<'_>, st: &mut State) {
-        io.write(regs::HWSTAM, u32::MAX);
-        io.write(
-            regs::GFX_MODE,
-            regs::masked(regs::GFX_DISABLE_LEGACY_MODE, true),
-        );
-        io.write(regs::MI_MODE, regs::masked(regs::STOP_RING, false));
+        io.write(HWSTAM::zeroed().with_value(u32::MAX));
+        io.write_masked(MaskedWrite::enable(
+            GFX_MODE::zeroed().with_disable_legacy_mode(true),
+        ));
+        io.write_masked(MaskedWrite::disable(MI_MODE::zeroed().with_stop_ring(true)));
         self.reset_csb(io, st);
-        io.write(regs::HWS_PGA, self.ggtt(0));
-        let _ = io.read(regs::HWS_PGA);
+        io.write(HWS_PGA::zeroed().with_value(self.ggtt(0)));
+        let _ = io.read::<HWS_PGA>();
         for n in 1..8 {
-            let (lo, hi) = regs::sq(n);
-            io.write(lo, 0);
-            io.write(hi, 0);
+            let _ = io.write_at(n, SQ_CONTENTS_LO::zeroed());
+            let _ = io.write_at(n, SQ_CONTENTS_HI::zeroed());
         }
     }
 
@@ -135,7 +136,11 @@ impl Port {
     /// Both CSB pointers and the HWSP copy to the last slot, every slot consumed.
     fn reset_csb(&self, io: &Io<'_>, st: &mut State) {
         let last = u32::from(csb::RESET_INDEX);
-        io.write(regs::CONTEXT_STATUS_PTR, 0xffff << 16 | last << 8 | last);
+        io.write_masked(MaskedWrite::all(
+            CONTEXT_STATUS_PTR::zeroed()
+                .with_read(csb::RESET_INDEX)
+                .with_write(csb::RESET_INDEX),
+        ));
         for i in 0..usize::from(csb::ENTRIES) * 2 {
             let _ = self.mem.write(csb::HWSP_CSB + i, u32::MAX);
         }
@@ -157,9 +162,9 @@ impl Port {
             // The image is coherent memory; the register writes below are ordered after it
             // (`writel`).
             // CAST: the two halves of the descriptor.
-            io.write(regs::SQ_CONTENTS_LO, desc as u32);
-            io.write(regs::SQ_CONTENTS_HI, (desc >> 32) as u32);
-            io.write(regs::EXECLIST_CONTROL, regs::EL_CTRL_LOAD);
+            io.write_at(0, SQ_CONTENTS_LO::zeroed().with_value(desc as u32))?;
+            io.write_at(0, SQ_CONTENTS_HI::zeroed().with_value((desc >> 32) as u32))?;
+            io.write(EXECLIST_CONTROL::zeroed().with_load(true));
             Ok(())
         });
         st.held = Some(guard.keep());

@@ -49,7 +49,7 @@ use crate::guc::msg::{AllocateDoorbell, DeallocateDoorbell};
 use crate::{
     engine::{
         lrc,
-        regs::{self, Io},
+        regs::{Io, MaskedWrite, GFX_MODE, HWSTAM, HWS_PGA},
     },
     gt::Gt,
     guc::{
@@ -159,13 +159,12 @@ impl Port {
     pub(crate) fn guc_setup(&self, gt: &Gt<'_>) -> Result {
         let guard = gt.forcewake(self.engine.domain.bit())?;
         let io = Io::new(gt, &guard, self.engine)?;
-        io.write(regs::HWSTAM, u32::MAX);
-        io.write(
-            regs::GFX_MODE,
-            regs::masked(regs::GFX_DISABLE_LEGACY_MODE, true),
-        );
-        io.write(regs::HWS_PGA, self.ggtt(0));
-        let _ = io.read(regs::HWS_PGA);
+        io.write(HWSTAM::zeroed().with_value(u32::MAX));
+        io.write_masked(MaskedWrite::enable(
+            GFX_MODE::zeroed().with_disable_legacy_mode(true),
+        ));
+        io.write(HWS_PGA::zeroed().with_value(self.ggtt(0)));
+        let _ = io.read::<HWS_PGA>();
         Ok(())
     }
 
