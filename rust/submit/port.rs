@@ -41,7 +41,7 @@ use kernel::{
 #[cfg(xehpg_test)]
 use kernel::time::{Instant, Monotonic};
 
-use super::guc::GucCtx;
+use super::ctx::{CtxState, GucCtx};
 use crate::{
     engine::{cmd, csb, lrc, ring::Ring, Engine},
     gt::{forcewake::Held, Gt},
@@ -115,6 +115,9 @@ pub(crate) struct Stats {
     pub(crate) errors: Atomic<u64>,
     /// Requests failed by a reset or unbind instead of retiring.
     pub(crate) failed: Atomic<u64>,
+    /// Inputs the GuC context's state table refused ([`super::ctx`]): an event or step
+    /// impossible in the context's state, ignored. 0 on a healthy device.
+    pub(crate) bad_transitions: Atomic<u64>,
 }
 
 /// How a port's context reaches the engine.
@@ -208,6 +211,8 @@ kernel::impl_flags!(
         CsbEntry = bit_u32(1),
         /// A HWSP seqno beyond the last one submitted.
         Seqno = bit_u32(2),
+        /// An input the GuC context's state table refuses ([`super::ctx::CtxState::on`]).
+        Transition = bit_u32(3),
     }
 );
 
@@ -281,6 +286,7 @@ impl Port {
                 bad_input: Atomic::new(0),
                 errors: Atomic::new(0),
                 failed: Atomic::new(0),
+                bad_transitions: Atomic::new(0),
             },
         }? Error))
     }
@@ -514,7 +520,9 @@ impl Port {
 
     /// Whether the port has nothing in flight, is stopped, or awaits GuC recovery.
     pub(super) fn settled(st: &State) -> bool {
-        st.count == 0 || st.stopped || matches!(&st.mech, Mech::Guc(g) if g.reset)
+        st.count == 0
+            || st.stopped
+            || matches!(&st.mech, Mech::Guc(g) if g.state == CtxState::Reset)
     }
 
     /// Unbind: no more submissions; requests still in flight are dropped (their waiters see
