@@ -311,7 +311,7 @@ impl Submit {
             .map(|p| {
                 #[cfg(xehpg_test)]
                 p.put_doorbell(self, None);
-                p.guc_forget()
+                p.guc_forget(&self.dev)
             })
             .sum()
     }

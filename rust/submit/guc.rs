@@ -42,7 +42,7 @@ use kernel::{
 use super::doorbell;
 use super::{
     ctx::{CtxInput, CtxState, GucCtx},
-    port::{BadKind, Mech, Port, State},
+    port::{Mech, Port, State},
     Submit,
 };
 #[cfg(xehpg_test)]
@@ -124,7 +124,18 @@ impl Port {
         let class = guc_class(self.engine.class);
         {
             let mut st = self.state.lock();
-            st.mech = Mech::Guc(GucCtx::new(id, mask));
+            // Stopped meanwhile (unbind during a recovery): no more work, as asked.
+            if st.mech.stopped() {
+                return Err(ENODEV);
+            }
+            if st.mech.start_guc(GucCtx::new(id, mask)).is_err() {
+                self.refused(
+                    a.dev(),
+                    &mut st,
+                    format_args!("GuC start of context {} on a port already started", id),
+                );
+                return Err(ENODEV);
+            }
         }
         let desc = lrc::descriptor(self.ggtt(self.layout.lrc), id);
         let register = RegisterContext {
@@ -204,7 +215,7 @@ impl Port {
             },
         ) {
             Ok(()) => {
-                if let Mech::Guc(g) = &mut self.state.lock().mech {
+                if let Some(g) = self.state.lock().mech.guc_mut() {
                     g.doorbell = Some(d);
                 }
                 dev_dbg!(
@@ -253,28 +264,23 @@ impl Port {
         id: u32,
         input: CtxInput,
     ) -> Option<Result<CtxState>> {
-        let Mech::Guc(g) = &mut st.mech else {
-            return None;
-        };
+        let g = st.mech.guc_mut()?;
         if u32::from(g.id) != id {
             return None;
         }
         let from = g.state;
         let res = g.step(input);
         if res.is_err() {
-            self.stats.bad_transitions.add(1, Relaxed);
-            if !st.told.contains(BadKind::Transition) {
-                st.told |= BadKind::Transition;
-                dev_err!(
-                    dev,
-                    "submit: {}: context {} is {}: {} is impossible there; state kept (further \
-                     ones counted in debugfs engines)\n",
-                    self.engine.name,
+            self.refused(
+                dev,
+                st,
+                format_args!(
+                    "context {} is {}: {} is impossible there",
                     id,
                     from.name(),
                     input.name()
-                );
-            }
+                ),
+            );
         }
         Some(res)
     }
@@ -287,8 +293,8 @@ impl Port {
     fn wait_done(&self, a: &impl CtAccess, ct: &Channel, what: &str, want: CtxState) -> Result {
         let start = Instant::<Monotonic>::now();
         let done = |st: &State| -> Result<bool> {
-            match &st.mech {
-                Mech::Guc(g) => Ok(g.state == want),
+            match st.mech.guc() {
+                Some(g) => Ok(g.state == want),
                 _ => Err(ENODEV),
             }
         };
@@ -336,8 +342,8 @@ impl Port {
     /// The CT's errors, a missing done event, or `EPROTO` if an event moved the context
     /// where the table does not allow the next step.
     pub(crate) fn guc_stop(&self, a: &Submit, ct: &Channel) -> Result {
-        let (id, state) = match &self.state.lock().mech {
-            Mech::Guc(g) if g.state != CtxState::Unregistered => (g.id, g.state),
+        let (id, state) = match self.state.lock().mech.guc() {
+            Some(g) if g.state != CtxState::Unregistered => (g.id, g.state),
             _ => return Ok(()),
         };
         #[cfg(xehpg_test)]
@@ -366,10 +372,12 @@ impl Port {
     /// Process context.
     #[cfg(xehpg_test)]
     pub(super) fn put_doorbell(&self, s: &Submit, ct: Option<(&Channel, u16)>) {
-        let bell = match &mut self.state.lock().mech {
-            Mech::Guc(g) => g.doorbell.take(),
-            _ => None,
-        };
+        let bell = self
+            .state
+            .lock()
+            .mech
+            .guc_mut()
+            .and_then(|g| g.doorbell.take());
         let Some(d) = bell else {
             return;
         };
@@ -389,14 +397,18 @@ impl Port {
     /// `xe_guc_submit_stop`; here each port has one kernel context, whose requests are failed,
     /// not replayed). A port a failed recovery stopped is taken back too. Process context.
     /// Returns the requests failed.
-    pub(crate) fn guc_forget(&self) -> usize {
+    pub(crate) fn guc_forget(&self, dev: &Device) -> usize {
         let failed = {
             let mut st = self.state.lock();
-            st.mech = Mech::Off;
+            if st.mech.forget().is_err() {
+                self.refused(
+                    dev,
+                    &mut st,
+                    format_args!("GT reset forgetting a port stopped by unbind"),
+                );
+            }
             let failed = st.count;
             st.count = 0;
-            st.active = false;
-            st.stopped = false;
             // Only the port's own image: cannot fail.
             let _ = self.empty_ring(&mut st);
             failed
@@ -476,7 +488,7 @@ impl Port {
                 // A GT reset that forgot the context meanwhile (its `Off`) brings the port
                 // back itself: leave it to that.
                 if matches!(st.mech, Mech::Guc(_)) {
-                    st.stopped = true;
+                    st.mech.fail_recovery();
                 }
             }
             dev_err!(
