@@ -39,6 +39,9 @@ impl std::fmt::Display for Site {
     }
 }
 
+/// A crate path from the root, and where it is named.
+type Named = (Vec<String>, Site);
+
 /// A cycle of imports: each step's target block and where it is imported.
 pub type Cycle = Vec<(String, Site)>;
 
@@ -109,7 +112,7 @@ pub fn graph(sources: &BTreeMap<String, String>, prefix: &str) -> Result<Graph> 
     // Module paths reached, and each file's module with the crate paths it
     // names, resolved once every module is known.
     let mut modules: BTreeSet<Vec<String>> = BTreeSet::new();
-    let mut named: Vec<(Vec<String>, Vec<(Vec<String>, Site)>)> = Vec::new();
+    let mut named: Vec<(Vec<String>, Vec<Named>)> = Vec::new();
     // Only files the crate reaches count: from the root through non-test
     // `mod x;` declarations and `include!`s, as the compiler reads them.
     let mut queue = vec![(ROOT_FILE.to_owned(), Vec::<String>::new())];
@@ -267,7 +270,7 @@ struct Visitor<'a> {
     file: String,
     found: Vec<(String, Site)>,
     /// Every crate path named, absolute (from the crate root), with its site.
-    paths: Vec<(Vec<String>, Site)>,
+    paths: Vec<Named>,
 }
 
 impl Visitor<'_> {
