@@ -26,6 +26,7 @@
 //!   every lock and BAR access.
 
 mod clear;
+mod ctx;
 #[cfg(xehpg_test)]
 pub(crate) mod doorbell;
 mod execlist;
@@ -310,7 +311,7 @@ impl Submit {
             .map(|p| {
                 #[cfg(xehpg_test)]
                 p.put_doorbell(self, None);
-                p.guc_forget()
+                p.guc_forget(&self.dev)
             })
             .sum()
     }
@@ -502,7 +503,8 @@ impl Submit {
             f.write_fmt(kernel::prelude::fmt!(
                 "{}: class {} instance {} mmio_base {:#08x} forcewake {} mode {} state {} \
                  submitted {} completed {} failed {} inflight {} loads {} csb {} resets {} \
-                 nudges {} bad_input {} errors {} seqno {} head {:#x} tail {:#x}\n",
+                 nudges {} bad_input {} errors {} bad_transitions {} seqno {} head {:#x} \
+                 tail {:#x}\n",
                 e.name,
                 e.class as u32,
                 e.instance,
@@ -520,6 +522,7 @@ impl Submit {
                 st.nudges.load(Relaxed),
                 st.bad_input.load(Relaxed),
                 st.errors.load(Relaxed),
+                st.bad_transitions.load(Relaxed),
                 s.last_retired,
                 s.head,
                 s.tail

@@ -115,7 +115,8 @@ pub(crate) enum Flr {
     /// The GuC is done; the PF cleans GGTT, local memory and scratch registers, then sends
     /// `FLR_FINISH`.
     Cleanup,
-    /// The GuC did not finish its part in time; the VF stays stopped until the next FLR.
+    /// The GuC did not finish its part in time, or a step of the sequence failed; the VF
+    /// stays stopped until the next FLR.
     Failed,
 }
 
@@ -130,6 +131,9 @@ pub(crate) enum FlrInput {
     Cleaned,
     /// The GuC's part took too long.
     TimedOut,
+    /// A step of the PF's failed: `FLR_START` or `FLR_FINISH` refused, or a part of the
+    /// cleaning (GGTT, local memory, VF registers).
+    StepFailed,
 }
 
 /// What the PF must do next.
@@ -143,11 +147,25 @@ pub(crate) enum FlrAction {
 }
 
 impl Flr {
-    /// The next state and the PF's action for `input`.
+    /// The next state and the PF's action for `input`. Any context: pure.
+    ///
+    /// | from | input | to | action |
+    /// |---|---|---|---|
+    /// | any | `Started` | `WaitGuc` | `SendStart` |
+    /// | `WaitGuc` | `GucDone` | `Cleanup` | `Clean` |
+    /// | `WaitGuc` | `TimedOut` | `Failed` | `Report` |
+    /// | `WaitGuc`, `Cleanup` | `StepFailed` | `Failed` | `Report` |
+    /// | `Cleanup` | `Cleaned` | `Idle` | `SendFinish` |
     ///
     /// A `VF_FLR` while one is under way restarts it (the VF was reset again; the GuC
-    /// starts over too). A `VF_FLR_DONE` after the timeout still lets the PF clean up (a slow
-    /// GuC, not a lost VF). Anything else out of order is refused and changes nothing.
+    /// is sent `FLR_START` again). Upstream instead
+    /// refuses a second FLR while one is in progress (`xe_gt_sriov_pf_control.c`
+    /// `pf_begin_vf_flr`, `EALREADY`); here the work item runs one FLR at a time, so a
+    /// restart only follows a finished or failed round. A `VF_FLR_DONE` in any state but
+    /// `WaitGuc`, a late one after the timeout included, is out of order (upstream
+    /// `pf_handle_vf_flr_done` enters the VF mismatch state); the VF stays failed until its
+    /// next FLR. Anything else
+    /// out of order is refused and changes nothing.
     ///
     /// # Errors
     ///
@@ -155,8 +173,11 @@ impl Flr {
     pub(crate) fn on(self, input: FlrInput) -> Result<(Flr, FlrAction)> {
         match (self, input) {
             (_, FlrInput::Started) => Ok((Flr::WaitGuc, FlrAction::SendStart)),
-            (Flr::WaitGuc | Flr::Failed, FlrInput::GucDone) => Ok((Flr::Cleanup, FlrAction::Clean)),
+            (Flr::WaitGuc, FlrInput::GucDone) => Ok((Flr::Cleanup, FlrAction::Clean)),
             (Flr::WaitGuc, FlrInput::TimedOut) => Ok((Flr::Failed, FlrAction::Report)),
+            (Flr::WaitGuc | Flr::Cleanup, FlrInput::StepFailed) => {
+                Ok((Flr::Failed, FlrAction::Report))
+            }
             (Flr::Cleanup, FlrInput::Cleaned) => Ok((Flr::Idle, FlrAction::SendFinish)),
             _ => Err(EPROTO),
         }
@@ -225,10 +246,8 @@ mod tests {
             Ok((Flr::Failed, FlrAction::Report))
         );
         assert_eq!(Flr::Idle.on(FlrInput::TimedOut), Err(EPROTO));
-        assert_eq!(
-            Flr::Failed.on(FlrInput::GucDone),
-            Ok((Flr::Cleanup, FlrAction::Clean))
-        );
+        // A DONE after the timeout is out of order: the VF stays failed.
+        assert_eq!(Flr::Failed.on(FlrInput::GucDone), Err(EPROTO));
         assert_eq!(
             Flr::Failed.on(FlrInput::Started),
             Ok((Flr::WaitGuc, FlrAction::SendStart))
@@ -239,5 +258,53 @@ mod tests {
             Ok((Flr::WaitGuc, FlrAction::SendStart))
         );
         Ok(())
+    }
+
+    #[test]
+    fn every_flr_pair_follows_the_table() {
+        use Flr as F;
+        use FlrAction as A;
+        use FlrInput as I;
+        let states = [F::Idle, F::WaitGuc, F::Cleanup, F::Failed];
+        let inputs = [
+            I::Started,
+            I::GucDone,
+            I::Cleaned,
+            I::TimedOut,
+            I::StepFailed,
+        ];
+        // The table of `Flr::on`, written out again as data.
+        let table = [
+            (F::Idle, I::Started, F::WaitGuc, A::SendStart),
+            (F::WaitGuc, I::Started, F::WaitGuc, A::SendStart),
+            (F::Cleanup, I::Started, F::WaitGuc, A::SendStart),
+            (F::Failed, I::Started, F::WaitGuc, A::SendStart),
+            (F::WaitGuc, I::GucDone, F::Cleanup, A::Clean),
+            (F::WaitGuc, I::TimedOut, F::Failed, A::Report),
+            (F::WaitGuc, I::StepFailed, F::Failed, A::Report),
+            (F::Cleanup, I::StepFailed, F::Failed, A::Report),
+            (F::Cleanup, I::Cleaned, F::Idle, A::SendFinish),
+        ];
+        let mut allowed = 0;
+        for s in states {
+            for i in inputs {
+                let want = table
+                    .iter()
+                    .find(|(f, inp, _, _)| *f == s && *inp == i)
+                    .map(|(_, _, t, a)| (*t, *a));
+                match want {
+                    Some(w) => {
+                        assert_eq!(s.on(i), Ok(w));
+                        allowed += 1;
+                    }
+                    None => assert_eq!(s.on(i), Err(EPROTO)),
+                }
+            }
+        }
+        // 20 pairs, 9 of them transitions.
+        assert_eq!(allowed, table.len());
+        // The ones named in the plan: a DONE during the PF's cleaning is refused.
+        assert_eq!(F::Cleanup.on(I::GucDone), Err(EPROTO));
+        assert_eq!(F::Idle.on(I::StepFailed), Err(EPROTO));
     }
 }

@@ -189,6 +189,9 @@ impl Default for Inbox {
 struct Stats {
     flr_done: Atomic<u64>,
     flr_failed: Atomic<u64>,
+    /// FLR inputs its table refuses ([`Flr::on`]): a `VF_FLR_DONE` out of order, or a step
+    /// the sequence did not expect. 0 on a healthy device.
+    flr_bad_transitions: Atomic<u64>,
     bad_notices: Atomic<u64>,
     adverse_events: Atomic<u64>,
     /// LMTT bytes written since probe: leaf zeroing, leaf entries, directory entries.
@@ -406,6 +409,7 @@ impl Pf {
             stats: Stats {
                 flr_done: Atomic::new(0),
                 flr_failed: Atomic::new(0),
+                flr_bad_transitions: Atomic::new(0),
                 bad_notices: Atomic::new(0),
                 adverse_events: Atomic::new(0),
                 lmtt_bytes: Atomic::new(0),
@@ -947,9 +951,11 @@ impl Pf {
         )?;
         writeln!(
             f,
-            "flr_done: {}\nflr_failed: {}\nbad_notices: {}\nadverse_events: {}",
+            "flr_done: {}\nflr_failed: {}\nflr_bad_transitions: {}\nbad_notices: {}\n\
+             adverse_events: {}",
             self.stats.flr_done.load(Relaxed),
             self.stats.flr_failed.load(Relaxed),
+            self.stats.flr_bad_transitions.load(Relaxed),
             self.stats.bad_notices.load(Relaxed),
             self.stats.adverse_events.load(Relaxed)
         )?;
@@ -1204,13 +1210,32 @@ impl Pf {
             }
         }
         let stray = core::mem::take(&mut self.inbox.lock().done);
+        if stray == 0 {
+            return;
+        }
+        let mut st = self.state.lock();
         for vf in (1..=crate::mem::ggtt::MAX_VFS).filter(|vf| stray & (1 << vf) != 0) {
             dev_warn!(
                 self.dev,
                 "sriov: VF{}: VF_FLR_DONE without an FLR in progress; ignored\n",
                 vf
             );
-            self.stats.bad_notices.add(1, Relaxed);
+            match st.vfs.get_mut(usize::from(vf) - 1) {
+                // Through the table: refused (and counted) unless the VF waits for it, which
+                // only this work item's `flr` leaves it doing, and not across runs.
+                Some(v) => {
+                    if self
+                        .flr_next(v, vf, FlrInput::GucDone, FlrAction::Clean)
+                        .is_some()
+                    {
+                        // A waiter after all: the DONE is its.
+                        self.inbox.lock().done |= 1 << vf;
+                    }
+                }
+                None => {
+                    self.stats.bad_notices.add(1, Relaxed);
+                }
+            }
         }
     }
 
@@ -1226,7 +1251,7 @@ impl Pf {
         };
         // A DONE left from an earlier round must not end this one.
         self.inbox.lock().done &= !(1 << vf);
-        let Ok((next, _)) = v.flr.on(FlrInput::Started) else {
+        let Some(next) = self.flr_next(v, vf, FlrInput::Started, FlrAction::SendStart) else {
             return;
         };
         v.flr = next;
@@ -1260,9 +1285,10 @@ impl Pf {
             return;
         };
         if !done {
-            if let Ok((next, FlrAction::Report)) = v.flr.on(FlrInput::TimedOut) {
-                v.flr = next;
-            }
+            let Some(next) = self.flr_next(v, vf, FlrInput::TimedOut, FlrAction::Report) else {
+                return;
+            };
+            v.flr = next;
             self.stats.flr_failed.add(1, Relaxed);
             dev_err!(
                 self.dev,
@@ -1273,9 +1299,10 @@ impl Pf {
             );
             return;
         }
-        if let Ok((next, FlrAction::Clean)) = v.flr.on(FlrInput::GucDone) {
-            v.flr = next;
-        }
+        let Some(next) = self.flr_next(v, vf, FlrInput::GucDone, FlrAction::Clean) else {
+            return;
+        };
+        v.flr = next;
         // The PF's part: the VF's GGTT entries stamped again, dropping the addresses it wrote
         // (upstream `pf_sanitize_ggtt`). TLB entries the VF used are invalidated below.
         if let Some(g) = v.ggtt {
@@ -1302,9 +1329,11 @@ impl Pf {
             self.flr_failed(v, vf, "VF registers", e);
             return;
         }
-        if let Ok((next, _)) = v.flr.on(FlrInput::Cleaned) {
-            v.flr = next;
-        }
+        // `Idle` only once the GuC took `FLR_FINISH`; if it refuses, the VF fails from
+        // `Cleanup`.
+        let Some(next) = self.flr_next(v, vf, FlrInput::Cleaned, FlrAction::SendFinish) else {
+            return;
+        };
         if let Err(e) = self.b.ct.request(
             self,
             &VfControl {
@@ -1315,6 +1344,7 @@ impl Pf {
             self.flr_failed(v, vf, "FLR_FINISH", e);
             return;
         }
+        v.flr = next;
         drop(st);
         self.invalidate();
         self.stats.flr_done.add(1, Relaxed);
@@ -1465,8 +1495,47 @@ impl Pf {
         }
     }
 
+    /// The state `input` moves VF `vf`'s FLR to ([`Flr::on`]), if the table allows it and
+    /// asks for `want`, the action the sequence takes next; the caller assigns it. Otherwise
+    /// `None`: counted in `flr_bad_transitions`, logged, and the FLR goes no further. Any
+    /// context but the top half (the PF's mutex held).
+    fn flr_next(&self, v: &Vf, vf: u16, input: FlrInput, want: FlrAction) -> Option<Flr> {
+        let res = v.flr.on(input);
+        if let Ok((next, action)) = res {
+            if action == want {
+                return Some(next);
+            }
+        }
+        self.stats.flr_bad_transitions.add(1, Relaxed);
+        match res {
+            Ok((_, action)) => dev_err!(
+                self.dev,
+                "sriov: VF{}: FLR: {:?} in state {:?} asks for {:?}, not {:?}; FLR not \
+                 continued\n",
+                vf,
+                input,
+                v.flr,
+                action,
+                want
+            ),
+            Err(_) => dev_err!(
+                self.dev,
+                "sriov: VF{}: FLR: {:?} is out of order in state {:?}; refused, FLR not \
+                 continued\n",
+                vf,
+                input,
+                v.flr
+            ),
+        }
+        None
+    }
+
+    /// A step of VF `vf`'s FLR failed (`what`, `e`): the FLR ends `Failed` through the
+    /// table's `StepFailed`, counted and logged. Process context (the PF's mutex held).
     fn flr_failed(&self, v: &mut Vf, vf: u16, what: &str, e: Error) {
-        v.flr = Flr::Failed;
+        if let Some(next) = self.flr_next(v, vf, FlrInput::StepFailed, FlrAction::Report) {
+            v.flr = next;
+        }
         self.stats.flr_failed.add(1, Relaxed);
         dev_err!(
             self.dev,

@@ -16,7 +16,7 @@
 
 use kernel::{prelude::*, sync::atomic::Relaxed};
 
-use super::port::{BadKind, Mech, Port, State, CTX_ID, HWSP_SEQNO};
+use super::port::{BadKind, El, Mech, Port, State, CTX_ID, HWSP_SEQNO};
 use crate::{
     engine::{
         csb::{self, Entry, Event},
@@ -38,7 +38,7 @@ impl Port {
     /// Forcewake errors; `ENODEV` outside execlist mode.
     pub(crate) fn reload(&self, gt: &Gt<'_>) -> Result {
         let mut st = self.state.lock();
-        if !matches!(st.mech, Mech::Execlist) || st.stopped {
+        if !matches!(st.mech, Mech::Execlist(_)) {
             return Err(ENODEV);
         }
         self.load(gt, &mut st)
@@ -56,8 +56,15 @@ impl Port {
         let guard = gt.forcewake(self.engine.domain.bit())?;
         let io = Io::new(gt, &guard, self.engine)?;
         let mut st = self.state.lock();
+        if st.mech.start_execlist().is_err() {
+            self.refused(
+                gt.dev,
+                &mut st,
+                format_args!("execlist start of a port already started"),
+            );
+            return Err(EBUSY);
+        }
         self.program(&io, &mut st);
-        st.mech = Mech::Execlist;
         Ok(())
     }
 
@@ -101,7 +108,6 @@ impl Port {
             failed
         );
         st.count = 0;
-        st.active = false;
         self.stats.resets.add(1, Relaxed);
         // CAST: usize to u64 is lossless.
         self.stats.failed.add(failed as u64, Relaxed);
@@ -117,7 +123,7 @@ impl Port {
         });
         // The seqno the engine wrote last stays: the next request's is newer.
         if let Err(e) = res {
-            st.stopped = true;
+            st.mech.fail_recovery();
             dev_err!(
                 gt.dev,
                 "submit: {}: recovery failed ({}); engine stopped until unbind\n",
@@ -128,6 +134,7 @@ impl Port {
             self.done.notify_all();
             return Err(e);
         }
+        st.mech.recovered();
         drop(st);
         self.done.notify_all();
         Ok(failed)
@@ -170,7 +177,7 @@ impl Port {
         st.held = Some(guard.keep());
         res?;
         st.hw_tail = st.tail;
-        st.active = true;
+        st.mech.loaded();
         self.stats.loads.add(1, Relaxed);
         Ok(())
     }
@@ -198,20 +205,34 @@ impl Port {
             st.csb_head = slot;
             self.stats.csb_events.add(1, Relaxed);
             match entry.event() {
-                Event::Started(CTX_ID) | Event::LiteRestore(CTX_ID) => st.active = true,
-                Event::Completed(CTX_ID) => st.active = false,
+                Event::Started(CTX_ID) | Event::LiteRestore(CTX_ID) => {
+                    if st.mech.csb_started().is_err() {
+                        self.refused(
+                            gt.dev,
+                            st,
+                            format_args!(
+                                "CSB entry {:#x} says the context started, but no Load was \
+                                 written since it went idle",
+                                lo
+                            ),
+                        );
+                    }
+                }
+                Event::Completed(CTX_ID) => st.mech.csb_completed(),
                 Event::Idle => {}
                 _ => self.bad(gt, st, BadKind::CsbEntry, "CSB entry (low dword)", lo),
             }
         }
     }
 
-    /// Drops the kept forcewake once the port has nothing on the engine and nothing queued.
+    /// Drops the kept forcewake once the port has nothing on the engine and nothing queued:
+    /// the port is idle.
     pub(super) fn release_if_idle(&self, gt: &Gt<'_>, st: &mut State) {
-        if !st.active && st.count == 0 {
+        if st.mech.off_engine() && st.count == 0 {
             if let Some(h) = st.held.take() {
                 drop(gt.resume(h));
             }
+            st.mech = Mech::Execlist(El::Idle);
         }
     }
 }

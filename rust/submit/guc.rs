@@ -39,9 +39,10 @@ use kernel::{
 };
 
 #[cfg(xehpg_test)]
-use super::doorbell::{self, Doorbell};
+use super::doorbell;
 use super::{
-    port::{Mech, Port},
+    ctx::{CtxInput, CtxState, GucCtx},
+    port::{Mech, Port, State},
     Submit,
 };
 #[cfg(xehpg_test)]
@@ -72,56 +73,6 @@ const PRIORITY_KMD_HIGH: u32 = 0;
 const DONE_MS: u32 = 1000;
 const POLL_MS: u32 = 100;
 
-/// A context's registration with the GuC.
-pub(crate) struct GucCtx {
-    /// The context index (upstream's guc_id).
-    pub(super) id: u16,
-    mask: u32,
-    /// The GuC accepted the registration: only then is there anything to disable and
-    /// deregister.
-    registered: bool,
-    /// The last `SCHED_CONTEXT_MODE_DONE` state, and whether a deregistration is done.
-    enabled: bool,
-    deregistered: bool,
-    /// A `CONTEXT_RESET_NOTIFICATION` came: the GuC no longer schedules it.
-    pub(super) reset: bool,
-    /// The doorbell the GuC armed for it, if any ([`doorbell`]; test build only: the
-    /// doorbell ABI is a guess).
-    #[cfg(xehpg_test)]
-    pub(super) doorbell: Option<Doorbell>,
-}
-
-impl GucCtx {
-    pub(super) const fn new(id: u16, mask: u32) -> Self {
-        Self {
-            id,
-            mask,
-            registered: false,
-            enabled: false,
-            deregistered: false,
-            reset: false,
-            #[cfg(xehpg_test)]
-            doorbell: None,
-        }
-    }
-
-    /// Whether a request may be queued now.
-    ///
-    /// # Errors
-    ///
-    /// `EIO` after a reset notification (the caller recovers first), `ENODEV` while
-    /// scheduling is not enabled.
-    pub(super) fn check_submit(&self) -> Result {
-        if self.reset {
-            Err(EIO)
-        } else if !self.enabled {
-            Err(ENODEV)
-        } else {
-            Ok(())
-        }
-    }
-}
-
 /// `UPDATE_CONTEXT_POLICIES` with upstream's kernel-queue priority and quantum and the
 /// preemption timeout `preempt_us` (`init_policies`).
 pub(crate) const fn policies(id: u16, preempt_us: u32) -> UpdateContextPolicies {
@@ -131,13 +82,6 @@ pub(crate) const fn policies(id: u16, preempt_us: u32) -> UpdateContextPolicies 
         quantum_us: EXEC_QUANTUM_US,
         preempt_us,
     }
-}
-
-/// What a done event says about a context.
-#[derive(Copy, Clone)]
-enum Done {
-    Mode(bool),
-    Deregistered,
 }
 
 impl Port {
@@ -179,7 +123,18 @@ impl Port {
         let class = guc_class(self.engine.class);
         {
             let mut st = self.state.lock();
-            st.mech = Mech::Guc(GucCtx::new(id, mask));
+            // Stopped meanwhile (unbind during a recovery): no more work, as asked.
+            if st.mech.stopped() {
+                return Err(ENODEV);
+            }
+            if st.mech.start_guc(GucCtx::new(id, mask)).is_err() {
+                self.refused(
+                    a.dev(),
+                    &mut st,
+                    format_args!("GuC start of context {} on a port already started", id),
+                );
+                return Err(ENODEV);
+            }
         }
         let desc = lrc::descriptor(self.ggtt(self.layout.lrc), id);
         let register = RegisterContext {
@@ -189,13 +144,13 @@ impl Port {
             desc,
         };
         self.guc_step(a, ct, id, "registration", &register)?;
-        if let Mech::Guc(g) = &mut self.state.lock().mech {
-            g.registered = true;
-        }
+        self.ctx_input(a.dev(), id, CtxInput::RegisterAccepted)?;
         self.guc_step(a, ct, id, "policies", &policies(id, PREEMPT_TIMEOUT_US))?;
         let enable = SchedContextModeSet { id, enable: true };
+        // Before the request: its done event may be received before the request's reply.
+        self.ctx_input(a.dev(), id, CtxInput::EnableSent)?;
         self.guc_step(a, ct, id, "enable", &enable)?;
-        self.wait_done(a, ct, "enable", |g| g.enabled)?;
+        self.wait_done(a, ct, "enable", CtxState::Enabled)?;
         // The test build's doorbells, when the `guc_doorbells` parameter asks for them.
         #[cfg(xehpg_test)]
         if let Some(pool) = a.doorbells() {
@@ -259,7 +214,7 @@ impl Port {
             },
         ) {
             Ok(()) => {
-                if let Mech::Guc(g) = &mut self.state.lock().mech {
+                if let Some(g) = self.state.lock().mech.guc_mut() {
                     g.doorbell = Some(d);
                 }
                 dev_dbg!(
@@ -285,21 +240,60 @@ impl Port {
         }
     }
 
-    /// Waits until the GuC's done event makes `f` true. The event normally arrives through
-    /// the GuC-to-host interrupt; a waiter with nothing after [`POLL_MS`] reads G2H itself,
-    /// as the CT's request waiters do (upstream's "safe mode"), so a lost interrupt costs
-    /// time, not the context. Process context.
-    fn wait_done(
+    /// Applies `input` to the port's context `id` ([`Port::ctx_step`]), the port lock taken
+    /// here. Process or atomic context.
+    ///
+    /// # Errors
+    ///
+    /// `ENODEV` if the port no longer has context `id` (a GT reset forgot it), `EPROTO` for
+    /// a pair the table refuses (counted and logged).
+    fn ctx_input(&self, dev: &Device, id: u16, input: CtxInput) -> Result<CtxState> {
+        self.ctx_step(dev, &mut self.state.lock(), u32::from(id), input)
+            .ok_or(ENODEV)?
+    }
+
+    /// Applies `input` to the port's GuC context if it is context `id` (`None` if it is
+    /// not). A pair the table refuses ([`CtxState::on`]) leaves the state unchanged, is
+    /// counted in `bad_transitions` and logged the first time per port. Any context but the
+    /// top half; the caller holds the port lock.
+    fn ctx_step(
         &self,
-        a: &impl CtAccess,
-        ct: &Channel,
-        what: &str,
-        f: impl Fn(&GucCtx) -> bool,
-    ) -> Result {
+        dev: &Device,
+        st: &mut State,
+        id: u32,
+        input: CtxInput,
+    ) -> Option<Result<CtxState>> {
+        let g = st.mech.guc_mut()?;
+        if u32::from(g.id) != id {
+            return None;
+        }
+        let from = g.state;
+        let res = g.step(input);
+        if res.is_err() {
+            self.refused(
+                dev,
+                st,
+                format_args!(
+                    "context {} is {}: {} is impossible there",
+                    id,
+                    from.name(),
+                    input.name()
+                ),
+            );
+        }
+        Some(res)
+    }
+
+    /// Waits until the GuC's done event brings the context to `want`. The event normally
+    /// arrives through the GuC-to-host interrupt; a waiter with nothing after [`POLL_MS`]
+    /// reads G2H itself, as the CT's request waiters do (upstream's "safe mode"), so a lost
+    /// interrupt costs
+    /// time, not the context. Process context.
+    fn wait_done(&self, a: &impl CtAccess, ct: &Channel, what: &str, want: CtxState) -> Result {
         let start = Instant::<Monotonic>::now();
-        let done = |st: &super::port::State| -> Result<bool> {
-            match &st.mech {
-                Mech::Guc(g) => Ok(f(g)),
+        let done = |st: &State| -> Result<bool> {
+            match st.mech.guc() {
+                Some(g) => Ok(g.state == want),
                 _ => Err(ENODEV),
             }
         };
@@ -338,26 +332,38 @@ impl Port {
     }
 
     /// Disables and deregisters the context (unbind, recovery); nothing if the GuC never
-    /// accepted its registration. Process context.
+    /// accepted its registration. A stop an earlier one left half done (a done event that
+    /// never came) goes on from where it stopped: a disable is not sent twice. Process
+    /// context.
     ///
     /// # Errors
     ///
-    /// The CT's errors or a missing done event.
+    /// The CT's errors, a missing done event, or `EPROTO` if an event moved the context
+    /// where the table does not allow the next step.
     pub(crate) fn guc_stop(&self, a: &Submit, ct: &Channel) -> Result {
-        let id = match &self.state.lock().mech {
-            Mech::Guc(g) if g.registered => g.id,
+        let (id, state) = match self.state.lock().mech.guc() {
+            Some(g) if g.state != CtxState::Unregistered => (g.id, g.state),
             _ => return Ok(()),
         };
         #[cfg(xehpg_test)]
         self.put_doorbell(a, Some((ct, id)));
-        ct.request(a, &SchedContextModeSet { id, enable: false })?;
-        self.wait_done(a, ct, "disable", |g| !g.enabled)?;
-        ct.request(a, &DeregisterContext { id })?;
-        self.wait_done(a, ct, "deregistration", |g| g.deregistered)?;
-        if let Mech::Guc(g) = &mut self.state.lock().mech {
-            g.registered = false;
+        let disable = matches!(
+            state,
+            CtxState::Registered | CtxState::Enabling | CtxState::Enabled | CtxState::Reset
+        );
+        if disable {
+            // Before the request, as the enable in `guc_start`.
+            self.ctx_input(a.dev(), id, CtxInput::DisableSent)?;
+            ct.request(a, &SchedContextModeSet { id, enable: false })?;
         }
-        Ok(())
+        if disable || state == CtxState::Disabling {
+            self.wait_done(a, ct, "disable", CtxState::Disabled)?;
+        }
+        if state != CtxState::Deregistering {
+            self.ctx_input(a.dev(), id, CtxInput::DeregisterSent)?;
+            ct.request(a, &DeregisterContext { id })?;
+        }
+        self.wait_done(a, ct, "deregistration", CtxState::Unregistered)
     }
 
     /// Gives the context's doorbell back to the pool (test build: [`doorbell`]); with `ct`,
@@ -365,10 +371,12 @@ impl Port {
     /// Process context.
     #[cfg(xehpg_test)]
     pub(super) fn put_doorbell(&self, s: &Submit, ct: Option<(&Channel, u16)>) {
-        let bell = match &mut self.state.lock().mech {
-            Mech::Guc(g) => g.doorbell.take(),
-            _ => None,
-        };
+        let bell = self
+            .state
+            .lock()
+            .mech
+            .guc_mut()
+            .and_then(|g| g.doorbell.take());
         let Some(d) = bell else {
             return;
         };
@@ -388,14 +396,18 @@ impl Port {
     /// `xe_guc_submit_stop`; here each port has one kernel context, whose requests are failed,
     /// not replayed). A port a failed recovery stopped is taken back too. Process context.
     /// Returns the requests failed.
-    pub(crate) fn guc_forget(&self) -> usize {
+    pub(crate) fn guc_forget(&self, dev: &Device) -> usize {
         let failed = {
             let mut st = self.state.lock();
-            st.mech = Mech::Off;
+            if st.mech.forget().is_err() {
+                self.refused(
+                    dev,
+                    &mut st,
+                    format_args!("GT reset forgetting a port stopped by unbind"),
+                );
+            }
             let failed = st.count;
             st.count = 0;
-            st.active = false;
-            st.stopped = false;
             // Only the port's own image: cannot fail.
             let _ = self.empty_ring(&mut st);
             failed
@@ -426,7 +438,7 @@ impl Port {
 
     /// Whether the GuC reset the context and it awaits recovery.
     pub(crate) fn guc_reset_pending(&self) -> bool {
-        matches!(&self.state.lock().mech, Mech::Guc(g) if g.reset)
+        matches!(&self.state.lock().mech, Mech::Guc(g) if g.state == CtxState::Reset)
     }
 
     /// Recovery after a reset notification or a stall: fails the requests in flight once,
@@ -475,7 +487,7 @@ impl Port {
                 // A GT reset that forgot the context meanwhile (its `Off`) brings the port
                 // back itself: leave it to that.
                 if matches!(st.mech, Mech::Guc(_)) {
-                    st.stopped = true;
+                    st.mech.fail_recovery();
                 }
             }
             dev_err!(
@@ -491,27 +503,11 @@ impl Port {
     }
 
     /// A done or reset event for this port's context; false if `id` is not its context.
-    fn guc_event(&self, id: u32, what: Option<Done>, reset: bool) -> bool {
+    /// Receive path (the CT's `rx` held): no sleeping.
+    fn guc_event(&self, dev: &Device, id: u32, input: CtxInput) -> bool {
         let mut st = self.state.lock();
-        let Mech::Guc(g) = &mut st.mech else {
+        if self.ctx_step(dev, &mut st, id, input).is_none() {
             return false;
-        };
-        if u32::from(g.id) != id {
-            return false;
-        }
-        match what {
-            Some(Done::Mode(on)) => {
-                g.enabled = on;
-                if on {
-                    g.deregistered = false;
-                    g.reset = false;
-                }
-            }
-            Some(Done::Deregistered) => g.deregistered = true,
-            None => {}
-        }
-        if reset {
-            g.reset = true;
         }
         drop(st);
         self.done.notify_all();
@@ -527,15 +523,15 @@ impl Events {
     /// A context event: `SCHED_CONTEXT_MODE_DONE`, `DEREGISTER_CONTEXT_DONE` or
     /// `CONTEXT_RESET_NOTIFICATION`; other events are not submission's and are ignored.
     pub(crate) fn guc_event(&self, dev: &Device, ev: &G2hEvent) {
-        let (id, what, reset) = match *ev {
-            G2hEvent::SchedDone { ctx, enabled } => (ctx, Some(Done::Mode(enabled)), false),
-            G2hEvent::DeregisterDone { ctx } => (ctx, Some(Done::Deregistered), false),
-            G2hEvent::ContextReset { ctx } => (ctx, None, true),
+        let (id, input) = match *ev {
+            G2hEvent::SchedDone { ctx, enabled } => (ctx, CtxInput::SchedDone(enabled)),
+            G2hEvent::DeregisterDone { ctx } => (ctx, CtxInput::DeregisterDone),
+            G2hEvent::ContextReset { ctx } => (ctx, CtxInput::ResetNotified),
             _ => return,
         };
         for p in self.0.ports() {
-            if p.guc_event(id, what, reset) {
-                if reset {
+            if p.guc_event(dev, id, input) {
+                if input == CtxInput::ResetNotified {
                     dev_err!(
                         dev,
                         "submit: {}: the GuC reset context {} (CONTEXT_RESET_NOTIFICATION)\n",
@@ -595,9 +591,15 @@ mod tests {
     fn a_reset_context_refuses_work() {
         let mut g = GucCtx::new(1, 1);
         assert_eq!(g.check_submit(), Err(ENODEV));
-        g.enabled = true;
+        for i in [
+            CtxInput::RegisterAccepted,
+            CtxInput::EnableSent,
+            CtxInput::SchedDone(true),
+        ] {
+            assert!(g.step(i).is_ok());
+        }
         assert_eq!(g.check_submit(), Ok(()));
-        g.reset = true;
+        assert_eq!(g.step(CtxInput::ResetNotified), Ok(CtxState::Reset));
         assert_eq!(g.check_submit(), Err(EIO));
     }
 }

@@ -30,7 +30,8 @@
 
 use kernel::{
     bits::bit_u32,
-    new_condvar, new_spinlock,
+    device::Device,
+    fmt, new_condvar, new_spinlock,
     prelude::*,
     sync::{
         atomic::{Atomic, Relaxed},
@@ -41,7 +42,7 @@ use kernel::{
 #[cfg(xehpg_test)]
 use kernel::time::{Instant, Monotonic};
 
-use super::guc::GucCtx;
+use super::ctx::{CtxState, GucCtx};
 use crate::{
     engine::{cmd, csb, lrc, ring::Ring, Engine},
     gt::{forcewake::Held, Gt},
@@ -115,16 +116,192 @@ pub(crate) struct Stats {
     pub(crate) errors: Atomic<u64>,
     /// Requests failed by a reset or unbind instead of retiring.
     pub(crate) failed: Atomic<u64>,
+    /// Inputs the GuC context's state table refused ([`super::ctx`]): an event or step
+    /// impossible in the context's state, ignored. 0 on a healthy device.
+    pub(crate) bad_transitions: Atomic<u64>,
 }
 
-/// How a port's context reaches the engine.
+/// The port's lifecycle: how its context reaches the engine, and whether it takes work.
+/// Only the methods below move it; a move they refuse leaves it, and the caller counts it
+/// (`bad_transitions`).
+///
+/// | from | event | to |
+/// |---|---|---|
+/// | `Off` | execlist start / GuC start | `Execlist(Idle)` / `Guc` |
+/// | `Guc` with an unregistered context | GuC start (recovery) | `Guc` (a new context) |
+/// | `Execlist(_)` | Load written | `Execlist(OnEngine)` |
+/// | `Execlist(Parked)`, `Execlist(OnEngine)` | CSB Started, LiteRestore | `Execlist(OnEngine)` |
+/// | `Execlist(Idle)` | CSB Started, LiteRestore | refused |
+/// | `Execlist(OnEngine)` | CSB Completed | `Execlist(Parked)` |
+/// | `Execlist(Parked)`, `Execlist(Idle)`, nothing in flight | forcewake released | `Execlist(Idle)` |
+/// | `Execlist(_)` | hang recovered | `Execlist(Idle)` |
+/// | `Execlist(_)`, `Guc` | recovery failed | `Stopped(FailedRecovery)` |
+/// | any | unbind | `Stopped(Unbind)` |
+/// | `Off`, `Execlist(_)`, `Guc`, `Stopped(FailedRecovery)` | GT reset | `Off` |
+/// | `Stopped(Unbind)` | GT reset | refused (unbind closes the reset first) |
+///
+/// A stop keeps the GuC context: unbind still disables and deregisters it, and its done
+/// events still move it ([`GucCtx`]).
 pub(super) enum Mech {
     /// Not started (or its start failed before choosing): submissions fail with `ENODEV`.
     Off,
     /// The host loads the ELSQ ([`super::execlist`]).
-    Execlist,
+    Execlist(El),
     /// The GuC schedules it ([`super::guc`]).
     Guc(GucCtx),
+    /// No more work (`ENODEV`): why, and the GuC context it had, if any, for its teardown.
+    Stopped(Stop, Option<GucCtx>),
+}
+
+/// Where an execlist port's context is (the CSB's view).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum El {
+    /// Off the engine, nothing kept awake for it.
+    Idle,
+    /// On the engine: a Load was written, or the CSB says it started. A new request only
+    /// moves the tail; the next Load waits for it to switch out.
+    OnEngine,
+    /// Switched out (CSB Completed), or its Load failed part way: forcewake may still be
+    /// kept until nothing is in flight.
+    Parked,
+}
+
+/// Why a port stopped.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// Unbind: for good.
+    Unbind,
+    /// A hang recovery failed: until a GT reset forgets the port (GuC), or unbind.
+    FailedRecovery,
+}
+
+impl Mech {
+    /// The GuC context: in GuC mode, or kept by a stop for its teardown.
+    pub(super) fn guc(&self) -> Option<&GucCtx> {
+        match self {
+            Mech::Guc(g) | Mech::Stopped(_, Some(g)) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// [`Mech::guc`], to change.
+    pub(super) fn guc_mut(&mut self) -> Option<&mut GucCtx> {
+        match self {
+            Mech::Guc(g) | Mech::Stopped(_, Some(g)) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// Whether the port takes no more work.
+    pub(super) fn stopped(&self) -> bool {
+        matches!(self, Mech::Stopped(..))
+    }
+
+    /// Execlist mode on.
+    ///
+    /// # Errors
+    ///
+    /// `EPROTO` unless the port is `Off`.
+    pub(super) fn start_execlist(&mut self) -> Result {
+        match self {
+            Mech::Off => {
+                *self = Mech::Execlist(El::Idle);
+                Ok(())
+            }
+            _ => Err(EPROTO),
+        }
+    }
+
+    /// GuC mode with the new, unregistered context `g`.
+    ///
+    /// # Errors
+    ///
+    /// `EPROTO` unless the port is `Off` or its context was deregistered (recovery).
+    pub(super) fn start_guc(&mut self, g: GucCtx) -> Result {
+        match self {
+            Mech::Off => {}
+            Mech::Guc(old) if old.state == CtxState::Unregistered => {}
+            _ => return Err(EPROTO),
+        }
+        *self = Mech::Guc(g);
+        Ok(())
+    }
+
+    /// A Load was written: the context is on the engine. Nothing outside execlist mode.
+    pub(super) fn loaded(&mut self) {
+        if let Mech::Execlist(el) = self {
+            *el = El::OnEngine;
+        }
+    }
+
+    /// The CSB says the context started (or was lite-restored).
+    ///
+    /// # Errors
+    ///
+    /// `EPROTO` while the port is idle: no Load was written since it last went idle.
+    pub(super) fn csb_started(&mut self) -> Result {
+        match self {
+            Mech::Execlist(El::Idle) => Err(EPROTO),
+            Mech::Execlist(el) => {
+                *el = El::OnEngine;
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The CSB says the context switched out.
+    pub(super) fn csb_completed(&mut self) {
+        if let Mech::Execlist(el @ El::OnEngine) = self {
+            *el = El::Parked;
+        }
+    }
+
+    /// Whether an execlist port's context is off the engine (a Load may be written).
+    pub(super) fn off_engine(&self) -> bool {
+        matches!(self, Mech::Execlist(El::Idle | El::Parked))
+    }
+
+    /// Hang recovered: the engine reset dropped the context.
+    pub(super) fn recovered(&mut self) {
+        if let Mech::Execlist(el) = self {
+            *el = El::Idle;
+        }
+    }
+
+    /// A recovery failed: no more work until a GT reset (GuC) or unbind. A port already
+    /// stopped stays as it is.
+    pub(super) fn fail_recovery(&mut self) {
+        *self = match core::mem::replace(self, Mech::Off) {
+            Mech::Guc(g) => Mech::Stopped(Stop::FailedRecovery, Some(g)),
+            Mech::Execlist(_) => Mech::Stopped(Stop::FailedRecovery, None),
+            other => other,
+        };
+    }
+
+    /// Unbind: no more work; the GuC context, if any, is kept for its teardown.
+    pub(super) fn stop(&mut self) {
+        *self = match core::mem::replace(self, Mech::Off) {
+            Mech::Guc(g) => Mech::Stopped(Stop::Unbind, Some(g)),
+            Mech::Stopped(_, g) => Mech::Stopped(Stop::Unbind, g),
+            _ => Mech::Stopped(Stop::Unbind, None),
+        };
+    }
+
+    /// GT reset: the GuC that knew the context is gone; the port is `Off` until started
+    /// again.
+    ///
+    /// # Errors
+    ///
+    /// `EPROTO` after unbind (the reset is closed before the ports stop): the port stays
+    /// stopped.
+    pub(super) fn forget(&mut self) -> Result {
+        if matches!(self, Mech::Stopped(Stop::Unbind, _)) {
+            return Err(EPROTO);
+        }
+        *self = Mech::Off;
+        Ok(())
+    }
 }
 
 /// What the caller of [`Port::submit`] does once the port lock is dropped.
@@ -142,14 +319,15 @@ pub(crate) enum Kick {
 /// Per-port state under its lock.
 pub(super) struct State {
     pub(super) mech: Mech,
+    /// The engine domain's forcewake kept while the execlist port is busy. Beside `mech`,
+    /// not in it: only a GT view gives a [`Held`] back, and a GT reset forgets the port
+    /// without one; unbind's [`Port::stop`] releases it.
     pub(super) held: Option<Held>,
     /// The software tail, and the tail the engine was last given.
     pub(super) tail: u32,
     pub(super) hw_tail: u32,
     /// Start of the oldest request still in flight (the tail when none is).
     pub(super) head: u32,
-    /// The context is on the engine (CSB).
-    pub(super) active: bool,
     pub(super) csb_head: u8,
     pub(super) next_seqno: u32,
     pub(super) last_retired: u32,
@@ -157,8 +335,6 @@ pub(super) struct State {
     pub(super) inflight: KVec<Inflight>,
     pub(super) first: usize,
     pub(super) count: usize,
-    /// Set at unbind: no more submissions.
-    pub(super) stopped: bool,
     /// Per-request latency samples in ns, while a selftest records them (test build).
     #[cfg(xehpg_test)]
     pub(super) latencies: Option<KVec<u64>>,
@@ -208,6 +384,8 @@ kernel::impl_flags!(
         CsbEntry = bit_u32(1),
         /// A HWSP seqno beyond the last one submitted.
         Seqno = bit_u32(2),
+        /// An input the GuC context's state table refuses ([`super::ctx::CtxState::on`]).
+        Transition = bit_u32(3),
     }
 );
 
@@ -256,7 +434,6 @@ impl Port {
                 tail: 0,
                 hw_tail: 0,
                 head: 0,
-                active: false,
                 csb_head: csb::RESET_INDEX,
                 next_seqno: 1,
                 last_retired: 0,
@@ -264,7 +441,6 @@ impl Port {
                 first: 0,
                 count: 0,
                 mech: Mech::Off,
-                stopped: false,
                 #[cfg(xehpg_test)]
                 latencies: None,
                 told: BadKinds::empty(),
@@ -281,6 +457,7 @@ impl Port {
                 bad_input: Atomic::new(0),
                 errors: Atomic::new(0),
                 failed: Atomic::new(0),
+                bad_transitions: Atomic::new(0),
             },
         }? Error))
     }
@@ -305,7 +482,7 @@ impl Port {
     /// `ENODEV` before start or after stop, forcewake errors.
     pub(crate) fn submit(&self, gt: &Gt<'_>, payload: cmd::Payload) -> Result<(u32, Kick)> {
         let mut st = self.state.lock();
-        if matches!(st.mech, Mech::Off) || st.stopped {
+        if matches!(st.mech, Mech::Off) || st.mech.stopped() {
             return Err(ENODEV);
         }
         if let Mech::Guc(g) = &st.mech {
@@ -349,7 +526,7 @@ impl Port {
         };
         self.stats.submitted.add(1, Relaxed);
         match &st.mech {
-            Mech::Execlist if !st.active => {
+            Mech::Execlist(El::Idle | El::Parked) => {
                 self.load(gt, &mut st)?;
                 Ok((seqno, Kick::None))
             }
@@ -376,15 +553,15 @@ impl Port {
     pub(crate) fn process(&self, gt: &Gt<'_>) {
         self.stats.interrupts.add(1, Relaxed);
         let mut st = self.state.lock();
-        if matches!(st.mech, Mech::Off) {
+        if matches!(st.mech, Mech::Off) || st.mech.stopped() {
             return;
         }
-        let execlist = matches!(st.mech, Mech::Execlist);
+        let execlist = matches!(st.mech, Mech::Execlist(_));
         if execlist {
             self.read_csb(gt, &mut st);
         }
         let retired = self.retire(gt, &mut st);
-        if execlist && !st.active && st.tail != st.hw_tail && !st.stopped {
+        if st.mech.off_engine() && st.tail != st.hw_tail {
             if let Err(e) = self.load(gt, &mut st) {
                 self.stats.errors.add(1, Relaxed);
                 dev_err!(
@@ -461,6 +638,21 @@ impl Port {
         }
     }
 
+    /// Counts a state change the port's tables refuse ([`Mech`], [`super::ctx`]) and logs
+    /// the first one: `what` says which. Any context but the top half (port lock held).
+    pub(super) fn refused(&self, dev: &Device, st: &mut State, what: fmt::Arguments<'_>) {
+        self.stats.bad_transitions.add(1, Relaxed);
+        if !st.told.contains(BadKind::Transition) {
+            st.told |= BadKind::Transition;
+            dev_err!(
+                dev,
+                "submit: {}: {}; state kept (further ones counted in debugfs engines)\n",
+                self.engine.name,
+                what
+            );
+        }
+    }
+
     /// Starts recording per-request latencies (room for `n`), returning the old recording.
     ///
     /// # Errors
@@ -514,19 +706,20 @@ impl Port {
 
     /// Whether the port has nothing in flight, is stopped, or awaits GuC recovery.
     pub(super) fn settled(st: &State) -> bool {
-        st.count == 0 || st.stopped || matches!(&st.mech, Mech::Guc(g) if g.reset)
+        st.count == 0
+            || st.mech.stopped()
+            || matches!(&st.mech, Mech::Guc(g) if g.state == CtxState::Reset)
     }
 
     /// Unbind: no more submissions; requests still in flight are dropped (their waiters see
     /// the port stopped), forcewake released. The caller stops the engine. Process context.
     pub(crate) fn stop(&self, gt: &Gt<'_>) -> usize {
         let mut st = self.state.lock();
-        st.stopped = true;
+        st.mech.stop();
         let dropped = st.count;
         // CAST: usize to u64 is lossless.
         self.stats.failed.add(dropped as u64, Relaxed);
         st.count = 0;
-        st.active = false;
         if let Some(h) = st.held.take() {
             drop(gt.resume(h));
         }
@@ -545,7 +738,7 @@ impl Port {
         let st = self.state.lock();
         Snapshot {
             started: !matches!(st.mech, Mech::Off),
-            active: st.active,
+            active: matches!(st.mech, Mech::Execlist(El::OnEngine)),
             inflight: st.count,
             last_retired: st.last_retired,
             head: st.head,
@@ -580,6 +773,112 @@ mod tests {
         assert!(!seqno_passed(4, 5));
         assert!(seqno_passed(1, u32::MAX));
         assert!(!seqno_passed(u32::MAX, 1));
+    }
+
+    /// Each kind of [`Mech`], for the tables below.
+    fn mechs() -> [Mech; 9] {
+        let unreg = GucCtx::new(1, 1);
+        let mut reg = GucCtx::new(1, 1);
+        let _ = reg.step(super::super::ctx::CtxInput::RegisterAccepted);
+        [
+            Mech::Off,
+            Mech::Execlist(El::Idle),
+            Mech::Execlist(El::OnEngine),
+            Mech::Execlist(El::Parked),
+            Mech::Guc(unreg),
+            Mech::Guc(reg),
+            Mech::Stopped(Stop::FailedRecovery, None),
+            Mech::Stopped(Stop::FailedRecovery, Some(GucCtx::new(1, 1))),
+            Mech::Stopped(Stop::Unbind, Some(GucCtx::new(1, 1))),
+        ]
+    }
+
+    /// A short name of a [`Mech`], to compare.
+    fn name(m: &Mech) -> &'static str {
+        match m {
+            Mech::Off => "off",
+            Mech::Execlist(El::Idle) => "el-idle",
+            Mech::Execlist(El::OnEngine) => "el-on",
+            Mech::Execlist(El::Parked) => "el-parked",
+            Mech::Guc(_) => "guc",
+            Mech::Stopped(Stop::FailedRecovery, None) => "failed",
+            Mech::Stopped(Stop::FailedRecovery, Some(_)) => "failed-guc",
+            Mech::Stopped(Stop::Unbind, None) => "unbind",
+            Mech::Stopped(Stop::Unbind, Some(_)) => "unbind-guc",
+        }
+    }
+
+    #[test]
+    fn execlist_context_follows_the_csb() {
+        let mut m = Mech::Off;
+        assert_eq!(m.start_execlist(), Ok(()));
+        assert_eq!(name(&m), "el-idle");
+        assert!(m.off_engine());
+        // Started with no Load since idle: refused, state kept.
+        assert_eq!(m.csb_started(), Err(EPROTO));
+        assert_eq!(name(&m), "el-idle");
+        m.loaded();
+        assert_eq!(name(&m), "el-on");
+        assert!(!m.off_engine());
+        assert_eq!(m.csb_started(), Ok(()));
+        m.csb_completed();
+        assert_eq!(name(&m), "el-parked");
+        assert!(m.off_engine());
+        // A lite restore after a reload of a parked context.
+        assert_eq!(m.csb_started(), Ok(()));
+        assert_eq!(name(&m), "el-on");
+        m.recovered();
+        assert_eq!(name(&m), "el-idle");
+        // Started twice is refused.
+        assert_eq!(m.start_execlist(), Err(EPROTO));
+    }
+
+    #[test]
+    fn every_lifecycle_event_follows_the_table() {
+        // (from, after stop, after fail_recovery, forget accepted, after forget)
+        let want = [
+            ("off", "unbind", "off", true, "off"),
+            ("el-idle", "unbind", "failed", true, "off"),
+            ("el-on", "unbind", "failed", true, "off"),
+            ("el-parked", "unbind", "failed", true, "off"),
+            ("guc", "unbind-guc", "failed-guc", true, "off"),
+            ("guc", "unbind-guc", "failed-guc", true, "off"),
+            ("failed", "unbind", "failed", true, "off"),
+            ("failed-guc", "unbind-guc", "failed-guc", true, "off"),
+            (
+                "unbind-guc",
+                "unbind-guc",
+                "unbind-guc",
+                false,
+                "unbind-guc",
+            ),
+        ];
+        for (i, w) in want.iter().enumerate() {
+            let from = || mechs().into_iter().nth(i).unwrap_or(Mech::Off);
+            assert_eq!(name(&from()), w.0);
+            let mut m = from();
+            m.stop();
+            assert_eq!(name(&m), w.1);
+            assert!(m.stopped());
+            let mut m = from();
+            m.fail_recovery();
+            assert_eq!(name(&m), w.2);
+            let mut m = from();
+            assert_eq!(m.forget().is_ok(), w.3);
+            assert_eq!(name(&m), w.4);
+            // A GuC start only from off or over a deregistered context.
+            let mut m = from();
+            let ok = matches!(i, 0 | 4);
+            assert_eq!(m.start_guc(GucCtx::new(2, 1)).is_ok(), ok);
+            if ok {
+                assert_eq!(m.guc().map(|g| g.id), Some(2));
+            }
+            // A stop keeps the GuC context for its teardown.
+            let mut m = from();
+            let had = m.guc().map(|g| g.id);
+            m.stop();
+            assert_eq!(m.guc().map(|g| g.id), had);
+        }
     }
 
     #[test]

@@ -27,6 +27,20 @@ check dmesg_has "submit: rcs0: context 1 was reset by the GuC; 0 request(s) fail
 mock_request "g2h:event:1008:3e7"
 wait_until 10 dmesg_has "names context 999, which is not registered; ignored"
 check dmesg_has "submit: GuC event 0x1008 names context 999, which is not registered; ignored"
+expect_eq "rcs0: the reset followed the context's table" "$(eng_get "$bdf" rcs0 bad_transitions)" 0
+# Done events for rcs0's enabled context that nothing asked for: an enable's
+# done, a deregistration's done, a second one (rust/submit/ctx.rs refuses
+# each). Each is counted, the first logged, the state kept: work still runs.
+for ev in 1002:1:1 4600:1 4600:1; do
+	ev2=$(ct_count "$bdf" received events)
+	mock_request "g2h:event:$ev"
+	wait_until 10 ct_count_is "$bdf" received events $((ev2 + 1))
+done
+expect_eq "rcs0: three refused context transitions" "$(eng_get "$bdf" rcs0 bad_transitions)" 3
+check dmesg_has "submit: rcs0: context 1 is enabled: SCHED_CONTEXT_MODE_DONE(enabled) is impossible there; state kept"
+expect_eq "logged once" "$(dmesg | grep -c 'is impossible there')" 1
+check submit_cmd "$bdf" "rcs0 5"
+submit_ok "$bdf" rcs0 5
 
 mock_request "g2h:event:7777:1"
 wait_until 10 ct_count_is "$bdf" received unknown_events 1

@@ -82,6 +82,15 @@ expect_eq "one FLR failed" "$(sriov_get "$bdf" flr_failed)" 1
 mock_request vf:flr:5
 check wait_until 10 dmesg_has "sriov: VF5: FLR complete"
 expect_eq "VF5 idle after its next FLR" "$(sriov_vf "$bdf" 5 flr)" Idle
+expect_eq "both FLRs followed the table" "$(sriov_get "$bdf" flr_bad_transitions)" 0
+# A VF_FLR_DONE for VF3, which is in no FLR (GUC2PF_VF_STATE_NOTIFY {3,
+# FLR_DONE}): the table (Flr::on) refuses it; counted, VF3 stays Idle and no
+# FLR_FINISH goes out (flr_finished stays 2).
+mock_request g2h:event:5106:3:2
+check wait_until 10 dmesg_has "sriov: VF3: VF_FLR_DONE without an FLR in progress; ignored"
+check wait_until 10 dmesg_has "sriov: VF3: FLR: GucDone is out of order in state Idle; refused"
+expect_eq "the stray DONE counted" "$(sriov_get "$bdf" flr_bad_transitions)" 1
+expect_eq "VF3 still idle" "$(sriov_vf "$bdf" 3 flr)" Idle
 
 mock_request guc:bogus-vf-notify:1
 check wait_until 10 dmesg_has "sriov: VF state notification NoSuchVf(64) refused (7 VFs provisioned)"

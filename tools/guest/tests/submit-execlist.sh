@@ -37,6 +37,8 @@ for e in $engines; do
 		"$(eng_get "$bdf" "$e" submitted)"
 	expect_eq "$e: last seqno" "$(eng_get "$bdf" "$e" seqno)" 100
 	expect_eq "$e: no bad device input" "$(eng_get "$bdf" "$e" bad_input)" 0
+	# Every CSB event found the port where a Load left it (Mech, port.rs).
+	expect_eq "$e: no refused port transition" "$(eng_get "$bdf" "$e" bad_transitions)" 0
 done
 # With the engines idle no forcewake reference is left (the ports release it).
 expect_eq "RENDER asleep after the work" "$(fw_field "$bdf" RENDER refs)" 0

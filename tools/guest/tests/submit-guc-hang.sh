@@ -50,6 +50,8 @@ mock_engines_driven "$bdf"
 for e in $engines; do
 	expect_eq "$e: 10 retired after the storm" "$(submit_get "$bdf" "$e" completed)" 10
 	expect_eq "$e: payload after the storm" "$(submit_get "$bdf" "$e" payload)" ok
+	# Resets, disables and deregistrations in the table's order (ctx.rs).
+	expect_eq "$e: no refused context transition" "$(eng_get "$bdf" "$e" bad_transitions)" 0
 done
 
 check rmmod xehpg

@@ -49,6 +49,11 @@ expect_eq "no CT request failed" "$(ct_count "$bdf" errors failed)" 0
 expect_eq "no fast request failed" "$(ct_count "$bdf" errors fast_failed)" 0
 
 no_nudges "$bdf"
+# Every registration, enable and done event followed the context's state
+# table (rust/submit/ctx.rs): none was refused.
+for e in $engines; do
+	expect_eq "$e: no refused context transition" "$(eng_get "$bdf" "$e" bad_transitions)" 0
+done
 check rmmod xehpg
 mock_expect guc_submit.deregistrations == "$n"
 check_dmesg_clean

@@ -277,10 +277,12 @@ fn is_diagnostic(line: &str) -> bool {
             .any(|p| line.trim_start().starts_with(p))
 }
 
-/// The two import-graph tests: no cycle across the driver's blocks, and
-/// every import follows the layer order of `tools/check/layers.toml`.
-fn import_graph(ctx: &Context) -> [Case; 2] {
+/// The three import-graph tests: no cycle across the driver's blocks, none
+/// among the child modules of one block, and every import follows the layer
+/// order of `tools/check/layers.toml`.
+fn import_graph(ctx: &Context) -> [Case; 3] {
     const ACYCLIC: &str = "driver: no import cycle across top-level blocks";
+    const SIBLINGS: &str = "driver: no two modules inside one block import each other";
     const LAYERED: &str = "driver: imports follow the layer order";
     let graph = imports::read_sources(&ctx.repo.join("rust"))
         .and_then(|sources| imports::graph(&sources, "rust/"));
@@ -288,8 +290,25 @@ fn import_graph(ctx: &Context) -> [Case; 2] {
         Ok(g) => g,
         Err(e) => {
             let why = format!("{e:#}");
-            return [Case::fail(ACYCLIC, why.clone()), Case::fail(LAYERED, why)];
+            return [
+                Case::fail(ACYCLIC, why.clone()),
+                Case::fail(SIBLINGS, why.clone()),
+                Case::fail(LAYERED, why),
+            ];
         }
+    };
+    let siblings = graph.sibling_cycles();
+    let modules: usize = graph.children.values().map(|g| g.blocks.len()).sum();
+    let siblings = if siblings.is_empty() {
+        Case::pass(format!(
+            "{SIBLINGS} ({modules} child modules with sibling imports)"
+        ))
+    } else {
+        Case::fail(SIBLINGS, format!("{} cycles", siblings.len())).with_details(
+            siblings
+                .iter()
+                .map(|(b, c)| imports::render_component(b, c)),
+        )
     };
     let size = format!(
         "({} blocks, {} imports)",
@@ -324,7 +343,7 @@ fn import_graph(ctx: &Context) -> [Case; 2] {
         Ok(p) => Case::fail(LAYERED, format!("{} violations", p.len())).with_details(p),
         Err(e) => Case::fail(LAYERED, format!("{e:#}")),
     };
-    [acyclic, layered]
+    [acyclic, siblings, layered]
 }
 
 #[cfg(test)]

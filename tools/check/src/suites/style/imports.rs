@@ -39,6 +39,9 @@ impl std::fmt::Display for Site {
     }
 }
 
+/// A crate path from the root, and where it is named.
+type Named = (Vec<String>, Site);
+
 /// A cycle of imports: each step's target block and where it is imported.
 pub type Cycle = Vec<(String, Site)>;
 
@@ -49,6 +52,10 @@ pub struct Graph {
     pub blocks: BTreeSet<String>,
     /// `(from, to)` with `from != to`, and every place it was seen, in order.
     pub edges: BTreeMap<(String, String), Vec<Site>>,
+    /// Per block, the graph of its child modules (`block::child`, each with
+    /// its own children folded in) and the imports between siblings; a
+    /// child's imports of its parent are not edges.
+    pub children: BTreeMap<String, Graph>,
 }
 
 /// Reads the driver's sources: every `*.rs` under `rust_dir`, keyed by the
@@ -102,6 +109,10 @@ pub fn graph(sources: &BTreeMap<String, String>, prefix: &str) -> Result<Graph> 
         })
         .collect();
     let mut g = Graph::default();
+    // Module paths reached, and each file's module with the crate paths it
+    // names, resolved once every module is known.
+    let mut modules: BTreeSet<Vec<String>> = BTreeSet::new();
+    let mut named: Vec<(Vec<String>, Vec<Named>)> = Vec::new();
     // Only files the crate reaches count: from the root through non-test
     // `mod x;` declarations and `include!`s, as the compiler reads them.
     let mut queue = vec![(ROOT_FILE.to_owned(), Vec::<String>::new())];
@@ -115,18 +126,50 @@ pub fn graph(sources: &BTreeMap<String, String>, prefix: &str) -> Result<Graph> 
         })?;
         let ast = syn::parse_file(src).with_context(|| format!("{prefix}{rel}"))?;
         queue.extend(children(&rel, &module, &ast.items, sources));
+        modules.insert(module.clone());
         let block = module.first().cloned().unwrap_or_else(|| root_name.clone());
         let mut v = Visitor {
             blocks: &blocks,
             root: &root_name,
-            module,
+            module: module.clone(),
             from: &block,
             file: format!("{prefix}{rel}"),
             found: Vec::new(),
+            paths: Vec::new(),
         };
         v.visit_file(&ast);
         for (to, site) in v.found {
             g.edges.entry((block.clone(), to)).or_default().push(site);
+        }
+        named.push((module, v.paths));
+    }
+    // Sibling imports: a file of `block::x` naming `block::y::..`, where
+    // `block::y` is a module and `y != x`.
+    for (module, paths) in named {
+        let [block, from, ..] = module.as_slice() else {
+            continue;
+        };
+        for (path, site) in paths {
+            let [to_block, to, ..] = path.as_slice() else {
+                continue;
+            };
+            if to_block != block || to == from {
+                continue;
+            }
+            if !modules.contains(&vec![block.clone(), to.clone()]) {
+                continue;
+            }
+            let sub = g.children.entry(block.clone()).or_default();
+            let (from, to) = (format!("{block}::{from}"), format!("{block}::{to}"));
+            sub.blocks.insert(from.clone());
+            sub.blocks.insert(to.clone());
+            sub.edges.entry((from, to)).or_default().push(site);
+        }
+    }
+    for sub in g.children.values_mut() {
+        for sites in sub.edges.values_mut() {
+            sites.sort();
+            sites.dedup();
         }
     }
     for sites in g.edges.values_mut() {
@@ -226,12 +269,21 @@ struct Visitor<'a> {
     from: &'a str,
     file: String,
     found: Vec<(String, Site)>,
+    /// Every crate path named, absolute (from the crate root), with its site.
+    paths: Vec<Named>,
 }
 
 impl Visitor<'_> {
     /// Records the block `segments` (a path as written here) lies in, if it
     /// is a crate path naming another block.
     fn record(&mut self, segments: &[String], line: usize) {
+        if let Some(abs) = absolute(&self.module, segments, self.blocks) {
+            let site = Site {
+                file: self.file.clone(),
+                line,
+            };
+            self.paths.push((abs, site));
+        }
         let Some(block) = resolve(&self.module, segments, self.blocks, self.root) else {
             return;
         };
@@ -357,6 +409,29 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
     }
 }
 
+/// A path written in `module` from the crate root, or `None` if it is not a
+/// path into this crate (an extern crate, the prelude, a local name).
+fn absolute(
+    module: &[String],
+    segments: &[String],
+    blocks: &BTreeSet<String>,
+) -> Option<Vec<String>> {
+    let first = segments.first()?;
+    let absolute: Vec<String> = match first.as_str() {
+        "crate" => segments[1..].to_vec(),
+        "self" => module.iter().chain(&segments[1..]).cloned().collect(),
+        "super" => {
+            let ups = segments.iter().take_while(|s| *s == "super").count();
+            let base = module.get(..module.len().checked_sub(ups)?)?;
+            base.iter().chain(&segments[ups..]).cloned().collect()
+        }
+        // In the crate root, a block is named by its bare module name.
+        name if module.is_empty() && blocks.contains(name) => segments.to_vec(),
+        _ => return None,
+    };
+    Some(absolute)
+}
+
 /// The block a path written in `module` lies in, or `None` if it is not a
 /// path into this crate (an extern crate, the prelude, a local name).
 fn resolve(
@@ -365,26 +440,20 @@ fn resolve(
     blocks: &BTreeSet<String>,
     root: &str,
 ) -> Option<String> {
-    let first = segments.first()?;
-    let absolute: Vec<&String> = match first.as_str() {
-        "crate" => segments[1..].iter().collect(),
-        "self" => module.iter().chain(&segments[1..]).collect(),
-        "super" => {
-            let ups = segments.iter().take_while(|s| *s == "super").count();
-            let base = module.get(..module.len().checked_sub(ups)?)?;
-            base.iter().chain(&segments[ups..]).collect()
-        }
-        // In the crate root, a block is named by its bare module name.
-        name if module.is_empty() && blocks.contains(name) => segments.iter().collect(),
-        _ => return None,
-    };
+    let absolute = absolute(module, segments, blocks)?;
     Some(match absolute.first() {
-        Some(b) if blocks.contains(*b) => (*b).clone(),
+        Some(b) if blocks.contains(b) => b.clone(),
         _ => root.to_owned(),
     })
 }
 
 impl Graph {
+    /// Every set of sibling modules inside one block that import each other
+    /// in a circle, as [`Graph::cycles`] gives them for blocks.
+    pub fn sibling_cycles(&self) -> Vec<(BTreeSet<String>, Cycle)> {
+        self.children.values().flat_map(Graph::cycles).collect()
+    }
+
     /// Every set of blocks that import each other in a circle (the strongly
     /// connected components of more than one block), each with one concrete
     /// cycle `a -> b -> .. -> a` through its first block and the site of
@@ -725,6 +794,40 @@ mod tests {
             .collect();
         let err = graph(&sources, "rust/").unwrap_err();
         assert!(format!("{err:#}").contains("rust/a.rs"), "{err:#}");
+    }
+
+    #[test]
+    fn siblings_importing_each_other_are_a_cycle() {
+        let g = krate(&[
+            ("xehpg.rs", "mod s; mod t;\n"),
+            ("s.rs", "mod a; mod b; mod c;\nuse a::A;\n"),
+            // A child naming its parent or a lower child is no cycle.
+            ("s/a.rs", "use super::{b::B, S};\n"),
+            ("s/b.rs", "\nuse super::a::A;\n"),
+            ("s/c.rs", "use super::a::A; use crate::t::T;\n"),
+            ("t.rs", ""),
+        ]);
+        assert!(g.cycles().is_empty());
+        let cycles = g.sibling_cycles();
+        assert_eq!(cycles.len(), 1);
+        let (mods, cycle) = &cycles[0];
+        assert_eq!(
+            render_component(mods, cycle),
+            "2 blocks import each other (s::a, s::b); \
+             e.g. s::a -> s::b (rust/s/a.rs:1) -> s::a (rust/s/b.rs:2)"
+        );
+    }
+
+    #[test]
+    fn siblings_in_one_direction_are_fine() {
+        let g = krate(&[
+            ("xehpg.rs", "mod s;\n"),
+            ("s.rs", "mod a; mod b;\n"),
+            ("s/a.rs", "use super::b::B; use crate::s::S;\n"),
+            ("s/b.rs", "use super::S;\n"),
+        ]);
+        assert!(g.sibling_cycles().is_empty());
+        assert_eq!(g.children["s"].edges.len(), 1);
     }
 
     #[test]
