@@ -1140,6 +1140,12 @@ mod tests {
             outcome: "dropped_disabled",
         });
         c.count(&Event::IntcMsi);
+        c.count(&Event::IrqDisarmed);
+        c.count(&Event::IrqDisarmed);
+        c.count(&Event::IrqAccessAfterDisarm {
+            op: Op::Read,
+            offset: Hex(0x19_0018),
+        });
         c.count(&Event::IrqIdentity {
             bank: 0,
             source: "guc",
@@ -1313,7 +1319,8 @@ mod tests {
                 "raised_by_source": {"guc": 1, "vcs3": 1},
                 "dropped_by_source": {"vcs3": 1},
                 "gt_errors": {"fatal": 1}, "spurious_msis": 1,
-                "control_requests": 1, "injections_abandoned": 7
+                "control_requests": 1, "injections_abandoned": 7,
+                "disarms": 2, "accesses_after_disarm": 1
             })
         );
         let bus_master: Vec<Value> = [
