@@ -16,6 +16,13 @@
 # mock-args: --fault irq-on-guc-reset
 # expect-mock: irq.identities.guc >= 1
 # expect-mock: violations == 0
+# The late handler touches nothing: from the end of each interrupt teardown
+# (the mock's late window: GFX_MSTR_IRQ reset last with the tile and engine
+# enables off, as xe_irq_reset) to the next arm or Bus Master Enable, no
+# access to a register on the handler's path. The window must have opened:
+# one teardown per probe (the install's reset) and one per unbind, 21 each.
+# expect-mock: irq.accesses_after_disarm == 0
+# expect-mock: irq.disarms == 42
 # timeout: 300
 . /tests/lib.sh
 

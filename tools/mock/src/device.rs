@@ -598,6 +598,9 @@ impl Device {
         let on = self.config.bus_master();
         if on != self.guest.bus_master() {
             self.guest.set_bus_master(on);
+            if on {
+                self.regs.bus_master_on();
+            }
             self.rec.emit(Event::BusMaster { on, cause });
         }
     }

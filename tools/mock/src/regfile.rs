@@ -466,6 +466,12 @@ impl RegisterFile {
         &self.intc
     }
 
+    /// Bus Master Enable was set: a new binding starts, the interrupt
+    /// controller's late window closes ([`intc::Intc::bus_master_on`]).
+    pub fn bus_master_on(&mut self) {
+        self.intc.bus_master_on();
+    }
+
     /// Raises an event at an interrupt source (test control, engines).
     ///
     /// # Errors
@@ -552,6 +558,13 @@ impl RegisterFile {
                     severity: sev.name(),
                     bits: Hex(bits.into()),
                 },
+                intc::IntcEvent::Disarmed => Event::IrqDisarmed,
+                intc::IntcEvent::AccessAfterDisarm { offset, write } => {
+                    Event::IrqAccessAfterDisarm {
+                        op: if write { Op::Write } else { Op::Read },
+                        offset: Hex(offset.into()),
+                    }
+                }
             };
             rec.emit(e);
         }

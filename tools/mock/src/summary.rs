@@ -69,6 +69,14 @@ pub struct IrqSummary {
     /// Paced test events never raised (a reset or surprise removal came
     /// first).
     pub injections_abandoned: u64,
+    /// Interrupt teardowns seen: late windows opened
+    /// (`regfile::intc::Intc::late_window_open`).
+    #[serde(default)]
+    pub disarms: u64,
+    /// Accesses to a handler-path interrupt register inside a late window:
+    /// a handler that ran after the teardown touched the device.
+    #[serde(default)]
+    pub accesses_after_disarm: u64,
 }
 
 /// The GuC's CT registration (`regfile::guc::ct`), the summary's `ct`
@@ -828,6 +836,8 @@ impl Counters {
                 }
             }
             Event::IntcMsi => s.irq.msis += 1,
+            Event::IrqDisarmed => s.irq.disarms += 1,
+            Event::IrqAccessAfterDisarm { .. } => s.irq.accesses_after_disarm += 1,
             Event::GtError { severity, .. } => bump(&mut s.irq.gt_errors, severity),
             Event::SpuriousMsi => s.irq.spurious_msis += 1,
             Event::Control { .. } => s.irq.control_requests += 1,
@@ -1130,6 +1140,12 @@ mod tests {
             outcome: "dropped_disabled",
         });
         c.count(&Event::IntcMsi);
+        c.count(&Event::IrqDisarmed);
+        c.count(&Event::IrqDisarmed);
+        c.count(&Event::IrqAccessAfterDisarm {
+            op: Op::Read,
+            offset: Hex(0x19_0018),
+        });
         c.count(&Event::IrqIdentity {
             bank: 0,
             source: "guc",
@@ -1303,7 +1319,8 @@ mod tests {
                 "raised_by_source": {"guc": 1, "vcs3": 1},
                 "dropped_by_source": {"vcs3": 1},
                 "gt_errors": {"fatal": 1}, "spurious_msis": 1,
-                "control_requests": 1, "injections_abandoned": 7
+                "control_requests": 1, "injections_abandoned": 7,
+                "disarms": 2, "accesses_after_disarm": 1
             })
         );
         let bus_master: Vec<Value> = [

@@ -300,6 +300,17 @@ pub enum Event {
     /// The interrupt controller generated an MSI (sent as `irq` or, without
     /// an eventfd, `irq_dropped`).
     IntcMsi,
+    /// Software finished an interrupt reset: the late window opened
+    /// (`regfile::intc::Intc::late_window_open`).
+    IrqDisarmed,
+    /// A handler-path interrupt register was accessed inside the late
+    /// window.
+    IrqAccessAfterDisarm {
+        /// Read or write.
+        op: Op,
+        /// BAR0 offset.
+        offset: Hex,
+    },
     /// GT error bits were set.
     GtError {
         /// "correctable", "nonfatal" or "fatal".

@@ -531,6 +531,16 @@ pub enum IntcEvent {
         /// The bits.
         bits: u32,
     },
+    /// Software finished an interrupt reset: the late window opened
+    /// ([`Intc::late_window_open`]).
+    Disarmed,
+    /// A handler-path register was accessed inside the late window.
+    AccessAfterDisarm {
+        /// The register.
+        offset: u32,
+        /// A write (else a read).
+        write: bool,
+    },
 }
 
 /// Counters of the model (the summary's `irq` fields).
@@ -544,6 +554,29 @@ pub struct IntcStats {
     pub msis: u64,
     /// Identities presented with DataValid.
     pub identities: u64,
+    /// Late windows opened ([`Intc::late_window_open`]).
+    pub disarms: u64,
+    /// Handler-path accesses inside a late window.
+    pub accesses_after_disarm: u64,
+}
+
+/// Whether `offset` is a register an interrupt handler's service path
+/// touches (upstream `dg1_irq_handler`, `gt_irq_handler`,
+/// `gt_engine_identity`, `xe_hw_error_irq_handler`; the flow of seed 000
+/// L2338-2360): the tile and primary registers, each bank's IIR, selector
+/// and identity, and the GT error status registers. Enables and masks are
+/// not: a reset or an arm writes those, a handler does not.
+fn handler_reg(offset: u32) -> bool {
+    offset == DG1_MSTR_TILE_INTR
+        || offset == GFX_MSTR_IRQ
+        || (0..BANKS).any(|b| {
+            offset == gt_intr_dw(b)
+                || offset == intr_identity_reg(b)
+                || offset == iir_reg_selector(b)
+        })
+        || [Severity::Correctable, Severity::NonFatal, Severity::Fatal]
+            .into_iter()
+            .any(|sev| offset == err_stat_gt_reg(sev) || offset == dev_err_stat_reg(sev))
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -588,6 +621,9 @@ pub struct Intc {
     group_imr: [u32; 2],
     group_ier: [u32; 2],
     msis_pending: u32,
+    /// The late window is open: software reset the interrupts and has not
+    /// armed them again (see [`Intc::late_window_open`]).
+    late_window: bool,
     stats: IntcStats,
     log: Vec<IntcEvent>,
 }
@@ -616,6 +652,7 @@ impl Intc {
             group_imr: [u32::MAX; 2],
             group_ier: [0; 2],
             msis_pending: 0,
+            late_window: false,
             stats: IntcStats::default(),
             log: Vec::new(),
         }
@@ -634,6 +671,49 @@ impl Intc {
     /// What happened since the last call, in order.
     pub fn take_events(&mut self) -> Vec<IntcEvent> {
         std::mem::take(&mut self.log)
+    }
+
+    /// Whether the late window is open. It opens when software finishes an
+    /// interrupt reset: the write of all ones to `GFX_MSTR_IRQ` (upstream's
+    /// last step, `xe_irq.c` `xe_irq_reset` -> `dg1_irq_reset_mstr`, "the
+    /// tile's top-level status register should be the last one to be
+    /// reset") while the tile enable is off (`dg1_intr_disable`, its first
+    /// step) and every engine enable register reads 0 (`gt_irq_reset`).
+    /// It closes when software arms again (a `DG1_MSTR_TILE_INTR` write
+    /// with `DG1_MSTR_IRQ` set, `dg1_intr_enable`), when Bus Master Enable
+    /// is set again (the next binding's first step; an MSI cannot be
+    /// delivered without it), or at a function reset. `[MODEL]`: no source
+    /// defines this window; it is the device's view of "the driver tore its
+    /// interrupts down", and a handler-path access inside it
+    /// ([`handler_reg`]) can only come from a handler that ran after the
+    /// teardown, which must touch nothing (the issue 27 item 7 rule).
+    pub fn late_window_open(&self) -> bool {
+        self.late_window
+    }
+
+    /// Bus Master Enable went from 0 to 1: a new binding starts, the late
+    /// window closes.
+    pub fn bus_master_on(&mut self) {
+        self.late_window = false;
+    }
+
+    /// Counts a handler-path access inside the late window, closing the
+    /// window first if the access is an arm.
+    fn note_late(&mut self, offset: u32, write: Option<u32>) {
+        if !self.late_window {
+            return;
+        }
+        if offset == DG1_MSTR_TILE_INTR && write.is_some_and(|v| v & DG1_MSTR_IRQ != 0) {
+            self.late_window = false;
+            return;
+        }
+        if handler_reg(offset) {
+            self.stats.accesses_after_disarm += 1;
+            self.log.push(IntcEvent::AccessAfterDisarm {
+                offset,
+                write: write.is_some(),
+            });
+        }
     }
 
     /// The counters.
@@ -714,6 +794,7 @@ impl Intc {
     /// Reads the dword at `offset`; `None` if it is not one of this unit's.
     /// A read of `GT_INTR_DW` with bits set takes the snapshot (L2219).
     pub fn read(&mut self, offset: u32) -> Option<u32> {
+        self.note_late(offset, None);
         if let Some(i) = ENABLES.iter().position(|&o| o == offset) {
             return Some(self.enables[i]);
         }
@@ -762,6 +843,7 @@ impl Intc {
     /// Writes the dword at `offset`; `None` if it is not one of this
     /// unit's. Rule breaks are recorded as violations in `rec`.
     pub fn write(&mut self, offset: u32, value: u32, rec: &mut Recorder) -> Option<()> {
+        self.note_late(offset, Some(value));
         if let Some(i) = ENABLES.iter().position(|&o| o == offset) {
             // Enables act on arriving events only (L2211): what already sits
             // in a collapsing register stays.
@@ -827,6 +909,15 @@ impl Intc {
                 // RW1C except bit 31 (L2326).
                 self.primary &= !(value & !MASTER_IRQ);
                 self.primary_31 = value & MASTER_IRQ != 0;
+                if value == u32::MAX
+                    && !self.tile_enable
+                    && self.enables.iter().all(|&e| e == 0)
+                    && !self.late_window
+                {
+                    self.late_window = true;
+                    self.stats.disarms += 1;
+                    self.log.push(IntcEvent::Disarmed);
+                }
             }
             DEV_ERR_ROUTING_CTRL => self.err_routing = value,
             _ => return None,
@@ -1696,5 +1787,118 @@ mod tests {
             vec![(0, ident(Class::Render, 0, 0x0101))]
         );
         assert_eq!(c.take_msis(), 0);
+    }
+
+    /// Upstream's teardown (`xe_irq_reset` on DG2): tile enable off, the
+    /// engine enables 0, the masks all ones, the primary register last.
+    fn teardown(c: &mut Intc, r: &mut Recorder) {
+        c.write(DG1_MSTR_TILE_INTR, 0, r);
+        let t = c.read(DG1_MSTR_TILE_INTR).unwrap();
+        if t != 0 {
+            c.write(DG1_MSTR_TILE_INTR, t, r);
+        }
+        for e in ENABLES {
+            c.write(e, 0, r);
+        }
+        for m in MASKS {
+            c.write(m, u32::MAX, r);
+        }
+        c.write(GFX_MSTR_IRQ, u32::MAX, r);
+    }
+
+    fn arm(c: &mut Intc, r: &mut Recorder) {
+        c.write(GUC_SG_INTR_ENABLE, u32::MAX, r);
+        c.write(GUC_SG_INTR_MASK, 0, r);
+        c.write(DG1_MSTR_TILE_INTR, DG1_MSTR_IRQ, r);
+    }
+
+    #[test]
+    fn late_window_opens_on_the_teardowns_last_write() {
+        let mut r = rec();
+        let mut c = Intc::new(IntcFaults::default());
+        arm(&mut c, &mut r);
+        // A handler's entry also clears the tile enable: no window.
+        c.write(DG1_MSTR_TILE_INTR, 0, &mut r);
+        c.read(GFX_MSTR_IRQ);
+        c.write(DG1_MSTR_TILE_INTR, DG1_MSTR_IRQ, &mut r);
+        assert!(!c.late_window_open());
+        // The teardown's own accesses before its last write are not late.
+        teardown(&mut c, &mut r);
+        assert!(c.late_window_open());
+        assert_eq!(c.stats().disarms, 1);
+        assert_eq!(c.stats().accesses_after_disarm, 0);
+        assert!(c.take_events().contains(&IntcEvent::Disarmed));
+    }
+
+    #[test]
+    fn late_window_needs_the_enables_off() {
+        let mut r = rec();
+        let mut c = Intc::new(IntcFaults::default());
+        arm(&mut c, &mut r);
+        // Tile enable off but the GuC's enable left on: not a teardown.
+        c.write(DG1_MSTR_TILE_INTR, 0, &mut r);
+        c.write(GFX_MSTR_IRQ, u32::MAX, &mut r);
+        assert!(!c.late_window_open());
+        assert_eq!(c.stats().disarms, 0);
+    }
+
+    #[test]
+    fn late_window_counts_handler_path_accesses() {
+        let mut r = rec();
+        let mut c = Intc::new(IntcFaults::default());
+        arm(&mut c, &mut r);
+        teardown(&mut c, &mut r);
+        c.take_events();
+        // A late handler: tile, primary, IIR, selector, identity, error.
+        c.write(DG1_MSTR_TILE_INTR, 0, &mut r);
+        c.read(DG1_MSTR_TILE_INTR);
+        c.read(GFX_MSTR_IRQ);
+        c.read(gt_intr_dw(0));
+        c.write(iir_reg_selector(0), 1, &mut r);
+        c.read(intr_identity_reg(0));
+        c.read(err_stat_gt_reg(Severity::Fatal));
+        // Enables and masks are not on the handler's path.
+        c.read(GUC_SG_INTR_ENABLE);
+        c.write(GUC_SG_INTR_MASK, u32::MAX, &mut r);
+        assert_eq!(c.stats().accesses_after_disarm, 7);
+        let ev = c.take_events();
+        assert!(ev.contains(&IntcEvent::AccessAfterDisarm {
+            offset: gt_intr_dw(0),
+            write: false,
+        }));
+        assert!(ev.contains(&IntcEvent::AccessAfterDisarm {
+            offset: iir_reg_selector(0),
+            write: true,
+        }));
+    }
+
+    #[test]
+    fn late_window_closes_on_arm_bus_master_or_reset() {
+        let mut r = rec();
+        let mut c = Intc::new(IntcFaults::default());
+        teardown(&mut c, &mut r);
+        assert!(c.late_window_open());
+        // The arm's tile-enable write closes the window and is not counted.
+        arm(&mut c, &mut r);
+        assert!(!c.late_window_open());
+        c.read(DG1_MSTR_TILE_INTR);
+        assert_eq!(c.stats().accesses_after_disarm, 0);
+
+        teardown(&mut c, &mut r);
+        assert_eq!(c.stats().disarms, 2);
+        c.bus_master_on();
+        assert!(!c.late_window_open());
+        // The next binding's own reset is not late; it opens a new window.
+        c.write(DG1_MSTR_TILE_INTR, 0, &mut r);
+        c.read(DG1_MSTR_TILE_INTR);
+        assert_eq!(c.stats().accesses_after_disarm, 0);
+        teardown(&mut c, &mut r);
+        assert_eq!(c.stats().disarms, 3);
+
+        c.reset();
+        assert!(!c.late_window_open());
+        c.read(GFX_MSTR_IRQ);
+        assert_eq!(c.stats().accesses_after_disarm, 0);
+        assert_eq!(c.stats().disarms, 3);
     }
 }
