@@ -255,7 +255,7 @@ pub(crate) mod debugfs {
 /// T`. With a label per value (`Variant = value => "label"`), `name()` gives it. The same need
 /// is met in nova-core by its own `bounded_enum!` (`drivers/gpu/nova-core/num.rs`); 7.3's
 /// kernel crate has none. Removed by the upstream derive for Bounded-backed enums (nova-core
-/// TODO[FPRI]).
+/// `TODO[FPRI]`).
 macro_rules! bounded_enum {
     // With a label per value: `name()` too.
     (

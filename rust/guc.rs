@@ -742,7 +742,7 @@ mod tests {
 
     /// The outcome of a raw GUC_STATUS.
     fn outcome(raw: u32) -> BootOutcome {
-        BootOutcome::of(GUC_STATUS::from_raw(raw))
+        GUC_STATUS::from_raw(raw).outcome()
     }
 
     #[test]
@@ -912,7 +912,7 @@ mod tests {
         assert_eq!(s.ukernel(), Err(0x99));
         assert_eq!(s.bootrom(), Err(0x7f));
         assert_eq!(s.auth(), Err(3));
-        assert_eq!(BootOutcome::of(s), BootOutcome::Booting);
+        assert_eq!(s.outcome(), BootOutcome::Booting);
         assert_eq!(code(s.ukernel(), Ukernel::name), (0x99, "unknown"));
         // An unknown uKernel code does not hide a boot ROM failure.
         assert_eq!(outcome((0x99 << 8) | (0x50 << 1)), BootOutcome::Failed);

@@ -214,11 +214,11 @@ pub(super) fn wait(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>) -> Result<u32, (u32
             last = gt.read::<GUC_STATUS, _>(awake).into_raw();
             Ok(last)
         },
-        |&raw| BootOutcome::of(GUC_STATUS::from_raw(raw)) != BootOutcome::Booting,
+        |&raw| GUC_STATUS::from_raw(raw).outcome() != BootOutcome::Booting,
         BOOT_POLL,
         BOOT_TIMEOUT,
     );
-    match done.map(|raw| BootOutcome::of(GUC_STATUS::from_raw(raw))) {
+    match done.map(|raw| GUC_STATUS::from_raw(raw).outcome()) {
         Ok(BootOutcome::Ready) => Ok(last),
         Ok(BootOutcome::Failed) => {
             report_status(gt, "failed", last);

@@ -6,7 +6,7 @@
 //! GT forcewake (seed 000 lines 508, 517-523); GT_PM_CONFIG and the 0x190000 Gunit registers
 //! are always-on.
 
-use super::status::{Auth, Bootrom, Ukernel};
+use super::status::{Auth, BootOutcome, Bootrom, Ukernel};
 use kernel::io::register;
 
 register! {
@@ -112,5 +112,24 @@ register! {
     /// from Gen11 on, `abi/guc_communication_mmio_abi.h`).
     pub(crate) VF_SW_FLAG(u32)[4] @ 0x00190240 {
         31:0 value;
+    }
+}
+
+impl GUC_STATUS {
+    /// Where the boot stands (`xe_guc.c`, `guc_load_done`): READY, a terminal failure of the
+    /// uKernel, the boot ROM or authentication, or still booting for every other code. Any
+    /// context.
+    pub(crate) fn outcome(self) -> BootOutcome {
+        let ukernel = self.ukernel();
+        if ukernel == Ok(Ukernel::Ready) {
+            return BootOutcome::Ready;
+        }
+        let uk_fail = ukernel.is_ok_and(Ukernel::is_failure);
+        let rom_fail = self.bootrom().is_ok_and(Bootrom::is_failure);
+        if uk_fail || rom_fail || self.auth() == Ok(Auth::Bad) {
+            BootOutcome::Failed
+        } else {
+            BootOutcome::Booting
+        }
     }
 }

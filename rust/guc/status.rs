@@ -7,7 +7,6 @@
 //! Each field decodes to an enum ([`Auth`], [`Ukernel`], [`Bootrom`]) through the register's
 //! `?=>` getters; a code upstream does not list is an `Err` carrying the raw value.
 
-use super::regs::GUC_STATUS;
 use crate::compat::bounded_enum;
 
 bounded_enum! {
@@ -133,21 +132,4 @@ pub(crate) enum BootOutcome {
     /// Still booting: every other code, known or not (an unknown code is not a failure
     /// upstream knows; the wait's timeout ends it).
     Booting,
-}
-
-impl BootOutcome {
-    /// Classifies a GUC_STATUS. Any context.
-    pub(crate) fn of(s: GUC_STATUS) -> Self {
-        let ukernel = s.ukernel();
-        if ukernel == Ok(Ukernel::Ready) {
-            return Self::Ready;
-        }
-        let uk_fail = ukernel.is_ok_and(Ukernel::is_failure);
-        let rom_fail = s.bootrom().is_ok_and(Bootrom::is_failure);
-        if uk_fail || rom_fail || s.auth() == Ok(Auth::Bad) {
-            Self::Failed
-        } else {
-            Self::Booting
-        }
-    }
 }
