@@ -55,13 +55,32 @@ still_up() {
 # give back (fault_sweep's UNDO).
 nothing() { :; }
 
-# latencies_refused: a selftest the injected failure did not stop must say
-# so in its report: the run's one allocation in this task is the room for
-# its latencies (rust/submit/port.rs, record_latencies), and a run without
-# it ends with ENOMEM in the report (fault_sweep's UNDO).
+# latencies_refused: a selftest the injected failure did not stop (fault_sweep's
+# UNDO). The run's one allocation in this task is the room for its latencies
+# (rust/submit/port.rs, record_latencies), and a run without it ends with
+# ENOMEM in its report. The kernel also makes allocations of its own here
+# that have a fallback (which, and how many, moves between runs: one CI run
+# found a second failure point that the run absorbed); those ask for
+# __GFP_NOWARN, and
+# an injected failure of such a call is not logged (mm/failslab.c and
+# mm/fail_page_alloc.c pass FAULT_NOWARN, lib/fault-inject.c then prints
+# nothing). The driver never asks for __GFP_NOWARN, so: a logged failure
+# must be the driver's, under the debugfs write, with ENOMEM in the report;
+# an unlogged one is the kernel's fallback, and the run must be clean.
 latencies_refused() {
 	_se=$(submit_get "$bdf" rcs0 errno)
-	[ "$_se" = -12 ] || fault_why="$fault_why; the run's report says errno $_se, not -12"
+	case $fault_log in
+	*"FAULT_INJECTION: forcing a failure"*)
+		[ "$_se" = -12 ] || fault_why="$fault_why; the run's report says errno $_se, not -12"
+		case $(printf '%s\n' "$fault_log" | fault_frames) in
+		*xehpg*) ;;
+		*) fault_why="$fault_why; a logged failure outside the driver was absorbed" ;;
+		esac
+		;;
+	*)
+		[ "$_se" = 0 ] || fault_why="$fault_why; an unlogged (__GFP_NOWARN) failure left errno $_se in the report"
+		;;
+	esac
 }
 
 # none_provisioned: still_up, and no VF is provisioned.
