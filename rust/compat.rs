@@ -254,8 +254,8 @@ pub(crate) mod debugfs {
 /// Bounded<T, N>` (checked at build time: each value fits the field), besides `From<Enum> for
 /// T`. With a label per value (`Variant = value => "label"`), `name()` gives it. The same need
 /// is met in nova-core by its own `bounded_enum!` (`drivers/gpu/nova-core/num.rs`); 7.3's
-/// kernel crate has none. Removed by the upstream derive for Bounded-backed enums (nova-core
-/// `TODO[FPRI]`).
+/// kernel crate has none. Removed by the upstream derive for Bounded-backed enums, which
+/// nova-core marks as pending in its `num.rs`.
 macro_rules! bounded_enum {
     // With a label per value: `name()` too.
     (
