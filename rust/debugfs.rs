@@ -51,14 +51,14 @@ use kernel::{
 
 use crate::{
     compat,
-    gt::{mcr, Gt, GtState},
-    guc::Guc,
+    gt::{run_mcr_command, Gt, GtState},
+    guc::{Guc, VfCommand},
     info::DeviceInfo,
     irq::{IrqState, RegSnapshot},
     mem::lmem::Lmembar,
     mmio::Gttmmadr,
     reset::{GtReset, Why},
-    sriov::{config::threshold_by_name, control::Command, pf::Pf},
+    sriov::{threshold_by_name, Pf},
     submit::Submit,
 };
 
@@ -138,13 +138,13 @@ impl DebugCtx {
 /// The CT's load runs (test build) reach the device through both revocable BARs, a send at a
 /// time, and sleep outside them.
 #[cfg(xehpg_test)]
-impl crate::guc::ct::channel::CtAccess for DebugCtx {
+impl crate::guc::CtAccess for DebugCtx {
     fn dev(&self) -> &Device {
         &self.dev
     }
 
-    fn with_io<R>(&self, f: impl FnOnce(&crate::guc::ct::channel::CtIo<'_>) -> R) -> Option<R> {
-        crate::guc::ct::channel::with_bars(&self.dev, &self.bar, &self.lmem, &self.gt, f)
+    fn with_io<R>(&self, f: impl FnOnce(&crate::guc::CtIo<'_>) -> R) -> Option<R> {
+        crate::guc::with_bars(&self.dev, &self.bar, &self.lmem, &self.gt, f)
     }
 }
 
@@ -310,16 +310,16 @@ fn store_sriov(c: &DebugCtx, cmd: &str) -> Result {
         #[cfg(xehpg_test)]
         (Some("provision"), Some(n), None) => {
             let n = n.parse::<u16>().map_err(|_| EINVAL)?;
-            pf.provision(n, crate::sriov::pf::Owner::Debugfs)
+            pf.provision(n, crate::sriov::Owner::Debugfs)
         }
         #[cfg(xehpg_test)]
-        (Some("unprovision"), None, None) => pf.unprovision(crate::sriov::pf::Owner::Debugfs),
+        (Some("unprovision"), None, None) => pf.unprovision(crate::sriov::Owner::Debugfs),
         (Some(vf), Some(what), None) => {
             let vf = vf_number(vf)?;
             let cmd = match what {
-                "pause" => Command::Pause,
-                "resume" => Command::Resume,
-                "stop" => Command::Stop,
+                "pause" => VfCommand::Pause,
+                "resume" => VfCommand::Resume,
+                "stop" => VfCommand::Stop,
                 _ => return Err(EINVAL),
             };
             pf.control(vf, cmd)
@@ -520,11 +520,11 @@ fn show_mcr(c: &DebugCtx, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     }
 }
 
-/// `mcr` commands (for tests and bring-up); see [`mcr::run_command`].
+/// `mcr` commands (for tests and bring-up); see [`run_mcr_command`].
 fn store_mcr(c: &DebugCtx, reader: &mut UserSliceReader) -> Result {
     let mut buf = [0u8; 64];
     let cmd = read_command(reader, &mut buf)?;
-    let result = c.with_gt(|gt| mcr::run_command(gt, cmd));
+    let result = c.with_gt(|gt| run_mcr_command(gt, cmd));
     match result {
         Ok(v) => {
             c.mcr_value.store(v, Relaxed);
@@ -550,7 +550,7 @@ fn store_ct(c: &DebugCtx, reader: &mut UserSliceReader) -> Result {
     let (Some(verb), Some(n), None) = (words.next(), words.next(), words.next()) else {
         return Err(EINVAL);
     };
-    let kind = crate::guc::ct::channel::LoadKind::parse(verb).ok_or(EINVAL)?;
+    let kind = crate::guc::LoadKind::parse(verb).ok_or(EINVAL)?;
     let n = n
         .parse::<u32>()
         .ok()

@@ -25,15 +25,10 @@ use kernel::{
 use crate::{
     compat,
     debugfs::{Blocks, DebugCtx, DeviceDir, Late},
-    engine::{
-        self,
-        source::{Mode, Plan, Present},
-    },
+    engine::{self, Mode, Plan, Present},
     gt::{self, GtInfo, GtState},
     guc::{
-        self,
-        ct::channel::{Channel, Consumed, EventSink, SinkGuard, Unresponsive},
-        msg::{BadEvent, EventKind, G2hEvent},
+        self, BadEvent, Channel, Consumed, EventKind, EventSink, G2hEvent, SinkGuard, Unresponsive,
     },
     info::{BarInfo, DeviceInfo},
     irq::Irq,
@@ -47,8 +42,8 @@ use crate::{
     range::Range,
     regs::{ALL_ONES, GU_CNTL, VF_CAP_REG},
     reset::{self, GtReset, Why},
-    sriov::pf::{self, Owner, Pf},
-    submit::{guc::Events, Running, Submit},
+    sriov::{self, Owner, Pf},
+    submit::{GucEvents, Running, Submit},
 };
 
 /// The `pcode_init_timeout_ms` module parameter, handed down by module init before the driver
@@ -96,7 +91,7 @@ pub(crate) struct Xehpg<'bound> {
     reset: reset::Handle,
     /// The SR-IOV PF, on a part that is one and offers VFs: finished while the engines (its
     /// VF memory clear) and the GuC (the VFs' configurations) still run.
-    sriov: Option<pf::Handle>,
+    sriov: Option<sriov::Handle>,
     /// The engines, stopped (GuC contexts deregistered over the CT) before the sink and the
     /// GuC go.
     running: Running<'bound>,
@@ -146,7 +141,7 @@ pub(crate) struct Xehpg<'bound> {
 /// still empty is left to the channel as unconsumed (it counts and logs those).
 struct DeviceEvents {
     reset: SetOnce<Arc<GtReset>>,
-    submit: Events,
+    submit: GucEvents,
     sriov: SetOnce<Arc<Pf>>,
 }
 
@@ -251,7 +246,7 @@ fn new_pf(
             );
             return Err(ENOSPC);
         }
-        let blocks = pf::Blocks {
+        let blocks = sriov::Blocks {
             bar: p.bar.clone(),
             lmem: p.lmem.clone(),
             gt: p.gt.clone(),
@@ -354,7 +349,7 @@ impl<'bound> Xehpg<'bound> {
                     let info = view.init()?;
                     // Workarounds, tuning, MOCS and PAT once steering is set up, before the
                     // GuC is loaded or any engine runs.
-                    engine::wa::apply(&view, &info.topology, platform.die())?;
+                    engine::apply_workarounds(&view, &info.topology, platform.die())?;
                     info
                 },
                 // The flat-CCS base needs steering, so it comes from `gt_info`.
@@ -424,12 +419,12 @@ impl<'bound> Xehpg<'bound> {
                     if FORCE_EXECLIST.load(Relaxed) {
                         dev_info!(bound, "guc: not loaded (force_execlist): execlist submission\n");
                     } else {
-                        let part = guc::ads::Part {
+                        let part = guc::AdsPart {
                             platform,
                             present: Present::from_topology(&gt_info.topology),
                             topology: gt_info.topology,
                         };
-                        guc.guc().load(&ctx, guc::fw::path(), &part);
+                        guc.guc().load(&ctx, guc::firmware_path(), &part);
                     }
                     guc
                 },
@@ -459,7 +454,7 @@ impl<'bound> Xehpg<'bound> {
                 events: Arc::new(
                     DeviceEvents {
                         reset: SetOnce::new(),
-                        submit: Events(submit.clone()),
+                        submit: GucEvents(submit.clone()),
                         sriov: SetOnce::new(),
                     },
                     GFP_KERNEL,
@@ -506,7 +501,7 @@ impl<'bound> Xehpg<'bound> {
                         events.sriov.populate(pf.clone());
                         late.sriov.populate(pf.clone());
                     }
-                    pf.map(pf::Handle::new)
+                    pf.map(sriov::Handle::new)
                 },
                 // The GT reset over every block it restarts, before the directory that asks for
                 // it.
@@ -522,7 +517,7 @@ impl<'bound> Xehpg<'bound> {
                         irq: irq.state(),
                         submit: submit.clone(),
                         pf: sriov.as_ref().map(|pf| pf.get().clone()),
-                        part: guc::ads::Part {
+                        part: guc::AdsPart {
                             platform,
                             present: Present::from_topology(&gt_info.topology),
                             topology: gt_info.topology,
@@ -565,7 +560,7 @@ impl<'bound> Xehpg<'bound> {
     ///
     /// `ENODEV` on a part that is not an SR-IOV PF, else [`Pf::provision`]'s.
     pub(crate) fn sriov_provision(&self, n: u16) -> Result {
-        let Some(pf) = self.sriov.as_ref().map(pf::Handle::get) else {
+        let Some(pf) = self.sriov.as_ref().map(sriov::Handle::get) else {
             if self.info.platform.sriov_pf() {
                 dev_err!(
                     self.pdev,
@@ -589,7 +584,7 @@ impl<'bound> Xehpg<'bound> {
 
     /// Gives the VFs' shares back after the PCI core disabled them.
     pub(crate) fn sriov_unprovision(&self) {
-        if let Some(pf) = self.sriov.as_ref().map(pf::Handle::get) {
+        if let Some(pf) = self.sriov.as_ref().map(sriov::Handle::get) {
             // The PCI side may always give back.
             let _ = pf.unprovision(Owner::Pci);
         }

@@ -14,7 +14,7 @@ use crate::{
     compat,
     device::Xehpg,
     platform::Platform,
-    sriov::pf::{Pf, Setting},
+    sriov::{Pf, Setting},
 };
 
 /// Declares the PCI match table and `DEVICE_IDS` (the KUnit build's copy) from one list, so

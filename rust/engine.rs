@@ -18,19 +18,25 @@
 //!   driver's table is generated from;
 //! - in KUnit, every engine is an interrupt source of the same class and instance.
 
+// The children other blocks name as namespaces stay visible: the formats submission and the
+// GuC's ADS build from (`regs`, `lrc`, `csb`, and `ccs`, whose registers the ADS lists), and the
+// interrupt source table `irq` walks (`source`). The rest is reached through the re-exports
+// below.
 pub(crate) mod ccs;
-pub(crate) mod cmd;
+mod cmd;
 pub(crate) mod csb;
 pub(crate) mod lrc;
 pub(crate) mod regs;
-pub(crate) mod ring;
+mod ring;
 pub(crate) mod source;
-pub(crate) mod wa;
+mod wa;
 
-use crate::{
-    engine::source::{Class, Present},
-    gt::forcewake::{lookup, Domain, Wake},
-};
+pub(crate) use cmd::{request as request_commands, Payload, REQUEST_DWORDS};
+pub(crate) use ring::Ring;
+pub(crate) use source::{Class, Mode, Plan, Present};
+pub(crate) use wa::{apply as apply_workarounds, save_restore as workaround_save_restore};
+
+use crate::gt::{wake_of, Domain, Wake};
 
 /// The register window of an engine that submission uses: `RING_TAIL` (+0x30) to
 /// `RING_EXECLIST_CONTROL` (+0x550).
@@ -92,7 +98,7 @@ pub(crate) const ENGINES: [Engine; 18] = {
 
 /// Whether `offset` needs exactly `domain` in the PRM's forcewake table.
 pub(crate) const fn in_domain(offset: u32, domain: Domain) -> bool {
-    match lookup(offset) {
+    match wake_of(offset) {
         Wake::Domain(d) => d.index() == domain.index(),
         Wake::None => false,
     }

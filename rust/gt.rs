@@ -35,13 +35,25 @@ use kernel::{
 
 use crate::mmio::{Bar0, Gttmmadr};
 
-pub(crate) mod forcewake;
-pub(crate) mod mcr;
-pub(crate) mod topology;
+mod forcewake;
+mod mcr;
+mod topology;
 
-use forcewake::{Domain, DomainMask, Forcewake, FwGuard, Wake};
+// What the blocks above use: the forcewake domains and guards, the steering API's lookups and
+// the multicast registers other blocks write, and the fused topology.
+pub(crate) use forcewake::{
+    lookup as wake_of, Domain, DomainMask, FwGuard, Held, Wake, DOMAIN_COUNT,
+};
+pub(crate) use mcr::{
+    default_target, run_command as run_mcr_command, steering_of, Target, GUC_TLB_INV_CR, LMEM_CFG,
+};
+// The ADS's KUnit tests check which registers the save/restore lists steer.
+#[cfg(xehpg_kunit)]
+pub(crate) use mcr::Steering;
+pub(crate) use topology::Topology;
+
+use forcewake::Forcewake;
 use mcr::Mcr;
-use topology::Topology;
 
 /// Distance between two functions' copies of their dedicated registers, as the PF sees them:
 /// 0x400 for graphics versions above 12.00 (upstream `xe_mmio.c` `vf_regs_stride`; Xe-HPG is
@@ -262,7 +274,7 @@ impl<'a> Gt<'a> {
         // `get_flat_ccs_offset`).
         let ccs = self
             .mcr
-            .read_any::<mcr::regs::XEHP_FLAT_CCS_BASE_ADDR>(self, awake.guard())?;
+            .read_any::<mcr::XEHP_FLAT_CCS_BASE_ADDR>(self, awake.guard())?;
         Ok(GtInfo {
             topology,
             flat_ccs_base: u64::from(ccs.ptr().get()) << 16,

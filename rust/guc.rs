@@ -26,20 +26,39 @@
 //! the rest of the driver stays inspectable. Unbind resets the GuC before any memory it can
 //! reach is released.
 
-pub(crate) mod ads;
+mod ads;
 mod boot;
-pub(crate) mod ct;
-pub(crate) mod fw;
+mod ct;
+mod fw;
 mod h2g;
 mod hwconfig;
 mod hxg;
-pub(crate) mod klv;
-pub(crate) mod msg;
+mod klv;
+mod msg;
 mod post_load;
-pub(crate) mod regs;
+mod regs;
 mod status;
 mod tlb_inval;
 mod wopcm;
+
+// What the blocks above use: what the full ADS describes and the firmware to load (for the
+// device and the reset worker), the CT channel, the messages sent and received through it, the
+// KLV writer of the VF configuration, and the registers the GT reset and the PF touch.
+pub(crate) use ads::Part as AdsPart;
+#[cfg(xehpg_test)]
+pub(crate) use ct::LoadKind;
+pub(crate) use ct::{
+    with_bars, Channel, Consumed, CtAccess, CtIo, EventSink, SinkGuard, Unresponsive, RX_BUDGET,
+};
+pub(crate) use fw::path as firmware_path;
+pub(crate) use klv::Writer as KlvWriter;
+#[cfg(xehpg_test)]
+pub(crate) use msg::{AllocateDoorbell, DeallocateDoorbell};
+pub(crate) use msg::{
+    BadEvent, DeregisterContext, EventKind, G2hEvent, H2gRequest, RegisterContext, SchedContext,
+    SchedContextModeSet, UpdateContextPolicies, UpdateVfCfg, VfCommand, VfControl,
+};
+pub(crate) use regs::{GDRST, VF_SW_FLAG};
 
 use kernel::{
     alloc::kvec::PushError,
@@ -57,7 +76,7 @@ use crate::{
         XEHPG_GUC_BLITTER_CLASS, XEHPG_GUC_COMPUTE_CLASS, XEHPG_GUC_RENDER_CLASS,
         XEHPG_GUC_VIDEOENHANCE_CLASS, XEHPG_GUC_VIDEO_CLASS,
     },
-    engine::source::{Class, Present},
+    engine::{Class, Present},
     gt::{Awake, Gt, GtDomain, GtState},
     mem::{
         ggtt::{Ggtt, Mapping},
@@ -66,7 +85,6 @@ use crate::{
     mmio::{clear_master, Bar0, Gttmmadr},
     range::Range,
 };
-use ct::channel::{Channel, CtAccess, CtIo};
 use fw::CssInfo;
 use status::{code, Auth, Bootrom, Ukernel};
 use wopcm::Wopcm;
@@ -192,7 +210,7 @@ pub(crate) struct GucState {
     /// What the second boot phase set up.
     pub(crate) post_load: post_load::Done,
     /// The G2H object in system memory and its GGTT mapping, released after the GuC reset.
-    g2h: Option<(Arc<ct::channel::G2hBuf>, Mapping)>,
+    g2h: Option<(Arc<ct::G2hBuf>, Mapping)>,
     objs: KVec<Held>,
     /// A DMA was started since the last GuC reset: the GuC may hold or run an image.
     touched: bool,

@@ -72,9 +72,12 @@ use kernel::{
 
 use crate::{
     compat,
-    engine::source::{self, EnableReg, Identity, MaskReg, Mode, Plan, Present, COUNT, SOURCES},
+    engine::{
+        source::{self, EnableReg, Identity, MaskReg, COUNT, SOURCES},
+        Mode, Plan, Present,
+    },
     gt::{Gt, GtState},
-    guc::ct::channel::{Channel, RX_BUDGET},
+    guc::{Channel, RX_BUDGET},
     mmio::Gttmmadr,
     regs::ALL_ONES,
 };

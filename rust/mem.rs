@@ -7,6 +7,11 @@
 //! ([`crate::mmio`], [`crate::range`], [`crate::regs`]); the GuC, which needs both this block
 //! and the GT, sits above it (invalidating the GuC's GGTT TLB is a GuC operation).
 
+// `ggtt` and `lmem` stay visible: the blocks above use nearly every item of each (the GGTT's
+// layout constants and mappings, local memory's pool, blocks and BAR), so re-exports would be
+// all of them.
 pub(crate) mod ggtt;
 pub(crate) mod lmem;
-pub(crate) mod sysbuf;
+mod sysbuf;
+
+pub(crate) use sysbuf::SysBuf;

@@ -13,7 +13,7 @@
 //!    ([`Guc::abandon`]);
 //! 3. reset the whole GT: `GDRST.GRDOM_FULL`, which clears itself within 5 ms (`do_gt_reset`);
 //! 4. restart as bring-up did (`do_gt_restart`): the workaround, tuning, MOCS and PAT table
-//!    ([`engine::wa::apply`]), the interrupt enables ([`IrqState::rearm`]), the GuC loaded
+//!    ([`engine::apply_workarounds`]), the interrupt enables ([`IrqState::rearm`]), the GuC loaded
 //!    again in both phases and its second boot phase (`xe_uc_load_hw`), the engines set up and
 //!    every context registered again with `RCU_MODE`/`CCS_MODE` written first
 //!    ([`Submit::start_guc`]; `xe_gt_apply_ccs_mode`, `xe_uc_start`), and the PF's and VFs'
@@ -53,12 +53,7 @@ use kernel::{
 use crate::{
     engine,
     gt::{Gt, GtDomain, GtState},
-    guc::{
-        self,
-        ct::channel::{Channel, Unresponsive},
-        regs::GDRST,
-        Guc,
-    },
+    guc::{self, Channel, Guc, Unresponsive, GDRST},
     irq::IrqState,
     mem::{
         ggtt::Ggtt,
@@ -66,7 +61,7 @@ use crate::{
     },
     mmio::{poll_timeout, Gttmmadr},
     platform::Die,
-    sriov::pf::Pf,
+    sriov::Pf,
     submit::{Mode, Submit},
 };
 
@@ -165,7 +160,7 @@ pub(crate) struct Blocks {
     pub(crate) submit: Arc<Submit>,
     pub(crate) pf: Option<Arc<Pf>>,
     /// What the GuC's ADS describes.
-    pub(crate) part: guc::ads::Part,
+    pub(crate) part: guc::AdsPart,
     pub(crate) die: Die,
 }
 
@@ -383,9 +378,10 @@ impl GtReset {
         let failed = b.submit.reset_prepare();
         b.guc.abandon(&ctx);
         full_reset(&ctx.gt).map_err(|e| ("GDRST.GRDOM_FULL", e))?;
-        engine::wa::apply(&ctx.gt, &b.part.topology, b.die).map_err(|e| ("workarounds", e))?;
+        engine::apply_workarounds(&ctx.gt, &b.part.topology, b.die)
+            .map_err(|e| ("workarounds", e))?;
         b.irq.rearm(&ctx.gt);
-        b.guc.load(&ctx, guc::fw::path(), &b.part);
+        b.guc.load(&ctx, guc::firmware_path(), &b.part);
         if !b.guc.running() {
             return Err(("GuC load", EIO));
         }

@@ -14,9 +14,13 @@
 //! `sriov_numvfs` (through a small C hook, `rust/xehpg_glue.c`: the 7.3 PCI abstraction has
 //! no `sriov_configure`) and the debugfs `sriov` file.
 
-pub(crate) mod config;
-pub(crate) mod control;
+mod config;
+mod control;
 mod fair;
 mod ids;
 mod lmtt;
-pub(crate) mod pf;
+mod pf;
+
+// What debugfs, the device and the reset worker use.
+pub(crate) use config::threshold_by_name;
+pub(crate) use pf::{Blocks, Handle, Owner, Pf, Setting};

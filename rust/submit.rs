@@ -28,12 +28,17 @@
 mod clear;
 mod ctx;
 #[cfg(xehpg_test)]
-pub(crate) mod doorbell;
+mod doorbell;
 mod execlist;
-pub(crate) mod guc;
+mod guc;
 mod port;
 #[cfg(xehpg_test)]
 mod selftest;
+
+// The module's `guc_doorbells` parameter, and the GuC events the device's dispatcher routes here.
+#[cfg(xehpg_test)]
+pub(crate) use doorbell::set_asked as set_doorbells_asked;
+pub(crate) use guc::Events as GucEvents;
 
 use kernel::{
     device::{Bound, Device},
@@ -52,14 +57,11 @@ use crate::{
     engine::{
         ccs,
         regs::{self, Io, MaskedWrite, RESET_CTL},
-        source::{self, Present, COUNT},
-        Engine, ENGINES,
+        source::{self, COUNT},
+        Engine, Present, ENGINES,
     },
     gt::{Gt, GtDomain, GtState, RenderDomain},
-    guc::{
-        ct::channel::{with_bars, Channel, CtAccess, CtIo},
-        regs::GDRST,
-    },
+    guc::{with_bars, Channel, CtAccess, CtIo, GDRST},
     irq::EngineSink,
     mem::{
         ggtt::Ggtt,

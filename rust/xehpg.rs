@@ -54,7 +54,7 @@ impl InPlaceModule for XehpgModule {
         device::set_pcode_init_timeout_ms(module_parameters::pcode_init_timeout_ms.value());
         device::set_force_execlist(module_parameters::force_execlist.value());
         #[cfg(xehpg_test)]
-        submit::doorbell::set_asked(module_parameters::guc_doorbells.value());
+        submit::set_doorbells_asked(module_parameters::guc_doorbells.value());
         // SAFETY: module init runs once, before the driver is registered.
         let root = unsafe { debugfs::RootGuard::install(MODULE_NAME) };
 

@@ -24,7 +24,7 @@ use core::marker::PhantomData;
 
 use crate::{
     engine::{in_domain, Engine, ENGINES},
-    gt::{forcewake::FwGuard, mcr::steering_of, Gt, Window},
+    gt::{steering_of, FwGuard, Gt, Window},
 };
 use kernel::{
     io::{

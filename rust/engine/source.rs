@@ -13,7 +13,7 @@
 //! The seed names the classes and instances (seed 000 L2157-2168) and says the enable is per
 //! class, the mask per instance (L2211, L2213, L2239).
 
-use crate::{compat::bounded_enum, gt::topology::Topology};
+use crate::{compat::bounded_enum, gt::Topology};
 use kernel::num::Bounded;
 
 bounded_enum! {

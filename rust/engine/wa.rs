@@ -17,7 +17,7 @@
 //! before the GuC is loaded or any engine runs, under both submission back-ends: upstream
 //! writes GT rows at GT init and engine rows when the engines are set up, both before the GuC
 //! is loaded (`xe_gt.c`, `xe_hw_engine.c` `xe_hw_engine_enable_ring`). MCR registers go through
-//! the steering API's multicast write ([`crate::gt::mcr::Mcr::write_multicast_at`]); masked
+//! the steering API's multicast write (`Mcr::write_multicast_at` in `gt::mcr`); masked
 //! registers are written as (bits << 16) | value, others read-modify-written. Every row
 //! upstream verifies is read back (upstream's `XE_RTP_NOCHECK` and `.read_mask = 0` rows are
 //! not): a mismatch is a `dev_err!` naming the device, row, register and both values, and is
@@ -40,12 +40,7 @@ use kernel::{
 use crate::{
     engine::source::{Class, Present},
     engine::{Engine, ENGINES},
-    gt::{
-        forcewake::{lookup, Domain, DomainMask, FwGuard, Wake, DOMAIN_COUNT},
-        mcr::steering_of,
-        topology::Topology,
-        Gt,
-    },
+    gt::{steering_of, wake_of, Domain, DomainMask, FwGuard, Gt, Topology, Wake, DOMAIN_COUNT},
     platform::Die,
 };
 
@@ -211,7 +206,7 @@ const _: () = {
         let absolute = !matches!(e.scope, Scope::VcsEven | Scope::EachEngine);
         if matches!(e.verdict, Verdict::Applied(_)) && absolute {
             assert!(e.mcr == steering_of(e.offset).is_some());
-            assert!(match lookup(e.offset) {
+            assert!(match wake_of(e.offset) {
                 Wake::None => true,
                 Wake::Domain(d) => matches!(d, Domain::Gt | Domain::Render),
             });
@@ -228,7 +223,7 @@ static MISMATCHES: Atomic<u64> = Atomic::new(0);
 
 /// Where a row is written: its absolute offset and forcewake domain, once per target.
 fn targets(e: &Entry, present: &Present, mut f: impl FnMut(u32, Domain, Option<&Engine>)) {
-    let domain_of = |offset| match lookup(offset) {
+    let domain_of = |offset| match wake_of(offset) {
         Wake::Domain(d) => d,
         Wake::None => Domain::Gt,
     };

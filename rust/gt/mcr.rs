@@ -42,8 +42,10 @@
 //! steering write and the access. The steering register is left in multicast mode after every
 //! operation (line 807), so a multicast write is a single MMIO write.
 
-pub(crate) mod regs;
+mod regs;
 mod table;
+
+pub(crate) use regs::{GUC_TLB_INV_CR, LMEM_CFG, XEHP_FLAT_CCS_BASE_ADDR};
 
 use kernel::{
     io::{

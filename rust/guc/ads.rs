@@ -35,15 +35,8 @@ use kernel::{io::register::Register, prelude::*};
 use super::{fw::Version, guc_class, klv::Writer, Obj};
 use crate::{
     abi::*,
-    engine::{
-        ccs, lrc, regs as ering,
-        source::{Class, Present},
-        wa, Engine, ENGINES,
-    },
-    gt::{
-        mcr::{default_target, steering_of, Target},
-        topology::Topology,
-    },
+    engine::{ccs, lrc, regs as ering, workaround_save_restore, Class, Engine, Present, ENGINES},
+    gt::{default_target, steering_of, Target, Topology},
     mem::lmem::LmemAccess,
     platform::{Die, Platform},
 };
@@ -253,11 +246,11 @@ pub(crate) fn saved_regs(e: &Engine, p: &Present) -> SavedList {
 }
 
 /// The whole save/restore list of engine `e`: its own registers ([`saved_regs`]), then the
-/// workaround table's rows for it that those do not already hold (`engine::wa::save_restore`;
-/// upstream's per-engine `reg_sr` holds both, `xe_guc_ads.c` `guc_mmio_regset_write`), a
-/// multicast one steered at the first instance the fuses leave, as the steering API reads it
-/// (`guc_mmio_regset_write_one` with `xe_gt_mcr_get_nonterminated_steering`). Process context;
-/// allocates.
+/// workaround table's rows for it that those do not already hold
+/// (`engine::workaround_save_restore`; upstream's per-engine `reg_sr` holds both,
+/// `xe_guc_ads.c` `guc_mmio_regset_write`), a multicast one steered at the first instance the
+/// fuses leave, as the steering API reads it (`guc_mmio_regset_write_one` with
+/// `xe_gt_mcr_get_nonterminated_steering`). Process context; allocates.
 ///
 /// # Errors
 ///
@@ -268,7 +261,7 @@ pub(crate) fn engine_list(e: &Engine, part: &Part) -> Result<KVec<Saved>> {
     for r in own.as_slice() {
         out.push(*r, GFP_KERNEL)?;
     }
-    for w in wa::save_restore(e, part.platform.die())? {
+    for w in workaround_save_restore(e, part.platform.die())? {
         if out.iter().any(|r| r.offset == w.offset) {
             continue;
         }
@@ -654,7 +647,7 @@ mod tests {
                 assert!(list[..i].iter().all(|o| o.offset != r.offset));
             }
             // Every table row for the engine is in, steered exactly when multicast.
-            for w in wa::save_restore(e, Die::G10)? {
+            for w in workaround_save_restore(e, Die::G10)? {
                 assert!(list
                     .iter()
                     .any(|r| r.offset == w.offset && r.steer.is_some() == w.mcr));
@@ -676,7 +669,7 @@ mod tests {
         // A DSS register (LSC_CHICKEN_BIT_0 is one) is steered at the first DSS the fuses leave.
         let dss = rcs
             .iter()
-            .find(|r| steering_of(r.offset) == Some(crate::gt::mcr::Steering::Dss));
+            .find(|r| steering_of(r.offset) == Some(crate::gt::Steering::Dss));
         assert!(dss.is_some());
         if let Some(r) = dss {
             let t = r.steer.unwrap_or(Target {

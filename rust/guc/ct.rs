@@ -20,7 +20,7 @@
 //! Teardown sends CONTROL_CTB DISABLE before the GuC is reset, so the firmware stops using
 //! the rings before their memory is released.
 //!
-//! Once enabled, [`channel::Channel`] carries the messages: sending, waiting, receiving and
+//! Once enabled, [`Channel`] carries the messages: sending, waiting, receiving and
 //! the checks on everything the GuC writes (its module docs; `Documentation/ct.rst` draws the
 //! flow). The wire words are in [`wire`], the ring arithmetic and G2H validation in [`ring`],
 //! the waiters and G2H credits in [`waiters`].
@@ -29,7 +29,7 @@
 //! GGTT): the CPU reads replies and events from RAM, not across the PCIe BAR, and the receive
 //! path touches no device at all.
 
-pub(crate) mod channel;
+mod channel;
 mod ring;
 mod waiters;
 mod wire;
@@ -44,7 +44,14 @@ use super::{
     tlb_inval, Ctx, Guc, GucState, Obj,
 };
 use crate::gt::{Awake, GtDomain};
-use channel::{G2hBuf, Rings};
+use channel::Rings;
+
+#[cfg(xehpg_test)]
+pub(crate) use channel::LoadKind;
+pub(crate) use channel::{
+    with_bars, Channel, Consumed, CtAccess, CtIo, EventSink, G2hBuf, SinkGuard, Unresponsive,
+    RX_BUDGET,
+};
 
 /// H2G object and ring layout (`xe_guc_ct.c`: `CTB_DESC_SIZE` aligned to 2 KiB,
 /// `CTB_H2G_BUFFER_OFFSET` 4 KiB, `CTB_H2G_BUFFER_SIZE` 4 KiB).

@@ -29,8 +29,8 @@
 //! channel; a known event whose payload is too short is a [`BadEvent`] (counted and logged by
 //! its owner as before), an unknown action is [`G2hEvent::Unknown`].
 //!
-//! [`Channel::request`]: super::ct::channel::Channel::request
-//! [`Channel::send_fast`]: super::ct::channel::Channel::send_fast
+//! [`Channel::request`]: super::Channel::request
+//! [`Channel::send_fast`]: super::Channel::send_fast
 //! [`h2g::send`]: super::h2g::send
 
 use kernel::prelude::*;

@@ -9,7 +9,7 @@
 use kernel::prelude::*;
 
 use crate::{
-    gt::{mcr::regs, Awake, Gt, GtDomain},
+    gt::{Awake, Gt, GtDomain, GUC_TLB_INV_CR},
     regs::VF_CAP_REG,
 };
 
@@ -22,6 +22,6 @@ use crate::{
 /// The steering layer's error (none expected: the proof covers the register's domain).
 pub(super) fn ggtt(gt: &Gt<'_>, awake: &Awake<'_, GtDomain>) -> Result {
     let _: VF_CAP_REG = gt.read_aon();
-    let value = regs::GUC_TLB_INV_CR::zeroed().with_invalidate(true);
+    let value = GUC_TLB_INV_CR::zeroed().with_invalidate(true);
     gt.mcr.write_multicast(gt, awake.guard(), value)
 }

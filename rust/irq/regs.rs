@@ -12,7 +12,7 @@
 //! at 0x100160 lies in that hole too, so the top half reaches them without a wake
 //! ([`crate::gt::Gt::read_aon`] checks that at build time).
 
-use crate::engine::source::Class;
+use crate::engine::Class;
 use kernel::io::register;
 
 register! {

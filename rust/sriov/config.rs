@@ -11,7 +11,7 @@
 use kernel::prelude::*;
 
 use crate::abi::*;
-use crate::guc::klv::Writer;
+use crate::guc::KlvWriter as Writer;
 use crate::range::Range;
 
 /// A contiguous run of GuC IDs (contexts or doorbells).

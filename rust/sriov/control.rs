@@ -21,7 +21,7 @@ use crate::abi::*;
 
 /// A `PF2GUC_VF_CONTROL` command: the codec's type, as the guc block below may not name
 /// this one.
-pub(crate) use crate::guc::msg::VfCommand as Command;
+pub(crate) use crate::guc::VfCommand as Command;
 
 /// Checks the reply to `PF2GUC_UPDATE_VF_CFG`: the GuC must have applied every KLV sent.
 ///
@@ -53,7 +53,7 @@ pub(crate) enum Notice {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum BadNotice {
     /// Fewer than the two payload dwords (found by the event decoder,
-    /// [`crate::guc::msg::BadEvent`]).
+    /// [`crate::guc::BadEvent`]).
     Short(usize),
     /// A VF number that is not enabled (`num_vfs`).
     NoSuchVf(u32),

@@ -44,12 +44,10 @@ use super::{
     lmtt,
 };
 use crate::{
-    gt::{mcr::regs::LMEM_CFG, GtDomain, GtState},
+    gt::{GtDomain, GtState, LMEM_CFG},
     guc::{
-        self,
-        ct::channel::{with_bars, Channel, CtAccess, CtIo},
-        msg::{BadEvent, EventKind, G2hEvent, UpdateVfCfg, VfControl},
-        regs::VF_SW_FLAG,
+        self, with_bars, BadEvent, Channel, CtAccess, CtIo, EventKind, G2hEvent, UpdateVfCfg,
+        VfControl, VF_SW_FLAG,
     },
     mem::{
         ggtt::{Ggtt, Mapping, GUC_GGTT_BOTTOM, GUC_GGTT_TOP},

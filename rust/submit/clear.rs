@@ -20,8 +20,8 @@ use kernel::prelude::*;
 
 use super::Submit;
 use crate::{
-    engine::cmd::Payload,
-    guc::{self, ct::channel::Channel},
+    engine::Payload,
+    guc::{self, Channel},
     mem::ggtt::{Mapping, LMEM_ALIGN, PAGE},
     range::Range,
 };

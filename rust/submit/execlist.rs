@@ -11,8 +11,8 @@
 //! the interrupt thread makes when the CSB says the context switched out.
 //!
 //! Forcewake for the engine's domain is taken when the port goes busy and kept (as a
-//! [`crate::gt::forcewake::Held`]) until it is idle with nothing in flight, so a busy engine's submissions cost only
-//! the three writes.
+//! [`crate::gt::Held`]) until it is idle with nothing in flight, so a busy engine's submissions
+//! cost only the three writes.
 
 use kernel::{prelude::*, sync::atomic::Relaxed};
 

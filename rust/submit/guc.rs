@@ -46,7 +46,7 @@ use super::{
     Submit,
 };
 #[cfg(xehpg_test)]
-use crate::guc::msg::{AllocateDoorbell, DeallocateDoorbell};
+use crate::guc::{AllocateDoorbell, DeallocateDoorbell};
 use crate::{
     engine::{
         lrc,
@@ -54,12 +54,8 @@ use crate::{
     },
     gt::Gt,
     guc::{
-        ct::channel::{Channel, CtAccess, Unresponsive},
-        guc_class,
-        msg::{
-            BadEvent, DeregisterContext, G2hEvent, H2gRequest, RegisterContext, SchedContext,
-            SchedContextModeSet, UpdateContextPolicies,
-        },
+        guc_class, BadEvent, Channel, CtAccess, DeregisterContext, G2hEvent, H2gRequest,
+        RegisterContext, SchedContext, SchedContextModeSet, Unresponsive, UpdateContextPolicies,
     },
 };
 
@@ -566,7 +562,7 @@ impl Events {
 #[kernel::prelude::kunit_tests(xehpg_guc_submit)]
 mod tests {
     use super::*;
-    use crate::engine::source::Class;
+    use crate::engine::Class;
 
     #[test]
     fn policies_are_the_kernel_queues() {

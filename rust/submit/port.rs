@@ -14,7 +14,7 @@
 //! # Request lifetime
 //!
 //! 1. `submit` (port lock): the request's commands go into the ring after the tail
-//!    ([`cmd::request`]); it is queued in flight with its seqno; the mechanism is told (an
+//!    ([`request_commands`]); it is queued in flight with its seqno; the mechanism is told (an
 //!    execlist Load, or a GuC `SCHED_CONTEXT` the caller sends once the lock is dropped).
 //! 2. The engine runs the ring; each request writes its seqno into the HWSP and raises the
 //!    user interrupt.
@@ -44,11 +44,11 @@ use kernel::time::{Instant, Monotonic};
 
 use super::ctx::{CtxState, GucCtx};
 use crate::{
-    engine::{cmd, csb, lrc, ring::Ring, Engine},
-    gt::{forcewake::Held, Gt},
+    engine::{csb, lrc, request_commands, Engine, Payload, Ring, REQUEST_DWORDS},
+    gt::{Gt, Held},
     mem::{
         ggtt::{Ggtt, Mapping},
-        sysbuf::SysBuf,
+        SysBuf,
     },
     mmio::Bar0,
 };
@@ -480,7 +480,7 @@ impl Port {
     ///
     /// `EBUSY` when the ring or the in-flight queue is full (retry once requests retire),
     /// `ENODEV` before start or after stop, forcewake errors.
-    pub(crate) fn submit(&self, gt: &Gt<'_>, payload: cmd::Payload) -> Result<(u32, Kick)> {
+    pub(crate) fn submit(&self, gt: &Gt<'_>, payload: Payload) -> Result<(u32, Kick)> {
         let mut st = self.state.lock();
         if matches!(st.mech, Mech::Off) || st.mech.stopped() {
             return Err(ENODEV);
@@ -488,9 +488,9 @@ impl Port {
         if let Mech::Guc(g) = &st.mech {
             g.check_submit()?;
         }
-        let mut words = [0u32; cmd::REQUEST_DWORDS];
+        let mut words = [0u32; REQUEST_DWORDS];
         let seqno = st.next_seqno;
-        let n = cmd::request(
+        let n = request_commands(
             self.engine.class,
             payload,
             self.seqno_addr(),

@@ -29,8 +29,8 @@ use super::{
     Submit, STALL_MS,
 };
 use crate::{
-    engine::{cmd::Payload, ENGINES},
-    guc::ct::channel::Channel,
+    engine::{Payload, ENGINES},
+    guc::Channel,
     mem::{ggtt::Mapping, lmem::LmemBlock},
     range::Range,
 };

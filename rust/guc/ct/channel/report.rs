@@ -8,7 +8,7 @@ use kernel::{
 };
 
 use super::{super::ring::Desc, desc_at, Channel, Link, DESC_HEAD, DESC_STATUS, DESC_TAIL};
-use crate::{guc::msg::EventKind, mem::lmem::LmemAccess};
+use crate::{guc::EventKind, mem::lmem::LmemAccess};
 
 impl Channel {
     /// The debugfs `ct` report.

@@ -18,7 +18,10 @@
 //!   C file of the driver ([`CHECKPATCH`]); any ERROR or WARNING fails.
 //! - `driver: no import cycle across top-level blocks` and `driver: imports
 //!   follow the layer order`: the driver's import graph, read with `syn`
-//!   ([`imports`]), against `tools/check/layers.toml`. Which code may touch
+//!   ([`imports`]), against `tools/check/layers.toml`.
+//! - `driver: child modules are reached through their parent`: outside a
+//!   module's parent, code names only the children `tools/check/layers.toml`
+//!   opens; the rest of a block is reached through its re-exports. Which code may touch
 //!   the BAR, and that GT access holds forcewake, the driver's types enforce.
 
 mod imports;
@@ -277,13 +280,15 @@ fn is_diagnostic(line: &str) -> bool {
             .any(|p| line.trim_start().starts_with(p))
 }
 
-/// The three import-graph tests: no cycle across the driver's blocks, none
-/// among the child modules of one block, and every import follows the layer
-/// order of `tools/check/layers.toml`.
-fn import_graph(ctx: &Context) -> [Case; 3] {
+/// The four import-graph tests: no cycle across the driver's blocks, none
+/// among the child modules of one block, every import follows the layer
+/// order of `tools/check/layers.toml`, and only the child modules it opens
+/// are named from outside their parent.
+fn import_graph(ctx: &Context) -> [Case; 4] {
     const ACYCLIC: &str = "driver: no import cycle across top-level blocks";
     const SIBLINGS: &str = "driver: no two modules inside one block import each other";
     const LAYERED: &str = "driver: imports follow the layer order";
+    const CLOSED: &str = "driver: child modules are reached through their parent";
     let graph = imports::read_sources(&ctx.repo.join("rust"))
         .and_then(|sources| imports::graph(&sources, "rust/"));
     let graph = match graph {
@@ -293,7 +298,8 @@ fn import_graph(ctx: &Context) -> [Case; 3] {
             return [
                 Case::fail(ACYCLIC, why.clone()),
                 Case::fail(SIBLINGS, why.clone()),
-                Case::fail(LAYERED, why),
+                Case::fail(LAYERED, why.clone()),
+                Case::fail(CLOSED, why),
             ];
         }
     };
@@ -336,14 +342,30 @@ fn import_graph(ctx: &Context) -> [Case; 3] {
     let layers = std::fs::read_to_string(ctx.repo.join(imports::LAYERS_FILE))
         .with_context(|| format!("reading {}", imports::LAYERS_FILE))
         .and_then(|t| imports::Layers::parse(&t).context(imports::LAYERS_FILE));
-    let layered = match layers.map(|l| l.problems(&graph)) {
-        Ok(p) if p.is_empty() => {
-            Case::pass(format!("{LAYERED} of {} {size}", imports::LAYERS_FILE))
+    let (layered, closed) = match layers {
+        Ok(l) => {
+            let layered = match l.problems(&graph) {
+                p if p.is_empty() => {
+                    Case::pass(format!("{LAYERED} of {} {size}", imports::LAYERS_FILE))
+                }
+                p => Case::fail(LAYERED, format!("{} violations", p.len())).with_details(p),
+            };
+            let closed = match l.closed_problems(&graph) {
+                p if p.is_empty() => Case::pass(format!(
+                    "{CLOSED} ({} child modules, {} open)",
+                    graph.modules.len(),
+                    l.open.len()
+                )),
+                p => Case::fail(CLOSED, format!("{} violations", p.len())).with_details(p),
+            };
+            (layered, closed)
         }
-        Ok(p) => Case::fail(LAYERED, format!("{} violations", p.len())).with_details(p),
-        Err(e) => Case::fail(LAYERED, format!("{e:#}")),
+        Err(e) => {
+            let why = format!("{e:#}");
+            (Case::fail(LAYERED, why.clone()), Case::fail(CLOSED, why))
+        }
     };
-    [acyclic, siblings, layered]
+    [acyclic, siblings, layered, closed]
 }
 
 #[cfg(test)]

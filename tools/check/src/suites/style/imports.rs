@@ -5,13 +5,17 @@
 //! own, which also owns whatever `crate::` path names no block. A block
 //! imports another when its code names it: `use crate::x::..` (groups,
 //! globs and renames included), a `crate::x::..`, `super::..` or `self::..`
-//! path anywhere in items, types or expressions, or such a path inside a
-//! macro invocation's tokens. Test code (`#[cfg(test)]`, `#[kunit_tests]`)
+//! path anywhere in items, types or expressions, a path through a name such
+//! a `use` bound (`guc::Part` after `use crate::guc`), or such a path inside
+//! a macro invocation's tokens. Test code (`#[cfg(test)]`, `#[kunit_tests]`)
 //! is left out: it may reach anything it tests.
 //!
-//! Two facts are checked on the graph: it has no cycle across blocks
-//! ([`Graph::cycles`]), and no block imports one of a higher layer than its
-//! own in the order of `tools/check/layers.toml` ([`Layers::problems`]).
+//! Three facts are checked on the graph: it has no cycle across blocks
+//! ([`Graph::cycles`]), no block imports one of a higher layer than its
+//! own in the order of `tools/check/layers.toml` ([`Layers::problems`]),
+//! and code outside a module's parent names the module (or anything in it)
+//! only when the layer file lists it as open ([`Layers::closed_problems`]):
+//! a block shows the rest of the crate its re-exports, not its children.
 
 use anyhow::{bail, Context as _, Result};
 use proc_macro2::{TokenStream, TokenTree};
@@ -56,6 +60,12 @@ pub struct Graph {
     /// its own children folded in) and the imports between siblings; a
     /// child's imports of its parent are not edges.
     pub children: BTreeMap<String, Graph>,
+    /// Every module below a block (`gt::mcr`, `gt::mcr::regs`), from a file.
+    pub modules: BTreeSet<String>,
+    /// Per such module, where code outside its parent names it or a path
+    /// through it (`crate::gt::mcr::X` in `guc`, `super::ct::channel::Y` in
+    /// `guc::ads`), in order.
+    pub reaches: BTreeMap<String, Vec<Site>>,
 }
 
 /// Reads the driver's sources: every `*.rs` under `rust_dir`, keyed by the
@@ -136,6 +146,7 @@ pub fn graph(sources: &BTreeMap<String, String>, prefix: &str) -> Result<Graph> 
             file: format!("{prefix}{rel}"),
             found: Vec::new(),
             paths: Vec::new(),
+            aliases: BTreeMap::new(),
         };
         v.visit_file(&ast);
         for (to, site) in v.found {
@@ -143,6 +154,29 @@ pub fn graph(sources: &BTreeMap<String, String>, prefix: &str) -> Result<Graph> 
         }
         named.push((module, v.paths));
     }
+    // Reaches into a module from outside its parent: a path whose prefix
+    // `p[..k]` is a module while the naming module is not inside `p[..k-1]`.
+    for (module, paths) in &named {
+        for (path, site) in paths {
+            for k in 2..=path.len() {
+                let inner = &path[..k];
+                if !modules.contains(inner) {
+                    break;
+                }
+                if !module.starts_with(&inner[..k - 1]) {
+                    g.reaches
+                        .entry(inner.join("::"))
+                        .or_default()
+                        .push(site.clone());
+                }
+            }
+        }
+    }
+    g.modules = modules
+        .iter()
+        .filter(|m| m.len() >= 2)
+        .map(|m| m.join("::"))
+        .collect();
     // Sibling imports: a file of `block::x` naming `block::y::..`, where
     // `block::y` is a module and `y != x`.
     for (module, paths) in named {
@@ -172,7 +206,7 @@ pub fn graph(sources: &BTreeMap<String, String>, prefix: &str) -> Result<Graph> 
             sites.dedup();
         }
     }
-    for sites in g.edges.values_mut() {
+    for sites in g.edges.values_mut().chain(g.reaches.values_mut()) {
         sites.sort();
         sites.dedup();
     }
@@ -271,28 +305,60 @@ struct Visitor<'a> {
     found: Vec<(String, Site)>,
     /// Every crate path named, absolute (from the crate root), with its site.
     paths: Vec<Named>,
+    /// Names a `use` of a crate path bound in this file, with the path they
+    /// stand for (`use crate::guc::{self, ct::channel as ch}` binds `guc` and
+    /// `ch`), so that a later `ch::Channel` is read as the crate path it is.
+    /// File-wide: a binding in one function is assumed not to be shadowed.
+    aliases: BTreeMap<String, Vec<String>>,
 }
 
 impl Visitor<'_> {
     /// Records the block `segments` (a path as written here) lies in, if it
     /// is a crate path naming another block.
     fn record(&mut self, segments: &[String], line: usize) {
-        if let Some(abs) = absolute(&self.module, segments, self.blocks) {
-            let site = Site {
-                file: self.file.clone(),
-                line,
-            };
-            self.paths.push((abs, site));
-        }
-        let Some(block) = resolve(&self.module, segments, self.blocks, self.root) else {
+        let Some(abs) = self.absolute(segments) else {
             return;
         };
+        let block = match abs.first() {
+            Some(b) if self.blocks.contains(b) => b.clone(),
+            _ => self.root.to_owned(),
+        };
+        self.paths.push((
+            abs,
+            Site {
+                file: self.file.clone(),
+                line,
+            },
+        ));
         if block != self.from {
             let site = Site {
                 file: self.file.clone(),
                 line,
             };
             self.found.push((block, site));
+        }
+    }
+
+    /// `segments` (a path as written here) from the crate root: a `crate`,
+    /// `self` or `super` path, or one that starts with a name a `use` bound
+    /// to a crate path.
+    fn absolute(&self, segments: &[String]) -> Option<Vec<String>> {
+        absolute(&self.module, segments, self.blocks).or_else(|| {
+            let (first, rest) = segments.split_first()?;
+            if rest.is_empty() {
+                return None;
+            }
+            let base = self.aliases.get(first)?;
+            Some(base.iter().chain(rest).cloned().collect())
+        })
+    }
+
+    /// Binds `name` to what the crate path `path` (as written) stands for.
+    fn bind(&mut self, name: String, path: &[String]) {
+        if name != "_" {
+            if let Some(abs) = self.absolute(path) {
+                self.aliases.insert(name, abs);
+            }
         }
     }
 
@@ -304,8 +370,31 @@ impl Visitor<'_> {
                 self.use_tree(prefix, &p.tree);
                 prefix.pop();
             }
-            UseTree::Name(n) => self.use_leaf(prefix, n.ident.to_string(), n.ident.span()),
-            UseTree::Rename(r) => self.use_leaf(prefix, r.ident.to_string(), r.ident.span()),
+            UseTree::Name(n) => {
+                self.use_leaf(prefix, n.ident.to_string(), n.ident.span());
+                let leaf = n.ident.to_string();
+                if leaf == "self" {
+                    if let Some(name) = prefix.last() {
+                        self.bind(name.clone(), prefix);
+                    }
+                } else {
+                    let path: Vec<String> = prefix.iter().cloned().chain([leaf.clone()]).collect();
+                    self.bind(leaf, &path);
+                }
+            }
+            UseTree::Rename(r) => {
+                self.use_leaf(prefix, r.ident.to_string(), r.ident.span());
+                let path: Vec<String> = if r.ident == "self" {
+                    prefix.clone()
+                } else {
+                    prefix
+                        .iter()
+                        .cloned()
+                        .chain([r.ident.to_string()])
+                        .collect()
+                };
+                self.bind(r.rename.to_string(), &path);
+            }
             UseTree::Glob(g) => self.use_leaf(prefix, "*".to_owned(), g.star_token.span),
             UseTree::Group(g) => {
                 for tree in &g.items {
@@ -430,21 +519,6 @@ fn absolute(
         _ => return None,
     };
     Some(absolute)
-}
-
-/// The block a path written in `module` lies in, or `None` if it is not a
-/// path into this crate (an extern crate, the prelude, a local name).
-fn resolve(
-    module: &[String],
-    segments: &[String],
-    blocks: &BTreeSet<String>,
-    root: &str,
-) -> Option<String> {
-    let absolute = absolute(module, segments, blocks)?;
-    Some(match absolute.first() {
-        Some(b) if blocks.contains(b) => b.clone(),
-        _ => root.to_owned(),
-    })
 }
 
 impl Graph {
@@ -595,6 +669,11 @@ pub fn render_component(blocks: &BTreeSet<String>, cycle: &[(String, Site)]) -> 
 #[serde(deny_unknown_fields)]
 pub struct Layers {
     pub layers: Vec<Vec<String>>,
+    /// The modules below a block that code outside their parent may name
+    /// (`engine::regs`); every other child is reached through its parent's
+    /// re-exports.
+    #[serde(default)]
+    pub open: Vec<String>,
 }
 
 impl Layers {
@@ -609,6 +688,12 @@ impl Layers {
         for name in layers.layers.iter().flatten() {
             if !seen.insert(name) {
                 bail!("block `{name}` is listed twice");
+            }
+        }
+        let mut open = BTreeSet::new();
+        for name in &layers.open {
+            if !open.insert(name) {
+                bail!("open module `{name}` is listed twice");
             }
         }
         Ok(layers)
@@ -650,6 +735,42 @@ impl Layers {
                     lf + 1,
                     lt + 1,
                     sites[0]
+                ));
+            }
+        }
+        out
+    }
+
+    /// What breaks the modules' privacy: code outside a module's parent
+    /// naming a module that is not open (with the first site), an open name
+    /// that is no module, and an open module nothing outside its parent
+    /// names (it can be private).
+    pub fn closed_problems(&self, g: &Graph) -> Vec<String> {
+        let mut out = Vec::new();
+        for (module, sites) in &g.reaches {
+            if self.open.contains(module) {
+                continue;
+            }
+            let parent = module.rsplit_once("::").map_or("", |(p, _)| p);
+            let more = match sites.len() {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            };
+            out.push(format!(
+                "`{module}` is named from outside `{parent}`, which should re-export \
+                 what it needs (or list it as open in {LAYERS_FILE}): {}{more}",
+                sites[0]
+            ));
+        }
+        for name in &self.open {
+            if !g.modules.contains(name) {
+                out.push(format!(
+                    "{LAYERS_FILE} opens `{name}`, which is no child module of a block"
+                ));
+            } else if !g.reaches.contains_key(name) {
+                out.push(format!(
+                    "{LAYERS_FILE} opens `{name}`, which nothing outside its parent \
+                     names: make it private"
                 ));
             }
         }
@@ -921,8 +1042,84 @@ mod tests {
     }
 
     #[test]
+    fn only_open_modules_are_named_from_outside_their_parent() {
+        let g = krate(&[
+            ("xehpg.rs", "mod a; mod b;\n"),
+            // The parent and its children may name each other freely.
+            (
+                "a.rs",
+                "mod c; pub(crate) mod o;\npub(crate) use c::C;\nuse self::o::O;\n",
+            ),
+            (
+                "a/c.rs",
+                "mod d;\nuse super::{o::O, A};\nuse crate::a::c::d::D;\n",
+            ),
+            (
+                "a/c/d.rs",
+                "use crate::a::o::O;\nfn f() { super::C::new(); }\n",
+            ),
+            ("a/o.rs", ""),
+            (
+                "b.rs",
+                "use crate::a::{o::O, C};\n\
+                 fn f() { crate::a::c::d::D::new(); }\n\
+                 fn g() { kernel::pr_info!(\"{}\", crate::a::c::X); }\n\
+                 use crate::a as top;\nfn h() { top::c::Z::new(); }\n",
+            ),
+        ]);
+        assert_eq!(
+            g.modules.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["a::c", "a::c::d", "a::o"]
+        );
+        let open =
+            Layers::parse("layers = [[\"a\", \"b\", \"xehpg\"]]\nopen = [\"a::o\"]\n").unwrap();
+        // `a::c` from `b` three times (in a macro, through a `use` alias),
+        // `a::c::d` from `b` (outside `a::c`), while `a::c` naming its own
+        // child `d` is fine.
+        assert_eq!(
+            open.closed_problems(&g),
+            [
+                "`a::c` is named from outside `a`, which should re-export what it needs \
+                 (or list it as open in tools/check/layers.toml): rust/b.rs:2 and 2 more",
+                "`a::c::d` is named from outside `a::c`, which should re-export what it needs \
+                 (or list it as open in tools/check/layers.toml): rust/b.rs:2",
+            ]
+        );
+        let wrong = Layers::parse(
+            "layers = [[\"a\", \"b\", \"xehpg\"]]\n\
+             open = [\"a::o\", \"a::c\", \"a::c::d\", \"a::x\", \"b\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            wrong.closed_problems(&g),
+            [
+                "tools/check/layers.toml opens `a::x`, which is no child module of a block",
+                "tools/check/layers.toml opens `b`, which is no child module of a block",
+            ]
+        );
+        let unused = Layers::parse(
+            "layers = [[\"a\", \"b\", \"xehpg\"]]\nopen = [\"a::o\", \"a::c\", \"a::c::d\"]\n",
+        )
+        .unwrap();
+        assert!(unused.closed_problems(&g).is_empty());
+        let g = krate(&[
+            ("xehpg.rs", "mod a;\n"),
+            ("a.rs", "mod o;\nuse o::O;\n"),
+            ("a/o.rs", ""),
+        ]);
+        assert_eq!(
+            open.closed_problems(&g),
+            [
+                "tools/check/layers.toml opens `a::o`, which nothing outside its parent \
+              names: make it private"
+            ]
+        );
+    }
+
+    #[test]
     fn the_layer_file_is_strict() {
         assert!(Layers::parse("layers = [[\"a\"], [\"a\"]]").is_err());
+        assert!(Layers::parse("layers = [[\"a\"]]\nopen = [\"a::b\", \"a::b\"]").is_err());
         assert!(Layers::parse("layer = [[\"a\"]]").is_err());
         assert!(Layers::parse("layers = \"a\"").is_err());
     }
