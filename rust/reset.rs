@@ -62,7 +62,7 @@ use crate::{
     mmio::{poll_timeout, Gttmmadr},
     platform::Die,
     sriov::Pf,
-    submit::{Mode, Submit},
+    submit::{Mechanism, Submit},
 };
 
 // TIMEOUT: how long `GDRST.GRDOM_FULL` may take to clear (`xe_gt.c` `do_gt_reset`: 5 ms).
@@ -230,7 +230,7 @@ impl GtReset {
                 this.stats.coalesced.add(1, Relaxed);
                 return Err(EBUSY);
             }
-            if this.b.submit.mode() != Mode::Guc {
+            if this.b.submit.mode() != Mechanism::Guc {
                 drop(st);
                 dev_err!(
                     this.dev,

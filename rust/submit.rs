@@ -82,21 +82,30 @@ type Serial = selftest::Report;
 #[cfg(not(xehpg_test))]
 type Serial = ();
 
-/// How the device submits.
+/// The mechanism that puts requests on the engines now: the state of submission, which
+/// [`Submit::mode`] reads.
+///
+/// Not [`engine::Mode`](crate::engine::Mode), which says who schedules the engines, is chosen
+/// once at probe and decides the interrupt plan. This one also has [`Mechanism::None`]: before
+/// probe starts a mechanism, when none could start, and during a GT reset from
+/// [`Submit::reset_prepare`] until [`Submit::start_guc`] runs again, while the device's
+/// scheduler and interrupt plan stay the GuC's. Each port keeps its own state of the mechanism
+/// (`port::Mech`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Mode {
-    /// Not yet decided (probe), or no mechanism available.
+pub(crate) enum Mechanism {
+    /// Not yet started (probe), none available, or stopped by a GT reset.
     None = 0,
     Execlist = 1,
     Guc = 2,
 }
 
-impl Mode {
+impl Mechanism {
+    /// Name for debugfs and the log.
     pub(crate) const fn name(self) -> &'static str {
         match self {
-            Mode::None => "none",
-            Mode::Execlist => "execlist",
-            Mode::Guc => "guc",
+            Mechanism::None => "none",
+            Mechanism::Execlist => "execlist",
+            Mechanism::Guc => "guc",
         }
     }
 }
@@ -121,6 +130,7 @@ pub(crate) struct Submit {
     ports: KVec<Pin<KBox<Port>>>,
     /// Port of each interrupt source.
     by_source: [Option<usize>; COUNT],
+    /// A [`Mechanism`], as its discriminant.
     mode: Atomic<u32>,
     /// The selftest's buffer in local memory (`None` if it could not be had at probe); test
     /// build only.
@@ -200,7 +210,7 @@ impl Submit {
             by_source,
             #[cfg(xehpg_test)]
             scratch,
-            mode: Atomic::new(Mode::None as u32),
+            mode: Atomic::new(Mechanism::None as u32),
             present,
             last: KBox::pin_init(new_mutex!(Serial::default()), GFP_KERNEL)?,
             #[cfg(xehpg_test)]
@@ -215,12 +225,12 @@ impl Submit {
         })
     }
 
-    /// The mode chosen at probe.
-    pub(crate) fn mode(&self) -> Mode {
+    /// The mechanism submitting now (see [`Mechanism`]).
+    pub(crate) fn mode(&self) -> Mechanism {
         match self.mode.load(Relaxed) {
-            1 => Mode::Execlist,
-            2 => Mode::Guc,
-            _ => Mode::None,
+            1 => Mechanism::Execlist,
+            2 => Mechanism::Guc,
+            _ => Mechanism::None,
         }
     }
 
@@ -240,7 +250,7 @@ impl Submit {
                 );
             }
         }
-        self.mode.store(Mode::Execlist as u32, Relaxed);
+        self.mode.store(Mechanism::Execlist as u32, Relaxed);
         Ok(())
     }
 
@@ -300,14 +310,14 @@ impl Submit {
                 let _ = p.guc_start(self, ct, id, 1 << rank);
             }
         }
-        self.mode.store(Mode::Guc as u32, Relaxed);
+        self.mode.store(Mechanism::Guc as u32, Relaxed);
     }
 
     /// GT reset, before the GuC and the engines are reset: every port's context is dropped
-    /// ([`Port::guc_forget`]) and the mode goes back to none until [`Submit::start_guc`] runs
-    /// again. Process context. Returns the requests failed.
+    /// ([`Port::guc_forget`]) and the mechanism goes back to none until [`Submit::start_guc`]
+    /// runs again. Process context. Returns the requests failed.
     pub(crate) fn reset_prepare(&self) -> usize {
-        self.mode.store(Mode::None as u32, Relaxed);
+        self.mode.store(Mechanism::None as u32, Relaxed);
         self.ports
             .iter()
             .map(|p| {
@@ -350,7 +360,7 @@ impl Submit {
             return;
         };
         let gt = self.gt.view(pdev.as_ref(), bar);
-        let guc = self.mode() == Mode::Guc;
+        let guc = self.mode() == Mechanism::Guc;
         for p in &self.ports {
             let snapshot = p.snapshot();
             let dropped = p.stop(&gt);
@@ -464,7 +474,7 @@ impl Submit {
     /// Hang or reset recovery in the device's mode; returns the requests failed.
     fn recover(&self, p: &Port, ct: &Channel, why: &str) -> Result<usize> {
         match self.mode() {
-            Mode::Guc => p.guc_recover(self, ct, why),
+            Mechanism::Guc => p.guc_recover(self, ct, why),
             _ => self.with_gt(|gt| p.recover(gt, STALL_MS)),
         }
     }

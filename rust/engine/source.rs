@@ -43,6 +43,8 @@ pub(crate) const WAIT_SEMAPHORE: u16 = 1 << 11;
 pub(crate) const GUC2HOST: u16 = 1 << 15;
 
 /// Who schedules the engines, which decides the vectors the host wants (`xe_irq_enable_hwe`).
+/// Chosen once at probe; what submits at a given moment, which a GT reset stops for a while,
+/// is submission's `Mechanism`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {
     /// The host writes the execlist ports: it needs context switches, CS errors and semaphore
