@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A first-fit range allocator over an address window: the GGTT's GuC window and the local
-//! memory the VFs share.
+//! Half-open address ranges, and a first-fit allocator over a window of them: the GGTT's GuC
+//! window.
 //!
 //! Upstream keeps the GGTT on `drm_mm` (`xe_ggtt.c`), which has no Rust abstraction in 7.3, so
-//! the GGTT stays here. The VFs' local memory stays here while a VF holds one contiguous run
-//! (its clear, the debugfs map and the tests take one range): on the GPU buddy allocator a
-//! contiguous run is rounded up to a power of two (`drivers/gpu/buddy.c`
-//! `gpu_buddy_alloc_blocks`), which would not fit n fair shares, and upstream's VF object is
-//! not contiguous (`xe_gt_sriov_pf_config.c` `pf_provision_vf_lmem`). The PF's own local
-//! memory is on the buddy (`mem::lmem::LmemPool`).
+//! the GGTT stays here. Local memory is on the kernel's GPU buddy allocator: the PF's objects
+//! in `mem::lmem::LmemPool`, the VFs' pages in `mem::lmem::PagePool`.
 //!
-//! Ranges are few and long-lived (GGTT mappings, VF partitions), so a sorted free list is
+//! Ranges are few and long-lived (GGTT mappings, VF GGTT partitions), so a sorted free list is
 //! enough; each allocation is a linear scan.
 
 use kernel::prelude::*;
@@ -186,11 +182,6 @@ impl RangeAllocator {
         Ok(())
     }
 
-    /// The window the allocator manages.
-    pub(crate) fn window(&self) -> Range {
-        self.window
-    }
-
     /// What is allocated, in address order: the window minus the holes. Adjacent allocations
     /// come out as one range (the allocator keeps only the holes); for the debugfs maps.
     pub(crate) fn used(&self) -> impl Iterator<Item = Range> + '_ {
@@ -297,7 +288,7 @@ mod tests {
         a.free(top)?;
         assert_eq!(a.used().count(), 0);
         assert_eq!(
-            a.window(),
+            a.window,
             Range {
                 start: 0x1000,
                 end: 0x10000

@@ -8,11 +8,14 @@
 //! smaller than local memory is a "small BAR" setup: legal, reported, and later blocks must
 //! reach memory above the BAR through the GGTT or a blitter instead of the CPU.
 
-use core::ops::Deref;
+use core::{num::NonZeroU64, ops::Deref};
 
 use kernel::{
     device::Bound,
-    gpu::buddy::{AllocatedBlocks, GpuBuddy, GpuBuddyAllocFlag, GpuBuddyAllocMode, GpuBuddyParams},
+    gpu::buddy::{
+        AllocatedBlocks, GpuBuddy, GpuBuddyAllocFlag, GpuBuddyAllocFlags, GpuBuddyAllocMode,
+        GpuBuddyParams,
+    },
     io::{Io, IoBackend, IoBase, Mmio as IoView, MmioBackend},
     pci,
     prelude::*,
@@ -103,7 +106,7 @@ impl TileRange {
 /// range constraint (`xe_ttm_vram_mgr.c`, `xe_ttm_vram_mgr_new`: `DRM_BUDDY_RANGE_ALLOCATION`
 /// up to `visible_size` for `TTM_PL_FLAG_CONTIGUOUS`/CPU-access objects). This pool is that
 /// visible part on its own [`GpuBuddy`] (the kernel's GPU buddy allocator, which `drm_buddy`
-/// became); the VFs' share beyond it is a separate region (`sriov::pf`). Every object is one
+/// became); the VFs' share beyond it is a [`PagePool`]. Every object is one
 /// contiguous run (the GGTT maps it as one range, the CPU writes it at one offset), 64 KiB
 /// aligned as GGTT mappings of local memory must be on DG2 ([`LMEM_ALIGN`]); the buddy
 /// hands it out as a power-of-two block trimmed to size, so it is aligned to at least that.
@@ -257,6 +260,148 @@ impl Drop for LmemBlock {
             // `i` is in bounds.
             let _ = used.remove(i);
         }
+    }
+}
+
+/// Local memory handed out in whole pages that need not be contiguous: the VFs' share,
+/// beyond the CPU-visible [`LmemPool`].
+///
+/// Upstream gives each VF one object of 2 MiB pages wherever the VRAM manager finds them
+/// (`xe_gt_sriov_pf_config.c` `pf_provision_vf_lmem`: `XE_BO_FLAG_NEEDS_2M`, not
+/// `XE_BO_FLAG_CONTIGUOUS`), and the LMTT maps the VF's pages in order, so a VF's memory is a
+/// list of runs, not one range. This is a second [`GpuBuddy`] over that region whose chunk is
+/// the page: a request is split into power-of-two blocks, so any whole number of pages that is
+/// free fits, however fragmented ([`Pages`]). Nothing here is reached by the CPU (the copy
+/// engine clears it). Process context: the buddy's own mutex serialises allocations and frees.
+pub(crate) struct PagePool {
+    buddy: GpuBuddy,
+    page: Alignment,
+}
+
+impl PagePool {
+    /// A pool over `window` in pages of `page` bytes (a power of two, at least 4 KiB); a partial
+    /// page at the window's end is left out. Process context (probe).
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a window not aligned to `page` at its start or holding no whole page,
+    /// `ENOMEM`.
+    pub(crate) fn new(window: Range, page: Alignment) -> Result<Self> {
+        let unit = page.as_usize() as u64;
+        if window.start % unit != 0 || window.end < window.start {
+            return Err(EINVAL);
+        }
+        let size = window.size() - window.size() % unit;
+        if size == 0 {
+            return Err(EINVAL);
+        }
+        let buddy = GpuBuddy::new(GpuBuddyParams {
+            base_offset: window.start,
+            size,
+            chunk_size: page,
+        })?;
+        Ok(Self { buddy, page })
+    }
+
+    /// Takes `size` bytes (a whole number of pages) from wherever they are free. Process context.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for a zero size or one that is not whole pages, `ENOSPC` if fewer pages are
+    /// free, `ENOMEM`.
+    pub(crate) fn alloc(&self, size: u64) -> Result<Pages> {
+        let unit = self.page.as_usize() as u64;
+        if size == 0 || size % unit != 0 {
+            return Err(EINVAL);
+        }
+        // The buddy calls a request larger than what it manages invalid, not out of space.
+        if size > self.buddy.avail() {
+            return Err(ENOSPC);
+        }
+        let blocks = KBox::pin_init(
+            self.buddy.alloc_blocks(
+                GpuBuddyAllocMode::Simple,
+                size,
+                self.page,
+                GpuBuddyAllocFlags::empty(),
+            ),
+            GFP_KERNEL,
+        )?;
+        let mut runs = KVec::<Range>::new();
+        for b in blocks.iter() {
+            runs.push(
+                Range {
+                    start: b.offset(),
+                    end: b.offset() + b.size(),
+                },
+                GFP_KERNEL,
+            )?;
+        }
+        runs.sort_unstable_by_key(|r| r.start);
+        // Blocks that touch are one run; the buddy split one request into them.
+        let mut merged = KVec::<Range>::with_capacity(runs.len(), GFP_KERNEL)?;
+        for r in runs.iter() {
+            match merged.last_mut() {
+                Some(last) if last.end == r.start => last.end = r.end,
+                _ => merged.push_within_capacity(*r).map_err(|_| ENOMEM)?,
+            }
+        }
+        if merged.iter().map(Range::size).sum::<u64>() != size {
+            // The buddy gave more or less than asked: never seen, but the LMTT and the GuC's
+            // LMEM_SIZE must agree, so refuse it (the blocks go back as `blocks` drops).
+            return Err(EINVAL);
+        }
+        Ok(Pages {
+            runs: merged,
+            size,
+            page: NonZeroU64::new(unit).ok_or(EINVAL)?,
+            _blocks: blocks,
+        })
+    }
+
+    /// Bytes still free.
+    pub(crate) fn avail(&self) -> u64 {
+        self.buddy.avail()
+    }
+
+    /// The pool's extent.
+    pub(crate) fn window(&self) -> Range {
+        Range {
+            start: self.buddy.base_offset(),
+            end: self.buddy.base_offset() + self.buddy.size(),
+        }
+    }
+}
+
+/// One allocation from a [`PagePool`]: runs of whole pages in address order, given back when
+/// dropped.
+pub(crate) struct Pages {
+    runs: KVec<Range>,
+    size: u64,
+    /// The pool's page size.
+    page: NonZeroU64,
+    /// The buddy's blocks; dropping them frees the pages (and they keep the buddy alive).
+    _blocks: Pin<KBox<AllocatedBlocks>>,
+}
+
+impl Pages {
+    /// The runs, in address order, none touching the next.
+    pub(crate) fn runs(&self) -> &[Range] {
+        &self.runs
+    }
+
+    /// Bytes held.
+    pub(crate) fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The device offset of each page, in order: page `i` of the allocation is the `i`th item.
+    pub(crate) fn pages(&self) -> impl Iterator<Item = u64> + '_ {
+        let page = self.page;
+        // Neither product nor sum can wrap: both stay inside the run.
+        self.runs.iter().flat_map(move |r| {
+            (0..r.size() / page).map(move |i| r.start.wrapping_add(i.wrapping_mul(page.get())))
+        })
     }
 }
 
@@ -503,6 +648,95 @@ mod tests {
         // Four 64 KiB chunks from a fresh buddy split one 256 KiB block: they touch.
         assert_eq!(used.len(), 1);
         assert_eq!(used[0].size(), 4 * LMEM_ALIGN);
+        Ok(())
+    }
+
+    const PAGE: u64 = 2 * SZ_1M;
+
+    fn page_pool(pages: u64) -> Result<PagePool> {
+        PagePool::new(
+            Range {
+                start: 256 * SZ_1M,
+                end: 256 * SZ_1M + pages * PAGE,
+            },
+            Alignment::new::<{ PAGE as usize }>(),
+        )
+    }
+
+    #[test]
+    fn page_pool_fills_fragmented_space() -> Result {
+        let pool = page_pool(8)?;
+        assert_eq!(pool.window().start, 256 * SZ_1M);
+        assert_eq!(pool.avail(), 8 * PAGE);
+        let mut held = KVec::new();
+        for _ in 0..8 {
+            held.push(Some(pool.alloc(PAGE)?), GFP_KERNEL)?;
+        }
+        held.sort_unstable_by_key(|p| p.as_ref().map_or(0, |p| p.runs()[0].start));
+        // Every other page back: four pages free, no two of them touching.
+        for i in [0, 2, 4, 6] {
+            held[i] = None;
+        }
+        let four = pool.alloc(4 * PAGE)?;
+        assert_eq!(four.size(), 4 * PAGE);
+        assert_eq!(four.runs().len(), 4);
+        let mut n = 0;
+        for at in four.pages() {
+            n += 1;
+            assert_eq!(at % PAGE, 0);
+            assert!((256 * SZ_1M..256 * SZ_1M + 8 * PAGE).contains(&at));
+            // None of them is a page still held.
+            assert!(held
+                .iter()
+                .flatten()
+                .all(|p| p.runs().iter().all(|r| at < r.start || at >= r.end)));
+        }
+        assert_eq!(n, 4);
+        assert_eq!(pool.alloc(PAGE).err(), Some(ENOSPC));
+        drop(four);
+        drop(held);
+        assert_eq!(pool.avail(), 8 * PAGE);
+        Ok(())
+    }
+
+    #[test]
+    fn page_pool_runs_are_sorted_and_joined() -> Result {
+        let pool = page_pool(16)?;
+        // Seven pages: the buddy hands out 4 + 2 + 1 blocks; touching blocks are one run.
+        let seven = pool.alloc(7 * PAGE)?;
+        assert_eq!(seven.size(), 7 * PAGE);
+        assert_eq!(seven.runs().iter().map(Range::size).sum::<u64>(), 7 * PAGE);
+        for w in seven.runs().windows(2) {
+            assert!(w[0].end < w[1].start);
+        }
+        assert_eq!(seven.pages().count(), 7);
+        assert_eq!(pool.avail(), 9 * PAGE);
+        Ok(())
+    }
+
+    #[test]
+    fn page_pool_refuses_bad_requests() -> Result {
+        let pool = page_pool(4)?;
+        assert_eq!(pool.alloc(0).err(), Some(EINVAL));
+        assert_eq!(pool.alloc(PAGE + 4096).err(), Some(EINVAL));
+        assert_eq!(pool.alloc(8 * PAGE).err(), Some(ENOSPC));
+        let off = PagePool::new(
+            Range {
+                start: PAGE / 2,
+                end: 4 * PAGE,
+            },
+            Alignment::new::<{ PAGE as usize }>(),
+        );
+        assert_eq!(off.err(), Some(EINVAL));
+        // A partial last page is left out.
+        let short = PagePool::new(
+            Range {
+                start: 0,
+                end: 3 * PAGE + 4096,
+            },
+            Alignment::new::<{ PAGE as usize }>(),
+        )?;
+        assert_eq!(short.window().end, 3 * PAGE);
         Ok(())
     }
 

@@ -25,6 +25,7 @@ use kernel::{
     io::register::RegisterArray,
     new_condvar, new_mutex, new_spinlock,
     prelude::*,
+    ptr::Alignment,
     sync::{
         aref::ARef,
         atomic::{Atomic, Relaxed},
@@ -51,10 +52,10 @@ use crate::{
     },
     mem::{
         ggtt::{Ggtt, Mapping, GUC_GGTT_BOTTOM, GUC_GGTT_TOP},
-        lmem::{LmemAccess, LmemBlock, LmemPool, Lmembar},
+        lmem::{LmemAccess, LmemBlock, LmemPool, Lmembar, PagePool, Pages},
     },
     mmio::{Bar0, Gttmmadr},
-    range::{Range, RangeAllocator},
+    range::Range,
     submit::Submit,
 };
 
@@ -84,7 +85,8 @@ struct Vf {
     ggtt: Option<Range>,
     contexts: Option<IdRun>,
     doorbells: Option<IdRun>,
-    lmem: Option<Range>,
+    /// Its pages, in the order the LMTT maps them; given back when dropped.
+    lmem: Option<Pages>,
     /// Given back to the pool when the VF is released ([`Pf::release`] drops it).
     leaf: Option<LmemBlock>,
     /// The configuration the GuC took (reset it when giving back).
@@ -155,9 +157,9 @@ struct State {
     closed: bool,
     contexts: Ids,
     doorbells: Ids,
-    /// Local memory the VFs share: beyond the CPU-visible pool. A range allocator, not the
-    /// GPU buddy, while a VF holds one contiguous run (why: `crate::range`'s module doc).
-    vf_lmem: RangeAllocator,
+    /// Local memory the VFs share: beyond the CPU-visible pool, in LMTT pages, a VF's pages
+    /// wherever they are free (upstream's VF objects are not contiguous either).
+    vf_lmem: PagePool,
 }
 
 /// The GuC's VF notifications, from the receive path (which may not sleep) to the FLR work
@@ -361,7 +363,7 @@ impl Pf {
         contexts.reserve_low(PF_CONTEXTS, 0)?;
         let mut doorbells = Ids::new(DOORBELLS)?;
         doorbells.reserve_low(PF_DOORBELLS, 0)?;
-        let region = RangeAllocator::new(vf_lmem.start, vf_lmem.end)?;
+        let region = PagePool::new(vf_lmem, Alignment::new::<{ lmtt::PAGE as usize }>())?;
         let mut quotas = KVec::with_capacity(lmtt::DIR_ENTRIES, GFP_KERNEL)?;
         for _ in 0..lmtt::DIR_ENTRIES {
             quotas.push(Quota::default(), GFP_KERNEL)?;
@@ -494,7 +496,8 @@ impl Pf {
         let p = step("profile", Profile::new(n.into()))?;
         let vfs = u32::from(n);
         let est_ggtt = fair::ggtt_estimate(self.b.ggtt.largest_hole(), vfs);
-        let est_lmem = fair::lmem_estimate(st.vf_lmem.largest(lmtt::PAGE), 0, vfs);
+        // All that is free, as upstream (`pf_query_max_lmem`): a VF's pages need not touch.
+        let est_lmem = fair::lmem_estimate(st.vf_lmem.avail(), 0, vfs);
         let est_ctx = st.contexts.largest_fair(vfs, 0);
         let est_db = st.doorbells.largest_fair(vfs, 0);
         let s = Share {
@@ -663,22 +666,25 @@ impl Pf {
         };
         let q = st.quotas.get(usize::from(vf)).copied().unwrap_or_default();
         let lmem_size = q.lmem.unwrap_or(share.lmem);
-        let lmem = step("local memory", st.vf_lmem.alloc(lmem_size, lmtt::PAGE))?;
-        self.vf(st, idx)?.lmem = Some(lmem);
+        let lmem = step("local memory", st.vf_lmem.alloc(lmem_size))?;
+        let lmem_size = lmem.size();
         // Nothing of a previous owner may reach the VF (seed 000 lines 300-326; upstream
         // clears a VF's new local memory): cleared before the GuC hears of it.
-        self.clear_lmem(vf, lmem)
-            .map_err(|e| ("local memory clear", e))?;
+        let cleared = self.clear_lmem(vf, &lmem);
+        self.vf(st, idx)?.lmem = Some(lmem);
+        cleared.map_err(|e| ("local memory clear", e))?;
         let leaf = step("LMTT leaf", self.b.pool.alloc(lmtt::LEAF_BYTES))?;
         let table = *leaf;
-        self.vf(st, idx)?.leaf = Some(leaf);
+        let v = self.vf(st, idx)?;
+        v.leaf = Some(leaf);
+        let pages = v.lmem.as_ref().ok_or(("bookkeeping", EINVAL))?;
         step(
             "LMTT",
-            self.with_bars(|_, mem| self.write_lmtt(mem, vf, table, lmem)),
+            self.with_bars(|_, mem| self.write_lmtt(mem, vf, table, pages)),
         )?;
         let cfg = VfConfig {
             ggtt: Some(ggtt),
-            lmem: lmem.size(),
+            lmem: lmem_size,
             contexts,
             doorbells,
             exec_quantum_ms: q.exec_quantum_ms.unwrap_or(fair::EXEC_QUANTUM_MS),
@@ -702,38 +708,43 @@ impl Pf {
         (0..VF_SW_FLAG::SIZE).try_for_each(|i| gt.write_vf_aon_at::<VF_SW_FLAG>(vf, i, 0))
     }
 
-    /// Clears VF `vf`'s local memory `lmem` on the copy engine; the failed step is logged.
-    fn clear_lmem(&self, vf: u16, lmem: Range) -> Result {
-        self.b
-            .submit
-            .clear_lmem(&self.b.ct, lmem)
-            .map(|_| ())
-            .map_err(|(what, e)| {
-                dev_err!(
-                    self.dev,
-                    "sriov: VF{}: clearing local memory {:#x}-{:#x} failed at {}: {}\n",
-                    vf,
-                    lmem.start,
-                    lmem.end,
-                    what,
-                    e.to_errno()
-                );
-                e
-            })
+    /// Clears VF `vf`'s local memory `lmem` on the copy engine, run by run; the failed step is
+    /// logged.
+    fn clear_lmem(&self, vf: u16, lmem: &Pages) -> Result {
+        lmem.runs().iter().try_for_each(|run| {
+            self.b
+                .submit
+                .clear_lmem(&self.b.ct, *run)
+                .map(|_| ())
+                .map_err(|(what, e)| {
+                    dev_err!(
+                        self.dev,
+                        "sriov: VF{}: clearing local memory {:#x}-{:#x} failed at {}: {}\n",
+                        vf,
+                        run.start,
+                        run.end,
+                        what,
+                        e.to_errno()
+                    );
+                    e
+                })
+        })
     }
 
     /// Fills VF `vf`'s leaf table (every entry of `lmem`, the rest invalid) and points its
     /// directory entry at it (seed 000 lines 380-392).
-    fn write_lmtt(&self, mem: LmemAccess<'_>, vf: u16, leaf: Range, lmem: Range) -> Result {
+    fn write_lmtt(&self, mem: LmemAccess<'_>, vf: u16, leaf: Range, lmem: &Pages) -> Result {
         // Bytes written, counted as they are (a failure part way counts what was written).
         let mut written = 0u64;
         let r = (|| -> Result {
             mem.zero(leaf.start, leaf.size())?;
             written += leaf.size();
-            // The VF sees its memory from offset 0; page i of it is page i of `lmem`.
-            for page in 0..lmem.size() / lmtt::PAGE {
+            // The VF sees its memory from offset 0; page i of it is page i of `lmem`'s runs in
+            // address order (upstream walks its object's blocks in list order, `xe_lmtt.c`
+            // `lmtt_insert_bo`: any order does, the VF only sees offsets).
+            for (page, at) in (0u64..).zip(lmem.pages()) {
                 let offset = page * lmtt::PAGE;
-                let entry = lmtt::leaf_entry(lmem.start + offset)?;
+                let entry = lmtt::leaf_entry(at)?;
                 // CAST: below 64K entries.
                 let index = lmtt::leaf_index(offset)? as u64;
                 mem.write32(leaf.start + index * lmtt::ENTRY_BYTES, entry)?;
@@ -886,9 +897,8 @@ impl Pf {
             // The directory no longer points at it: back to the pool.
             drop(leaf);
         }
-        if let Some(lmem) = v.lmem {
-            let _ = st.vf_lmem.free(lmem);
-        }
+        // No leaf maps them any more: the pages back to the VFs' pool.
+        drop(v.lmem);
         if let Some(r) = v.doorbells {
             let _ = st.doorbells.release(r.begin, r.count);
         }
@@ -986,7 +996,6 @@ impl Pf {
         writeln!(f, "lmem_usable: {:#x}", self.usable)?;
         for (i, v) in st.vfs.iter().enumerate() {
             let g = v.ggtt.unwrap_or(Range { start: 0, end: 0 });
-            let l = v.lmem.unwrap_or(Range { start: 0, end: 0 });
             let c = v.contexts.unwrap_or_default();
             let d = v.doorbells.unwrap_or_default();
             let p = v.pushed.unwrap_or_default();
@@ -995,15 +1004,18 @@ impl Pf {
                 .as_deref()
                 .copied()
                 .unwrap_or(Range { start: 0, end: 0 });
+            write!(f, "vf{}: ggtt {:#x}-{:#x} lmem ", i + 1, g.start, g.end)?;
+            // Its runs in address order, comma-separated (one run, or `0x0-0x0` for none).
+            let none = [Range { start: 0, end: 0 }];
+            let runs = v.lmem.as_ref().map_or(&none[..], Pages::runs);
+            for (k, r) in runs.iter().enumerate() {
+                let sep = if k == 0 { "" } else { "," };
+                write!(f, "{}{:#x}-{:#x}", sep, r.start, r.end)?;
+            }
             write!(
                 f,
-                "vf{}: ggtt {:#x}-{:#x} lmem {:#x}-{:#x} contexts {}+{} doorbells {}+{} \
-                 pushed {} eq_ms {} pt_us {} priority {} flr {:?} leaf {:#x}-{:#x}",
-                i + 1,
-                g.start,
-                g.end,
-                l.start,
-                l.end,
+                " contexts {}+{} doorbells {}+{} pushed {} eq_ms {} pt_us {} priority {} flr {:?} \
+                 leaf {:#x}-{:#x}",
                 c.begin,
                 c.count,
                 d.begin,
@@ -1312,11 +1324,9 @@ impl Pf {
         // The VF's local memory back to zeros before it runs again (seed 000 lines 300-326:
         // an FLR clears the VF's state; upstream `xe_gt_sriov_pf_config_sanitize` clears it
         // with the copy engine).
-        if let Some(l) = v.lmem {
-            if let Err(e) = self.clear_lmem(vf, l) {
-                self.flr_failed(v, vf, "local memory clear", e);
-                return;
-            }
+        if let Some(Err(e)) = v.lmem.as_ref().map(|l| self.clear_lmem(vf, l)) {
+            self.flr_failed(v, vf, "local memory clear", e);
+            return;
         }
         // The VF's MMIO message registers, where its last exchange with the GuC may still sit:
         // the seed gives their reset to the hardware (seed 000 line 322, "Gunit resets
@@ -1423,7 +1433,8 @@ impl Pf {
             return Err(ENOENT);
         }
         let number = || text.parse::<u64>().map_err(|_| EINVAL);
-        let window = st.vf_lmem.largest(lmtt::PAGE);
+        // Nothing is provisioned (checked above): all of the VFs' memory is free.
+        let window = st.vf_lmem.avail();
         let apply: &dyn Fn(&mut Quota) = match setting {
             Setting::ExecQuantumMs => {
                 let v = u32::try_from(number()?)

@@ -630,6 +630,17 @@ sriov_get() { sed -n "s/^$2: //p" "$DBG/$1/sriov"; }
 # "contexts", "doorbells", "pushed", "flr"): the word after the field's name.
 sriov_vf() { line_word "$DBG/$1/sriov" "vf$2: " "$3"; }
 
+# runs_bytes LIST: the bytes of a comma-separated list of S-E ranges, as
+# debugfs sriov gives a VF's local memory (its runs of 2 MiB pages, which need
+# not touch).
+runs_bytes() {
+	sum=0
+	for r in $(echo "$1" | tr , ' '); do
+		sum=$((sum + ${r#*-} - ${r%-*}))
+	done
+	echo "$sum"
+}
+
 # --- kernel fault-injection sweeps (debug lane; Documentation/testing.rst,
 # "Fault-injection sweeps") ----------------------------------------------------
 #

@@ -740,7 +740,8 @@ fn expected_bytes(text: &str) -> Result<Expected> {
     for v in &map.vfs {
         let leaf = v.leaf.with_context(|| format!("VF{} has no leaf", v.n))?;
         e.ggtt += v.ggtt.size() / 4096 * 8;
-        e.lmtt += leaf.size() + v.lmem.size() / (2 << 20) * 4 + 4;
+        let lmem: u64 = v.lmem.iter().map(|r| r.size()).sum();
+        e.lmtt += leaf.size() + lmem / (2 << 20) * 4 + 4;
         e.dir += 4;
     }
     Ok(e)

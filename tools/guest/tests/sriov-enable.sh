@@ -54,7 +54,7 @@ mock_request lmem:dirty:100001000:3000
 vf_lmem_sum() {
 	sum=0
 	for r in $(sed -n 's/^vf[0-9]*: .* lmem \([^ ]*\) .*/\1/p' "$DBG/$bdf/sriov"); do
-		sum=$((sum + ${r#*-} - ${r%-*}))
+		sum=$((sum + $(runs_bytes "$r")))
 	done
 	echo "$sum"
 }

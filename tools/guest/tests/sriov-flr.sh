@@ -52,10 +52,13 @@ echo 0 >"$dev/sriov_drivers_autoprobe"
 check numvfs "$bdf" 7
 before=$(grep -v '^vf3:' "$sriov" | grep '^vf')
 
-# What VF3's tenant left: its first and last pages.
+# What VF3's tenant left: the first page of its first run and the last of
+# its last.
 vf3=$(sriov_vf "$bdf" 3 lmem)
-mock_request "lmem:dirty:${vf3%-*}:1000"
-mock_request "lmem:dirty:$(printf %x $((${vf3#*-} - 0x1000))):1000"
+first=${vf3%%,*}
+last=${vf3##*,}
+mock_request "lmem:dirty:${first%-*}:1000"
+mock_request "lmem:dirty:$(printf %x $((${last#*-} - 0x1000))):1000"
 mock_request vf:scratch:3
 mock_request vf:keep-regs:1
 mock_request vf:flr:3

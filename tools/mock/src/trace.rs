@@ -1021,7 +1021,7 @@ pub enum Event {
     /// not one of the device's `violation`s).
     SriovIsolation {
         /// "ggtt_stamp", "ggtt_stray", "lmtt_shared", "lmtt_in_tables",
-        /// "lmtt_beyond_lmem", "lmtt_over_quota", "lmtt_no_config",
+        /// "lmtt_beyond_lmem", "lmtt_over_quota", "lmtt_unmapped", "lmtt_no_config",
         /// "lmtt_pf_entry", "lmtt_unreadable", "ctx_overlap", "db_overlap",
         /// "ggtt_overlap", "ctx_pf_in_vf", "lmem_not_cleared",
         /// "vf_regs_not_cleared".

@@ -59,7 +59,9 @@ pub struct Vf {
     /// Its number, 1 to 63.
     pub n: u32,
     pub ggtt: Range,
-    pub lmem: Range,
+    /// Its local memory: runs of 2 MiB pages in address order (`S-E,S-E`);
+    /// a VF's pages need not touch.
+    pub lmem: Vec<Range>,
     /// Its LMTT leaf table, in the CPU-visible pool.
     pub leaf: Option<Range>,
 }
@@ -146,14 +148,14 @@ pub fn parse(text: &str) -> Result<Map> {
         bail!("local memory ranges end beyond lmem_usable");
     }
     for v in &map.vfs {
-        if v.ggtt.end > GGTT_END || v.lmem.end > map.lmem_usable {
+        if v.ggtt.end > GGTT_END || v.lmem.iter().any(|r| r.end > map.lmem_usable) {
             bail!("VF{}'s ranges lie outside the device", v.n);
         }
     }
     Ok(map)
 }
 
-/// `vfN:`'s words after the colon: `ggtt S-E lmem S-E ... leaf S-E`.
+/// `vfN:`'s words after the colon: `ggtt S-E lmem S-E[,S-E...] ... leaf S-E`.
 fn vf(n: u32, words: &str) -> Result<Vf> {
     let words: Vec<&str> = words.split_whitespace().collect();
     let after = |key: &str| -> Option<&str> {
@@ -168,7 +170,11 @@ fn vf(n: u32, words: &str) -> Result<Vf> {
     Ok(Vf {
         n,
         ggtt: need("ggtt")?,
-        lmem: need("lmem")?,
+        lmem: after("lmem")
+            .context("no `lmem`")?
+            .split(',')
+            .map(Range::parse)
+            .collect::<Result<_>>()?,
         leaf: after("leaf").map(Range::parse).transpose()?,
     })
 }
@@ -454,15 +460,23 @@ pub fn render(map: &Map) -> String {
         bar.rect(*r, "pf", None, PF, "allocated by the PF");
     }
     for v in &map.vfs {
-        bar.rect(
-            v.lmem,
-            "vf",
-            Some(v.n),
-            &vf_colour(v.n, count),
-            &format!("VF{}", v.n),
-        );
+        for r in &v.lmem {
+            bar.rect(
+                *r,
+                "vf",
+                Some(v.n),
+                &vf_colour(v.n, count),
+                &format!("VF{}", v.n),
+            );
+        }
     }
-    bar.vf_labels(&map.vfs.iter().map(|v| (v.n, v.lmem)).collect::<Vec<_>>());
+    // Each VF's label on its longest run.
+    let labels: Vec<(u32, Range)> = map
+        .vfs
+        .iter()
+        .filter_map(|v| v.lmem.iter().max_by_key(|r| r.size()).map(|r| (v.n, *r)))
+        .collect();
+    bar.vf_labels(&labels);
     bar.axis(tick_step(map.lmem_usable));
 
     // The pool, zoomed.

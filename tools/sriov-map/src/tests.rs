@@ -122,15 +122,16 @@ fn check_vf_rects(text: &str, vfs: usize) {
     let m = parse(text).unwrap();
     let svg = render(&m);
     let all = rects(&svg);
-    check_bar(&all, "ggtt", GGTT_END, 0, &m, |v| v.ggtt, vfs);
-    check_bar(&all, "lmem", m.lmem_usable, 0, &m, |v| v.lmem, vfs);
+    check_bar(&all, "ggtt", GGTT_END, 0, &m, |v| vec![v.ggtt], vfs);
+    let runs = m.vfs.iter().map(|v| v.lmem.len()).sum();
+    check_bar(&all, "lmem", m.lmem_usable, 0, &m, |v| v.lmem.clone(), runs);
     check_bar(
         &all,
         "pool",
         m.lmem_pool.end,
         0,
         &m,
-        |v| v.leaf.unwrap(),
+        |v| vec![v.leaf.unwrap()],
         vfs,
     );
     // The zoomed LMTT bar counts from the directory.
@@ -142,7 +143,7 @@ fn check_vf_rects(text: &str, vfs: usize) {
         span.size(),
         span.start,
         &m,
-        |v| v.leaf.unwrap(),
+        |v| vec![v.leaf.unwrap()],
         vfs,
     );
     // Equal shares draw as equal widths.
@@ -156,49 +157,50 @@ fn check_vf_rects(text: &str, vfs: usize) {
     assert!(svg.trim_end().ends_with("</svg>"));
 }
 
-/// In bar `bar` (0 to `end` bytes, offsets from `base`): one rect per VF, at
-/// `range_of(vf)` in proportion.
+/// In bar `bar` (0 to `end` bytes, offsets from `base`): one rect per range
+/// of `ranges_of(vf)` (`rects` in all), each in proportion.
 fn check_bar(
     all: &[Rect],
     bar: &str,
     end: u64,
     base: u64,
     m: &Map,
-    range_of: fn(&Vf) -> Range,
-    vfs: usize,
+    ranges_of: fn(&Vf) -> Vec<Range>,
+    rects: usize,
 ) {
     let mine: Vec<&Rect> = all
         .iter()
         .filter(|r| r.get("data-bar") == Some(bar) && r.get("data-vf").is_some())
         .collect();
-    assert_eq!(mine.len(), vfs, "{bar}: one rect per VF");
+    assert_eq!(mine.len(), rects, "{bar}: one rect per VF range");
     for v in &m.vfs {
-        let r = range_of(v);
-        let want = Range {
-            start: r.start - base,
-            end: r.end - base,
-        };
         let n = v.n.to_string();
         let found: Vec<&&Rect> = mine
             .iter()
             .filter(|r| r.get("data-vf") == Some(n.as_str()))
             .collect();
-        assert_eq!(found.len(), 1, "{bar}: VF{n} drawn once");
-        let r = found[0];
-        assert_eq!(
-            (r.hex("data-start"), r.hex("data-end")),
-            (want.start, want.end)
-        );
-        let scale = BAR_W / end as f64;
-        let (x, w) = (r.num("x"), r.num("width"));
-        assert!(
-            (w - want.size() as f64 * scale).abs() < 1e-3,
-            "{bar} VF{n} width {w}"
-        );
-        assert!(
-            (x - LEFT - want.start as f64 * scale).abs() < 1e-3,
-            "{bar} VF{n} x {x}"
-        );
+        let ranges = ranges_of(v);
+        assert_eq!(found.len(), ranges.len(), "{bar}: VF{n} drawn once per range");
+        for (r, range) in found.iter().zip(&ranges) {
+            let want = Range {
+                start: range.start - base,
+                end: range.end - base,
+            };
+            assert_eq!(
+                (r.hex("data-start"), r.hex("data-end")),
+                (want.start, want.end)
+            );
+            let scale = BAR_W / end as f64;
+            let (x, w) = (r.num("x"), r.num("width"));
+            assert!(
+                (w - want.size() as f64 * scale).abs() < 1e-3,
+                "{bar} VF{n} width {w}"
+            );
+            assert!(
+                (x - LEFT - want.start as f64 * scale).abs() < 1e-3,
+                "{bar} VF{n} x {x}"
+            );
+        }
     }
 }
 
@@ -206,6 +208,44 @@ fn check_bar(
 fn one_rect_per_vf_range_in_proportion() {
     check_vf_rects(SEVEN, 7);
     check_vf_rects(SIXTY_THREE, 63);
+}
+
+/// A VF whose pages lie in several runs (the buddy hands a VF's pages out
+/// wherever they are free): each run parses and is drawn, in its place.
+#[test]
+fn a_vf_in_several_runs_is_drawn_run_by_run() {
+    let split = SEVEN.replace(
+        "lmem 0x10000000-0x50000000 ",
+        "lmem 0x10000000-0x20000000,0x30000000-0x50000000 ",
+    );
+    assert_ne!(split, SEVEN);
+    let m = parse(&split).unwrap();
+    assert_eq!(
+        m.vfs[0].lmem,
+        [
+            Range {
+                start: 0x1000_0000,
+                end: 0x2000_0000
+            },
+            Range {
+                start: 0x3000_0000,
+                end: 0x5000_0000
+            }
+        ]
+    );
+    check_vf_rects(&split, 7);
+    // A run past the usable top is refused like a single range.
+    let past = SEVEN.replace(
+        "lmem 0x10000000-0x50000000 ",
+        "lmem 0x10000000-0x20000000,0x7000000000-0x7100000000 ",
+    );
+    assert!(parse(&past).is_err());
+    // A malformed run is an error, not a skipped one.
+    let bad = SEVEN.replace(
+        "lmem 0x10000000-0x50000000 ",
+        "lmem 0x10000000-0x20000000,zz ",
+    );
+    assert!(parse(&bad).is_err());
 }
 
 /// The picture in the documentation is this tool's rendering of the

@@ -77,7 +77,15 @@
 //!   configured range;
 //! - `lmtt_no_config`: a valid directory entry of a VF without a
 //!   configuration;
-//! - `lmtt_over_quota`: a VF's leaf maps more pages than its `LMEM_SIZE`.
+//! - `lmtt_over_quota`: a VF's leaf maps more pages than its `LMEM_SIZE`;
+//! - `lmtt_unmapped`: a page below a VF's `LMEM_SIZE` has no valid leaf
+//!   entry. The VF learns its local-memory size from that KLV alone
+//!   (upstream `xe_gt_sriov_vf.c` `vf_get_lmem_info` queries
+//!   `GUC_KLV_VF_CFG_LMEM_SIZE`) and uses all of it from offset 0, so the PF
+//!   maps its whole object from guest offset 0 page by page (`xe_lmtt.c`
+//!   `lmtt_insert_bo`, `xe_lmtt_populate_pages` with offset 0); a hole would
+//!   fault the VF on memory it was told it has. A VF whose memory is several
+//!   runs of pages must still be one gapless range to the guest.
 //!
 //! Triggers: every `UPDATE_VF_CFG` and `VF_CONTROL` the GuC serves, every
 //! `LMEM_CFG` write (immediate checks only: the driver programs it after a
@@ -507,7 +515,27 @@ fn lmtt(view: &View, leftovers: bool, bus: &dyn Bus, out: &mut Vec<Finding>) {
                     c.lmem
                 ),
             }),
-            Some(_) => {}
+            Some(c) => {
+                let want = c.lmem / LMTT_PAGE;
+                let hole = ptes
+                    .iter()
+                    .take(usize::try_from(want).unwrap_or(usize::MAX))
+                    .position(|&pte| pte & VALID == 0)
+                    .or_else(|| (pages < want).then_some(ptes.len()));
+                if let Some(i) = hole {
+                    out.push(Finding {
+                        check: "lmtt_unmapped",
+                        vf,
+                        other: None,
+                        detail: format!(
+                            "VF {vf}'s LMEM_SIZE is {:#x} but its LMTT maps {pages} pages and \
+                             entry {i} (guest offset {:#x}) is not valid",
+                            c.lmem,
+                            i as u64 * LMTT_PAGE
+                        ),
+                    });
+                }
+            }
         }
     }
 }

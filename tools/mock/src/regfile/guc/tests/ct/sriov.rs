@@ -569,15 +569,16 @@ fn the_checker_walks_the_lmtt() {
 
 #[test]
 fn a_correct_layout_is_clean() {
-    // Two VFs stamped, LMTT disjoint and within quota, ranges apart, their
-    // local memory clear (pages 0 and 1 hold the CT and the KLVs, page 3
-    // the tables; VF 2's share maps nothing yet): the checker finds nothing
-    // at any trigger, the final one included.
+    // Two VFs stamped, LMTT disjoint and each exactly its quota from guest
+    // offset 0 (physically scattered: VF 1's pages out of order, VF 2's
+    // apart), ranges apart, their local memory clear (pages 0 and 1 hold the
+    // CT and the KLVs, page 3 the tables): the checker finds nothing at any
+    // trigger, the final one included.
     let mut h = H::sriov_ready();
     h.stamp(VF1_GGTT, 16, 1);
     h.stamp(VF2_GGTT, 16, 2);
-    h.lmtt(1, LEAF1, &[2]);
-    h.lmtt(2, LEAF2, &[]);
+    h.lmtt(1, LEAF1, &[5, 2]);
+    h.lmtt(2, LEAF2, &[4, 7]);
     assert_eq!(
         h.update(1, &full(VF1_GGTT, (0, 16), (0, 4), 2 * MIB2)),
         mmio::success(9)
@@ -593,6 +594,54 @@ fn a_correct_layout_is_clean() {
     let s = h.sriov_summary();
     assert_eq!((s.isolation_checks, s.isolation_violations), (6, 0));
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
+#[test]
+fn a_hole_below_lmem_size_is_unmapped() {
+    // VF 1 is told 3 pages (LMEM_SIZE) and its leaf maps guest pages 0 and
+    // 2: guest page 1 would fault. VF 2 is told 2 pages and maps one.
+    let mut h = H::sriov_ready();
+    h.stamp(VF1_GGTT, 16, 1);
+    h.stamp(VF2_GGTT, 16, 2);
+    h.lmtt(1, LEAF1, &[2, 4, 5]);
+    h.put_lmem32(LEAF1 + 4, 0);
+    h.lmtt(2, LEAF2, &[6]);
+    h.w(LMEM_CFG, 1 << 31 | (DIR >> 16) as u32);
+    assert_eq!(
+        h.update(1, &full(VF1_GGTT, (0, 16), (0, 4), 3 * MIB2)),
+        mmio::success(9)
+    );
+    assert_eq!(
+        h.update(2, &full(VF2_GGTT, (16, 16), (4, 4), 2 * MIB2)),
+        mmio::success(9)
+    );
+    // Not a quiet point yet: the PF may still be filling the leaves.
+    assert!(!h.isolation_kinds().contains_key("lmtt_unmapped"));
+    h.sriov_control("vf:check");
+    assert_eq!(h.isolation_kinds()["lmtt_unmapped"], 2);
+    let details: Vec<String> = h
+        .events("sriov_isolation")
+        .iter()
+        .map(|e| e["detail"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        details
+            .iter()
+            .any(|d| d.starts_with("VF 1's LMEM_SIZE is 0x600000") && d.contains("entry 1 ")),
+        "{details:?}"
+    );
+    assert!(
+        details
+            .iter()
+            .any(|d| d.starts_with("VF 2's LMEM_SIZE is 0x400000") && d.contains("entry 1 ")),
+        "{details:?}"
+    );
+    // Both filled: a second check finds nothing new.
+    h.lmtt(1, LEAF1, &[2, 4, 5]);
+    h.lmtt(2, LEAF2, &[6, 7]);
+    let n = h.sriov_summary().isolation_violations;
+    h.sriov_control("vf:check");
+    assert_eq!(h.sriov_summary().isolation_violations, n);
 }
 
 /// A VF must find its local memory clear when its configuration (with
