@@ -180,7 +180,11 @@ fn check_bar(
             .filter(|r| r.get("data-vf") == Some(n.as_str()))
             .collect();
         let ranges = ranges_of(v);
-        assert_eq!(found.len(), ranges.len(), "{bar}: VF{n} drawn once per range");
+        assert_eq!(
+            found.len(),
+            ranges.len(),
+            "{bar}: VF{n} drawn once per range"
+        );
         for (r, range) in found.iter().zip(&ranges) {
             let want = Range {
                 start: range.start - base,
