@@ -99,6 +99,27 @@ impl TileRange {
     }
 }
 
+/// `size` bytes from `buddy` in blocks of at least `min`, as `flags` asks. Process context.
+///
+/// # Errors
+///
+/// `ENOSPC` for more than is free (the buddy would call a request larger than what it manages
+/// invalid, not out of space), else what the buddy or the allocation of the list fails with.
+fn take(
+    buddy: &GpuBuddy,
+    size: u64,
+    min: Alignment,
+    flags: GpuBuddyAllocFlags,
+) -> Result<Pin<KBox<AllocatedBlocks>>> {
+    if size > buddy.avail() {
+        return Err(ENOSPC);
+    }
+    KBox::pin_init(
+        buddy.alloc_blocks(GpuBuddyAllocMode::Simple, size, min, flags),
+        GFP_KERNEL,
+    )
+}
+
 /// Local memory the driver allocates its own objects from: the CPU-visible part below
 /// LMEMBAR's end (the GuC objects, the LMTT tables and the KLV page are written by the CPU).
 ///
@@ -156,19 +177,11 @@ impl LmemPool {
         if size == 0 {
             return Err(EINVAL);
         }
-        // More than is free can never fit; the buddy would call an oversized request invalid
-        // rather than out of space.
-        if size > self.buddy.avail() {
-            return Err(ENOSPC);
-        }
-        let blocks = KBox::pin_init(
-            self.buddy.alloc_blocks(
-                GpuBuddyAllocMode::Simple,
-                size,
-                Alignment::new::<{ LMEM_ALIGN as usize }>(),
-                GpuBuddyAllocFlag::Contiguous,
-            ),
-            GFP_KERNEL,
+        let blocks = take(
+            &self.buddy,
+            size,
+            Alignment::new::<{ LMEM_ALIGN as usize }>(),
+            GpuBuddyAllocFlag::Contiguous.into(),
         )?;
         // A trimmed contiguous allocation is several blocks side by side; check they are.
         let start = blocks.iter().map(|b| b.offset()).min().ok_or(ENOSPC)?;
@@ -314,19 +327,7 @@ impl PagePool {
         if size == 0 || size % unit != 0 {
             return Err(EINVAL);
         }
-        // The buddy calls a request larger than what it manages invalid, not out of space.
-        if size > self.buddy.avail() {
-            return Err(ENOSPC);
-        }
-        let blocks = KBox::pin_init(
-            self.buddy.alloc_blocks(
-                GpuBuddyAllocMode::Simple,
-                size,
-                self.page,
-                GpuBuddyAllocFlags::empty(),
-            ),
-            GFP_KERNEL,
-        )?;
+        let blocks = take(&self.buddy, size, self.page, GpuBuddyAllocFlags::empty())?;
         let mut runs = KVec::<Range>::new();
         for b in blocks.iter() {
             runs.push(
