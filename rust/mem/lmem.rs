@@ -300,6 +300,7 @@ impl PagePool {
     /// `EINVAL` for a window not aligned to `page` at its start or holding no whole page,
     /// `ENOMEM`.
     pub(crate) fn new(window: Range, page: Alignment) -> Result<Self> {
+        // CAST: a usize always fits a u64 on the 64-bit kernels the driver builds for.
         let unit = page.as_usize() as u64;
         if window.start % unit != 0 || window.end < window.start {
             return Err(EINVAL);
@@ -323,6 +324,7 @@ impl PagePool {
     /// `EINVAL` for a zero size or one that is not whole pages, `ENOSPC` if fewer pages are
     /// free, `ENOMEM`.
     pub(crate) fn alloc(&self, size: u64) -> Result<Pages> {
+        // CAST: as in `new`.
         let unit = self.page.as_usize() as u64;
         if size == 0 || size % unit != 0 {
             return Err(EINVAL);
@@ -354,7 +356,6 @@ impl PagePool {
         }
         Ok(Pages {
             runs: merged,
-            size,
             page: NonZeroU64::new(unit).ok_or(EINVAL)?,
             _blocks: blocks,
         })
@@ -378,7 +379,6 @@ impl PagePool {
 /// dropped.
 pub(crate) struct Pages {
     runs: KVec<Range>,
-    size: u64,
     /// The pool's page size.
     page: NonZeroU64,
     /// The buddy's blocks; dropping them frees the pages (and they keep the buddy alive).
@@ -393,7 +393,7 @@ impl Pages {
 
     /// Bytes held.
     pub(crate) fn size(&self) -> u64 {
-        self.size
+        self.runs.iter().map(Range::size).sum()
     }
 
     /// The device offset of each page, in order: page `i` of the allocation is the `i`th item.
