@@ -783,6 +783,35 @@ bus_master() {
 	echo $(((0x${_bm##* } >> 2) & 1))
 }
 
+# intx_release BDF: turns MSI on and off again in BDF's config space, so that
+# QEMU stops emulating INTx for it and starts afresh. QEMU's vfio-pci (which
+# vfio-user-pci is) turns the device's BAR mmaps off when it delivers an INTx
+# (hw/vfio/pci.c, vfio_intx_interrupt). Measured here, after an INTx that no
+# driver took (mock-control's spurious interrupt), they stayed off into the
+# next scenario until its driver enabled MSI, which disables INTx emulation
+# and maps the BARs again (vfio_msi_enable, vfio_intx_disable): the next
+# probe then wrote the GGTT's million entries through the socket, 61 s where
+# 0.4 s is usual. Only for an unbound function with an MSI capability.
+intx_release() {
+	_ir_cfg=/sys/bus/pci/devices/$1/config
+	# One read of the standard header; the capability list is walked in it.
+	# shellcheck disable=SC2046 # the bytes are separate words
+	set -- $(od -An -tx1 -v -N256 "$_ir_cfg")
+	eval "_ir_at=\$((0x\${$((0x34 + 1))}))"
+	_ir_n=0
+	while [ "$_ir_at" -ne 0 ] && [ "$_ir_n" -lt 48 ]; do
+		eval "_ir_id=\${$((_ir_at + 1))}"
+		if [ "$_ir_id" = 05 ]; then
+			printf '\001' | dd of="$_ir_cfg" bs=1 seek=$((_ir_at + 2)) conv=notrunc 2>/dev/null &&
+				printf '\000' | dd of="$_ir_cfg" bs=1 seek=$((_ir_at + 2)) conv=notrunc 2>/dev/null
+			return
+		fi
+		eval "_ir_at=\$((0x\${$((_ir_at + 2))}))"
+		_ir_n=$((_ir_n + 1))
+	done
+	return 1
+}
+
 # fault_sweep LABEL FILE VALUE CLEAN UNDO: the sweep of one write. Runs
 # fault_try N FILE VALUE for N = 1, 2, ... up to $FAULT_ALL (default: no
 # limit), then every $FAULT_STEP-th N (default 1: every one; a sample is
