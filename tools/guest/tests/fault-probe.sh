@@ -65,6 +65,10 @@ not_bound() {
 unbind() {
 	is_bound "$bdf" || fault_why="$fault_why; bind succeeded but the device is not bound"
 	echo "$bdf" >/sys/bus/pci/drivers/xehpg/unbind || fault_why="$fault_why; unbind failed"
+	# A bind whose MSI setup failed ran on INTx: QEMU keeps the BARs
+	# unmapped after it, which cost the next attempt a minute (lib.sh
+	# intx_release).
+	intx_release "$bdf" || fault_why="$fault_why; no MSI capability to release INTx with"
 }
 
 fault_sweep fault-probe /sys/bus/pci/drivers/xehpg/bind "$bdf" not_bound unbind
