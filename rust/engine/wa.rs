@@ -18,7 +18,8 @@
 //! writes GT rows at GT init and engine rows when the engines are set up, both before the GuC
 //! is loaded (`xe_gt.c`, `xe_hw_engine.c` `xe_hw_engine_enable_ring`). MCR registers go through
 //! the steering API's multicast write (`Mcr::write_multicast_at` in `gt::mcr`); masked
-//! registers are written as (bits << 16) | value, others read-modify-written. Every row
+//! registers are written in the encoding every masked write shares (`engine::regs::raw_bits`:
+//! the bits changed in 31:16, their values in 15:0), others read-modify-written. Every row
 //! upstream verifies is read back (upstream's `XE_RTP_NOCHECK` and `.read_mask = 0` rows are
 //! not): a mismatch is a `dev_err!` naming the device, row, register and both values, and is
 //! counted ([`MISMATCHES`]), not fatal.
@@ -38,6 +39,7 @@ use kernel::{
 };
 
 use crate::{
+    engine::regs::raw_bits,
     engine::source::{Class, Present},
     engine::{Engine, ENGINES},
     gt::{steering_of, wake_of, Domain, DomainMask, FwGuard, Gt, Topology, Wake, DOMAIN_COUNT},
@@ -163,7 +165,8 @@ impl Entry {
     /// a masked register).
     pub(crate) fn value(&self, old: u32) -> u32 {
         if self.masked {
-            (self.clear << 16) | (self.set & self.clear)
+            // CAST: a masked row changes only bits 15:0 (checked at build time below).
+            raw_bits(self.clear as u16, self.set as u16)
         } else {
             (old & !self.clear) | (self.set & self.clear)
         }
@@ -428,7 +431,8 @@ pub(crate) fn save_restore(e: &Engine, die: Die) -> Result<KVec<SaveRestore>> {
         }
     }
     for s in out.iter_mut().filter(|s| s.masked) {
-        s.value |= s.mask << 16;
+        // CAST: masked rows change only bits 15:0 (checked at build time), so their union does.
+        s.value = raw_bits(s.mask as u16, s.value as u16);
     }
     Ok(out)
 }

@@ -174,6 +174,6 @@ mod tests {
         assert!(!locked_layout_fits(0x0, 0x3f_3000, NEED));
         assert!(!locked_layout_fits(0x7f_8000, 0x1000, 0));
         // No overflow with hostile values.
-        assert!(!locked_layout_fits(0x4000, u32::MAX & !0xfff, NEED));
+        assert!(!locked_layout_fits(0x4000, !0xfff_u32, NEED));
     }
 }
