@@ -99,8 +99,15 @@ run: boot-modules sriov-shim
 # KASAN, lockdep, kmemleak, UBSAN, ...), whose bootstrap the variable below
 # asks for, then the first-load scenarios on Debian's packaged kernel with the
 # module built by Debian's rustc (distro-modules, below). `CHECK_ARGS="--only vm:bind"` narrows a run (no floor check then).
+#
+# The builds it needs run as one parallel make (-j, one job a core; the
+# bootstrap first, alone): each driver build is one rustc that uses about
+# one core, and the tools' cargo build shares the jobserver.
+CHECK_BUILDS := boot-modules kunit-module debug-modules trigger-module sriov-shim \
+	distro-modules tools
 check: export XEHPG_DEBUG_KERNEL := 1
-check: boot-modules kunit-module debug-modules trigger-module sriov-shim distro-modules tools
+check: bootstrap
+	@$(MAKE) --no-print-directory -j$(shell nproc) -o bootstrap $(CHECK_BUILDS)
 	@$(TOOLS_BIN)/xehpg-check --repo $(REPO) $(CHECK_ARGS)
 
 # The debug lane: the same modules (test, production, KUnit) built against KDIR_DEBUG, the kernel
