@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The GuC's VF notifications, on the receive path: `GUC2PF_VF_STATE_NOTIFY` (a VF's FLR
+//! started or the GuC's part of it is done) and `GUC2PF_ADVERSE_EVENT` (a VF past one of
+//! its thresholds).
+//!
+//! They are checked ([`parse_state`], [`parse_adverse`]: the GuC is untrusted), recorded in
+//! the [`Inbox`] under a spinlock and handed to the FLR work; nothing here sleeps or touches
+//! the device.
+
+use kernel::{
+    device::Device,
+    prelude::*,
+    sync::{atomic::Relaxed, Arc},
+    workqueue,
+};
+
+use super::{
+    super::{
+        config::THRESHOLDS,
+        control::{parse_adverse, parse_state, BadNotice, Notice},
+    },
+    Pf,
+};
+use crate::guc::{BadEvent, EventKind, G2hEvent};
+
+/// The GuC's VF notifications, from the receive path (which may not sleep) to the FLR work
+/// (one bit per VF) and to debugfs (adverse events).
+pub(super) struct Inbox {
+    pub(super) flr: u64,
+    pub(super) done: u64,
+    /// Torn down: nothing is queued any more.
+    pub(super) closed: bool,
+    /// Adverse events per VF (index = VF number) and threshold ([`THRESHOLDS`]), since the
+    /// VFs were provisioned.
+    pub(super) adverse: [[u32; THRESHOLDS.len()]; 64],
+}
+
+impl Default for Inbox {
+    fn default() -> Self {
+        Self {
+            flr: 0,
+            done: 0,
+            closed: false,
+            adverse: [[0; THRESHOLDS.len()]; 64],
+        }
+    }
+}
+
+impl Pf {
+    /// A G2H event for the PF: `GUC2PF_VF_STATE_NOTIFY` or `GUC2PF_ADVERSE_EVENT`; other
+    /// events are not the PF's and are ignored. Receive path: no sleeping, no device access;
+    /// the FLR itself runs in the work item. The GuC is untrusted: a notification for a VF
+    /// that is not provisioned is refused and counted.
+    pub(crate) fn guc_event(this: &Arc<Self>, dev: &Device, ev: &G2hEvent) {
+        let (vf, event) = match *ev {
+            G2hEvent::VfState { vf, event } => (vf, event),
+            G2hEvent::Adverse { vf, key } => return this.adverse(dev, vf, key),
+            _ => return,
+        };
+        // CAST: at most 63.
+        match parse_state(vf, event, this.num_vfs.load(Relaxed) as u16) {
+            Ok(Notice::Flr(vf)) => Self::post(this, vf, true),
+            Ok(Notice::FlrDone(vf)) => Self::post(this, vf, false),
+            Ok(_) => {}
+            Err(bad) => this.refused(dev, "VF state notification", bad),
+        }
+    }
+
+    /// A PF event too short to decode: refused and counted as [`BadNotice::Short`].
+    /// Receive path.
+    pub(crate) fn bad_event(&self, dev: &Device, bad: &BadEvent) {
+        let what = match bad.kind {
+            EventKind::Adverse => "adverse event",
+            _ => "VF state notification",
+        };
+        self.refused(dev, what, BadNotice::Short(bad.len));
+    }
+
+    /// Counts and logs a GuC report refused (`what`: which kind). Receive path.
+    fn refused(&self, dev: &Device, what: &str, bad: BadNotice) {
+        self.stats.bad_notices.add(1, Relaxed);
+        dev_err!(
+            dev,
+            "sriov: {} {:?} refused ({} VFs provisioned)\n",
+            what,
+            bad,
+            self.num_vfs.load(Relaxed)
+        );
+    }
+
+    /// A `GUC2PF_ADVERSE_EVENT`: VF `vf` went past a threshold the PF set. Counted per VF and
+    /// threshold; logged at the 1st, 2nd, 4th, 8th... of a kind, since a misbehaving VF keeps
+    /// the GuC reporting. Receive path: a spinlock, no sleeping.
+    fn adverse(&self, dev: &Device, vf: u32, key: u32) {
+        // CAST: at most 63.
+        let (vf, i) = match parse_adverse(vf, key, self.num_vfs.load(Relaxed) as u16) {
+            Ok(p) => p,
+            Err(bad) => return self.refused(dev, "adverse event", bad),
+        };
+        self.stats.adverse_events.add(1, Relaxed);
+        let count = {
+            let mut ib = self.inbox.lock();
+            match ib
+                .adverse
+                .get_mut(usize::from(vf))
+                .and_then(|a| a.get_mut(i))
+            {
+                Some(c) => {
+                    *c = c.saturating_add(1);
+                    *c
+                }
+                None => 0,
+            }
+        };
+        if count.is_power_of_two() {
+            let name = THRESHOLDS.get(i).map_or("?", |t| t.1);
+            dev_warn!(
+                dev,
+                "sriov: VF{}: past its {} threshold (the GuC's report {})\n",
+                vf,
+                name,
+                count
+            );
+        }
+    }
+
+    /// Records a notification for VF `vf` and wakes the FLR work.
+    fn post(this: &Arc<Self>, vf: u16, flr: bool) {
+        {
+            let mut ib = this.inbox.lock();
+            if ib.closed {
+                return;
+            }
+            if flr {
+                ib.flr |= 1 << vf;
+            } else {
+                ib.done |= 1 << vf;
+            }
+        }
+        this.notified.notify_all();
+        // Already queued: that run takes this notification too.
+        let _ = workqueue::system().enqueue(this.clone());
+    }
+}
