@@ -5,10 +5,11 @@
 //!
 //! This module only wires files to the blocks: each block formats its own report and runs its
 //! own commands. The directory's data ([`DebugCtx`]) owns what the files read: a snapshot of
-//! what probe learned, and shared references (`Arc`) to the GT and GuC state and to BAR 0.
-//! The BAR is a device resource: a callback reaches it only while the device is bound (see
-//! [`Gttmmadr::try_access_with`]), so a file written while unbind is under way fails with
-//! `ENODEV` instead of touching an unmapped BAR.
+//! what probe learned, and shared references (`Arc`) to the device's hardware (the GT state
+//! and BAR 0 among it, [`Hw`]) and to the GuC state. The BAR is a device resource: a callback
+//! reaches it only while the device is bound (see
+//! [`Gttmmadr::try_access_with`](crate::mmio::Gttmmadr::try_access_with)), so a file written
+//! while unbind is under way fails with `ENODEV` instead of touching an unmapped BAR.
 //!
 //! # Why not `kernel::debugfs`
 //!
@@ -51,12 +52,11 @@ use kernel::{
 
 use crate::{
     compat,
-    gt::{run_mcr_command, Gt, GtState},
+    gt::{run_mcr_command, Gt},
     guc::{Guc, VfCommand},
+    hw::Hw,
     info::DeviceInfo,
     irq::{IrqState, RegSnapshot},
-    mem::lmem::Lmembar,
-    mmio::Gttmmadr,
     reset::{GtReset, Why},
     sriov::{threshold_by_name, Pf},
     submit::Submit,
@@ -66,9 +66,7 @@ use crate::{
 pub(crate) struct DebugCtx {
     info: DeviceInfo,
     dev: ARef<Device>,
-    bar: Arc<Gttmmadr>,
-    lmem: Arc<Lmembar>,
-    gt: Arc<GtState>,
+    hw: Arc<Hw>,
     guc: Arc<Guc>,
     irq: Arc<IrqState>,
     submit: Arc<Submit>,
@@ -80,9 +78,8 @@ pub(crate) struct DebugCtx {
 
 /// The shared state of the blocks the files show.
 pub(crate) struct Blocks {
-    pub(crate) bar: Arc<Gttmmadr>,
-    pub(crate) lmem: Arc<Lmembar>,
-    pub(crate) gt: Arc<GtState>,
+    /// BAR 0, the local-memory BAR and the GT (the GGTT and the pool are not shown).
+    pub(crate) hw: Arc<Hw>,
     pub(crate) guc: Arc<Guc>,
     pub(crate) irq: Arc<IrqState>,
     pub(crate) submit: Arc<Submit>,
@@ -114,9 +111,7 @@ impl DebugCtx {
         Self {
             info,
             dev,
-            bar: b.bar,
-            lmem: b.lmem,
-            gt: b.gt,
+            hw: b.hw,
             guc: b.guc,
             irq: b.irq,
             submit: b.submit,
@@ -127,10 +122,11 @@ impl DebugCtx {
     }
 
     /// Runs `f` on a GT view unless the device is already unbound (`ENODEV`). `f` must not
-    /// sleep (see [`Gttmmadr::try_access_with`]).
+    /// sleep (see [`crate::mmio::Gttmmadr::try_access_with`]).
     fn with_gt<R>(&self, f: impl FnOnce(&Gt<'_>) -> Result<R>) -> Result<R> {
-        self.bar
-            .try_access_with(|bar| f(&self.gt.view(&self.dev, bar)))
+        self.hw
+            .bar()
+            .try_access_with(|bar| f(&self.hw.gt().view(&self.dev, bar)))
             .unwrap_or(Err(ENODEV))
     }
 }
@@ -144,7 +140,7 @@ impl crate::guc::CtAccess for DebugCtx {
     }
 
     fn with_io<R>(&self, f: impl FnOnce(&crate::guc::CtIo<'_>) -> R) -> Option<R> {
-        crate::guc::with_bars(&self.dev, &self.bar, &self.lmem, &self.gt, f)
+        crate::guc::with_bars(&self.dev, self.hw.bar(), self.hw.lmembar(), self.hw.gt(), f)
     }
 }
 
@@ -209,18 +205,18 @@ impl fmt::Display for Report<'_> {
         let c = self.0;
         match self.1 {
             Kind::Info => fmt::Display::fmt(&c.info, f),
-            Kind::Forcewake => c.gt.fmt_forcewake(f),
-            Kind::ForcewakeAll => f.write_fmt(fmt!("{}\n", u8::from(c.gt.user_holds()))),
-            Kind::Steering => c.gt.mcr().fmt_steering(f),
-            Kind::Topology => fmt::Display::fmt(&c.gt.mcr().topology(), f),
+            Kind::Forcewake => c.hw.gt().fmt_forcewake(f),
+            Kind::ForcewakeAll => f.write_fmt(fmt!("{}\n", u8::from(c.hw.gt().user_holds()))),
+            Kind::Steering => c.hw.gt().mcr().fmt_steering(f),
+            Kind::Topology => fmt::Display::fmt(&c.hw.gt().mcr().topology(), f),
             Kind::Mcr => show_mcr(c, f),
-            Kind::MmioStats => c.bar.fmt_stats(f),
+            Kind::MmioStats => c.hw.bar().fmt_stats(f),
             Kind::GucInfo => c.guc.fmt_info(f),
             Kind::Hwconfig => c.guc.fmt_hwconfig(f),
             Kind::Irq => {
-                let regs = c
-                    .bar
-                    .try_access_with(|bar| RegSnapshot::read(&c.gt.view(&c.dev, bar)));
+                let regs =
+                    c.hw.bar()
+                        .try_access_with(|bar| RegSnapshot::read(&c.hw.gt().view(&c.dev, bar)));
                 c.irq.fmt_report(f, regs.as_ref())
             }
             Kind::Engines => c.submit.fmt_engines(f),
@@ -237,7 +233,10 @@ impl fmt::Display for Report<'_> {
             Kind::Ct => {
                 let ct = c.guc.channel();
                 // Read inside the device access, formatted outside it.
-                let h2g = c.lmem.try_access_with(|lmem| ct.h2g_desc(lmem)).flatten();
+                let h2g =
+                    c.hw.lmembar()
+                        .try_access_with(|lmem| ct.h2g_desc(lmem))
+                        .flatten();
                 ct.fmt(f, h2g)
             }
         }

@@ -26,10 +26,11 @@ use crate::{
     compat,
     debugfs::{Blocks, DebugCtx, DeviceDir, Late},
     engine::{self, Mode, Plan, Present},
-    gt::{self, GtInfo, GtState},
+    gt::{GtInfo, GtState},
     guc::{
         self, BadEvent, Channel, Consumed, EventKind, EventSink, G2hEvent, SinkGuard, Unresponsive,
     },
+    hw::{self, Hw},
     info::{BarInfo, DeviceInfo},
     irq::Irq,
     mem::{
@@ -118,14 +119,15 @@ pub(crate) struct Xehpg<'bound> {
     ct: Arc<Channel>,
     /// Forcewake, closed (a debugfs hold released, later wakes refused) once nothing above
     /// wakes the GT.
-    gt_open: gt::Open<'bound>,
-    lmem_pool: Arc<LmemPool>,
-    ggtt: Arc<Ggtt>,
+    gt_open: hw::Open<'bound>,
+    /// BAR 0, the local-memory BAR, the GT, the GGTT and the pool. Every block above holds a
+    /// clone (the GuC, the interrupt handler, submission, the PF, the GT reset, debugfs, the
+    /// forcewake guard), and all of them are declared (so dropped) before this field, whose
+    /// drop is the last reference: the objects go after everything that reaches them, the
+    /// pool first and BAR 0 last ([`Hw`]'s field order).
+    hw: Arc<Hw>,
     info: DeviceInfo,
     gt_info: GtInfo,
-    gt: Arc<GtState>,
-    lmembar: Arc<Lmembar>,
-    gttmmadr: Arc<Gttmmadr>,
     /// Memory decoding and bus mastering, turned off once everything above is gone.
     enabled: Enabled<'bound>,
     pdev: &'bound pci::Device<Bound>,
@@ -203,11 +205,7 @@ impl EventSink for DeviceEvents {
 
 /// What the PF is built from.
 struct PfParts {
-    bar: Arc<Gttmmadr>,
-    lmem: Arc<Lmembar>,
-    gt: Arc<GtState>,
-    ggtt: Arc<Ggtt>,
-    pool: Arc<LmemPool>,
+    hw: Arc<Hw>,
     ct: Arc<Channel>,
     submit: Arc<Submit>,
     /// Local memory the VFs share: beyond the CPU-visible pool, up to the usable top.
@@ -246,20 +244,21 @@ fn new_pf(
             );
             return Err(ENOSPC);
         }
+        // The PF still holds its own references to the objects it reaches.
         let blocks = sriov::Blocks {
-            bar: p.bar.clone(),
-            lmem: p.lmem.clone(),
-            gt: p.gt.clone(),
-            ggtt: p.ggtt.clone(),
-            pool: p.pool.clone(),
+            bar: p.hw.shared_bar(),
+            lmem: p.hw.shared_lmembar(),
+            gt: p.hw.shared_gt(),
+            ggtt: p.hw.shared_ggtt(),
+            pool: p.hw.shared_pool(),
             ct: p.ct.clone(),
             submit: p.submit.clone(),
         };
         let init = Pf::new(
             bound.as_ref().into(),
             blocks,
-            p.bar.access(bound)?,
-            p.lmem.access(bound)?,
+            p.hw.bar().access(bound)?,
+            p.hw.lmembar().access(bound)?,
             total,
             p.vf_lmem,
             p.usable,
@@ -317,6 +316,8 @@ impl<'bound> Xehpg<'bound> {
             // SAFETY: probe has made no DMA allocation or mapping for this device yet, and
             // nothing else runs for it concurrently.
             unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<DMA_BITS>())? };
+            // Every register access below goes through BAR 0; its mapping outlives them all
+            // (dropped last but one, with the `Hw` it goes into).
             let gttmmadr = Arc::new(Gttmmadr::map(pdev)?, GFP_KERNEL)?;
             let early = early_checks(pdev, gttmmadr.access(pdev)?)?;
             // GuC objects come from the CPU-visible part of local memory.
@@ -331,49 +332,57 @@ impl<'bound> Xehpg<'bound> {
             // The directory's slots for the blocks made after it.
             let late = Arc::new(Late::new(), GFP_KERNEL)?;
             let total_vfs = pdev.sriov_get_totalvfs().map_or(0, |n| n.get());
+            // The hardware objects are made here, before the device state, in the order their
+            // constraints give; until the `Hw` that holds them exists (once the last is made),
+            // a failure drops the ones made so far in reverse, as locals, before `enabled`.
+            let lmembar = Arc::new(Lmembar::map(bound)?, GFP_KERNEL)?;
+            // The GT first: its fuses, forcewake domains and steering defaults are what every
+            // later block's register accesses rely on. PCODE must have finished (the early
+            // checks) before the GT is touched.
+            let gt = Arc::pin_init(GtState::new(), GFP_KERNEL)?;
+            let gt_info = {
+                let view = gt.view(bound.as_ref(), gttmmadr.access(bound)?);
+                let info = view.init()?;
+                // Workarounds, tuning, MOCS and PAT once steering is set up, before the GuC is
+                // loaded or any engine runs.
+                engine::apply_workarounds(&view, &info.topology, platform.die())?;
+                info
+            };
+            // The flat-CCS base needs steering, so it comes from `gt_info`.
+            let info = DeviceInfo {
+                platform,
+                device_id: bound.device_id(),
+                revision,
+                stepping,
+                gttmmadr: gtt_info,
+                lmembar: lmem_info,
+                tile: early.tile,
+                lmem_usable: lmem_usable(bound, &early.tile, &gt_info)?,
+                dss_count: gt_info.topology.dss().count_ones(),
+                gu_cntl: early.gu_cntl,
+                pcode_queries: early.pcode_queries,
+                pcode_busy: early.pcode_busy,
+                pcode_failed: early.pcode_failed,
+                total_vfs,
+            };
+            // The GGTT is pointed at scratch before anything is mapped into it.
+            let ggtt = Arc::pin_init(
+                Ggtt::new(bound.as_ref(), gttmmadr.access(bound)?)?,
+                GFP_KERNEL,
+            )?;
+            let lmem_pool = Arc::new(LmemPool::new(pool_size)?, GFP_KERNEL)?;
+            // The pool is the last of the five: from here on the blocks share them as one.
+            let hw = Arc::new(Hw::new(gttmmadr, lmembar, gt, ggtt, lmem_pool), GFP_KERNEL)?;
             Ok(try_pin_init!(Self {
                 // Fields are initialised in the reverse of their declaration order: each
                 // step's field undoes it when dropped, on unbind or if a later step fails.
                 pdev: bound,
                 enabled,
-                // Every register access below goes through BAR 0; its mapping outlives them
-                // all (dropped last but one).
-                gttmmadr,
-                lmembar: Arc::new(Lmembar::map(bound)?, GFP_KERNEL)?,
-                // The GT first: its fuses, forcewake domains and steering defaults are what
-                // every later block's register accesses rely on. PCODE must have finished (the
-                // early checks) before the GT is touched.
-                gt: Arc::pin_init(GtState::new(), GFP_KERNEL)?,
-                gt_info: {
-                    let view = gt.view(bound.as_ref(), gttmmadr.access(bound)?);
-                    let info = view.init()?;
-                    // Workarounds, tuning, MOCS and PAT once steering is set up, before the
-                    // GuC is loaded or any engine runs.
-                    engine::apply_workarounds(&view, &info.topology, platform.die())?;
-                    info
-                },
-                // The flat-CCS base needs steering, so it comes from `gt_info`.
-                info: DeviceInfo {
-                    platform,
-                    device_id: bound.device_id(),
-                    revision,
-                    stepping,
-                    gttmmadr: gtt_info,
-                    lmembar: lmem_info,
-                    tile: early.tile,
-                    lmem_usable: lmem_usable(bound, &early.tile, gt_info)?,
-                    dss_count: gt_info.topology.dss().count_ones(),
-                    gu_cntl: early.gu_cntl,
-                    pcode_queries: early.pcode_queries,
-                    pcode_busy: early.pcode_busy,
-                    pcode_failed: early.pcode_failed,
-                    total_vfs,
-                },
-                // The GGTT is pointed at scratch before anything is mapped into it.
-                ggtt: Arc::pin_init(Ggtt::new(bound.as_ref(), gttmmadr.access(bound)?)?, GFP_KERNEL)?,
-                lmem_pool: Arc::new(LmemPool::new(pool_size)?, GFP_KERNEL)?,
+                gt_info,
+                info,
+                hw,
                 // Forcewake is open from here until every block that wakes the GT is gone.
-                gt_open: gt::Open::new(bound, gttmmadr.clone(), gt.clone()),
+                gt_open: hw::Open::new(bound, hw.clone()),
                 // Interrupts are installed (reset, vector, handler) before the GuC load, as
                 // upstream does, so that a failure here never leaves a running GuC behind;
                 // they are armed once the GuC's state is known (below).
@@ -384,21 +393,14 @@ impl<'bound> Xehpg<'bound> {
                 submit: Arc::new(
                     Submit::new(
                         bound,
-                        crate::submit::Blocks {
-                            bar: gttmmadr.clone(),
-                            lmem: lmembar.clone(),
-                            gt: gt.clone(),
-                            ggtt: ggtt.clone(),
-                            pool: lmem_pool.clone(),
-                        },
+                        hw.clone(),
                         Present::from_topology(&gt_info.topology),
                     )?,
                     GFP_KERNEL,
                 )?,
                 irq <- Irq::new(
                     bound,
-                    gttmmadr.clone(),
-                    gt.clone(),
+                    hw.clone(),
                     ct.clone(),
                     submit.clone(),
                     Present::from_topology(&gt_info.topology),
@@ -409,11 +411,7 @@ impl<'bound> Xehpg<'bound> {
                 guc: {
                     let guc = guc::Handle::new(ct.clone(), guc::Parts {
                         pdev: bound,
-                        bar: gttmmadr.clone(),
-                        lmembar: lmembar.clone(),
-                        gt: gt.clone(),
-                        ggtt: ggtt.clone(),
-                        pool: lmem_pool.clone(),
+                        hw: hw.clone(),
                     })?;
                     let ctx = guc.ctx()?;
                     if FORCE_EXECLIST.load(Relaxed) {
@@ -469,9 +467,7 @@ impl<'bound> Xehpg<'bound> {
                         *info,
                         bound.as_ref().into(),
                         Blocks {
-                            bar: gttmmadr.clone(),
-                            lmem: lmembar.clone(),
-                            gt: gt.clone(),
+                            hw: hw.clone(),
                             guc: guc.guc().clone(),
                             irq: irq.state(),
                             submit: submit.clone(),
@@ -487,11 +483,7 @@ impl<'bound> Xehpg<'bound> {
                 // engine) and the GuC, whose CT carries the VFs' configurations.
                 sriov: {
                     let pf = new_pf(bound, platform, total_vfs, &PfParts {
-                        bar: gttmmadr.clone(),
-                        lmem: lmembar.clone(),
-                        gt: gt.clone(),
-                        ggtt: ggtt.clone(),
-                        pool: lmem_pool.clone(),
+                        hw: hw.clone(),
                         ct: ct.clone(),
                         submit: submit.clone(),
                         vf_lmem: Range { start: pool_size, end: info.lmem_usable },
@@ -507,11 +499,7 @@ impl<'bound> Xehpg<'bound> {
                 // it.
                 reset: {
                     let reset = reset::Handle::new(bound.as_ref().into(), reset::Blocks {
-                        bar: gttmmadr.clone(),
-                        lmembar: lmembar.clone(),
-                        gt: gt.clone(),
-                        ggtt: ggtt.clone(),
-                        pool: lmem_pool.clone(),
+                        hw: hw.clone(),
                         ct: ct.clone(),
                         guc: guc.guc().clone(),
                         irq: irq.state(),

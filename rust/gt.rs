@@ -23,17 +23,12 @@
 use core::marker::PhantomData;
 
 use kernel::{
-    device::Bound,
     io::register::{Array, FixedRegister, FixedRegisterLoc, RegisterArray},
-    pci,
     prelude::*,
-    sync::{
-        atomic::{Atomic, Relaxed},
-        Arc,
-    },
+    sync::atomic::{Atomic, Relaxed},
 };
 
-use crate::mmio::{Bar0, Gttmmadr};
+use crate::mmio::Bar0;
 
 mod forcewake;
 mod mcr;
@@ -67,7 +62,8 @@ struct AccessStats {
 
 /// State of one GT: forcewake reference counts, steering, and the refused-access counters.
 ///
-/// Shared (through an `Arc`) by the bound device and its debugfs files, which show it.
+/// Held by the device's hardware state (`Hw`, in the block above `mem`), through which the
+/// blocks above (debugfs among them, which shows it) reach it.
 #[pin_data]
 pub(crate) struct GtState {
     #[pin]
@@ -124,42 +120,6 @@ impl GtState {
     /// Whether debugfs `forcewake_all` holds the domains.
     pub(crate) fn user_holds(&self) -> bool {
         self.fw.user_holds()
-    }
-}
-
-/// The GT open for forcewake while the device is bound: dropping it closes forcewake
-/// ([`Gt::close`]: a debugfs `forcewake_all` hold is released and every later wake refused), so
-/// nothing wakes the GT once the blocks dropped before it are gone. The device state makes it
-/// once the GT is initialised and drops it after every block that wakes the GT.
-pub(crate) struct Open<'bound> {
-    pdev: &'bound pci::Device<Bound>,
-    bar: Arc<Gttmmadr>,
-    gt: Arc<GtState>,
-}
-
-impl<'bound> Open<'bound> {
-    /// The guard over `gt`, reached through `bar` of `pdev`. Probe, process context.
-    pub(crate) fn new(
-        pdev: &'bound pci::Device<Bound>,
-        bar: Arc<Gttmmadr>,
-        gt: Arc<GtState>,
-    ) -> Self {
-        Self { pdev, bar, gt }
-    }
-}
-
-impl Drop for Open<'_> {
-    /// Unbind or a failed probe, process context.
-    fn drop(&mut self) {
-        match self.bar.access(self.pdev) {
-            Ok(bar) => self.gt.view(self.pdev.as_ref(), bar).close(),
-            // Only if the BAR were not this device's: nothing can wake the GT through it.
-            Err(e) => dev_err!(
-                self.pdev,
-                "gt: forcewake close at teardown cannot reach BAR 0: {}\n",
-                e.to_errno()
-            ),
-        }
     }
 }
 

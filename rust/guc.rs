@@ -77,12 +77,13 @@ use crate::{
         XEHPG_GUC_VIDEOENHANCE_CLASS, XEHPG_GUC_VIDEO_CLASS,
     },
     engine::{Class, Present},
-    gt::{Awake, Gt, GtDomain, GtState},
+    gt::{Awake, Gt, GtDomain},
+    hw::Hw,
     mem::{
         ggtt::{Ggtt, Mapping},
-        lmem::{LmemAccess, LmemBlock, LmemPool, Lmembar},
+        lmem::{LmemAccess, LmemBlock, LmemPool},
     },
-    mmio::{clear_master, Bar0, Gttmmadr},
+    mmio::{clear_master, Bar0},
     range::Range,
 };
 use fw::CssInfo;
@@ -266,11 +267,8 @@ pub(crate) struct Handle<'a> {
 /// What a [`Handle`] is made from: the device blocks a GuC step reaches.
 pub(crate) struct Parts<'a> {
     pub(crate) pdev: &'a pci::Device<Bound>,
-    pub(crate) bar: Arc<Gttmmadr>,
-    pub(crate) lmembar: Arc<Lmembar>,
-    pub(crate) gt: Arc<GtState>,
-    pub(crate) ggtt: Arc<Ggtt>,
-    pub(crate) pool: Arc<LmemPool>,
+    /// BAR 0, the local-memory BAR, the GT, the GGTT and the pool.
+    pub(crate) hw: Arc<Hw>,
 }
 
 impl<'a> Handle<'a> {
@@ -308,14 +306,15 @@ impl Parts<'_> {
     ///
     /// The BARs' access error (they are not this device's).
     pub(crate) fn ctx(&self) -> Result<Ctx<'_>> {
-        let bar = self.bar.access(self.pdev)?;
+        let hw = &*self.hw;
+        let bar = hw.bar().access(self.pdev)?;
         Ok(Ctx {
             pdev: self.pdev,
-            gt: self.gt.view(self.pdev.as_ref(), bar),
+            gt: hw.gt().view(self.pdev.as_ref(), bar),
             bar,
-            ggtt: &self.ggtt,
-            pool: &self.pool,
-            lmem: self.lmembar.access(self.pdev)?,
+            ggtt: hw.ggtt(),
+            pool: hw.pool(),
+            lmem: hw.lmembar().access(self.pdev)?,
         })
     }
 }

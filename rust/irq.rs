@@ -83,9 +83,8 @@ use kernel::{
 use crate::{
     compat,
     engine::{Mode, Plan, Present},
-    gt::GtState,
     guc::Channel,
-    mmio::Gttmmadr,
+    hw::Hw,
 };
 use handler::Handler;
 use program::reset;
@@ -127,18 +126,17 @@ impl<'bound> Irq<'bound> {
     ///
     /// # Errors
     ///
-    /// Vector allocation or `request_irq` failures, or `EINVAL` if `bar` is not `pdev`'s.
+    /// Vector allocation or `request_irq` failures, or `EINVAL` if `hw`'s BAR 0 is not `pdev`'s.
     pub(crate) fn new(
         pdev: &'bound pci::Device<Bound>,
-        bar: Arc<Gttmmadr>,
-        gt: Arc<GtState>,
+        hw: Arc<Hw>,
         ct: Arc<Channel>,
         engines: Arc<dyn EngineSink>,
         present: Present,
     ) -> impl PinInit<Self, Error> + 'bound {
         pin_init::pin_init_scope(move || {
             {
-                let view = gt.view(pdev.as_ref(), bar.access(pdev)?);
+                let view = hw.gt().view(pdev.as_ref(), hw.bar().access(pdev)?);
                 reset(&view);
             }
             let types = pci::IrqTypes::default()
@@ -163,8 +161,7 @@ impl<'bound> Irq<'bound> {
             let handler_state = state.clone();
             let handler = try_init!(Handler {
                 pdev,
-                bar,
-                gt,
+                hw,
                 ct,
                 engines,
                 state: handler_state,

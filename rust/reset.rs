@@ -52,14 +52,11 @@ use kernel::{
 
 use crate::{
     engine,
-    gt::{Gt, GtDomain, GtState},
+    gt::{Gt, GtDomain},
     guc::{self, Channel, Guc, Unresponsive, GDRST},
+    hw::Hw,
     irq::IrqState,
-    mem::{
-        ggtt::Ggtt,
-        lmem::{LmemPool, Lmembar},
-    },
-    mmio::{poll_timeout, Gttmmadr},
+    mmio::poll_timeout,
     platform::Die,
     sriov::Pf,
     submit::{Mechanism, Submit},
@@ -149,11 +146,8 @@ struct Stats {
 
 /// The blocks a reset goes through, shared with the device.
 pub(crate) struct Blocks {
-    pub(crate) bar: Arc<Gttmmadr>,
-    pub(crate) lmembar: Arc<Lmembar>,
-    pub(crate) gt: Arc<GtState>,
-    pub(crate) ggtt: Arc<Ggtt>,
-    pub(crate) pool: Arc<LmemPool>,
+    /// BAR 0, the local-memory BAR, the GT, the GGTT and the pool.
+    pub(crate) hw: Arc<Hw>,
     pub(crate) ct: Arc<Channel>,
     pub(crate) guc: Arc<Guc>,
     pub(crate) irq: Arc<IrqState>,
@@ -368,11 +362,7 @@ impl GtReset {
         dev_warn!(pdev, "gt: reset started ({})\n", why);
         let parts = guc::Parts {
             pdev,
-            bar: b.bar.clone(),
-            lmembar: b.lmembar.clone(),
-            gt: b.gt.clone(),
-            ggtt: b.ggtt.clone(),
-            pool: b.pool.clone(),
+            hw: b.hw.clone(),
         };
         let ctx = parts.ctx().map_err(|e| ("BARs", e))?;
         let failed = b.submit.reset_prepare();

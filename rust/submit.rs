@@ -60,14 +60,10 @@ use crate::{
         source::{self, COUNT},
         Engine, Present, ENGINES,
     },
-    gt::{Gt, GtDomain, GtState, RenderDomain},
+    gt::{Gt, GtDomain, RenderDomain},
     guc::{with_bars, Channel, CtAccess, CtIo, GDRST},
+    hw::Hw,
     irq::EngineSink,
-    mem::{
-        ggtt::Ggtt,
-        lmem::{LmemPool, Lmembar},
-    },
-    mmio::Gttmmadr,
 };
 use port::{Kick, Port};
 
@@ -118,14 +114,10 @@ const RESET_DONE_TRIES: usize = 500;
 /// Submission state of a device.
 pub(crate) struct Submit {
     dev: ARef<Device>,
-    bar: Arc<Gttmmadr>,
-    lmem: Arc<Lmembar>,
-    gt: Arc<GtState>,
-    ggtt: Arc<Ggtt>,
-    /// The pool the selftest's buffers come from (test build; production submission
-    /// allocates nothing after probe).
-    #[cfg_attr(not(xehpg_test), expect(dead_code))]
-    pool: Arc<LmemPool>,
+    /// BAR 0 (the engines' and doorbells' registers), BAR 2 (the ports' rings and contexts in
+    /// local memory), the GT, the GGTT, and the pool the ports' buffers and the selftest's
+    /// (test build; production submission allocates nothing after probe) come from.
+    hw: Arc<Hw>,
     /// One port per present engine, in [`ENGINES`] order.
     ports: KVec<Pin<KBox<Port>>>,
     /// Port of each interrupt source.
@@ -149,18 +141,6 @@ pub(crate) struct Submit {
     present: Present,
 }
 
-/// The device's blocks submission keeps a reference to, handed to [`Submit::new`] at probe.
-pub(crate) struct Blocks {
-    /// BAR 0, for the engines' and doorbells' registers.
-    pub(crate) bar: Arc<Gttmmadr>,
-    /// BAR 2, for the ports' rings and contexts in local memory.
-    pub(crate) lmem: Arc<Lmembar>,
-    pub(crate) gt: Arc<GtState>,
-    pub(crate) ggtt: Arc<Ggtt>,
-    /// Local memory the ports' buffers come from.
-    pub(crate) pool: Arc<LmemPool>,
-}
-
 impl Submit {
     /// Ports for every present engine, their memory mapped and images built; no engine
     /// touched. Probe, process context.
@@ -168,25 +148,19 @@ impl Submit {
     /// # Errors
     ///
     /// Allocation or GGTT errors.
-    pub(crate) fn new(pdev: &pci::Device<Bound>, blocks: Blocks, present: Present) -> Result<Self> {
-        let Blocks {
-            bar,
-            lmem,
-            gt,
-            ggtt,
-            pool,
-        } = blocks;
+    pub(crate) fn new(pdev: &pci::Device<Bound>, hw: Arc<Hw>, present: Present) -> Result<Self> {
+        let ggtt = hw.ggtt();
         let mut ports: KVec<Pin<KBox<Port>>> = KVec::new();
         let mut by_source = [None; COUNT];
         {
-            let b = bar.access(pdev)?;
+            let b = hw.bar().access(pdev)?;
             for e in ENGINES.iter().filter(|e| e.present(&present)) {
-                let port = KBox::pin_init(Port::new(pdev.as_ref(), b, &ggtt, e)?, GFP_KERNEL);
+                let port = KBox::pin_init(Port::new(pdev.as_ref(), b, ggtt, e)?, GFP_KERNEL);
                 let port = match port {
                     Ok(p) => p,
                     Err(err) => {
                         for p in &ports {
-                            p.unmap(b, &ggtt);
+                            p.unmap(b, ggtt);
                         }
                         return Err(err);
                     }
@@ -198,14 +172,10 @@ impl Submit {
             }
         }
         #[cfg(xehpg_test)]
-        let scratch = scratch(pdev, &bar, &ggtt, &pool);
+        let scratch = scratch(pdev, &hw);
         Ok(Self {
             dev: pdev.as_ref().into(),
-            bar,
-            lmem,
-            gt,
-            ggtt,
-            pool,
+            hw,
             ports,
             by_source,
             #[cfg(xehpg_test)]
@@ -237,8 +207,8 @@ impl Submit {
     /// Execlist mode on every port. Probe, after the interrupts are armed. A port that fails
     /// to start is logged and left unstarted (its submissions fail with `ENODEV`).
     pub(crate) fn start_execlists(&self, pdev: &pci::Device<Bound>) -> Result {
-        let bar = self.bar.access(pdev)?;
-        let gt = self.gt.view(pdev.as_ref(), bar);
+        let bar = self.hw.bar().access(pdev)?;
+        let gt = self.hw.gt().view(pdev.as_ref(), bar);
         self.ccs_setup(&gt);
         for p in &self.ports {
             if let Err(e) = p.start(&gt) {
@@ -279,8 +249,8 @@ impl Submit {
     pub(crate) fn start_guc(&self, pdev: &pci::Device<Bound>, ct: &Channel) {
         // Which ports are set up: the others are not registered and refuse work.
         let mut ready = [false; ENGINES.len()];
-        if let Ok(bar) = self.bar.access(pdev) {
-            let gt = self.gt.view(pdev.as_ref(), bar);
+        if let Ok(bar) = self.hw.bar().access(pdev) {
+            let gt = self.hw.gt().view(pdev.as_ref(), bar);
             self.ccs_setup(&gt);
             for (p, ok) in self.ports.iter().zip(ready.iter_mut()) {
                 match p.guc_setup(&gt) {
@@ -342,7 +312,8 @@ impl Submit {
     /// `ENODEV` after unbind, `EINVAL` for an offset outside the window.
     #[cfg(xehpg_test)]
     pub(crate) fn ring(&self, offset: u32, cookie: u32) -> Result {
-        self.bar
+        self.hw
+            .bar()
             .try_access_with(|bar| bar.ring_doorbell(offset, cookie))
             .unwrap_or(Err(ENODEV))
     }
@@ -356,10 +327,10 @@ impl Submit {
     /// are dropped and their waiters woken), resets the engines that were running so nothing
     /// writes the ports' memory any more, then unmaps it. The memory is freed with `self`.
     fn fini(&self, pdev: &pci::Device<Bound>, ct: &Channel) {
-        let Ok(bar) = self.bar.access(pdev) else {
+        let Ok(bar) = self.hw.bar().access(pdev) else {
             return;
         };
-        let gt = self.gt.view(pdev.as_ref(), bar);
+        let gt = self.hw.gt().view(pdev.as_ref(), bar);
         let guc = self.mode() == Mechanism::Guc;
         for p in &self.ports {
             let snapshot = p.snapshot();
@@ -391,12 +362,12 @@ impl Submit {
                     );
                 }
             }
-            p.unmap(bar, &self.ggtt);
+            p.unmap(bar, self.hw.ggtt());
         }
         #[cfg(xehpg_test)]
         if let Some(s) = &self.scratch {
             // Its memory goes back to the pool when `self` drops.
-            self.ggtt.unmap(bar, s.map);
+            self.hw.ggtt().unmap(bar, s.map);
         }
     }
 
@@ -489,8 +460,9 @@ impl Submit {
 
     /// Runs `f` on a GT view unless the device is unbound (`ENODEV`); `f` must not sleep.
     fn with_gt<R>(&self, f: impl FnOnce(&Gt<'_>) -> Result<R>) -> Result<R> {
-        self.bar
-            .try_access_with(|bar| f(&self.gt.view(&self.dev, bar)))
+        self.hw
+            .bar()
+            .try_access_with(|bar| f(&self.hw.gt().view(&self.dev, bar)))
             .unwrap_or(Err(ENODEV))
     }
 
@@ -556,17 +528,13 @@ impl Submit {
 /// for it still submits; only the selftest is unavailable (logged). Test build only: the
 /// production module allocates nothing for the selftest.
 #[cfg(xehpg_test)]
-fn scratch(
-    pdev: &pci::Device<Bound>,
-    bar: &Gttmmadr,
-    ggtt: &Ggtt,
-    pool: &LmemPool,
-) -> Option<selftest::Scratch> {
+fn scratch(pdev: &pci::Device<Bound>, hw: &Hw) -> Option<selftest::Scratch> {
     // Dropped (freed) if the mapping fails.
-    let got = pool.alloc(selftest::SCRATCH_BYTES).and_then(|lmem| {
-        let map = bar
+    let got = hw.pool().alloc(selftest::SCRATCH_BYTES).and_then(|lmem| {
+        let map = hw
+            .bar()
             .access(pdev)
-            .and_then(|b| ggtt.map_lmem(b, lmem.start, lmem.size()))?;
+            .and_then(|b| hw.ggtt().map_lmem(b, lmem.start, lmem.size()))?;
         Ok(selftest::Scratch { lmem, map })
     });
     got.inspect_err(|e| {
@@ -630,7 +598,7 @@ impl CtAccess for Submit {
     }
 
     fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
-        with_bars(&self.dev, &self.bar, &self.lmem, &self.gt, f)
+        with_bars(&self.dev, self.hw.bar(), self.hw.lmembar(), self.hw.gt(), f)
     }
 }
 

@@ -25,6 +25,7 @@ mod driver;
 mod engine;
 mod gt;
 mod guc;
+mod hw;
 mod info;
 mod irq;
 mod mem;

@@ -26,9 +26,9 @@ use crate::{
         source::{self, Identity, SOURCES},
         Plan,
     },
-    gt::{Gt, GtState},
+    gt::Gt,
     guc::{Channel, RX_BUDGET},
-    mmio::Gttmmadr,
+    hw::Hw,
     regs::ALL_ONES,
 };
 
@@ -50,11 +50,11 @@ const ENGINE_EVENTS: u16 = source::USER_INTERRUPT | source::CONTEXT_SWITCH | sou
 /// a waiter's poll).
 const G2H_PASSES: usize = 64;
 
-/// The handler: the device, its BAR and GT state, and the interrupt state.
+/// The handler: the device, its hardware (BAR 0 and the GT state), and the interrupt state.
 pub(crate) struct Handler<'bound> {
     pub(super) pdev: &'bound pci::Device<Bound>,
-    pub(super) bar: Arc<Gttmmadr>,
-    pub(super) gt: Arc<GtState>,
+    /// BAR 0 and the GT state, through which it reaches the interrupt registers.
+    pub(super) hw: Arc<Hw>,
     /// The GuC's CT channel, whose G2H messages the thread reads.
     pub(super) ct: Arc<Channel>,
     /// Submission, which the thread hands engine completions to.
@@ -78,10 +78,10 @@ impl Handler<'_> {
     /// Programs `plan`'s enables and masks, then enables the tile register last (top level
     /// last, with a posting read, as `xe_irq_postinstall`).
     pub(super) fn arm(&self, plan: Plan) {
-        let Ok(bar) = self.bar.access(self.pdev) else {
+        let Ok(bar) = self.hw.bar().access(self.pdev) else {
             return;
         };
-        let gt = self.gt.view(self.pdev.as_ref(), bar);
+        let gt = self.hw.gt().view(self.pdev.as_ref(), bar);
         let mut ctl = self.state.ctl.lock();
         ctl.plan = plan;
         program(&gt, &ctl.plan, ctl.stormed);
@@ -95,8 +95,8 @@ impl Handler<'_> {
     pub(super) fn disarm(&self) {
         let mut ctl = self.state.ctl.lock();
         ctl.armed = false;
-        if let Ok(bar) = self.bar.access(self.pdev) {
-            reset(&self.gt.view(self.pdev.as_ref(), bar));
+        if let Ok(bar) = self.hw.bar().access(self.pdev) {
+            reset(&self.hw.gt().view(self.pdev.as_ref(), bar));
         }
     }
 
@@ -371,10 +371,10 @@ impl ThreadedHandler for Handler<'_> {
     /// The top half (hard-interrupt context): the flow in the module docs.
     fn handle(&self) -> ThreadedIrqReturn {
         let st = &self.state;
-        let Ok(bar) = self.bar.access(self.pdev) else {
+        let Ok(bar) = self.hw.bar().access(self.pdev) else {
             return ThreadedIrqReturn::None;
         };
-        let root = self.gt.view(self.pdev.as_ref(), bar);
+        let root = self.hw.gt().view(self.pdev.as_ref(), bar);
         let mut ctl = st.ctl.lock();
         if !ctl.armed {
             st.stats.disarmed.add(1, Relaxed);

@@ -80,8 +80,11 @@ impl Submit {
             Ok(done)
         })();
         let map = Mapping { ggtt: window };
-        let _ = self.bar.try_access_with(|bar| self.ggtt.clear(bar, map));
-        self.ggtt.release(window);
+        let _ = self
+            .hw
+            .bar()
+            .try_access_with(|bar| self.hw.ggtt().clear(bar, map));
+        self.hw.ggtt().release(window);
         res
     }
 
@@ -90,7 +93,7 @@ impl Submit {
     fn window(&self, want: u64) -> Result<Range, Failed> {
         let mut size = want.next_multiple_of(LMEM_ALIGN);
         loop {
-            match self.ggtt.reserve(size) {
+            match self.hw.ggtt().reserve(size) {
                 Ok(r) => return Ok(r),
                 Err(e) if e == ENOSPC && size > MIN_WINDOW => {
                     size = (size / 2).next_multiple_of(LMEM_ALIGN);
@@ -115,13 +118,14 @@ impl Submit {
                 end: window.start + n,
             },
         };
-        self.bar
+        self.hw
+            .bar()
             .try_access_with(|bar| {
-                self.ggtt.point(bar, map, at, true)?;
+                self.hw.ggtt().point(bar, map, at, true)?;
                 // The window held other pages a moment ago: no cached translation may
                 // survive (upstream invalidates the GGTT TLB after every update,
                 // `xe_ggtt_invalidate`).
-                guc::invalidate_ggtt(&self.gt.view(&self.dev, bar))
+                guc::invalidate_ggtt(&self.hw.gt().view(&self.dev, bar))
             })
             .unwrap_or(Err(ENODEV))
             .map_err(|e| ("GGTT entries", e))?;

@@ -242,7 +242,7 @@ impl Submit {
             p.stats.loads.load(Relaxed),
             p.stats.interrupts.load(Relaxed),
         );
-        let mmio = self.bar.counts();
+        let mmio = self.hw.bar().counts();
         let start = Instant::<Monotonic>::now();
         let res = self.submit_all(p, ct, scratch, run, n, &mut recovered);
         let drained = res.is_ok() && self.drain(p, ct, &mut recovered);
@@ -251,7 +251,7 @@ impl Submit {
         out.completed = p.stats.completed.load(Relaxed) - before;
         out.loads = p.stats.loads.load(Relaxed) - loads;
         out.interrupts = p.stats.interrupts.load(Relaxed) - irqs;
-        let now = self.bar.counts();
+        let now = self.hw.bar().counts();
         out.mmio = (now.0 - mmio.0, now.1 - mmio.1);
         if let Some(mut l) = p.take_latencies() {
             l.sort_unstable();
@@ -286,7 +286,8 @@ impl Submit {
     fn fill_scratch(&self, scratch: &Scratch, n: usize) -> Result {
         // CAST: at most SLOTS dwords.
         let len = (n.min(SLOTS) * 4) as u64;
-        self.lmem
+        self.hw
+            .lmembar()
             .try_access_with(|a| a.zero(scratch.lmem.start, len))
             .unwrap_or(Err(ENODEV))
     }
@@ -355,7 +356,8 @@ impl Submit {
             // CAST: slot < SLOTS.
             let at = scratch.lmem.start + (slot * 4) as u64;
             let got = self
-                .lmem
+                .hw
+                .lmembar()
                 .try_access_with(|a| a.read32(at))
                 .unwrap_or(Err(ENODEV))?;
             if got != want {
@@ -398,7 +400,8 @@ impl Submit {
         let bytes = (mib << 20) as u64;
         // The memory goes back to the pool as `lmem` drops.
         let res = self
-            .pool
+            .hw
+            .pool()
             .alloc(bytes + CLEAR_GUARD)
             .and_then(|lmem| self.clear_in(ct, run, *lmem, bytes, &mut out));
         if let Err(e) = res {
@@ -422,7 +425,8 @@ impl Submit {
                 // CAST: i < 16384.
                 w.copy_from_slice(&pattern(run, at + (i * 4) as u64).to_le_bytes());
             }
-            self.lmem
+            self.hw
+                .lmembar()
                 .try_access_with(|a| a.write_bytes(lmem.start + at, &buf))
                 .unwrap_or(Err(ENODEV))?;
             at += IO_CHUNK as u64;
@@ -446,7 +450,8 @@ impl Submit {
         out.clear_ns = start.elapsed().as_nanos() as u64;
         let mut at = 0u64;
         while at < lmem.size() {
-            self.lmem
+            self.hw
+                .lmembar()
                 .try_access_with(|a| a.read_bytes(lmem.start + at, &mut buf))
                 .unwrap_or(Err(ENODEV))?;
             for (i, w) in buf.chunks_exact(4).enumerate() {
@@ -487,13 +492,14 @@ impl Submit {
     /// A buffer and the local memory it owns (freed when that drops, which the caller does
     /// after [`Self::drop_buffer`]).
     fn buffer(&self, bytes: u64) -> Result<(Buffer, LmemBlock)> {
-        let mem = self.pool.alloc(bytes)?;
+        let mem = self.hw.pool().alloc(bytes)?;
         let lmem = *mem;
-        let ggtt = self.ggtt.reserve(bytes)?;
+        let ggtt = self.hw.ggtt().reserve(bytes)?;
         let map = Mapping { ggtt };
         let pointed = self
-            .bar
-            .try_access_with(|bar| self.ggtt.point(bar, map, lmem.start, true))
+            .hw
+            .bar()
+            .try_access_with(|bar| self.hw.ggtt().point(bar, map, lmem.start, true))
             .unwrap_or(Err(ENODEV));
         let b = Buffer { lmem, map };
         if let Err(e) = pointed {
@@ -505,8 +511,11 @@ impl Submit {
 
     /// Clears and releases `b`'s GGTT range; its local memory is the caller's to drop.
     fn drop_buffer(&self, b: Buffer) {
-        let _ = self.bar.try_access_with(|bar| self.ggtt.clear(bar, b.map));
-        self.ggtt.release(b.map.ggtt);
+        let _ = self
+            .hw
+            .bar()
+            .try_access_with(|bar| self.hw.ggtt().clear(bar, b.map));
+        self.hw.ggtt().release(b.map.ggtt);
     }
 
     fn blit_in(
@@ -527,7 +536,8 @@ impl Submit {
                 // CAST: i < 16384.
                 w.copy_from_slice(&pattern(run, at + (i * 4) as u64).to_le_bytes());
             }
-            self.lmem
+            self.hw
+                .lmembar()
                 .try_access_with(|a| {
                     a.write_bytes(src.lmem.start + at, &buf)?;
                     a.zero(dst.lmem.start + at, IO_CHUNK as u64)
@@ -558,7 +568,8 @@ impl Submit {
         out.memcpy_ns = memcpy_ns(bytes)?;
         let mut at = 0u64;
         while at < bytes {
-            self.lmem
+            self.hw
+                .lmembar()
                 .try_access_with(|a| a.read_bytes(dst.lmem.start + at, &mut buf))
                 .unwrap_or(Err(ENODEV))?;
             for (i, w) in buf.chunks_exact(4).enumerate() {
