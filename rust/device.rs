@@ -244,13 +244,8 @@ fn new_pf(
             );
             return Err(ENOSPC);
         }
-        // The PF still holds its own references to the objects it reaches.
         let blocks = sriov::Blocks {
-            bar: p.hw.shared_bar(),
-            lmem: p.hw.shared_lmembar(),
-            gt: p.hw.shared_gt(),
-            ggtt: p.hw.shared_ggtt(),
-            pool: p.hw.shared_pool(),
+            hw: p.hw.clone(),
             ct: p.ct.clone(),
             submit: p.submit.clone(),
         };

@@ -31,8 +31,6 @@ use crate::{
 /// The objects are dropped in the reverse of the order probe made them: the fields are
 /// declared in that reverse order (Rust drops a struct's fields in declaration order).
 pub(crate) struct Hw {
-    // Still `Arc`s while the PF takes its own references to them (`Hw::shared_bar` and its
-    // siblings); every other block reaches them through `Hw`.
     pool: Arc<LmemPool>,
     ggtt: Arc<Ggtt>,
     gt: Arc<GtState>,
@@ -81,31 +79,6 @@ impl Hw {
     /// The pool of CPU-visible local memory the driver's objects come from.
     pub(crate) fn pool(&self) -> &LmemPool {
         &self.pool
-    }
-
-    /// BAR 0, for the PF, which still holds its own reference.
-    pub(crate) fn shared_bar(&self) -> Arc<Gttmmadr> {
-        self.bar.clone()
-    }
-
-    /// The local-memory BAR, for the PF, which still holds its own reference.
-    pub(crate) fn shared_lmembar(&self) -> Arc<Lmembar> {
-        self.lmembar.clone()
-    }
-
-    /// The GT state, for the PF, which still holds its own reference.
-    pub(crate) fn shared_gt(&self) -> Arc<GtState> {
-        self.gt.clone()
-    }
-
-    /// The GGTT, for the PF, which still holds its own reference.
-    pub(crate) fn shared_ggtt(&self) -> Arc<Ggtt> {
-        self.ggtt.clone()
-    }
-
-    /// The local-memory pool, for the PF, which still holds its own reference.
-    pub(crate) fn shared_pool(&self) -> Arc<LmemPool> {
-        self.pool.clone()
     }
 }
 

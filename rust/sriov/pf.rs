@@ -48,13 +48,14 @@ use super::{
     lmtt,
 };
 use crate::{
-    gt::{GtDomain, GtState, LMEM_CFG},
+    gt::{GtDomain, LMEM_CFG},
     guc::{self, with_bars, Channel, CtAccess, CtIo},
+    hw::Hw,
     mem::{
-        ggtt::{Ggtt, Mapping},
-        lmem::{LmemAccess, LmemBlock, LmemPool, Lmembar, PagePool, Pages},
+        ggtt::Mapping,
+        lmem::{LmemAccess, LmemBlock, PagePool, Pages},
     },
-    mmio::{Bar0, Gttmmadr},
+    mmio::Bar0,
     range::Range,
     submit::Submit,
 };
@@ -66,11 +67,8 @@ pub(crate) const PF_DOORBELLS: u32 = 32;
 
 /// The blocks provisioning reaches.
 pub(crate) struct Blocks {
-    pub(crate) bar: Arc<Gttmmadr>,
-    pub(crate) lmem: Arc<Lmembar>,
-    pub(crate) gt: Arc<GtState>,
-    pub(crate) ggtt: Arc<Ggtt>,
-    pub(crate) pool: Arc<LmemPool>,
+    /// BAR 0, the local-memory BAR, the GT, the GGTT and the pool.
+    pub(crate) hw: Arc<Hw>,
     pub(crate) ct: Arc<Channel>,
     /// The copy engine clears the VFs' local memory, which the CPU cannot reach.
     pub(crate) submit: Arc<Submit>,
@@ -208,12 +206,12 @@ impl Pf {
             quotas.push(Quota::default(), GFP_KERNEL)?;
         }
         // Both go back to the pool if anything below fails (they drop).
-        let dir = b.pool.alloc(lmtt::TABLE_ALIGN)?;
-        let klv = b.pool.alloc(ggtt_page())?;
+        let dir = b.hw.pool().alloc(lmtt::TABLE_ALIGN)?;
+        let klv = b.hw.pool().alloc(ggtt_page())?;
         let setup = || -> Result<Mapping> {
             lmem.zero(dir.start, dir.size())?;
-            let map = b.ggtt.map_lmem(bar, klv.start, ggtt_page())?;
-            let gt = b.gt.view(&dev, bar);
+            let map = b.hw.ggtt().map_lmem(bar, klv.start, ggtt_page())?;
+            let gt = b.hw.gt().view(&dev, bar);
             let awake = gt.wake::<GtDomain>()?;
             let cfg = LMEM_CFG::zeroed()
                 .with_lmem_en(true)
@@ -266,8 +264,9 @@ impl Pf {
     /// Runs `f` on both BARs, or `ENODEV` if the device is gone. `f` must not sleep.
     fn with_bars<R>(&self, f: impl FnOnce(Bar0<'_>, LmemAccess<'_>) -> Result<R>) -> Result<R> {
         self.b
-            .bar
-            .try_access_with(|bar| self.b.lmem.try_access_with(|lmem| f(bar, lmem)))
+            .hw
+            .bar()
+            .try_access_with(|bar| self.b.hw.lmembar().try_access_with(|lmem| f(bar, lmem)))
             .flatten()
             .unwrap_or(Err(ENODEV))
     }
@@ -275,7 +274,7 @@ impl Pf {
     /// Invalidates the GuC's GGTT TLB after VF entries changed; failures are logged (the
     /// entries are right; only a stale translation could remain).
     fn invalidate(&self) {
-        let r = self.with_bars(|bar, _| guc::invalidate_ggtt(&self.b.gt.view(&self.dev, bar)));
+        let r = self.with_bars(|bar, _| guc::invalidate_ggtt(&self.b.hw.gt().view(&self.dev, bar)));
         if let Err(e) = r {
             dev_err!(
                 self.dev,
@@ -298,14 +297,14 @@ impl Pf {
         let _ = self.unprovision_locked(Owner::Pci);
         self.state.lock().closed = true;
         let _ = self.with_bars(|bar, _| {
-            let gt = self.b.gt.view(&self.dev, bar);
+            let gt = self.b.hw.gt().view(&self.dev, bar);
             let awake = gt.wake::<GtDomain>()?;
             gt.mcr
                 .write_multicast(&gt, awake.guard(), LMEM_CFG::zeroed())?;
-            self.b.ggtt.clear(bar, self.klv_map);
+            self.b.hw.ggtt().clear(bar, self.klv_map);
             Ok(())
         });
-        self.b.ggtt.release(self.klv_map.ggtt);
+        self.b.hw.ggtt().release(self.klv_map.ggtt);
         // The directory and the KLV page go back to the pool when the PF is dropped.
     }
 }
@@ -347,6 +346,12 @@ impl CtAccess for Pf {
     }
 
     fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
-        with_bars(&self.dev, &self.b.bar, &self.b.lmem, &self.b.gt, f)
+        with_bars(
+            &self.dev,
+            self.b.hw.bar(),
+            self.b.hw.lmembar(),
+            self.b.hw.gt(),
+            f,
+        )
     }
 }

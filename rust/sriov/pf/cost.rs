@@ -98,7 +98,7 @@ impl Pf {
     /// Where the table counters stand now, and the time.
     pub(super) fn mark(&self) -> Mark {
         Mark {
-            gsm: self.b.bar.gsm_writes(),
+            gsm: self.b.hw.bar().gsm_writes(),
             lmtt: self.stats.lmtt_bytes.load(Relaxed),
             start: Instant::<Monotonic>::now(),
         }
@@ -111,7 +111,7 @@ impl Pf {
     pub(super) fn record(&self, cost: &Cost, vfs: u64, mark: Mark) {
         // CAST: a non-negative duration.
         let ns = mark.start.elapsed().as_nanos() as u64;
-        let ggtt = self.b.bar.gsm_writes().wrapping_sub(mark.gsm) * 8;
+        let ggtt = self.b.hw.bar().gsm_writes().wrapping_sub(mark.gsm) * 8;
         let lmtt = self.stats.lmtt_bytes.load(Relaxed).wrapping_sub(mark.lmtt);
         cost.vfs.store(vfs, Relaxed);
         cost.ns.store(ns, Relaxed);

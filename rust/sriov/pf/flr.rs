@@ -40,7 +40,7 @@ impl WorkItem for Pf {
 impl Pf {
     /// Zeroes VF `vf`'s copy of `VF_SW_FLAG(0..3)` through the PF's view of it. Any context.
     fn clear_vf_regs(&self, bar: Bar0<'_>, vf: u16) -> Result {
-        let gt = self.b.gt.view(&self.dev, bar);
+        let gt = self.b.hw.gt().view(&self.dev, bar);
         (0..VF_SW_FLAG::SIZE).try_for_each(|i| gt.write_vf_aon_at::<VF_SW_FLAG>(vf, i, 0))
     }
 
@@ -161,7 +161,7 @@ impl Pf {
         // The PF's part: the VF's GGTT entries stamped again, dropping the addresses it wrote
         // (upstream `pf_sanitize_ggtt`). TLB entries the VF used are invalidated below.
         if let Some(g) = v.ggtt {
-            if let Err(e) = self.with_bars(|bar, _| self.b.ggtt.sanitize_vf(bar, g, vf)) {
+            if let Err(e) = self.with_bars(|bar, _| self.b.hw.ggtt().sanitize_vf(bar, g, vf)) {
                 self.flr_failed(v, vf, "GGTT sanitize", e);
                 return;
             }

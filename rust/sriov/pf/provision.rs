@@ -67,7 +67,7 @@ impl Pf {
         let r = step(
             "LMEM_CFG",
             self.with_bars(|bar, _| {
-                let gt = self.b.gt.view(&self.dev, bar);
+                let gt = self.b.hw.gt().view(&self.dev, bar);
                 let awake = gt.wake::<GtDomain>()?;
                 let cfg = LMEM_CFG::zeroed()
                     .with_lmem_en(true)
@@ -111,7 +111,7 @@ impl Pf {
     fn share(&self, st: &State, n: u16) -> Result<Share, Step> {
         let p = step("profile", Profile::new(n.into()))?;
         let vfs = u32::from(n);
-        let est_ggtt = fair::ggtt_estimate(self.b.ggtt.largest_hole(), vfs);
+        let est_ggtt = fair::ggtt_estimate(self.b.hw.ggtt().largest_hole(), vfs);
         // All that is free, as upstream (`pf_query_max_lmem`): a VF's pages need not touch.
         let est_lmem = fair::lmem_estimate(st.vf_lmem.avail(), 0, vfs);
         let est_ctx = st.contexts.largest_fair(vfs, 0);
@@ -220,11 +220,11 @@ impl Pf {
     /// `st.vfs[vf - 1]` as soon as taken.
     fn provision_one(&self, st: &mut State, vf: u16, share: Share) -> Result<(), Step> {
         let idx = usize::from(vf) - 1;
-        let ggtt = step("GGTT", self.b.ggtt.reserve_vf(share.ggtt))?;
+        let ggtt = step("GGTT", self.b.hw.ggtt().reserve_vf(share.ggtt))?;
         self.vf(st, idx)?.ggtt = Some(ggtt);
         step(
             "GGTT entries",
-            self.with_bars(|bar, _| self.b.ggtt.sanitize_vf(bar, ggtt, vf)),
+            self.with_bars(|bar, _| self.b.hw.ggtt().sanitize_vf(bar, ggtt, vf)),
         )?;
         let begin = step("contexts", st.contexts.reserve_high(share.contexts, 0))?;
         let contexts = IdRun {
@@ -252,7 +252,7 @@ impl Pf {
         let cleared = self.clear_lmem(vf, &lmem);
         self.vf(st, idx)?.lmem = Some(lmem);
         cleared.map_err(|e| ("local memory clear", e))?;
-        let leaf = step("LMTT leaf", self.b.pool.alloc(lmtt::LEAF_BYTES))?;
+        let leaf = step("LMTT leaf", self.b.hw.pool().alloc(lmtt::LEAF_BYTES))?;
         let table = *leaf;
         let v = self.vf(st, idx)?;
         v.leaf = Some(leaf);
@@ -467,10 +467,10 @@ impl Pf {
         }
         if let Some(g) = v.ggtt {
             let _ = self.with_bars(|bar, _| {
-                self.b.ggtt.clear(bar, Mapping { ggtt: g });
+                self.b.hw.ggtt().clear(bar, Mapping { ggtt: g });
                 Ok(())
             });
-            self.b.ggtt.release(g);
+            self.b.hw.ggtt().release(g);
         }
     }
 }

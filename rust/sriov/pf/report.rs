@@ -71,13 +71,15 @@ impl Pf {
         )?;
         write!(f, "ggtt_used:")?;
         self.b
-            .ggtt
+            .hw
+            .ggtt()
             .for_each_used(|r| write!(f, " {:#x}-{:#x}", r.start, r.end))?;
         writeln!(f)?;
-        fmt_window(f, "lmem_pool", self.b.pool.window())?;
+        fmt_window(f, "lmem_pool", self.b.hw.pool().window())?;
         write!(f, "lmem_pool_used:")?;
         self.b
-            .pool
+            .hw
+            .pool()
             .for_each_used(|r| write!(f, " {:#x}-{:#x}", r.start, r.end))?;
         writeln!(f)?;
         fmt_window(f, "lmem_vf", st.vf_lmem.window())?;
