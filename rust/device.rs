@@ -33,10 +33,7 @@ use crate::{
     hw::{self, Hw},
     info::{BarInfo, DeviceInfo},
     irq::Irq,
-    mem::{
-        ggtt::Ggtt,
-        lmem::{self, BarError, LmemPool, Lmembar, TileRange},
-    },
+    mem::lmem::{self, BarError, Lmembar, TileRange},
     mmio::{Bar0, Enabled, Gttmmadr, GTTMMADR_BAR, GTTMMADR_SIZE, LMEM_BAR},
     pcode,
     platform::{Platform, SteppingInfo},
@@ -313,7 +310,7 @@ impl<'bound> Xehpg<'bound> {
             unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<DMA_BITS>())? };
             // Every register access below goes through BAR 0; its mapping outlives them all
             // (dropped last but one, with the `Hw` it goes into).
-            let gttmmadr = Arc::new(Gttmmadr::map(pdev)?, GFP_KERNEL)?;
+            let gttmmadr = Gttmmadr::map(pdev)?;
             let early = early_checks(pdev, gttmmadr.access(pdev)?)?;
             // GuC objects come from the CPU-visible part of local memory.
             let pool_size = lmem_info.len.min(early.tile.size);
@@ -328,46 +325,45 @@ impl<'bound> Xehpg<'bound> {
             let late = Arc::new(Late::new(), GFP_KERNEL)?;
             let total_vfs = pdev.sriov_get_totalvfs().map_or(0, |n| n.get());
             // The hardware objects are made here, before the device state, in the order their
-            // constraints give; until the `Hw` that holds them exists (once the last is made),
-            // a failure drops the ones made so far in reverse, as locals, before `enabled`.
-            let lmembar = Arc::new(Lmembar::map(bound)?, GFP_KERNEL)?;
+            // constraints give (`Hw::new`): BAR 0 (above), BAR 2, the GT, the GGTT, the pool.
+            // A failure drops the ones made so far in reverse, before `enabled`.
+            let lmembar = Lmembar::map(bound)?;
             // The GT first: its fuses, forcewake domains and steering defaults are what every
             // later block's register accesses rely on. PCODE must have finished (the early
-            // checks) before the GT is touched.
-            let gt = Arc::pin_init(GtState::new(), GFP_KERNEL)?;
-            let gt_info = {
+            // checks) before the GT is touched. `Hw::new` runs this right after making the GT,
+            // before the GGTT; `up` receives what it learns.
+            let gt_up = |gttmmadr: &Gttmmadr, gt: &GtState| -> Result<(GtInfo, DeviceInfo)> {
                 let view = gt.view(bound.as_ref(), gttmmadr.access(bound)?);
-                let info = view.init()?;
-                // Workarounds, tuning, MOCS and PAT once steering is set up, before the GuC is
-                // loaded or any engine runs.
-                engine::apply_workarounds(&view, &info.topology, platform.die())?;
-                info
+                let gt_info = view.init()?;
+                // Workarounds, tuning, MOCS and PAT once steering is set up, before the GuC
+                // is loaded or any engine runs.
+                engine::apply_workarounds(&view, &gt_info.topology, platform.die())?;
+                // The flat-CCS base needs steering, so it comes from `gt_info`.
+                let info = DeviceInfo {
+                    platform,
+                    device_id: bound.device_id(),
+                    revision,
+                    stepping,
+                    gttmmadr: gtt_info,
+                    lmembar: lmem_info,
+                    tile: early.tile,
+                    lmem_usable: lmem_usable(bound, &early.tile, &gt_info)?,
+                    dss_count: gt_info.topology.dss().count_ones(),
+                    gu_cntl: early.gu_cntl,
+                    pcode_queries: early.pcode_queries,
+                    pcode_busy: early.pcode_busy,
+                    pcode_failed: early.pcode_failed,
+                    total_vfs,
+                };
+                Ok((gt_info, info))
             };
-            // The flat-CCS base needs steering, so it comes from `gt_info`.
-            let info = DeviceInfo {
-                platform,
-                device_id: bound.device_id(),
-                revision,
-                stepping,
-                gttmmadr: gtt_info,
-                lmembar: lmem_info,
-                tile: early.tile,
-                lmem_usable: lmem_usable(bound, &early.tile, &gt_info)?,
-                dss_count: gt_info.topology.dss().count_ones(),
-                gu_cntl: early.gu_cntl,
-                pcode_queries: early.pcode_queries,
-                pcode_busy: early.pcode_busy,
-                pcode_failed: early.pcode_failed,
-                total_vfs,
-            };
-            // The GGTT is pointed at scratch before anything is mapped into it.
-            let ggtt = Arc::pin_init(
-                Ggtt::new(bound.as_ref(), gttmmadr.access(bound)?)?,
+            let mut up = None;
+            let hw = Arc::pin_init(
+                Hw::new(bound, gttmmadr, lmembar, pool_size, gt_up, &mut up),
                 GFP_KERNEL,
             )?;
-            let lmem_pool = Arc::new(LmemPool::new(pool_size)?, GFP_KERNEL)?;
-            // The pool is the last of the five: from here on the blocks share them as one.
-            let hw = Arc::new(Hw::new(gttmmadr, lmembar, gt, ggtt, lmem_pool), GFP_KERNEL)?;
+            // Set by `gt_up`, which ran if the `Hw` was made.
+            let (gt_info, info) = up.ok_or(EINVAL)?;
             Ok(try_pin_init!(Self {
                 // Fields are initialised in the reverse of their declaration order: each
                 // step's field undoes it when dropped, on unbind or if a later step fails.

@@ -4,12 +4,13 @@
 //! GGTT and the local-memory pool ([`Hw`]), and the guard that keeps forcewake open while the
 //! device is bound ([`Open`]).
 //!
-//! Every block above holds one `Arc<Hw>` (or borrows a `&Hw`) instead of an `Arc` per object,
-//! and reaches the objects through [`Hw`]'s accessors. Probe makes the five objects in the order
-//! their constraints give (BAR 0 for the early checks; the local-memory BAR; the GT, which is
-//! initialised before anything else touches a register; the GGTT; the pool) and makes the
-//! [`Hw`] once the last of them exists; the device state drops its `Arc<Hw>` after every block
-//! that reaches the hardware through it (rust/device.rs, the field order of `Xehpg`).
+//! [`Hw`] owns the five objects (the GT and the GGTT pinned in place, as they hold locks);
+//! every block above holds one `Arc<Hw>` (or borrows a `&Hw`) and reaches the objects through
+//! its accessors. The objects are made in the order their constraints give: probe maps BAR 0
+//! (for the early checks) and the local-memory BAR, then [`Hw::new`] makes the GT, lets probe
+//! initialise it before anything else touches a GT register, and makes the GGTT and the pool.
+//! The device state drops its `Arc<Hw>` after every block that reaches the hardware through it
+//! (rust/device.rs, the field order of `Xehpg`), so the last reference goes with it.
 //!
 //! This block sits on [`crate::mmio`], [`crate::gt`] and [`crate::mem`]; nothing here imports a
 //! block above.
@@ -28,32 +29,49 @@ use crate::{
 /// The hardware objects of one bound device, shared (as `Arc<Hw>`) by the blocks that reach
 /// them: the GuC, the interrupt handler, submission, the GT reset, the PF and debugfs.
 ///
-/// The objects are dropped in the reverse of the order probe made them: the fields are
-/// declared in that reverse order (Rust drops a struct's fields in declaration order).
+/// [`Hw::new`] makes them in bring-up order: BAR 0 and the local-memory BAR (mapped by probe
+/// before, BAR 0 for the early checks), the GT (then initialised by probe's `gt_up`, before
+/// anything else touches a GT register), the GGTT, the pool. They are dropped in the reverse
+/// of that order: the fields are declared in it (Rust drops a struct's fields in declaration
+/// order), and a failed initialisation drops the fields made so far in reverse.
+#[pin_data]
 pub(crate) struct Hw {
-    pool: Arc<LmemPool>,
-    ggtt: Arc<Ggtt>,
-    gt: Arc<GtState>,
-    lmembar: Arc<Lmembar>,
-    bar: Arc<Gttmmadr>,
+    pool: LmemPool,
+    #[pin]
+    ggtt: Ggtt,
+    #[pin]
+    gt: GtState,
+    lmembar: Lmembar,
+    bar: Gttmmadr,
 }
 
 impl Hw {
-    /// The device's hardware from the objects probe made, in the order it made them.
-    pub(crate) fn new(
-        bar: Arc<Gttmmadr>,
-        lmembar: Arc<Lmembar>,
-        gt: Arc<GtState>,
-        ggtt: Arc<Ggtt>,
-        pool: Arc<LmemPool>,
-    ) -> Self {
-        Self {
-            pool,
-            ggtt,
-            gt,
-            lmembar,
+    /// The device's hardware from `pdev`'s mapped BARs: the GT is made, then handed to `gt_up`
+    /// (which initialises it and whose result is stored in `up`), then the GGTT and a pool of
+    /// `pool_size` bytes. Probe, process context.
+    ///
+    /// # Errors
+    ///
+    /// `gt_up`'s, or the GGTT's or the pool's setup errors.
+    pub(crate) fn new<'a, T: 'a>(
+        pdev: &'a pci::Device<Bound>,
+        bar: Gttmmadr,
+        lmembar: Lmembar,
+        pool_size: u64,
+        gt_up: impl FnOnce(&Gttmmadr, &GtState) -> Result<T> + 'a,
+        up: &'a mut Option<T>,
+    ) -> impl PinInit<Self, Error> + 'a {
+        try_pin_init!(Self {
             bar,
-        }
+            lmembar,
+            gt <- GtState::new(),
+            _: {
+                *up = Some(gt_up(bar, &gt)?);
+            },
+            // The GGTT is pointed at scratch before anything is mapped into it.
+            ggtt <- Ggtt::new(pdev.as_ref(), bar.access(pdev)?)?,
+            pool: LmemPool::new(pool_size)?,
+        }? Error)
     }
 
     /// BAR 0 (GTTMMADR): the registers and the GSM.
