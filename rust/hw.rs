@@ -32,8 +32,8 @@ use crate::{
 /// [`Hw::new`] makes them in bring-up order: BAR 0 and the local-memory BAR (mapped by probe
 /// before, BAR 0 for the early checks), the GT (then initialised by probe's `gt_up`, before
 /// anything else touches a GT register), the GGTT, the pool. They are dropped in the reverse
-/// of that order: the fields are declared in it (Rust drops a struct's fields in declaration
-/// order), and a failed initialisation drops the fields made so far in reverse.
+/// of that order: the fields are declared in the reverse order (Rust drops a struct's fields
+/// in declaration order), and a failed initialisation drops the fields made so far in reverse.
 #[pin_data]
 pub(crate) struct Hw {
     pool: LmemPool,
