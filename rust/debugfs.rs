@@ -124,10 +124,7 @@ impl DebugCtx {
     /// Runs `f` on a GT view unless the device is already unbound (`ENODEV`). `f` must not
     /// sleep (see [`crate::mmio::Gttmmadr::try_access_with`]).
     fn with_gt<R>(&self, f: impl FnOnce(&Gt<'_>) -> Result<R>) -> Result<R> {
-        self.hw
-            .bar()
-            .try_access_with(|bar| f(&self.hw.gt().view(&self.dev, bar)))
-            .unwrap_or(Err(ENODEV))
+        self.hw.with_gt(&self.dev, f)
     }
 }
 
@@ -140,7 +137,7 @@ impl crate::guc::CtAccess for DebugCtx {
     }
 
     fn with_io<R>(&self, f: impl FnOnce(&crate::guc::CtIo<'_>) -> R) -> Option<R> {
-        crate::guc::with_bars(&self.dev, self.hw.bar(), self.hw.lmembar(), self.hw.gt(), f)
+        crate::guc::with_bars(&self.dev, &self.hw, f)
     }
 }
 

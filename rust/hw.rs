@@ -15,10 +15,15 @@
 //! This block sits on [`crate::mmio`], [`crate::gt`] and [`crate::mem`]; nothing here imports a
 //! block above.
 
-use kernel::{device::Bound, pci, prelude::*, sync::Arc};
+use kernel::{
+    device::{Bound, Device},
+    pci,
+    prelude::*,
+    sync::Arc,
+};
 
 use crate::{
-    gt::GtState,
+    gt::{Gt, GtState},
     mem::{
         ggtt::Ggtt,
         lmem::{LmemPool, Lmembar},
@@ -97,6 +102,23 @@ impl Hw {
     /// The pool of CPU-visible local memory the driver's objects come from.
     pub(crate) fn pool(&self) -> &LmemPool {
         &self.pool
+    }
+
+    /// Runs `f` on a view of the GT through BAR 0, for holders that are not bound (debugfs,
+    /// submission's work): `ENODEV` once the device is unbound. `f` must not sleep (it runs
+    /// under the BAR's revocable, see [`Gttmmadr::try_access_with`]).
+    ///
+    /// # Errors
+    ///
+    /// `ENODEV` for an unbound device, else `f`'s.
+    pub(crate) fn with_gt<R>(
+        &self,
+        dev: &Device,
+        f: impl FnOnce(&Gt<'_>) -> Result<R>,
+    ) -> Result<R> {
+        self.bar
+            .try_access_with(|bar| f(&self.gt.view(dev, bar)))
+            .unwrap_or(Err(ENODEV))
     }
 }
 

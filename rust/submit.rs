@@ -460,10 +460,7 @@ impl Submit {
 
     /// Runs `f` on a GT view unless the device is unbound (`ENODEV`); `f` must not sleep.
     fn with_gt<R>(&self, f: impl FnOnce(&Gt<'_>) -> Result<R>) -> Result<R> {
-        self.hw
-            .bar()
-            .try_access_with(|bar| f(&self.hw.gt().view(&self.dev, bar)))
-            .unwrap_or(Err(ENODEV))
+        self.hw.with_gt(&self.dev, f)
     }
 
     /// The debugfs `engines` lines: one per present engine.
@@ -598,7 +595,7 @@ impl CtAccess for Submit {
     }
 
     fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
-        with_bars(&self.dev, self.hw.bar(), self.hw.lmembar(), self.hw.gt(), f)
+        with_bars(&self.dev, &self.hw, f)
     }
 }
 

@@ -346,12 +346,6 @@ impl CtAccess for Pf {
     }
 
     fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
-        with_bars(
-            &self.dev,
-            self.b.hw.bar(),
-            self.b.hw.lmembar(),
-            self.b.hw.gt(),
-            f,
-        )
+        with_bars(&self.dev, &self.b.hw, f)
     }
 }

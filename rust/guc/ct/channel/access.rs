@@ -4,11 +4,7 @@
 
 use kernel::device::Device;
 
-use crate::{
-    gt::{Gt, GtState},
-    mem::lmem::{LmemAccess, Lmembar},
-    mmio::Gttmmadr,
-};
+use crate::{gt::Gt, hw::Hw, mem::lmem::LmemAccess};
 
 /// Device access for one send or receive pass.
 pub(crate) struct CtIo<'a> {
@@ -26,22 +22,17 @@ pub(crate) trait CtAccess {
     fn with_io<R>(&self, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R>;
 }
 
-/// [`CtAccess::with_io`] for holders of both revocable BARs (debugfs, submission): `f` runs
-/// only while the device is bound, under RCU, so it must not sleep.
-pub(crate) fn with_bars<R>(
-    dev: &Device,
-    bar: &Gttmmadr,
-    lmem: &Lmembar,
-    gt: &GtState,
-    f: impl FnOnce(&CtIo<'_>) -> R,
-) -> Option<R> {
-    bar.try_access_with(|bar| {
-        lmem.try_access_with(|lmem| {
-            f(&CtIo {
-                gt: &gt.view(dev, bar),
-                lmem,
+/// [`CtAccess::with_io`] for holders of the device's hardware (debugfs, submission, the PF):
+/// `f` runs only while the device is bound, under RCU, so it must not sleep.
+pub(crate) fn with_bars<R>(dev: &Device, hw: &Hw, f: impl FnOnce(&CtIo<'_>) -> R) -> Option<R> {
+    hw.bar()
+        .try_access_with(|bar| {
+            hw.lmembar().try_access_with(|lmem| {
+                f(&CtIo {
+                    gt: &hw.gt().view(dev, bar),
+                    lmem,
+                })
             })
         })
-    })
-    .flatten()
+        .flatten()
 }
