@@ -16,9 +16,11 @@
 //! submission; upstream instead leaves them to a quota, since its PF allocates dynamically.
 //! This driver's PF uses fixed low IDs, which a reservation makes safe.
 //!
-//! Locking: the state is a mutex, held across the GuC messages and the local-memory clears,
-//! not across an FLR's wait for the GuC (process context only; the GuC's VF notifications
-//! never take it). BAR work runs inside the BARs' revocable access and never sleeps there.
+//! Locking: the state is a mutex, held across the GuC messages, not across an FLR's wait for
+//! the GuC or the copy engine's clear of a VF's local memory (process context only; the GuC's
+//! VF notifications never take it). A VF whose memory is being cleared without the mutex is
+//! marked `cleaning`; nothing gives it back or frees its pages until the mark goes
+//! ([`Pf::settle`]). BAR work runs inside the BARs' revocable access and never sleeps there.
 //! The driver's lock order: Documentation/architecture.rst, "Locks".
 
 mod admin;
@@ -35,7 +37,7 @@ use kernel::{
     new_condvar, new_mutex, new_spinlock,
     prelude::*,
     ptr::Alignment,
-    sync::{aref::ARef, atomic::Atomic, Arc, CondVar, Mutex, SpinLock},
+    sync::{aref::ARef, atomic::Atomic, Arc, CondVar, Mutex, MutexGuard, SpinLock},
     workqueue::{impl_has_work, new_work, Work},
 };
 
@@ -88,6 +90,9 @@ struct Vf {
     /// The configuration the GuC took (reset it when giving back).
     pushed: Option<VfConfig>,
     flr: Flr,
+    /// Its local memory is being cleared with the PF's mutex dropped (provisioning or an
+    /// FLR): `lmem` must stay where it is until the clear is over ([`Pf::settle`]).
+    cleaning: bool,
 }
 
 /// Who asked for the VFs provisioned now.
@@ -148,8 +153,9 @@ pub(crate) struct Pf {
     /// dropped, after [`Pf::fini`] has unmapped it.
     klv: LmemBlock,
     klv_map: Mapping,
-    /// Process context; held across CT requests and local-memory clears. Below the GT
-    /// reset's gate, above the selftest's mutex, the allocators', the CT's locks and `inbox`
+    /// Process context; held across CT requests, dropped across the waits for the GuC's part
+    /// of an FLR and for local-memory clears (a VF mid-clear is marked, [`Vf::cleaning`]).
+    /// Below the GT reset's gate, above the selftest's mutex, the allocators', the CT's locks and `inbox`
     /// (Documentation/architecture.rst, "Locks").
     #[pin]
     state: Mutex<State>,
@@ -162,6 +168,10 @@ pub(crate) struct Pf {
     /// Signalled when a notification arrives (the FLR work waits on it).
     #[pin]
     notified: CondVar,
+    /// Signalled, with `state` held, when a VF's `cleaning` mark goes ([`Pf::settle`] waits
+    /// on it).
+    #[pin]
+    cleaned: CondVar,
     /// Runs VF FLRs in process context.
     #[pin]
     work: Work<Pf>,
@@ -242,6 +252,7 @@ impl Pf {
             num_vfs: Atomic::new(0),
             inbox <- new_spinlock!(Inbox::default()),
             notified <- new_condvar!(),
+            cleaned <- new_condvar!(),
             work <- new_work!("xehpg::sriov::flr"),
             stats: Stats {
                 flr_done: Atomic::new(0),
@@ -269,6 +280,23 @@ impl Pf {
             .try_access_with(|bar| self.b.hw.lmembar().try_access_with(|lmem| f(bar, lmem)))
             .flatten()
             .unwrap_or(Err(ENODEV))
+    }
+
+    /// Waits, `state` dropped meanwhile, until no VF's local memory is being cleared: whoever
+    /// gives VFs back or frees their pages calls it first. Process context; sleeps. The clears
+    /// it waits for end with a result or the copy engine's timeout, and take no lock above
+    /// `state`, so the wait ends.
+    fn settle(&self, st: &mut MutexGuard<'_, State>) {
+        while st.vfs.iter().any(|v| v.cleaning) {
+            self.cleaned.wait(st);
+        }
+    }
+
+    /// Ends the `cleaning` mark of every VF in `st` and wakes [`Pf::settle`]'s waiters. Process
+    /// context, `state` held.
+    fn end_cleaning(&self, st: &mut State) {
+        st.vfs.iter_mut().for_each(|v| v.cleaning = false);
+        self.cleaned.notify_all();
     }
 
     /// Invalidates the GuC's GGTT TLB after VF entries changed; failures are logged (the

@@ -24,7 +24,15 @@ use super::{
 use crate::{
     guc::{VfControl, VF_SW_FLAG},
     mmio::Bar0,
+    range::Range,
 };
+
+/// A copy of `runs`, to clear them with the PF's mutex dropped.
+fn copy_runs(runs: &[Range]) -> Result<KVec<Range>> {
+    let mut copy = KVec::with_capacity(runs.len(), GFP_KERNEL)?;
+    copy.extend_from_slice(runs, GFP_KERNEL)?;
+    Ok(copy)
+}
 
 /// How long the GuC gets for its part of a VF FLR (upstream's `FLR_WAIT_GUC` timeout).
 const FLR_WAIT_MS: i64 = 500;
@@ -104,6 +112,17 @@ impl Pf {
         let Some(v) = st.vfs.get_mut(usize::from(vf) - 1) else {
             return;
         };
+        // A VF whose provisioning is still clearing its memory: the GuC has no configuration
+        // for it, so it cannot be in an FLR (an untrusted notification).
+        if v.pushed.is_none() {
+            dev_warn!(
+                self.dev,
+                "sriov: VF{}: FLR of a VF still being provisioned; ignored\n",
+                vf
+            );
+            self.stats.bad_notices.add(1, Relaxed);
+            return;
+        }
         // A DONE left from an earlier round must not end this one.
         self.inbox.lock().done &= !(1 << vf);
         let Some(next) = self.flr_next(v, vf, FlrInput::Started, FlrAction::SendStart) else {
@@ -127,7 +146,7 @@ impl Pf {
         // Given back meanwhile (and perhaps provisioned again, which starts a VF `Idle`): its
         // FLR ended with it. Only this work item moves a VF to `WaitGuc`, and it runs one at a
         // time, so a VF still waiting is the one this round started.
-        let Some(v) = st
+        let Some(mut v) = st
             .vfs
             .get_mut(usize::from(vf) - 1)
             .filter(|v| v.flr == Flr::WaitGuc)
@@ -168,10 +187,37 @@ impl Pf {
         }
         // The VF's local memory back to zeros before it runs again (seed 000 lines 300-326:
         // an FLR clears the VF's state; upstream `xe_gt_sriov_pf_config_sanitize` clears it
-        // with the copy engine).
-        if let Some(Err(e)) = v.lmem.as_ref().map(|l| self.clear_lmem(vf, l)) {
-            self.flr_failed(v, vf, "local memory clear", e);
-            return;
+        // with the copy engine). Without the PF's mutex: the VF is marked `cleaning`, so nothing
+        // gives it back or frees its pages until the mark goes.
+        let runs = match v.lmem.as_ref().map(|l| copy_runs(l.runs())).transpose() {
+            Ok(runs) => runs,
+            Err(e) => {
+                self.flr_failed(v, vf, "bookkeeping", e);
+                return;
+            }
+        };
+        if let Some(runs) = runs {
+            v.cleaning = true;
+            drop(st);
+            let cleared = runs.iter().try_for_each(|run| self.clear_run(vf, *run));
+            st = self.state.lock();
+            // Still there: giving back waits for the mark ([`Pf::settle`]).
+            let Some(again) = st.vfs.get_mut(usize::from(vf) - 1) else {
+                dev_err!(
+                    self.dev,
+                    "sriov: VF{}: gone while its memory was cleared\n",
+                    vf
+                );
+                self.cleaned.notify_all();
+                return;
+            };
+            again.cleaning = false;
+            self.cleaned.notify_all();
+            v = again;
+            if let Err(e) = cleared {
+                self.flr_failed(v, vf, "local memory clear", e);
+                return;
+            }
         }
         // The VF's MMIO message registers, where its last exchange with the GuC may still sit:
         // the seed gives their reset to the hardware (seed 000 line 322, "Gunit resets
@@ -212,7 +258,12 @@ impl Pf {
     /// VF's state does not allow).
     pub(crate) fn control(&self, vf: u16, cmd: Command) -> Result {
         let st = self.state.lock();
-        if vf == 0 || usize::from(vf) > st.vfs.len() {
+        // Only a VF the GuC has a configuration for (not one still being provisioned).
+        let pushed = (usize::from(vf))
+            .checked_sub(1)
+            .and_then(|i| st.vfs.get(i))
+            .is_some_and(|v| v.pushed.is_some());
+        if !pushed {
             return Err(ENOENT);
         }
         self.b.ct.request(self, &VfControl { vf, cmd })

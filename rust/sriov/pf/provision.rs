@@ -18,7 +18,10 @@
 //! [`Ggtt::reserve_vf`]: crate::mem::ggtt::Ggtt::reserve_vf
 //! [`Ids`]: crate::sriov::ids::Ids
 
-use kernel::{prelude::*, sync::atomic::Relaxed};
+use kernel::{
+    prelude::*,
+    sync::{atomic::Relaxed, MutexGuard},
+};
 
 use super::{
     super::{
@@ -156,7 +159,12 @@ impl Pf {
         Ok(())
     }
 
-    /// [`Pf::provision`] without the accounting.
+    /// [`Pf::provision`] without the accounting. In three phases: every VF's share taken and
+    /// recorded under the PF's mutex; their local memory cleared with the mutex dropped, each
+    /// VF marked `cleaning` so that nothing gives it back meanwhile ([`Pf::settle`]); then,
+    /// under the mutex again, each VF's LMTT written and its configuration pushed. Between the
+    /// first and the last phase a second provisioning finds VFs and is refused, and the GuC has
+    /// heard of none of them.
     fn provision_locked(&self, n: u16, owner: Owner) -> Result {
         if n == 0 {
             return Err(EINVAL);
@@ -173,7 +181,7 @@ impl Pf {
         }
         // New VFs: nothing reported yet.
         self.inbox.lock().adverse = [[0; THRESHOLDS.len()]; 64];
-        let result = self
+        let taken = self
             .push_self(fair::EXEC_QUANTUM_MS, fair::PREEMPT_TIMEOUT_US)
             .and_then(|()| self.share(&st, n))
             .and_then(|share| {
@@ -182,18 +190,30 @@ impl Pf {
                         "bookkeeping",
                         st.vfs.push(Vf::default(), GFP_KERNEL).map_err(Error::from),
                     )?;
-                    self.provision_one(&mut st, vf, share).map_err(|(what, e)| {
-                        dev_err!(
-                            self.dev,
-                            "sriov: VF{}: provisioning failed at {}: {}\n",
-                            vf,
-                            what,
-                            e.to_errno()
-                        );
-                        (what, e)
-                    })
+                    self.vf_failed(vf, self.take_share(&mut st, vf, share))
                 })
-            });
+            })
+            .and_then(|()| self.mark_cleaning(&mut st));
+        let result = match taken {
+            Ok(runs) => {
+                drop(st);
+                // Nothing of a previous owner may reach a VF (seed 000 lines 300-326; upstream
+                // clears a VF's new local memory): cleared before the GuC hears of it.
+                let cleared = runs
+                    .iter()
+                    .try_for_each(|(vf, run)| self.clear_run(*vf, *run))
+                    .map_err(|e| ("local memory clear", e));
+                st = self.state.lock();
+                self.end_cleaning(&mut st);
+                cleared.and_then(|()| {
+                    if st.closed {
+                        return Err(("teardown", ENODEV));
+                    }
+                    (1..=n).try_for_each(|vf| self.vf_failed(vf, self.finish_one(&mut st, vf)))
+                })
+            }
+            Err(e) => Err(e),
+        };
         self.invalidate();
         match result {
             Ok(()) => {
@@ -216,9 +236,23 @@ impl Pf {
         }
     }
 
-    /// Takes VF `vf`'s share and pushes its configuration; every resource is recorded in
-    /// `st.vfs[vf - 1]` as soon as taken.
-    fn provision_one(&self, st: &mut State, vf: u16, share: Share) -> Result<(), Step> {
+    /// Logs VF `vf`'s failed provisioning step, if `r` is one.
+    fn vf_failed(&self, vf: u16, r: Result<(), Step>) -> Result<(), Step> {
+        r.map_err(|(what, e)| {
+            dev_err!(
+                self.dev,
+                "sriov: VF{}: provisioning failed at {}: {}\n",
+                vf,
+                what,
+                e.to_errno()
+            );
+            (what, e)
+        })
+    }
+
+    /// Takes VF `vf`'s share: GGTT range (entries stamped), contexts, doorbells and local
+    /// memory, each recorded in `st.vfs[vf - 1]` as soon as taken.
+    fn take_share(&self, st: &mut State, vf: u16, share: Share) -> Result<(), Step> {
         let idx = usize::from(vf) - 1;
         let ggtt = step("GGTT", self.b.hw.ggtt().reserve_vf(share.ggtt))?;
         self.vf(st, idx)?.ggtt = Some(ggtt);
@@ -227,31 +261,55 @@ impl Pf {
             self.with_bars(|bar, _| self.b.hw.ggtt().sanitize_vf(bar, ggtt, vf)),
         )?;
         let begin = step("contexts", st.contexts.reserve_high(share.contexts, 0))?;
-        let contexts = IdRun {
+        self.vf(st, idx)?.contexts = Some(IdRun {
             begin,
             count: share.contexts,
-        };
-        self.vf(st, idx)?.contexts = Some(contexts);
-        let doorbells = if share.doorbells > 0 {
+        });
+        if share.doorbells > 0 {
             let begin = step("doorbells", st.doorbells.reserve_low(share.doorbells, 0))?;
-            let run = IdRun {
+            self.vf(st, idx)?.doorbells = Some(IdRun {
                 begin,
                 count: share.doorbells,
-            };
-            self.vf(st, idx)?.doorbells = Some(run);
-            run
-        } else {
-            IdRun::default()
-        };
+            });
+        }
         let q = st.quotas.get(usize::from(vf)).copied().unwrap_or_default();
-        let lmem_size = q.lmem.unwrap_or(share.lmem);
-        let lmem = step("local memory", st.vf_lmem.alloc(lmem_size))?;
-        let lmem_size = lmem.size();
-        // Nothing of a previous owner may reach the VF (seed 000 lines 300-326; upstream
-        // clears a VF's new local memory): cleared before the GuC hears of it.
-        let cleared = self.clear_lmem(vf, &lmem);
+        let lmem = step(
+            "local memory",
+            st.vf_lmem.alloc(q.lmem.unwrap_or(share.lmem)),
+        )?;
         self.vf(st, idx)?.lmem = Some(lmem);
-        cleared.map_err(|e| ("local memory clear", e))?;
+        Ok(())
+    }
+
+    /// Marks every VF in `st` `cleaning` and lists the runs of local memory to clear, VF by
+    /// VF; the list is allocated before any mark is set.
+    fn mark_cleaning(&self, st: &mut State) -> Result<KVec<(u16, Range)>, Step> {
+        let count = st
+            .vfs
+            .iter()
+            .map(|v| v.lmem.as_ref().map_or(0, |l| l.runs().len()))
+            .sum();
+        let mut runs = step(
+            "bookkeeping",
+            KVec::with_capacity(count, GFP_KERNEL).map_err(Error::from),
+        )?;
+        for (vf, v) in (1u16..).zip(st.vfs.iter_mut()) {
+            for run in v.lmem.as_ref().map_or(&[][..], |l| l.runs()) {
+                step(
+                    "bookkeeping",
+                    runs.push((vf, *run), GFP_KERNEL).map_err(Error::from),
+                )?;
+            }
+            v.cleaning = true;
+        }
+        Ok(runs)
+    }
+
+    /// Writes VF `vf`'s LMTT leaf over its (cleared) local memory and pushes its
+    /// configuration to the GuC, recording each as done.
+    fn finish_one(&self, st: &mut State, vf: u16) -> Result<(), Step> {
+        let idx = usize::from(vf) - 1;
+        let q = st.quotas.get(usize::from(vf)).copied().unwrap_or_default();
         let leaf = step("LMTT leaf", self.b.hw.pool().alloc(lmtt::LEAF_BYTES))?;
         let table = *leaf;
         let v = self.vf(st, idx)?;
@@ -262,10 +320,11 @@ impl Pf {
             self.with_bars(|_, mem| self.write_lmtt(mem, vf, table, pages)),
         )?;
         let cfg = VfConfig {
-            ggtt: Some(ggtt),
-            lmem: lmem_size,
-            contexts,
-            doorbells,
+            ggtt: Some(v.ggtt.ok_or(("bookkeeping", EINVAL))?),
+            lmem: pages.size(),
+            contexts: v.contexts.ok_or(("bookkeeping", EINVAL))?,
+            // None when the share has no doorbells.
+            doorbells: v.doorbells.unwrap_or_default(),
             exec_quantum_ms: q.exec_quantum_ms.unwrap_or(fair::EXEC_QUANTUM_MS),
             preempt_timeout_us: q.preempt_timeout_us.unwrap_or(fair::PREEMPT_TIMEOUT_US),
             priority: q.priority.unwrap_or(0),
@@ -281,27 +340,25 @@ impl Pf {
         st.vfs.get_mut(idx).ok_or(("bookkeeping", EINVAL))
     }
 
-    /// Clears VF `vf`'s local memory `lmem` on the copy engine, run by run; the failed step is
-    /// logged.
-    pub(super) fn clear_lmem(&self, vf: u16, lmem: &Pages) -> Result {
-        lmem.runs().iter().try_for_each(|run| {
-            self.b
-                .submit
-                .clear_lmem(&self.b.ct, *run)
-                .map(|_| ())
-                .map_err(|(what, e)| {
-                    dev_err!(
-                        self.dev,
-                        "sriov: VF{}: clearing local memory {:#x}-{:#x} failed at {}: {}\n",
-                        vf,
-                        run.start,
-                        run.end,
-                        what,
-                        e.to_errno()
-                    );
-                    e
-                })
-        })
+    /// Clears run `run` of VF `vf`'s local memory on the copy engine; a failure is logged
+    /// with its step. Process context, the PF's mutex not held (the VF is marked `cleaning`).
+    pub(super) fn clear_run(&self, vf: u16, run: Range) -> Result {
+        self.b
+            .submit
+            .clear_lmem(&self.b.ct, run)
+            .map(|_| ())
+            .map_err(|(what, e)| {
+                dev_err!(
+                    self.dev,
+                    "sriov: VF{}: clearing local memory {:#x}-{:#x} failed at {}: {}\n",
+                    vf,
+                    run.start,
+                    run.end,
+                    what,
+                    e.to_errno()
+                );
+                e
+            })
     }
 
     /// Fills VF `vf`'s leaf table (every entry of `lmem`, the rest invalid) and points its
@@ -405,6 +462,8 @@ impl Pf {
     /// [`Pf::unprovision`] without the accounting: how many VFs it gave back.
     pub(super) fn unprovision_locked(&self, owner: Owner) -> Result<u64> {
         let mut st = self.state.lock();
+        // A provisioning mid-clear finishes first; then the owner is known.
+        self.settle(&mut st);
         if owner != Owner::Pci && st.owner == Some(Owner::Pci) {
             return Err(EBUSY);
         }
@@ -417,7 +476,8 @@ impl Pf {
         Ok(vfs)
     }
 
-    fn release_all(&self, st: &mut State) {
+    fn release_all(&self, st: &mut MutexGuard<'_, State>) {
+        self.settle(st);
         self.num_vfs.store(0, Relaxed);
         while let Some(v) = st.vfs.pop() {
             // CAST: at most 63 VFs.

@@ -138,7 +138,25 @@ check not sh -c "echo 'vf2 threshold cat_error_count 5' >$sriov"
 check dmesg_has "sriov: VF2: setting a threshold failed at PF2GUC_UPDATE_VF_CFG"
 expect_eq "VF2's thresholds after the refusal" "$(sriov_vf "$bdf" 2 thresholds)" 3,0,0,0,0,0
 
+# The copy engine hangs while VF4's memory is cleared for its FLR. The PF's
+# mutex is not held across the clear (Pf::flr marks the VF `cleaning`): debugfs
+# `sriov` reads VF4 in Cleanup meanwhile. With the mutex held the read blocks
+# until the clear has failed and the first state after WaitGuc it sees is
+# Failed. Disabling the VFs then waits for the mark (Pf::settle) and gives
+# every VF back.
+mock_request engine:hang:bcs0
+mock_request vf:flr:4
+seen=Idle
+tries=0
+while [ "$seen" != Cleanup ] && [ "$seen" != Failed ] && [ "$tries" -lt 2000 ]; do
+	seen=$(sriov_vf "$bdf" 4 flr)
+	tries=$((tries + 1))
+done
+expect_eq "VF4 seen while its memory is cleared" "$seen" Cleanup
 check numvfs "$bdf" 0
+check dmesg_has "sriov: VF4: FLR failed at local memory clear"
+expect_eq "two FLRs failed" "$(sriov_get "$bdf" flr_failed)" 2
+expect_eq "nothing provisioned after the give-back" "$(sriov_get "$bdf" provisioned)" 0
 mock_request guc:refuse-vf-cfg:1
 check not numvfs "$bdf" 2
 check dmesg_has "sriov: provisioning 2 VF(s) failed at PF2GUC_UPDATE_VF_CFG: -5; nothing kept"
