@@ -666,7 +666,7 @@ runs_bytes() {
 #   the driver's would add a point that always succeeds, a whole bind and
 #   unbind each, telling nothing about the driver. failslab's cache filter
 #   (cache-filter Y) fails only caches marked in /sys/kernel/slab/*/failslab,
-#   and every cache is marked but kmemleak's (the boot's slab_debug=U keeps
+#   and every cache is marked but kmemleak's (the boot's slab_debug=Z keeps
 #   caches from merging, so each takes the mark; an alias refuses it, its
 #   cache has it). A cache created later is not marked. The procfs entry
 #   cache (proc_dir_entry) is left unmarked too: request_irq's

@@ -224,15 +224,15 @@ const DEBUG_BOOT_TIMEOUT_SECS: u64 = 300;
 /// How much longer a guest command may take on the debug kernel.
 pub const DEBUG_SLOWDOWN: u64 = 3;
 
-/// Kernel command line of every debug-lane boot. `slab_debug=U` (alloc/free
-/// owner tracking) matters for what it turns off: a cache with any
+/// Kernel command line of every debug-lane boot. `slab_debug=Z` (red zones,
+/// the cheapest debug flag under TCG) matters for what it turns off: a cache with any
 /// `SLAB_DEBUG_FLAGS` gets no per-CPU sheaves (`calculate_sheaf_capacity`,
 /// mm/slub.c). A sheaf is a kmalloc'ed array of object pointers, scanned by
 /// kmemleak like any object, and an allocation only lowers its `size`
 /// (`alloc_from_pcs`), leaving the pointer to the object it handed out in the
 /// slot: every recently allocated object looked referenced, so a leak went
 /// unreported (Documentation/testing.rst, "kmemleak and the slab sheaves").
-pub const DEBUG_CMDLINE: &str = "slab_debug=U";
+pub const DEBUG_CMDLINE: &str = "slab_debug=Z";
 
 impl Context {
     /// `tools/`, the cargo workspace.
@@ -479,7 +479,7 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let debug = args(&ctx(true));
-        assert!(debug.contains(&"--append=slab_debug=U".to_string()));
+        assert!(debug.contains(&"--append=slab_debug=Z".to_string()));
         assert!(debug.contains(&"--kernel=/k/arch/x86/boot/bzImage".to_string()));
         assert_eq!(args(&ctx(false)), ["--smp=1"]);
     }
