@@ -222,6 +222,25 @@ struct xehpg_ct_buffer_desc {
 #define XEHPG_GUC_ACTION_PF2GUC_VF_CONTROL 0x5506
 #define XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY 0x5106
 #define XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT 0x5104
+/*
+ * The VF/PF relay (upstream abi/guc_relay_communication_abi.h,
+ * abi/guc_actions_sriov_abi.h): the GuC hands the PF a VF's relay message in
+ * GUC2PF_RELAY_FROM_VF (event): {VFID, relay ID, message}; the PF answers with
+ * PF2GUC_RELAY_TO_VF: {hdr, VFID, relay ID, message}. A relay message is an
+ * HXG message of at most the CTB's 255 dwords less the event's 3.
+ */
+#define XEHPG_GUC_ACTION_GUC2PF_RELAY_FROM_VF 0x5100
+#define XEHPG_GUC_ACTION_PF2GUC_RELAY_TO_VF 0x5101
+#define XEHPG_GUC_RELAY_MSG_MAX_DWORDS 252
+/* Relay actions and the ABI version (upstream abi/guc_relay_actions_abi.h). */
+#define XEHPG_RELAY_VERSION_BASE_MAJOR 1
+#define XEHPG_RELAY_VERSION_BASE_MINOR 0
+#define XEHPG_RELAY_VERSION_LATEST_MAJOR 1
+#define XEHPG_RELAY_VERSION_LATEST_MINOR 0
+#define XEHPG_RELAY_ACTION_VF2PF_HANDSHAKE 0x0001
+#define XEHPG_RELAY_ACTION_VF2PF_QUERY_RUNTIME 0x0101
+/* Relay error codes (GUC_RELAY_ERROR_*: errno values). */
+#define XEHPG_RELAY_ERROR_UNDISCLOSED 0
 /* PF2GUC_VF_CONTROL commands (GUC_PF_TRIGGER_VF_*). */
 #define XEHPG_GUC_PF_TRIGGER_VF_PAUSE 1
 #define XEHPG_GUC_PF_TRIGGER_VF_RESUME 2

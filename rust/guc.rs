@@ -51,6 +51,8 @@ pub(crate) use ct::{
     with_bars, Channel, Consumed, CtAccess, CtIo, EventSink, SinkGuard, Unresponsive, RX_BUDGET,
 };
 pub(crate) use fw::path as firmware_path;
+#[cfg(xehpg_kunit)]
+pub(crate) use hxg::Hxg;
 pub(crate) use klv::Writer as KlvWriter;
 #[cfg(xehpg_test)]
 pub(crate) use msg::{AllocateDoorbell, DeallocateDoorbell};

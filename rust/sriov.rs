@@ -20,6 +20,10 @@ mod fair;
 mod ids;
 mod lmtt;
 mod pf;
+// The VF relay service; wired into the PF's work item next (issue 28), built for KUnit until
+// then.
+#[cfg(xehpg_kunit)]
+mod relay;
 
 // What debugfs, the device and the reset worker use.
 pub(crate) use config::threshold_by_name;

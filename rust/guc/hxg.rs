@@ -69,6 +69,37 @@ impl Hxg {
             .with_aux(Bounded::<u32, 28>::from_expr(aux.into_raw()))
     }
 
+    // Used by the VF relay service, built for KUnit only until it is wired in (issue 28).
+    #[cfg(xehpg_kunit)]
+    /// A host RESPONSE_SUCCESS header carrying `data0` (28 bits; higher bits are dropped).
+    pub(crate) fn success(data0: u32) -> Self {
+        Self::from_raw(0)
+            .with_from_guc(false)
+            .with_kind(Bounded::<u32, 3>::from_expr(
+                XEHPG_HXG_TYPE_RESPONSE_SUCCESS,
+            ))
+            .with_aux(Bounded::<u32, 28>::from_expr(data0 & XEHPG_HXG_AUX_MASK))
+    }
+
+    #[cfg(xehpg_kunit)]
+    /// A host RESPONSE_FAILURE header with `error` and `hint` (16 and 12 bits; higher bits
+    /// are dropped).
+    pub(crate) fn failure(error: u32, hint: u32) -> Self {
+        let aux = Failure::from_raw(0)
+            .with_hint(Bounded::<u32, 12>::from_expr(
+                hint & XEHPG_HXG_FAILURE_HINT_MASK,
+            ))
+            .with_error(Bounded::<u32, 16>::from_expr(
+                error & XEHPG_HXG_FAILURE_ERROR_MASK,
+            ));
+        Self::from_raw(0)
+            .with_from_guc(false)
+            .with_kind(Bounded::<u32, 3>::from_expr(
+                XEHPG_HXG_TYPE_RESPONSE_FAILURE,
+            ))
+            .with_aux(Bounded::<u32, 28>::from_expr(aux.into_raw()))
+    }
+
     /// The REQUEST view of [`Hxg::aux`].
     pub(crate) fn as_request(self) -> Request {
         Request::from_raw(self.aux().get())
