@@ -78,13 +78,14 @@ kunit-module: bootstrap
 	@mkdir -p $(BUILD)/kunit
 	@$(BOOT_MAKE) MO=$(BUILD)/kunit XEHPG_KUNIT=y XEHPG_TEST=y modules
 
-# Clippy on both builds: what is cfg'd out of one must leave no dead code or
-# unused import in it.
+# Clippy on the three builds: what is cfg'd out of one must leave no dead
+# code or unused import in it, and the KUnit suites are code too.
 clippy: bootstrap
 	$(in_tree_clean)
-	@mkdir -p $(BUILD)/clippy $(BUILD)/clippy-test
+	@mkdir -p $(BUILD)/clippy $(BUILD)/clippy-test $(BUILD)/clippy-kunit
 	@$(BOOT_MAKE) MO=$(BUILD)/clippy CLIPPY=1 modules
 	@$(BOOT_MAKE) MO=$(BUILD)/clippy-test CLIPPY=1 XEHPG_TEST=y modules
+	@$(BOOT_MAKE) MO=$(BUILD)/clippy-kunit CLIPPY=1 XEHPG_KUNIT=y XEHPG_TEST=y modules
 
 tools:
 	@cargo build --release -q --manifest-path tools/Cargo.toml --workspace

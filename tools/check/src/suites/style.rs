@@ -5,11 +5,13 @@
 //! - `driver: rustfmt`: `rustfmt --check` of `rust/xehpg.rs` (and every file
 //!   its `mod` declarations reach) and of the test-only trigger module
 //!   (`tests/triggers/`) with the kernel's `.rustfmt.toml`.
-//! - `driver: clippy` and `driver: clippy (test build)`: from-scratch Kbuild
-//!   builds with `CLIPPY=1` of the production module into `build/clippy` and
-//!   of the test build (`XEHPG_TEST=y`) into `build/clippy-test`; any
-//!   `warning:` or `error:` in either output fails (what one build cfg's out
-//!   must leave no dead code in it).
+//! - `driver: clippy`, `driver: clippy (test build)` and `driver: clippy
+//!   (KUnit build)`: from-scratch Kbuild builds with `CLIPPY=1` of the
+//!   production module into `build/clippy`, of the test build
+//!   (`XEHPG_TEST=y`) into `build/clippy-test` and of the KUnit build
+//!   (`XEHPG_KUNIT=y XEHPG_TEST=y`, the tests and what only they use) into
+//!   `build/clippy-kunit`; any `warning:` or `error:` in any output fails
+//!   (what one build cfg's out must leave no dead code in it).
 //! - `driver: rustdoc`: the test build's documentation (a superset of the
 //!   production module's) with private items, every rustdoc lint (broken
 //!   intra-doc links included) an error ([`rustdoc`]), from the clippy test
@@ -117,11 +119,16 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     }
 
     for (name, dir, extra) in [
-        ("driver: clippy", "clippy", None),
+        ("driver: clippy", "clippy", &[][..]),
         (
             "driver: clippy (test build)",
             "clippy-test",
-            Some("XEHPG_TEST=y"),
+            &["XEHPG_TEST=y"][..],
+        ),
+        (
+            "driver: clippy (KUnit build)",
+            "clippy-kunit",
+            &["XEHPG_KUNIT=y", "XEHPG_TEST=y"][..],
         ),
     ] {
         let log = logs.join(format!("driver-{dir}.log"));
@@ -189,9 +196,9 @@ fn checkpatch(ctx: &Context, file: &str, ignore: &[&str], logs: &Path) -> Case {
     }
 }
 
-/// Builds the driver with `CLIPPY=1` (and `extra`, a Kbuild variable) into
+/// Builds the driver with `CLIPPY=1` (and `extra`, Kbuild variables) into
 /// a fresh `build/<dir>`.
-fn driver_clippy(ctx: &Context, dir: &str, extra: Option<&str>, log: &Path) -> Result<()> {
+fn driver_clippy(ctx: &Context, dir: &str, extra: &[&str], log: &Path) -> Result<()> {
     let out = ctx.repo.join("build").join(dir);
     // A warm build tree would compile nothing and so lint nothing.
     if out.exists() {
