@@ -53,6 +53,15 @@ const _: () = {
 };
 
 impl Hxg {
+    /// A host header of type `kind` (`XEHPG_HXG_TYPE_*`) with `aux` as its type-specific
+    /// bits; bits beyond the fields' widths (3 and 28) are dropped.
+    fn host(kind: u32, aux: u32) -> Self {
+        Self::from_raw(0)
+            .with_from_guc(false)
+            .with_kind(Bounded::<u32, 3>::from_expr(kind & XEHPG_HXG_TYPE_MASK))
+            .with_aux(Bounded::<u32, 28>::from_expr(aux & XEHPG_HXG_AUX_MASK))
+    }
+
     /// A host REQUEST header for `action` with DATA0 `data0`; bits beyond the fields' widths
     /// (16 and 12) are dropped.
     pub(crate) fn request(action: u32, data0: u32) -> Self {
@@ -63,22 +72,14 @@ impl Hxg {
             .with_action(Bounded::<u32, 16>::from_expr(
                 action & XEHPG_HXG_REQUEST_ACTION_MASK,
             ));
-        Self::from_raw(0)
-            .with_from_guc(false)
-            .with_kind(Bounded::<u32, 3>::from_expr(XEHPG_HXG_TYPE_REQUEST))
-            .with_aux(Bounded::<u32, 28>::from_expr(aux.into_raw()))
+        Self::host(XEHPG_HXG_TYPE_REQUEST, aux.into_raw())
     }
 
     // Used by the VF relay service, built for KUnit only until it is wired in (issue 28).
     #[cfg(xehpg_kunit)]
     /// A host RESPONSE_SUCCESS header carrying `data0` (28 bits; higher bits are dropped).
     pub(crate) fn success(data0: u32) -> Self {
-        Self::from_raw(0)
-            .with_from_guc(false)
-            .with_kind(Bounded::<u32, 3>::from_expr(
-                XEHPG_HXG_TYPE_RESPONSE_SUCCESS,
-            ))
-            .with_aux(Bounded::<u32, 28>::from_expr(data0 & XEHPG_HXG_AUX_MASK))
+        Self::host(XEHPG_HXG_TYPE_RESPONSE_SUCCESS, data0)
     }
 
     #[cfg(xehpg_kunit)]
@@ -92,12 +93,7 @@ impl Hxg {
             .with_error(Bounded::<u32, 16>::from_expr(
                 error & XEHPG_HXG_FAILURE_ERROR_MASK,
             ));
-        Self::from_raw(0)
-            .with_from_guc(false)
-            .with_kind(Bounded::<u32, 3>::from_expr(
-                XEHPG_HXG_TYPE_RESPONSE_FAILURE,
-            ))
-            .with_aux(Bounded::<u32, 28>::from_expr(aux.into_raw()))
+        Self::host(XEHPG_HXG_TYPE_RESPONSE_FAILURE, aux.into_raw())
     }
 
     /// The REQUEST view of [`Hxg::aux`].
