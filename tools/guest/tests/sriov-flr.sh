@@ -168,8 +168,23 @@ check numvfs "$bdf" 2
 # the clear, keeps nothing, and the engine is recovered for the next one.
 check numvfs "$bdf" 0
 mock_request engine:hang:bcs0
-check not numvfs "$bdf" 2
-check dmesg_has "sriov: VF1: clearing local memory"
+# The enable runs in the background: while its clear hangs, the PF's mutex is
+# free and the VFs are listed but not yet pushed to the GuC. An FLR notice for
+# VF1 then is refused and counted (the receive path: no VF is enabled yet), a
+# debugfs command for it too (Pf::control: ENOENT).
+(echo 2 >"$dev/sriov_numvfs") 2>/dev/null &
+enable=$!
+tries=0
+while [ "$(sriov_get "$bdf" provisioned)" != 2 ] && [ "$tries" -lt 2000 ]; do
+	tries=$((tries + 1))
+done
+expect_eq "two VFs listed while their memory is cleared" "$(sriov_get "$bdf" provisioned)" 2
+expect_eq "owned by nobody yet" "$(sriov_get "$bdf" by)" -
+mock_request vf:flr:1
+check wait_until 10 dmesg_has "sriov: VF state notification NoSuchVf(1) refused (0 VFs provisioned)"
+expect_eq "the early FLR notice counted" "$(sriov_get "$bdf" bad_notices)" 4
+check not sh -c "echo 'vf1 pause' >$sriov"
+check not wait "$enable"
 check dmesg_has "sriov: provisioning 2 VF(s) failed at local memory clear"
 expect_eq "nothing provisioned after the hang" "$(sriov_get "$bdf" provisioned)" 0
 check numvfs "$bdf" 2
