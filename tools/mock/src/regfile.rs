@@ -332,6 +332,17 @@ impl RegisterFile {
         }
     }
 
+    /// The value of the read-only register at `offset` (the fuse
+    /// reflections and the fixed values, [`fuses`] and [`straps`]) as a
+    /// read would return it with its domain awake; no side effect, no
+    /// power rule, nothing recorded. `None` for any other offset: the
+    /// registers with behaviour are read through [`RegisterFile::read`].
+    pub fn peek(&self, offset: u32) -> Option<u32> {
+        self.fuses
+            .read(offset)
+            .or_else(|| self.straps.fixed(offset))
+    }
+
     /// The final isolation check, leftovers included, if anything SR-IOV
     /// happened in the run ([`isolation::Checker::runs`]).
     pub fn final_isolation_check(&mut self, rec: &mut Recorder, bus: &mut dyn guc::Bus) {
@@ -697,6 +708,9 @@ impl RegisterFile {
         if let Some(v) = self.intc.read(offset) {
             return Some(v);
         }
+        if let Some(v) = self.straps.fixed(offset) {
+            return Some(v);
+        }
         let v = match offset {
             gu_cntl::OFFSET => self.gunit.read_gu_cntl(now),
             gu_debug::OFFSET => self.gunit.read_gu_debug(),
@@ -814,6 +828,10 @@ impl RegisterFile {
                 Effect::None
             }
             o if o == gsmbase::OFFSET || o == gsmbase::OFFSET + 4 => {
+                straps::write_ignored(offset, value, rec);
+                Effect::None
+            }
+            o if self.straps.fixed(o).is_some() => {
                 straps::write_ignored(offset, value, rec);
                 Effect::None
             }

@@ -86,6 +86,40 @@ impl RegDef {
     }
 }
 
+/// `RPM_CONFIG0`: the RPM unit's configuration, of which upstream reads
+/// the crystal clock's frequency and the command-streamer timestamp's
+/// shift (`regs/xe_gt_regs.h`; decoded in `xe_gt_clock.c`
+/// `get_crystal_clock_freq` and `xe_gt_clock_init`). Always on (seed 000
+/// line 464, AON). Read-only.
+pub mod rpm_config0 {
+    use super::{FieldDef, RegDef};
+
+    /// Offset (`RPM_CONFIG0`).
+    pub const OFFSET: u32 = 0x0D00;
+    /// `RPM_CONFIG0_CRYSTAL_CLOCK_FREQ_MASK`: 0 24 MHz, 1 19.2 MHz, 2
+    /// 38.4 MHz, 3 25 MHz (`RPM_CONFIG0_CRYSTAL_CLOCK_FREQ_*`).
+    pub const CRYSTAL_CLOCK_FREQ: FieldDef = FieldDef {
+        name: "crystal_clock_freq",
+        hi: 5,
+        lo: 3,
+    };
+    /// `RPM_CONFIG0_CRYSTAL_CLOCK_FREQ_38_4_MHZ`.
+    pub const CRYSTAL_38_4_MHZ: u64 = 2;
+    /// `RPM_CONFIG0_CTC_SHIFT_PARAMETER_MASK`: the timestamp counts at the
+    /// crystal's frequency >> (3 - this) (`xe_gt_clock_init`).
+    pub const CTC_SHIFT_PARAMETER: FieldDef = FieldDef {
+        name: "ctc_shift_parameter",
+        hi: 2,
+        lo: 1,
+    };
+    /// Register definition.
+    pub const DEF: RegDef = RegDef {
+        name: "RPM_CONFIG0",
+        offset: OFFSET,
+        fields: &[CRYSTAL_CLOCK_FREQ, CTC_SHIFT_PARAMETER],
+    };
+}
+
 /// `GU_CNTL`: Gunit control (`drivers/gpu/drm/xe/regs/xe_regs.h`).
 pub mod gu_cntl {
     use super::{FieldDef, RegDef};
@@ -444,6 +478,34 @@ pub mod fuse {
         name: "dss",
         hi: 31,
         lo: 0,
+    };
+    /// The whole dword of a fuse register upstream names no field of.
+    pub const VALUE: FieldDef = FieldDef {
+        name: "value",
+        hi: 31,
+        lo: 0,
+    };
+    /// `MIRROR_FUSE1` 0x911C (`regs/xe_gt_regs.h`, no field; not in the
+    /// seed): upstream reads it only to pass it to the VFs
+    /// (`xe_gt_sriov_pf_service.c` `ats_m_runtime_regs`).
+    pub const MIRROR_FUSE1: RegDef = RegDef {
+        name: "MIRROR_FUSE1",
+        offset: 0x911C,
+        fields: &[VALUE],
+    };
+    /// One bit per pair of EUs of every DSS, an enable on graphics 12.50
+    /// and later (`XELP_EU_MASK`; `xe_gt_topology.c` `load_eu_mask` inverts
+    /// it only below 12.50, "_DISABLE" on Xe_LP).
+    pub const EU: FieldDef = FieldDef {
+        name: "eu",
+        hi: 7,
+        lo: 0,
+    };
+    /// `XELP_EU_ENABLE` 0x9134 (`regs/xe_gt_regs.h`; not in the seed).
+    pub const XELP_EU_ENABLE: RegDef = RegDef {
+        name: "XELP_EU_ENABLE",
+        offset: 0x9134,
+        fields: &[EU],
     };
     /// `XELP_GT_GEOMETRY_DSS_ENABLE` 0x913C: `fuse_dss_g_enable[31:0]` (seed
     /// 000 line 753; name from `regs/xe_gt_regs.h`).
@@ -860,6 +922,15 @@ pub mod guc {
         ],
         0xC180,
     );
+    /// `HUC_LOAD_SUCCESSFUL`: the HuC was authenticated (`xe_huc.c`
+    /// reads it for the HuC's status).
+    pub const HUC_LOAD_SUCCESSFUL: FieldDef = field("huc_load_successful", 0, 0);
+    /// `HUC_KERNEL_LOAD_INFO` 0xC1DC (`regs/xe_guc_regs.h`), read-only.
+    pub const HUC_KERNEL_LOAD_INFO: RegDef = RegDef {
+        name: "HUC_KERNEL_LOAD_INFO",
+        offset: 0xC1DC,
+        fields: &[HUC_LOAD_SUCCESSFUL],
+    };
     /// `UOS_RSA_SCRATCH(i)` 0xC200 + 4i, i < 64.
     pub const UOS_RSA_SCRATCH: [RegDef; 64] = array(
         [
@@ -1222,7 +1293,7 @@ pub mod intc {
 }
 
 /// Number of entries of [`REGISTERS`] (checked when the table is built).
-const REGISTER_COUNT: usize = 256;
+const REGISTER_COUNT: usize = 260;
 
 /// Concatenates `parts` into one array of exactly `N` entries; a count that
 /// does not add up fails the build.
@@ -1283,6 +1354,8 @@ const ALL: [RegDef; REGISTER_COUNT] = sorted(concat(&[
         mcr_selector::MCR_SELECTOR,
         mcr_selector::GAM_MCR_SELECTOR,
         fuse::MIRROR_FUSE3,
+        fuse::MIRROR_FUSE1,
+        fuse::XELP_EU_ENABLE,
         fuse::FUSE2,
         fuse::XELP_GT_GEOMETRY_DSS_ENABLE,
         fuse::GT_VEBOX_VDBOX_DISABLE,
@@ -1293,6 +1366,7 @@ const ALL: [RegDef; REGISTER_COUNT] = sorted(concat(&[
     &forcewake::REQUEST,
     &[guc::GUC_STATUS, guc::GUC_WOPCM_SIZE, guc::GUC_SHIM_CONTROL],
     &guc::SOFT_SCRATCH,
+    &[guc::HUC_KERNEL_LOAD_INFO, rpm_config0::DEF],
     &guc::UOS_RSA_SCRATCH,
     &[
         guc::DMA_ADDR_0_LOW,

@@ -24,6 +24,18 @@
 //! - L3BANK, MSLICE, LNCF: terminated ONLY if BOTH the quadrant's meml3 bit
 //!   is 0 AND all DSS of the quadrant are off.
 //!
+//! Two more reflections upstream hands to its VFs (`xe_gt_sriov_pf_service.c`
+//! `ats_m_runtime_regs`), neither in the seeds:
+//!
+//! - `XELP_EU_ENABLE` (0x9134): one bit per pair of EUs, the same for every
+//!   DSS, an enable mask on graphics 12.50 and later (`xe_gt_topology.c`
+//!   `load_eu_mask` inverts it only below 12.50). `[MODEL]` the mock fuses
+//!   whole DSSes only, so every EU of an enabled DSS is there: all eight bits
+//!   of `XELP_EU_MASK` set, [`XELP_EU_ENABLE_VALUE`], on every preset;
+//! - `MIRROR_FUSE1` (0x911C): upstream names no field of it and reads it for
+//!   nothing but the VFs. `[MODEL]` 0, [`MIRROR_FUSE1_VALUE`]: no source says
+//!   what it reflects, so it reflects nothing.
+//!
 //! Media engines: `GT_VEBOX_VDBOX_DISABLE` (0x9140, `regs/xe_gt_regs.h`)
 //! holds present-engine bits on graphics >= 12.50 (`xe_hw_engine.c`
 //! `read_media_fuses`): VDBOX n at bit n, VEBOX n at bit 16 + n. A domain
@@ -34,6 +46,11 @@ use crate::power::Domain;
 use crate::recorder::Recorder;
 use crate::regs::fuse;
 use crate::seed_table::Group;
+
+/// `XELP_EU_ENABLE`: every EU pair of a DSS present (module docs, `[MODEL]`).
+pub const XELP_EU_ENABLE_VALUE: u32 = 0xFF;
+/// `MIRROR_FUSE1`: nothing reflected (module docs, `[MODEL]`).
+pub const MIRROR_FUSE1_VALUE: u32 = 0;
 
 /// Fuse values, as the fuse reflection registers read, and the SQIDI part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,6 +181,8 @@ impl Fuses {
     pub fn read(&self, offset: u32) -> Option<u32> {
         match offset {
             o if o == fuse::MIRROR_FUSE3.offset => Some(self.meml3 & fuse::MEML3_EN.mask32()),
+            o if o == fuse::MIRROR_FUSE1.offset => Some(MIRROR_FUSE1_VALUE),
+            o if o == fuse::XELP_EU_ENABLE.offset => Some(XELP_EU_ENABLE_VALUE),
             // [MODEL] A production part (the revisions the mock presents
             // are production steppings); no other FUSE2 bit is modelled.
             o if o == fuse::FUSE2.offset => Some(fuse::PRODUCTION_HW.mask32()),
@@ -338,5 +357,27 @@ mod tests {
         assert_eq!(f.read(0x9140), Some(0x0003_0005));
         assert_eq!(f.read(0x9144), Some(0x9ABC_DEF0));
         assert_eq!(f.read(0x9148), None);
+    }
+
+    /// The two reflections only the VFs' runtime list needs: all EUs of a
+    /// DSS (an enable mask on 12.55, one bit per pair) and an empty
+    /// `MIRROR_FUSE1`, on every preset; read-only.
+    #[test]
+    fn eu_enable_and_mirror_fuse1() {
+        for f in [Fuses::ATS_M150, Fuses::G11_PARTIAL] {
+            assert_eq!(f.read(0x9134), Some(0xFF));
+            assert_eq!(f.read(fuse::XELP_EU_ENABLE.offset), Some(fuse::EU.mask32()));
+            assert_eq!(f.read(0x911C), Some(0));
+        }
+        let (mut rf, mut rec, clock) =
+            crate::regfile::tests::setup(crate::regfile::tests::params());
+        crate::regfile::tests::awake(&mut rf, &mut rec, &clock, &[crate::power::Domain::GT]);
+        assert_eq!(rf.read(0x9134, &mut rec), Some(0xFF));
+        assert_eq!(rf.read(0x911C, &mut rec), Some(0));
+        rf.write(0x9134, 0, &mut rec);
+        rf.write(0x911C, 1, &mut rec);
+        assert_eq!(rf.read(0x9134, &mut rec), Some(0xFF));
+        assert_eq!(rf.read(0x911C, &mut rec), Some(0));
+        assert_eq!(rec.summary(false).violation_kinds["read_only_write"], 2);
     }
 }

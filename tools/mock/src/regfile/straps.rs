@@ -1,5 +1,18 @@
 //! Read-only registers whose values the device configuration fixes:
-//! `VF_CAP_REG`, `SG_TILE_ADDR_RANGE(0)` and `GSMBASE`.
+//! `VF_CAP_REG`, `SG_TILE_ADDR_RANGE(0)` and `GSMBASE`; and two whose
+//! values the model fixes, [`Straps::fixed`]:
+//!
+//! - `RPM_CONFIG0` (0x0D00, always on: seed 000 line 464): the crystal
+//!   clock's frequency and the timestamp's shift (`regs/xe_gt_regs.h`,
+//!   decoded by `xe_gt_clock.c` `get_crystal_clock_freq`). `[MODEL]` no
+//!   seed gives ATS-M's crystal: 38.4 MHz (`RPM_CONFIG0_CRYSTAL_CLOCK_FREQ_38_4_MHZ`,
+//!   2) and a shift parameter of 3, so the command streamer's timestamp
+//!   counts at the crystal's rate (`xe_gt_clock_init`: `freq >>= 3 - shift`);
+//!   [`RPM_CONFIG0_VALUE`];
+//! - `HUC_KERNEL_LOAD_INFO` (0xC1DC, GT domain: seed 000 line 523): bit 0
+//!   `HUC_LOAD_SUCCESSFUL` once the HuC is authenticated (`regs/xe_guc_regs.h`;
+//!   read by `xe_huc.c`). The mock has no HuC (no HuC upload, no
+//!   authentication action in the GuC model): 0, [`HUC_KERNEL_LOAD_INFO_VALUE`].
 //!
 //! On hardware the last two are set up before the driver runs (the seed
 //! says the BIOS programs the stolen-memory base registers,
@@ -13,12 +26,22 @@
 use super::RegParams;
 use crate::recorder::Recorder;
 use crate::regs;
+use crate::regs::rpm_config0;
 use crate::regs::sg_tile_addr_range;
 use crate::regs::vf_cap_reg;
 
 /// Size of GGTT stolen memory at the top of local memory: one 8-byte PTE per
 /// 4 KiB page of the 4 GiB GGTT (`xe_ggtt.c` `gsm_size = SZ_8M`).
 pub const GSM_SIZE: u64 = 8 << 20;
+
+/// `RPM_CONFIG0`: a 38.4 MHz crystal, timestamp shift 3 (module docs,
+/// `[MODEL]`).
+// CAST: both fields lie in bits 5:1.
+pub const RPM_CONFIG0_VALUE: u32 = (rpm_config0::CRYSTAL_CLOCK_FREQ
+    .prep(rpm_config0::CRYSTAL_38_4_MHZ)
+    | rpm_config0::CTC_SHIFT_PARAMETER.prep(3)) as u32;
+/// `HUC_KERNEL_LOAD_INFO`: no HuC loaded (module docs).
+pub const HUC_KERNEL_LOAD_INFO_VALUE: u32 = 0;
 
 /// Values of the read-only registers.
 #[derive(Debug, Clone, Copy)]
@@ -59,6 +82,16 @@ impl Straps {
     pub fn gsmbase_lo(&self) -> u32 {
         // CAST: taking the low dword is the intent.
         self.gsmbase as u32
+    }
+
+    /// `RPM_CONFIG0` and `HUC_KERNEL_LOAD_INFO` (module docs); `None` for
+    /// any other offset. No side effect.
+    pub fn fixed(&self, offset: u32) -> Option<u32> {
+        match offset {
+            rpm_config0::OFFSET => Some(RPM_CONFIG0_VALUE),
+            o if o == regs::guc::HUC_KERNEL_LOAD_INFO.offset => Some(HUC_KERNEL_LOAD_INFO_VALUE),
+            _ => None,
+        }
     }
 
     /// High dword of `GSMBASE`.
@@ -123,6 +156,32 @@ mod tests {
         assert_eq!(
             rec.summary(false).violation_kinds.get("read_only_write"),
             Some(&4)
+        );
+    }
+
+    /// `RPM_CONFIG0` says a 38.4 MHz crystal in upstream's encoding, with
+    /// no forcewake (AON); `HUC_KERNEL_LOAD_INFO` says no HuC (GT domain).
+    /// Both read-only.
+    #[test]
+    fn rpm_config0_and_huc_kernel_load_info() {
+        use crate::regs::rpm_config0;
+        let (mut rf, mut rec, clock) = setup(params());
+        let v = rf.read(0x0D00, &mut rec).expect("modelled");
+        assert_eq!(v, 0x16);
+        // xe_gt_clock.c: field 5:3 = 2 is 38.4 MHz; shift 3 keeps it.
+        assert_eq!(rpm_config0::CRYSTAL_CLOCK_FREQ.get(v.into()), 2);
+        let freq = 38_400_000u64 >> (3 - rpm_config0::CTC_SHIFT_PARAMETER.get(v.into()));
+        assert_eq!(freq, 38_400_000);
+        assert_eq!(rec.summary(false).violations, 0, "always on");
+        crate::regfile::tests::awake(&mut rf, &mut rec, &clock, &[crate::power::Domain::GT]);
+        assert_eq!(rf.read(0xC1DC, &mut rec), Some(0));
+        rf.write(0x0D00, 0, &mut rec);
+        rf.write(0xC1DC, 1, &mut rec);
+        assert_eq!(rf.read(0x0D00, &mut rec), Some(0x16));
+        assert_eq!(rf.read(0xC1DC, &mut rec), Some(0));
+        assert_eq!(
+            rec.summary(false).violation_kinds.get("read_only_write"),
+            Some(&2)
         );
     }
 
