@@ -41,6 +41,15 @@
 //! - `vf:scratch:N`, `vf:keep-regs:N`: VF N's driver left a message in its
 //!   VF-dedicated registers; the next N VF FLRs leave those registers
 //!   (carried out by [`crate::regfile::vf_regs`]);
+//! - `vf:relay:N:RID:W0,W1,...`, `vf:relay-raw:N:W0,...`,
+//!   `vf:relay-burst:N:COUNT`, `guc:relay-data0:N`: the GuC's relay between
+//!   the VFs' drivers and the PF, the mock standing for VF N's driver: a
+//!   relay message W (hex dwords) with relay ID RID (decimal, or `0x` hex)
+//!   the VF then waits an answer to; a `GUC2PF_RELAY_FROM_VF` of exactly
+//!   the dwords W after its header; COUNT (1..=64) `VF2PF_HANDSHAKE`
+//!   requests at once; the next N such events with DATA0 set (carried out
+//!   by [`crate::regfile::guc::ct::sriov::relay`], grammar in
+//!   [`SriovRequest`]'s module);
 //! - `ct:...` and `g2h:...`: the GuC's CT engine ([`CtRequest`], carried
 //!   out by [`crate::regfile::guc::ct`]): switches for the next requests
 //!   read from the H2G ring, and messages or damage written into G2H.
@@ -81,6 +90,7 @@ use std::fmt;
 
 mod sriov;
 
+pub use sriov::RelayWords;
 pub use sriov::SriovRequest;
 
 use crate::regfile::engine;
@@ -481,13 +491,19 @@ impl Request {
             return true;
         }
         let arguments = WORDS[2..].iter().find_map(|w| partial.strip_prefix(w));
-        // The longest: g2h:event with MAX_EVENT_DATA dwords of 8 digits.
-        let max = 16 + 9 * MAX_EVENT_DATA;
+        // The longest: a relay message (`vf:relay...`, comma-separated
+        // dwords), else g2h:event with MAX_EVENT_DATA dwords of 8 digits.
+        let relay = partial.starts_with("vf:relay");
+        let max = if relay {
+            sriov::RELAY_TEXT_MAX
+        } else {
+            16 + 9 * MAX_EVENT_DATA
+        };
         arguments.is_some_and(|rest| {
             rest.len() <= max
-                && rest
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b':' || b == b'-')
+                && rest.bytes().all(|b| {
+                    b.is_ascii_alphanumeric() || b == b':' || b == b'-' || (relay && b == b',')
+                })
         })
     }
 }

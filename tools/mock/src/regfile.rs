@@ -324,9 +324,23 @@ impl RegisterFile {
         self.check_isolation(rec, bus);
     }
 
-    /// Runs the isolation checker if the GuC's SR-IOV messages asked for
-    /// it ([`guc::Guc::sriov_take_check`]).
+    /// What follows the GuC's SR-IOV messages: the mock's VF side checks
+    /// the relay messages the GuC delivered to it
+    /// ([`guc::Guc::sriov_relay_deliver`], with the runtime registers'
+    /// values, [`RegisterFile::peek`]), then the isolation checker runs if
+    /// the messages asked for it ([`guc::Guc::sriov_take_check`]).
     fn check_isolation(&mut self, rec: &mut Recorder, bus: &mut dyn guc::Bus) {
+        // A resend (a RETRY) lets the GuC read H2G it held back, which may
+        // deliver more: until nothing is left.
+        while self.guc.sriov_relay_pending() {
+            let values: Vec<(u32, Option<u32>)> = guc::ct::sriov::relay::RUNTIME_REGS
+                .iter()
+                .map(|r| (r.offset, self.peek(r.offset)))
+                .collect();
+            let now = rec.now();
+            self.guc.sriov_relay_deliver(&values, now, rec, bus);
+            self.drain_guc(rec);
+        }
         if let Some(due) = self.guc.sriov_take_check() {
             self.run_isolation_cleared(due, rec, bus);
         }

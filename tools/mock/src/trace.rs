@@ -988,13 +988,81 @@ pub enum Event {
         /// Whether the event went to the PF.
         sent: bool,
     },
+    /// A relay message between a VF's driver (the mock's VF side) and the
+    /// PF, through the GuC (`regfile/guc/ct/sriov/relay.rs`).
+    SriovRelay {
+        /// The VF (a refused `PF2GUC_RELAY_TO_VF`: the VFID it named).
+        vfid: u32,
+        /// The relay ID (none for `vf:relay-raw`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rid: Option<u32>,
+        /// "to_pf" (a `GUC2PF_RELAY_FROM_VF` queued to G2H) or "to_vf" (a
+        /// `PF2GUC_RELAY_TO_VF` the GuC took or refused).
+        dir: &'static str,
+        /// The relay message's HXG type: "request", "event",
+        /// "fast_request", "busy", "retry", "failure", "success",
+        /// "undefined"; "raw" for `vf:relay-raw`; "none" for a refused
+        /// message without one.
+        kind: &'static str,
+        /// to_pf: the message's action; to_vf: the action of the request
+        /// answered (when `matched`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        action: Option<Hex>,
+        /// The relay message's dwords (raw: the dwords after the header).
+        dwords: u32,
+        /// to_pf: "queued", "resent" (after a RETRY), "raw". to_vf: "ok",
+        /// "failure" (a refusal taken), "busy" (the VF keeps waiting),
+        /// "retry" (the VF sends again), "bad" (a `relay_bad_answer`
+        /// violation), "unknown_rid" (no such request waits; a
+        /// `relay_bad_answer` violation), "stale" (an answer to a request
+        /// a VF FLR dropped, before the PF's FLR_FINISH: no violation),
+        /// "refused" (the GuC answered FAILURE: `guc_sriov_bad`).
+        verdict: &'static str,
+        /// to_vf: whether it answered a request the VF waits for.
+        matched: bool,
+        /// The GuC's FAILURE code ("refused").
+        #[serde(skip_serializing_if = "Option::is_none")]
+        code: Option<Hex>,
+        /// A relay FAILURE's error (`GUC_HXG_FAILURE_MSG_0_ERROR`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<Hex>,
+        /// to_pf: whether VF N has a configuration in the GuC.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        configured: Option<bool>,
+        /// to_pf: the event carried DATA0 1 (`guc:relay-data0`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        data0: bool,
+        /// `VF2PF_QUERY_RUNTIME` entries whose register and value matched.
+        entries: u32,
+        /// The VF/PF ABI version the VF agreed with the PF after this
+        /// message ("1.0"; none: not agreed).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        version: Option<String>,
+        /// Requests of all VFs still waiting for an answer.
+        outstanding: u64,
+    },
+    /// A VF FLR made the VF's driver forget its relays: the requests it
+    /// waited for and the version it agreed.
+    SriovRelayForget {
+        /// The VF.
+        vfid: u32,
+        /// "vf_flr" (`vf:flr`) or "flr_start" (`VF_CONTROL` FLR_START).
+        cause: &'static str,
+        /// Requests dropped.
+        dropped: u64,
+        /// Requests of all VFs still waiting for an answer.
+        outstanding: u64,
+    },
     /// A `vf:` or SR-IOV `guc:` test-control request was carried out.
     SriovInject {
         /// The request as written.
         request: String,
-        /// "armed", "queued", "done", "no_channel" (the CT is not enabled).
+        /// "armed", "queued", "done", "no_channel" (the CT is not enabled),
+        /// "rid_outstanding" (a relay ID the VF still waits on: nothing
+        /// sent), "not_reported" (`vf:adverse` without a threshold).
         result: &'static str,
-        /// `UPDATE_VF_CFG` refusals and stuck FLRs still armed.
+        /// `UPDATE_VF_CFG` refusals, stuck FLRs and `guc:relay-data0`
+        /// events still armed.
         armed_left: u64,
     },
     /// A VF-dedicated register changed (`regfile/vf_regs.rs`).

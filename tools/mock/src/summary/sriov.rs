@@ -1,5 +1,6 @@
 //! The summary's `sriov` object: the GuC's SR-IOV PF model
-//! (`regfile/guc/ct/sriov.rs`) and the isolation checker
+//! (`regfile/guc/ct/sriov.rs`), its relay with the mock's VF side
+//! (`regfile/guc/ct/sriov/relay.rs`) and the isolation checker
 //! (`regfile/isolation.rs`), counted from their trace events.
 
 use std::collections::BTreeMap;
@@ -112,6 +113,39 @@ pub struct SriovSummary {
     pub vfs: BTreeMap<String, VfEntry>,
     /// States of the VFs not "ready", by VFID.
     pub vf_states: BTreeMap<String, String>,
+    /// `GUC2PF_RELAY_FROM_VF` events queued to the PF (`vf:relay`,
+    /// `vf:relay-raw`, `vf:relay-burst`, resends after a RETRY).
+    #[serde(default)]
+    pub relay_sent: u64,
+    /// SUCCESS answers to a request a VF waited for (good or not).
+    #[serde(default)]
+    pub relay_answered_success: u64,
+    /// FAILURE answers to a request a VF waited for (no violation).
+    #[serde(default)]
+    pub relay_answered_failure: u64,
+    /// NO_RESPONSE_BUSY and NO_RESPONSE_RETRY answers to a request a VF
+    /// waited for.
+    #[serde(default)]
+    pub relay_answered_other: u64,
+    /// Requests of all VFs still waiting for an answer, as of this summary
+    /// (0 after a GuC or device reset or a Driver-FLR).
+    #[serde(default)]
+    pub relay_outstanding: u64,
+    /// Relay messages to a VF the VF could not take (`relay_bad_answer`
+    /// violations: a bad answer, one to no waiting request, a message of
+    /// the wrong origin or type).
+    #[serde(default)]
+    pub relay_bad_answers: u64,
+    /// `PF2GUC_RELAY_TO_VF` the GuC refused (FAILURE, `guc_sriov_bad`).
+    #[serde(default)]
+    pub relay_refused: u64,
+    /// The VF/PF ABI version each VF agreed with the PF ("1.0"), by VFID,
+    /// as of this summary.
+    #[serde(default)]
+    pub relay_versions: BTreeMap<String, String>,
+    /// `VF2PF_QUERY_RUNTIME` entries whose register and value matched.
+    #[serde(default)]
+    pub relay_runtime_entries_checked: u64,
 }
 
 /// Counts one event into `s`.
@@ -180,6 +214,50 @@ pub fn count(s: &mut SriovSummary, ev: &Event) {
             "kept" => s.vf_regs_kept += 1,
             _ => {}
         },
+        Event::SriovRelay {
+            vfid,
+            dir,
+            kind,
+            verdict,
+            matched,
+            entries,
+            version,
+            outstanding,
+            ..
+        } => {
+            s.relay_outstanding = *outstanding;
+            s.relay_runtime_entries_checked += u64::from(*entries);
+            match (*dir, *verdict) {
+                ("to_pf", _) => s.relay_sent += 1,
+                (_, "refused") => s.relay_refused += 1,
+                (_, v) => {
+                    if matches!(v, "bad" | "unknown_rid") {
+                        s.relay_bad_answers += 1;
+                    }
+                    if *matched {
+                        match *kind {
+                            "success" => s.relay_answered_success += 1,
+                            "failure" => s.relay_answered_failure += 1,
+                            _ => s.relay_answered_other += 1,
+                        }
+                    }
+                }
+            }
+            match version {
+                Some(v) => {
+                    s.relay_versions.insert(vfid.to_string(), v.clone());
+                }
+                None => {
+                    s.relay_versions.remove(&vfid.to_string());
+                }
+            }
+        }
+        Event::SriovRelayForget {
+            vfid, outstanding, ..
+        } => {
+            s.relay_outstanding = *outstanding;
+            s.relay_versions.remove(&vfid.to_string());
+        }
         Event::SriovCheck { .. } => s.isolation_checks += 1,
         Event::SriovIsolation { check, .. } => {
             s.isolation_violations += 1;
@@ -196,4 +274,7 @@ fn forget(s: &mut SriovSummary) {
     s.vfs.clear();
     s.vf_states.clear();
     s.vfs_configured = 0;
+    // And the VFs' relays (`regfile/guc/ct/sriov/relay.rs`).
+    s.relay_outstanding = 0;
+    s.relay_versions.clear();
 }

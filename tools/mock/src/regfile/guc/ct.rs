@@ -150,7 +150,9 @@
 //! A request the firmware refuses for its content is `ct_request_bad`.
 //!
 //! The SR-IOV PF messages (`PF2GUC_UPDATE_VF_CFG`, `PF2GUC_VF_CONTROL`)
-//! and the VF notifications are in [`sriov`].
+//! and the VF notifications are in [`sriov`]; the relay between the VFs'
+//! drivers and the PF (`GUC2PF_RELAY_FROM_VF`, `PF2GUC_RELAY_TO_VF`) in
+//! [`sriov::relay`].
 //!
 //! The context messages of GuC submission (`REGISTER_CONTEXT`,
 //! `UPDATE_CONTEXT_POLICIES`, `SCHED_CONTEXT_MODE_SET`, `SCHED_CONTEXT`,

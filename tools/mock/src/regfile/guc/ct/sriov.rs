@@ -1,6 +1,8 @@
 //! The GuC's SR-IOV PF interface: VF configurations (`PF2GUC_UPDATE_VF_CFG`),
 //! VF control and FLR (`PF2GUC_VF_CONTROL`) and the notifications the GuC
-//! sends the PF about VFs (`GUC2PF_VF_STATE_NOTIFY`).
+//! sends the PF about VFs (`GUC2PF_VF_STATE_NOTIFY`); the relay between the
+//! VFs' drivers and the PF (`GUC2PF_RELAY_FROM_VF`, `PF2GUC_RELAY_TO_VF`)
+//! is in [`relay`].
 //!
 //! Facts: seed 003 line 11 (the VF configuration KLVs, their units and
 //! ranges); seed 000 lines 300-326 (the VF FLR sequence: the GuC tells the
@@ -92,8 +94,9 @@
 //!
 //! A GuC reset, device reset or Driver-FLR forgets every VF configuration and
 //! state (upstream pushes them all again after a GT reset,
-//! `xe_gt_sriov_pf_config_restart`); `ct:disable` does not (the channel is
-//! not the configuration).
+//! `xe_gt_sriov_pf_config_restart`), and the VFs' relays ([`relay`]);
+//! `ct:disable` does not (the channel is not the configuration). A VF FLR
+//! (`vf:flr:N`, an accepted `FLR_START` of VF N) forgets VF N's relays.
 //!
 //! # Test control
 //!
@@ -106,11 +109,16 @@
 //! - `guc:flr-stuck:N`: the next N `FLR_START` are answered SUCCESS and the
 //!   VF stays in flr_wait: no FLR_DONE;
 //! - `guc:bogus-vf-notify:N`: N `VF_STATE_NOTIFY` {[`BOGUS_VF`], 1 VF_FLR},
-//!   a VF number no PF can have enabled.
+//!   a VF number no PF can have enabled;
+//! - `vf:relay:N:RID:W0,...`, `vf:relay-raw:N:W0,...`,
+//!   `vf:relay-burst:N:COUNT`, `guc:relay-data0:N`: the relay ([`relay`],
+//!   "Test control").
 //!
 //! The switches are the test's: resets keep them; a second one adds its N.
-//! With the CT not enabled, `vf:flr` and `guc:bogus-vf-notify` send nothing
-//! (traced `no_channel`).
+//! With the CT not enabled, `vf:flr`, `guc:bogus-vf-notify`, `vf:adverse`
+//! and the `vf:relay` requests send nothing (traced `no_channel`).
+
+pub mod relay;
 
 use std::collections::BTreeMap;
 
@@ -312,6 +320,8 @@ impl VfState {
 struct Switches {
     refuse_cfg: u64,
     flr_stuck: u64,
+    /// `guc:relay-data0` ([`relay`]).
+    relay_data0: u64,
 }
 
 /// What the isolation checker should look at after a message
@@ -345,6 +355,8 @@ pub struct Sriov {
     switches: Switches,
     /// A check the register file should run ([`Guc::sriov_take_check`]).
     check: Option<CheckDue>,
+    /// The VFs' side of the relay ([`relay`]).
+    relay: relay::Relay,
 }
 
 impl Sriov {
@@ -367,6 +379,11 @@ impl Sriov {
         self.states.get(&vf).copied().unwrap_or_default()
     }
 
+    /// The VFs' side of the relay.
+    pub fn relay(&self) -> &relay::Relay {
+        &self.relay
+    }
+
     /// VFs (not the PF) with a configuration.
     pub fn configured(&self) -> u64 {
         // CAST: at most 64.
@@ -374,7 +391,7 @@ impl Sriov {
     }
 
     fn armed_left(&self) -> u64 {
-        self.switches.refuse_cfg + self.switches.flr_stuck
+        self.switches.refuse_cfg + self.switches.flr_stuck + self.switches.relay_data0
     }
 
     fn due(&mut self, trigger: &'static str, leftovers: bool) {
@@ -409,6 +426,7 @@ pub(super) fn serve(
     match action {
         PF2GUC_UPDATE_VF_CFG => Some(update_vf_cfg(ct, gtt, hxg, rec)),
         PF2GUC_VF_CONTROL => Some(vf_control(ct, hxg, rec)),
+        relay::PF2GUC_RELAY_TO_VF => Some(relay::relay_to_vf(ct, hxg, rec)),
         _ => None,
     }
 }
@@ -839,6 +857,12 @@ fn control_outcome(
     if let Some(ev) = event {
         notify(ct, vfid, ev, 1, rec);
     }
+    match cmd {
+        // The VF is being reset: its driver's relays are gone ([`relay`]).
+        4 => relay::forget_vf(&mut ct.sriov, vfid, "flr_start", rec),
+        5 => relay::flr_finished(&mut ct.sriov, vfid),
+        _ => {}
+    }
     let result = if cmd == 4 && to == FlrWait {
         "stuck"
     } else {
@@ -922,6 +946,11 @@ impl Guc {
         bus: &mut dyn Bus,
     ) {
         let enabled = self.ct.enabled().is_some();
+        if let SriovRequest::Flr { vf } = req {
+            // The host reset the VF, channel or not: its driver's relays
+            // are gone ([`relay`]).
+            relay::forget_vf(&mut self.ct.sriov, vf, "vf_flr", rec);
+        }
         let result = match req {
             SriovRequest::RefuseVfCfg { count } => {
                 self.ct.sriov.switches.refuse_cfg += count;
@@ -929,6 +958,10 @@ impl Guc {
             }
             SriovRequest::FlrStuck { count } => {
                 self.ct.sriov.switches.flr_stuck += count;
+                "armed"
+            }
+            SriovRequest::RelayData0 { count } => {
+                self.ct.sriov.switches.relay_data0 += count;
                 "armed"
             }
             SriovRequest::Check => {
@@ -948,6 +981,20 @@ impl Guc {
             }
             SriovRequest::Adverse { .. } if !enabled => "no_channel",
             SriovRequest::Adverse { vf, key } => adverse(&mut self.ct, vf, key, rec),
+            SriovRequest::Relay { .. }
+            | SriovRequest::RelayRaw { .. }
+            | SriovRequest::RelayBurst { .. }
+                if !enabled =>
+            {
+                "no_channel"
+            }
+            SriovRequest::Relay { vf, rid, words } => {
+                relay::relay(&mut self.ct, vf, rid, words.as_slice(), rec)
+            }
+            SriovRequest::RelayRaw { vf, words } => {
+                relay::raw(&mut self.ct, vf, words.as_slice(), rec)
+            }
+            SriovRequest::RelayBurst { vf, count } => relay::burst(&mut self.ct, vf, count, rec),
         };
         rec.emit(Event::SriovInject {
             request: req.to_string(),

@@ -769,3 +769,5 @@ fn adverse_events_follow_the_thresholds_the_pf_set() {
     assert_eq!(ev[1]["threshold"], 0);
     assert_eq!(ev[0]["sent"], true);
 }
+
+mod relay;
