@@ -51,14 +51,14 @@ pub(crate) use ct::{
     with_bars, Channel, Consumed, CtAccess, CtIo, EventSink, SinkGuard, Unresponsive, RX_BUDGET,
 };
 pub(crate) use fw::path as firmware_path;
-#[cfg(xehpg_kunit)]
 pub(crate) use hxg::Hxg;
 pub(crate) use klv::Writer as KlvWriter;
 #[cfg(xehpg_test)]
 pub(crate) use msg::{AllocateDoorbell, DeallocateDoorbell};
 pub(crate) use msg::{
-    BadEvent, DeregisterContext, EventKind, G2hEvent, H2gRequest, RegisterContext, SchedContext,
-    SchedContextModeSet, UpdateContextPolicies, UpdateVfCfg, VfCommand, VfControl,
+    BadEvent, DeregisterContext, EventKind, G2hEvent, H2gRequest, RegisterContext, RelayMsg,
+    RelayToVf, SchedContext, SchedContextModeSet, UpdateContextPolicies, UpdateVfCfg, VfCommand,
+    VfControl, RELAY_REPLY_MAX,
 };
 pub(crate) use regs::{GDRST, VF_SW_FLAG};
 

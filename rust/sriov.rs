@@ -6,11 +6,12 @@
 //! GuC doorbells and context IDs and scheduling settings, all pushed to the GuC as KLVs; the
 //! hardware and the GuC enforce the isolation (seed 000 lines 1-453; seed 003).
 //!
-//! This first step holds the resource arithmetic and the hardware and firmware formats, each
+//! The children hold the resource arithmetic and the hardware and firmware formats, each
 //! checked by KUnit against upstream's vectors: [`ids`] (doorbell and context runs),
 //! [`fair`] (what each of `n` VFs gets), [`lmtt`] (the translation table's entries),
 //! [`config`] (a VF's configuration as KLVs), [`control`] (VF control, the GuC's VF
-//! notifications, the FLR sequence); [`pf`] provisions VFs with them, behind
+//! notifications, the FLR sequence), [`relay`] (the answers to a VF driver's relay requests);
+//! [`pf`] provisions VFs with them and serves the relay, behind
 //! `sriov_numvfs` (through a small C hook, `rust/xehpg_glue.c`: the 7.3 PCI abstraction has
 //! no `sriov_configure`) and the debugfs `sriov` file.
 
@@ -20,9 +21,6 @@ mod fair;
 mod ids;
 mod lmtt;
 mod pf;
-// The VF relay service; wired into the PF's work item next (issue 28), built for KUnit until
-// then.
-#[cfg(xehpg_kunit)]
 mod relay;
 
 // What debugfs, the device and the reset worker use.

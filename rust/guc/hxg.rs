@@ -75,14 +75,11 @@ impl Hxg {
         Self::host(XEHPG_HXG_TYPE_REQUEST, aux.into_raw())
     }
 
-    // Used by the VF relay service, built for KUnit only until it is wired in (issue 28).
-    #[cfg(xehpg_kunit)]
     /// A host RESPONSE_SUCCESS header carrying `data0` (28 bits; higher bits are dropped).
     pub(crate) fn success(data0: u32) -> Self {
         Self::host(XEHPG_HXG_TYPE_RESPONSE_SUCCESS, data0)
     }
 
-    #[cfg(xehpg_kunit)]
     /// A host RESPONSE_FAILURE header with `error` and `hint` (16 and 12 bits; higher bits
     /// are dropped).
     pub(crate) fn failure(error: u32, hint: u32) -> Self {

@@ -558,6 +558,114 @@ impl H2gRequest for UpdateVfCfg {
     }
 }
 
+/// The longest relay message the PF sends a VF: an answer to `VF2PF_QUERY_RUNTIME` over the
+/// whole runtime list, its header and count dword and eight offset-value pairs (the relay
+/// service checks its answers fit, `sriov::relay`).
+pub(crate) const RELAY_REPLY_MAX: usize = 18;
+
+/// The first dwords of a relay message kept on the receive path: enough for every request the
+/// PF serves (two dwords each); a longer message is refused by its length, which is kept.
+const RELAY_HEAD: usize = 4;
+
+/// A relay message from a VF as the receive path keeps it (upstream
+/// `abi/guc_relay_communication_abi.h`, "Relay Message": an HXG message): its first
+/// [`RELAY_HEAD`] dwords and its true length, so that an event never allocates and a long
+/// message is still refused for its length.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RelayMsg {
+    head: [u32; RELAY_HEAD],
+    len: usize,
+}
+
+impl RelayMsg {
+    /// The message `dwords`. Any context.
+    pub(crate) fn new(dwords: &[u32]) -> Self {
+        let mut head = [0; RELAY_HEAD];
+        for (h, d) in head.iter_mut().zip(dwords) {
+            *h = *d;
+        }
+        Self {
+            head,
+            len: dwords.len(),
+        }
+    }
+
+    /// Its length in dwords.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Its first dwords: all of them unless it is longer than [`RELAY_HEAD`].
+    pub(crate) fn head(&self) -> &[u32] {
+        self.head.get(..self.len.min(RELAY_HEAD)).unwrap_or(&[])
+    }
+}
+
+/// `PF2GUC_RELAY_TO_VF` (0x5101): {header, VF, relay ID, relay message}; the GuC hands the
+/// message to the VF as `GUC2VF_RELAY_FROM_PF` (`abi/guc_actions_sriov_abi.h`,
+/// `abi/guc_relay_communication_abi.h`; xe `xe_guc_relay.c` `prepare_pf2guc` and
+/// `relay_send_transaction`, a blocking request). The SUCCESS's DATA0 is MBZ
+/// (`PF2GUC_RELAY_TO_VF_RESPONSE_DATA0_MBZ`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RelayToVf {
+    pub(crate) vf: u16,
+    pub(crate) rid: u32,
+    msg: [u32; RELAY_REPLY_MAX],
+    len: usize,
+}
+
+impl RelayToVf {
+    /// Relay message `msg` (1 to [`RELAY_REPLY_MAX`] dwords) to VF `vf` as relay `rid`.
+    ///
+    /// # Errors
+    ///
+    /// `EMSGSIZE` for an empty or longer message.
+    pub(crate) fn new(vf: u16, rid: u32, msg: &[u32]) -> Result<Self> {
+        if msg.is_empty() || msg.len() > RELAY_REPLY_MAX {
+            return Err(EMSGSIZE);
+        }
+        let mut buf = [0; RELAY_REPLY_MAX];
+        for (b, m) in buf.iter_mut().zip(msg) {
+            *b = *m;
+        }
+        Ok(Self {
+            vf,
+            rid,
+            msg: buf,
+            len: msg.len(),
+        })
+    }
+}
+
+impl H2gRequest for RelayToVf {
+    const ACTION: u32 = XEHPG_GUC_ACTION_PF2GUC_RELAY_TO_VF;
+    const MAX_DWORDS: usize = 3 + RELAY_REPLY_MAX;
+    type Reply = ();
+
+    fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
+        let msg = self.msg.get(..self.len).ok_or(EINVAL)?;
+        let [vf, rid, rest @ ..] = out else {
+            return Err(EINVAL);
+        };
+        *vf = u32::from(self.vf);
+        *rid = self.rid;
+        if rest.len() < msg.len() {
+            return Err(EINVAL);
+        }
+        for (o, m) in rest.iter_mut().zip(msg) {
+            *o = *m;
+        }
+        Ok(2 + msg.len())
+    }
+
+    fn decode_reply(data0: u32) -> Result<(), u32> {
+        match data0 {
+            0 => Ok(()),
+            n => Err(n),
+        }
+    }
+}
+
 /// The G2H events the driver knows, in the order of the debugfs `ct` counters.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum EventKind {
@@ -571,11 +679,12 @@ pub(crate) enum EventKind {
     Exception,
     VfState,
     Adverse,
+    RelayFromVf,
 }
 
 impl EventKind {
     /// Every kind, in counter order.
-    pub(crate) const ALL: [EventKind; 10] = [
+    pub(crate) const ALL: [EventKind; 11] = [
         EventKind::SchedDone,
         EventKind::DeregisterDone,
         EventKind::ContextReset,
@@ -586,6 +695,7 @@ impl EventKind {
         EventKind::Exception,
         EventKind::VfState,
         EventKind::Adverse,
+        EventKind::RelayFromVf,
     ];
 
     /// The action (`abi/guc_actions_abi.h`, `abi/guc_actions_sriov_abi.h`).
@@ -601,6 +711,7 @@ impl EventKind {
             EventKind::Exception => XEHPG_GUC_ACTION_NOTIFY_EXCEPTION,
             EventKind::VfState => XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY,
             EventKind::Adverse => XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT,
+            EventKind::RelayFromVf => XEHPG_GUC_ACTION_GUC2PF_RELAY_FROM_VF,
         }
     }
 
@@ -617,12 +728,13 @@ impl EventKind {
             EventKind::Exception => "NOTIFY_EXCEPTION",
             EventKind::VfState => "GUC2PF_VF_STATE_NOTIFY",
             EventKind::Adverse => "GUC2PF_ADVERSE_EVENT",
+            EventKind::RelayFromVf => "GUC2PF_RELAY_FROM_VF",
         }
     }
 
     /// The index of the kind's counter.
     pub(crate) fn index(self) -> usize {
-        // CAST: a fieldless enum's discriminant, 0 to 9 in `ALL` order.
+        // CAST: a fieldless enum's discriminant, 0 to 10 in `ALL` order.
         self as usize
     }
 
@@ -642,6 +754,10 @@ impl EventKind {
             EventKind::EngineFailure => Needs::Exactly(3),
             // {VF, event} and {VF, threshold} (`GUC2PF_*_EVENT_MSG_LEN`).
             EventKind::VfState | EventKind::Adverse => Needs::AtLeast(2),
+            // {VF, relay ID, relay message of at least one dword}
+            // (`GUC2PF_RELAY_FROM_VF_EVENT_MSG_MIN_LEN`, `GUC_RELAY_MSG_MIN_LEN`); the longest
+            // is the PF's to refuse.
+            EventKind::RelayFromVf => Needs::AtLeast(3),
             // Reported only; the payload is not read.
             EventKind::MemoryCatError
             | EventKind::FlushLog
@@ -685,6 +801,14 @@ pub(crate) enum G2hEvent {
     VfState { vf: u32, event: u32 },
     /// `GUC2PF_ADVERSE_EVENT` {VF, threshold key}, checked by the PF.
     Adverse { vf: u32, key: u32 },
+    /// `GUC2PF_RELAY_FROM_VF` {VF, relay ID, message}, with the header's DATA0 (MBZ); checked
+    /// and served by the PF.
+    RelayFromVf {
+        vf: u32,
+        rid: u32,
+        data0: u32,
+        msg: RelayMsg,
+    },
     /// An action the driver does not know; counted and logged by the channel.
     Unknown { action: u32, data0: u32, len: usize },
 }
@@ -703,6 +827,7 @@ impl G2hEvent {
             G2hEvent::Exception => EventKind::Exception,
             G2hEvent::VfState { .. } => EventKind::VfState,
             G2hEvent::Adverse { .. } => EventKind::Adverse,
+            G2hEvent::RelayFromVf { .. } => EventKind::RelayFromVf,
             G2hEvent::Unknown { .. } => return None,
         })
     }
@@ -763,6 +888,12 @@ pub(crate) fn decode_event(action: u32, data0: u32, payload: &[u32]) -> Result<G
             vf: at(0)?,
             key: at(1)?,
         },
+        EventKind::RelayFromVf => G2hEvent::RelayFromVf {
+            vf: at(0)?,
+            rid: at(1)?,
+            data0,
+            msg: RelayMsg::new(payload.get(2..).unwrap_or(&[])),
+        },
     })
 }
 
@@ -781,7 +912,7 @@ mod tests {
 
     /// Encodes `req` into a buffer one dword longer than its maximum (which must stay 0).
     fn enc<R: H2gRequest>(req: &R) -> Result<KVec<u32>> {
-        let mut buf = [0u32; 16];
+        let mut buf = [0u32; 32];
         let n = encode(req, &mut buf)?;
         assert_eq!(buf[R::MAX_DWORDS], 0);
         let mut v = KVec::new();
@@ -923,7 +1054,33 @@ mod tests {
         assert_eq!(&m[..], &[0x5503, 63, 0x2345_6000, 1, 21]);
         assert_eq!(&enc(&UpdateVfCfg::reset(1))?[..], &[0x5503, 1, 0, 0, 0]);
         assert_eq!(UpdateVfCfg::decode_reply(21), Ok(21));
+        // Upstream's layout: {0x5101, VF, relay ID, the message}; DATA0 of the reply is MBZ.
+        let m = enc(&RelayToVf::new(3, 0x1234, &[0x7000_0000, 0x0001_0000])?)?;
+        assert_eq!(&m[..], &[0x5101, 3, 0x1234, 0x7000_0000, 0x0001_0000]);
+        let full = [7u32; RELAY_REPLY_MAX];
+        assert_eq!(
+            enc(&RelayToVf::new(63, 1, &full)?)?.len(),
+            3 + RELAY_REPLY_MAX
+        );
+        assert_eq!(RelayToVf::new(1, 1, &[]), Err(EMSGSIZE));
+        assert_eq!(
+            RelayToVf::new(1, 1, &[0u32; RELAY_REPLY_MAX + 1]),
+            Err(EMSGSIZE)
+        );
+        assert_eq!(RelayToVf::decode_reply(0), Ok(()));
+        assert_eq!(RelayToVf::decode_reply(1), Err(1));
         Ok(())
+    }
+
+    #[test]
+    fn relay_messages_keep_their_head_and_length() {
+        let m = RelayMsg::new(&[1, 2]);
+        assert_eq!((m.head(), m.len()), (&[1u32, 2][..], 2));
+        // A long message: its first four dwords, its true length.
+        let long = [9u32; 252];
+        let m = RelayMsg::new(&long);
+        assert_eq!((m.head(), m.len()), (&[9u32; 4][..], 252));
+        assert_eq!(RelayMsg::new(&[]).head(), &[] as &[u32]);
     }
 
     #[test]
@@ -979,6 +1136,15 @@ mod tests {
             decode_event(0x5104, 0, &[2, 0x8a03]),
             Ok(G2hEvent::Adverse { vf: 2, key: 0x8a03 })
         );
+        assert_eq!(
+            decode_event(0x5100, 0, &[2, 0x77, 0x1, 0x0001_0000]),
+            Ok(G2hEvent::RelayFromVf {
+                vf: 2,
+                rid: 0x77,
+                data0: 0,
+                msg: RelayMsg::new(&[0x1, 0x0001_0000]),
+            })
+        );
         assert_eq!(decode_event(0x8003, 0, &[]), Ok(G2hEvent::FlushLog));
         assert_eq!(decode_event(0x8004, 0, &[1, 2]), Ok(G2hEvent::CrashDump));
         assert_eq!(decode_event(0x8005, 0, &[]), Ok(G2hEvent::Exception));
@@ -1022,6 +1188,11 @@ mod tests {
         );
         assert_eq!(decode_event(0x5106, 0, &[1]), b(EventKind::VfState, 1, 2));
         assert_eq!(decode_event(0x5104, 0, &[]), b(EventKind::Adverse, 0, 2));
+        // A relay event needs a VF, a relay ID and at least one dword of message.
+        assert_eq!(
+            decode_event(0x5100, 0, &[1, 2]),
+            b(EventKind::RelayFromVf, 2, 3)
+        );
     }
 
     #[test]

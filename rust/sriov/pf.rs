@@ -8,7 +8,8 @@
 //! at probe and [`Handle`]'s drop tears it down ([`Pf::fini`]). The children add to it:
 //! `provision` (giving `n` VFs their shares and telling the GuC, giving them back, the GT
 //! reset's restart), `flr` (the FLR work and the VF control commands), `notify` (the GuC's
-//! VF notifications and adverse events, from the receive path), `admin` (the `sriov_admin`
+//! VF notifications and adverse events, from the receive path), `relays` (the VF drivers'
+//! relay messages, checked on the receive path and answered by the work), `admin` (the `sriov_admin`
 //! settings and the adverse-event thresholds), `report` (the debugfs `sriov` report) and
 //! `cost` (what the last provision and unprovision cost, for the bench).
 //!
@@ -28,6 +29,7 @@ mod cost;
 mod flr;
 mod notify;
 mod provision;
+mod relays;
 mod report;
 
 pub(crate) use admin::Setting;
@@ -41,13 +43,14 @@ use kernel::{
     workqueue::{impl_has_work, new_work, Work},
 };
 
-use self::{admin::Quota, cost::Cost, notify::Inbox};
+use self::{admin::Quota, cost::Cost, notify::Inbox, relays::RelayStats};
 use super::{
     config::{IdRun, VfConfig},
     control::Flr,
     fair,
     ids::{Ids, CONTEXTS, DOORBELLS},
     lmtt,
+    relay::RUNTIME_REGS,
 };
 use crate::{
     gt::{GtDomain, LMEM_CFG},
@@ -117,7 +120,7 @@ struct State {
     closed: bool,
     contexts: Ids,
     doorbells: Ids,
-    /// Local memory the VFs share: beyond the CPU-visible pool, in LMTT pages, a VF's pages
+    /// Local memory the VFs share: beyond the PF's pool, in LMTT pages, a VF's pages
     /// wherever they are free (upstream's VF objects are not contiguous either).
     vf_lmem: PagePool,
 }
@@ -137,6 +140,8 @@ struct Stats {
     provision: Cost,
     /// The last [`Pf::unprovision`] that gave VFs back.
     unprovision: Cost,
+    /// The VF relay service's counters.
+    relay: RelayStats,
 }
 
 /// The PF: up to `total` VFs.
@@ -153,6 +158,8 @@ pub(crate) struct Pf {
     /// dropped, after [`Pf::fini`] has unmapped it.
     klv: LmemBlock,
     klv_map: Mapping,
+    /// The values of [`RUNTIME_REGS`], read at probe: what `VF2PF_QUERY_RUNTIME` answers.
+    runtime: [u32; RUNTIME_REGS.len()],
     /// Process context; held across CT requests, dropped across the waits for the GuC's part
     /// of an FLR and for local-memory clears (a VF mid-clear is marked, [`Vf::cleaning`]).
     /// Below the GT reset's gate, above the selftest's mutex, the allocators', the CT's locks and `inbox`
@@ -172,7 +179,7 @@ pub(crate) struct Pf {
     /// on it).
     #[pin]
     cleaned: CondVar,
-    /// Runs VF FLRs in process context.
+    /// Runs VF FLRs and answers the VFs' relay requests, in process context.
     #[pin]
     work: Work<Pf>,
     stats: Stats,
@@ -191,7 +198,7 @@ fn step<T>(what: &'static str, r: Result<T>) -> Result<T, Step> {
 
 impl Pf {
     /// The PF of a bound device with `total` VFs, sharing local memory `vf_lmem` (beyond the
-    /// CPU-visible pool). Probe, process context: allocates the directory and the KLV page,
+    /// PF's pool). Probe, process context: allocates the directory and the KLV page,
     /// points `LMEM_CFG` at the empty directory.
     ///
     /// # Errors
@@ -218,7 +225,7 @@ impl Pf {
         // Both go back to the pool if anything below fails (they drop).
         let dir = b.hw.pool().alloc(lmtt::TABLE_ALIGN)?;
         let klv = b.hw.pool().alloc(ggtt_page())?;
-        let setup = || -> Result<Mapping> {
+        let setup = || -> Result<(Mapping, [u32; RUNTIME_REGS.len()])> {
             lmem.zero(dir.start, dir.size())?;
             let map = b.hw.ggtt().map_lmem(bar, klv.start, ggtt_page())?;
             let gt = b.hw.gt().view(&dev, bar);
@@ -229,9 +236,16 @@ impl Pf {
                 .map_err(|_| EINVAL)?;
             gt.mcr.write_multicast(&gt, awake.guard(), cfg)?;
             guc::invalidate_ggtt(&gt)?;
-            Ok(map)
+            // The GT awake, as upstream reads them (`xe_gt_sriov_pf_service.c`
+            // `pf_prepare_runtime_info`, under the GT's forcewake at init).
+            let mut runtime = [0; RUNTIME_REGS.len()];
+            for (v, &reg) in runtime.iter_mut().zip(RUNTIME_REGS.iter()) {
+                // CAST: register offsets below 64 KiB.
+                *v = bar.read32_at(reg as usize)?;
+            }
+            Ok((map, runtime))
         };
-        let klv_map = setup()?;
+        let (klv_map, runtime) = setup()?;
         Ok(try_pin_init!(Self {
             dev,
             b,
@@ -240,6 +254,7 @@ impl Pf {
             dir,
             klv,
             klv_map,
+            runtime,
             state <- new_mutex!(State {
                 vfs: KVec::new(),
                 owner: None,
@@ -263,6 +278,7 @@ impl Pf {
                 lmtt_bytes: Atomic::new(0),
                 provision: Cost::new(),
                 unprovision: Cost::new(),
+                relay: RelayStats::new(),
             },
         }))
     }

@@ -13,12 +13,16 @@
 //! the PF side is `xe_gt_sriov_pf_service.c` and `xe_sriov_pf_service.c`). The PRM does not
 //! describe the relay; upstream is the only source.
 //!
-//! [`serve`] is the whole service and does no I/O: its caller sends what it returns. VFs are untrusted: every field is checked, and an answer is
-//! never longer than the buffer it is given.
+//! [`serve`] is the whole service and does no I/O: the PF's work item (`pf/relays.rs`) sends
+//! what it returns. VFs are untrusted: every field is checked, and an answer is never longer
+//! than the buffer it is given.
 
 use kernel::prelude::*;
 
-use crate::{abi::*, guc::Hxg};
+use crate::{
+    abi::*,
+    guc::{Hxg, RelayMsg, RELAY_REPLY_MAX},
+};
 
 /// A relay ABI version, ordered major first.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -62,6 +66,9 @@ const QUERY_DWORDS: usize = 2;
 /// An answer to `VF2PF_QUERY_RUNTIME` before its entries: the header (DATA0: the count) and
 /// the entries left after these.
 const QUERY_ANSWER_DWORDS: usize = 2;
+
+// The longest answer, to the whole runtime list, fits what the PF relays.
+const _: () = assert!(QUERY_ANSWER_DWORDS + 2 * RUNTIME_REGS.len() <= RELAY_REPLY_MAX);
 
 /// Why a message gets no answer but an error, or no answer at all. `errno` is what upstream's
 /// PF passes as the relay error (`xe_guc_relay.c` `to_relay_error`: relay errors are errno
@@ -112,13 +119,13 @@ fn drop_msg(errno: Error, why: &'static str) -> Answer {
 /// `pf_disconnect`), with `runtime` the values of [`RUNTIME_REGS`], writing the answer into
 /// `out`. Any context: no allocation, no lock.
 pub(crate) fn serve(
-    msg: &[u32],
+    msg: &RelayMsg,
     agreed: &mut Option<Version>,
     runtime: &[u32; RUNTIME_REGS.len()],
     out: &mut [u32],
 ) -> Answer {
     // Upstream `relay_process_msg`: an HXG message from a host, of an action type.
-    let Some(&dw0) = msg.first() else {
+    let Some(&dw0) = msg.head().first() else {
         return drop_msg(EPROTO, "empty message");
     };
     if msg.len() > MSG_MAX_DWORDS {
@@ -155,14 +162,14 @@ pub(crate) fn serve(
 }
 
 /// `VF2PF_HANDSHAKE` (upstream `pf_process_handshake_msg`, `pf_negotiate_version`).
-fn handshake(msg: &[u32], mbz: u32, agreed: &mut Option<Version>, out: &mut [u32]) -> Answer {
+fn handshake(msg: &RelayMsg, mbz: u32, agreed: &mut Option<Version>, out: &mut [u32]) -> Answer {
     if msg.len() != HANDSHAKE_DWORDS {
         return refuse(EMSGSIZE, "handshake of the wrong length");
     }
     if mbz != 0 {
         return refuse(EPFNOSUPPORT, "handshake with DATA0 set");
     }
-    let wanted = msg.get(1).copied().unwrap_or(0);
+    let wanted = msg.head().get(1).copied().unwrap_or(0);
     // CAST: the two 16-bit halves.
     let (major, minor) = ((wanted >> 16) as u16, wanted as u16);
     let wanted = Version { major, minor };
@@ -202,7 +209,7 @@ fn handshake(msg: &[u32], mbz: u32, agreed: &mut Option<Version>, out: &mut [u32
 /// entries from `start`, at most `limit` of them (0: as many as fit), each the register's
 /// offset and value.
 fn query_runtime(
-    msg: &[u32],
+    msg: &RelayMsg,
     limit: u32,
     agreed: Option<Version>,
     runtime: &[u32; RUNTIME_REGS.len()],
@@ -222,7 +229,7 @@ fn query_runtime(
     let Some(fit) = room.checked_sub(QUERY_ANSWER_DWORDS).map(|r| r / 2) else {
         return refuse(EINVAL, "no room for the answer");
     };
-    let Ok(start) = usize::try_from(msg.get(1).copied().unwrap_or(0)) else {
+    let Ok(start) = usize::try_from(msg.head().get(1).copied().unwrap_or(0)) else {
         return refuse(ERANGE, "query past the list");
     };
     let Some(left) = RUNTIME_REGS.len().checked_sub(start) else {
@@ -260,6 +267,10 @@ mod tests {
         (data0 << 16) | action
     }
 
+    fn m(dwords: &[u32]) -> RelayMsg {
+        RelayMsg::new(dwords)
+    }
+
     const RT: [u32; 8] = [10, 11, 12, 13, 14, 15, 16, 17];
 
     #[test]
@@ -267,18 +278,18 @@ mod tests {
         let mut out = [0u32; 8];
         let mut agreed = None;
         // Any version: the latest, 1.0; RESPONSE_SUCCESS is type 7 from a host.
-        let a = serve(&[req(1, 0), 0], &mut agreed, &RT, &mut out);
+        let a = serve(&m(&[req(1, 0), 0]), &mut agreed, &RT, &mut out);
         assert_eq!(a, Answer::Reply(2));
         assert_eq!(out[..2], [0x7000_0000, 0x0001_0000]);
         assert_eq!(agreed, Some(Version { major: 1, minor: 0 }));
         // A newer major gets the latest; 1.5 gets 1.0 (the common minor).
         assert_eq!(
-            serve(&[req(1, 0), 2 << 16], &mut agreed, &RT, &mut out),
+            serve(&m(&[req(1, 0), 2 << 16]), &mut agreed, &RT, &mut out),
             Answer::Reply(2)
         );
         assert_eq!(out[1], 0x0001_0000);
         assert_eq!(
-            serve(&[req(1, 0), (1 << 16) | 5], &mut agreed, &RT, &mut out),
+            serve(&m(&[req(1, 0), (1 << 16) | 5]), &mut agreed, &RT, &mut out),
             Answer::Reply(2)
         );
         assert_eq!(out[1], 0x0001_0000);
@@ -289,13 +300,13 @@ mod tests {
         let mut out = [0u32; 8];
         let mut agreed = Some(LATEST);
         // 0.1 is older than the base: EPERM, and the VF is no longer connected.
-        let a = serve(&[req(1, 0), 1], &mut agreed, &RT, &mut out);
+        let a = serve(&m(&[req(1, 0), 1]), &mut agreed, &RT, &mut out);
         assert!(matches!(a, Answer::Refuse(Refusal { errno: 1, .. })));
         assert_eq!(agreed, None);
         // Wrong length, DATA0 set.
-        let a = serve(&[req(1, 0), 0, 0], &mut agreed, &RT, &mut out);
+        let a = serve(&m(&[req(1, 0), 0, 0]), &mut agreed, &RT, &mut out);
         assert!(matches!(a, Answer::Refuse(Refusal { errno: 90, .. })));
-        let a = serve(&[req(1, 3), 0], &mut agreed, &RT, &mut out);
+        let a = serve(&m(&[req(1, 3), 0]), &mut agreed, &RT, &mut out);
         assert!(matches!(a, Answer::Refuse(Refusal { errno: 96, .. })));
         // The failure sent: RESPONSE_FAILURE (type 6), error and hint 0.
         assert_eq!(failure(), 0x6000_0000);
@@ -306,12 +317,12 @@ mod tests {
         let mut out = [0u32; 64];
         let mut agreed = None;
         // Not before a handshake.
-        let a = serve(&[req(0x101, 0), 0], &mut agreed, &RT, &mut out);
+        let a = serve(&m(&[req(0x101, 0), 0]), &mut agreed, &RT, &mut out);
         assert!(matches!(a, Answer::Refuse(Refusal { errno: 13, .. })));
         agreed = Some(LATEST);
         // Everything: 8 entries, none left.
         assert_eq!(
-            serve(&[req(0x101, 0), 0], &mut agreed, &RT, &mut out),
+            serve(&m(&[req(0x101, 0), 0]), &mut agreed, &RT, &mut out),
             Answer::Reply(18)
         );
         assert_eq!(out[..4], [0x7000_0008, 0, 0x0d00, 10]);
@@ -319,34 +330,34 @@ mod tests {
         // Three from the sixth: 0x9140, 0x9144, 0xc1dc, none left; two from the first: six
         // left.
         assert_eq!(
-            serve(&[req(0x101, 3), 5], &mut agreed, &RT, &mut out),
+            serve(&m(&[req(0x101, 3), 5]), &mut agreed, &RT, &mut out),
             Answer::Reply(8)
         );
         assert_eq!(out[..4], [0x7000_0003, 0, 0x9140, 15]);
         assert_eq!(
-            serve(&[req(0x101, 2), 0], &mut agreed, &RT, &mut out),
+            serve(&m(&[req(0x101, 2), 0]), &mut agreed, &RT, &mut out),
             Answer::Reply(6)
         );
         assert_eq!(out[..2], [0x7000_0002, 6]);
         // From the end: none, none left; past it: ERANGE.
         assert_eq!(
-            serve(&[req(0x101, 0), 8], &mut agreed, &RT, &mut out),
+            serve(&m(&[req(0x101, 0), 8]), &mut agreed, &RT, &mut out),
             Answer::Reply(2)
         );
         assert_eq!(out[..2], [0x7000_0000, 0]);
-        let a = serve(&[req(0x101, 0), 9], &mut agreed, &RT, &mut out);
+        let a = serve(&m(&[req(0x101, 0), 9]), &mut agreed, &RT, &mut out);
         assert!(matches!(a, Answer::Refuse(Refusal { errno: 34, .. })));
         // A small buffer limits the count, never overflows.
         let mut small = [0u32; 5];
         assert_eq!(
-            serve(&[req(0x101, 0), 0], &mut agreed, &RT, &mut small),
+            serve(&m(&[req(0x101, 0), 0]), &mut agreed, &RT, &mut small),
             Answer::Reply(4)
         );
         assert_eq!(small, [0x7000_0001, 7, 0x0d00, 10, 0]);
         // Lengths.
-        let a = serve(&[req(0x101, 0)], &mut agreed, &RT, &mut out);
+        let a = serve(&m(&[req(0x101, 0)]), &mut agreed, &RT, &mut out);
         assert!(matches!(a, Answer::Refuse(Refusal { errno: 71, .. })));
-        let a = serve(&[req(0x101, 0), 0, 0], &mut agreed, &RT, &mut out);
+        let a = serve(&m(&[req(0x101, 0), 0, 0]), &mut agreed, &RT, &mut out);
         assert!(matches!(a, Answer::Refuse(Refusal { errno: 90, .. })));
     }
 
@@ -355,32 +366,32 @@ mod tests {
         let mut out = [0u32; 8];
         let mut agreed = Some(LATEST);
         // An unknown action is refused; so are an EVENT and a FAST_REQUEST.
-        let a = serve(&[req(0x7777, 0)], &mut agreed, &RT, &mut out);
+        let a = serve(&m(&[req(0x7777, 0)]), &mut agreed, &RT, &mut out);
         assert!(matches!(a, Answer::Refuse(Refusal { errno: 95, .. })));
-        let a = serve(&[(1 << 28) | 1, 0], &mut agreed, &RT, &mut out);
+        let a = serve(&m(&[(1 << 28) | 1, 0]), &mut agreed, &RT, &mut out);
         assert!(matches!(a, Answer::Refuse(_)));
-        let a = serve(&[(2 << 28) | 1, 0], &mut agreed, &RT, &mut out);
+        let a = serve(&m(&[(2 << 28) | 1, 0]), &mut agreed, &RT, &mut out);
         assert!(matches!(a, Answer::Refuse(_)));
         // Replies, a GuC origin, an unknown type, nothing, too long: no answer.
         assert!(matches!(
-            serve(&[0x7000_0000], &mut agreed, &RT, &mut out),
+            serve(&m(&[0x7000_0000]), &mut agreed, &RT, &mut out),
             Answer::Drop(_)
         ));
         assert!(matches!(
-            serve(&[(1 << 31) | 1, 0], &mut agreed, &RT, &mut out),
+            serve(&m(&[(1 << 31) | 1, 0]), &mut agreed, &RT, &mut out),
             Answer::Drop(_)
         ));
         assert!(matches!(
-            serve(&[4 << 28], &mut agreed, &RT, &mut out),
+            serve(&m(&[4 << 28]), &mut agreed, &RT, &mut out),
             Answer::Drop(_)
         ));
         assert!(matches!(
-            serve(&[], &mut agreed, &RT, &mut out),
+            serve(&m(&[]), &mut agreed, &RT, &mut out),
             Answer::Drop(_)
         ));
         let long = [0u32; MSG_MAX_DWORDS + 1];
         assert!(matches!(
-            serve(&long, &mut agreed, &RT, &mut out),
+            serve(&m(&long), &mut agreed, &RT, &mut out),
             Answer::Drop(_)
         ));
         // None of these touched the agreed version.

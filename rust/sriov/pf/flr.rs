@@ -41,7 +41,9 @@ impl WorkItem for Pf {
     type Pointer = Arc<Pf>;
 
     fn run(this: Arc<Pf>) {
+        // FLRs first: a VF's FLR forgets the relay requests it sent before.
         this.run_flrs();
+        this.serve_relays();
     }
 }
 
@@ -125,6 +127,9 @@ impl Pf {
         }
         // A DONE left from an earlier round must not end this one.
         self.inbox.lock().done &= !(1 << vf);
+        // The VF's driver starts over: no request of its old self is answered, and it
+        // handshakes again (upstream `xe_gt_sriov_pf_service_reset` at the FLR).
+        self.forget_relays(vf);
         let Some(next) = self.flr_next(v, vf, FlrInput::Started, FlrAction::SendStart) else {
             return;
         };

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The GuC's VF notifications, on the receive path: `GUC2PF_VF_STATE_NOTIFY` (a VF's FLR
-//! started or the GuC's part of it is done) and `GUC2PF_ADVERSE_EVENT` (a VF past one of
-//! its thresholds).
+//! started or the GuC's part of it is done), `GUC2PF_ADVERSE_EVENT` (a VF past one of
+//! its thresholds) and `GUC2PF_RELAY_FROM_VF` (a VF driver's relay message, `relays`).
 //!
 //! They are checked ([`parse_state`], [`parse_adverse`]: the GuC is untrusted), recorded in
 //! the [`Inbox`] under a spinlock and handed to the FLR work; nothing here sleeps or touches
@@ -20,6 +20,7 @@ use super::{
         config::THRESHOLDS,
         control::{parse_adverse, parse_state, BadNotice, Notice},
     },
+    relays::RelaySlot,
     Pf,
 };
 use crate::guc::{BadEvent, EventKind, G2hEvent};
@@ -34,6 +35,8 @@ pub(super) struct Inbox {
     /// Adverse events per VF (index = VF number) and threshold ([`THRESHOLDS`]), since the
     /// VFs were provisioned.
     pub(super) adverse: [[u32; THRESHOLDS.len()]; 64],
+    /// Each VF's relay (index = VF number; 0 unused): its queued messages and agreed version.
+    pub(super) relay: [RelaySlot; 64],
 }
 
 impl Default for Inbox {
@@ -43,19 +46,26 @@ impl Default for Inbox {
             done: 0,
             closed: false,
             adverse: [[0; THRESHOLDS.len()]; 64],
+            relay: [RelaySlot::EMPTY; 64],
         }
     }
 }
 
 impl Pf {
-    /// A G2H event for the PF: `GUC2PF_VF_STATE_NOTIFY` or `GUC2PF_ADVERSE_EVENT`; other
-    /// events are not the PF's and are ignored. Receive path: no sleeping, no device access;
+    /// A G2H event for the PF: `GUC2PF_VF_STATE_NOTIFY`, `GUC2PF_ADVERSE_EVENT` or
+    /// `GUC2PF_RELAY_FROM_VF`; other events are not the PF's and are ignored. Receive path: no sleeping, no device access;
     /// the FLR itself runs in the work item. The GuC is untrusted: a notification for a VF
     /// that is not provisioned is refused and counted.
     pub(crate) fn guc_event(this: &Arc<Self>, dev: &Device, ev: &G2hEvent) {
         let (vf, event) = match *ev {
             G2hEvent::VfState { vf, event } => (vf, event),
             G2hEvent::Adverse { vf, key } => return this.adverse(dev, vf, key),
+            G2hEvent::RelayFromVf {
+                vf,
+                rid,
+                data0,
+                msg,
+            } => return Self::relay_from_vf(this, dev, vf, rid, data0, &msg),
             _ => return,
         };
         // CAST: at most 63.
@@ -72,6 +82,7 @@ impl Pf {
     pub(crate) fn bad_event(&self, dev: &Device, bad: &BadEvent) {
         let what = match bad.kind {
             EventKind::Adverse => "adverse event",
+            EventKind::RelayFromVf => return self.relay_short(dev, bad.len),
             _ => "VF state notification",
         };
         self.refused(dev, what, BadNotice::Short(bad.len));

@@ -499,6 +499,7 @@ impl Pf {
     /// Gives back what VF `vf` holds: the GuC forgets its configuration first, so nothing it
     /// schedules still refers to what is freed.
     fn release(&self, st: &mut State, vf: u16, v: Vf) {
+        self.forget_relays(vf);
         if v.pushed.is_some() {
             if let Err(e) = self.b.ct.request(self, &UpdateVfCfg::reset(vf)) {
                 dev_err!(

@@ -55,6 +55,27 @@ impl Pf {
             self.stats.bad_notices.load(Relaxed),
             self.stats.adverse_events.load(Relaxed)
         )?;
+        let r = &self.stats.relay;
+        writeln!(
+            f,
+            "relay_served: {}\nrelay_refused: {}\nrelay_busy: {}\nrelay_dropped: {}\n\
+             relay_bad: {}\nrelay_send_failed: {}",
+            r.served.load(Relaxed),
+            r.refused.load(Relaxed),
+            r.busy.load(Relaxed),
+            r.dropped.load(Relaxed),
+            r.bad.load(Relaxed),
+            r.send_failed.load(Relaxed)
+        )?;
+        // The relay versions agreed, per VF (a copy: the inbox is a spinlock).
+        let agreed = self.inbox.lock().relay.map(|slot| slot.agreed());
+        write!(f, "relay_agreed:")?;
+        for (vf, v) in agreed.iter().enumerate() {
+            if let Some(v) = v {
+                write!(f, " vf{}={}.{}", vf, v.major, v.minor)?;
+            }
+        }
+        writeln!(f)?;
         self.stats.provision.fmt(f, "provision_last")?;
         self.stats.unprovision.fmt(f, "unprovision_last")?;
         // The maps (which function owns what; tools/sriov-map draws them): the GuC's GGTT
