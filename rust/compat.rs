@@ -77,6 +77,7 @@ pub(crate) mod sriov {
         device::{Bound, DeviceContext},
         ffi::{c_uint, c_void},
         pci,
+        prelude::*,
     };
 
     // Defined by the glue (rust/xehpg_glue.c, declared in rust/xehpg_glue.h).
@@ -98,19 +99,56 @@ pub(crate) mod sriov {
     }
 
     /// The VFs of a PF whose `sriov_numvfs` the driver serves: dropping it disables them (and
-    /// the PCI core removes their devices) before the PF's state goes.
-    pub(crate) struct Vfs<'bound>(&'bound pci::Device<Bound>);
+    /// the PCI core removes their devices) before the PF's state goes, and gives
+    /// `sriov_totalvfs` its value back.
+    pub(crate) struct Vfs<'bound> {
+        pdev: &'bound pci::Device<Bound>,
+        /// TotalVFs as the capability says, restored at drop when it was lowered.
+        total: u16,
+        lowered: bool,
+    }
 
     impl<'bound> Vfs<'bound> {
         /// Installs the glue's `sriov_configure` on `pdev`'s driver, so that `sriov_numvfs`
-        /// writes reach it, and returns the guard that disables the VFs they enable. Probe
+        /// writes reach it, and returns the guard that disables the VFs they enable.
+        /// `sriov_totalvfs` becomes `offered` when that is below the capability's `total`: 0
+        /// for a PF that cannot run VFs, so that `sriov_numvfs` refuses every count (upstream
+        /// `xe_sriov.c` `xe_sriov_probe_early`, `xe_sriov_pf.c` `pf_reduce_totalvfs`); a
+        /// failure to lower it is logged, and the driver's own refusal still stands. Probe
         /// (process context, device lock held).
-        pub(crate) fn hook(pdev: &'bound pci::Device<kernel::device::Core<'_>>) -> Self {
+        pub(crate) fn hook(
+            pdev: &'bound pci::Device<kernel::device::Core<'_>>,
+            total: u16,
+            offered: u16,
+        ) -> Self {
             // SAFETY: `pdev` is a device being probed, whose driver the PCI core set before
             // calling probe; the glue only writes that driver's `sriov_configure`.
             unsafe { xehpg_sriov_hook(raw(pdev)) };
-            Self(pdev)
+            let lowered = offered < total && set_totalvfs(pdev, offered, "probe");
+            Self {
+                pdev,
+                total,
+                lowered,
+            }
         }
+    }
+
+    /// Sets the PCI core's limit on `sriov_numvfs` (`driver_max_VFs`) to `n`; false, logged
+    /// with `step`, if the core refuses. Process context.
+    fn set_totalvfs<Ctx: DeviceContext>(pdev: &pci::Device<Ctx>, n: u16, step: &str) -> bool {
+        // SAFETY: `pdev` is a valid PCI device (a reference); the call takes no lock the
+        // callers hold and refuses (EBUSY) while VFs are enabled.
+        let r = unsafe { kernel::bindings::pci_sriov_set_totalvfs(raw(pdev).cast(), n) };
+        if r != 0 {
+            dev_err!(
+                pdev.as_ref(),
+                "sriov: {}: setting sriov_totalvfs to {} failed: {}\n",
+                step,
+                n,
+                r
+            );
+        }
+        r == 0
     }
 
     impl Drop for Vfs<'_> {
@@ -121,7 +159,12 @@ pub(crate) mod sriov {
             // SAFETY: the device is still bound (the guard lives in its driver data, dropped
             // before the driver core unbinds it) and its lock is held, as
             // `pci_disable_sriov` through the glue needs.
-            unsafe { xehpg_sriov_disable(raw(self.0)) };
+            unsafe { xehpg_sriov_disable(raw(self.pdev)) };
+            // After an unbind the PCI core restores it too (`pci_iov_remove`); after a failed
+            // probe nothing else does.
+            if self.lowered {
+                set_totalvfs(self.pdev, self.total, "teardown");
+            }
         }
     }
 

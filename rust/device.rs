@@ -62,6 +62,16 @@ pub(crate) fn set_force_execlist(on: bool) {
     FORCE_EXECLIST.store(on, Relaxed);
 }
 
+/// The `max_vfs` module parameter: the most VFs a PF offers (upstream xe's parameter of the
+/// same name, `xe_modparam.c`; 0 keeps SR-IOV off, as upstream's "continue as native").
+// CAST: 63.
+static MAX_VFS_PARAM: Atomic<u32> = Atomic::new(crate::mem::ggtt::MAX_VFS as u32);
+
+/// Sets the `max_vfs` module parameter (module init, before the driver registers).
+pub(crate) fn set_max_vfs(n: u32) {
+    MAX_VFS_PARAM.store(n, Relaxed);
+}
+
 /// Xe-HPG addresses 46 bits of system memory (upstream `dma_mask_size` for DG2,
 /// `drivers/gpu/drm/xe/xe_pci.c`).
 const DMA_BITS: u32 = 46;
@@ -215,8 +225,8 @@ struct PfParts {
 }
 
 /// The PF of an SR-IOV capable part that offers VFs (upstream: ATS-M only, `xe_pci.c`), at
-/// most 63 of them (the LMTT's directory, seed 000 line 382). A failure is logged and leaves
-/// the device without VFs rather than failing probe.
+/// most 63 of them (the LMTT's directory, seed 000 line 382) and at most `max_vfs`. A failure
+/// is logged and leaves the device without VFs rather than failing probe.
 fn new_pf(
     pdev: &pci::Device<Bound>,
     platform: Platform,
@@ -235,14 +245,17 @@ fn new_pf(
         );
         return None;
     }
-    let total = total.min(crate::mem::ggtt::MAX_VFS);
+    let wanted = MAX_VFS_PARAM.load(Relaxed);
+    if wanted == 0 {
+        dev_info!(pdev, "sriov: VFs off (max_vfs=0)\n");
+        return None;
+    }
+    // CAST: at most 63 after the `min`.
+    let total = u32::from(total.min(crate::mem::ggtt::MAX_VFS)).min(wanted) as u16;
     let bound = pdev;
     let make = || -> Result<Arc<Pf>> {
         if p.vf_lmem.start >= p.vf_lmem.end {
-            dev_err!(
-                pdev,
-                "sriov: no local memory beyond the CPU-visible part for VFs\n"
-            );
+            dev_err!(pdev, "sriov: no local memory beyond the PF's own for VFs\n");
             return Err(ENOSPC);
         }
         let blocks = sriov::Blocks {
@@ -276,6 +289,15 @@ fn new_pf(
         }
     }
 }
+
+/// The local memory an SR-IOV PF with VFs keeps for its own objects (the GuC's, the CT's,
+/// the rings, the LMTT directory and leaves, the KLV page, the clear window): its pool is
+/// capped at this, so the VFs get the rest of local memory whatever the size of the
+/// CPU-visible BAR. Upstream's PF takes VF memory from all of VRAM and keeps a spare
+/// (`xe_gt_sriov_pf_config.c` `pf_get_min_spare_lmem`, 128 MiB, "preliminary"); 256 MiB is
+/// the default BAR's size, which holds everything this PF allocates with 63 VFs. A policy,
+/// not a hardware limit.
+const PF_OWN_LMEM: u64 = 256 << 20;
 
 /// What the early, register-only checks learn.
 struct Early {
@@ -316,8 +338,16 @@ impl<'bound> Xehpg<'bound> {
             // (dropped last but one, with the `Hw` it goes into).
             let gttmmadr = Gttmmadr::map(pdev)?;
             let early = early_checks(pdev, gttmmadr.access(pdev)?)?;
-            // GuC objects come from the CPU-visible part of local memory.
+            let total_vfs = pdev.sriov_get_totalvfs().map_or(0, |n| n.get());
+            // The driver's objects come from the CPU-visible part of local memory; a PF with
+            // VFs keeps at most [`PF_OWN_LMEM`] of it, the VFs get the rest whatever the BAR's
+            // size.
             let pool_size = lmem_info.len.min(early.tile.size);
+            let pool_size = if platform.sriov_pf() && total_vfs > 0 {
+                pool_size.min(PF_OWN_LMEM)
+            } else {
+                pool_size
+            };
 
             // The field initializers below see the fields initialized before them under the
             // fields' names; `bound` is the device itself.
@@ -327,7 +357,6 @@ impl<'bound> Xehpg<'bound> {
             let probing = pdev;
             // The directory's slots for the blocks made after it.
             let late = Arc::new(Late::new(), GFP_KERNEL)?;
-            let total_vfs = pdev.sriov_get_totalvfs().map_or(0, |n| n.get());
             // The hardware objects are made here, before the device state, in the order their
             // constraints give (`Hw::new`): BAR 0 (above), BAR 2, the GT, the GGTT, the pool.
             // A failure drops the ones made so far in reverse, before `enabled`.
@@ -511,10 +540,13 @@ impl<'bound> Xehpg<'bound> {
                     late.reset.populate(reset.get().clone());
                     reset
                 },
-                // `sriov_numvfs` reaches the driver from here on, on a device that offers VFs
-                // (on a part that is not SR-IOV capable the driver still answers, to refuse
-                // with a message).
-                vfs: (total_vfs > 0).then(|| compat::sriov::Vfs::hook(probing)),
+                // `sriov_numvfs` reaches the driver from here on, on a device that offers VFs;
+                // it offers none when the PF could not be set up, as upstream (the driver still
+                // answers, to refuse with a message, should a count get through).
+                vfs: (total_vfs > 0).then(|| {
+                    let offered = sriov.as_ref().map_or(0, |pf| pf.get().total());
+                    compat::sriov::Vfs::hook(probing, total_vfs, offered)
+                }),
                 sriov_admin: match &sriov {
                     // SAFETY: the tree's files reach the `Pf` behind `pf`, which the `sriov`
                     // field keeps alive; this field is dropped before it (declared before it

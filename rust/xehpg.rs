@@ -54,6 +54,7 @@ impl InPlaceModule for XehpgModule {
         // lower blocks never reach up into the module root for it.
         device::set_pcode_init_timeout_ms(module_parameters::pcode_init_timeout_ms.value());
         device::set_force_execlist(module_parameters::force_execlist.value());
+        device::set_max_vfs(module_parameters::max_vfs.value());
         #[cfg(xehpg_test)]
         submit::set_doorbells_asked(module_parameters::guc_doorbells.value());
         // SAFETY: module init runs once, before the driver is registered.
@@ -103,6 +104,11 @@ macro_rules! xehpg_module {
                     default: false,
                     description: "Do not load the GuC; submit through execlists (upstream \
                                   xe's parameter)",
+                },
+                max_vfs: u32 {
+                    default: 63,
+                    description: "The most VFs an SR-IOV PF offers in sriov_totalvfs; 0 keeps \
+                                  SR-IOV off (upstream xe's parameter; its default is 0)",
                 },
                 $($test_params)*
             },

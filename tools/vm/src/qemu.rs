@@ -56,6 +56,11 @@ pub fn command_line(spec: &QemuSpec) -> Vec<String> {
     let mut push = |args: &[&str]| argv.extend(args.iter().map(|a| (*a).to_owned()));
     let mem = format!("{}M", spec.mem_mib);
     push(&["-machine", "q35,accel=tcg,memory-backend=mem"]);
+    // SeaBIOS sizes the 64-bit PCI window for the BARs it sees at boot, and
+    // the SR-IOV shim's VF BARs (63 of each) appear only after a rescan: a
+    // padded window (`opt/org.seabios/pci64`, SeaBIOS `pciinit.c`) leaves
+    // room to place them, and a 2 GiB local-memory BAR, again then.
+    push(&["-fw_cfg", "name=opt/org.seabios/pci64,string=yes"]);
     push(&["-m", &mem, "-smp", &spec.smp.to_string()]);
     push(&[
         "-object",
@@ -173,6 +178,10 @@ mod tests {
         assert_eq!(
             value_of(&argv, "-machine"),
             ["q35,accel=tcg,memory-backend=mem"]
+        );
+        assert_eq!(
+            value_of(&argv, "-fw_cfg"),
+            ["name=opt/org.seabios/pci64,string=yes"]
         );
         assert_eq!(value_of(&argv, "-m"), ["512M"]);
         assert_eq!(value_of(&argv, "-smp"), ["2"]);
