@@ -180,8 +180,14 @@ pub mod tlb {
     pub const INVALIDATION: u32 = 0x7000;
     /// `XE_GUC_ACTION_TLB_INVALIDATION_DONE`: G2H {hdr, seqno}.
     pub const INVALIDATION_DONE: u32 = 0x7001;
-    /// `XE_GUC_TLB_INVAL_GUC`: the GuC's own GGTT TLB. `XE_GUC_TLB_INVAL_FULL`
-    /// (0) and the page-selective types (1, 2) are the PPGTT's.
+    /// `XE_GUC_ACTION_TLB_INVALIDATION_ALL`: {hdr, seqno, op}, every TLB
+    /// (`xe_guc_tlb_inval.c` `send_tlb_inval_all`, type FULL).
+    pub const INVALIDATION_ALL: u32 = 0x7002;
+    /// `XE_GUC_TLB_INVAL_FULL`: with `INVALIDATION` the PPGTT's, with
+    /// `INVALIDATION_ALL` every TLB.
+    pub const INVAL_FULL: u32 = 0;
+    /// `XE_GUC_TLB_INVAL_GUC`: the GuC's own GGTT TLB. The page-selective
+    /// types (1, 2) are the PPGTT's.
     pub const INVAL_GUC: u32 = 3;
     /// `TLB_INVALIDATION_SEQNO_INVALID`: no DONE wanted
     /// (`xe_tlb_inval_types.h`).

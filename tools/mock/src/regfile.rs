@@ -230,6 +230,10 @@ impl RegisterFile {
         self.mcr.reset();
         self.tuning.reset();
         self.guc.reset_device(now, rec);
+        // The LMTT's cache is empty; LMEM_CFG resets to 0 (no LMTT), so
+        // nothing is walked.
+        let lmem_cfg = self.lmem_cfg();
+        self.guc.lmtt_reset(lmem_cfg, &guc::NoBus, rec);
         self.guc.take_resets();
         self.intc.reset();
         self.engines.reset_device(rec);
@@ -257,10 +261,12 @@ impl RegisterFile {
     /// interrupt controller and the GuC's write-once WOPCM registers stay
     /// (`do_gt_restart` does not re-program them; `xe_wopcm_init` re-checks
     /// the locked values).
-    fn full_reset(&mut self, rec: &mut Recorder) {
+    fn full_reset(&mut self, rec: &mut Recorder, bus: &dyn guc::Bus) {
         let tuning_lost = self.tuning.non_reset();
         self.tuning.reset();
         let mcr_lost = self.mcr.reset_storage();
+        // `LMEM_CFG` back to 0: no LMTT root.
+        self.sync_lmtt_root(rec, bus);
         self.engines.set_render_regs(0, 0);
         rec.emit(Event::GtFullReset {
             tuning_lost,
@@ -357,6 +363,21 @@ impl RegisterFile {
             .or_else(|| self.straps.fixed(offset))
     }
 
+    /// `LMEM_CFG` as the primary GAM instance holds it: the LMTT root the
+    /// isolation checker and the LMTT's cache walk.
+    fn lmem_cfg(&self) -> u32 {
+        self.mcr
+            .peek(regs::mcr::LMEM_CFG.offset, mcr::PRIMARY_GAM as usize)
+            .unwrap_or(0)
+    }
+
+    /// Tells the LMTT's cache what `LMEM_CFG` holds now (a change empties
+    /// it, `guc/ct/sriov/lmtt.rs`).
+    fn sync_lmtt_root(&mut self, rec: &mut Recorder, bus: &dyn guc::Bus) {
+        let lmem_cfg = self.lmem_cfg();
+        self.guc.lmtt_root(lmem_cfg, bus, rec);
+    }
+
     /// The final isolation check, leftovers included, if anything SR-IOV
     /// happened in the run ([`isolation::Checker::runs`]).
     pub fn final_isolation_check(&mut self, rec: &mut Recorder, bus: &mut dyn guc::Bus) {
@@ -392,10 +413,7 @@ impl RegisterFile {
         rec: &mut Recorder,
         bus: &mut dyn guc::Bus,
     ) -> u64 {
-        let lmem_cfg = self
-            .mcr
-            .peek(regs::mcr::LMEM_CFG.offset, mcr::PRIMARY_GAM as usize)
-            .unwrap_or(0);
+        let lmem_cfg = self.lmem_cfg();
         let configs = self.guc.sriov().configs();
         let submit = self.guc.submit();
         let pf_contexts_in_vfs = configs
@@ -780,7 +798,7 @@ impl RegisterFile {
             // the GuC's (below).
             self.engines.gdrst(value, rec);
             if value & regs::guc::GRDOM_FULL.mask32() != 0 {
-                self.full_reset(rec);
+                self.full_reset(rec, &*bus);
             }
         }
         if let Some(d) = Domain::from_request_offset(offset) {
@@ -799,6 +817,9 @@ impl RegisterFile {
             || self.mcr.write(offset, value, rec).is_some()
         {
             if offset == regs::mcr::LMEM_CFG.offset {
+                // A new LMTT root empties the LMTT's cache
+                // (`guc/ct/sriov/lmtt.rs`).
+                self.sync_lmtt_root(rec, &*bus);
                 // A new LMTT root: the immediate checks (isolation docs).
                 self.run_isolation("lmem_cfg", false, rec, bus);
             }

@@ -1102,6 +1102,33 @@ pub enum Event {
         /// What was found.
         detail: String,
     },
+    /// The LMTT's translation cache was emptied: each VF's translation as
+    /// the tables give it now is the record a VF must match at the next rule
+    /// point (`regfile/guc/ct/sriov/lmtt.rs`).
+    LmttTlbInvalidate {
+        /// "tlb_invalidation_all" (`TLB_INVALIDATION_ALL` of type FULL),
+        /// "lmem_cfg" (a new `LMEM_CFG`), "reset" (device reset,
+        /// Driver-FLR).
+        cause: &'static str,
+        /// VFs with a valid directory entry recorded.
+        vfs: u32,
+        /// Valid leaf entries recorded, all VFs.
+        pages: u64,
+        /// VFs whose translation differs from the previous record.
+        changed: u32,
+    },
+    /// A VF with local memory translates otherwise than when the LMTT's
+    /// cache was last emptied (an `lmtt_stale` violation).
+    LmttStale {
+        /// The VF.
+        vf: u32,
+        /// The rule point: "vf_cfg", "flr_finish", "resume".
+        at: &'static str,
+        /// The VF the message of the rule point is about.
+        by: u32,
+        /// What changed.
+        detail: String,
+    },
     /// The mock is shutting down.
     Stop {
         /// Why: "disconnect", "signal SIGTERM", "error: ...".
@@ -1488,6 +1515,26 @@ mod tests {
         assert_eq!(
             line(&Event::GgttTlbInvalidate { entries: 3 }),
             json!({"seq":7,"t_us":1234,"ev":"ggtt_tlb_invalidate","entries":3})
+        );
+        assert_eq!(
+            line(&Event::LmttTlbInvalidate {
+                cause: "tlb_invalidation_all",
+                vfs: 2,
+                pages: 4,
+                changed: 1
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"lmtt_tlb_invalidate",
+                   "cause":"tlb_invalidation_all","vfs":2,"pages":4,"changed":1})
+        );
+        assert_eq!(
+            line(&Event::LmttStale {
+                vf: 1,
+                at: "vf_cfg",
+                by: 3,
+                detail: "d".into()
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"lmtt_stale","vf":1,"at":"vf_cfg","by":3,
+                   "detail":"d"})
         );
         assert_eq!(
             line(&Event::GucCtSelfCfg {

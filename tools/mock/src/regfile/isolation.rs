@@ -26,6 +26,9 @@
 //! line 744). Upstream builds a 35-bit LMTT (a 16K-entry leaf); the seed's
 //! table is the hardware's, and the driver follows it.
 //!
+//! The LMTT walk ([`walk`], [`leaf_page`]) is shared with the model of the
+//! LMTT's translation cache (`guc/ct/sriov/lmtt.rs`).
+//!
 //! # Checks
 //!
 //! Immediate ones, at every run:
@@ -242,9 +245,7 @@ impl Checker {
             });
         }
         ggtt(&vfs, leftovers, bus, &mut out);
-        if view.lmem_cfg & LMEM_EN != 0 {
-            lmtt(view, leftovers, bus, &mut out);
-        }
+        lmtt(view, leftovers, bus, &mut out);
         let mut new = 0;
         for f in out {
             if self.seen.insert(f.key()) {
@@ -390,28 +391,113 @@ fn lmem_dwords(bus: &dyn Bus, addr: u64, n: usize) -> Option<Vec<u32>> {
     )
 }
 
+/// The leaf entries one valid LMTT directory entry leads to ([`walk`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entries {
+    /// Not asked for (and never entry 0's: the PF's, unused).
+    NotRead,
+    /// The leaf is not in local memory.
+    Unreadable,
+    /// Its [`LEAF_ENTRIES`] entries.
+    Read(Vec<u32>),
+}
+
+/// One valid LMTT directory entry ([`walk`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leaf {
+    /// The function: the entry's index.
+    pub vf: u32,
+    /// The entry.
+    pub pde: u32,
+    /// The leaf's local-memory address.
+    pub addr: u64,
+    /// The leaf's entries, if read.
+    pub entries: Entries,
+}
+
+/// The LMTT as `LMEM_CFG` points at it ([`walk`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lmtt {
+    /// `LMEM_EN` clear: no translation.
+    Off,
+    /// The directory at `dir` is not in local memory.
+    NoDirectory {
+        /// Its local-memory address.
+        dir: u64,
+    },
+    /// The directory at `dir` and its valid entries, in index order.
+    Directory {
+        /// Its local-memory address.
+        dir: u64,
+        /// The valid entries.
+        leaves: Vec<Leaf>,
+    },
+}
+
+/// Walks the LMTT `lmem_cfg` (`LMEM_CFG`) points at (module docs): the
+/// directory, then the leaf of each valid entry 1..=63 that `read`
+/// selects (entry 0's never). A leaf costs one 256 KiB read.
+pub fn walk(lmem_cfg: u32, bus: &dyn Bus, read: impl Fn(u32) -> bool) -> Lmtt {
+    if lmem_cfg & LMEM_EN == 0 {
+        return Lmtt::Off;
+    }
+    let dir = u64::from(lmem_cfg & LMTT_DIR_PTR) * TABLE_UNIT;
+    let Some(pdes) = lmem_dwords(bus, dir, DIR_ENTRIES) else {
+        return Lmtt::NoDirectory { dir };
+    };
+    let leaves = (0u32..)
+        .zip(pdes)
+        .filter(|&(_, pde)| pde & VALID != 0)
+        .map(|(vf, pde)| {
+            let addr = u64::from((pde >> DIR_PTR_SHIFT) & DIR_PTR_MASK) * TABLE_UNIT;
+            let entries = if vf == 0 || !read(vf) {
+                Entries::NotRead
+            } else {
+                lmem_dwords(bus, addr, LEAF_ENTRIES).map_or(Entries::Unreadable, Entries::Read)
+            };
+            Leaf {
+                vf,
+                pde,
+                addr,
+                entries,
+            }
+        })
+        .collect();
+    Lmtt::Directory { dir, leaves }
+}
+
+/// The 2 MiB page of local memory leaf entry `pte` maps, if valid.
+pub fn leaf_page(pte: u32) -> Option<u64> {
+    (pte & VALID != 0).then(|| u64::from((pte >> PAGE_SHIFT) & PAGE_MASK) * LMTT_PAGE)
+}
+
 /// The LMTT (module docs).
 fn lmtt(view: &View, leftovers: bool, bus: &dyn Bus, out: &mut Vec<Finding>) {
-    let dir = u64::from(view.lmem_cfg & LMTT_DIR_PTR) * TABLE_UNIT;
-    let Some(pdes) = lmem_dwords(bus, dir, DIR_ENTRIES) else {
-        out.push(Finding {
-            check: "lmtt_unreadable",
-            vf: 0,
-            other: None,
-            detail: format!(
-                "the LMTT directory at LMEM {dir:#x} (LMEM_CFG) is not in local memory"
-            ),
-        });
-        return;
+    let (dir, valid) = match walk(view.lmem_cfg, bus, |_| true) {
+        Lmtt::Off => return,
+        Lmtt::NoDirectory { dir } => {
+            out.push(Finding {
+                check: "lmtt_unreadable",
+                vf: 0,
+                other: None,
+                detail: format!(
+                    "the LMTT directory at LMEM {dir:#x} (LMEM_CFG) is not in local memory"
+                ),
+            });
+            return;
+        }
+        Lmtt::Directory { dir, leaves } => (dir, leaves),
     };
     let leaf_bytes = (LEAF_ENTRIES * 4) as u64;
     let mut tables = vec![(dir, dir + (DIR_ENTRIES * 4) as u64)];
     let mut leaves: Vec<(u32, u64, Vec<u32>)> = Vec::new();
-    for (vf, &pde) in (0u32..).zip(&pdes) {
-        if pde & VALID == 0 {
-            continue;
-        }
-        let leaf = u64::from((pde >> DIR_PTR_SHIFT) & DIR_PTR_MASK) * TABLE_UNIT;
+    for Leaf {
+        vf,
+        pde,
+        addr: leaf,
+        entries,
+    } in valid
+    {
         if vf == 0 {
             out.push(Finding {
                 check: "lmtt_pf_entry",
@@ -422,9 +508,9 @@ fn lmtt(view: &View, leftovers: bool, bus: &dyn Bus, out: &mut Vec<Finding>) {
             continue;
         }
         tables.push((leaf, leaf + leaf_bytes));
-        match lmem_dwords(bus, leaf, LEAF_ENTRIES) {
-            Some(ptes) => leaves.push((vf, leaf, ptes)),
-            None => out.push(Finding {
+        match entries {
+            Entries::Read(ptes) => leaves.push((vf, leaf, ptes)),
+            Entries::Unreadable | Entries::NotRead => out.push(Finding {
                 check: "lmtt_unreadable",
                 vf,
                 other: None,
@@ -439,11 +525,10 @@ fn lmtt(view: &View, leftovers: bool, bus: &dyn Bus, out: &mut Vec<Finding>) {
         let mut beyond = None;
         let mut in_tables = None;
         for (i, &pte) in ptes.iter().enumerate() {
-            if pte & VALID == 0 {
+            let Some(phys) = leaf_page(pte) else {
                 continue;
-            }
+            };
             pages += 1;
-            let phys = u64::from((pte >> PAGE_SHIFT) & PAGE_MASK) * LMTT_PAGE;
             let page = (phys, phys + LMTT_PAGE);
             if page.1 > view.lmem_size {
                 beyond.get_or_insert((i, phys));
@@ -546,10 +631,9 @@ fn not_cleared(vf: u32, ptes: &[u32], bus: &dyn Bus, out: &mut Vec<Finding>) {
     let mut dirty = 0u64;
     let mut first = None;
     for (i, &pte) in ptes.iter().enumerate() {
-        if pte & VALID == 0 {
+        let Some(phys) = leaf_page(pte) else {
             continue;
-        }
-        let phys = u64::from((pte >> PAGE_SHIFT) & PAGE_MASK) * LMTT_PAGE;
+        };
         // A page beyond local memory is `lmtt_beyond_lmem`'s finding.
         if let Ok(Some(at)) = bus.lmem_first_nonzero(phys, LMTT_PAGE) {
             dirty += 1;

@@ -1,6 +1,7 @@
 //! The summary's `sriov` object: the GuC's SR-IOV PF model
 //! (`regfile/guc/ct/sriov.rs`), its relay with the mock's VF side
-//! (`regfile/guc/ct/sriov/relay.rs`) and the isolation checker
+//! (`regfile/guc/ct/sriov/relay.rs`), the LMTT's translation cache
+//! (`regfile/guc/ct/sriov/lmtt.rs`) and the isolation checker
 //! (`regfile/isolation.rs`), counted from their trace events.
 
 use std::collections::BTreeMap;
@@ -146,6 +147,14 @@ pub struct SriovSummary {
     /// `VF2PF_QUERY_RUNTIME` entries whose register and value matched.
     #[serde(default)]
     pub relay_runtime_entries_checked: u64,
+    /// Full invalidations of the LMTT's translation cache served
+    /// (`TLB_INVALIDATION_ALL` of type FULL; `regfile/guc/ct/sriov/lmtt.rs`).
+    #[serde(default)]
+    pub lmtt_invalidations: u64,
+    /// `lmtt_stale` violations: a VF about to run on local memory whose
+    /// LMTT changed since the last full invalidation.
+    #[serde(default)]
+    pub lmtt_stale: u64,
 }
 
 /// Counts one event into `s`.
@@ -258,6 +267,10 @@ pub fn count(s: &mut SriovSummary, ev: &Event) {
             s.relay_outstanding = *outstanding;
             s.relay_versions.remove(&vfid.to_string());
         }
+        Event::LmttTlbInvalidate { cause, .. } if *cause == "tlb_invalidation_all" => {
+            s.lmtt_invalidations += 1;
+        }
+        Event::LmttStale { .. } => s.lmtt_stale += 1,
         Event::SriovCheck { .. } => s.isolation_checks += 1,
         Event::SriovIsolation { check, .. } => {
             s.isolation_violations += 1;

@@ -2,7 +2,9 @@
 //! VF control and FLR (`PF2GUC_VF_CONTROL`) and the notifications the GuC
 //! sends the PF about VFs (`GUC2PF_VF_STATE_NOTIFY`); the relay between the
 //! VFs' drivers and the PF (`GUC2PF_RELAY_FROM_VF`, `PF2GUC_RELAY_TO_VF`)
-//! is in [`relay`].
+//! is in [`relay`]; the LMTT's translation cache and the rule that the PF
+//! empties it before a VF runs on what it changed, checked at the messages
+//! below, in [`lmtt`].
 //!
 //! Facts: seed 003 line 11 (the VF configuration KLVs, their units and
 //! ranges); seed 000 lines 300-326 (the VF FLR sequence: the GuC tells the
@@ -63,6 +65,10 @@
 //! SUCCESS with DATA0 = the KLVs applied. Each refusal also records a
 //! `guc_sriov_bad` violation (the PF broke a rule of the ABI).
 //!
+//! An accepted message that leaves a VF (VFID 1..=63) with an `LMEM_SIZE`
+//! is a rule point of [`lmtt`]: every VF with local memory must translate
+//! as when the LMTT's cache was last emptied (else `lmtt_stale`).
+//!
 //! VFID 0 is the PF's own configuration: upstream pushes it
 //! (`pf_push_self_config`: NUM_CONTEXTS 65535, NUM_DOORBELLS 256, BEGIN_*
 //! 0 and a GGTT range covering the whole GuC window), so it is accepted with
@@ -90,7 +96,9 @@
 //! the PRM's sequence (seed 000 lines 313-321: discard the VF's workloads,
 //! its doorbells and semaphores, its interrupt interface): the mock runs no
 //! VF workload, so that is the state change, and FLR_DONE follows at once.
-//! The events go through the CT backlog after the reply.
+//! The events go through the CT backlog after the reply. An accepted
+//! `RESUME` or `FLR_FINISH` of a VF with an `LMEM_SIZE` is a rule point of
+//! [`lmtt`].
 //!
 //! A GuC reset, device reset or Driver-FLR forgets every VF configuration and
 //! state (upstream pushes them all again after a GT reset,
@@ -118,6 +126,7 @@
 //! With the CT not enabled, `vf:flr`, `guc:bogus-vf-notify`, `vf:adverse`
 //! and the `vf:relay` requests send nothing (traced `no_channel`).
 
+pub mod lmtt;
 pub mod relay;
 
 use std::collections::BTreeMap;
@@ -357,6 +366,9 @@ pub struct Sriov {
     check: Option<CheckDue>,
     /// The VFs' side of the relay ([`relay`]).
     relay: relay::Relay,
+    /// The LMTT's translation cache ([`lmtt`]): the hardware's, so a GuC
+    /// reset keeps it.
+    lmtt: lmtt::Tlb,
 }
 
 impl Sriov {
@@ -365,6 +377,7 @@ impl Sriov {
         Sriov {
             lmem_size: self.lmem_size,
             switches: self.switches,
+            lmtt: self.lmtt.clone(),
             ..Sriov::default()
         }
     }
@@ -388,6 +401,16 @@ impl Sriov {
     pub fn configured(&self) -> u64 {
         // CAST: at most 64.
         self.configs.keys().filter(|&&v| v != 0).count() as u64
+    }
+
+    /// A full invalidation: the LMTT's cache is emptied ([`lmtt`]).
+    pub(super) fn lmtt_invalidate(&mut self, bus: &dyn Bus, rec: &mut Recorder) {
+        self.lmtt.invalidate(bus, rec);
+    }
+
+    /// A rule point of [`lmtt`] (`at`, the message about VF `by`).
+    fn lmtt_rule(&mut self, at: &'static str, by: u32, bus: &dyn Bus, rec: &mut Recorder) {
+        self.lmtt.check(&self.configs, at, by, bus, rec);
     }
 
     fn armed_left(&self) -> u64 {
@@ -425,7 +448,7 @@ pub(super) fn serve(
 ) -> Option<Result<u32, u32>> {
     match action {
         PF2GUC_UPDATE_VF_CFG => Some(update_vf_cfg(ct, gtt, hxg, rec)),
-        PF2GUC_VF_CONTROL => Some(vf_control(ct, hxg, rec)),
+        PF2GUC_VF_CONTROL => Some(vf_control(ct, gtt, hxg, rec)),
         relay::PF2GUC_RELAY_TO_VF => Some(relay::relay_to_vf(ct, hxg, rec)),
         _ => None,
     }
@@ -484,6 +507,10 @@ fn update_vf_cfg(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) ->
         cfg: (out.answer.is_ok() && vfid <= TOTAL_VFS).then(|| after.entry()),
         configured: s.configured(),
     });
+    // The GuC is about to let the VF run on its local memory ([`lmtt`]).
+    if cleared != 0 {
+        s.lmtt_rule("vf_cfg", vfid, &*gtt.bus(), rec);
+    }
     out.answer
 }
 
@@ -763,7 +790,7 @@ fn command_name(cmd: u32) -> &'static str {
     }
 }
 
-fn vf_control(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Result<u32, u32> {
+fn vf_control(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Result<u32, u32> {
     let vfid = hxg.get(1).copied().unwrap_or(0);
     let cmd = hxg.get(2).copied().unwrap_or(0);
     let (result, answer) = control_outcome(ct, hxg, rec);
@@ -783,6 +810,13 @@ fn vf_control(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Result<u32, u32> 
         code: answer.err().map(|c| Hex(c.into())),
         state: s.state(vfid).name(),
     });
+    // RESUME and FLR_FINISH let the VF run again: on its local memory, if
+    // it has some ([`lmtt`]).
+    let runs = matches!(cmd, 2 | 5) && s.configs.get(&vfid).is_some_and(|c| c.lmem > 0);
+    if answer.is_ok() && runs {
+        let at = if cmd == 2 { "resume" } else { "flr_finish" };
+        s.lmtt_rule(at, vfid, &*gtt.bus(), rec);
+    }
     answer
 }
 
@@ -929,6 +963,18 @@ impl Guc {
     /// Sets the local memory size `LMEM_SIZE` is checked against.
     pub fn sriov_set_lmem_size(&mut self, bytes: u64) {
         self.ct.sriov.lmem_size = bytes;
+    }
+
+    /// `LMEM_CFG` (primary GAM instance) now holds `lmem_cfg`: a new LMTT
+    /// root empties the LMTT's cache ([`lmtt`]).
+    pub fn lmtt_root(&mut self, lmem_cfg: u32, bus: &dyn Bus, rec: &mut Recorder) {
+        self.ct.sriov.lmtt.root(lmem_cfg, bus, rec);
+    }
+
+    /// A device reset or Driver-FLR, `LMEM_CFG` back at `lmem_cfg`: the
+    /// LMTT's cache is empty ([`lmtt`]).
+    pub fn lmtt_reset(&mut self, lmem_cfg: u32, bus: &dyn Bus, rec: &mut Recorder) {
+        self.ct.sriov.lmtt.reset(lmem_cfg, bus, rec);
     }
 
     /// The isolation check the last messages asked for, if any (taken).

@@ -770,4 +770,5 @@ fn adverse_events_follow_the_thresholds_the_pf_set() {
     assert_eq!(ev[0]["sent"], true);
 }
 
+mod lmtt;
 mod relay;
