@@ -223,6 +223,21 @@ struct xehpg_ct_buffer_desc {
 #define XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY 0x5106
 #define XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT 0x5104
 /*
+ * TLB invalidation through the GuC (upstream abi/guc_actions_abi.h;
+ * xe_guc_tlb_inval.c send_tlb_inval_all, sent without waiting for a reply):
+ * TLB_INVALIDATION_ALL {hdr, seqno, op}, op = type (7:0) | mode (15:8) |
+ * FLUSH_CACHE (31); the GuC reports it done with the event
+ * TLB_INVALIDATION_DONE {seqno}. The PF sends it after every LMTT change
+ * (xe_lmtt.c lmtt_invalidate_hw).
+ */
+#define XEHPG_GUC_ACTION_TLB_INVALIDATION_ALL 0x7002
+#define XEHPG_GUC_ACTION_TLB_INVALIDATION_DONE 0x7001
+#define XEHPG_GUC_TLB_INVAL_FULL 0x0
+#define XEHPG_GUC_TLB_INVAL_MODE_HEAVY 0x0
+#define XEHPG_GUC_TLB_INVAL_TYPE_SHIFT 0
+#define XEHPG_GUC_TLB_INVAL_MODE_SHIFT 8
+#define XEHPG_GUC_TLB_INVAL_FLUSH_CACHE 0x80000000
+/*
  * The VF/PF relay (upstream abi/guc_relay_communication_abi.h,
  * abi/guc_actions_sriov_abi.h): the GuC hands the PF a VF's relay message in
  * GUC2PF_RELAY_FROM_VF (event): {VFID, relay ID, message}; the PF answers with

@@ -168,12 +168,14 @@ impl EventSink for DeviceEvents {
             G2hEvent::SchedDone { .. }
             | G2hEvent::DeregisterDone { .. }
             | G2hEvent::ContextReset { .. } => self.submit.guc_event(dev, ev),
-            G2hEvent::VfState { .. } | G2hEvent::Adverse { .. } | G2hEvent::RelayFromVf { .. } => {
-                match self.sriov.as_ref() {
-                    Some(pf) => Pf::guc_event(pf, dev, ev),
-                    None => return Consumed::NoConsumer,
-                }
-            }
+            // The PF sends the only TLB invalidations that ask for a DONE (after LMTT changes).
+            G2hEvent::VfState { .. }
+            | G2hEvent::Adverse { .. }
+            | G2hEvent::RelayFromVf { .. }
+            | G2hEvent::TlbInvalDone { .. } => match self.sriov.as_ref() {
+                Some(pf) => Pf::guc_event(pf, dev, ev),
+                None => return Consumed::NoConsumer,
+            },
             // Reported by the channel.
             G2hEvent::MemoryCatError
             | G2hEvent::FlushLog
@@ -190,12 +192,13 @@ impl EventSink for DeviceEvents {
             EventKind::SchedDone | EventKind::DeregisterDone | EventKind::ContextReset => {
                 self.submit.bad_event(dev, bad)
             }
-            EventKind::VfState | EventKind::Adverse | EventKind::RelayFromVf => {
-                match self.sriov.as_ref() {
-                    Some(pf) => pf.bad_event(dev, bad),
-                    None => return Consumed::NoConsumer,
-                }
-            }
+            EventKind::VfState
+            | EventKind::Adverse
+            | EventKind::RelayFromVf
+            | EventKind::TlbInvalDone => match self.sriov.as_ref() {
+                Some(pf) => pf.bad_event(dev, bad),
+                None => return Consumed::NoConsumer,
+            },
             EventKind::MemoryCatError
             | EventKind::FlushLog
             | EventKind::CrashDump

@@ -558,6 +558,33 @@ impl H2gRequest for UpdateVfCfg {
     }
 }
 
+/// `TLB_INVALIDATION_ALL` (0x7002): {header, seqno, op}: every TLB of the GT, the LMTT's
+/// translations among them, invalidated in full, heavy mode, caches flushed; the GuC reports
+/// it done with `TLB_INVALIDATION_DONE` {seqno} (`abi/guc_actions_abi.h`; xe
+/// `xe_guc_tlb_inval.c` `send_tlb_inval_all`, `MAKE_INVAL_OP`). Sent without waiting for a
+/// reply, as upstream does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TlbInvalidationAll {
+    /// Matches the DONE; never 0 (upstream asserts a seqno) nor upstream's
+    /// `TLB_INVALIDATION_SEQNO_INVALID` (no DONE).
+    pub(crate) seqno: u32,
+}
+
+impl H2gRequest for TlbInvalidationAll {
+    const ACTION: u32 = XEHPG_GUC_ACTION_TLB_INVALIDATION_ALL;
+    const MAX_DWORDS: usize = 3;
+    type Reply = ();
+
+    fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
+        let op = (XEHPG_GUC_TLB_INVAL_FULL << XEHPG_GUC_TLB_INVAL_TYPE_SHIFT)
+            | (XEHPG_GUC_TLB_INVAL_MODE_HEAVY << XEHPG_GUC_TLB_INVAL_MODE_SHIFT)
+            | XEHPG_GUC_TLB_INVAL_FLUSH_CACHE;
+        put(out, &[self.seqno, op])
+    }
+}
+
+impl FastRequest for TlbInvalidationAll {}
+
 /// The longest relay message the PF sends a VF: an answer to `VF2PF_QUERY_RUNTIME` over the
 /// whole runtime list, its header and count dword and eight offset-value pairs (the relay
 /// service checks its answers fit, `sriov::relay`).
@@ -680,11 +707,12 @@ pub(crate) enum EventKind {
     VfState,
     Adverse,
     RelayFromVf,
+    TlbInvalDone,
 }
 
 impl EventKind {
     /// Every kind, in counter order.
-    pub(crate) const ALL: [EventKind; 11] = [
+    pub(crate) const ALL: [EventKind; 12] = [
         EventKind::SchedDone,
         EventKind::DeregisterDone,
         EventKind::ContextReset,
@@ -696,6 +724,7 @@ impl EventKind {
         EventKind::VfState,
         EventKind::Adverse,
         EventKind::RelayFromVf,
+        EventKind::TlbInvalDone,
     ];
 
     /// The action (`abi/guc_actions_abi.h`, `abi/guc_actions_sriov_abi.h`).
@@ -712,6 +741,7 @@ impl EventKind {
             EventKind::VfState => XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY,
             EventKind::Adverse => XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT,
             EventKind::RelayFromVf => XEHPG_GUC_ACTION_GUC2PF_RELAY_FROM_VF,
+            EventKind::TlbInvalDone => XEHPG_GUC_ACTION_TLB_INVALIDATION_DONE,
         }
     }
 
@@ -729,12 +759,13 @@ impl EventKind {
             EventKind::VfState => "GUC2PF_VF_STATE_NOTIFY",
             EventKind::Adverse => "GUC2PF_ADVERSE_EVENT",
             EventKind::RelayFromVf => "GUC2PF_RELAY_FROM_VF",
+            EventKind::TlbInvalDone => "TLB_INVALIDATION_DONE",
         }
     }
 
     /// The index of the kind's counter.
     pub(crate) fn index(self) -> usize {
-        // CAST: a fieldless enum's discriminant, 0 to 10 in `ALL` order.
+        // CAST: a fieldless enum's discriminant, 0 to 11 in `ALL` order.
         self as usize
     }
 
@@ -758,6 +789,8 @@ impl EventKind {
             // (`GUC2PF_RELAY_FROM_VF_EVENT_MSG_MIN_LEN`, `GUC_RELAY_MSG_MIN_LEN`); the longest
             // is the PF's to refuse.
             EventKind::RelayFromVf => Needs::AtLeast(3),
+            // {seqno} (`xe_guc_tlb_inval_done_handler`).
+            EventKind::TlbInvalDone => Needs::AtLeast(1),
             // Reported only; the payload is not read.
             EventKind::MemoryCatError
             | EventKind::FlushLog
@@ -809,6 +842,8 @@ pub(crate) enum G2hEvent {
         data0: u32,
         msg: RelayMsg,
     },
+    /// `TLB_INVALIDATION_DONE` {seqno}: the invalidation sent with `seqno` is done.
+    TlbInvalDone { seqno: u32 },
     /// An action the driver does not know; counted and logged by the channel.
     Unknown { action: u32, data0: u32, len: usize },
 }
@@ -828,6 +863,7 @@ impl G2hEvent {
             G2hEvent::VfState { .. } => EventKind::VfState,
             G2hEvent::Adverse { .. } => EventKind::Adverse,
             G2hEvent::RelayFromVf { .. } => EventKind::RelayFromVf,
+            G2hEvent::TlbInvalDone { .. } => EventKind::TlbInvalDone,
             G2hEvent::Unknown { .. } => return None,
         })
     }
@@ -894,6 +930,7 @@ pub(crate) fn decode_event(action: u32, data0: u32, payload: &[u32]) -> Result<G
             data0,
             msg: RelayMsg::new(payload.get(2..).unwrap_or(&[])),
         },
+        EventKind::TlbInvalDone => G2hEvent::TlbInvalDone { seqno: at(0)? },
     })
 }
 
@@ -1067,6 +1104,11 @@ mod tests {
             RelayToVf::new(1, 1, &[0u32; RELAY_REPLY_MAX + 1]),
             Err(EMSGSIZE)
         );
+        // Upstream's MAKE_INVAL_OP(XE_GUC_TLB_INVAL_FULL): full, heavy, caches flushed.
+        assert_eq!(
+            &enc(&TlbInvalidationAll { seqno: 5 })?[..],
+            &[0x7002, 5, 0x8000_0000]
+        );
         assert_eq!(RelayToVf::decode_reply(0), Ok(()));
         assert_eq!(RelayToVf::decode_reply(1), Err(1));
         Ok(())
@@ -1145,6 +1187,10 @@ mod tests {
                 msg: RelayMsg::new(&[0x1, 0x0001_0000]),
             })
         );
+        assert_eq!(
+            decode_event(0x7001, 0, &[9]),
+            Ok(G2hEvent::TlbInvalDone { seqno: 9 })
+        );
         assert_eq!(decode_event(0x8003, 0, &[]), Ok(G2hEvent::FlushLog));
         assert_eq!(decode_event(0x8004, 0, &[1, 2]), Ok(G2hEvent::CrashDump));
         assert_eq!(decode_event(0x8005, 0, &[]), Ok(G2hEvent::Exception));
@@ -1192,6 +1238,10 @@ mod tests {
         assert_eq!(
             decode_event(0x5100, 0, &[1, 2]),
             b(EventKind::RelayFromVf, 2, 3)
+        );
+        assert_eq!(
+            decode_event(0x7001, 0, &[]),
+            b(EventKind::TlbInvalDone, 0, 1)
         );
     }
 

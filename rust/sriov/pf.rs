@@ -11,7 +11,8 @@
 //! VF notifications and adverse events, from the receive path), `relays` (the VF drivers'
 //! relay messages, checked on the receive path and answered by the work), `admin` (the `sriov_admin`
 //! settings and the adverse-event thresholds), `report` (the debugfs `sriov` report) and
-//! `cost` (what the last provision and unprovision cost, for the bench).
+//! `cost` (what the last provision and unprovision cost, for the bench), `tlb` (the LMTT's
+//! invalidation after every change).
 //!
 //! The PF keeps context IDs below 256 (upstream's spare) and doorbells below 32 for its own
 //! submission; upstream instead leaves them to a quota, since its PF allocates dynamically.
@@ -31,6 +32,7 @@ mod notify;
 mod provision;
 mod relays;
 mod report;
+mod tlb;
 
 pub(crate) use admin::Setting;
 
@@ -136,6 +138,10 @@ struct Stats {
     adverse_events: Atomic<u64>,
     /// LMTT bytes written since probe: leaf zeroing, leaf entries, directory entries.
     lmtt_bytes: Atomic<u64>,
+    /// LMTT invalidations the GuC reported done, and those that failed or timed out (0 on a
+    /// healthy device).
+    lmtt_invalidations: Atomic<u64>,
+    lmtt_inval_failed: Atomic<u64>,
     /// The last successful [`Pf::provision`].
     provision: Cost,
     /// The last [`Pf::unprovision`] that gave VFs back.
@@ -276,6 +282,8 @@ impl Pf {
                 bad_notices: Atomic::new(0),
                 adverse_events: Atomic::new(0),
                 lmtt_bytes: Atomic::new(0),
+                lmtt_invalidations: Atomic::new(0),
+                lmtt_inval_failed: Atomic::new(0),
                 provision: Cost::new(),
                 unprovision: Cost::new(),
                 relay: RelayStats::new(),

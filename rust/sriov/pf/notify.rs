@@ -37,6 +37,13 @@ pub(super) struct Inbox {
     pub(super) adverse: [[u32; THRESHOLDS.len()]; 64],
     /// Each VF's relay (index = VF number; 0 unused): its queued messages and agreed version.
     pub(super) relay: [RelaySlot; 64],
+    /// The seqno of the LMTT invalidation sent last, and of the last one the GuC reported
+    /// done (`tlb`).
+    pub(super) tlb_waiting: u32,
+    pub(super) tlb_done: u32,
+    /// The last invalidation timed out and no DONE came since: the next ones are not waited
+    /// for.
+    pub(super) tlb_stuck: bool,
 }
 
 impl Default for Inbox {
@@ -47,6 +54,9 @@ impl Default for Inbox {
             closed: false,
             adverse: [[0; THRESHOLDS.len()]; 64],
             relay: [RelaySlot::EMPTY; 64],
+            tlb_waiting: 0,
+            tlb_done: 0,
+            tlb_stuck: false,
         }
     }
 }
@@ -66,6 +76,7 @@ impl Pf {
                 data0,
                 msg,
             } => return Self::relay_from_vf(this, dev, vf, rid, data0, &msg),
+            G2hEvent::TlbInvalDone { seqno } => return this.tlb_done(dev, seqno),
             _ => return,
         };
         // CAST: at most 63.
@@ -83,6 +94,7 @@ impl Pf {
         let what = match bad.kind {
             EventKind::Adverse => "adverse event",
             EventKind::RelayFromVf => return self.relay_short(dev, bad.len),
+            EventKind::TlbInvalDone => "TLB_INVALIDATION_DONE",
             _ => "VF state notification",
         };
         self.refused(dev, what, BadNotice::Short(bad.len));

@@ -319,6 +319,9 @@ impl Pf {
             "LMTT",
             self.with_bars(|_, mem| self.write_lmtt(mem, vf, table, pages)),
         )?;
+        // No cached translation of the VF's old entries may outlive them (upstream
+        // `pf_update_vf_lmtt`), before the GuC lets the VF run.
+        self.invalidate_lmtt(vf, "its leaf was written");
         let cfg = VfConfig {
             ggtt: Some(v.ggtt.ok_or(("bookkeeping", EINVAL))?),
             lmem: pages.size(),
@@ -515,6 +518,9 @@ impl Pf {
             if self.with_bars(|_, mem| mem.write32(at, 0)).is_ok() {
                 self.stats.lmtt_bytes.add(lmtt::ENTRY_BYTES, Relaxed);
             }
+            // Nothing may translate through the leaf once its pages are someone else's
+            // (upstream `xe_lmtt_drop_pages`).
+            self.invalidate_lmtt(vf, "its leaf was dropped");
             // The directory no longer points at it: back to the pool.
             drop(leaf);
         }

@@ -55,6 +55,12 @@ impl Pf {
             self.stats.bad_notices.load(Relaxed),
             self.stats.adverse_events.load(Relaxed)
         )?;
+        writeln!(
+            f,
+            "lmtt_invalidations: {}\nlmtt_inval_failed: {}",
+            self.stats.lmtt_invalidations.load(Relaxed),
+            self.stats.lmtt_inval_failed.load(Relaxed)
+        )?;
         let r = &self.stats.relay;
         writeln!(
             f,

@@ -29,6 +29,10 @@
 # expect-mock: sriov.vfs_configured == 0
 # expect-mock: sriov.vf_cfg_resets == 80
 # expect-mock: sriov.isolation_kinds.lmem_not_cleared == 0
+# Every LMTT change is followed by an invalidation the GuC reports done: one
+# per VF provisioned and one per VF given back, 80 of each (issue 28).
+# expect-mock: sriov.lmtt_invalidations == 160
+# expect-mock: sriov.lmtt_stale == 0
 # expect-mock: engines.bcs0.errors == 0
 # expect-mock: violations == 0
 # expect-mock: unknown_accesses == 0

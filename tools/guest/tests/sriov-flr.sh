@@ -31,6 +31,7 @@
 # expect-mock: violation_kinds.guc_sriov_bad == 1
 # expect-mock: sriov.refused == 3
 # expect-mock: sriov.isolation_violations == 0
+# expect-mock: sriov.lmtt_stale == 0
 # expect-mock: sriov.isolation_kinds.lmem_not_cleared == 0
 # expect-mock: sriov.isolation_kinds.vf_regs_not_cleared == 0
 # expect-mock: sriov.vf_regs_kept == 1
