@@ -67,8 +67,9 @@
 #   sriov_provision_N    `provision N`
 #   sriov_unprovision_N  `unprovision` of those N
 # Their lines add h2g=H g2h=G (CT messages sent, received: debugfs ct),
-# ggtt_bytes=B lmtt_bytes=L memcpy_ns=M vfs=N from the driver's
-# `provision_last`/`unprovision_last` line; ns is the driver's own time of
+# ggtt_bytes=B lmtt_bytes=L memcpy_ns=M clear_ggtt_bytes=C vfs=N from the
+# driver's `provision_last`/`unprovision_last` line (C: the part of B the
+# local-memory clears wrote); ns is the driver's own time of
 # the operation. After each provision the whole debugfs `sriov` text follows
 # as `sriov-map N: LINE` lines (the host saves them for tools/sriov-map).
 
@@ -181,10 +182,11 @@ sriov_measure() {
 	echo "$_cmd" >"$dir/sriov" || fail "sriov: '$_cmd' refused"
 	set -- $(counts) $(h2g_g2h)
 	_r1=$1 _w1=$2 _s1=$3 _g1=$4
-	# "vfs V ns T ggtt_bytes B lmtt_bytes L memcpy_ns M"
+	# "vfs V ns T ggtt_bytes B lmtt_bytes L memcpy_ns M clear_ggtt_bytes C"
 	set -- $(sed -n "s/^${_op}_last: //p" "$dir/sriov")
-	[ $# -eq 10 ] && [ "$2" = "$_n" ] || fail "sriov: no ${_op}_last line for $_n VFs ($*)"
-	echo "bench sriov_${_op}_$_n n=1 reads=$((_r1 - _r0)) writes=$((_w1 - _w0)) ns=$4 h2g=$((_s1 - _s0)) g2h=$((_g1 - _g0)) ggtt_bytes=$6 lmtt_bytes=$8 memcpy_ns=${10} vfs=$2"
+	[ $# -eq 12 ] && [ "$1 $3 $5 $7 $9 ${11}" = "vfs ns ggtt_bytes lmtt_bytes memcpy_ns clear_ggtt_bytes" ] &&
+		[ "$2" = "$_n" ] || fail "sriov: no ${_op}_last line for $_n VFs ($*)"
+	echo "bench sriov_${_op}_$_n n=1 reads=$((_r1 - _r0)) writes=$((_w1 - _w0)) ns=$4 h2g=$((_s1 - _s0)) g2h=$((_g1 - _g0)) ggtt_bytes=$6 lmtt_bytes=$8 memcpy_ns=${10} clear_ggtt_bytes=${12} vfs=$2"
 }
 
 if [ "$PHASE" = sriov ]; then

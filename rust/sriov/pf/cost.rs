@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What the last provision and unprovision cost, for the bench (`make bench`): the time, the
-//! GGTT and LMTT bytes written, and (test build) the reference copy of as many bytes.
+//! GGTT and LMTT bytes written (the GGTT bytes of the local-memory clears also apart), and
+//! (test build) the reference copy of as many bytes.
 //!
 //! [`Pf::provision`] and [`Pf::unprovision`] take a [`Mark`] before they run and record a
 //! [`Cost`] after; the debugfs `sriov` report shows both (`provision_last`,
@@ -29,6 +30,9 @@ pub(super) struct Cost {
     ns: Atomic<u64>,
     /// GGTT entries written x 8 (the GSM writes counted by BAR 0 over the operation).
     ggtt_bytes: Atomic<u64>,
+    /// The part of `ggtt_bytes` the copy engine's clears of the VFs' local memory wrote (their
+    /// GGTT windows pointed and scrubbed); 0 when the operation clears nothing.
+    clear_ggtt_bytes: Atomic<u64>,
     /// LMTT bytes written over the operation.
     lmtt_bytes: Atomic<u64>,
     /// The reference copy of `ggtt_bytes + lmtt_bytes`; 0 when it could not be allocated.
@@ -42,12 +46,15 @@ impl Cost {
             vfs: Atomic::new(0),
             ns: Atomic::new(0),
             ggtt_bytes: Atomic::new(0),
+            clear_ggtt_bytes: Atomic::new(0),
             lmtt_bytes: Atomic::new(0),
             #[cfg(xehpg_test)]
             memcpy_ns: Atomic::new(0),
         }
     }
 
+    /// The report line `name: vfs V ns T ggtt_bytes B lmtt_bytes L [memcpy_ns M]
+    /// clear_ggtt_bytes C`: the clear's bytes last, so the fields before keep their places.
     pub(super) fn fmt(&self, f: &mut impl core::fmt::Write, name: &str) -> core::fmt::Result {
         write!(
             f,
@@ -60,7 +67,11 @@ impl Cost {
         )?;
         #[cfg(xehpg_test)]
         write!(f, " memcpy_ns {}", self.memcpy_ns.load(Relaxed))?;
-        writeln!(f)
+        writeln!(
+            f,
+            " clear_ggtt_bytes {}",
+            self.clear_ggtt_bytes.load(Relaxed)
+        )
     }
 }
 
@@ -107,8 +118,10 @@ impl Pf {
     /// Records what an operation on `vfs` VFs that began at `mark` cost, then (test build)
     /// times the reference copy of as many bytes (after the operation, outside the lock). The GGTT
     /// bytes are BAR 0's GSM writes over the operation: every GGTT write of the driver, so
-    /// another GGTT user running at the same time (none in the bench) would be counted too.
-    pub(super) fn record(&self, cost: &Cost, vfs: u64, mark: Mark) {
+    /// another GGTT user running at the same time (none in the bench) would be counted too;
+    /// `clear_gsm` is the part of them the operation's local-memory clears made (the same
+    /// counter around the clears). Process context.
+    pub(super) fn record(&self, cost: &Cost, vfs: u64, mark: Mark, clear_gsm: u64) {
         // CAST: a non-negative duration.
         let ns = mark.start.elapsed().as_nanos() as u64;
         let ggtt = self.b.hw.bar().gsm_writes().wrapping_sub(mark.gsm) * 8;
@@ -116,6 +129,7 @@ impl Pf {
         cost.vfs.store(vfs, Relaxed);
         cost.ns.store(ns, Relaxed);
         cost.ggtt_bytes.store(ggtt, Relaxed);
+        cost.clear_ggtt_bytes.store(clear_gsm * 8, Relaxed);
         cost.lmtt_bytes.store(lmtt, Relaxed);
         #[cfg(xehpg_test)]
         {

@@ -154,18 +154,18 @@ impl Pf {
     /// `ENOSPC` when a resource has nothing left to share, the GuC's or the BAR's error.
     pub(crate) fn provision(&self, n: u16, owner: Owner) -> Result {
         let mark = self.mark();
-        self.provision_locked(n, owner)?;
-        self.record(&self.stats.provision, n.into(), mark);
+        let clear_gsm = self.provision_locked(n, owner)?;
+        self.record(&self.stats.provision, n.into(), mark, clear_gsm);
         Ok(())
     }
 
-    /// [`Pf::provision`] without the accounting. In three phases: every VF's share taken and
-    /// recorded under the PF's mutex; their local memory cleared with the mutex dropped, each
-    /// VF marked `cleaning` so that nothing gives it back meanwhile ([`Pf::settle`]); then,
-    /// under the mutex again, each VF's LMTT written and its configuration pushed. Between the
-    /// first and the last phase a second provisioning finds VFs and is refused, and the GuC has
-    /// heard of none of them.
-    fn provision_locked(&self, n: u16, owner: Owner) -> Result {
+    /// [`Pf::provision`] without the accounting but for the clears' GSM writes, which it
+    /// returns. In three phases: every VF's share taken and recorded under the PF's mutex;
+    /// their local memory cleared with the mutex dropped, each VF marked `cleaning` so that
+    /// nothing gives it back meanwhile ([`Pf::settle`]); then, under the mutex again, each VF's
+    /// LMTT written and its configuration pushed. Between the first and the last phase a second
+    /// provisioning finds VFs and is refused, and the GuC has heard of none of them.
+    fn provision_locked(&self, n: u16, owner: Owner) -> Result<u64> {
         if n == 0 {
             return Err(EINVAL);
         }
@@ -194,15 +194,20 @@ impl Pf {
                 })
             })
             .and_then(|()| self.mark_cleaning(&mut st));
+        // GSM writes of the clears: BAR 0's counter around them (no other provisioning runs
+        // meanwhile; another GGTT user would be counted, as in the total).
+        let mut clear_gsm = 0;
         let result = match taken {
             Ok(runs) => {
                 drop(st);
                 // Nothing of a previous owner may reach a VF (seed 000 lines 300-326; upstream
                 // clears a VF's new local memory): cleared before the GuC hears of it.
+                let gsm = self.b.hw.bar().gsm_writes();
                 let cleared = runs
                     .iter()
                     .try_for_each(|(vf, run)| self.clear_run(*vf, *run))
                     .map_err(|e| ("local memory clear", e));
+                clear_gsm = self.b.hw.bar().gsm_writes().wrapping_sub(gsm);
                 st = self.state.lock();
                 self.end_cleaning(&mut st);
                 cleared.and_then(|()| {
@@ -220,7 +225,7 @@ impl Pf {
                 st.owner = Some(owner);
                 self.num_vfs.store(n.into(), Relaxed);
                 dev_info!(self.dev, "sriov: {} VF(s) provisioned\n", n);
-                Ok(())
+                Ok(clear_gsm)
             }
             Err((what, e)) => {
                 dev_err!(
@@ -457,7 +462,8 @@ impl Pf {
         let mark = self.mark();
         let vfs = self.unprovision_locked(owner)?;
         if vfs > 0 {
-            self.record(&self.stats.unprovision, vfs, mark);
+            // Giving back clears no local memory (`release` only frees it): no clear bytes.
+            self.record(&self.stats.unprovision, vfs, mark, 0);
         }
         Ok(())
     }

@@ -12,10 +12,12 @@
 //! targets ([`table`]); it is a measurement, not a test, so a figure off its
 //! target is printed, not failed.
 //!
-//! One thing is checked: the driver's final `mmio_stats` must equal the
+//! Two things are checked: the driver's final `mmio_stats` must equal the
 //! mock's `mmio_reads`/`mmio_writes` (the mock counts every BAR access it
-//! saw). A mismatch, a guest error or a VM failure is printed as `error:`
-//! and the command exits non-zero. Logs go to `build/bench/`.
+//! saw), and every GGTT and LMTT byte the driver counted in the SR-IOV boot
+//! must be what the map it printed implies ([`sriov_lines`]). A mismatch, a
+//! guest error or a VM failure is printed as `error:` and the command exits
+//! non-zero. Logs go to `build/bench/`.
 
 use crate::suites::vm::{mmio, mock_summary};
 use crate::suites::vm_exit_meaning;
@@ -59,7 +61,7 @@ impl Measure {
 }
 
 /// Optional keys a measurement line may add.
-const EXTRA_KEYS: [&str; 10] = [
+const EXTRA_KEYS: [&str; 11] = [
     "loads",
     "irqs",
     "p50_ns",
@@ -68,6 +70,7 @@ const EXTRA_KEYS: [&str; 10] = [
     "h2g",
     "g2h",
     "ggtt_bytes",
+    "clear_ggtt_bytes",
     "lmtt_bytes",
     "vfs",
 ];
@@ -616,12 +619,14 @@ const MAP_PREFIX: &str = "sriov-map ";
 /// The SR-IOV provisioning figures: per VF count, provision and unprovision
 /// with their time, MMIO, CT messages and table bytes, and the time against
 /// a CPU copy of the same bytes measured by the driver in the same run. Also
-/// checks the driver's byte counts against the map it reported (`maps`):
-/// provisioning writes every GGTT entry of each VF's range (8 bytes each),
-/// zeroes its 256 KiB leaf, writes one 4-byte leaf entry per 2 MiB of its
-/// local memory and its directory entry; giving back points the same GGTT
-/// entries at scratch and clears each directory entry. A difference is
-/// returned as an error.
+/// checks every byte the driver counted against the map it reported
+/// (`maps`, [`expected_bytes`]): provisioning writes every GGTT entry of each
+/// VF's range (8 bytes each), the GGTT entries its local-memory clears point
+/// and scrub (`clear_ggtt_bytes`, the rest of `ggtt_bytes`), zeroes its 256
+/// KiB leaf, writes one 4-byte leaf entry per 2 MiB of its local memory and
+/// its directory entry; giving back points the same GGTT entries at scratch,
+/// clears nothing and clears each directory entry. A difference is returned
+/// as an error.
 pub fn sriov_lines(out: &Output, maps: &[(u64, String)]) -> (String, Vec<String>) {
     let mut s = String::new();
     let mut errors = Vec::new();
@@ -635,7 +640,7 @@ pub fn sriov_lines(out: &Output, maps: &[(u64, String)]) -> (String, Vec<String>
     }
     s.push_str(&format!(
         "\nSR-IOV PF, debugfs `provision N` (no VF on the bus), the driver's own times:\n\
-         {:<4} {:<11} {:>9} {:>6} {:>6} {:>5} {:>5} {:>11} {:>11} {:>10} {:>9}\n",
+         {:<4} {:<11} {:>9} {:>6} {:>6} {:>5} {:>5} {:>11} {:>11} {:>11} {:>10} {:>9}\n",
         "VFs",
         "operation",
         "ms",
@@ -644,6 +649,7 @@ pub fn sriov_lines(out: &Output, maps: &[(u64, String)]) -> (String, Vec<String>
         "H2G",
         "G2H",
         "GGTT bytes",
+        "of it clear",
         "LMTT bytes",
         "memcpy ms",
         "x memcpy"
@@ -666,7 +672,7 @@ pub fn sriov_lines(out: &Output, maps: &[(u64, String)]) -> (String, Vec<String>
             "-".into()
         };
         s.push_str(&format!(
-            "{:<4} {:<11} {:>9.1} {:>6} {:>6} {:>5} {:>5} {:>11} {:>11} {:>10.2} {:>9}\n",
+            "{:<4} {:<11} {:>9.1} {:>6} {:>6} {:>5} {:>5} {:>11} {:>11} {:>11} {:>10.2} {:>9}\n",
             m.get("vfs").unwrap_or(0),
             op,
             ns as f64 / 1e6,
@@ -675,13 +681,16 @@ pub fn sriov_lines(out: &Output, maps: &[(u64, String)]) -> (String, Vec<String>
             m.get("h2g").unwrap_or(0),
             m.get("g2h").unwrap_or(0),
             ggtt,
+            m.get("clear_ggtt_bytes")
+                .map_or("-".to_string(), |c| c.to_string()),
             lmtt,
             copy as f64 / 1e6,
             ratio
         ));
     }
     s.push_str(
-        "(x memcpy: the operation's time over a CPU copy of its GGTT + LMTT bytes \
+        "(of it clear: the GGTT bytes of the copy engine's local-memory clears; \
+         x memcpy: the operation's time over a CPU copy of its GGTT + LMTT bytes \
          between two kernel buffers)\n",
     );
     for (n, text) in maps {
@@ -693,20 +702,38 @@ pub fn sriov_lines(out: &Output, maps: &[(u64, String)]) -> (String, Vec<String>
             }
         };
         for (name, want) in [
-            (format!("sriov_provision_{n}"), (expect.ggtt, expect.lmtt)),
-            (format!("sriov_unprovision_{n}"), (expect.ggtt, expect.dir)),
+            (
+                format!("sriov_provision_{n}"),
+                (expect.ggtt, expect.clear, expect.lmtt),
+            ),
+            // Giving back clears nothing.
+            (
+                format!("sriov_unprovision_{n}"),
+                (expect.ggtt, 0, expect.dir),
+            ),
         ] {
             let Some(m) = rows.iter().find(|m| m.name == name) else {
                 errors.push(format!("the guest reported no `{name}` measurement"));
                 continue;
             };
+            let Some(clear) = m.get("clear_ggtt_bytes") else {
+                errors.push(format!(
+                    "{name}: no clear_ggtt_bytes (a driver older than the clear's accounting?)"
+                ));
+                continue;
+            };
+            let total = m.get("ggtt_bytes").unwrap_or(0);
+            // VF ranges, clears, LMTT.
             let got = (
-                m.get("ggtt_bytes").unwrap_or(0),
+                total.wrapping_sub(clear),
+                clear,
                 m.get("lmtt_bytes").unwrap_or(0),
             );
-            if got != want {
+            if clear > total || got != want {
                 errors.push(format!(
-                    "{name}: the driver counted GGTT/LMTT bytes {got:?}; its map implies {want:?}"
+                    "{name}: the driver counted GGTT bytes {total} of which the clears {clear}, \
+                     LMTT bytes {}; its map implies VF ranges/clears/LMTT {want:?}",
+                    got.2
                 ));
             }
         }
@@ -717,8 +744,11 @@ pub fn sriov_lines(out: &Output, maps: &[(u64, String)]) -> (String, Vec<String>
 /// Table bytes one provisioning of a map writes.
 #[derive(Debug, PartialEq, Eq)]
 struct Expected {
-    /// GGTT: 8 bytes per 4 KiB page of every VF's range.
+    /// GGTT, the VFs' ranges: 8 bytes per 4 KiB page of every VF's range.
     ggtt: u64,
+    /// GGTT, the local-memory clears ([`clear_ggtt_bytes`]), summed over
+    /// every run of every VF.
+    clear: u64,
     /// LMTT at provisioning: each leaf zeroed, an entry per 2 MiB page, a
     /// directory entry.
     lmtt: u64,
@@ -728,23 +758,80 @@ struct Expected {
 
 /// What the map `text` (debugfs `sriov`) implies was written: a 64-bit GGTT
 /// entry per 4 KiB page (the driver's `Mmio::write_gsm`, as upstream
-/// `xe_ggtt.c` writes each PTE with one `writeq`), a 32-bit LMTT entry per
-/// 2 MiB page and a 256 KiB leaf (seed 000 lines 380-397).
+/// `xe_ggtt.c` writes each PTE with one `writeq`) of each VF's range and of
+/// its clears ([`clear_ggtt_bytes`]), a 32-bit LMTT entry per 2 MiB page and
+/// a 256 KiB leaf (seed 000 lines 380-397).
 fn expected_bytes(text: &str) -> Result<Expected> {
     let map = xehpg_sriov_map::parse(text)?;
+    // The GGTT's holes during the clears: the map is read after provisioning,
+    // and the GGTT then holds what it held while the clears ran (the VFs'
+    // ranges are reserved before them, nothing after them reserves GGTT, and
+    // each clear's window is given back before the next).
+    let free = xehpg_sriov_map::subtract(&[map.ggtt_window], &map.ggtt_used);
     let mut e = Expected {
         ggtt: 0,
+        clear: 0,
         lmtt: 0,
         dir: 0,
     };
     for v in &map.vfs {
         let leaf = v.leaf.with_context(|| format!("VF{} has no leaf", v.n))?;
-        e.ggtt += v.ggtt.size() / 4096 * 8;
+        e.ggtt += v.ggtt.size() / GGTT_PAGE * 8;
+        for run in &v.lmem {
+            e.clear += clear_ggtt_bytes(run.size(), &free).with_context(|| {
+                format!(
+                    "VF{}'s run {:#x}-{:#x}: no GGTT room for a clear window",
+                    v.n, run.start, run.end
+                )
+            })?;
+        }
         let lmem: u64 = v.lmem.iter().map(|r| r.size()).sum();
         e.lmtt += leaf.size() + lmem / (2 << 20) * 4 + 4;
         e.dir += 4;
     }
     Ok(e)
+}
+
+/// GGTT page: one 8-byte entry each.
+const GGTT_PAGE: u64 = 4096;
+/// The clear's largest window (`rust/submit/clear.rs` `WINDOW`).
+const CLEAR_WINDOW: u64 = 64 << 20;
+/// The GGTT alignment of local memory, which the clear's window is reserved
+/// with and its smallest size (`rust/mem/ggtt.rs` `LMEM_ALIGN`;
+/// `rust/submit/clear.rs` `MIN_WINDOW`).
+const LMEM_ALIGN: u64 = 64 << 10;
+
+/// GGTT bytes the copy engine's clear of one `run` bytes of local memory
+/// writes (`rust/submit/clear.rs`, `Submit::clear_lmem`): `clear_locked`
+/// reserves a window of `min(run, WINDOW)` rounded up to 64 KiB, halved
+/// (rounded up to 64 KiB) while the GGTT has no hole for it, down to 64 KiB
+/// (`Submit::window`); `clear_window` points as many entries as each part
+/// of the run it clears, so every page of the run once; and at the end the
+/// whole window's entries are pointed back at scratch (`ggtt().clear(bar,
+/// map)` with `map` the full window). So 8 bytes per 4 KiB page of the run
+/// plus 8 per page of the window. `free` is the GGTT's holes
+/// (`RangeAllocator::alloc` with 64 KiB alignment takes the first that
+/// fits). `None` when not even 64 KiB fits (the clear fails with `ENOSPC`).
+fn clear_ggtt_bytes(run: u64, free: &[xehpg_sriov_map::Range]) -> Option<u64> {
+    if run == 0 {
+        return Some(0);
+    }
+    let fits = |size: u64| {
+        free.iter().any(|h| {
+            h.start
+                .checked_next_multiple_of(LMEM_ALIGN)
+                .and_then(|start| start.checked_add(size))
+                .is_some_and(|end| end <= h.end)
+        })
+    };
+    let mut window = run.min(CLEAR_WINDOW).next_multiple_of(LMEM_ALIGN);
+    while !fits(window) {
+        if window <= LMEM_ALIGN {
+            return None;
+        }
+        window = (window / 2).next_multiple_of(LMEM_ALIGN);
+    }
+    Some((run / GGTT_PAGE + window / GGTT_PAGE) * 8)
 }
 
 /// One VM boot running `bench.sh PHASE` with module `params`: its output and
@@ -1067,10 +1154,12 @@ bench mmio_stats reads=700 writes=650
     }
 
     /// Lines of a real `bench.sh sriov` run (the captures abridged to the
-    /// committed 7-VF one, which is from the same driver).
+    /// committed 7-VF one, from an older driver that laid the VFs out the
+    /// same: 512 MiB of GGTT and one 1 GiB run of local memory each, so the
+    /// bytes are the same).
     const SRIOV: &str = "\
-bench sriov_provision_7 n=1 reads=34 writes=59 ns=112425889 h2g=7 g2h=7 ggtt_bytes=7340032 lmtt_bytes=1849372 memcpy_ns=3525593 vfs=7
-bench sriov_unprovision_7 n=1 reads=34 writes=59 ns=96372441 h2g=7 g2h=7 ggtt_bytes=7340032 lmtt_bytes=28 memcpy_ns=2524405 vfs=7
+bench sriov_provision_7 n=1 reads=942 writes=1419 ns=1982869033 h2g=120 g2h=8 ggtt_bytes=22937600 lmtt_bytes=1849372 memcpy_ns=18647189 clear_ggtt_bytes=15597568 vfs=7
+bench sriov_unprovision_7 n=1 reads=36 writes=75 ns=322638046 h2g=8 g2h=8 ggtt_bytes=7340032 lmtt_bytes=28 memcpy_ns=6061331 clear_ggtt_bytes=0 vfs=7
 bench mmio_stats reads=834 writes=1550
 ";
 
@@ -1104,32 +1193,152 @@ bench mmio_stats reads=834 writes=1550
         let maps = sriov_maps(&text);
         let (lines, errors) = sriov_lines(&out, &maps);
         assert!(errors.is_empty(), "{errors:?}");
-        // 112.4 ms over 3.53 ms of memcpy: 31.9 times.
+        // 1982.9 ms over 18.65 ms of memcpy: 106.3 times.
         assert!(
-            lines.contains("7    provision       112.4     34     59     7     7     7340032     1849372       3.53      31.9"),
+            lines.contains("7    provision      1982.9    942   1419   120     8    22937600    15597568     1849372      18.65     106.3"),
             "{lines}"
         );
-        assert!(lines.contains("7    unprovision      96.4"), "{lines}");
-        // 7 VFs of 512 MiB GGTT: 131072 entries of 8 bytes each; 7 leaves of
-        // 256 KiB, 512 entries (1 GiB in 2 MiB pages) and a directory entry.
+        assert!(
+            lines.contains("7    unprovision     322.6     36     75     8     8     7340032           0          28"),
+            "{lines}"
+        );
+        // 7 VFs of 512 MiB GGTT: 131072 entries of 8 bytes each; each VF's
+        // one run of 1 GiB cleared through a 64 MiB window: 262144 entries
+        // pointed and the window's 16384 scrubbed; 7 leaves of 256 KiB, 512
+        // entries (1 GiB in 2 MiB pages) and a directory entry.
         assert_eq!(
             expected_bytes(&maps[0].1).unwrap(),
             Expected {
                 ggtt: 7 * 131072 * 8,
+                clear: 7 * (262144 + 16384) * 8,
                 lmtt: 7 * (256 * 1024 + 512 * 4 + 4),
                 dir: 7 * 4
             }
         );
-        // A driver counting wrong is caught.
-        let wrong = text.replace("lmtt_bytes=28 ", "lmtt_bytes=32 ");
-        let (_, errors) = sriov_lines(&parse(&wrong).unwrap(), &maps);
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert!(errors[0].contains("sriov_unprovision_7"), "{errors:?}");
+        // A driver counting wrong is caught: LMTT, the clears, a clear at
+        // giving back, the clear's bytes missing or above the total.
+        for (from, to, op) in [
+            ("lmtt_bytes=28 ", "lmtt_bytes=32 ", "sriov_unprovision_7"),
+            (
+                "clear_ggtt_bytes=15597568 ",
+                "clear_ggtt_bytes=15466496 ",
+                "sriov_provision_7",
+            ),
+            (
+                "ggtt_bytes=22937600 ",
+                "ggtt_bytes=23068672 ",
+                "sriov_provision_7",
+            ),
+            (
+                "ggtt_bytes=7340032 lmtt_bytes=28 memcpy_ns=6061331 clear_ggtt_bytes=0 ",
+                "ggtt_bytes=7340040 lmtt_bytes=28 memcpy_ns=6061331 clear_ggtt_bytes=8 ",
+                "sriov_unprovision_7",
+            ),
+            ("clear_ggtt_bytes=0 ", "", "sriov_unprovision_7"),
+            (
+                "clear_ggtt_bytes=15597568 ",
+                "clear_ggtt_bytes=22937608 ",
+                "sriov_provision_7",
+            ),
+        ] {
+            let wrong = text.replace(from, to);
+            assert_ne!(wrong, text, "{from}");
+            let (_, errors) = sriov_lines(&parse(&wrong).unwrap(), &maps);
+            assert_eq!(errors.len(), 1, "{from}: {errors:?}");
+            assert!(errors[0].contains(op), "{errors:?}");
+        }
         // Without the SR-IOV boot there is nothing to print.
         assert_eq!(
             sriov_lines(&parse(GUEST).unwrap(), &[]),
             (String::new(), vec![])
         );
+    }
+
+    fn holes(h: &[(u64, u64)]) -> Vec<xehpg_sriov_map::Range> {
+        h.iter()
+            .map(|&(start, end)| xehpg_sriov_map::Range { start, end })
+            .collect()
+    }
+
+    /// The clear's GGTT bytes follow `Submit::clear_lmem`: the run's pages
+    /// once, plus the window's, the window min(run, 64 MiB) and halved while
+    /// the GGTT has no hole for it.
+    #[test]
+    fn clear_ggtt_bytes_follow_the_window() {
+        const MIB: u64 = 1 << 20;
+        let room = holes(&[(0x400000, 0x400000 + 1024 * MIB)]);
+        let entries = |run: u64, window: u64| Some((run + window) / 4096 * 8);
+        // Smaller than the window: the window is the run.
+        assert_eq!(clear_ggtt_bytes(2 * MIB, &room), entries(2 * MIB, 2 * MIB));
+        assert_eq!(
+            clear_ggtt_bytes(64 * MIB, &room),
+            entries(64 * MIB, 64 * MIB)
+        );
+        // Larger: 64 MiB windows, the last part short, the whole window scrubbed.
+        assert_eq!(
+            clear_ggtt_bytes(100 * MIB, &room),
+            entries(100 * MIB, 64 * MIB)
+        );
+        assert_eq!(
+            clear_ggtt_bytes(4096 * MIB, &room),
+            Some(4096 * MIB / 4096 * 8 + 16384 * 8)
+        );
+        assert_eq!(clear_ggtt_bytes(0, &room), Some(0));
+        // Less room: 64 MiB, then 32, then 16 MiB, which fits 20 MiB.
+        let short = holes(&[(0x400000, 0x400000 + 20 * MIB)]);
+        assert_eq!(
+            clear_ggtt_bytes(1024 * MIB, &short),
+            entries(1024 * MIB, 16 * MIB)
+        );
+        // A hole counts from its first 64 KiB boundary: 32 MiB from 0x4f1000
+        // holds no 32 MiB window once aligned (0x500000).
+        let unaligned = holes(&[(0x4f1000, 0x4f1000 + 32 * MIB)]);
+        assert_eq!(
+            clear_ggtt_bytes(1024 * MIB, &unaligned),
+            entries(1024 * MIB, 16 * MIB)
+        );
+        // The largest hole need not be the first; any that fits serves.
+        let two = holes(&[(0x400000, 0x410000), (0x1000000, 0x1000000 + 64 * MIB)]);
+        assert_eq!(
+            clear_ggtt_bytes(128 * MIB, &two),
+            entries(128 * MIB, 64 * MIB)
+        );
+        // 64 KiB the last try: then the clear fails (ENOSPC), no figure.
+        assert_eq!(
+            clear_ggtt_bytes(2 * MIB, &holes(&[(0x400000, 0x410000)])),
+            entries(2 * MIB, 64 << 10)
+        );
+        assert_eq!(
+            clear_ggtt_bytes(2 * MIB, &holes(&[(0x400000, 0x40f000)])),
+            None
+        );
+        assert_eq!(clear_ggtt_bytes(2 * MIB, &[]), None);
+    }
+
+    /// A VF of two runs is cleared run by run, a window each.
+    #[test]
+    fn expected_clear_bytes_per_run() {
+        let seven = include_str!("../../sriov-map/tests/data/sriov-7.txt");
+        let split = seven.replace(
+            "lmem 0x10000000-0x50000000 ",
+            "lmem 0x10000000-0x11000000,0x20000000-0x4f000000 ",
+        );
+        assert_ne!(split, seven);
+        let base = expected_bytes(seven).unwrap();
+        let e = expected_bytes(&split).unwrap();
+        // 16 MiB in a 16 MiB window and 752 MiB in 64 MiB ones, in place of
+        // 1 GiB in 64 MiB ones.
+        assert_eq!(
+            e.clear - (base.clear - (262144 + 16384) * 8),
+            (4096 + 4096 + 192512 + 16384) * 8
+        );
+        // A full GGTT leaves no window: the map cannot be reconciled.
+        let full = seven.replace(
+            "ggtt_used: 0x400000-0x413000",
+            "ggtt_used: 0x400000-0xfee00000 0x400000-0x413000",
+        );
+        let err = expected_bytes(&full).unwrap_err();
+        assert!(format!("{err:#}").contains("no GGTT room"), "{err:#}");
     }
 
     #[test]

@@ -66,6 +66,8 @@ check dmesg_has "sriov: 2 VF(s) provisioned"
 # The production cost line: counters, no memcpy reference.
 check grep -q '^provision_last: vfs 2 ' "$DBG/$bdf/sriov"
 check not grep -q 'memcpy_ns' "$DBG/$bdf/sriov"
+# The clears' GGTT bytes apart, last on the line.
+check grep -q '^provision_last: .* lmtt_bytes [0-9]* clear_ggtt_bytes [1-9][0-9]*$' "$DBG/$bdf/sriov"
 mock_request vf:check
 # The VFs' memory went through the copy engine's fill.
 mock_expect engines.bcs0.fill_bytes ">" 0
