@@ -99,6 +99,8 @@ fn mock_values() -> BTreeMap<String, u64> {
         action::OPT_IN_FEATURE_KLV,
         tlb::INVALIDATION,
         tlb::INVALIDATION_DONE,
+        tlb::INVALIDATION_ALL,
+        tlb::INVAL_FULL,
         tlb::INVAL_GUC,
         tlb::SEQNO_INVALID,
         slpc::REQUEST,
