@@ -10,7 +10,8 @@
 # Then what a VF must not get served: a query before its handshake, an
 # unknown action, a handshake of the wrong length (a 252-dword message, the
 # longest a relay carries), a message that is not a request (no answer);
-# events a broken GuC could send: too short, from a VF that is not enabled.
+# events a broken GuC could send: too short, from a VF that is not enabled,
+# with DATA0 set, and a TLB_INVALIDATION_DONE nobody waits for.
 # A flooding VF (64 requests at once) gets relay errors and drops, all
 # counted, its log rate-limited, and the CT keeps serving: another VF's
 # handshake right after is answered. An FLR forgets the VF's agreed version
@@ -77,6 +78,15 @@ check dmesg_has "sriov: GUC2PF_RELAY_FROM_VF refused: 2 dwords after the header,
 mock_request vf:relay:9:1:00000001,00000000
 check wait_until 10 relay_is bad 2
 check dmesg_has "sriov: GUC2PF_RELAY_FROM_VF refused: not from a provisioned VF (VF9"
+# DATA0 set in the event's header (MBZ, upstream xe_guc_relay_process_guc2pf).
+mock_request guc:relay-data0:1
+mock_request vf:relay:1:9:00000001,00000000
+check wait_until 10 relay_is bad 3
+# A TLB_INVALIDATION_DONE the PF is not waiting for: refused and counted.
+notices=$(sriov_get "$bdf" bad_notices)
+mock_request g2h:event:7001:99
+check wait_until 10 dmesg_has "sriov: TLB_INVALIDATION_DONE for seqno 153 refused"
+expect_eq "the stray DONE counted" "$(sriov_get "$bdf" bad_notices)" "$((notices + 1))"
 
 # VF3 floods: 64 handshakes at once. Each is answered, refused or dropped,
 # never lost; the log says it a few times, not 64; the channel goes on.
