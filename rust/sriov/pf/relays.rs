@@ -165,9 +165,9 @@ impl Pf {
             } else if let Some(b) = slot.busy.get_mut(slot.busy_len) {
                 *b = rid;
                 slot.busy_len += 1;
-                Some(&this.stats.relay.busy)
+                Some((&this.stats.relay.busy, "refused"))
             } else {
-                Some(&this.stats.relay.dropped)
+                Some((&this.stats.relay.dropped, "dropped"))
             }
         };
         match flood {
@@ -175,18 +175,14 @@ impl Pf {
                 // Already queued: that run answers this one too.
                 let _ = workqueue::system().enqueue(this.clone());
             }
-            Some(c) => {
+            Some((c, what)) => {
                 if count_and_log(c) {
                     dev_warn!(
                         dev,
                         "sriov: VF{}: relay {} while its previous request waits: {} ({} so far)\n",
                         vf,
                         rid,
-                        if core::ptr::eq(c, &this.stats.relay.busy) {
-                            "refused"
-                        } else {
-                            "dropped"
-                        },
+                        what,
                         c.load(Relaxed)
                     );
                 }
@@ -273,7 +269,7 @@ impl Pf {
                 head,
                 ..
             } => {
-                self.relay_refusal(vf, *rid, *head, r, &self.stats.relay.refused);
+                self.relay_refusal(vf, *rid, *head, r, "refused", &self.stats.relay.refused);
                 (*rid, &failure)
             }
             Job::Answer {
@@ -282,7 +278,7 @@ impl Pf {
                 head,
                 ..
             } => {
-                self.relay_refusal(vf, *rid, *head, r, &self.stats.relay.dropped);
+                self.relay_refusal(vf, *rid, *head, r, "dropped", &self.stats.relay.dropped);
                 return;
             }
             Job::Busy(rid) => (*rid, &failure),
@@ -302,9 +298,17 @@ impl Pf {
         }
     }
 
-    /// Counts a refused or dropped relay request in `c` and logs it rate-limited. Process
-    /// context.
-    fn relay_refusal(&self, vf: u16, rid: u32, head: u32, r: &Refusal, c: &Atomic<u64>) {
+    /// Counts a relay request `what` ("refused", "dropped") in `c` and logs it rate-limited.
+    /// Process context.
+    fn relay_refusal(
+        &self,
+        vf: u16,
+        rid: u32,
+        head: u32,
+        r: &Refusal,
+        what: &str,
+        c: &Atomic<u64>,
+    ) {
         if count_and_log(c) {
             dev_warn!(
                 self.dev,
@@ -312,11 +316,7 @@ impl Pf {
                 vf,
                 rid,
                 head,
-                if core::ptr::eq(c, &self.stats.relay.dropped) {
-                    "dropped"
-                } else {
-                    "refused"
-                },
+                what,
                 r.why,
                 r.errno,
                 c.load(Relaxed)
