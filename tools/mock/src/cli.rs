@@ -478,6 +478,14 @@ pub struct Options {
     #[arg(long, value_name = "FILE", requires = "control")]
     pub control_ack: Option<PathBuf>,
 
+    /// Also serve VF N (1..=63) as a PCI function of its own on the Unix
+    /// socket PATH (`N:PATH`, repeatable), for a second VM's
+    /// `vfio-user-pci`: the VF's config space, its BAR0 (VF registers and
+    /// its GGTT view) and its BAR2 (its local memory through the LMTT)
+    /// (Documentation/mock.rst, "A VF for a second VM").
+    #[arg(long = "vf-socket", value_name = "N:PATH", value_parser = parse_vf_socket)]
+    pub vf_sockets: Vec<(u32, PathBuf)>,
+
     /// Write a JSON-lines trace of every access and device event here.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
@@ -568,6 +576,7 @@ impl Options {
             faults: Vec::new(),
             control: None,
             control_ack: None,
+            vf_sockets: Vec::new(),
             trace: None,
             summary: None,
             command_line,
@@ -710,6 +719,7 @@ impl Options {
         opts.socket.clone_from(&self.socket);
         opts.control.clone_from(&self.control);
         opts.control_ack.clone_from(&self.control_ack);
+        opts.vf_sockets.clone_from(&self.vf_sockets);
         opts.trace.clone_from(&self.trace);
         opts.summary.clone_from(&self.summary);
         opts.command_line.clone_from(&self.command_line);
@@ -1154,5 +1164,37 @@ mod tests {
         let e = parse(&["--lmem-size-gib", "1", "--lmem-bar-mib", "2048"]).expect_err("fails");
         assert_eq!(e.kind(), ErrorKind::ValueValidation);
         assert!(parse(&["--lmem-size-gib", "1", "--lmem-bar-mib", "1024"]).is_ok());
+    }
+}
+
+/// `--vf-socket N:PATH`: a VF number 1..=63 and a socket path.
+fn parse_vf_socket(s: &str) -> Result<(u32, PathBuf), String> {
+    let (n, path) = s
+        .split_once(':')
+        .ok_or_else(|| format!("{s:?}: expected N:PATH"))?;
+    let vf: u32 = n.parse().map_err(|_| format!("{n:?}: not a VF number"))?;
+    if !(1..=63).contains(&vf) {
+        return Err(format!("VF {vf} is not in 1..=63"));
+    }
+    if path.is_empty() {
+        return Err(format!("{s:?}: empty socket path"));
+    }
+    Ok((vf, PathBuf::from(path)))
+}
+
+#[cfg(test)]
+mod vf_socket_tests {
+    use super::*;
+
+    #[test]
+    fn vf_sockets_parse_and_refuse() {
+        assert_eq!(
+            parse_vf_socket("1:/tmp/vf1.sock"),
+            Ok((1, PathBuf::from("/tmp/vf1.sock")))
+        );
+        assert_eq!(parse_vf_socket("63:a:b"), Ok((63, PathBuf::from("a:b"))));
+        for bad in ["0:/x", "64:/x", "x:/x", "1:", "/x"] {
+            assert!(parse_vf_socket(bad).is_err(), "{bad}");
+        }
     }
 }

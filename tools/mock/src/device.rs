@@ -117,6 +117,8 @@ pub struct Device {
     window: Option<String>,
     /// The command line's options, which a window's arguments start from.
     base: Options,
+    /// The VFs served as functions of their own (`--vf-socket`), by VF.
+    vfs: std::collections::BTreeMap<u32, guest_vf::GuestVf>,
 }
 
 impl Device {
@@ -173,6 +175,17 @@ impl Device {
             fw,
             window: None,
             base: opts.clone(),
+            vfs: opts
+                .vf_sockets
+                .iter()
+                .map(|&(vf, _)| {
+                    let s = crate::config_space::SriovParams::ats_m(opts.device_id);
+                    (
+                        vf,
+                        guest_vf::GuestVf::new(&s, family.class_code(), opts.revision),
+                    )
+                })
+                .collect(),
         };
         dev.announce(family);
         // The harness depends on the summary: an unwritable path is a
@@ -1313,6 +1326,8 @@ fn reg_params(o: &Options, fw: Option<Arc<FwFile>>) -> RegParams {
         irq_on_guc_reset: o.has_fault(Fault::IrqOnGucReset),
     }
 }
+
+mod guest_vf;
 
 #[cfg(test)]
 mod tests;

@@ -758,6 +758,48 @@ impl RegisterFile {
         Some(v)
     }
 
+    /// VF `vf`'s own BAR0 reads the dword at `offset` (`device/guest_vf.rs`);
+    /// `None` if the mock models no register there for a VF. A VF's
+    /// function has the registers a VF may touch (seed 000 line 127); the
+    /// mock models those upstream's VF driver starts with: `VF_CAP_REG`
+    /// (0x1901F8, `VF_CAP` set: this is a VF, `xe_sriov.c`
+    /// `test_is_vf`) and its `VF_SW_FLAG(0..3)` (0x190240, its copy the PF
+    /// sees at the VF's stride, [`vf_regs`]).
+    pub fn vf_fn_read(&mut self, vf: u32, offset: u32, rec: &mut Recorder) -> Option<u32> {
+        let now = rec.now();
+        self.advance(now, rec);
+        if offset == vf_cap_reg::OFFSET {
+            return Some(VF_CAP);
+        }
+        let i = vf_sw_flag_index(offset)?;
+        Some(self.vf_regs.read(vf, i))
+    }
+
+    /// VF `vf`'s own BAR0 writes the dword at `offset`; `false` if the
+    /// mock models no register there for a VF. `VF_CAP_REG` is read-only
+    /// (a write changes nothing); a `GUC_HOST_INTERRUPT` write hands the
+    /// VF's `VF_SW_FLAG`s to the GuC ([`guc::Guc::vf_mmio`]), whose reply
+    /// overwrites them.
+    pub fn vf_fn_write(&mut self, vf: u32, offset: u32, value: u32, rec: &mut Recorder) -> bool {
+        let now = rec.now();
+        self.advance(now, rec);
+        if offset == vf_cap_reg::OFFSET {
+            return true;
+        }
+        if offset == regs::guc::GUC_HOST_INTERRUPT.offset {
+            let msg = self.vf_regs.message(vf);
+            if let Some(reply) = self.guc.vf_mmio(vf, msg, now, rec) {
+                self.vf_regs.set_message(vf, reply);
+            }
+            return true;
+        }
+        let Some(i) = vf_sw_flag_index(offset) else {
+            return false;
+        };
+        self.vf_regs.vf_write(vf, i, value);
+        true
+    }
+
     /// Writes the dword at `offset` (dword aligned); `None` if no register
     /// lives there. The GuC sees no memory ([`guc::NoBus`]).
     pub fn write(&mut self, offset: u32, value: u32, rec: &mut Recorder) -> Option<Effect> {
@@ -889,6 +931,17 @@ impl RegisterFile {
         }
         Some(effect)
     }
+}
+
+/// `VF_CAP_REG.VF_CAP` (bit 0, `regs/xe_regs.h`).
+const VF_CAP: u32 = 1;
+
+/// The index of `VF_SW_FLAG(i)` at `offset`, if it is one.
+fn vf_sw_flag_index(offset: u32) -> Option<usize> {
+    let base = regs::guc::VF_SW_FLAG[0].offset;
+    let rel = offset.checked_sub(base)?;
+    // CAST: at most 3.
+    (rel.is_multiple_of(4) && (rel / 4) < vf_regs::COUNT as u32).then_some((rel / 4) as usize)
 }
 
 #[cfg(test)]

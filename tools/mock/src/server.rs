@@ -98,6 +98,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         spawn_control_thread(fifo, opts.control_ack.clone(), dev.clone())?;
     }
     spawn_tick_thread(dev.clone())?;
+    let vf_sockets = spawn_vf_servers(opts, &dev)?;
 
     let result = server.run(&mut Backend(dev.clone()));
     let reason = match &result {
@@ -107,7 +108,48 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     lock(&dev).finish(&reason);
     // Dropping the server removes the socket file.
     drop(server);
+    for path in vf_sockets {
+        let _ = std::fs::remove_file(path);
+    }
     result.map_err(|e| anyhow::anyhow!("vfio-user: {e}"))
+}
+
+/// Creates the socket of each `--vf-socket` VF and starts a thread that
+/// serves it ([`VfBackend`]): one client, the second VM, for the process's
+/// life. Returns the socket paths, for removal at exit.
+fn spawn_vf_servers(opts: &Options, dev: &Shared) -> anyhow::Result<Vec<PathBuf>> {
+    let mut paths = Vec::new();
+    for (vf, path) in &opts.vf_sockets {
+        let (bar0, bar2) = lock(dev).guest_vf_bars();
+        let regions = (0..VFIO_PCI_NUM_REGIONS)
+            .map(|index| match index {
+                // Trapped whole: every access goes through the VF's view.
+                VFIO_PCI_BAR0_REGION_INDEX => region(index, bar0, rw()),
+                VFIO_PCI_BAR2_REGION_INDEX => region(index, bar2, rw()),
+                VFIO_PCI_CONFIG_REGION_INDEX => region(index, CONFIG_SIZE as u64, rw()),
+                _ => region(index, 0, 0),
+            })
+            .collect();
+        let server = Server::new(&prepare_socket(path)?, true, irq_infos(), regions)
+            .map_err(|e| anyhow::anyhow!("{e}"))
+            .with_context(|| format!("listening on {} for VF {vf}", path.display()))?;
+        let mut backend = VfBackend {
+            dev: dev.clone(),
+            vf: *vf,
+        };
+        let vf = *vf;
+        std::thread::Builder::new()
+            .name(format!("vf{vf}"))
+            .spawn(move || {
+                if let Err(e) = server.run(&mut backend) {
+                    eprintln!("xehpg-mock: VF {vf}: vfio-user: {e}");
+                }
+                eprintln!("xehpg-mock: VF {vf}: client gone");
+            })
+            .context("spawning a VF server thread")?;
+        paths.push(path.clone());
+    }
+    Ok(paths)
 }
 
 /// Opens the test-control FIFO read-write: the open does not wait for a
@@ -351,6 +393,55 @@ impl ServerBackend for Backend {
         fds: Vec<File>,
     ) -> io::Result<()> {
         lock(&self.0).set_irqs(index, flags, start, count, fds)
+    }
+}
+
+/// Forwards VF `vf`'s vfio-user requests to the shared device
+/// (`device/guest_vf.rs`).
+struct VfBackend {
+    dev: Shared,
+    vf: u32,
+}
+
+impl ServerBackend for VfBackend {
+    fn region_read(&mut self, region: u32, offset: u64, data: &mut [u8]) -> io::Result<()> {
+        lock(&self.dev).vf_region_read(self.vf, region, offset, data)
+    }
+
+    fn region_write(&mut self, region: u32, offset: u64, data: &[u8]) -> io::Result<()> {
+        lock(&self.dev).vf_region_write(self.vf, region, offset, data)
+    }
+
+    fn dma_map(
+        &mut self,
+        flags: DmaMapFlags,
+        offset: u64,
+        address: u64,
+        size: u64,
+        fd: Option<File>,
+    ) -> io::Result<()> {
+        lock(&self.dev).vf_dma_map(self.vf, flags, offset, address, size, fd)
+    }
+
+    fn dma_unmap(&mut self, _flags: DmaUnmapFlags, address: u64, size: u64) -> io::Result<()> {
+        lock(&self.dev).vf_dma_unmap(self.vf, address, size);
+        Ok(())
+    }
+
+    fn reset(&mut self) -> io::Result<()> {
+        lock(&self.dev).vf_reset(self.vf);
+        Ok(())
+    }
+
+    fn set_irqs(
+        &mut self,
+        index: u32,
+        flags: u32,
+        start: u32,
+        count: u32,
+        fds: Vec<File>,
+    ) -> io::Result<()> {
+        lock(&self.dev).vf_set_irqs(self.vf, index, flags, start, count, fds)
     }
 }
 

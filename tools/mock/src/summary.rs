@@ -21,6 +21,7 @@ use crate::trace::Hex;
 use crate::trace::Op;
 
 pub mod sriov;
+pub mod vf_guest;
 
 /// Violation kind of an access to a register whose forcewake domain sleeps.
 pub const SLEEPING_DOMAIN: &str = "sleeping_domain";
@@ -492,6 +493,9 @@ pub struct Summary {
     /// The GuC's SR-IOV PF model and the isolation checker.
     #[serde(default)]
     pub sriov: sriov::SriovSummary,
+    /// The VFs served as functions of their own to a second VM, by VF.
+    #[serde(default)]
+    pub vf_guest: BTreeMap<u32, vf_guest::VfGuest>,
     /// Events traced (the next trace `seq`).
     pub events: u64,
     /// True only in the file written at a clean exit.
@@ -511,6 +515,7 @@ impl Counters {
     pub fn count(&mut self, ev: &Event) {
         let s = &mut self.s;
         sriov::count(&mut s.sriov, ev);
+        vf_guest::count(&mut s.vf_guest, ev);
         match ev {
             Event::MmioRead(m) => {
                 s.mmio_reads += 1;
@@ -1323,6 +1328,11 @@ mod tests {
                 "disarms": 2, "accesses_after_disarm": 1
             })
         );
+        let vf_guest = v
+            .as_object_mut()
+            .and_then(|m| m.remove("vf_guest"))
+            .expect("vf_guest object");
+        assert_eq!(vf_guest, json!({}), "no VF served as a function");
         let bus_master: Vec<Value> = [
             "bus_master_at_exit",
             "bus_master_sets",

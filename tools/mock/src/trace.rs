@@ -1065,6 +1065,60 @@ pub enum Event {
         /// events still armed.
         armed_left: u64,
     },
+    /// A VF served as its own PCI function to a second VM did something
+    /// countable (`device/guest_vf.rs`): `what` is "connected", "reset",
+    /// "config_read", "config_write", "mmio_read", "mmio_write",
+    /// "ggtt_read", "ggtt_write", "lmem_read", "lmem_write", "dma_map",
+    /// "dma_unmap", "set_irqs", "irq" or "irq_dropped".
+    VfGuest {
+        /// The VF.
+        vf: u32,
+        /// What happened.
+        what: &'static str,
+    },
+    /// An access of a VF's own function the hardware blocks
+    /// (`device/guest_vf.rs`): "ggtt_mismatch" (a GGTT entry of another
+    /// function: reads 0, write dropped), "lmem_unmapped" (no LMTT page
+    /// behind it: reads all ones, write dropped), "bar_outside".
+    VfGuestBlocked {
+        /// The VF.
+        vf: u32,
+        /// Why.
+        why: &'static str,
+        /// Read or write.
+        op: Op,
+        /// BAR offset.
+        offset: Hex,
+    },
+    /// A VF's BAR0 access to a register the mock does not model for a VF.
+    VfGuestUnknown {
+        /// The VF.
+        vf: u32,
+        /// Read or write.
+        op: Op,
+        /// BAR0 offset.
+        offset: Hex,
+    },
+    /// The GuC served an MMIO request of a VF (`regfile/guc/vf_mmio.rs`).
+    VfGuestGuc {
+        /// The VF.
+        vf: u32,
+        /// The request's ACTION.
+        action: Hex,
+        /// "success", "failure" or "ignored" (not a request: no reply).
+        result: &'static str,
+        /// The reply's dwords (the FAILURE's error in the first).
+        reply: Vec<Hex>,
+        /// What the reply told: "version" (MATCH_VERSION's answer),
+        /// "klv" (a QUERY_SINGLE_KLV value), "" otherwise.
+        told: &'static str,
+        /// The KLV key asked (QUERY_SINGLE_KLV).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        key: Option<Hex>,
+        /// The value or version told.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<Hex>,
+    },
     /// A VF-dedicated register changed (`regfile/vf_regs.rs`).
     SriovVfRegs {
         /// The VF.

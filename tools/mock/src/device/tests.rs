@@ -1652,3 +1652,94 @@ fn sriov_capability_only_on_the_ats_m_pf() {
         .expect("NumVFs");
     assert_eq!(d.summary().violations, 1);
 }
+
+/// VF 1 served as its own function (`guest_vf.rs`), VFs enabled or not.
+fn guest_vf_device(enable: u16) -> Device {
+    let mut o = opts();
+    o.vf_sockets = vec![(1, PathBuf::from("/nonexistent/vf1.sock"))];
+    let (mut d, _) = device(&o);
+    let cap = crate::config_space::sriov::SRIOV_CAP as u64;
+    d.region_write(CONFIG, cap + 0x10, &enable.to_le_bytes())
+        .expect("NumVFs");
+    if enable > 0 {
+        d.region_write(CONFIG, cap + 0x08, &0x9u16.to_le_bytes())
+            .expect("VF Enable and MSE");
+    }
+    d
+}
+
+fn vf_read32(d: &mut Device, region: u32, off: u64) -> u32 {
+    let mut b = [0u8; 4];
+    d.vf_region_read(1, region, off, &mut b).expect("VF read");
+    u32::from_le_bytes(b)
+}
+
+#[test]
+fn a_vf_function_is_absent_until_its_pf_enables_it() {
+    let mut d = guest_vf_device(0);
+    assert_eq!(vf_read32(&mut d, CONFIG, 0), 0xFFFF_FFFF);
+    assert_eq!(vf_read32(&mut d, BAR0, 0x19_01F8), 0xFFFF_FFFF);
+    assert_eq!(d.summary().vf_guest[&1].blocked["absent"], 1);
+    let mut d = guest_vf_device(2);
+    // The VF's identity: Intel, the VF Device ID (the PF's), VF_CAP set.
+    assert_eq!(vf_read32(&mut d, CONFIG, 0), 0x56C0_8086);
+    assert_eq!(vf_read32(&mut d, BAR0, 0x19_01F8), 1);
+    // A VF not served has no socket, no function.
+    let mut b = [0u8; 4];
+    assert!(d.vf_region_read(2, CONFIG, 0, &mut b).is_err());
+    // Unmodelled VF registers read 0 and are recorded.
+    assert_eq!(vf_read32(&mut d, BAR0, 0x2358), 0);
+    let g = d.summary().vf_guest[&1].clone();
+    assert_eq!(g.unknown["read@0x2358"], 1);
+    assert!(g.blocked.is_empty(), "{:?}", g.blocked);
+}
+
+#[test]
+fn a_vf_ggtt_view_shows_only_its_own_entries() {
+    let mut d = guest_vf_device(2);
+    // The PF stamps entry 0x10 with VF 1 (bits 11:2) and present; entry
+    // 0x11 is VF 2's.
+    let own: u64 = 0xAB_C000 | 1 << 2 | 1;
+    let other: u64 = 0xDE_F000 | 2 << 2 | 1;
+    d.region_write(BAR0, GGTT_START + 0x80, &own.to_le_bytes())
+        .expect("PF write");
+    d.region_write(BAR0, GGTT_START + 0x88, &other.to_le_bytes())
+        .expect("PF write");
+    let mut b = [0u8; 8];
+    // Matching: all but the function number.
+    d.vf_region_read(1, BAR0, GGTT_START + 0x80, &mut b)
+        .expect("read");
+    assert_eq!(u64::from_le_bytes(b), 0xAB_C001);
+    // A write keeps the function number and Valid.
+    d.vf_region_write(1, BAR0, GGTT_START + 0x80, &0x12_3000u64.to_le_bytes())
+        .expect("write");
+    d.ggtt_read(0x80, &mut b).expect("in window");
+    assert_eq!(u64::from_le_bytes(b), 0x12_3000 | 1 << 2 | 1);
+    // Another function's entry: reads 0, the write dropped.
+    d.vf_region_read(1, BAR0, GGTT_START + 0x88, &mut b)
+        .expect("read");
+    assert_eq!(u64::from_le_bytes(b), 0);
+    d.vf_region_write(1, BAR0, GGTT_START + 0x88, &0u64.to_le_bytes())
+        .expect("write");
+    d.ggtt_read(0x88, &mut b).expect("in window");
+    assert_eq!(u64::from_le_bytes(b), other);
+    let g = d.summary().vf_guest[&1].clone();
+    assert_eq!(g.blocked["ggtt_mismatch"], 2);
+    assert_eq!((g.counts["ggtt_read"], g.counts["ggtt_write"]), (1, 1));
+}
+
+#[test]
+fn a_vf_lmem_bar_without_an_lmtt_page_reads_ones() {
+    let mut d = guest_vf_device(2);
+    d.vf_region_write(1, BAR2, 0x1000, &[7; 8]).expect("write");
+    let mut b = [0u8; 8];
+    d.vf_region_read(1, BAR2, 0x1000, &mut b).expect("read");
+    assert_eq!(b, [0xFF; 8]);
+    // Local memory under it is untouched.
+    d.region_read(BAR2, 0x1000, &mut b).expect("PF read");
+    assert_eq!(b, [0; 8]);
+    assert_eq!(d.summary().vf_guest[&1].blocked["lmem_unmapped"], 2);
+    // Past the VF's BAR2: an error.
+    let (_, bar2) = d.guest_vf_bars();
+    assert!(d.vf_region_read(1, BAR2, bar2, &mut b).is_err());
+}

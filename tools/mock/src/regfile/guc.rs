@@ -75,6 +75,7 @@ pub mod dma;
 pub mod ggtt;
 pub mod hwconfig;
 pub mod mmio;
+pub mod vf_mmio;
 
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -156,6 +156,26 @@ impl VfRegs {
             .collect()
     }
 
+    /// VF `vf`'s driver wrote its own register `i` (through its BAR0,
+    /// `device/guest_vf.rs`): the same storage the PF sees at its stride.
+    pub fn vf_write(&mut self, vf: u32, i: usize, value: u32) {
+        if let Some(s) = self.slot_mut(vf, i) {
+            *s = value;
+        }
+    }
+
+    /// VF `vf`'s four registers, a message to the GuC.
+    pub fn message(&self, vf: u32) -> [u32; COUNT] {
+        std::array::from_fn(|i| self.read(vf, i))
+    }
+
+    /// The GuC's reply to VF `vf` overwrites its four registers.
+    pub fn set_message(&mut self, vf: u32, msg: [u32; COUNT]) {
+        for (i, v) in msg.into_iter().enumerate() {
+            self.vf_write(vf, i, v);
+        }
+    }
+
     fn slot(&self, vf: u32, i: usize) -> Option<&u32> {
         self.values.get(usize::try_from(vf).ok()?)?.get(i)
     }

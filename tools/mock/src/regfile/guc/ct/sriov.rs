@@ -960,6 +960,12 @@ impl Guc {
         &self.ct.sriov
     }
 
+    /// Where VF `vf`'s local-memory offset `offset` lands in local memory,
+    /// through the LMTT's cache ([`lmtt::Tlb::translate`]).
+    pub fn lmtt_translate(&self, vf: u32, offset: u64) -> Option<u64> {
+        self.ct.sriov.lmtt.translate(vf, offset)
+    }
+
     /// Sets the local memory size `LMEM_SIZE` is checked against.
     pub fn sriov_set_lmem_size(&mut self, bytes: u64) {
         self.ct.sriov.lmem_size = bytes;

@@ -95,6 +95,7 @@ use crate::regfile::guc::Bus;
 use crate::regfile::isolation;
 use crate::regfile::isolation::Entries;
 use crate::regfile::isolation::Lmtt;
+use crate::regfile::isolation::LMTT_PAGE;
 use crate::trace::Event;
 
 /// The violation kind of the rule (module docs).
@@ -261,6 +262,21 @@ impl Tlb {
             pages: self.record.values().map(Translation::pages).sum(),
             changed,
         });
+    }
+
+    /// The local-memory address VF `vf`'s local-memory offset `offset`
+    /// translates to as the cache holds it (the translation when it was
+    /// last emptied), or `None` if no valid page maps it. `[MODEL]`: a VF
+    /// access between an LMTT change and the invalidation uses the old
+    /// translation (the stricter reading: the PF must invalidate before the
+    /// VF sees a change, the rule [`Tlb::check`] enforces).
+    pub fn translate(&self, vf: u32, offset: u64) -> Option<u64> {
+        let Translation::Pages { pages, .. } = self.record.get(&vf)? else {
+            return None;
+        };
+        let index = u32::try_from(offset / LMTT_PAGE).ok()?;
+        let at = pages.binary_search_by_key(&index, |&(n, _)| n).ok()?;
+        Some(pages[at].1 + offset % LMTT_PAGE)
     }
 
     /// A full invalidation (`TLB_INVALIDATION_ALL` of type FULL).

@@ -772,3 +772,91 @@ fn adverse_events_follow_the_thresholds_the_pf_set() {
 
 mod lmtt;
 mod relay;
+
+/// A VF driver's MMIO exchange through its own `VF_SW_FLAG`s and doorbell
+/// (`vf_mmio.rs`): the request in, the reply read back.
+fn vf_mmio(h: &mut H, vf: u32, msg: [u32; 4]) -> [u32; 4] {
+    const FLAG0: u32 = 0x19_0240;
+    for (i, &d) in (0u32..).zip(&msg) {
+        assert!(h.rf.vf_fn_write(vf, FLAG0 + 4 * i, d, &mut h.rec));
+    }
+    assert!(h.rf.vf_fn_write(vf, 0x19_01F0, 1, &mut h.rec));
+    std::array::from_fn(|i| {
+        // CAST: i < 4.
+        h.rf.vf_fn_read(vf, FLAG0 + 4 * i as u32, &mut h.rec)
+            .expect("VF_SW_FLAG is a VF register")
+    })
+}
+
+#[test]
+fn a_vf_driver_matches_the_version_and_reads_its_config_by_mmio() {
+    let mut h = H::sriov_ready();
+    h.stamp(VF1_GGTT, 16, 1);
+    let cfg = full(VF1_GGTT, (1024, 256), (8, 4), 4 * MIB2);
+    assert_eq!(h.update(1, &cfg), mmio::success(9));
+    // VF_CAP_REG says VF; a write changes nothing.
+    assert_eq!(h.rf.vf_fn_read(1, 0x19_01F8, &mut h.rec), Some(1));
+    assert!(h.rf.vf_fn_write(1, 0x19_01F8, 0, &mut h.rec));
+    // MATCH_VERSION asking 1.1: the image's submission version, 1.26.0.
+    let r = vf_mmio(&mut h, 1, [0x5500, 0x0001_0100, 0, 0]);
+    assert_eq!(r, [mmio::success(0), 0x0001_1A00, 0, 0]);
+    // Each KLV upstream's VF queries, from VF 1's configuration.
+    let q = |h: &mut H, k: u32| vf_mmio(h, 1, [0x5509, k, 0, 0]);
+    assert_eq!(
+        q(&mut h, key::GGTT_START),
+        [mmio::success(2), VF1_GGTT as u32, 0, 0]
+    );
+    assert_eq!(
+        q(&mut h, key::GGTT_SIZE),
+        [mmio::success(2), VF_GGTT_SIZE as u32, 0, 0]
+    );
+    assert_eq!(
+        q(&mut h, key::LMEM_SIZE),
+        [mmio::success(2), (4 * MIB2) as u32, 0, 0]
+    );
+    assert_eq!(q(&mut h, key::NUM_CONTEXTS), [mmio::success(1), 256, 0, 0]);
+    assert_eq!(q(&mut h, key::NUM_DOORBELLS), [mmio::success(1), 4, 0, 0]);
+    // VF 2 has no configuration: the defaults.
+    assert_eq!(
+        vf_mmio(&mut h, 2, [0x5509, key::GGTT_SIZE, 0, 0]),
+        [mmio::success(2), 0, 0, 0]
+    );
+    // The PF sees VF 1's registers at its stride: the last reply.
+    assert_eq!(
+        h.rf.read(0x19_0240 + 0x400, &mut h.rec),
+        Some(mmio::success(1))
+    );
+    // Refusals: MBZ set, an unknown key, an unknown action, not a request.
+    assert_eq!(
+        vf_mmio(&mut h, 1, [0x5500, 0x0001_0101, 0, 0])[0],
+        mmio::failure(abi::error::INVALID_PARAMS)
+    );
+    assert_eq!(
+        vf_mmio(&mut h, 1, [0x5509, 0x1_0001, 0, 0])[0],
+        mmio::failure(abi::error::INVALID_PARAMS)
+    );
+    assert_eq!(
+        vf_mmio(&mut h, 1, [0x5509, key::EXEC_QUANTUM, 0, 0])[0],
+        mmio::failure(abi::error::INVALID_KLV_KEY)
+    );
+    assert_eq!(
+        vf_mmio(&mut h, 1, [0x4509, 0, 0, 0])[0],
+        mmio::failure(abi::error::UNKNOWN_ACTION)
+    );
+    assert_eq!(
+        vf_mmio(&mut h, 1, [0x1000_5500, 0, 0, 0])[0],
+        mmio::failure(abi::error::INVALID_PARAMS)
+    );
+    // A doorbell over the last reply is not a request: nothing changes.
+    let before = h.rec.summary(false).vf_guest[&1].guc_requests.clone();
+    assert!(h.rf.vf_fn_write(1, 0x19_01F0, 1, &mut h.rec));
+    let g = h.rec.summary(false).vf_guest[&1].clone();
+    assert_eq!(g.guc_requests, before);
+    assert_eq!(g.version.as_deref(), Some("0.1.26.0"));
+    assert_eq!(g.klvs["0x1"], VF1_GGTT);
+    assert_eq!(g.klvs["0x4"], 256);
+    assert_eq!(g.guc_requests["0x5509:success"], 5);
+    assert_eq!(g.guc_requests["0x5509:failure"], 2);
+    // Another offset is no VF register.
+    assert_eq!(h.rf.vf_fn_read(1, 0x2358, &mut h.rec), None);
+}
