@@ -334,6 +334,25 @@ mock_request() {
 		not_ok "the mock carried out $1" "answer: '$_ack'"
 }
 
+# peer NAME [TIMEOUT]: asks the VM runner to run the host command given as
+# `--peer NAME=COMMAND` (XEHPG-VM-PEER=NAME on the command channel,
+# tools/vm/src/console.rs; e.g. a second VM on a VF's socket, `xehpg-vm
+# --attach SOCKET`) and waits for it to end: the runner answers
+# `XEHPG-VM-ACK=NAME ok` when COMMAND exited with status 0, `failed` when it
+# did not, ran over --peer-timeout, could not start or another peer still
+# runs. Returns 0 on `ok`, 1 otherwise and after TIMEOUT seconds (default
+# 900) without an answer; it reports nothing, the caller decides (`if peer
+# vf1; then ok ...; else not_ok ...; fi`). A NAME the runner was not given is
+# not a marker: it stays in the output and the wait times out. Call it with
+# stdout on the command channel (not inside $(...) or `check`, which
+# redirect it), one at a time (the answer is read from /dev/ttyS1).
+peer() {
+	echo "XEHPG-VM-PEER=$1"
+	_ack=
+	read -r -t "${2:-900}" _ack </dev/ttyS1
+	[ "$_ack" = "XEHPG-VM-ACK=$1 ok" ]
+}
+
 # guc_get BDF KEY: a value of the debugfs guc_info file.
 guc_get() { sed -n "s/^$2: //p" "$DBG/$1/guc_info"; }
 

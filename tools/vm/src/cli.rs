@@ -10,6 +10,8 @@ use anyhow::Context;
 use anyhow::Result;
 use clap::Parser;
 
+use crate::console;
+
 /// A `--guest-file HOST:GUEST` pair.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GuestFile {
@@ -17,6 +19,15 @@ pub struct GuestFile {
     pub host: PathBuf,
     /// Absolute path in the guest.
     pub guest: String,
+}
+
+/// A `--peer NAME=COMMAND` pair: a host command the guest starts by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Peer {
+    /// `[a-z0-9-]+`, the name in the guest's `XEHPG-VM-PEER=NAME`.
+    pub name: String,
+    /// Run on the host with `sh -c`.
+    pub command: String,
 }
 
 /// The options as given, before defaults from `env.mk` are applied.
@@ -35,6 +46,12 @@ errors) has a serial port of its own, apart from the kernel console; it goes\n\
 to stdout, and without -q so does the console, a line at a time as each\n\
 arrives. Without COMMAND: an interactive shell on the console (Ctrl-A X kills\n\
 QEMU).\n\n\
+With --attach SOCKET the device is the one another process serves on SOCKET\n\
+(a VF of the host VM's mock) and no mock is started. With --peer NAME=COMMAND\n\
+the guest command can run COMMAND on the host (sh -c, one at a time) by\n\
+printing XEHPG-VM-PEER=NAME on its stdout; the runner answers\n\
+XEHPG-VM-ACK=NAME ok (exit status 0) or failed on /dev/ttyS1 when it ends\n\
+(tools/guest/lib.sh: peer NAME).\n\n\
 Defaults come from $XEHPG_CACHE/env.mk (default $HOME/.cache/xehpg), written\n\
 by tools/bootstrap.sh.",
     after_help = "Exit status: COMMAND's, 124 on timeout, 125 when the guest never reported\n\
@@ -129,6 +146,31 @@ pub struct Cli {
     /// Boot without the mock device
     #[arg(long, help_heading = "Device")]
     pub no_device: bool,
+    /// Attach the vfio-user-pci device to SOCKET, a vfio-user server another
+    /// process runs (a VF the host VM's mock serves): no mock of our own,
+    /// and SOCKET is neither made nor removed
+    #[arg(long, value_name = "SOCKET", help_heading = "Device")]
+    pub attach: Option<PathBuf>,
+
+    /// Host command the guest starts by printing XEHPG-VM-PEER=NAME on the
+    /// command channel; its end is answered XEHPG-VM-ACK=NAME ok|failed
+    /// (repeatable; NAME is [a-z0-9-]+)
+    #[arg(
+        long = "peer",
+        value_name = "NAME=COMMAND",
+        value_parser = parse_peer,
+        allow_hyphen_values = true,
+        help_heading = "Peers"
+    )]
+    pub peers: Vec<Peer>,
+    /// Append each peer's stdout and stderr to DIR/peer-NAME.log (default: the
+    /// --keep-logs dir, else the run's temporary dir)
+    #[arg(long, value_name = "DIR", help_heading = "Peers")]
+    pub peer_log: Option<PathBuf>,
+    /// Stop a peer that runs longer than SECS and answer `failed` (default
+    /// 900; 0 = none)
+    #[arg(long, value_name = "SECS", value_parser = parse_number, help_heading = "Peers")]
+    pub peer_timeout: Option<u64>,
 
     /// Mock access trace
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -197,6 +239,27 @@ fn parse_guest_file(value: &str) -> Result<GuestFile> {
     Ok(GuestFile {
         host: host.into(),
         guest: guest.to_owned(),
+    })
+}
+
+/// `NAME=COMMAND`, split at the first `=`: a command may contain `=`, a name
+/// may not.
+fn parse_peer(value: &str) -> Result<Peer> {
+    let (name, command) = value
+        .split_once('=')
+        .ok_or_else(|| anyhow!("expected NAME=COMMAND"))?;
+    if !console::is_peer_name(name) {
+        bail!("peer name {name:?} is not [a-z0-9-]+");
+    }
+    if name == console::MOCK_ACK_NAME {
+        bail!("peer name {name:?} is taken: the runner answers mock requests with it");
+    }
+    if command.trim().is_empty() {
+        bail!("peer {name} has an empty command");
+    }
+    Ok(Peer {
+        name: name.to_owned(),
+        command: command.to_owned(),
     })
 }
 
@@ -304,6 +367,55 @@ mod tests {
         );
         assert_eq!(parse_ok(&["--timeout=0"]).timeout, Some(0));
         assert!(parse_err(&["--no-load=1"]).contains("--no-load"));
+    }
+
+    #[test]
+    fn peer_splits_at_the_first_equals_sign() {
+        let cli = parse_ok(&[
+            "--peer",
+            "vf1=tools/vm/run --attach /t/vf1.sock -- sh /tests/vf.sh",
+            "--peer=b-2=FOO=1 exec -x",
+            "--peer-timeout",
+            "60",
+            "--peer-log",
+            "/l",
+        ]);
+        assert_eq!(
+            cli.peers,
+            [
+                Peer {
+                    name: "vf1".into(),
+                    command: "tools/vm/run --attach /t/vf1.sock -- sh /tests/vf.sh".into()
+                },
+                Peer {
+                    name: "b-2".into(),
+                    command: "FOO=1 exec -x".into()
+                }
+            ]
+        );
+        assert_eq!(cli.peer_timeout, Some(60));
+        assert_eq!(cli.peer_log, Some("/l".into()));
+        // A command may start with a hyphen, since it is all one value.
+        assert_eq!(parse_ok(&["--peer", "x=-y"]).peers[0].command, "-y");
+        for (bad, why) in [
+            ("hello", "NAME=COMMAND"),
+            ("=true", "not [a-z0-9-]+"),
+            ("Vf1=true", "not [a-z0-9-]+"),
+            ("vf_1=true", "not [a-z0-9-]+"),
+            ("vf 1=true", "not [a-z0-9-]+"),
+            ("mock=true", "taken"),
+            ("vf1=", "empty command"),
+            ("vf1=  ", "empty command"),
+        ] {
+            assert!(parse_err(&["--peer", bad]).contains(why), "{bad}");
+        }
+        assert!(parse_err(&["--peer-timeout", "soon"]).contains("expected a number"));
+    }
+
+    #[test]
+    fn attach_takes_a_path() {
+        let cli = parse_ok(&["--attach", "/t/vf1.sock", "--", "true"]);
+        assert_eq!(cli.attach, Some("/t/vf1.sock".into()));
     }
 
     #[test]

@@ -17,6 +17,7 @@ use anyhow::Result;
 
 use crate::cli::Cli;
 use crate::cli::GuestFile;
+use crate::cli::Peer;
 use crate::qemu;
 use xehpg_common::envmk::EnvMk;
 
@@ -29,6 +30,8 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 const DEFAULT_BOOT_TIMEOUT: Duration = Duration::from_secs(60);
 const DEFAULT_MEM_MIB: u32 = 512;
 const DEFAULT_SMP: u32 = 2;
+/// How long one peer command may run: a second VM's boot and its test.
+const DEFAULT_PEER_TIMEOUT: Duration = Duration::from_secs(900);
 
 /// A firmware file and its place under the guest's `/lib/firmware`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +48,17 @@ pub struct Device {
     /// The GuC firmware the mock checks uploads against (`--guc-fw`).
     pub guc_fw: Option<PathBuf>,
     pub args: Vec<String>,
+}
+
+/// Host commands the guest may start by name (`--peer`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Peers {
+    /// Names unique, in the order given.
+    pub specs: Vec<Peer>,
+    /// `--peer-log`; without it the keep dir, else the run's temp dir.
+    pub log_dir: Option<PathBuf>,
+    /// The limit of each peer run; `None` for none.
+    pub timeout: Option<Duration>,
 }
 
 /// Output files the user asked for; the rest live in the run's temp dir.
@@ -76,7 +90,12 @@ pub struct Plan {
     pub cmdline: String,
     pub mem_mib: u32,
     pub smp: u32,
+    /// The runner's own mock; `None` with `--no-device` or `--attach`.
     pub device: Option<Device>,
+    /// `--attach`: the vfio-user server socket of a device another process
+    /// serves, which QEMU connects to instead of a mock of the runner's.
+    pub attach: Option<PathBuf>,
+    pub peers: Peers,
     pub outputs: Outputs,
     pub timeout: Option<Duration>,
     /// Until the command starts (batch mode only).
@@ -105,7 +124,13 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
         bail!("--param given but there is no module to pass it to");
     }
     let firmware = resolve_firmware(&cli, env, exists, &mut notes)?;
-    let device = resolve_device(&cli, &firmware, repo, exists, &mut notes)?;
+    let device = match &cli.attach {
+        Some(_) => {
+            check_attach(&cli)?;
+            None
+        }
+        None => resolve_device(&cli, &firmware, repo, exists, &mut notes)?,
+    };
     let busybox = cli
         .busybox
         .clone()
@@ -139,6 +164,7 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
     if command.is_none() && cli.quiet {
         notes.push("--quiet has no effect on the interactive shell".into());
     }
+    let peers = resolve_peers(&cli, command.is_some(), &mut notes)?;
     if command.is_none() && cli.output.is_some() {
         notes.push(
             "--output has no effect on the interactive shell: its output is in the console log"
@@ -160,6 +186,8 @@ pub fn resolve(cli: Cli, env: &EnvMk, repo: &Path, exists: &dyn Fn(&Path) -> boo
         mem_mib: cli.mem_mib.unwrap_or(DEFAULT_MEM_MIB),
         smp: cli.smp.unwrap_or(DEFAULT_SMP),
         device,
+        attach: cli.attach,
+        peers,
         outputs: Outputs {
             keep_dir: cli.keep_logs,
             console: cli.console,
@@ -327,6 +355,70 @@ fn resolve_firmware(
     Ok(firmware)
 }
 
+/// The options that configure the runner's own mock, each with whether it
+/// was given.
+fn mock_options(cli: &Cli) -> [(bool, &'static str); 6] {
+    [
+        (cli.mock.is_some(), "--mock"),
+        (!cli.mock_args.is_empty(), "--mock-arg"),
+        (cli.device_id.is_some(), "--device-id"),
+        (cli.guc_fw.is_some(), "--guc-fw"),
+        (cli.trace.is_some(), "--trace"),
+        (cli.summary.is_some(), "--summary"),
+    ]
+}
+
+/// `--attach` starts no mock: the device is whatever serves the socket, so
+/// an option for the runner's own mock would silently do nothing.
+fn check_attach(cli: &Cli) -> Result<()> {
+    if cli.no_device {
+        bail!("--no-device contradicts --attach");
+    }
+    let given: Vec<&str> = mock_options(cli)
+        .iter()
+        .filter(|(given, _)| *given)
+        .map(|(_, option)| *option)
+        .collect();
+    if !given.is_empty() {
+        bail!(
+            "{} configure the runner's own mock, which --attach does not start \
+             (the device is the one served on the --attach socket)",
+            given.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The peers, their log dir and limit; checks that names are unique.
+fn resolve_peers(cli: &Cli, batch: bool, notes: &mut Vec<String>) -> Result<Peers> {
+    for (index, peer) in cli.peers.iter().enumerate() {
+        if cli.peers[..index].iter().any(|p| p.name == peer.name) {
+            bail!("--peer {} given twice", peer.name);
+        }
+    }
+    let tuning = cli.peer_log.is_some() || cli.peer_timeout.is_some();
+    if cli.peers.is_empty() {
+        if tuning {
+            notes.push("--peer-log and --peer-timeout have no effect without --peer".into());
+        }
+        return Ok(Peers::default());
+    }
+    if !batch {
+        // The guest asks on the command channel, which only a batch run has.
+        notes.push("--peer has no effect on the interactive shell".into());
+        return Ok(Peers::default());
+    }
+    Ok(Peers {
+        specs: cli.peers.clone(),
+        log_dir: cli.peer_log.clone(),
+        timeout: match cli.peer_timeout {
+            Some(0) => None,
+            Some(secs) => Some(Duration::from_secs(secs)),
+            None => Some(DEFAULT_PEER_TIMEOUT),
+        },
+    })
+}
+
 fn resolve_device(
     cli: &Cli,
     firmware: &[Firmware],
@@ -335,15 +427,7 @@ fn resolve_device(
     notes: &mut Vec<String>,
 ) -> Result<Option<Device>> {
     if cli.no_device {
-        let unused = [
-            (cli.mock.is_some(), "--mock"),
-            (!cli.mock_args.is_empty(), "--mock-arg"),
-            (cli.device_id.is_some(), "--device-id"),
-            (cli.guc_fw.is_some(), "--guc-fw"),
-            (cli.trace.is_some(), "--trace"),
-            (cli.summary.is_some(), "--summary"),
-        ];
-        for (_, option) in unused.iter().filter(|(given, _)| *given) {
+        for (_, option) in mock_options(cli).iter().filter(|(given, _)| *given) {
             notes.push(format!("{option} ignored with --no-device"));
         }
         return Ok(None);
@@ -666,6 +750,93 @@ GUC_FW_DIR := /c/fw
         let plan = resolve_in(&["--no-device", "--trace", "/t"], &files).unwrap();
         assert_eq!(plan.device, None);
         assert_eq!(plan.notes, ["--trace ignored with --no-device"]);
+    }
+
+    #[test]
+    fn attach_starts_no_mock_and_refuses_mock_options() {
+        let mut files = world(&[]);
+        // The mock need not even be built.
+        files.remove(Path::new("/r/tools/target/release/xehpg-mock"));
+        let plan = resolve_in(
+            &[
+                "--attach",
+                "/t/vf1.sock",
+                "--no-module",
+                "--mem",
+                "768",
+                "--keep-logs",
+                "/l",
+                "--",
+                "true",
+            ],
+            &files,
+        )
+        .unwrap();
+        assert_eq!(plan.attach, Some("/t/vf1.sock".into()));
+        assert_eq!(plan.device, None);
+        assert_eq!(plan.mem_mib, 768);
+        assert!(plan.notes.is_empty(), "{:?}", plan.notes);
+        for (option, value) in [
+            ("--mock", "/r/tools/target/release/xehpg-mock"),
+            ("--mock-arg", "--fault=x"),
+            ("--device-id", "0x56c0"),
+            ("--guc-fw", "/c/fw/i915/dg2_guc_70.bin"),
+            ("--trace", "/t.jsonl"),
+            ("--summary", "/s.json"),
+        ] {
+            let err = error(&["--attach", "/t/vf1.sock", option, value], &world(&[]));
+            assert!(err.starts_with(option), "{option}: {err}");
+            assert!(err.contains("--attach does not start"), "{option}: {err}");
+        }
+        // All of them named at once.
+        assert!(error(
+            &["--attach", "/s", "--trace", "/t", "--mock-arg", "-v"],
+            &world(&[])
+        )
+        .starts_with("--mock-arg, --trace configure"));
+        assert!(error(&["--attach", "/s", "--no-device"], &world(&[])).contains("contradicts"));
+    }
+
+    #[test]
+    fn peers_are_unique_and_batch_only() {
+        let two = plan(&["--peer", "a=true", "--peer", "b=false", "--", "x"]);
+        let names: Vec<&str> = two.peers.specs.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(two.peers.timeout, Some(Duration::from_secs(900)));
+        assert_eq!(two.peers.log_dir, None);
+        let tuned = plan(&[
+            "--peer",
+            "a=true",
+            "--peer-timeout",
+            "0",
+            "--peer-log",
+            "/p",
+            "--",
+            "x",
+        ]);
+        assert_eq!(tuned.peers.timeout, None);
+        assert_eq!(tuned.peers.log_dir, Some("/p".into()));
+        assert_eq!(
+            plan(&["--peer", "a=true", "--peer-timeout", "5", "--", "x"])
+                .peers
+                .timeout,
+            Some(Duration::from_secs(5))
+        );
+        assert!(error(
+            &["--peer", "a=true", "--peer", "a=false", "--", "x"],
+            &world(&[])
+        )
+        .contains("--peer a given twice"));
+        // The interactive shell has no command channel to ask on.
+        let interactive = plan(&["--peer", "a=true"]);
+        assert_eq!(interactive.peers, Peers::default());
+        assert_eq!(
+            interactive.notes,
+            ["--peer has no effect on the interactive shell"]
+        );
+        let unused = plan(&["--peer-timeout", "5", "--", "x"]);
+        assert_eq!(unused.peers, Peers::default());
+        assert_eq!(unused.notes.len(), 1, "{:?}", unused.notes);
     }
 
     #[test]

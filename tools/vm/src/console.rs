@@ -25,7 +25,18 @@
 //! `XEHPG-VM-ACK=mock ok` on the command channel (`failed` after 10 s), so
 //! the guest goes on only when the device is as the request left it; what
 //! the request sets going (paced interrupts, a delayed reply) the guest
-//! still polls for.
+//! still polls for. A run without a mock of its own (`--no-device`,
+//! `--attach`) answers a mock request, and a window `begin` ([`WINDOW_PREFIX`]),
+//! `failed` at once.
+//!
+//! A line `XEHPG-VM-PEER=NAME` asks the runner to run the host command
+//! configured as `--peer NAME=COMMAND` ([`crate::peer`]). It is a marker only
+//! if NAME (`[a-z0-9-]+`) is one of the configured names ([`peer_marker`]);
+//! any other such line stays output, so the guest's wait for an answer fails
+//! visibly. When the command has ended the runner answers
+//! `XEHPG-VM-ACK=NAME ok` (exit status 0) or `XEHPG-VM-ACK=NAME failed` (a
+//! failure, over `--peer-timeout`, not started, or another peer still
+//! running) on the command channel.
 //!
 //! The interactive shell has one port for the console and the shell; its log
 //! is read after the run by [`scan_log`], which finds markers at the ends of
@@ -52,9 +63,17 @@ pub const MOCK_PREFIX: &str = "XEHPG-VM-MOCK=";
 /// command channel once the mock has opened the window, so the guest knows
 /// that what it does next is recorded in it.
 pub const WINDOW_PREFIX: &str = "XEHPG-VM-WINDOW=";
-/// The runner's answer to a window `begin`, sent to the guest on the command
-/// channel: `XEHPG-VM-ACK=NAME ok` or `XEHPG-VM-ACK=NAME failed`.
+/// Printed by the guest command to have the runner start the host command
+/// configured as `--peer NAME=COMMAND`, followed by NAME. A marker only when
+/// NAME is configured ([`peer_marker`]); the runner answers with an
+/// [`ACK_PREFIX`] line for NAME once the command has ended.
+pub const PEER_PREFIX: &str = "XEHPG-VM-PEER=";
+/// The runner's answer to a window `begin`, a mock request or a peer, sent to
+/// the guest on the command channel: `XEHPG-VM-ACK=NAME ok` or
+/// `XEHPG-VM-ACK=NAME failed` (NAME is [`MOCK_ACK_NAME`] for a mock request).
 pub const ACK_PREFIX: &str = "XEHPG-VM-ACK=";
+/// The name in the answer to a [`MOCK_PREFIX`] request, so no peer has it.
+pub const MOCK_ACK_NAME: &str = "mock";
 /// The kernel's panic banner.
 const PANIC: &str = "Kernel panic - not syncing";
 /// How long an unfinished line may wait for its end before it is shown: a
@@ -69,6 +88,8 @@ pub enum Marker {
     InsmodFailed(i32),
     Panic,
     Mock(MockRequest),
+    /// A peer request: the index of its name in [`Session::peers`].
+    Peer(usize),
 }
 
 /// What the guest command can ask the runner to do to the mock device: a
@@ -119,6 +140,27 @@ pub fn command_marker(line: &str) -> Option<Marker> {
         .map(Marker::InsmodFailed)
 }
 
+/// Whether `name` is a peer name: `[a-z0-9-]+`.
+pub fn is_peer_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(is_peer_name_byte)
+}
+
+fn is_peer_name_byte(byte: u8) -> bool {
+    byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-'
+}
+
+/// Recognises a command channel line `XEHPG-VM-PEER=NAME` (a trailing `\r`
+/// allowed) naming one of `peers`; returns NAME's index there. A name not
+/// configured, or not a name at all, makes no marker: the line stays output.
+pub fn peer_marker(line: &str, peers: &[String]) -> Option<usize> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let name = line.strip_prefix(PEER_PREFIX)?;
+    if !is_peer_name(name) {
+        return None;
+    }
+    peers.iter().position(|peer| peer == name)
+}
+
 /// The number after the last `prefix` when digits are all that follow it.
 fn status_after(line: &str, prefix: &str) -> Option<i32> {
     line.rsplit_once(prefix)
@@ -138,6 +180,14 @@ fn may_become_marker(partial: &[u8]) -> bool {
     let partial = partial.strip_suffix(b"\r").unwrap_or(partial);
     if let Some(rest) = partial.strip_prefix(MOCK_PREFIX.as_bytes()) {
         return std::str::from_utf8(rest).is_ok_and(MockRequest::could_become);
+    }
+    // A peer line is held while it may still be a name (the configured
+    // names are the session's; a line that is none is let out at its end).
+    if let Some(rest) = partial.strip_prefix(PEER_PREFIX.as_bytes()) {
+        return rest.iter().copied().all(is_peer_name_byte);
+    }
+    if PEER_PREFIX.as_bytes().starts_with(partial) {
+        return true;
     }
     // A window line is held until its end, whatever follows the prefix.
     if partial.starts_with(WINDOW_PREFIX.as_bytes())
@@ -183,6 +233,11 @@ pub struct Session {
     pub mock_requests: Vec<MockRequest>,
     /// Window requests ([`WINDOW_PREFIX`]) seen and not yet carried out.
     pub window_requests: Vec<String>,
+    /// The configured peer names (`--peer`), the only ones whose
+    /// [`PEER_PREFIX`] lines are markers.
+    pub peers: Vec<String>,
+    /// Peer requests taken and not yet carried out, by name.
+    pub peer_requests: Vec<String>,
 }
 
 impl Default for Session {
@@ -194,6 +249,8 @@ impl Default for Session {
             exit_markers: 0,
             mock_requests: Vec::new(),
             window_requests: Vec::new(),
+            peers: Vec::new(),
+            peer_requests: Vec::new(),
         }
     }
 }
@@ -213,6 +270,10 @@ impl Session {
                 // Output all the same: the harness splits the output there.
                 self.window_requests.push(request.to_string());
                 return None;
+            }
+            if let Some(index) = peer_marker(text, &self.peers) {
+                self.peer_requests.push(self.peers[index].clone());
+                return Some(Marker::Peer(index));
             }
         }
         let marker = command_marker(line)?;
@@ -798,6 +859,96 @@ mod tests {
             "XEHPG-VM-MOCK=irq:guc:8000:0\n"
         );
         assert_eq!(session.mock_requests.len(), 4);
+    }
+
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn peer_markers_name_a_configured_peer() {
+        let peers = names(&["vf1", "vf-2"]);
+        assert_eq!(peer_marker("XEHPG-VM-PEER=vf1", &peers), Some(0));
+        assert_eq!(peer_marker("XEHPG-VM-PEER=vf-2\r", &peers), Some(1));
+        for line in [
+            // Not configured.
+            "XEHPG-VM-PEER=vf3",
+            "XEHPG-VM-PEER=vf",
+            // Malformed.
+            "XEHPG-VM-PEER=",
+            "XEHPG-VM-PEER=VF1",
+            "XEHPG-VM-PEER=vf1 ",
+            "XEHPG-VM-PEER= vf1",
+            "XEHPG-VM-PEER=vf1=x",
+            "XEHPG-VM-PEER=vf1\r\r",
+            // Not a whole line.
+            " XEHPG-VM-PEER=vf1",
+            "# XEHPG-VM-PEER=vf1",
+            "XEHPG-VM-PEER=vf1XEHPG-VM-PEER=vf1",
+        ] {
+            assert_eq!(peer_marker(line, &peers), None, "{line:?}");
+        }
+        assert_eq!(peer_marker("XEHPG-VM-PEER=vf1", &[]), None);
+        assert!(is_peer_name("a-0") && is_peer_name("-"));
+        assert!(!is_peer_name("") && !is_peer_name("a_b") && !is_peer_name("\u{e9}"));
+    }
+
+    /// A configured peer's line is a marker while the command runs and not
+    /// output; any other peer line is output, so the guest's wait for an
+    /// answer that never comes fails visibly.
+    #[test]
+    fn peer_requests_are_taken_while_the_command_runs() {
+        let mut session = Session {
+            peers: names(&["hello"]),
+            ..Session::default()
+        };
+        let mut channel = CommandChannel::default();
+        let mut out = channel.push(b"XEHPG-VM-PEER=hello\n", &mut session);
+        assert!(session.peer_requests.is_empty(), "not before BEGIN");
+        out.extend(channel.push(b"XEHPG-VM-BEGIN\nbefore\nXEHPG-VM-PEER=hel", &mut session));
+        // Held back while it may still become a name.
+        out.extend(channel.pause());
+        out.extend(channel.push(
+            b"lo\nXEHPG-VM-PEER=bye\nXEHPG-VM-PEER=Hello\nafter\n",
+            &mut session,
+        ));
+        out.extend(channel.push(b"\nXEHPG-VM-EXIT=0\n", &mut session));
+        assert_eq!(
+            session.on_command_line("XEHPG-VM-PEER=hello"),
+            None,
+            "after the command"
+        );
+        out.extend(channel.finish(&mut session));
+        assert_eq!(session.peer_requests, ["hello"]);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "XEHPG-VM-PEER=hello\nbefore\nXEHPG-VM-PEER=bye\nXEHPG-VM-PEER=Hello\nafter\n"
+        );
+        let mut session = Session {
+            phase: Phase::Command,
+            peers: names(&["a", "b"]),
+            ..Session::default()
+        };
+        assert_eq!(
+            session.on_command_line("XEHPG-VM-PEER=b"),
+            Some(Marker::Peer(1))
+        );
+        assert_eq!(session.peer_requests, ["b"]);
+    }
+
+    #[test]
+    fn peer_prefixes_are_held_back_while_they_may_be_a_name() {
+        for partial in [
+            "XEHPG-VM-P",
+            "XEHPG-VM-PEER=",
+            "XEHPG-VM-PEER=vf-1",
+            "XEHPG-VM-PEER=a\r",
+        ] {
+            assert!(may_become_marker(partial.as_bytes()), "{partial:?}");
+        }
+        for partial in ["XEHPG-VM-PEER=A", "XEHPG-VM-PEER=a b", "XEHPG-VM-PEERS"] {
+            assert!(!may_become_marker(partial.as_bytes()), "{partial:?}");
+        }
     }
 
     #[test]

@@ -7,14 +7,16 @@
 //! `env.mk` ([`envmk`]) into a plan, and [`runner`] executes it: the
 //! [`initramfs`] (written by the kernel's `usr/gen_init_cpio`, with an
 //! [`init_script`]), the mock and
-//! QEMU ([`qemu`], [`process`]), the [`console`] stream and the mock's
-//! [`summary`], inside a temporary directory, watching [`signals`].
+//! QEMU ([`qemu`], [`process`]), the [`console`] stream, the host commands
+//! the guest starts ([`peer`]) and the mock's [`summary`], inside a
+//! temporary directory, watching [`signals`].
 
 mod cli;
 mod config;
 mod console;
 mod init_script;
 mod initramfs;
+mod peer;
 mod qemu;
 mod runner;
 mod signals;

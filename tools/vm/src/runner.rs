@@ -4,9 +4,18 @@
 //! (QEMU connects at device realize and fails otherwise), as must the
 //! runner's command channel socket in batch mode, and after QEMU
 //! exits the mock gets a moment to notice the disconnect and write its
-//! summary before it is stopped. Every early return goes through the
-//! [`Proc`] and `tempfile::TempDir` drops, which stop the children (QEMU first, it
-//! was started last) and remove the temp dir.
+//! summary before it is stopped. With `--attach SOCKET` there is no mock:
+//! SOCKET is another process's vfio-user server (a VF the host VM's mock
+//! serves), checked to be a socket before anything starts, and neither
+//! made nor removed here. Every early return goes through the [`Proc`],
+//! [`peer::Peers`] and `tempfile::TempDir` drops, which stop the children (a
+//! running peer command first, then QEMU, it was started last) and remove
+//! the temp dir.
+//!
+//! The batch loop never waits on one thing: it takes the streams' chunks,
+//! carries out the guest's requests (mock, window, peer), looks at a
+//! running peer command ([`peer::Peers::poll`]) and checks the deadline and
+//! the signals, every [`POLL`] at most.
 
 use std::fmt;
 use std::fs;
@@ -41,6 +50,7 @@ use crate::console::Source;
 use crate::console::Streams;
 use crate::init_script;
 use crate::initramfs;
+use crate::peer;
 use crate::qemu;
 use crate::signals::Signals;
 use crate::summary;
@@ -174,6 +184,9 @@ fn session(
     watch: &Watch,
     started: Instant,
 ) -> Result<Outcome> {
+    if let Some(socket) = &plan.attach {
+        check_attach_socket(socket)?;
+    }
     let initrd = tmp.join("initramfs.cpio");
     write_initramfs(plan, &initrd)?;
     watch.check(false)?;
@@ -182,6 +195,12 @@ fn session(
         Some(_) => Some(listen(&command_socket)?),
         None => None,
     };
+    let peers = peer::Peers::new(
+        &plan.peers,
+        plan.outputs.keep_dir.as_deref(),
+        tmp,
+        STOP_GRACE,
+    )?;
     let socket = tmp.join("mock.sock");
     let control_fifo = tmp.join("mock-control");
     let control_ack = tmp.join("mock-control-ack");
@@ -221,11 +240,12 @@ fn session(
         append: &plan.cmdline,
         mem_mib: plan.mem_mib,
         smp: plan.smp,
-        socket: mock.as_ref().map(|_| socket.as_path()),
+        socket: device_socket(plan.attach.as_deref(), mock.is_some(), &socket),
         console: console_mode,
     });
+    let link = Link { control, peers };
     let outcome = match listener {
-        Some(listener) => batch(&argv, listener, plan.quiet, logs, watch, started, control)?,
+        Some(listener) => batch(&argv, listener, plan.quiet, logs, watch, started, link)?,
         None => interactive(&argv, logs, watch)?,
     };
     if let Some(mock) = &mut mock {
@@ -448,6 +468,43 @@ fn start_mock(
     }
 }
 
+/// The vfio-user socket QEMU connects to: `--attach`'s, or the one the mock
+/// makes at `mock_socket`, or none.
+fn device_socket<'a>(
+    attach: Option<&'a Path>,
+    mock: bool,
+    mock_socket: &'a Path,
+) -> Option<&'a Path> {
+    match (attach, mock) {
+        (Some(socket), _) => Some(socket),
+        (None, true) => Some(mock_socket),
+        (None, false) => None,
+    }
+}
+
+/// `--attach`'s socket must be there, and a socket, before QEMU starts, which
+/// otherwise fails at device realize with a vaguer message. Only its type is
+/// checked: connecting would take the server's one client slot.
+fn check_attach_socket(socket: &Path) -> Result<()> {
+    if socket.as_os_str().len() > MAX_SOCKET_PATH {
+        bail!(
+            "--attach {}: the path is too long for a unix socket (at most {MAX_SOCKET_PATH} \
+             bytes; a shorter symlink to it will do)",
+            socket.display()
+        );
+    }
+    let meta = fs::metadata(socket).with_context(|| {
+        format!(
+            "--attach {}: no such socket (start the process that serves it first)",
+            socket.display()
+        )
+    })?;
+    if !meta.file_type().is_socket() {
+        bail!("--attach {}: not a unix socket", socket.display());
+    }
+    Ok(())
+}
+
 fn check_socket_path(socket: &Path) -> Result<()> {
     if socket.as_os_str().len() > MAX_SOCKET_PATH {
         bail!(
@@ -495,9 +552,17 @@ fn create(path: &Path) -> Result<File> {
     File::create(path).with_context(|| format!("creating {}", path.display()))
 }
 
+/// What the guest's requests act on: the mock's test control (none without
+/// a mock of the runner's own) and the peer commands.
+struct Link {
+    control: Option<MockLink>,
+    peers: peer::Peers,
+}
+
 /// Runs QEMU with the console on a pipe and the command channel on
 /// `listener`, streaming both until QEMU exits. The guest's mock requests
-/// are written to the mock's `control` FIFO as they come.
+/// are written to the mock's control FIFO as they come, and its peer
+/// requests start peer commands, which the loop follows without waiting.
 fn batch(
     argv: &[String],
     listener: UnixListener,
@@ -505,7 +570,7 @@ fn batch(
     logs: &Logs,
     watch: &Watch,
     started: Instant,
-    mut control: Option<MockLink>,
+    link: Link,
 ) -> Result<Outcome> {
     let (program, args) = split_program(argv)?;
     let mut command = Command::new(program);
@@ -516,6 +581,11 @@ fn batch(
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     let mut qemu = process::spawn("QEMU", &mut command, true)?;
+    // Declared after `qemu`, so an error return stops a peer before QEMU.
+    let Link {
+        mut control,
+        mut peers,
+    } = link;
     let (sender, messages) = mpsc::channel();
     let stdout = qemu.take_stdout().context("QEMU has no stdout pipe")?;
     spawn_reader(Source::Console, stdout, sender.clone());
@@ -525,6 +595,7 @@ fn batch(
         std::io::stdout(),
         quiet,
     );
+    streams.session.peers = peers.names();
     // Kept until QEMU's connection is taken.
     let mut listener = Some(listener);
     let mut command_writer: Option<UnixStream> = None;
@@ -567,6 +638,14 @@ fn batch(
                 command_writer.as_mut(),
             );
         }
+        for name in std::mem::take(&mut streams.session.peer_requests) {
+            if let Some(answer) = peers.request(&name) {
+                answer_guest(command_writer.as_mut(), &answer.name, answer.verdict());
+            }
+        }
+        if let Some(answer) = peers.poll() {
+            answer_guest(command_writer.as_mut(), &answer.name, answer.verdict());
+        }
         streams
             .tick(Instant::now())
             .with_context(|| format!("writing {}", logs.output.display()))?;
@@ -588,6 +667,7 @@ fn batch(
             break;
         }
     }
+    peers.stop();
     streams
         .finish()
         .context("writing the console and output logs")?;
@@ -716,9 +796,6 @@ impl MockLink {
 /// How long the mock may take to carry out a request.
 const MOCK_ACK_WAIT: Duration = Duration::from_secs(10);
 
-/// The guest's name for the answer to a [`console::MOCK_PREFIX`] request.
-const MOCK_ACK_NAME: &str = "mock";
-
 /// Carries a guest's request to the mock: one line on its control FIFO.
 /// Once the mock has carried it out the guest gets `XEHPG-VM-ACK=mock ok`
 /// on the command channel (`failed` when it could not be sent or the mock
@@ -753,7 +830,7 @@ fn forward_to_mock(
             }
         },
     };
-    answer_guest(guest, MOCK_ACK_NAME, verdict);
+    answer_guest(guest, console::MOCK_ACK_NAME, verdict);
 }
 
 /// Sends the guest `XEHPG-VM-ACK=NAME VERDICT` on the command channel.
@@ -779,19 +856,16 @@ const WINDOW_WAIT: Duration = Duration::from_secs(10);
 /// beside `summary`) the guest gets `XEHPG-VM-ACK=NAME ok engines=LIST` on
 /// the command channel (`failed` if it did not within [`WINDOW_WAIT`]);
 /// `end:NAME` becomes `window-end:NAME`, unanswered. Anything else is
-/// reported. LIST ([`present_engines`]) is the engines the mock's fuses
-/// enable in this window, so a scenario takes the engines it expects from
-/// the device, not from the driver's report of itself.
+/// reported. Without a mock a `begin` is answered `failed` at once. LIST
+/// ([`present_engines`]) is the engines the mock's fuses enable in this
+/// window, so a scenario takes the engines it expects from the device, not
+/// from the driver's report of itself.
 fn carry_out_window(
     request: &str,
     control: Option<&mut MockLink>,
     summary: &Path,
     guest: Option<&mut UnixStream>,
 ) {
-    let Some(link) = control else {
-        eprintln!("xehpg-vm: the guest asked for window {request} but this run has no mock");
-        return;
-    };
     let (line, begun) = match request.split_once(':') {
         Some(("begin", rest)) => {
             let name = rest.split_once(':').map_or(rest, |(n, _)| n);
@@ -804,6 +878,14 @@ fn carry_out_window(
             );
             return;
         }
+    };
+    let Some(link) = control else {
+        eprintln!("xehpg-vm: the guest asked for window {request} but this run has no mock");
+        // Nothing will open it: the guest need not wait to hear so.
+        if let Some(name) = begun {
+            answer_guest(guest, &name, "failed");
+        }
+        return;
     };
     let file = begun.as_ref().map(|name| {
         summary
@@ -1181,6 +1263,89 @@ mod tests {
             .expect("a line")
             .expect("text");
         assert_eq!(line, "XEHPG-VM-ACK=gone failed");
+    }
+
+    /// Without a mock (`--no-device`, `--attach`) a window `begin` is
+    /// answered `failed` at once; an `end` needs no answer.
+    #[test]
+    fn a_window_begin_without_a_mock_fails_at_once() {
+        let (mut guest_end, mut runner_end) = UnixStream::pair().expect("pair");
+        let started = Instant::now();
+        let summary = Path::new("/nonexistent/mock.json");
+        carry_out_window("begin:bind:--fault x", None, summary, Some(&mut runner_end));
+        carry_out_window("end:bind", None, summary, Some(&mut runner_end));
+        forward_to_mock(
+            console::MockRequest::SurpriseRemoval,
+            None,
+            Some(&mut runner_end),
+        );
+        assert!(started.elapsed() < Duration::from_secs(1));
+        drop(runner_end);
+        let mut answers = String::new();
+        std::io::Read::read_to_string(&mut guest_end, &mut answers).expect("answers");
+        assert_eq!(
+            answers,
+            "XEHPG-VM-ACK=bind failed\nXEHPG-VM-ACK=mock failed\n"
+        );
+    }
+
+    #[test]
+    fn qemu_attaches_to_the_attach_socket_or_the_mock() {
+        let mock = Path::new("/t/mock.sock");
+        let attach = Path::new("/run/vf1.sock");
+        assert_eq!(device_socket(Some(attach), false, mock), Some(attach));
+        assert_eq!(device_socket(None, true, mock), Some(mock));
+        assert_eq!(device_socket(None, false, mock), None);
+        // The command line the runner builds for an attach run.
+        let base = ["qemu".to_owned()];
+        let argv = qemu::command_line(&qemu::QemuSpec {
+            base: &base,
+            extra: &[],
+            kernel: Path::new("/k"),
+            initrd: Path::new("/t/initramfs.cpio"),
+            append: "console=ttyS0",
+            mem_mib: 512,
+            smp: 2,
+            socket: device_socket(Some(attach), false, mock),
+            console: qemu::ConsoleMode::Batch {
+                command_socket: "/t/command.sock".into(),
+            },
+        });
+        let devices: Vec<serde_json::Value> = argv
+            .windows(2)
+            .filter(|w| w[0] == "-device")
+            .map(|w| serde_json::from_str(&w[1]).expect("json"))
+            .collect();
+        assert_eq!(devices.len(), 1);
+        assert_eq!(devices[0]["driver"], "vfio-user-pci");
+        assert_eq!(
+            devices[0]["socket"],
+            serde_json::json!({"path": "/run/vf1.sock", "type": "unix"})
+        );
+        assert!(!argv.iter().any(|a| a.contains("mock.sock")));
+    }
+
+    #[test]
+    fn the_attach_socket_must_be_a_socket() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let socket = dir.path().join("vf1.sock");
+        let err = format!("{:#}", check_attach_socket(&socket).unwrap_err());
+        assert!(err.contains("no such socket"), "{err}");
+        fs::write(&socket, "").expect("file");
+        let err = format!("{:#}", check_attach_socket(&socket).unwrap_err());
+        assert!(err.contains("not a unix socket"), "{err}");
+        fs::remove_file(&socket).expect("remove");
+        let listener = UnixListener::bind(&socket).expect("bind");
+        check_attach_socket(&socket).expect("a socket");
+        // Through a symlink too, as QEMU follows it.
+        let link = dir.path().join("link.sock");
+        std::os::unix::fs::symlink(&socket, &link).expect("symlink");
+        check_attach_socket(&link).expect("a socket behind a symlink");
+        // Checked, not connected to: nobody is waiting to be accepted.
+        listener.set_nonblocking(true).expect("nonblocking");
+        assert!(listener.accept().is_err());
+        let long = Path::new("/").join("x".repeat(MAX_SOCKET_PATH));
+        assert!(format!("{:#}", check_attach_socket(&long).unwrap_err()).contains("too long"));
     }
 
     /// The engine list is the summary's engine entries, not its totals; a
