@@ -44,6 +44,7 @@ use super::Device;
 use super::GGTT_SIZE;
 use super::GGTT_START;
 use super::REGS_END;
+use crate::config_space::ConfigEffect;
 use crate::config_space::ConfigParams;
 use crate::config_space::ConfigSpace;
 use crate::config_space::SriovParams;
@@ -164,10 +165,14 @@ impl Device {
                 self.count_vf(vf, "config_write");
                 let exists = self.vf_exists(vf);
                 let f = self.vfs.get_mut(&vf).ok_or_else(einval)?;
-                if exists {
-                    // An FLR through the VF's own Device Control is the
-                    // host's vfio-pci's to carry out (`vfio_user` reset).
-                    f.config.write(offset, data).map_err(|_| einval())?;
+                let effect = if exists {
+                    f.config.write(offset, data).map_err(|_| einval())?
+                } else {
+                    ConfigEffect::None
+                };
+                // "Initiate FLR" in the VF's own Device Control.
+                if effect == ConfigEffect::FunctionLevelReset {
+                    self.vf_reset(vf);
                 }
                 Ok(())
             }

@@ -1692,6 +1692,11 @@ fn a_vf_function_is_absent_until_its_pf_enables_it() {
     let g = d.summary().vf_guest[&1].clone();
     assert_eq!(g.unknown["read@0x2358"], 1);
     assert!(g.blocked.is_empty(), "{:?}", g.blocked);
+    // "Initiate FLR" in the VF's own Device Control resets the VF.
+    let devctl = crate::config_space::PCIE_CAP as u64 + 8;
+    d.vf_region_write(1, CONFIG, devctl, &0x8000u16.to_le_bytes())
+        .expect("FLR");
+    assert_eq!(d.summary().vf_guest[&1].counts["reset"], 1);
 }
 
 #[test]

@@ -23,7 +23,13 @@
 //!   [`super::ct::sriov`]): `GGTT_START` 0x0001 and `GGTT_SIZE` 0x0002 and
 //!   `LMEM_SIZE` 0x0003 (two dwords), `NUM_CONTEXTS` 0x0004 and
 //!   `NUM_DOORBELLS` 0x0006 (one). A VF the PF never configured reads the
-//!   defaults, 0 (`[MODEL]`). Another key: FAILURE `INVALID_KLV_KEY`
+//!   defaults, 0 (`[MODEL]`). The global keys (`abi/guc_klvs_abi.h`, the
+//!   "GuC Global Config KLVs" DOC) from the ABI version that has them:
+//!   `GROUP_SCHEDULING_AVAILABLE` 0x3001 from 1.26 and
+//!   `NUM_PAGING_ENGINE_INSTANCES` 0x3003 from 1.36, each one dword, 0
+//!   (`[MODEL]`: the PF enables no scheduler groups, and Xe-HPG has no
+//!   paging engine); `GMD_ID` 0x3000 is "MTL+ only", so not served here.
+//!   Another key, or a global key older than the image: FAILURE `INVALID_KLV_KEY`
 //!   (`[MODEL]`: the table lists no error for it; upstream's VF treats any
 //!   failure as the query failing).
 //! - `VF2GUC_VF_RESET` (0x5507) {hdr}: SUCCESS (`[MODEL]`: the GuC forgets
@@ -56,6 +62,11 @@ pub const MATCH_VERSION: u32 = 0x5500;
 pub const VF_RESET: u32 = 0x5507;
 /// `GUC_ACTION_VF2GUC_QUERY_SINGLE_KLV`.
 pub const QUERY_SINGLE_KLV: u32 = 0x5509;
+
+/// `GUC_KLV_GLOBAL_CFG_GROUP_SCHEDULING_AVAILABLE_KEY`, from ABI 1.26.
+pub const GROUP_SCHEDULING_AVAILABLE: u32 = 0x3001;
+/// `GUC_KLV_GLOBAL_CFG_NUM_PAGING_ENGINE_INSTANCES_KEY`, from ABI 1.36.
+pub const NUM_PAGING_ENGINE_INSTANCES: u32 = 0x3003;
 
 /// `VF2GUC_MATCH_VERSION_REQUEST_MSG_1_MBZ`.
 const MATCH_MBZ: u32 = 0xFF;
@@ -142,6 +153,12 @@ impl Guc {
                     key::LMEM_SIZE => (2, cfg.lmem),
                     key::NUM_CONTEXTS => (1, cfg.ctx_num.into()),
                     key::NUM_DOORBELLS => (1, cfg.db_num.into()),
+                    GROUP_SCHEDULING_AVAILABLE if self.vf_interface_version() >= 0x01_1A00 => {
+                        (1, 0)
+                    }
+                    NUM_PAGING_ENGINE_INSTANCES if self.vf_interface_version() >= 0x01_2400 => {
+                        (1, 0)
+                    }
                     _ => return Err(abi::error::INVALID_KLV_KEY),
                 };
                 // CAST: the halves of a 64-bit value.

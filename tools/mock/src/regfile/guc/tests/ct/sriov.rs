@@ -816,6 +816,17 @@ fn a_vf_driver_matches_the_version_and_reads_its_config_by_mmio() {
     );
     assert_eq!(q(&mut h, key::NUM_CONTEXTS), [mmio::success(1), 256, 0, 0]);
     assert_eq!(q(&mut h, key::NUM_DOORBELLS), [mmio::success(1), 4, 0, 0]);
+    // The image is 1.26: group scheduling is a key it has (none enabled),
+    // the paging engines (1.36) and GMD_ID (MTL+) are not.
+    assert_eq!(q(&mut h, 0x3001), [mmio::success(1), 0, 0, 0]);
+    assert_eq!(
+        q(&mut h, 0x3003)[0],
+        mmio::failure(abi::error::INVALID_KLV_KEY)
+    );
+    assert_eq!(
+        q(&mut h, 0x3000)[0],
+        mmio::failure(abi::error::INVALID_KLV_KEY)
+    );
     // VF 2 has no configuration: the defaults.
     assert_eq!(
         vf_mmio(&mut h, 2, [0x5509, key::GGTT_SIZE, 0, 0]),
@@ -824,7 +835,7 @@ fn a_vf_driver_matches_the_version_and_reads_its_config_by_mmio() {
     // The PF sees VF 1's registers at its stride: the last reply.
     assert_eq!(
         h.rf.read(0x19_0240 + 0x400, &mut h.rec),
-        Some(mmio::success(1))
+        Some(mmio::failure(abi::error::INVALID_KLV_KEY))
     );
     // Refusals: MBZ set, an unknown key, an unknown action, not a request.
     assert_eq!(
@@ -855,8 +866,8 @@ fn a_vf_driver_matches_the_version_and_reads_its_config_by_mmio() {
     assert_eq!(g.version.as_deref(), Some("0.1.26.0"));
     assert_eq!(g.klvs["0x1"], VF1_GGTT);
     assert_eq!(g.klvs["0x4"], 256);
-    assert_eq!(g.guc_requests["0x5509:success"], 5);
-    assert_eq!(g.guc_requests["0x5509:failure"], 2);
+    assert_eq!(g.guc_requests["0x5509:success"], 6);
+    assert_eq!(g.guc_requests["0x5509:failure"], 4);
     // Another offset is no VF register.
     assert_eq!(h.rf.vf_fn_read(1, 0x2358, &mut h.rec), None);
 }
