@@ -15,6 +15,7 @@ pub(crate) mod vm;
 mod wa_table;
 mod xe_diff;
 pub(crate) mod xe_probe;
+mod xe_vf;
 
 use crate::cli::Selection;
 use crate::report::Reporter;
@@ -139,6 +140,13 @@ pub const SUITES: &[Suite] = &[
         lane: Lane::Plain,
         title: "xe and xehpg on one mock: every difference in what they program triaged",
         run: xe_diff::run,
+        list: None,
+    },
+    Suite {
+        name: "xe-vf",
+        lane: Lane::Plain,
+        title: "upstream xe, in a second VM, as the VF driver of a VF xehpg provisioned",
+        run: xe_vf::run,
         list: None,
     },
     Suite {

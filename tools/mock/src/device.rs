@@ -596,6 +596,8 @@ impl Device {
             ggtt: self.ggtt.as_ref(),
             lmem: &mut self.lmem,
             guest: &mut self.guest,
+            lmem_cfg: self.regs.lmem_cfg(),
+            vfs: &mut self.vfs,
             refused: RefCell::default(),
         };
         let out = f(&mut self.regs, &mut self.rec, &mut bus);
@@ -1099,6 +1101,10 @@ struct DeviceBus<'a> {
     ggtt: Option<&'a MemFd>,
     lmem: &'a mut MemFd,
     guest: &'a mut GuestMemory,
+    /// `LMEM_CFG`, the LMTT root a VF's local-memory page goes through.
+    lmem_cfg: u32,
+    /// The VFs served as functions of their own: their VMs' memory.
+    vfs: &'a mut std::collections::BTreeMap<u32, guest_vf::GuestVf>,
     /// Guest-RAM accesses refused because Bus Master Enable is clear, for
     /// [`Device::with_bus`] to record.
     refused: RefCell<Vec<DmaError>>,
@@ -1116,7 +1122,32 @@ impl DeviceBus<'_> {
     }
 }
 
+impl DeviceBus<'_> {
+    /// VF `vf`'s VM's memory, if the VF is served as a function.
+    fn vf_guest(&self, vf: u32) -> Result<&GuestMemory, String> {
+        self.vfs
+            .get(&vf)
+            .map(guest_vf::GuestVf::memory)
+            .ok_or_else(|| format!("VF {vf} has no VM attached (no --vf-socket)"))
+    }
+
+    fn vf_guest_mut(&mut self, vf: u32) -> Result<&mut GuestMemory, String> {
+        self.vfs
+            .get_mut(&vf)
+            .map(guest_vf::GuestVf::memory_mut)
+            .ok_or_else(|| format!("VF {vf} has no VM attached (no --vf-socket)"))
+    }
+}
+
+fn vf_sys_error(vf: u32, e: &DmaError) -> String {
+    format!("VF {vf}'s memory: {e}")
+}
+
 impl guc::Bus for DeviceBus<'_> {
+    fn lmem_cfg(&self) -> u32 {
+        self.lmem_cfg
+    }
+
     fn pte(&self, index: u64) -> Option<u64> {
         if index >= GGTT_SIZE / 8 {
             return None;
@@ -1148,6 +1179,7 @@ impl guc::Bus for DeviceBus<'_> {
         match target {
             guc::Target::Lmem => self.lmem.read(addr, buf).map_err(|e| lmem_error(&e)),
             guc::Target::Sys => self.guest.read(addr, buf).map_err(|e| self.sys_error(e)),
+            guc::Target::VfSys(vf) => self.vf_guest(vf)?.read(addr, buf).map_err(|e| vf_sys_error(vf, &e)),
         }
     }
 
@@ -1158,6 +1190,10 @@ impl guc::Bus for DeviceBus<'_> {
                 let res = self.guest.write(addr, buf);
                 res.map_err(|e| self.sys_error(e))
             }
+            guc::Target::VfSys(vf) => self
+                .vf_guest_mut(vf)?
+                .write(addr, buf)
+                .map_err(|e| vf_sys_error(vf, &e)),
         }
     }
 
@@ -1180,11 +1216,36 @@ impl guc::Bus for DeviceBus<'_> {
                     .probe(addr, len, false)
                     .map_err(|e| self.sys_error(e))
             }
+            guc::Target::VfSys(vf) => {
+                let len = usize::try_from(len).map_err(|_| "range too large".to_owned())?;
+                self.vf_guest(vf)?
+                    .probe(addr, len, false)
+                    .map_err(|e| vf_sys_error(vf, &e))
+            }
         }
     }
 
     fn fill(&mut self, target: guc::Target, addr: u64, len: u64, value: u32) -> Result<(), String> {
         match target {
+            guc::Target::VfSys(_) => {
+                // A chunk at a time, as the trait's default.
+                const CHUNK: u64 = 1 << 16;
+                // CAST: CHUNK fits a usize.
+                let buf: Vec<u8> = value
+                    .to_le_bytes()
+                    .into_iter()
+                    .cycle()
+                    .take(CHUNK as usize)
+                    .collect();
+                let mut done = 0;
+                while done < len {
+                    let k = (len - done).min(CHUNK);
+                    // CAST: k <= CHUNK.
+                    self.write(target, addr + done, &buf[..k as usize])?;
+                    done += k;
+                }
+                Ok(())
+            }
             // A zero fill frees the pages (`MemFd::fill`).
             guc::Target::Lmem => self.lmem.fill(addr, len, value).map_err(|e| lmem_error(&e)),
             guc::Target::Sys => {

@@ -365,7 +365,7 @@ impl RegisterFile {
 
     /// `LMEM_CFG` as the primary GAM instance holds it: the LMTT root the
     /// isolation checker and the LMTT's cache walk.
-    fn lmem_cfg(&self) -> u32 {
+    pub fn lmem_cfg(&self) -> u32 {
         self.mcr
             .peek(regs::mcr::LMEM_CFG.offset, mcr::PRIMARY_GAM as usize)
             .unwrap_or(0)
@@ -780,7 +780,14 @@ impl RegisterFile {
     /// (a write changes nothing); a `GUC_HOST_INTERRUPT` write hands the
     /// VF's `VF_SW_FLAG`s to the GuC ([`guc::Guc::vf_mmio`]), whose reply
     /// overwrites them.
-    pub fn vf_fn_write(&mut self, vf: u32, offset: u32, value: u32, rec: &mut Recorder) -> bool {
+    pub fn vf_fn_write(
+        &mut self,
+        vf: u32,
+        offset: u32,
+        value: u32,
+        rec: &mut Recorder,
+        bus: &mut dyn guc::Bus,
+    ) -> bool {
         let now = rec.now();
         self.advance(now, rec);
         if offset == vf_cap_reg::OFFSET {
@@ -788,7 +795,7 @@ impl RegisterFile {
         }
         if offset == regs::guc::GUC_HOST_INTERRUPT.offset {
             let msg = self.vf_regs.message(vf);
-            if let Some(reply) = self.guc.vf_mmio(vf, msg, now, rec) {
+            if let Some(reply) = self.guc.vf_mmio(vf, msg, now, rec, bus) {
                 self.vf_regs.set_message(vf, reply);
             }
             return true;

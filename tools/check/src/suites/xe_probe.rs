@@ -36,7 +36,7 @@
 //!   still occurs.
 
 pub(crate) mod modules;
-mod stages;
+pub(crate) mod stages;
 
 use super::kernel_log;
 use super::kernel_log::Finding;

@@ -94,6 +94,18 @@ impl GuestVf {
     }
 }
 
+impl GuestVf {
+    /// The VF's VM's memory, as its DMA map has it.
+    pub fn memory(&self) -> &GuestMemory {
+        &self.guest
+    }
+
+    /// The same, for writing.
+    pub fn memory_mut(&mut self) -> &mut GuestMemory {
+        &mut self.guest
+    }
+}
+
 impl Device {
     /// The VF numbers served as functions of their own, with their BAR
     /// sizes (BAR0, BAR2).
@@ -170,6 +182,9 @@ impl Device {
                 } else {
                     ConfigEffect::None
                 };
+                // DMA follows the VF's own Bus Master Enable.
+                let master = f.config.bus_master();
+                f.guest.set_bus_master(master);
                 // "Initiate FLR" in the VF's own Device Control.
                 if effect == ConfigEffect::FunctionLevelReset {
                     self.vf_reset(vf);
@@ -314,10 +329,10 @@ impl Device {
                 Op::Write => {
                     let mut b = [0u8; 4];
                     b.copy_from_slice(chunk);
-                    if !self
-                        .regs
-                        .vf_fn_write(vf, reg, u32::from_le_bytes(b), &mut self.rec)
-                    {
+                    let value = u32::from_le_bytes(b);
+                    let known =
+                        self.with_bus(|regs, rec, bus| regs.vf_fn_write(vf, reg, value, rec, bus));
+                    if !known {
                         self.vf_unknown(vf, op, at, chunk);
                     }
                 }

@@ -466,6 +466,28 @@ pub fn walk(lmem_cfg: u32, bus: &dyn Bus, read: impl Fn(u32) -> bool) -> Lmtt {
     Lmtt::Directory { dir, leaves }
 }
 
+/// Where VF `vf`'s local-memory offset `offset` lands in local memory by
+/// the LMTT `lmem_cfg` points at: its directory entry, then the leaf entry
+/// of the offset's 2 MiB page (two dwords read, a table walk). `None`: the
+/// LMTT off, an invalid entry on the way, or a table not in local memory.
+pub fn lmtt_translate(lmem_cfg: u32, bus: &dyn Bus, vf: u32, offset: u64) -> Option<u64> {
+    if lmem_cfg & LMEM_EN == 0 || vf == 0 || vf as usize >= DIR_ENTRIES {
+        return None;
+    }
+    let dir = u64::from(lmem_cfg & LMTT_DIR_PTR) * TABLE_UNIT;
+    let pde = *lmem_dwords(bus, dir + 4 * u64::from(vf), 1)?.first()?;
+    if pde & VALID == 0 {
+        return None;
+    }
+    let leaf = u64::from((pde >> DIR_PTR_SHIFT) & DIR_PTR_MASK) * TABLE_UNIT;
+    let index = offset / LMTT_PAGE;
+    if index >= LEAF_ENTRIES as u64 {
+        return None;
+    }
+    let pte = *lmem_dwords(bus, leaf + 4 * index, 1)?.first()?;
+    leaf_page(pte).map(|page| page + offset % LMTT_PAGE)
+}
+
 /// The 2 MiB page of local memory leaf entry `pte` maps, if valid.
 pub fn leaf_page(pte: u32) -> Option<u64> {
     (pte & VALID != 0).then(|| u64::from((pte >> PAGE_SHIFT) & PAGE_MASK) * LMTT_PAGE)

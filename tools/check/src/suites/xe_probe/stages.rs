@@ -137,9 +137,15 @@ impl fmt::Display for LogLine {
 
 /// The guest's `xe-probe:` lines of `output`.
 pub fn parse_guest(output: &str) -> Guest {
+    parse_prefixed(output, "xe-probe: ")
+}
+
+/// The `PREFIX KEY=VALUE` lines of a guest script that reports as
+/// `xe-probe.sh` does, under another prefix (`xe-vf: `).
+pub fn parse_prefixed(output: &str, prefix: &str) -> Guest {
     let mut g = Guest::default();
     for line in output.lines() {
-        let Some(fact) = line.trim().strip_prefix("xe-probe: ") else {
+        let Some(fact) = line.trim().strip_prefix(prefix) else {
             continue;
         };
         let (key, value) = fact.split_once('=').unwrap_or((fact, ""));

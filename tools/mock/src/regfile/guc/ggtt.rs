@@ -55,6 +55,11 @@ pub enum Target {
     Lmem,
     /// Guest memory, by bus address through the DMA map.
     Sys,
+    /// A VF's system memory (a page whose GGTT entry names VF `n`, not
+    /// DM), by the VF's bus address through its own VM's DMA map: the
+    /// hardware translates a global page "using the Function Number from the
+    /// GGTT" (seed 000 line 424), and a VF's bus addresses are its VM's.
+    VfSys(u32),
 }
 
 impl Target {
@@ -62,6 +67,7 @@ impl Target {
         match self {
             Target::Lmem => "LMEM",
             Target::Sys => "system memory",
+            Target::VfSys(_) => "a VF's system memory",
         }
     }
 }
@@ -82,6 +88,11 @@ pub trait Bus {
             }
         }
         true
+    }
+    /// `LMEM_CFG` as the primary GAM instance holds it: the LMTT root a
+    /// VF's DM page translates through (0: LMTT off, such a page faults).
+    fn lmem_cfg(&self) -> u32 {
+        0
     }
     /// Reads `buf.len()` bytes of `target` at `addr`.
     ///
@@ -429,17 +440,13 @@ impl<'a> Gtt<'a> {
                     "{what}: GGTT address {at:#x}: PTE {page:#x} = {pte:#x} is not present"
                 )));
             }
-            let target = if pte & PTE_DM != 0 {
-                Target::Lmem
-            } else {
-                Target::Sys
-            };
             let offset = at % PAGE;
+            let (target, addr) = self.page_target(pte, offset, what, at)?;
             let n = (PAGE - offset).min(end - at);
             // CAST: n <= 4096.
             segs.push(Segment {
                 target,
-                addr: (pte & PTE_ADDR_MASK) + offset,
+                addr,
                 len: n as usize,
             });
             at += n;
@@ -456,6 +463,35 @@ impl<'a> Gtt<'a> {
             );
         }
         Ok(merge(segs))
+    }
+}
+
+impl Gtt<'_> {
+    /// Where byte `offset` of the present page `pte` maps (`at` its GGTT
+    /// address, `what` the access, for a fault). A page of function 0 is
+    /// the PF's: local memory at the PTE's address (DM) or the PF's VM's
+    /// memory. A page whose function number (bits 11:2) names VF `n` is
+    /// translated with that function (seed 000 line 424): a DM page's
+    /// address is an offset in the VF's local memory, which the LMTT maps
+    /// (seed 000 line 426; `[MODEL]`: the GuC's accesses walk the tables in
+    /// memory, where a VF's own BAR2 goes through the LMTT's cache,
+    /// `lmtt::Tlb::translate`), and another page is the VF's VM's memory.
+    fn page_target(&self, pte: u64, offset: u64, what: &str, at: u64) -> Result<(Target, u64), Fault> {
+        let addr = (pte & PTE_ADDR_MASK) + offset;
+        let vf = crate::regfile::isolation::pte_vfid(pte);
+        match (pte & PTE_DM != 0, vf) {
+            (true, 0) => Ok((Target::Lmem, addr)),
+            (false, 0) => Ok((Target::Sys, addr)),
+            (false, vf) => Ok((Target::VfSys(vf), addr)),
+            (true, vf) => crate::regfile::isolation::lmtt_translate(self.bus.lmem_cfg(), &*self.bus, vf, addr)
+                .map(|a| (Target::Lmem, a))
+                .ok_or_else(|| {
+                    Fault(format!(
+                        "{what}: GGTT address {at:#x}: VF {vf}'s local-memory offset {addr:#x} \
+                         has no valid LMTT page"
+                    ))
+                }),
+        }
     }
 }
 

@@ -178,7 +178,7 @@ impl Guc {
         }
     }
 
-    fn get_hwconfig(
+    pub(super) fn get_hwconfig(
         &mut self,
         msg: &[u32; 4],
         rec: &mut Recorder,

@@ -46,6 +46,22 @@ struct FakeBus {
     lmem: Vec<u8>,
     sys: HashMap<u64, Vec<u8>>,
     no_ggtt: bool,
+    /// `LMEM_CFG` as the bus reports it (the LMTT root).
+    lmem_cfg: u32,
+}
+
+/// A VF's memory in the fake bus: its pages among the PF's, tagged with
+/// the VF number above any address the tests use.
+fn vf_sys(vf: u32, addr: u64) -> u64 {
+    u64::from(vf) << 56 | addr
+}
+
+/// The fake bus's system address of `target`'s `addr`.
+fn sys_of(target: Target, addr: u64) -> u64 {
+    match target {
+        Target::VfSys(vf) => vf_sys(vf, addr),
+        _ => addr,
+    }
 }
 
 /// LMEM of the fake bus (stands for the LMEMBAR memfd).
@@ -98,6 +114,10 @@ impl FakeBus {
 }
 
 impl Bus for FakeBus {
+    fn lmem_cfg(&self) -> u32 {
+        self.lmem_cfg
+    }
+
     fn pte(&self, index: u64) -> Option<u64> {
         if self.no_ggtt || index >= 1 << 20 {
             return None;
@@ -128,7 +148,9 @@ impl Bus for FakeBus {
                 let a = addr as usize;
                 buf.copy_from_slice(&self.lmem[a..a + buf.len()]);
             }
-            Target::Sys => buf.copy_from_slice(&self.sys_bytes(addr, buf.len())),
+            Target::Sys | Target::VfSys(_) => {
+                buf.copy_from_slice(&self.sys_bytes(sys_of(target, addr), buf.len()));
+            }
         }
         Ok(())
     }
@@ -140,9 +162,9 @@ impl Bus for FakeBus {
                 let a = addr as usize;
                 self.lmem[a..a + buf.len()].copy_from_slice(buf);
             }
-            Target::Sys => {
+            Target::Sys | Target::VfSys(_) => {
                 for (i, &b) in buf.iter().enumerate() {
-                    let a = addr + i as u64;
+                    let a = sys_of(target, addr) + i as u64;
                     self.sys_page(a)[(a % PAGE) as usize] = b;
                 }
             }
@@ -154,7 +176,8 @@ impl Bus for FakeBus {
         match target {
             Target::Lmem if addr + len <= LMEM_SIZE as u64 => Ok(()),
             Target::Lmem => Err("beyond LMEM".into()),
-            Target::Sys => {
+            Target::Sys | Target::VfSys(_) => {
+                let addr = sys_of(target, addr);
                 let last = (addr + len.max(1) - 1) / PAGE;
                 match (addr / PAGE..=last).find(|p| !self.sys.contains_key(p)) {
                     None => Ok(()),

@@ -34,6 +34,13 @@
 //!   failure as the query failing).
 //! - `VF2GUC_VF_RESET` (0x5507) {hdr}: SUCCESS (`[MODEL]`: the GuC forgets
 //!   nothing the mock keeps per VF yet).
+//! - `GET_HWCONFIG` (0x4100) {hdr, addr_lo, addr_hi, size}: as the PF's
+//!   ([`super::mmio`]; upstream's VF asks for it by MMIO,
+//!   `xe_guc_hwconfig.c`), the table written through the GGTT, where a
+//!   VF's entries translate with the VF's function (`ggtt.rs`). `[MODEL]`:
+//!   the destination must lie in the VF's own GGTT range, else FAILURE
+//!   `INVALID_GGTT_ADDRESS` (a GuC that wrote where a VF asked would let
+//!   it write any function's memory; the ABI text does not say).
 //! - any other action: FAILURE `UNKNOWN_ACTION`; the actions that need a
 //!   VF's CT (its `HOST2GUC_SELF_CFG` / `CONTROL_CTB` registration) are not
 //!   modelled yet, so upstream's VF stops there (Documentation/sriov.rst).
@@ -50,6 +57,7 @@ use super::css::Css;
 use super::ct::sriov::key;
 use super::mmio::failure;
 use super::mmio::success;
+use super::Bus;
 use super::Guc;
 use crate::abi;
 use crate::recorder::Recorder;
@@ -62,6 +70,8 @@ pub const MATCH_VERSION: u32 = 0x5500;
 pub const VF_RESET: u32 = 0x5507;
 /// `GUC_ACTION_VF2GUC_QUERY_SINGLE_KLV`.
 pub const QUERY_SINGLE_KLV: u32 = 0x5509;
+/// `XE_GUC_ACTION_GET_HWCONFIG`.
+pub const GET_HWCONFIG: u32 = 0x4100;
 
 /// `GUC_KLV_GLOBAL_CFG_GROUP_SCHEDULING_AVAILABLE_KEY`, from ABI 1.26.
 pub const GROUP_SCHEDULING_AVAILABLE: u32 = 0x3001;
@@ -92,6 +102,7 @@ impl Guc {
         msg: [u32; 4],
         now: Duration,
         rec: &mut Recorder,
+        bus: &mut dyn Bus,
     ) -> Option<[u32; 4]> {
         if !self.ready(now) || self.hung {
             return None;
@@ -106,7 +117,7 @@ impl Guc {
                 Told::default(),
             )
         } else {
-            match self.vf_serve(vf, action, &msg) {
+            match self.vf_serve(vf, action, &msg, rec, bus) {
                 Ok((reply, told)) => (reply, told),
                 Err(error) => ([failure(error), 0, 0, 0], Told::default()),
             }
@@ -126,7 +137,14 @@ impl Guc {
 
     /// Serves one request of VF `vf`: the reply and what it told, or the
     /// FAILURE's error code.
-    fn vf_serve(&self, vf: u32, action: u32, msg: &[u32; 4]) -> Result<([u32; 4], Told), u32> {
+    fn vf_serve(
+        &mut self,
+        vf: u32,
+        action: u32,
+        msg: &[u32; 4],
+        rec: &mut Recorder,
+        bus: &mut dyn Bus,
+    ) -> Result<([u32; 4], Told), u32> {
         let data0 = abi::field(msg[0], abi::hxg::REQUEST_DATA0);
         match action {
             MATCH_VERSION => {
@@ -172,6 +190,18 @@ impl Guc {
                 Ok(([head, lo, if len > 1 { hi } else { 0 }, 0], told))
             }
             VF_RESET => Ok(([success(0), 0, 0, 0], Told::default())),
+            GET_HWCONFIG => {
+                let (addr, size) = (u64::from(msg[1]) | u64::from(msg[2]) << 32, msg[3]);
+                let own = self.sriov().configs().get(&vf).and_then(|c| c.ggtt());
+                let inside = own.is_some_and(|(start, end)| {
+                    addr >= start && addr.saturating_add(size.into()) <= end
+                });
+                if size != 0 && !inside {
+                    return Err(abi::error::INVALID_GGTT_ADDRESS);
+                }
+                let data0 = self.get_hwconfig(msg, rec, bus)?;
+                Ok(([success(data0), 0, 0, 0], Told::default()))
+            }
             _ => Err(abi::error::UNKNOWN_ACTION),
         }
     }

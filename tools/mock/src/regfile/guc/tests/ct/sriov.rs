@@ -778,9 +778,9 @@ mod relay;
 fn vf_mmio(h: &mut H, vf: u32, msg: [u32; 4]) -> [u32; 4] {
     const FLAG0: u32 = 0x19_0240;
     for (i, &d) in (0u32..).zip(&msg) {
-        assert!(h.rf.vf_fn_write(vf, FLAG0 + 4 * i, d, &mut h.rec));
+        assert!(h.rf.vf_fn_write(vf, FLAG0 + 4 * i, d, &mut h.rec, &mut h.bus));
     }
-    assert!(h.rf.vf_fn_write(vf, 0x19_01F0, 1, &mut h.rec));
+    assert!(h.rf.vf_fn_write(vf, 0x19_01F0, 1, &mut h.rec, &mut h.bus));
     std::array::from_fn(|i| {
         // CAST: i < 4.
         h.rf.vf_fn_read(vf, FLAG0 + 4 * i as u32, &mut h.rec)
@@ -796,7 +796,7 @@ fn a_vf_driver_matches_the_version_and_reads_its_config_by_mmio() {
     assert_eq!(h.update(1, &cfg), mmio::success(9));
     // VF_CAP_REG says VF; a write changes nothing.
     assert_eq!(h.rf.vf_fn_read(1, 0x19_01F8, &mut h.rec), Some(1));
-    assert!(h.rf.vf_fn_write(1, 0x19_01F8, 0, &mut h.rec));
+    assert!(h.rf.vf_fn_write(1, 0x19_01F8, 0, &mut h.rec, &mut h.bus));
     // MATCH_VERSION asking 1.1: the image's submission version, 1.26.0.
     let r = vf_mmio(&mut h, 1, [0x5500, 0x0001_0100, 0, 0]);
     assert_eq!(r, [mmio::success(0), 0x0001_1A00, 0, 0]);
@@ -860,7 +860,7 @@ fn a_vf_driver_matches_the_version_and_reads_its_config_by_mmio() {
     );
     // A doorbell over the last reply is not a request: nothing changes.
     let before = h.rec.summary(false).vf_guest[&1].guc_requests.clone();
-    assert!(h.rf.vf_fn_write(1, 0x19_01F0, 1, &mut h.rec));
+    assert!(h.rf.vf_fn_write(1, 0x19_01F0, 1, &mut h.rec, &mut h.bus));
     let g = h.rec.summary(false).vf_guest[&1].clone();
     assert_eq!(g.guc_requests, before);
     assert_eq!(g.version.as_deref(), Some("0.1.26.0"));
@@ -870,4 +870,58 @@ fn a_vf_driver_matches_the_version_and_reads_its_config_by_mmio() {
     assert_eq!(g.guc_requests["0x5509:failure"], 4);
     // Another offset is no VF register.
     assert_eq!(h.rf.vf_fn_read(1, 0x2358, &mut h.rec), None);
+}
+
+#[test]
+fn a_vf_gets_the_hwconfig_in_its_own_memory_through_its_ggtt() {
+    let mut h = H::sriov_ready();
+    let cfg = full(VF1_GGTT, (1024, 256), (8, 4), 4 * MIB2);
+    assert_eq!(h.update(1, &cfg), mmio::success(9));
+    let table: Vec<u8> = h
+        .rf
+        .guc()
+        .hwconfig()
+        .iter()
+        .flat_map(|d| d.to_le_bytes())
+        .collect();
+    let len = table.len() as u32;
+    // VF 1's first page: its VM's memory at 0x5000 (function 1, not DM).
+    const VF_PHYS: u64 = 0x5000;
+    h.bus.sys.insert(vf_sys(1, VF_PHYS) / PAGE, vec![0; PAGE as usize]);
+    h.bus
+        .ptes
+        .insert(VF1_GGTT / PAGE, VF_PHYS | 1 << 2 | PTE_PRESENT);
+    assert_eq!(
+        vf_mmio(&mut h, 1, [0x4100, 0, 0, 0]),
+        [mmio::success(len), 0, 0, 0]
+    );
+    let lo = VF1_GGTT as u32;
+    assert_eq!(
+        vf_mmio(&mut h, 1, [0x4100, lo, 0, len]),
+        [mmio::success(len), 0, 0, 0]
+    );
+    assert_eq!(h.bus.sys_bytes(vf_sys(1, VF_PHYS), table.len()), table);
+    // The PF's memory at the same address is untouched.
+    assert!(!h.bus.sys.contains_key(&(VF_PHYS / PAGE)));
+    // VF 1's second page is local memory: its offset 0x1000 goes through
+    // the LMTT (VF 1's page 0 is LMEM page 2).
+    h.bus.lmem_cfg = 1 << 31 | (DIR / (64 << 10)) as u32;
+    h.lmtt(1, LEAF1, &[2]);
+    h.bus
+        .ptes
+        .insert(VF1_GGTT / PAGE + 1, 0x1000 | 1 << 2 | PTE_DM | PTE_PRESENT);
+    assert_eq!(
+        vf_mmio(&mut h, 1, [0x4100, lo + 0x1000, 0, len]),
+        [mmio::success(len), 0, 0, 0]
+    );
+    let at = (2 * MIB2 + 0x1000) as usize;
+    assert_eq!(&h.bus.lmem[at..at + table.len()], &table[..]);
+    // Outside VF 1's range (VF 2's), or a VF with no range: refused.
+    for (vf, addr) in [(1, VF2_GGTT as u32), (2, lo)] {
+        assert_eq!(
+            vf_mmio(&mut h, vf, [0x4100, addr, 0, len])[0],
+            mmio::failure(abi::error::INVALID_GGTT_ADDRESS)
+        );
+    }
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
 }

@@ -1,0 +1,568 @@
+//! Suite `xe-vf`: upstream's C `xe`, which nobody here wrote, as the VF
+//! driver of a VF that xehpg provisioned (issue 28, Documentation/sriov.rst
+//! "A VF in a second VM").
+//!
+//! One run, two VMs. The host VM boots with xehpg and the test shim; its
+//! script (`tools/guest/xe-vf-host.sh`) enables two VFs, then asks the
+//! runner for its peer (`--peer guest=...`): a second VM whose only GPU is
+//! VF1, served by the same mock process on its own socket (`--vf-socket`),
+//! attached with `--attach`. There `tools/guest/xe-vf-guest.sh` loads xe,
+//! which finds `VF_CAP` set and probes as a VF driver. When the second VM
+//! is gone, the host script disables the VFs and unbinds xehpg.
+//!
+//! Each stage is judged from the mock's record (`vf_guest.1` in its
+//! summary, the GuC's VF configuration, the LMTT and FLR counters), never
+//! from either driver's report of itself:
+//!
+//! - `attached`: the VM's PCI core read the VF's config space and xe read
+//!   its BAR0;
+//! - `handshake`: `VF2GUC_MATCH_VERSION` answered, with the version of the
+//!   GuC image the PF loaded (the trace's `guc_loaded`);
+//! - `config`: every `VF2GUC_QUERY_SINGLE_KLV` upstream's VF needs answered
+//!   with what xehpg pushed for VF1 (`sriov.vfs.1`);
+//! - `hwconfig`: `GET_HWCONFIG` served twice (size, then the copy into the
+//!   VF's memory through its GGTT entries);
+//! - `ct-enabled`: the VF's CT registered (`HOST2GUC_CONTROL_CTB`);
+//! - `probe-complete`: xe stayed bound (the guest's `driver=xe`).
+//!
+//! The baseline (`tools/check/xe-vf.toml`) names the stage xe must reach at
+//! least, and explains each GuC action the mock's GuC refused a VF, each
+//! xe error line and each unmodelled VF register. Beside the stages: the
+//! PF's side must hold (every VF FLR the GuC reported, QEMU's resets of the
+//! function at the second VM's start, finished by the PF; no isolation
+//! finding, no violation; VFs disabled and xehpg unbound at the end), and
+//! both consoles must be free of detector reports. Plain lane only.
+
+use super::kernel_log;
+use super::vm::mock_summary;
+use super::vm::retry::run_vm;
+use super::xe_probe::modules;
+use super::xe_probe::stages::{parse_prefixed, Guest};
+use super::Context;
+use crate::report::{Case, Reporter};
+use anyhow::{Context as _, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use xehpg_mock::summary::sriov::VfEntry;
+use xehpg_mock::summary::vf_guest::VfGuest;
+use xehpg_mock::summary::Summary;
+
+/// Suite name, the prefix of its cases.
+const NAME: &str = "xe-vf";
+/// The baseline, relative to the repository.
+const BASELINE: &str = "tools/check/xe-vf.toml";
+/// The scripts, relative to the repository.
+const HOST_SCRIPT: &str = "tools/guest/xe-vf-host.sh";
+const GUEST_SCRIPT: &str = "tools/guest/xe-vf-guest.sh";
+/// The host's guest-command timeout: its setup, the second VM, teardown.
+const HOST_TIMEOUT_SECS: u64 = 600;
+/// The second VM's guest-command timeout (xe's probe, its timeouts).
+const GUEST_TIMEOUT_SECS: u64 = 300;
+/// On top of the host's timeout: boot and teardown.
+const BOOT_MARGIN_SECS: u64 = 120;
+/// The VF the second VM gets.
+const VF: u32 = 1;
+
+/// How far xe got as a VF driver, by the mock's record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum Stage {
+    None,
+    Attached,
+    Handshake,
+    Config,
+    Hwconfig,
+    CtEnabled,
+    ProbeComplete,
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stage::None => "none",
+            Stage::Attached => "attached",
+            Stage::Handshake => "handshake",
+            Stage::Config => "config",
+            Stage::Hwconfig => "hwconfig",
+            Stage::CtEnabled => "ct-enabled",
+            Stage::ProbeComplete => "probe-complete",
+        })
+    }
+}
+
+/// What the VF driver must reach, and what is understood.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Baseline {
+    /// The stage xe must reach at least.
+    stage: Stage,
+    /// GuC actions the mock's GuC refused the VF, by `0xACTION`, and why.
+    #[serde(default)]
+    guc_actions: BTreeMap<String, String>,
+    /// xe error lines understood: a fragment of the line, and why.
+    #[serde(default)]
+    xe_errors: BTreeMap<String, String>,
+    /// VF BAR0 accesses the mock does not model, `read@0x...`, and why.
+    #[serde(default)]
+    unknown: BTreeMap<String, String>,
+}
+
+impl Baseline {
+    fn load(repo: &Path) -> Result<Self> {
+        let path = repo.join(BASELINE);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+    }
+}
+
+/// Quotes `word` for `sh -c`.
+fn sh_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// The second VM's command: attached to VF1's socket, xe and its
+/// dependencies in `/xe/`, the guest script; its console and output into
+/// `logs`.
+fn guest_command(ctx: &Context, order: &[modules::Module], socket: &Path, logs: &Path) -> String {
+    let mut words = vec![
+        ctx.repo.join("tools/vm/run").display().to_string(),
+        format!("--attach={}", socket.display()),
+        "-q".into(),
+        format!("--timeout={GUEST_TIMEOUT_SECS}"),
+        "--no-module".into(),
+        format!("--console={}", logs.join("guest-console.log").display()),
+        format!("--output={}", logs.join("guest-output.log").display()),
+        format!(
+            "--guest-file={}:/tests/xe-vf-guest.sh",
+            ctx.repo.join(GUEST_SCRIPT).display()
+        ),
+    ];
+    words.extend(
+        order
+            .iter()
+            .map(|m| format!("--guest-file={}:/xe/{}.ko", m.path.display(), m.name)),
+    );
+    words.push("--".into());
+    let names: Vec<&str> = order.iter().map(|m| m.name.as_str()).collect();
+    words.push(format!("sh /tests/xe-vf-guest.sh {}", names.join(" ")));
+    words
+        .iter()
+        .map(|w| sh_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The host VM's `tools/vm/run`: xehpg, the shim, the mock serving VF1 on
+/// `socket`, the peer.
+fn host_command(ctx: &Context, guest: &str, socket: &Path, logs: &Path) -> std::process::Command {
+    let mut cmd = ctx.vm_command();
+    cmd.args(["-q", &format!("--timeout={HOST_TIMEOUT_SECS}")])
+        .arg(format!("--console={}", logs.join("console.log").display()))
+        .arg(format!("--summary={}", logs.join("mock.json").display()))
+        .arg(format!("--trace={}", logs.join("trace.jsonl").display()))
+        .arg(format!("--module={}", ctx.module("module").display()))
+        .arg(format!(
+            "--guest-file={}:/tests/lib.sh",
+            ctx.repo.join("tools/guest/lib.sh").display()
+        ))
+        .arg(format!(
+            "--guest-file={}:/tests/xe-vf-host.sh",
+            ctx.repo.join(HOST_SCRIPT).display()
+        ))
+        .arg(format!(
+            "--guest-file={}:/lib/modules/{}",
+            ctx.guest_module("sriov-shim").display(),
+            super::guest_module_file("sriov-shim")
+        ))
+        .arg(format!("--mock-arg=--vf-socket={VF}:{}", socket.display()))
+        .arg(format!("--peer=guest={guest}"))
+        .arg(format!("--peer-log={}", logs.display()))
+        .arg(format!(
+            "--peer-timeout={}",
+            GUEST_TIMEOUT_SECS + BOOT_MARGIN_SECS
+        ))
+        .args(["--", "sh /tests/xe-vf-host.sh"]);
+    cmd
+}
+
+/// The host script's `xe-vf-host: KEY=VALUE` facts.
+fn host_facts(output: &str) -> BTreeMap<String, String> {
+    output
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("xe-vf-host: "))
+        .map(|f| f.split_once('=').unwrap_or((f, "")))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// The submission version of the last GuC image the trace saw loaded.
+fn loaded_submission(trace: &str) -> Option<String> {
+    trace
+        .lines()
+        .rev()
+        .filter(|l| l.contains("\"ev\":\"guc_loaded\""))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|v| v["submission"].as_str().map(str::to_string))
+}
+
+fn requests(g: &VfGuest, action: u32, result: &str) -> u64 {
+    g.guc_requests
+        .get(&format!("{action:#x}:{result}"))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// The last configuration xehpg pushed for VF1 that the GuC applied and
+/// that gave it something (the trace's `sriov_vf_cfg`; the summary's
+/// `sriov.vfs` is empty again once the VFs are disabled).
+fn pushed_config(trace: &str) -> Option<VfEntry> {
+    trace
+        .lines()
+        .rev()
+        .filter(|l| l.contains("\"ev\":\"sriov_vf_cfg\""))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["vfid"] == VF && v["result"] == "applied")
+        .filter_map(|v| serde_json::from_value::<VfEntry>(v["cfg"].clone()).ok())
+        .find(|c| !c.is_empty())
+}
+
+/// The KLVs upstream's VF driver asks for (`xe_gt_sriov_vf.c`
+/// `xe_gt_sriov_vf_query_config`) and what xehpg pushed for them.
+fn expected_klvs(trace: &str) -> Option<[(u32, u64); 5]> {
+    let c = pushed_config(trace)?;
+    Some([
+        (0x1, c.ggtt_start.0),
+        (0x2, c.ggtt_size),
+        (0x3, c.lmem),
+        (0x4, c.ctx_num.into()),
+        (0x6, c.db_num.into()),
+    ])
+}
+
+/// The stage reached.
+fn furthest(trace: &str, g: &VfGuest, guest: &Guest) -> Stage {
+    let klvs_ok = expected_klvs(trace).is_some_and(|want| {
+        want.iter()
+            .all(|(k, v)| g.klvs.get(&format!("{k:#x}")) == Some(v))
+    });
+    let reached = [
+        g.counts.get("config_read").is_some_and(|&n| n > 0)
+            && g.counts.get("mmio_read").is_some_and(|&n| n > 0),
+        requests(g, 0x5500, "success") > 0,
+        klvs_ok,
+        requests(g, 0x4100, "success") >= 2,
+        requests(g, 0x4509, "success") > 0,
+        guest.driver.as_deref() == Some("xe"),
+    ];
+    let stages = [
+        Stage::Attached,
+        Stage::Handshake,
+        Stage::Config,
+        Stage::Hwconfig,
+        Stage::CtEnabled,
+        Stage::ProbeComplete,
+    ];
+    stages
+        .iter()
+        .zip(reached)
+        .take_while(|(_, r)| *r)
+        .last()
+        .map_or(Stage::None, |(s, _)| *s)
+}
+
+fn verdict(name: &str, failure: Option<String>) -> Case {
+    let name = format!("{NAME}: {name}");
+    match failure {
+        None => Case::pass(name),
+        Some(why) => Case::fail(name, why),
+    }
+}
+
+/// Runs the suite.
+pub fn run(ctx: &Context, r: &mut Reporter) {
+    let base = match Baseline::load(&ctx.repo) {
+        Ok(b) => b,
+        Err(e) => return r.case(Case::fail(format!("{NAME}: baseline"), format!("{e:#}"))),
+    };
+    let order = match modules::load_order(&ctx.kdir) {
+        Ok(o) => o,
+        Err(e) => return r.case(Case::fail(format!("{NAME}: modules"), format!("{e:#}"))),
+    };
+    let start = Instant::now();
+    let logs = ctx.log_dir(NAME);
+    for stale in ["guest-output.log", "guest-console.log", "peer-guest.log"] {
+        let _ = std::fs::remove_file(logs.join(stale));
+    }
+    let socket = logs.join("vf1.sock");
+    let guest_cmd = guest_command(ctx, &order, &socket, &logs);
+    let mut cmd = host_command(ctx, &guest_cmd, &socket, &logs);
+    let (out, console, summary) = (
+        logs.join("output.log"),
+        logs.join("console.log"),
+        logs.join("mock.json"),
+    );
+    let limit = Duration::from_secs(HOST_TIMEOUT_SECS + BOOT_MARGIN_SECS);
+    let mut notes = Vec::new();
+    let finished = run_vm(
+        NAME,
+        &mut cmd,
+        &out,
+        &[&console, &summary],
+        limit,
+        &mut |n| notes.push(n),
+    );
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    let host = host_facts(&read(&out));
+    let guest = parse_prefixed(&read(&logs.join("guest-output.log")), "xe-vf: ");
+    let parsed = std::fs::read_to_string(&summary)
+        .map_err(|e| format!("no mock summary at {} ({e})", summary.display()))
+        .and_then(|t| mock_summary::parse(&t).map_err(|e| format!("{e:#}")));
+    let run_problem = match (&finished, &parsed) {
+        (Err(e), _) => Some(format!("{e:#}")),
+        (Ok(f), _) if f.code() != Some(0) => Some(super::vm_exit_meaning(f)),
+        (_, Err(e)) => Some(e.clone()),
+        (_, Ok(s)) if !s.is_final => Some("the mock did not exit cleanly".into()),
+        _ if !host.contains_key("done") => Some("the host script did not reach its end".into()),
+        _ if host.get("peer").map(String::as_str) != Some("0") => Some(format!(
+            "the second VM did not run to its end (peer status {:?}; {})",
+            host.get("peer"),
+            logs.join("peer-guest.log").display()
+        )),
+        _ if !guest.done => Some("the second VM's script did not reach its end".into()),
+        _ => None,
+    };
+    r.case(match run_problem {
+        None => Case::pass(format!("{NAME}: run")),
+        Some(p) => Case::fail(format!("{NAME}: run"), p).with_log_tail(&console),
+    });
+    let Ok(s) = parsed else {
+        return r.case(Case::fail(
+            format!("{NAME}: furthest stage"),
+            "no mock summary",
+        ));
+    };
+    let trace = read(&logs.join("trace.jsonl"));
+    let g = s.vf_guest.get(&VF).cloned().unwrap_or_default();
+    for c in judge(&base, &s, &g, &guest, &host, &trace) {
+        r.case(c);
+    }
+    let reports: Vec<String> = [console.clone(), logs.join("guest-console.log")]
+        .iter()
+        .flat_map(|p| {
+            kernel_log::scan(&read(p))
+                .into_iter()
+                .map(move |f| format!("{}:{}: {}", p.display(), f.line, f.detector))
+        })
+        .collect();
+    r.case(verdict(
+        "kernel logs",
+        (!reports.is_empty()).then(|| format!("detector reports: {}", reports.join("; "))),
+    ));
+    let reached = furthest(&trace, &g, &guest);
+    r.note(&format!(
+        "{NAME}: xe as VF driver reached `{reached}` (baseline `{}`); GuC requests {:?}; logs in {}",
+        base.stage,
+        g.guc_requests,
+        logs.display()
+    ));
+    for line in guest.log.iter().filter(|l| l.is_error()).take(8) {
+        r.note(&format!("{NAME}: xe error: {line}"));
+    }
+    for n in notes {
+        r.note(&n);
+    }
+    r.note(&format!("{NAME}: {:.1} s", start.elapsed().as_secs_f64()));
+}
+
+/// Every case but the run's and the kernel logs'.
+fn judge(
+    base: &Baseline,
+    s: &Summary,
+    g: &VfGuest,
+    guest: &Guest,
+    host: &BTreeMap<String, String>,
+    trace: &str,
+) -> Vec<Case> {
+    let reached = furthest(trace, g, guest);
+    let mut cases = vec![verdict(
+        "furthest stage",
+        (reached < base.stage).then(|| {
+            format!(
+                "xe reached `{reached}`, short of the baseline `{}`",
+                base.stage
+            )
+        }),
+    )
+    .with_details(guest.log.iter().map(ToString::to_string))];
+    // The handshake's answer is the loaded image's version.
+    let want = loaded_submission(trace).map(|v| format!("0.{v}"));
+    cases.push(verdict(
+        "GuC handshake",
+        match (&g.version, &want) {
+            (Some(got), Some(want)) if got == want => None,
+            (got, want) => Some(format!(
+                "VF2GUC_MATCH_VERSION answered {got:?}; the loaded GuC image's is {want:?}"
+            )),
+        },
+    ));
+    // Every configuration value xe read is what xehpg pushed.
+    let config = match expected_klvs(trace) {
+        None => Some("the trace has no configuration xehpg pushed for VF1".to_string()),
+        Some(want) => {
+            let wrong: Vec<String> = want
+                .iter()
+                .filter(|&&(k, v)| v == 0 || g.klvs.get(&format!("{k:#x}")) != Some(&v))
+                .map(|(k, v)| {
+                    format!(
+                        "KLV {k:#x}: xe was told {:?}, xehpg pushed {v:#x}",
+                        g.klvs.get(&format!("{k:#x}"))
+                    )
+                })
+                .collect();
+            (!wrong.is_empty()).then(|| wrong.join("; "))
+        }
+    };
+    cases.push(verdict("configuration as provisioned", config));
+    // Each refusal of the VF's GuC requests is one the baseline explains.
+    let refused: Vec<String> = g
+        .guc_requests
+        .keys()
+        .filter_map(|k| k.strip_suffix(":failure"))
+        .filter(|a| !base.guc_actions.contains_key(*a))
+        .map(str::to_string)
+        .collect();
+    cases.push(verdict(
+        "refused GuC actions explained",
+        (!refused.is_empty()).then(|| format!("unexplained: {}", refused.join(", "))),
+    ));
+    let errors: Vec<String> = guest
+        .log
+        .iter()
+        .filter(|l| l.is_error())
+        .filter(|l| !base.xe_errors.keys().any(|k| l.text.contains(k.as_str())))
+        .map(ToString::to_string)
+        .collect();
+    cases.push(verdict(
+        "xe errors explained",
+        (!errors.is_empty()).then(|| errors.join("; ")),
+    ));
+    let unknown: Vec<&String> = g
+        .unknown
+        .keys()
+        .filter(|k| !base.unknown.contains_key(*k))
+        .collect();
+    cases.push(verdict(
+        "unmodelled VF registers explained",
+        (!unknown.is_empty()).then(|| format!("{unknown:?}")),
+    ));
+    cases.push(verdict(
+        "VF accesses the hardware blocks",
+        (!g.blocked.is_empty()).then(|| format!("{:?}", g.blocked)),
+    ));
+    // The PF's side: each FLR the GuC reported finished; isolation clean.
+    let sr = &s.sriov;
+    cases.push(verdict(
+        "VF FLRs finished by the PF",
+        if g.counts.get("reset").copied().unwrap_or(0) == 0 {
+            Some("QEMU never reset VF1's function".to_string())
+        } else if sr.vf_flr_notified == 0 || sr.flr_finished < sr.vf_flr_notified {
+            Some(format!(
+                "the GuC reported {} VF FLR(s), the PF finished {}",
+                sr.vf_flr_notified, sr.flr_finished
+            ))
+        } else {
+            None
+        },
+    ));
+    cases.push(verdict(
+        "isolation and violations",
+        (sr.isolation_violations != 0 || s.violations != 0 || sr.lmtt_stale != 0).then(|| {
+            format!(
+                "isolation findings {}, LMTT stale {}, violations {:?}",
+                sr.isolation_violations, sr.lmtt_stale, s.violation_kinds
+            )
+        }),
+    ));
+    let fact = |k: &str| host.get(k).map_or("missing", String::as_str);
+    cases.push(verdict(
+        "VFs disabled, PF unbound",
+        (fact("disable") != "0" || fact("vfs-left") != "0" || fact("unbind") != "ok").then(|| {
+            format!(
+                "disable {}, VFs left {}, unbind {}",
+                fact("disable"),
+                fact("vfs-left"),
+                fact("unbind")
+            )
+        }),
+    ));
+    cases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_checked_in_baseline_parses() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let b = Baseline::load(&repo).expect("baseline");
+        assert!(b.stage >= Stage::Config, "{:?}", b.stage);
+    }
+
+    #[test]
+    fn quoting_survives_quotes() {
+        assert_eq!(sh_quote("a b"), "'a b'");
+        assert_eq!(sh_quote("it's"), "'it'\\''s'");
+    }
+
+    #[test]
+    fn host_facts_and_versions_are_read() {
+        let f = host_facts("x\nxe-vf-host: peer=0\nxe-vf-host: vf1=ggtt 1=2\n");
+        assert_eq!(f["peer"], "0");
+        assert_eq!(f["vf1"], "ggtt 1=2");
+        let t = "{\"ev\":\"guc_loaded\",\"submission\":\"1.2.0\"}\n\
+                 {\"ev\":\"guc_loaded\",\"submission\":\"1.26.0\"}\n";
+        assert_eq!(loaded_submission(t).as_deref(), Some("1.26.0"));
+    }
+
+    #[test]
+    fn stages_stop_at_the_first_missing() {
+        let mut g = VfGuest::default();
+        let guest = Guest::default();
+        assert_eq!(furthest("", &g, &guest), Stage::None);
+        g.counts.insert("config_read".into(), 1);
+        g.counts.insert("mmio_read".into(), 1);
+        assert_eq!(furthest("", &g, &guest), Stage::Attached);
+        g.guc_requests.insert("0x5500:success".into(), 1);
+        // No configuration pushed for VF1: config is not reached, whatever
+        // comes after.
+        g.guc_requests.insert("0x4100:success".into(), 2);
+        assert_eq!(furthest("", &g, &guest), Stage::Handshake);
+        // Pushed, and told as pushed (the last non-empty push counts).
+        let trace = "{\"ev\":\"sriov_vf_cfg\",\"vfid\":1,\"result\":\"applied\",\"cfg\":\
+            {\"ggtt_start\":\"0x1000\",\"ggtt_size\":4096,\"lmem\":2,\"ctx_begin\":0,\
+            \"ctx_num\":3,\"db_begin\":0,\"db_num\":4,\"exec_quantum_ms\":0,\
+            \"preempt_timeout_us\":0,\"priority\":0}}\n\
+            {\"ev\":\"sriov_vf_cfg\",\"vfid\":1,\"result\":\"applied\",\"cfg\":\
+            {\"ggtt_start\":\"0x0\",\"ggtt_size\":0,\"lmem\":0,\"ctx_begin\":0,\
+            \"ctx_num\":0,\"db_begin\":0,\"db_num\":0,\"exec_quantum_ms\":0,\
+            \"preempt_timeout_us\":0,\"priority\":0}}\n";
+        for (k, v) in [
+            ("0x1", 0x1000),
+            ("0x2", 4096),
+            ("0x3", 2),
+            ("0x4", 3),
+            ("0x6", 4),
+        ] {
+            g.klvs.insert(k.into(), v);
+        }
+        assert_eq!(furthest(trace, &g, &guest), Stage::Hwconfig);
+        g.klvs.insert("0x4".into(), 5);
+        assert_eq!(furthest(trace, &g, &guest), Stage::Handshake);
+    }
+}
