@@ -655,6 +655,10 @@ impl Device {
         for _ in 0..self.regs.take_msis() {
             self.signal_interrupt();
         }
+        // The GuC's interrupts to VFs served as functions (`ct/vf.rs`).
+        for vf in self.regs.take_vf_irqs() {
+            self.vf_raise_msi(vf);
+        }
     }
 
     fn abandon_injections(&mut self) {
@@ -1179,7 +1183,10 @@ impl guc::Bus for DeviceBus<'_> {
         match target {
             guc::Target::Lmem => self.lmem.read(addr, buf).map_err(|e| lmem_error(&e)),
             guc::Target::Sys => self.guest.read(addr, buf).map_err(|e| self.sys_error(e)),
-            guc::Target::VfSys(vf) => self.vf_guest(vf)?.read(addr, buf).map_err(|e| vf_sys_error(vf, &e)),
+            guc::Target::VfSys(vf) => self
+                .vf_guest(vf)?
+                .read(addr, buf)
+                .map_err(|e| vf_sys_error(vf, &e)),
         }
     }
 

@@ -499,6 +499,16 @@ impl RegisterFile {
         self.engines.arm(name, fault, rec)
     }
 
+    /// A VF wrote GGTT page `page`'s entry ([`guc::Guc::vf_ggtt_written`]).
+    pub fn vf_ggtt_written(&mut self, page: u64) {
+        self.guc.vf_ggtt_written(page);
+    }
+
+    /// VFs whose MSI the GuC raised since the last call (`ct/vf.rs`).
+    pub fn take_vf_irqs(&mut self) -> Vec<u32> {
+        self.guc.take_vf_irqs()
+    }
+
     /// The GuC.
     pub fn guc(&self) -> &guc::Guc {
         &self.guc
@@ -794,10 +804,14 @@ impl RegisterFile {
             return true;
         }
         if offset == regs::guc::GUC_HOST_INTERRUPT.offset {
+            // The same doorbell announces the VF's CT traffic (`ct/vf.rs`).
+            self.guc.vf_ct_doorbell(vf, now, rec, bus);
             let msg = self.vf_regs.message(vf);
             if let Some(reply) = self.guc.vf_mmio(vf, msg, now, rec, bus) {
                 self.vf_regs.set_message(vf, reply);
             }
+            // What the VF's traffic has for the PF interrupts it now.
+            self.drain_guc(rec);
             return true;
         }
         let Some(i) = vf_sw_flag_index(offset) else {

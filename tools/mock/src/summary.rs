@@ -594,6 +594,9 @@ impl Counters {
                 }
                 _ => {}
             },
+            Event::GucCtH2g { vf, .. } | Event::GucCtG2h { vf, .. } if *vf != 0 => {
+                // A VF's CT: counted under `vf_guest` (`vf_guest::count`).
+            }
             Event::GucCtH2g { kind, reply, .. } => {
                 s.ct.h2g_messages += 1;
                 match *kind {
@@ -1204,6 +1207,7 @@ mod tests {
             ("request", "busy"),
         ] {
             c.count(&Event::GucCtH2g {
+                vf: 0,
                 fence: 1,
                 action: Hex(0x1234),
                 len: 1,
@@ -1220,6 +1224,7 @@ mod tests {
             ("event", 5),
         ] {
             c.count(&Event::GucCtG2h {
+                vf: 0,
                 fence: 1,
                 len: 2,
                 hxg,

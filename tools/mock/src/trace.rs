@@ -577,13 +577,16 @@ pub enum Event {
     },
     /// The GuC read a request from the H2G ring.
     GucCtH2g {
+        /// Whose CT: 0 the PF's, `n` VF `n`'s (not written for the PF).
+        #[serde(skip_serializing_if = "is_pf")]
+        vf: u32,
         /// CTB fence.
         fence: u32,
         /// HXG ACTION.
         action: Hex,
         /// HXG dwords.
         len: u32,
-        /// "request" or "fast_request".
+        /// "request", "fast_request" or (a VF's CT) "event".
         kind: &'static str,
         /// "success", "failure" (a reply was due), "none" (a FAST_REQUEST
         /// that succeeded), "busy" (served later), "retry" or "unanswered"
@@ -592,6 +595,9 @@ pub enum Event {
     },
     /// The GuC wrote a message into the G2H ring.
     GucCtG2h {
+        /// Whose CT, as [`Event::GucCtH2g`]'s.
+        #[serde(skip_serializing_if = "is_pf")]
+        vf: u32,
         /// CTB fence.
         fence: u32,
         /// Dwords written, the CTB header included.
@@ -1069,7 +1075,8 @@ pub enum Event {
     /// countable (`device/guest_vf.rs`): `what` is "connected", "reset",
     /// "config_read", "config_write", "mmio_read", "mmio_write",
     /// "ggtt_read", "ggtt_write", "lmem_read", "lmem_write", "dma_map",
-    /// "dma_unmap", "set_irqs", "irq" or "irq_dropped".
+    /// "dma_unmap", "set_irqs", "irq", "irq_dropped", or "relay_from_pf"
+    /// (the GuC delivered the PF's relay message over the VF's CT).
     VfGuest {
         /// The VF.
         vf: u32,
@@ -1280,6 +1287,15 @@ pub fn to_line(seq: u64, t: Duration, ev: &Event) -> serde_json::Result<String> 
         t_us: u64::try_from(t.as_micros()).unwrap_or(u64::MAX),
         ev,
     })
+}
+
+/// Whether a function number is the PF's (0), for `skip_serializing_if`.
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+fn is_pf(vf: &u32) -> bool {
+    *vf == 0
 }
 
 #[cfg(test)]
@@ -1611,6 +1627,7 @@ mod tests {
         );
         assert_eq!(
             line(&Event::GucCtH2g {
+                vf: 0,
                 fence: 0x8001,
                 action: Hex(0x1234),
                 len: 2,
@@ -1622,6 +1639,7 @@ mod tests {
         );
         assert_eq!(
             line(&Event::GucCtG2h {
+                vf: 0,
                 fence: 5,
                 len: 2,
                 hxg: "busy",

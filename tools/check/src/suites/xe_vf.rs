@@ -23,6 +23,13 @@
 //! - `hwconfig`: `GET_HWCONFIG` served twice (size, then the copy into the
 //!   VF's memory through its GGTT entries);
 //! - `ct-enabled`: the VF's CT registered (`HOST2GUC_CONTROL_CTB`);
+//! - `relay`: the GuC delivered two relay answers of the PF's (xehpg's
+//!   handshake and runtime answers, `GUC2VF_RELAY_FROM_PF`) over the VF's
+//!   CT, which xe asks for right after enabling it;
+//! - `submission`: xe set the scheduling policies, the last step of
+//!   `xe_guc_submit_enable`, which it takes only with the relay done;
+//! - `context-sent`: xe sent a `REGISTER_CONTEXT` (recording its default
+//!   contexts, `xe_gt_record_default_lrcs`);
 //! - `probe-complete`: xe stayed bound (the guest's `driver=xe`).
 //!
 //! The baseline (`tools/check/xe-vf.toml`) names the stage xe must reach at
@@ -76,6 +83,9 @@ enum Stage {
     Config,
     Hwconfig,
     CtEnabled,
+    Relay,
+    Submission,
+    ContextSent,
     ProbeComplete,
 }
 
@@ -88,6 +98,9 @@ impl fmt::Display for Stage {
             Stage::Config => "config",
             Stage::Hwconfig => "hwconfig",
             Stage::CtEnabled => "ct-enabled",
+            Stage::Relay => "relay",
+            Stage::Submission => "submission",
+            Stage::ContextSent => "context-sent",
             Stage::ProbeComplete => "probe-complete",
         })
     }
@@ -108,6 +121,11 @@ struct Baseline {
     /// VF BAR0 accesses the mock does not model, `read@0x...`, and why.
     #[serde(default)]
     unknown: BTreeMap<String, String>,
+    /// Detector reports in the second VM's console that are understood: a
+    /// fragment of the report's lines, and why. The host VM's console has
+    /// none.
+    #[serde(default)]
+    guest_kernel_log: BTreeMap<String, String>,
 }
 
 impl Baseline {
@@ -256,6 +274,9 @@ fn furthest(trace: &str, g: &VfGuest, guest: &Guest) -> Stage {
         klvs_ok,
         requests(g, 0x4100, "success") >= 2,
         requests(g, 0x4509, "success") > 0,
+        g.counts.get("relay_from_pf").is_some_and(|&n| n >= 2),
+        g.ct_h2g.contains_key("0x509:request:success"),
+        g.ct_h2g.keys().any(|k| k.starts_with("0x4502:")),
         guest.driver.as_deref() == Some("xe"),
     ];
     let stages = [
@@ -264,6 +285,9 @@ fn furthest(trace: &str, g: &VfGuest, guest: &Guest) -> Stage {
         Stage::Config,
         Stage::Hwconfig,
         Stage::CtEnabled,
+        Stage::Relay,
+        Stage::Submission,
+        Stage::ContextSent,
         Stage::ProbeComplete,
     ];
     stages
@@ -351,12 +375,22 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     for c in judge(&base, &s, &g, &guest, &host, &trace) {
         r.case(c);
     }
-    let reports: Vec<String> = [console.clone(), logs.join("guest-console.log")]
+    let guest_console = logs.join("guest-console.log");
+    let known = |p: &Path, f: &kernel_log::Finding| {
+        *p == guest_console
+            && base
+                .guest_kernel_log
+                .keys()
+                .any(|k| f.lines.iter().any(|l| l.contains(k.as_str())))
+    };
+    let reports: Vec<String> = [console.clone(), guest_console.clone()]
         .iter()
         .flat_map(|p| {
             kernel_log::scan(&read(p))
                 .into_iter()
-                .map(move |f| format!("{}:{}: {}", p.display(), f.line, f.detector))
+                .filter(|f| !known(p, f))
+                .map(|f| format!("{}:{}: {}", p.display(), f.line, f.detector))
+                .collect::<Vec<_>>()
         })
         .collect();
     r.case(verdict(
@@ -433,6 +467,12 @@ fn judge(
         .guc_requests
         .keys()
         .filter_map(|k| k.strip_suffix(":failure"))
+        .chain(
+            g.ct_h2g
+                .keys()
+                .filter(|k| k.ends_with(":failure"))
+                .filter_map(|k| k.split(':').next()),
+        )
         .filter(|a| !base.guc_actions.contains_key(*a))
         .map(str::to_string)
         .collect();

@@ -338,6 +338,7 @@ impl Device {
                 }
             }
         }
+        self.settle_irqs();
         Ok(())
     }
 
@@ -394,6 +395,7 @@ impl Device {
                     ggtt.write(GGTT_START + entry, &value.to_le_bytes())
                         .map_err(|_| einval())?;
                 }
+                self.regs.vf_ggtt_written(entry / PTE_BYTES);
                 self.count_vf(vf, "ggtt_write");
             }
         }

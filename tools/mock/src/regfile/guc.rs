@@ -331,6 +331,10 @@ pub struct Guc {
     ct: ct::Ct,
     /// `guc:hang:1`: the uKernel is stuck until a GuC reset ([`Guc::hang`]).
     hung: bool,
+    /// The VFs' own CTs, by VF ([`ct::vf`]).
+    vf_cts: std::collections::BTreeMap<u32, ct::vf::VfCt>,
+    /// VFs whose MSI the GuC raised, not yet delivered ([`Guc::take_vf_irqs`]).
+    vf_irqs: std::collections::BTreeSet<u32>,
 }
 
 impl Guc {
@@ -380,6 +384,8 @@ impl Guc {
             resets: 0,
             ct: ct::Ct::default(),
             hung: false,
+            vf_cts: std::collections::BTreeMap::new(),
+            vf_irqs: std::collections::BTreeSet::new(),
         }
     }
 
@@ -438,6 +444,7 @@ impl Guc {
         // stay.
         self.submit_forget(rec);
         self.ct = self.ct.keeping_switches();
+        self.vf_cts.clear();
         self.status.set(now, STATUS_IN_RESET, rec);
     }
 

@@ -24,6 +24,11 @@ pub struct VfGuest {
     /// MMIO requests to the GuC by action (`0x5500`...) and result,
     /// keyed `0x5500:success`.
     pub guc_requests: BTreeMap<String, u64>,
+    /// Messages the GuC read from the VF's CT, keyed
+    /// `0xACTION:KIND:REPLY` (`0x5103:request:success`).
+    pub ct_h2g: BTreeMap<String, u64>,
+    /// Messages the GuC wrote into the VF's CT, by HXG type.
+    pub ct_g2h: BTreeMap<String, u64>,
     /// The last interface version the GuC answered (`MATCH_VERSION`),
     /// `branch.major.minor.patch`.
     pub version: Option<String>,
@@ -36,6 +41,19 @@ pub struct VfGuest {
 pub fn count(m: &mut BTreeMap<u32, VfGuest>, ev: &Event) {
     match ev {
         Event::VfGuest { vf, what } => bump(&mut m.entry(*vf).or_default().counts, what),
+        Event::GucCtH2g {
+            vf,
+            action,
+            kind,
+            reply,
+            ..
+        } if *vf != 0 => bump(
+            &mut m.entry(*vf).or_default().ct_h2g,
+            &format!("{:#x}:{kind}:{reply}", action.0),
+        ),
+        Event::GucCtG2h { vf, hxg, .. } if *vf != 0 => {
+            bump(&mut m.entry(*vf).or_default().ct_g2h, hxg);
+        }
         Event::VfGuestBlocked { vf, why, .. } => bump(&mut m.entry(*vf).or_default().blocked, why),
         Event::VfGuestUnknown { vf, op, offset } => bump(
             &mut m.entry(*vf).or_default().unknown,

@@ -204,6 +204,7 @@ pub mod slpc;
 pub mod sriov;
 pub mod submit;
 mod tlb;
+pub mod vf;
 
 use std::collections::BTreeSet;
 use std::collections::VecDeque;
@@ -337,6 +338,11 @@ pub struct Ct {
     pub(super) sriov: sriov::Sriov,
     /// SLPC and GuC RC ([`slpc`]); forgotten at a GuC reset.
     pub(super) slpc: slpc::Slpc,
+    /// Whose CT it is: 0 the PF's, `n` VF `n`'s ([`vf`]).
+    vf: u32,
+    /// What a VF's CT has for the PF: `GUC2PF_RELAY_FROM_VF` bodies
+    /// {VFID, RELAY_ID, message} ([`vf`]), taken by the GuC after a pass.
+    to_pf: Vec<Vec<u32>>,
 }
 
 impl Ct {
@@ -559,7 +565,20 @@ impl Guc {
         rec: &mut Recorder,
         bus: &mut dyn Bus,
     ) -> Result<Layout, (u32, String)> {
-        let l = self.ct.layout().map_err(|missing| {
+        check_layout(&self.ct, &mut self.tlb, rec, bus)
+    }
+}
+
+/// The enable checks of `ct`'s registration (module docs); the layout, or
+/// the error code and what was wrong.
+fn check_layout(
+    ct: &Ct,
+    tlb: &mut super::ggtt::Tlb,
+    rec: &mut Recorder,
+    bus: &mut dyn Bus,
+) -> Result<Layout, (u32, String)> {
+    {
+        let l = ct.layout().map_err(|missing| {
             (
                 abi::error::CTB_NOT_REGISTERED,
                 format!(
@@ -602,7 +621,7 @@ impl Guc {
                 }
             }
         }
-        let mut gtt = Gtt::new(bus, &mut self.tlb);
+        let mut gtt = Gtt::new(bus, tlb);
         for (name, addr, len) in regions {
             gtt.probe(addr, len, &format!("CT {name}"), rec)
                 .map_err(|f| (abi::error::INVALID_GGTT_ADDRESS, f.0))?;
@@ -736,14 +755,18 @@ struct Delayed {
 /// One request read from H2G.
 struct Request {
     fence: u32,
+    /// No reply is due: a FAST_REQUEST, or an EVENT (a VF's CT only).
     fast: bool,
+    event: bool,
     action: u32,
     hxg: Vec<u32>,
 }
 
 impl Request {
     fn kind(&self) -> &'static str {
-        if self.fast {
+        if self.event {
+            "event"
+        } else if self.fast {
             "fast_request"
         } else {
             "request"
@@ -963,7 +986,7 @@ fn ct_pass(
             )?);
         }
         let next = (at + 1 + n) % size;
-        if let Some(req) = request(hdr, hxg, rec) {
+        if let Some(req) = request(hdr, hxg, ct.vf != 0, rec) {
             // Room for the answer first (REPLY_DWORDS). A broken G2H
             // descriptor is no reason to wait: the answer is lost.
             match g2h_space(ct, l, gtt, rec) {
@@ -1002,7 +1025,7 @@ fn ct_pass(
 }
 
 /// Checks one H2G message; `None` if it is no request (skipped).
-fn request(hdr: u32, hxg: Vec<u32>, rec: &mut Recorder) -> Option<Request> {
+fn request(hdr: u32, hxg: Vec<u32>, events: bool, rec: &mut Recorder) -> Option<Request> {
     let fence = abi::field(hdr, abi::ctb::MSG_FENCE);
     let Some(&h0) = hxg.first() else {
         // Zero fill before a wrap (module docs).
@@ -1020,8 +1043,9 @@ fn request(hdr: u32, hxg: Vec<u32>, rec: &mut Recorder) -> Option<Request> {
         );
     }
     let ty = abi::field(h0, abi::hxg::TYPE);
+    let event = events && ty == abi::hxg::TYPE_EVENT;
     if abi::field(h0, abi::hxg::ORIGIN) == abi::hxg::ORIGIN_GUC
-        || (ty != abi::hxg::TYPE_REQUEST && ty != abi::hxg::TYPE_FAST_REQUEST)
+        || (ty != abi::hxg::TYPE_REQUEST && ty != abi::hxg::TYPE_FAST_REQUEST && !event)
     {
         return bad(
             format!("H2G message fence {fence:#x}: HXG header {h0:#x} is not a host REQUEST or FAST_REQUEST"),
@@ -1030,7 +1054,8 @@ fn request(hdr: u32, hxg: Vec<u32>, rec: &mut Recorder) -> Option<Request> {
     }
     Some(Request {
         fence,
-        fast: ty == abi::hxg::TYPE_FAST_REQUEST,
+        fast: ty != abi::hxg::TYPE_REQUEST,
+        event,
         action: abi::field(h0, abi::hxg::REQUEST_ACTION),
         hxg,
     })
@@ -1078,13 +1103,19 @@ fn dispose(
             | abi::prep(abi::hxg::TYPE, abi::hxg::TYPE_NO_RESPONSE_BUSY);
         (Some("busy"), Some(busy))
     } else {
-        let answer = serve::serve(ct, gtt, req.action, &req.hxg, rec);
+        let answer = if ct.vf == 0 {
+            serve::serve(ct, gtt, req.action, &req.hxg, rec)
+        } else {
+            vf::serve(ct, gtt, req.action, &req.hxg, rec)
+        };
         let reply = match answer {
             Ok(_) if req.fast => None,
+            // An EVENT gets nothing back, not even a refusal.
+            Err(_) if req.event => None,
             Ok(data0) => Some(super::mmio::success(data0)),
             Err(code) => Some(super::mmio::failure(code)),
         };
-        let event = h2g_event(req, reply.map_or("none", |h| hxg_name(&[0, h])));
+        let event = h2g_event(ct.vf, req, reply.map_or("none", |h| hxg_name(&[0, h])));
         return (reply.map(|h| g2h_message(req.fence, &[h])), event);
     };
     if let Some(fault) = fault {
@@ -1103,12 +1134,13 @@ fn dispose(
     };
     (
         hxg.map(|h| g2h_message(req.fence, &[h])),
-        h2g_event(req, name),
+        h2g_event(ct.vf, req, name),
     )
 }
 
-fn h2g_event(req: &Request, reply: &'static str) -> Event {
+fn h2g_event(vf: u32, req: &Request, reply: &'static str) -> Event {
     Event::GucCtH2g {
+        vf,
         fence: req.fence,
         action: Hex(req.action.into()),
         // CAST: at most 255 dwords (NUM_DWORDS).
@@ -1231,6 +1263,7 @@ fn g2h_write(
     ct.g2h_tail = (tail + len) % size;
     write_g2h_tail(ct, l, gtt, ct.g2h_tail, rec)?;
     rec.emit(Event::GucCtG2h {
+        vf: ct.vf,
         fence: abi::field(msg[0], abi::ctb::MSG_FENCE),
         len,
         hxg: hxg_name(msg),

@@ -203,6 +203,11 @@ impl Tlb {
         n
     }
 
+    /// Drops the translation of GGTT page `page`, if cached.
+    pub fn forget(&mut self, page: u64) {
+        self.entries.remove(&page);
+    }
+
     /// Number of cached translations.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -476,21 +481,29 @@ impl Gtt<'_> {
     /// (seed 000 line 426; `[MODEL]`: the GuC's accesses walk the tables in
     /// memory, where a VF's own BAR2 goes through the LMTT's cache,
     /// `lmtt::Tlb::translate`), and another page is the VF's VM's memory.
-    fn page_target(&self, pte: u64, offset: u64, what: &str, at: u64) -> Result<(Target, u64), Fault> {
+    fn page_target(
+        &self,
+        pte: u64,
+        offset: u64,
+        what: &str,
+        at: u64,
+    ) -> Result<(Target, u64), Fault> {
         let addr = (pte & PTE_ADDR_MASK) + offset;
         let vf = crate::regfile::isolation::pte_vfid(pte);
         match (pte & PTE_DM != 0, vf) {
             (true, 0) => Ok((Target::Lmem, addr)),
             (false, 0) => Ok((Target::Sys, addr)),
             (false, vf) => Ok((Target::VfSys(vf), addr)),
-            (true, vf) => crate::regfile::isolation::lmtt_translate(self.bus.lmem_cfg(), &*self.bus, vf, addr)
-                .map(|a| (Target::Lmem, a))
-                .ok_or_else(|| {
-                    Fault(format!(
+            (true, vf) => {
+                crate::regfile::isolation::lmtt_translate(self.bus.lmem_cfg(), &*self.bus, vf, addr)
+                    .map(|a| (Target::Lmem, a))
+                    .ok_or_else(|| {
+                        Fault(format!(
                         "{what}: GGTT address {at:#x}: VF {vf}'s local-memory offset {addr:#x} \
                          has no valid LMTT page"
                     ))
-                }),
+                    })
+            }
         }
     }
 }

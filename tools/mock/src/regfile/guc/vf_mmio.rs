@@ -32,8 +32,10 @@
 //!   Another key, or a global key older than the image: FAILURE `INVALID_KLV_KEY`
 //!   (`[MODEL]`: the table lists no error for it; upstream's VF treats any
 //!   failure as the query failing).
-//! - `VF2GUC_VF_RESET` (0x5507) {hdr}: SUCCESS (`[MODEL]`: the GuC forgets
-//!   nothing the mock keeps per VF yet).
+//! - `VF2GUC_VF_RESET` (0x5507) {hdr}: SUCCESS; the GuC forgets the VF's
+//!   CT registration and traffic (`[MODEL]`, [`super::ct::vf`]).
+//! - `HOST2GUC_SELF_CFG` (0x0508) and `HOST2GUC_CONTROL_CTB` (0x4509): the
+//!   VF's CT and memory-based interrupt registration ([`super::ct::vf`]).
 //! - `GET_HWCONFIG` (0x4100) {hdr, addr_lo, addr_hi, size}: as the PF's
 //!   ([`super::mmio`]; upstream's VF asks for it by MMIO,
 //!   `xe_guc_hwconfig.c`), the table written through the GGTT, where a
@@ -41,9 +43,7 @@
 //!   the destination must lie in the VF's own GGTT range, else FAILURE
 //!   `INVALID_GGTT_ADDRESS` (a GuC that wrote where a VF asked would let
 //!   it write any function's memory; the ABI text does not say).
-//! - any other action: FAILURE `UNKNOWN_ACTION`; the actions that need a
-//!   VF's CT (its `HOST2GUC_SELF_CFG` / `CONTROL_CTB` registration) are not
-//!   modelled yet, so upstream's VF stops there (Documentation/sriov.rst).
+//! - any other action: FAILURE `UNKNOWN_ACTION`.
 //!
 //! Not requests: a doorbell while `VF_SW_FLAG(0)` has ORIGIN GuC (the last
 //! reply) is ignored, and a host message that is not a REQUEST is answered
@@ -189,7 +189,18 @@ impl Guc {
                 let head = success(0) | (len & QUERY_LENGTH);
                 Ok(([head, lo, if len > 1 { hi } else { 0 }, 0], told))
             }
-            VF_RESET => Ok(([success(0), 0, 0, 0], Told::default())),
+            VF_RESET => {
+                self.vf_forget(vf);
+                Ok(([success(0), 0, 0, 0], Told::default()))
+            }
+            abi::action::HOST2GUC_SELF_CFG => {
+                let taken = self.vf_self_cfg(vf, msg)?;
+                Ok(([success(taken), 0, 0, 0], Told::default()))
+            }
+            abi::action::HOST2GUC_CONTROL_CTB => {
+                let data0 = self.vf_control_ctb(vf, msg, rec, bus)?;
+                Ok(([success(data0), 0, 0, 0], Told::default()))
+            }
             GET_HWCONFIG => {
                 let (addr, size) = (u64::from(msg[1]) | u64::from(msg[2]) << 32, msg[3]);
                 let own = self.sriov().configs().get(&vf).and_then(|c| c.ggtt());

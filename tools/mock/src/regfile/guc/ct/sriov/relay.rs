@@ -355,6 +355,30 @@ fn send_request(
     trace(rec, &s.relay, note);
 }
 
+/// A VF's own driver relayed {VFID, RELAY_ID, message} over its CT
+/// (`ct/vf.rs`): the GuC passes it to the PF. The GuC does not wait for the
+/// answer on the driver's behalf: it delivers whatever the PF sends
+/// ([`Guc::sriov_relay_deliver`]).
+pub(in crate::regfile::guc) fn from_vf_driver(ct: &mut Ct, body: &[u32], rec: &mut Recorder) {
+    let data0 = queue(ct, body);
+    let (vf, rid, msg) = (body[0], body.get(1).copied(), body.get(2..).unwrap_or(&[]));
+    let h0 = msg.first().copied().unwrap_or(0);
+    let s = &ct.sriov;
+    let note = Note {
+        vfid: vf,
+        rid,
+        dir: "to_pf",
+        kind: type_name(abi::field(h0, abi::hxg::TYPE)),
+        action: Some(abi::field(h0, abi::hxg::REQUEST_ACTION)),
+        dwords: msg.len(),
+        verdict: "vf_driver",
+        configured: Some(s.configs.contains_key(&vf)),
+        data0,
+        ..Note::default()
+    };
+    trace(rec, &s.relay, note);
+}
+
 /// `vf:relay:N:RID:W...` (module docs, "Test control").
 pub(super) fn relay(
     ct: &mut Ct,
@@ -518,6 +542,22 @@ impl Guc {
         let inbox = std::mem::take(&mut self.ct.sriov.relay.inbox);
         let mut resent = false;
         for (vf, rid, msg) in inbox {
+            // A VF whose own driver has a CT gets the message there
+            // (`GUC2VF_RELAY_FROM_PF`, `ct/vf.rs`); the mock's VF side
+            // takes the rest.
+            if self.vf_ct_enabled(vf) {
+                let mut hxg = Vec::with_capacity(2 + msg.len());
+                hxg.push(event_header(super::super::vf::GUC2VF_RELAY_FROM_PF));
+                hxg.push(rid);
+                hxg.extend_from_slice(&msg);
+                if self.vf_send(vf, &hxg, rec, bus) {
+                    rec.emit(crate::trace::Event::VfGuest {
+                        vf,
+                        what: "relay_from_pf",
+                    });
+                }
+                continue;
+            }
             resent |= take(&mut self.ct, vf, rid, &msg, values, rec);
         }
         if resent {

@@ -778,7 +778,9 @@ mod relay;
 fn vf_mmio(h: &mut H, vf: u32, msg: [u32; 4]) -> [u32; 4] {
     const FLAG0: u32 = 0x19_0240;
     for (i, &d) in (0u32..).zip(&msg) {
-        assert!(h.rf.vf_fn_write(vf, FLAG0 + 4 * i, d, &mut h.rec, &mut h.bus));
+        assert!(h
+            .rf
+            .vf_fn_write(vf, FLAG0 + 4 * i, d, &mut h.rec, &mut h.bus));
     }
     assert!(h.rf.vf_fn_write(vf, 0x19_01F0, 1, &mut h.rec, &mut h.bus));
     std::array::from_fn(|i| {
@@ -851,7 +853,7 @@ fn a_vf_driver_matches_the_version_and_reads_its_config_by_mmio() {
         mmio::failure(abi::error::INVALID_KLV_KEY)
     );
     assert_eq!(
-        vf_mmio(&mut h, 1, [0x4509, 0, 0, 0])[0],
+        vf_mmio(&mut h, 1, [0x4321, 0, 0, 0])[0],
         mmio::failure(abi::error::UNKNOWN_ACTION)
     );
     assert_eq!(
@@ -877,17 +879,18 @@ fn a_vf_gets_the_hwconfig_in_its_own_memory_through_its_ggtt() {
     let mut h = H::sriov_ready();
     let cfg = full(VF1_GGTT, (1024, 256), (8, 4), 4 * MIB2);
     assert_eq!(h.update(1, &cfg), mmio::success(9));
-    let table: Vec<u8> = h
-        .rf
-        .guc()
-        .hwconfig()
-        .iter()
-        .flat_map(|d| d.to_le_bytes())
-        .collect();
+    let table: Vec<u8> =
+        h.rf.guc()
+            .hwconfig()
+            .iter()
+            .flat_map(|d| d.to_le_bytes())
+            .collect();
     let len = table.len() as u32;
     // VF 1's first page: its VM's memory at 0x5000 (function 1, not DM).
     const VF_PHYS: u64 = 0x5000;
-    h.bus.sys.insert(vf_sys(1, VF_PHYS) / PAGE, vec![0; PAGE as usize]);
+    h.bus
+        .sys
+        .insert(vf_sys(1, VF_PHYS) / PAGE, vec![0; PAGE as usize]);
     h.bus
         .ptes
         .insert(VF1_GGTT / PAGE, VF_PHYS | 1 << 2 | PTE_PRESENT);
