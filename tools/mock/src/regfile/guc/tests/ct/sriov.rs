@@ -928,3 +928,146 @@ fn a_vf_gets_the_hwconfig_in_its_own_memory_through_its_ggtt() {
     }
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
 }
+
+/// VF 1's CT in its own memory (function 1's pages, `vf_sys`): the H2G and
+/// G2H descriptors on its first page, a 4 KiB ring each on the next two,
+/// the memory-based interrupt page on the fourth.
+const VF_PHYS: u64 = 0x10_0000;
+const VF_H2G_DESC: u64 = VF1_GGTT;
+const VF_G2H_DESC: u64 = VF1_GGTT + 0x800;
+const VF_H2G: u64 = VF1_GGTT + PAGE;
+const VF_G2H: u64 = VF1_GGTT + 2 * PAGE;
+const VF_MEMIRQ: u64 = VF1_GGTT + 3 * PAGE;
+
+impl H {
+    /// VF 1 configured, its four pages mapped as function 1's memory.
+    fn vf_ct_ready() -> H {
+        let mut h = H::sriov_ready();
+        let cfg = full(VF1_GGTT, (1024, 256), (8, 4), 4 * MIB2);
+        assert_eq!(h.update(1, &cfg), mmio::success(9));
+        for p in 0..4 {
+            let phys = VF_PHYS + p * PAGE;
+            h.bus
+                .sys
+                .insert(vf_sys(1, phys) / PAGE, vec![0; PAGE as usize]);
+            h.bus
+                .ptes
+                .insert(VF1_GGTT / PAGE + p, phys | 1 << 2 | PTE_PRESENT);
+        }
+        h
+    }
+
+    /// VF 1's memory at its GGTT address `g` (one of its four pages).
+    fn vf32(&self, g: u64) -> u32 {
+        let phys = VF_PHYS + (g - VF1_GGTT);
+        let b = self.bus.sys_bytes(vf_sys(1, phys), 4);
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    fn vf_put32(&mut self, g: u64, v: u32) {
+        let phys = vf_sys(1, VF_PHYS + (g - VF1_GGTT));
+        let page = self.bus.sys.get_mut(&(phys / PAGE)).expect("mapped");
+        let at = (phys % PAGE) as usize;
+        page[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    /// VF 1 sends one H2G message (CTB header first) and rings.
+    fn vf_send(&mut self, msg: &[u32]) {
+        let tail = self.vf32(VF_H2G_DESC + 4);
+        for (i, &d) in (0u32..).zip(msg) {
+            self.vf_put32(VF_H2G + 4 * u64::from((tail + i) % 1024), d);
+        }
+        self.vf_put32(VF_H2G_DESC + 4, (tail + msg.len() as u32) % 1024);
+        assert!(self
+            .rf
+            .vf_fn_write(1, 0x19_01F0, 0, &mut self.rec, &mut self.bus));
+    }
+}
+
+#[test]
+fn a_vf_registers_its_ct_and_relays_to_the_pf_and_back() {
+    let mut h = H::vf_ct_ready();
+    let self_cfg = |h: &mut H, key: u32, len: u32, v: u64| {
+        vf_mmio(h, 1, [0x508, key << 16 | len, v as u32, (v >> 32) as u32])[0]
+    };
+    // The CT's six keys and the two MEMIRQ addresses, as upstream's VF
+    // registers them (GuC source byte 25 of the source report at +0x400,
+    // the GuC's status vector at 25 * 16).
+    for (key, len, v) in [
+        (0x0900, 2, VF_MEMIRQ + 0x190),
+        (0x0901, 2, VF_MEMIRQ + 0x419),
+        (0x0903, 2, VF_H2G_DESC),
+        (0x0902, 2, VF_H2G),
+        (0x0904, 1, PAGE),
+        (0x0906, 2, VF_G2H_DESC),
+        (0x0905, 2, VF_G2H),
+        (0x0907, 1, PAGE),
+    ] {
+        assert_eq!(self_cfg(&mut h, key, len, v), mmio::success(1), "{key:#x}");
+    }
+    // A MEMIRQ address outside VF 1's range is refused.
+    assert_eq!(
+        self_cfg(&mut h, 0x0900, 2, VF2_GGTT),
+        mmio::failure(abi::error::INVALID_KLV_DATA)
+    );
+    assert_eq!(vf_mmio(&mut h, 1, [0x4509, 1, 0, 0])[0], mmio::success(0));
+    assert!(h.rf.guc().vf_ct_enabled(1));
+    // Enabling twice is refused; moving a buffer while enabled too.
+    assert_eq!(
+        vf_mmio(&mut h, 1, [0x4509, 1, 0, 0])[0],
+        mmio::failure(abi::error::INVALID_STATE)
+    );
+    assert_eq!(
+        self_cfg(&mut h, 0x0907, 1, PAGE),
+        mmio::failure(abi::error::INVALID_STATE)
+    );
+    // VF2PF_HANDSHAKE over the relay, RELAY_ID 7.
+    let pf_from = h.desc(G2H_DESC_LMEM)[1];
+    h.vf_send(&[ctb(0x10, 4), 0x5103, 7, 0x0000_0001, 0x0001_0000]);
+    // The VF's CT got SUCCESS for its request, and the interrupt.
+    assert_eq!(h.vf32(VF_G2H_DESC + 4), 2);
+    assert_eq!(h.vf32(VF_G2H), ctb(0x10, 1));
+    assert_eq!(h.vf32(VF_G2H + 4), mmio::success(0));
+    assert_eq!(h.vf32(VF_MEMIRQ + 0x418) >> 8 & 0xFF, 0xFF, "source byte");
+    assert_eq!(
+        h.vf32(VF_MEMIRQ + 0x19C) >> 24,
+        0xFF,
+        "GUC2HOST status byte"
+    );
+    assert_eq!(h.rf.take_vf_irqs(), [1]);
+    // The PF got GUC2PF_RELAY_FROM_VF {1, 7, message}.
+    let pf_to = h.desc(G2H_DESC_LMEM)[1];
+    let msgs = h.g2h(pf_from, pf_to - pf_from);
+    assert_eq!(
+        &msgs[1..],
+        &[0x9000_5100, 1, 7, 0x0000_0001, 0x0001_0000],
+        "{msgs:x?}"
+    );
+    // The PF's answer comes back over the VF's CT as GUC2VF_RELAY_FROM_PF.
+    let (reply, _) = h.req(&[0x5101, 1, 7, 0x7000_0000, 0x0001_0000]);
+    assert_eq!(reply, mmio::success(0));
+    assert_eq!(h.vf32(VF_G2H_DESC + 4), 2 + 5);
+    let event: Vec<u32> = (2..7).map(|i| h.vf32(VF_G2H + 4 * i)).collect();
+    assert_eq!(event, [ctb(0, 4), 0x9000_5102, 7, 0x7000_0000, 0x0001_0000]);
+    assert_eq!(h.rf.take_vf_irqs(), [1]);
+    // An EVENT of an action the GuC does not serve a VF gets nothing back;
+    // a FAST_REQUEST of one gets a FAILURE.
+    h.vf_send(&[ctb(0x8001, 2), 0x1000_4502, 5]);
+    assert_eq!(h.vf32(VF_G2H_DESC + 4), 7);
+    h.vf_send(&[ctb(0x8002, 2), 0x2000_100B, 5]);
+    assert_eq!(h.vf32(VF_G2H_DESC + 4), 9);
+    assert_eq!(
+        h.vf32(VF_G2H + 4 * 8),
+        mmio::failure(abi::error::UNKNOWN_ACTION)
+    );
+    let g = h.rec.summary(false).vf_guest[&1].clone();
+    assert_eq!(g.ct_h2g["0x5103:request:success"], 1);
+    assert_eq!(g.ct_h2g["0x4502:event:none"], 1);
+    assert_eq!(g.ct_g2h["event"], 1);
+    // The PF's own CT counts none of the VF's traffic.
+    assert_eq!(h.rec.summary(false).ct.fast_requests, 0);
+    // VF_RESET forgets the CT.
+    assert_eq!(vf_mmio(&mut h, 1, [0x5507, 0, 0, 0])[0], mmio::success(0));
+    assert!(!h.rf.guc().vf_ct_enabled(1));
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
