@@ -164,6 +164,13 @@ pub const SUITES: &[Suite] = &[
         list: None,
     },
     Suite {
+        name: "xe-vf-debug",
+        lane: Lane::Debug,
+        title: "xe-vf with xehpg on the debug kernel, its log clean",
+        run: xe_vf::run,
+        list: None,
+    },
+    Suite {
         name: "vm-debug",
         lane: Lane::Debug,
         title: "guest scenarios on the debug kernel, kernel log clean",
@@ -445,8 +452,10 @@ mod tests {
                 "vm",
                 "xe-probe",
                 "xe-diff",
+                "xe-vf",
                 "detectors",
                 "kunit-debug",
+                "xe-vf-debug",
                 "vm-debug"
             ]
         );
@@ -461,7 +470,7 @@ mod tests {
     fn a_lane_runs_only_its_suites() {
         assert_eq!(
             names(selected(&[], &[Lane::Debug]).unwrap()),
-            ["detectors", "kunit-debug", "vm-debug"]
+            ["detectors", "kunit-debug", "xe-vf-debug", "vm-debug"]
         );
         assert!(selected(&[sel("detectors", None)], &[Lane::Plain]).is_err());
         assert!(!names(selected(&[], &[Lane::Plain]).unwrap()).contains(&"vm-debug"));

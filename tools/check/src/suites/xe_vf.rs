@@ -38,7 +38,9 @@
 //! PF's side must hold (every VF FLR the GuC reported, QEMU's resets of the
 //! function at the second VM's start, finished by the PF; no isolation
 //! finding, no violation; VFs disabled and xehpg unbound at the end), and
-//! both consoles must be free of detector reports. Plain lane only.
+//! both consoles must be free of detector reports. Both lanes: in the debug
+//! lane (`xe-vf-debug`) the host VM boots the debug kernel with the debug
+//! build of xehpg; the second VM stays on the plain kernel.
 
 use super::kernel_log;
 use super::vm::mock_summary;
@@ -57,8 +59,11 @@ use xehpg_mock::summary::sriov::VfEntry;
 use xehpg_mock::summary::vf_guest::VfGuest;
 use xehpg_mock::summary::Summary;
 
-/// Suite name, the prefix of its cases.
+/// Suite names: the plain lane's and the debug lane's (xehpg on the debug
+/// kernel, so lockdep, KASAN and kmemleak watch the PF's side; the second
+/// VM stays on the plain kernel, whose tree has xe).
 const NAME: &str = "xe-vf";
+const NAME_DEBUG: &str = "xe-vf-debug";
 /// The baseline, relative to the repository.
 const BASELINE: &str = "tools/check/xe-vf.toml";
 /// The scripts, relative to the repository.
@@ -299,7 +304,6 @@ fn furthest(trace: &str, g: &VfGuest, guest: &Guest) -> Stage {
 }
 
 fn verdict(name: &str, failure: Option<String>) -> Case {
-    let name = format!("{NAME}: {name}");
     match failure {
         None => Case::pass(name),
         Some(why) => Case::fail(name, why),
@@ -310,11 +314,17 @@ fn verdict(name: &str, failure: Option<String>) -> Case {
 pub fn run(ctx: &Context, r: &mut Reporter) {
     let base = match Baseline::load(&ctx.repo) {
         Ok(b) => b,
-        Err(e) => return r.case(Case::fail(format!("{NAME}: baseline"), format!("{e:#}"))),
+        Err(e) => return r.case(Case::fail("baseline", format!("{e:#}"))),
     };
-    let order = match modules::load_order(&ctx.kdir) {
+    let name = if ctx.debug { NAME_DEBUG } else { NAME };
+    // xe is built in the plain kernel's tree only.
+    let plain = ctx
+        .env
+        .get("KDIR")
+        .map_or_else(|| ctx.kdir.clone(), std::path::PathBuf::from);
+    let order = match modules::load_order(&plain) {
         Ok(o) => o,
-        Err(e) => return r.case(Case::fail(format!("{NAME}: modules"), format!("{e:#}"))),
+        Err(e) => return r.case(Case::fail("modules", format!("{e:#}"))),
     };
     let start = Instant::now();
     let logs = ctx.log_dir(NAME);
@@ -332,7 +342,7 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     let limit = Duration::from_secs(HOST_TIMEOUT_SECS + BOOT_MARGIN_SECS);
     let mut notes = Vec::new();
     let finished = run_vm(
-        NAME,
+        name,
         &mut cmd,
         &out,
         &[&console, &summary],
@@ -361,14 +371,11 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         _ => None,
     };
     r.case(match run_problem {
-        None => Case::pass(format!("{NAME}: run")),
-        Some(p) => Case::fail(format!("{NAME}: run"), p).with_log_tail(&console),
+        None => Case::pass("run"),
+        Some(p) => Case::fail("run", p).with_log_tail(&console),
     });
     let Ok(s) = parsed else {
-        return r.case(Case::fail(
-            format!("{NAME}: furthest stage"),
-            "no mock summary",
-        ));
+        return r.case(Case::fail("furthest stage", "no mock summary"));
     };
     let trace = read(&logs.join("trace.jsonl"));
     let g = s.vf_guest.get(&VF).cloned().unwrap_or_default();
@@ -399,18 +406,18 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     ));
     let reached = furthest(&trace, &g, &guest);
     r.note(&format!(
-        "{NAME}: xe as VF driver reached `{reached}` (baseline `{}`); GuC requests {:?}; logs in {}",
+        "{name}: xe as VF driver reached `{reached}` (baseline `{}`); GuC requests {:?}; logs in {}",
         base.stage,
         g.guc_requests,
         logs.display()
     ));
     for line in guest.log.iter().filter(|l| l.is_error()).take(8) {
-        r.note(&format!("{NAME}: xe error: {line}"));
+        r.note(&format!("{name}: xe error: {line}"));
     }
     for n in notes {
         r.note(&n);
     }
-    r.note(&format!("{NAME}: {:.1} s", start.elapsed().as_secs_f64()));
+    r.note(&format!("{name}: {:.1} s", start.elapsed().as_secs_f64()));
 }
 
 /// Every case but the run's and the kernel logs'.
