@@ -40,4 +40,8 @@ dmesg -r | sed -n 's/^<\([0-9]*\)>\[[ 0-9.]*\] \(xe [0-9a-f:.]*: .*\)/\1 \2/p' |
 if [ "$drv" = xe ]; then
 	echo "xe-vf: unbind=$(echo "${dev##*/}" >/sys/bus/pci/drivers/xe/unbind 2>&1 && echo ok || echo failed)"
 fi
+# A VF FLR from the guest's side: the PCI core resets the function (the
+# VF's own "Initiate FLR"); the GuC tells the PF, which must recover it.
+echo 1 >"$dev/reset" 2>/dev/null
+echo "xe-vf: reset=$?"
 echo "xe-vf: done"

@@ -35,8 +35,9 @@
 //! The baseline (`tools/check/xe-vf.toml`) names the stage xe must reach at
 //! least, and explains each GuC action the mock's GuC refused a VF, each
 //! xe error line and each unmodelled VF register. Beside the stages: the
-//! PF's side must hold (every VF FLR the GuC reported, QEMU's resets of the
-//! function at the second VM's start, finished by the PF; no isolation
+//! PF's side must hold (every VF FLR the GuC reported finished by the PF:
+//! QEMU's reset of the function at the second VM's start, and the guest's
+//! own reset of it after xe, `echo 1 > reset`; no isolation
 //! finding, no violation; VFs disabled and xehpg unbound at the end), and
 //! both consoles must be free of detector reports. Both lanes: in the debug
 //! lane (`xe-vf-debug`) the host VM boots the debug kernel with the debug
@@ -379,7 +380,11 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
     };
     let trace = read(&logs.join("trace.jsonl"));
     let g = s.vf_guest.get(&VF).cloned().unwrap_or_default();
-    for c in judge(&base, &s, &g, &guest, &host, &trace) {
+    let guest_out = read(&logs.join("guest-output.log"));
+    let guest_reset = guest_out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("xe-vf: reset="));
+    for c in judge(&base, &s, &g, &guest, &host, &trace, guest_reset) {
         r.case(c);
     }
     let guest_console = logs.join("guest-console.log");
@@ -428,6 +433,7 @@ fn judge(
     guest: &Guest,
     host: &BTreeMap<String, String>,
     trace: &str,
+    guest_reset: Option<&str>,
 ) -> Vec<Case> {
     let reached = furthest(trace, g, guest);
     let mut cases = vec![verdict(
@@ -513,11 +519,17 @@ fn judge(
     ));
     // The PF's side: each FLR the GuC reported finished; isolation clean.
     let sr = &s.sriov;
+    let resets = g.counts.get("reset").copied().unwrap_or(0);
     cases.push(verdict(
         "VF FLRs finished by the PF",
-        if g.counts.get("reset").copied().unwrap_or(0) == 0 {
-            Some("QEMU never reset VF1's function".to_string())
-        } else if sr.vf_flr_notified == 0 || sr.flr_finished < sr.vf_flr_notified {
+        if guest_reset != Some("0") {
+            Some(format!("the guest's reset of VF1 failed: {guest_reset:?}"))
+        } else if resets < 2 {
+            Some(format!(
+                "VF1's function was reset {resets} time(s): QEMU's at the VM's start and the \
+                 guest's own are two"
+            ))
+        } else if sr.vf_flr_notified < 2 || sr.flr_finished < sr.vf_flr_notified {
             Some(format!(
                 "the GuC reported {} VF FLR(s), the PF finished {}",
                 sr.vf_flr_notified, sr.flr_finished

@@ -1000,8 +1000,12 @@ impl Guc {
         let enabled = self.ct.enabled().is_some();
         if let SriovRequest::Flr { vf } = req {
             // The host reset the VF, channel or not: its driver's relays
-            // are gone ([`relay`]).
+            // are gone ([`relay`]), and so is its own CT with the GuC
+            // (seed 000 lines 313-321: the GuC discards the VF's interrupt
+            // interface; `[MODEL]`: at the report, not at FLR_START, as the
+            // function itself was just reset).
             relay::forget_vf(&mut self.ct.sriov, vf, "vf_flr", rec);
+            self.vf_forget(vf);
         }
         let result = match req {
             SriovRequest::RefuseVfCfg { count } => {

@@ -42,7 +42,8 @@
 //!
 //! `VF2GUC_VF_RESET` forgets the VF's registration and traffic
 //! (`[MODEL]`: upstream's VF registers everything again after each one,
-//! `xe_gt_sriov_vf.c` `vf_reset_guc_state`), as does a GuC reset.
+//! `xe_gt_sriov_vf.c` `vf_reset_guc_state`), as do a VF FLR (`vf:flr`, a
+//! reset of the VF's function) and a GuC reset.
 
 use std::time::Duration;
 

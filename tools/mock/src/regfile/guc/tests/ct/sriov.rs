@@ -993,7 +993,7 @@ fn a_vf_registers_its_ct_and_relays_to_the_pf_and_back() {
     // The CT's six keys and the two MEMIRQ addresses, as upstream's VF
     // registers them (GuC source byte 25 of the source report at +0x400,
     // the GuC's status vector at 25 * 16).
-    for (key, len, v) in [
+    let keys = [
         (0x0900, 2, VF_MEMIRQ + 0x190),
         (0x0901, 2, VF_MEMIRQ + 0x419),
         (0x0903, 2, VF_H2G_DESC),
@@ -1002,7 +1002,8 @@ fn a_vf_registers_its_ct_and_relays_to_the_pf_and_back() {
         (0x0906, 2, VF_G2H_DESC),
         (0x0905, 2, VF_G2H),
         (0x0907, 1, PAGE),
-    ] {
+    ];
+    for (key, len, v) in keys {
         assert_eq!(self_cfg(&mut h, key, len, v), mmio::success(1), "{key:#x}");
     }
     // A MEMIRQ address outside VF 1's range is refused.
@@ -1066,8 +1067,25 @@ fn a_vf_registers_its_ct_and_relays_to_the_pf_and_back() {
     assert_eq!(g.ct_g2h["event"], 1);
     // The PF's own CT counts none of the VF's traffic.
     assert_eq!(h.rec.summary(false).ct.fast_requests, 0);
-    // VF_RESET forgets the CT.
+    // VF_RESET forgets the CT; so does an FLR of the VF's function.
     assert_eq!(vf_mmio(&mut h, 1, [0x5507, 0, 0, 0])[0], mmio::success(0));
+    assert!(!h.rf.guc().vf_ct_enabled(1));
+    // It must register again: the keys went with the reset.
+    assert_eq!(
+        vf_mmio(&mut h, 1, [0x4509, 1, 0, 0])[0],
+        mmio::failure(abi::error::CTB_NOT_REGISTERED)
+    );
+    for (key, len, v) in keys {
+        assert_eq!(self_cfg(&mut h, key, len, v), mmio::success(1), "{key:#x}");
+    }
+    // Clean descriptors, as upstream's VF leaves them before an enable.
+    for d in 0..16 {
+        h.vf_put32(VF_H2G_DESC + 4 * d, 0);
+        h.vf_put32(VF_G2H_DESC + 4 * d, 0);
+    }
+    assert_eq!(vf_mmio(&mut h, 1, [0x4509, 1, 0, 0])[0], mmio::success(0));
+    assert!(h.rf.guc().vf_ct_enabled(1));
+    h.sriov_control("vf:flr:1");
     assert!(!h.rf.guc().vf_ct_enabled(1));
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
 }
