@@ -1235,48 +1235,16 @@ impl guc::Bus for DeviceBus<'_> {
     fn fill(&mut self, target: guc::Target, addr: u64, len: u64, value: u32) -> Result<(), String> {
         match target {
             guc::Target::VfSys(_) => {
-                // A chunk at a time, as the trait's default.
-                const CHUNK: u64 = 1 << 16;
-                // CAST: CHUNK fits a usize.
-                let buf: Vec<u8> = value
-                    .to_le_bytes()
-                    .into_iter()
-                    .cycle()
-                    .take(CHUNK as usize)
-                    .collect();
-                let mut done = 0;
-                while done < len {
-                    let k = (len - done).min(CHUNK);
-                    // CAST: k <= CHUNK.
-                    self.write(target, addr + done, &buf[..k as usize])?;
-                    done += k;
-                }
-                Ok(())
+                guc::ggtt::fill_by_writes(|a, b| self.write(target, a, b), addr, len, value)
             }
             // A zero fill frees the pages (`MemFd::fill`).
             guc::Target::Lmem => self.lmem.fill(addr, len, value).map_err(|e| lmem_error(&e)),
             guc::Target::Sys => {
-                // A chunk at a time; checked whole first, so a fault writes nothing.
-                const CHUNK: u64 = 1 << 16;
+                // Checked whole first, so a fault writes nothing.
                 let n = usize::try_from(len).map_err(|_| "range too large".to_owned())?;
                 let probed = self.guest.probe(addr, n, true);
                 probed.map_err(|e| self.sys_error(e))?;
-                // CAST: CHUNK fits a usize.
-                let buf: Vec<u8> = value
-                    .to_le_bytes()
-                    .into_iter()
-                    .cycle()
-                    .take(CHUNK as usize)
-                    .collect();
-                let mut done = 0;
-                while done < len {
-                    let k = (len - done).min(CHUNK);
-                    // CAST: k <= CHUNK.
-                    let res = self.guest.write(addr + done, &buf[..k as usize]);
-                    res.map_err(|e| self.sys_error(e))?;
-                    done += k;
-                }
-                Ok(())
+                guc::ggtt::fill_by_writes(|a, b| self.write(target, a, b), addr, len, value)
             }
         }
     }

@@ -100,7 +100,10 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     spawn_tick_thread(dev.clone())?;
     let vf_sockets = spawn_vf_servers(opts, &dev)?;
 
-    let result = server.run(&mut Backend(dev.clone()));
+    let result = server.run(&mut Backend {
+        dev: dev.clone(),
+        vf: None,
+    });
     let reason = match &result {
         Ok(()) => "disconnect".to_owned(),
         Err(e) => format!("error: {e}"),
@@ -115,7 +118,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
 }
 
 /// Creates the socket of each `--vf-socket` VF and starts a thread that
-/// serves it ([`VfBackend`]): one client, the second VM, for the process's
+/// serves it ([`Backend`] for VF `n`): one client, the second VM, for the process's
 /// life. Returns the socket paths, for removal at exit.
 fn spawn_vf_servers(opts: &Options, dev: &Shared) -> anyhow::Result<Vec<PathBuf>> {
     let mut paths = Vec::new();
@@ -133,9 +136,9 @@ fn spawn_vf_servers(opts: &Options, dev: &Shared) -> anyhow::Result<Vec<PathBuf>
         let server = Server::new(&prepare_socket(path)?, true, irq_infos(), regions)
             .map_err(|e| anyhow::anyhow!("{e}"))
             .with_context(|| format!("listening on {} for VF {vf}", path.display()))?;
-        let mut backend = VfBackend {
+        let mut backend = Backend {
             dev: dev.clone(),
-            vf: *vf,
+            vf: Some(*vf),
         };
         let vf = *vf;
         std::thread::Builder::new()
@@ -351,16 +354,28 @@ fn irq_infos() -> Vec<IrqInfo> {
         .collect()
 }
 
-/// Forwards vfio-user requests to the shared device.
-struct Backend(Shared);
+/// Forwards vfio-user requests to the shared device: the PF's (`vf`
+/// `None`), or VF `n`'s as a function of its own (`device/guest_vf.rs`).
+struct Backend {
+    dev: Shared,
+    vf: Option<u32>,
+}
 
 impl ServerBackend for Backend {
     fn region_read(&mut self, region: u32, offset: u64, data: &mut [u8]) -> io::Result<()> {
-        lock(&self.0).region_read(region, offset, data)
+        let mut d = lock(&self.dev);
+        match self.vf {
+            None => d.region_read(region, offset, data),
+            Some(vf) => d.vf_region_read(vf, region, offset, data),
+        }
     }
 
     fn region_write(&mut self, region: u32, offset: u64, data: &[u8]) -> io::Result<()> {
-        lock(&self.0).region_write(region, offset, data)
+        let mut d = lock(&self.dev);
+        match self.vf {
+            None => d.region_write(region, offset, data),
+            Some(vf) => d.vf_region_write(vf, region, offset, data),
+        }
     }
 
     fn dma_map(
@@ -371,16 +386,28 @@ impl ServerBackend for Backend {
         size: u64,
         fd: Option<File>,
     ) -> io::Result<()> {
-        lock(&self.0).dma_map(flags, offset, address, size, fd)
+        let mut d = lock(&self.dev);
+        match self.vf {
+            None => d.dma_map(flags, offset, address, size, fd),
+            Some(vf) => d.vf_dma_map(vf, flags, offset, address, size, fd),
+        }
     }
 
     fn dma_unmap(&mut self, flags: DmaUnmapFlags, address: u64, size: u64) -> io::Result<()> {
-        lock(&self.0).dma_unmap(flags, address, size);
+        let mut d = lock(&self.dev);
+        match self.vf {
+            None => d.dma_unmap(flags, address, size),
+            Some(vf) => d.vf_dma_unmap(vf, address, size),
+        }
         Ok(())
     }
 
     fn reset(&mut self) -> io::Result<()> {
-        lock(&self.0).reset("vfio_user");
+        let mut d = lock(&self.dev);
+        match self.vf {
+            None => d.reset("vfio_user"),
+            Some(vf) => d.vf_reset(vf),
+        }
         Ok(())
     }
 
@@ -392,56 +419,11 @@ impl ServerBackend for Backend {
         count: u32,
         fds: Vec<File>,
     ) -> io::Result<()> {
-        lock(&self.0).set_irqs(index, flags, start, count, fds)
-    }
-}
-
-/// Forwards VF `vf`'s vfio-user requests to the shared device
-/// (`device/guest_vf.rs`).
-struct VfBackend {
-    dev: Shared,
-    vf: u32,
-}
-
-impl ServerBackend for VfBackend {
-    fn region_read(&mut self, region: u32, offset: u64, data: &mut [u8]) -> io::Result<()> {
-        lock(&self.dev).vf_region_read(self.vf, region, offset, data)
-    }
-
-    fn region_write(&mut self, region: u32, offset: u64, data: &[u8]) -> io::Result<()> {
-        lock(&self.dev).vf_region_write(self.vf, region, offset, data)
-    }
-
-    fn dma_map(
-        &mut self,
-        flags: DmaMapFlags,
-        offset: u64,
-        address: u64,
-        size: u64,
-        fd: Option<File>,
-    ) -> io::Result<()> {
-        lock(&self.dev).vf_dma_map(self.vf, flags, offset, address, size, fd)
-    }
-
-    fn dma_unmap(&mut self, _flags: DmaUnmapFlags, address: u64, size: u64) -> io::Result<()> {
-        lock(&self.dev).vf_dma_unmap(self.vf, address, size);
-        Ok(())
-    }
-
-    fn reset(&mut self) -> io::Result<()> {
-        lock(&self.dev).vf_reset(self.vf);
-        Ok(())
-    }
-
-    fn set_irqs(
-        &mut self,
-        index: u32,
-        flags: u32,
-        start: u32,
-        count: u32,
-        fds: Vec<File>,
-    ) -> io::Result<()> {
-        lock(&self.dev).vf_set_irqs(self.vf, index, flags, start, count, fds)
+        let mut d = lock(&self.dev);
+        match self.vf {
+            None => d.set_irqs(index, flags, start, count, fds),
+            Some(vf) => d.vf_set_irqs(vf, index, flags, start, count, fds),
+        }
     }
 }
 

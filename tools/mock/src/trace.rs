@@ -1072,7 +1072,7 @@ pub enum Event {
         armed_left: u64,
     },
     /// A VF served as its own PCI function to a second VM did something
-    /// countable (`device/guest_vf.rs`): `what` is "connected", "reset",
+    /// countable (`device/guest_vf.rs`): `what` is "reset",
     /// "config_read", "config_write", "mmio_read", "mmio_write",
     /// "ggtt_read", "ggtt_write", "lmem_read", "lmem_write", "dma_map",
     /// "dma_unmap", "set_irqs", "irq", "irq_dropped", or "relay_from_pf"

@@ -123,11 +123,6 @@ impl Device {
         self.rec.emit(Event::VfGuest { vf, what });
     }
 
-    /// A second VM connected to VF `vf`'s socket.
-    pub fn vf_connected(&mut self, vf: u32) {
-        self.count_vf(vf, "connected");
-    }
-
     /// A region read from VF `vf`'s VM.
     ///
     /// # Errors

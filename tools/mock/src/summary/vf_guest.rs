@@ -122,7 +122,7 @@ mod tests {
             &mut m,
             &Event::VfGuest {
                 vf: 2,
-                what: "connected",
+                what: "reset",
             },
         );
         count(
@@ -163,6 +163,6 @@ mod tests {
         assert_eq!(one.guc_requests["0x5500:success"], 1);
         assert_eq!(one.version.as_deref(), Some("0.1.13.0"));
         assert_eq!(one.klvs["0x2"], 0x1000_0000);
-        assert_eq!(m[&2].counts["connected"], 1);
+        assert_eq!(m[&2].counts["reset"], 1);
     }
 }

@@ -48,6 +48,36 @@ pub const PTE_DM: u64 = 1 << 1;
 /// `XE_PAGE_ADDR_MASK(12)`: bits 51:12.
 pub const PTE_ADDR_MASK: u64 = ((1 << 52) - 1) & !(PAGE - 1);
 
+/// Fills `len` bytes from `addr` with the little-endian dword `value`
+/// repeated, through `write`, a 64 KiB chunk at a time.
+///
+/// # Errors
+///
+/// The first failing write's.
+pub fn fill_by_writes(
+    mut write: impl FnMut(u64, &[u8]) -> Result<(), String>,
+    addr: u64,
+    len: u64,
+    value: u32,
+) -> Result<(), String> {
+    const CHUNK: u64 = 1 << 16;
+    // CAST: CHUNK fits a usize.
+    let buf: Vec<u8> = value
+        .to_le_bytes()
+        .into_iter()
+        .cycle()
+        .take(CHUNK as usize)
+        .collect();
+    let mut done = 0;
+    while done < len {
+        let n = (len - done).min(CHUNK);
+        // CAST: n <= CHUNK.
+        write(addr + done, &buf[..n as usize])?;
+        done += n;
+    }
+    Ok(())
+}
+
 /// Which memory a translated page is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
@@ -121,22 +151,7 @@ pub trait Bus {
     ///
     /// Why the bytes cannot be written.
     fn fill(&mut self, target: Target, addr: u64, len: u64, value: u32) -> Result<(), String> {
-        const CHUNK: u64 = 1 << 16;
-        // CAST: CHUNK fits a usize.
-        let buf: Vec<u8> = value
-            .to_le_bytes()
-            .into_iter()
-            .cycle()
-            .take(CHUNK as usize)
-            .collect();
-        let mut done = 0;
-        while done < len {
-            let n = (len - done).min(CHUNK);
-            // CAST: n <= CHUNK.
-            self.write(target, addr + done, &buf[..n as usize])?;
-            done += n;
-        }
-        Ok(())
+        fill_by_writes(|a, b| self.write(target, a, b), addr, len, value)
     }
     /// The first non-zero byte of local memory in `addr..addr + len`, if
     /// any (the isolation checker's `lmem_not_cleared`). The device reads
