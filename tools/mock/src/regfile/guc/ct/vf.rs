@@ -188,7 +188,8 @@ impl Guc {
                 return Err(abi::error::INVALID_KLV_DATA);
             }
             // The status vector is 16 bytes, the source byte one.
-            let inside = range.is_some_and(|(s, e)| value >= s && value + 16 <= e);
+            let inside = range
+                .is_some_and(|(s, e)| value >= s && value.checked_add(16).is_some_and(|v| v <= e));
             if !inside {
                 return Err(abi::error::INVALID_KLV_DATA);
             }

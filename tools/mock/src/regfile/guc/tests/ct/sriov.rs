@@ -1006,11 +1006,14 @@ fn a_vf_registers_its_ct_and_relays_to_the_pf_and_back() {
     for (key, len, v) in keys {
         assert_eq!(self_cfg(&mut h, key, len, v), mmio::success(1), "{key:#x}");
     }
-    // A MEMIRQ address outside VF 1's range is refused.
-    assert_eq!(
-        self_cfg(&mut h, 0x0900, 2, VF2_GGTT),
-        mmio::failure(abi::error::INVALID_KLV_DATA)
-    );
+    // A MEMIRQ address outside VF 1's range is refused, one that would
+    // wrap past the top too.
+    for bad in [VF2_GGTT, u64::MAX - 8] {
+        assert_eq!(
+            self_cfg(&mut h, 0x0900, 2, bad),
+            mmio::failure(abi::error::INVALID_KLV_DATA)
+        );
+    }
     assert_eq!(vf_mmio(&mut h, 1, [0x4509, 1, 0, 0])[0], mmio::success(0));
     assert!(h.rf.guc().vf_ct_enabled(1));
     // Enabling twice is refused; moving a buffer while enabled too.
