@@ -504,9 +504,15 @@ impl RegisterFile {
         self.guc.vf_ggtt_written(page);
     }
 
-    /// VFs whose MSI the GuC raised since the last call (`ct/vf.rs`).
+    /// VFs whose MSI the GuC (`ct/vf.rs`) or an engine running a VF's
+    /// context (`engine.rs`, "Memory-based interrupts") asked for since the
+    /// last call, each once.
     pub fn take_vf_irqs(&mut self) -> Vec<u32> {
-        self.guc.take_vf_irqs()
+        let mut vfs = self.guc.take_vf_irqs();
+        vfs.extend(self.engines.take_vf_irqs());
+        vfs.sort_unstable();
+        vfs.dedup();
+        vfs
     }
 
     /// The GuC.

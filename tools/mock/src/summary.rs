@@ -828,7 +828,7 @@ impl Counters {
                 s.guc_submit.contexts_run += 1;
             }
             Event::GucSubmitReset { .. } => s.guc_submit.resets += 1,
-            Event::GucSubmitForget { .. } => s.guc_submit.registered = 0,
+            Event::GucSubmitForget { vf: 0, .. } => s.guc_submit.registered = 0,
             Event::GucDoorbell { what, armed, .. } => {
                 let g = &mut s.guc_submit;
                 g.doorbells_armed = *armed;
@@ -1394,6 +1394,7 @@ mod tests {
     fn guc_submit_counters() {
         let mut c = Counters::default();
         let sub = |action, state, result, registered| Event::GucSubmit {
+            vf: 0,
             action,
             guc_id: Some(1),
             state,
@@ -1423,6 +1424,7 @@ mod tests {
         }
         for action in ["start", "lite_restore", "switch", "preempt_to_idle"] {
             c.count(&Event::GucSubmitLoad {
+                vf: 0,
                 engine: "bcs0",
                 guc_id: 1,
                 lrca: Hex(0x1000),
@@ -1450,7 +1452,7 @@ mod tests {
                 "refused_engine_disabled": 0, "refused_boot_words": 0
             })
         );
-        c.count(&Event::GucSubmitForget { contexts: 1 });
+        c.count(&Event::GucSubmitForget { vf: 0, contexts: 1 });
         assert_eq!(c.summary(0, false).guc_submit.registered, 0);
     }
 
@@ -1459,6 +1461,7 @@ mod tests {
     fn guc_submit_doorbell_counters() {
         let mut c = Counters::default();
         let sub = |action, result| Event::GucSubmit {
+            vf: 0,
             action,
             guc_id: Some(1),
             state: None,

@@ -501,6 +501,18 @@ pub enum Event {
         /// Registers put back to their reset value.
         lost: Vec<&'static str>,
     },
+    /// An interrupt of a VF's context, reported through memory
+    /// (`engine.rs`, "Memory-based interrupts").
+    EngineMemirq {
+        /// Engine.
+        engine: &'static str,
+        /// The VF.
+        vf: u32,
+        /// The event bits enabled (0 when none was).
+        bits: Hex,
+        /// `reported`, or `dropped` (masked off, or no report pointers).
+        outcome: &'static str,
+    },
     /// A Load the engine could not run (no progress).
     EngineBlocked {
         /// Engine.
@@ -693,6 +705,9 @@ pub enum Event {
     /// A GuC submission message was served
     /// ([`crate::regfile::guc::ct::submit`]).
     GucSubmit {
+        /// The VF whose CT sent it (not written for the PF).
+        #[serde(skip_serializing_if = "is_pf")]
+        vf: u32,
         /// "register", "policies", "mode_set", "sched", "deregister",
         /// "allocate_doorbell", "deallocate_doorbell".
         action: &'static str,
@@ -729,6 +744,9 @@ pub enum Event {
     },
     /// The GuC loaded a context onto an engine.
     GucSubmitLoad {
+        /// Whose context (not written for the PF's).
+        #[serde(skip_serializing_if = "is_pf")]
+        vf: u32,
         /// Engine name.
         engine: &'static str,
         /// The context.
@@ -763,7 +781,12 @@ pub enum Event {
     },
     /// A GuC reset or device reset made the GuC forget its contexts.
     GucSubmitForget {
-        /// Contexts that were registered.
+        /// 0: a GuC or device reset forgot every context; `n`: VF `n` was
+        /// reset (its contexts only).
+        #[serde(skip_serializing_if = "is_pf")]
+        vf: u32,
+        /// Contexts forgotten (for a VF: 0 while the ones on an engine are
+        /// still being taken off).
         contexts: u64,
     },
     /// A physical doorbell changed state, or the host wrote to the
@@ -1548,6 +1571,7 @@ mod tests {
         );
         assert_eq!(
             line(&Event::GucSubmit {
+                vf: 0,
                 action: "register",
                 guc_id: Some(3),
                 state: None,

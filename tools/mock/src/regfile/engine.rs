@@ -68,6 +68,27 @@
 //! 1 ms tick ([`Engines::service`]), which also re-polls semaphore waits.
 //! Interrupts are queued as (source, vector bits) and delivered by the
 //! register file to the interrupt controller.
+//!
+//! # Memory-based interrupts
+//!
+//! A context the GuC Loaded for a VF ([`Element::func`]) reports its
+//! interrupts through memory, never through the PF's registers (seed 000
+//! L2245-2278, "Memory Based Interrupt Status Reporting"): the engine
+//! writes the event to memory at pointers software provides, then asks the
+//! G-unit for the VF's interrupt. The pointers come from the context image
+//! ([`lrc`]): `RING_INT_STATUS_RPT_PTR` and `RING_INT_SRC_RPT_PTR`, and the
+//! enable mask `RING_IMR` is loaded from. Per event bit `b` enabled in the
+//! mask (upstream writes `GENMASK(15, 0)` to enable, `xe_memirq.c`
+//! `memirq_set_enable`), 0xFF goes to byte `16 * slot + b` of the status
+//! page (a byte per event, in the bit order of the interrupt registers,
+//! seed 000 L2266-2268), then 0xFF to byte `slot` of the source page, where
+//! `slot` is the engine's bit in `GT_INTR_DW0/1` counted over both (RCS0 0,
+//! BCS0 15, CCS`n` 4+`n`, VCS`n` 32+`n`, VECS`n` 63-`n`: upstream's
+//! `irq_offset`, `xe_hw_engine.c`, read by `xe_memirq.c`
+//! `xe_memirq_hwe_handler`). `[MODEL]`: 0xFF is the value upstream expects
+//! (`memirq_received`); an event masked off, or a context without the two
+//! pointers, reports nothing (traced `engine_memirq` `dropped`); a report
+//! that faults is an `engine_memirq_fault` violation.
 
 pub mod cs;
 pub mod csb;
@@ -76,6 +97,7 @@ pub mod lrc;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeSet;
 use std::collections::HashMap;
 use std::collections::VecDeque;
 
@@ -189,8 +211,12 @@ pub mod reg {
     pub const RING_HWSTAM: u32 = 0x98;
     /// `RING_MI_MODE` (`xe_engine_regs.h`; seed 004 L1831).
     pub const RING_MI_MODE: u32 = 0x9c;
+    /// `RING_INT_SRC_RPT_PTR` (`xe_engine_regs.h`; seed 004 L1825).
+    pub const RING_INT_SRC_RPT_PTR: u32 = 0xa4;
     /// `RING_IMR` (`xe_engine_regs.h`; seed 004 L1697).
     pub const RING_IMR: u32 = 0xa8;
+    /// `RING_INT_STATUS_RPT_PTR` (`xe_engine_regs.h`; seed 004 L1824).
+    pub const RING_INT_STATUS_RPT_PTR: u32 = 0xac;
     /// `RING_EIR` (i915 `intel_engine_regs.h`; seed 004 L1698).
     pub const RING_EIR: u32 = 0xb0;
     /// `RING_EMR` (i915 `intel_engine_regs.h`; seed 004 L1699).
@@ -379,6 +405,11 @@ impl EngineFault {
 pub struct Element {
     /// The descriptor.
     pub desc: u64,
+    /// The PCI function whose context it is: 0 the PF's, `n` VF `n`'s. The
+    /// host's execlists submit the PF's only; the GuC names the owner of
+    /// what it Loads (`[MODEL]`: how the firmware tells the hardware is not
+    /// published).
+    pub func: u32,
 }
 
 impl Element {
@@ -454,6 +485,11 @@ pub struct Context {
     pub context_control: u32,
     /// Where HEAD and TAIL are saved in the image ([`lrc`]).
     pub slots: lrc::Slots,
+    /// Its memory-based interrupt setup, as restored ([`lrc`]).
+    pub memirq: lrc::MemIrq,
+    /// The interrupt enable mask loaded from `memirq.enable_at` at the
+    /// restore (0 without one).
+    pub irq_enable: u32,
     /// Batch buffer levels: the GGTT address of the next command of each
     /// (first-level, second-level); empty in the ring.
     pub batch: Vec<u64>,
@@ -479,6 +515,8 @@ pub struct Io<'a> {
     pub bus: &'a mut dyn Bus,
     /// Interrupts to deliver: (source, vector bits).
     pub irqs: &'a mut Vec<(Source, u16)>,
+    /// VFs whose memory-based interrupt an engine reported, to trigger.
+    pub vf_irqs: &'a mut BTreeSet<u32>,
 }
 
 impl Io<'_> {
@@ -640,13 +678,13 @@ impl Engine {
     /// The GuC writes the ELSQ of an engine the host set up
     /// ([`Engine::guc_blocker`]); on an engine that is not, the Load is
     /// traced `engine_blocked`, counted, and nothing runs (false).
-    pub fn guc_load(&mut self, desc: u64, io: &mut Io<'_>) -> bool {
+    pub fn guc_load(&mut self, desc: u64, func: u32, io: &mut Io<'_>) -> bool {
         if let Some(reason) = self.guc_blocker() {
             self.blocked(desc, reason, io);
             return false;
         }
         self.submitter = Submitter::Guc;
-        self.start_queue(VecDeque::from([Element { desc }]), io);
+        self.start_queue(VecDeque::from([Element { desc, func }]), io);
         true
     }
 
@@ -875,9 +913,54 @@ impl Engine {
         });
     }
 
-    /// Queues an interrupt of this engine.
-    fn irq(&self, io: &mut Io<'_>, bits: u16) {
-        io.irqs.push((self.def.src, bits));
+    /// Queues an interrupt of this engine: the PF's by its interrupt
+    /// registers, a VF context's by memory ("Memory-based interrupts").
+    pub(crate) fn irq(&self, io: &mut Io<'_>, bits: u16) {
+        match self.active.as_ref().filter(|c| c.el.func != 0) {
+            Some(c) => self.memirq(c, bits, io),
+            None => io.irqs.push((self.def.src, bits)),
+        }
+    }
+
+    /// Reports `bits` of VF context `c` through memory (module docs,
+    /// "Memory-based interrupts") and asks for the VF's interrupt.
+    fn memirq(&self, c: &Context, bits: u16, io: &mut Io<'_>) {
+        let vf = c.el.func;
+        // CAST: the enable mask's low 16 bits are the engine's vector.
+        let bits = bits & c.irq_enable as u16;
+        let (Some(status), Some(source), Some(slot), true) = (
+            c.memirq.status,
+            c.memirq.source,
+            report_slot(self.def.src),
+            bits != 0,
+        ) else {
+            io.rec.emit(Event::EngineMemirq {
+                engine: self.def.name,
+                vf,
+                bits: Hex(bits.into()),
+                outcome: "dropped",
+            });
+            return;
+        };
+        let status = u64::from(status) + 16 * u64::from(slot);
+        let mut writes: Vec<u64> = (0..16u64)
+            .filter(|b| bits & 1 << b != 0)
+            .map(|b| status + b)
+            .collect();
+        writes.push(u64::from(source) + u64::from(slot));
+        for a in writes {
+            if let Err(f) = io.write(a, &[0xFF], "memory-based interrupt report") {
+                self.violation(io, "engine_memirq_fault", format!("VF {vf}: {f}"));
+                return;
+            }
+        }
+        io.rec.emit(Event::EngineMemirq {
+            engine: self.def.name,
+            vf,
+            bits: Hex(bits.into()),
+            outcome: "reported",
+        });
+        io.vf_irqs.insert(vf);
     }
 
     /// The SQ elements with the valid bit, in order (seed 004 L126).
@@ -885,7 +968,7 @@ impl Engine {
         (0..8)
             .map(|n| u64::from(self.sq[2 * n]) | u64::from(self.sq[2 * n + 1]) << 32)
             .filter(|&d| Element::valid(d))
-            .map(|desc| Element { desc })
+            .map(|desc| Element { desc, func: 0 })
             .collect()
     }
 
@@ -1038,6 +1121,8 @@ impl Engine {
             ring: Ring::default(),
             context_control: 0,
             slots: lrc::Slots::default(),
+            memirq: lrc::MemIrq::default(),
+            irq_enable: 0,
             batch: Vec::new(),
             wait: None,
             halted: false,
@@ -1050,6 +1135,13 @@ impl Engine {
                 ctx.ring = r.ring;
                 ctx.context_control = r.context_control;
                 ctx.slots = r.slots;
+                ctx.memirq = r.memirq;
+                if let Some(a) = r.memirq.enable_at.filter(|_| next.func != 0) {
+                    ctx.irq_enable = io.read_u32(a, "interrupt enable mask").unwrap_or_else(|f| {
+                        self.violation(io, "engine_memirq_fault", f.to_string());
+                        0
+                    });
+                }
                 ctx.batch = self.batches.remove(&next.lrca()).unwrap_or_default();
                 self.ring = r.ring;
                 self.active = Some(ctx);
@@ -1363,6 +1455,7 @@ impl Storage {
 pub struct Engines {
     engines: Vec<Engine>,
     irqs: Vec<(Source, u16)>,
+    vf_irqs: BTreeSet<u32>,
     render: RenderRegs,
 }
 
@@ -1391,6 +1484,7 @@ impl Engines {
                 .map(Engine::new)
                 .collect(),
             irqs: Vec::new(),
+            vf_irqs: BTreeSet::new(),
             render: RenderRegs::default(),
         }
     }
@@ -1448,6 +1542,7 @@ impl Engines {
             rec,
             bus,
             irqs: &mut self.irqs,
+            vf_irqs: &mut self.vf_irqs,
         };
         e.write(rel, value, &mut io)
     }
@@ -1474,6 +1569,7 @@ impl Engines {
                     rec,
                     bus: &mut bus,
                     irqs: &mut self.irqs,
+                    vf_irqs: &mut self.vf_irqs,
                 };
                 e.reset(cause, &mut io);
                 if full {
@@ -1502,6 +1598,7 @@ impl Engines {
                     rec: &mut *rec,
                     bus: &mut *bus,
                     irqs: &mut self.irqs,
+                    vf_irqs: &mut self.vf_irqs,
                 };
                 e.run(&mut io);
             }
@@ -1545,6 +1642,7 @@ impl Engines {
         &mut self,
         name: &str,
         desc: u64,
+        func: u32,
         rec: &mut Recorder,
         bus: &mut dyn Bus,
     ) -> bool {
@@ -1555,8 +1653,9 @@ impl Engines {
             rec,
             bus,
             irqs: &mut self.irqs,
+            vf_irqs: &mut self.vf_irqs,
         };
-        self.engines[i].guc_load(desc, &mut io)
+        self.engines[i].guc_load(desc, func, &mut io)
     }
 
     /// The GuC takes the running context off engine `name` (a Load of an
@@ -1570,6 +1669,7 @@ impl Engines {
             rec,
             bus,
             irqs: &mut self.irqs,
+            vf_irqs: &mut self.vf_irqs,
         };
         let e = &mut self.engines[i];
         e.submitter = Submitter::Guc;
@@ -1616,6 +1716,7 @@ impl Engines {
             rec,
             bus: &mut bus,
             irqs: &mut self.irqs,
+            vf_irqs: &mut self.vf_irqs,
         };
         let e = &mut self.engines[i];
         let base = e.def.base;
@@ -1716,6 +1817,19 @@ impl Engines {
     pub fn take_irqs(&mut self) -> Vec<(Source, u16)> {
         std::mem::take(&mut self.irqs)
     }
+
+    /// VFs whose memory-based interrupt the engines reported since the
+    /// last call ([`Engine`]'s interrupt, "Memory-based interrupts").
+    pub fn take_vf_irqs(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.vf_irqs).into_iter().collect()
+    }
+}
+
+/// An engine's slot in the memory-based interrupt report pages: its bit
+/// in `GT_INTR_DW0/1` counted over both (module docs, "Memory-based
+/// interrupts").
+pub fn report_slot(src: Source) -> Option<u32> {
+    crate::regfile::intc::identity_bit(src).map(|(dw, bit)| 32 * dw + bit)
 }
 
 /// The engine called `name` (present or not).

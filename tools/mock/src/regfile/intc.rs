@@ -335,6 +335,15 @@ pub const SOURCE_NAMES: [&str; SOURCES.len()] = [
     "vcs3", "vcs4", "vcs5", "vcs6", "vcs7", "vecs0", "vecs1", "vecs2", "vecs3",
 ];
 
+/// A modelled source's (bank, bit) in `GT_INTR_DW0/1` ([`SOURCES`]).
+pub fn identity_bit(src: Source) -> Option<(u32, u32)> {
+    SOURCES
+        .iter()
+        .find(|d| d.src == src)
+        // CAST: bank 0 or 1.
+        .map(|d| (d.bank as u32, d.bit))
+}
+
 /// Which 16-bit half of an enable or mask register a source owns:
 /// `ENGINE1_MASK` 31:16 or `ENGINE0_MASK` 15:0 (`xe_irq_regs.h`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

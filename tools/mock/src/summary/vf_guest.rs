@@ -35,6 +35,13 @@ pub struct VfGuest {
     /// The last value the GuC told for each KLV key (`QUERY_SINGLE_KLV`),
     /// keyed by the key in hex.
     pub klvs: BTreeMap<String, u64>,
+    /// GuC submission for the VF's contexts (`regfile/guc/ct/submit.rs`,
+    /// "A VF's contexts"): its messages keyed `ACTION:RESULT`
+    /// (`register:ok`), the GuC's Loads of its contexts `load:ACTION@ENGINE`
+    /// (`load:start@rcs0`), its contexts' interrupts reported through memory
+    /// `memirq:OUTCOME@ENGINE` (`memirq:reported@rcs0`), and the resets
+    /// that forgot its contexts (`forget`).
+    pub submit: BTreeMap<String, u64>,
 }
 
 /// Counts one event into `m`.
@@ -53,6 +60,30 @@ pub fn count(m: &mut BTreeMap<u32, VfGuest>, ev: &Event) {
         ),
         Event::GucCtG2h { vf, hxg, .. } if *vf != 0 => {
             bump(&mut m.entry(*vf).or_default().ct_g2h, hxg);
+        }
+        Event::GucSubmit {
+            vf, action, result, ..
+        } if *vf != 0 => bump(
+            &mut m.entry(*vf).or_default().submit,
+            &format!("{action}:{result}"),
+        ),
+        Event::GucSubmitLoad {
+            vf, engine, action, ..
+        } if *vf != 0 => bump(
+            &mut m.entry(*vf).or_default().submit,
+            &format!("load:{action}@{engine}"),
+        ),
+        Event::EngineMemirq {
+            vf,
+            engine,
+            outcome,
+            ..
+        } => bump(
+            &mut m.entry(*vf).or_default().submit,
+            &format!("memirq:{outcome}@{engine}"),
+        ),
+        Event::GucSubmitForget { vf, .. } if *vf != 0 => {
+            bump(&mut m.entry(*vf).or_default().submit, "forget");
         }
         Event::VfGuestBlocked { vf, why, .. } => bump(&mut m.entry(*vf).or_default().blocked, why),
         Event::VfGuestUnknown { vf, op, offset } => bump(

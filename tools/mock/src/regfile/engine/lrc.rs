@@ -11,12 +11,18 @@
 //! engine's window (the TRTT ones, seed 004 L1863) are skipped.
 //!
 //! Taken on restore: `RING_HEAD`, `RING_TAIL`, `RING_START`, `RING_CTL`,
-//! `RING_CONTEXT_CONTROL`; the addresses of the HEAD and TAIL value dwords
+//! `RING_CONTEXT_CONTROL`, and the memory-based interrupt setup of a VF's
+//! image (seed 004 L1821-1825: at dword 0x50 an `MI_LOAD_REGISTER_MEM` of
+//! `RING_IMR` from the interrupt enable mask's GGTT address, then an LRI of
+//! `RING_INT_STATUS_RPT_PTR` 0xAC and `RING_INT_SRC_RPT_PTR` 0xA4;
+//! upstream `xe_lrc.c` `set_memory_based_intr`); the addresses of the HEAD and TAIL value dwords
 //! are kept for the save (`CTX_RING_HEAD` dw 5 and `CTX_RING_TAIL` dw 7 in
 //! upstream's image, seed 004 L1783-1784). Parsing is bounded to the image
 //! pages (`[MODEL]` after xe `xe_gt_lrc_size`: 13 pages for render and
-//! compute, 1 for the others); anything but NOOP / LRI / BB_END, an LRI with
-//! an odd dword count, or running off the bound is an instruction error.
+//! compute, 1 for the others); anything but NOOP / LRI / LRM / BB_END, an
+//! LRI with an odd dword count, an LRM of another length than 4 dwords, or
+//! running off the bound is an instruction error. An LRM of another register
+//! than `RING_IMR`, or without `MI_LRM_USE_GGTT`, is skipped (`[MODEL]`).
 //! An unreachable image is a page-table error.
 
 use super::cs::ErrorKind;
@@ -35,6 +41,10 @@ const MI_NOOP_OPCODE: u32 = 0x00;
 const MI_LRI_OPCODE: u32 = 0x22;
 /// `MI_BATCH_BUFFER_END` opcode 0Ah (`xe_mi_commands.h`; seed 004 L595).
 const MI_BB_END_OPCODE: u32 = 0x0a;
+/// `MI_LOAD_REGISTER_MEM` opcode 29h (`xe_mi_commands.h`; seed 004 L623).
+const MI_LRM_OPCODE: u32 = 0x29;
+/// `MI_LRM_USE_GGTT` (`xe_mi_commands.h`).
+const LRM_USE_GGTT: u32 = 1 << 22;
 /// `MI_LRI_LRM_CS_MMIO` (`xe_mi_commands.h`).
 pub const LRI_CS_MMIO: u32 = 1 << 19;
 
@@ -48,6 +58,18 @@ pub struct Slots {
     pub tail: Option<u32>,
 }
 
+/// A context's memory-based interrupt setup (module docs): GGTT
+/// addresses, each as the image loads it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MemIrq {
+    /// Where `RING_IMR` is loaded from: the interrupt enable mask.
+    pub enable_at: Option<u64>,
+    /// `RING_INT_STATUS_RPT_PTR`: the status report page.
+    pub status: Option<u32>,
+    /// `RING_INT_SRC_RPT_PTR`: the source report page.
+    pub source: Option<u32>,
+}
+
 /// What a restore takes from the image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Restored {
@@ -57,6 +79,8 @@ pub struct Restored {
     pub context_control: u32,
     /// Save slots.
     pub slots: Slots,
+    /// Memory-based interrupt setup.
+    pub memirq: MemIrq,
 }
 
 /// Why a restore failed.
@@ -169,6 +193,7 @@ pub fn restore(def: &EngineDef, lrca: u32, io: &mut Io<'_>) -> Result<Restored, 
         ring: Ring::default(),
         context_control: 0,
         slots: Slots::default(),
+        memirq: MemIrq::default(),
     };
     let mut at = start;
     loop {
@@ -217,15 +242,32 @@ pub fn restore(def: &EngineDef, lrca: u32, io: &mut Io<'_>) -> Result<Restored, 
                         Some(reg::RING_CONTEXT_CONTROL) => {
                             r.context_control = masked_from_zero(value);
                         }
+                        Some(reg::RING_INT_STATUS_RPT_PTR) => r.memirq.status = Some(value),
+                        Some(reg::RING_INT_SRC_RPT_PTR) => r.memirq.source = Some(value),
                         _ => {}
                     }
                 }
                 at += 4 * (u64::from(n) + 1);
             }
+            MI_LRM_OPCODE => {
+                // {header, register, address low, address high}.
+                if hdr & 0xff != 2 {
+                    return Err(garbage(format!(
+                        "MI_LOAD_REGISTER_MEM {hdr:#010x} is not 4 dwords long"
+                    )));
+                }
+                let addr = read(at + 4, io)?;
+                let lo = read(at + 8, io)?;
+                let hi = read(at + 12, io)?;
+                if hdr & LRM_USE_GGTT != 0 && relative(def.base, hdr, addr) == Some(reg::RING_IMR) {
+                    r.memirq.enable_at = Some((u64::from(hi) << 32 | u64::from(lo)) & !3);
+                }
+                at += 16;
+            }
             op => {
                 return Err(garbage(format!(
-                    "{hdr:#010x} (MI opcode {op:#x}) is not MI_NOOP, MI_LOAD_REGISTER_IMM or \
-                     MI_BATCH_BUFFER_END"
+                    "{hdr:#010x} (MI opcode {op:#x}) is not MI_NOOP, MI_LOAD_REGISTER_IMM, \
+                     MI_LOAD_REGISTER_MEM or MI_BATCH_BUFFER_END"
                 )))
             }
         }

@@ -1443,7 +1443,8 @@ fn csb_entry_bits() {
     assert_eq!((e >> 32) as u32, 1 << 1 | 0x1234 << 10);
     assert_eq!(
         Element {
-            desc: 0x0000_1500_0030_0019
+            desc: 0x0000_1500_0030_0019,
+            func: 0,
         }
         .ctx_id(),
         0x2a

@@ -190,7 +190,7 @@ impl Guc {
                 Ok(([head, lo, if len > 1 { hi } else { 0 }, 0], told))
             }
             VF_RESET => {
-                self.vf_forget(vf);
+                self.vf_forget(vf, rec);
                 Ok(([success(0), 0, 0, 0], Told::default()))
             }
             abi::action::HOST2GUC_SELF_CFG => {

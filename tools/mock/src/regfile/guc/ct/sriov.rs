@@ -555,6 +555,7 @@ fn cfg_outcome(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> C
     if addr == 0 {
         if size == 0 {
             s.configs.remove(&vfid);
+            super::submit::forget_vf(&mut ct.submit, vfid, rec);
         }
         return CfgOutcome {
             klvs: 0,
@@ -625,6 +626,7 @@ fn cfg_outcome(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> C
     }
     if cfg.is_empty() {
         s.configs.remove(&vfid);
+        super::submit::forget_vf(&mut ct.submit, vfid, rec);
     } else {
         s.configs.insert(vfid, cfg);
     }
@@ -1005,7 +1007,7 @@ impl Guc {
             // interface; `[MODEL]`: at the report, not at FLR_START, as the
             // function itself was just reset).
             relay::forget_vf(&mut self.ct.sriov, vf, "vf_flr", rec);
-            self.vf_forget(vf);
+            self.vf_forget(vf, rec);
         }
         let result = match req {
             SriovRequest::RefuseVfCfg { count } => {

@@ -85,6 +85,30 @@
 //! G2H events go through the CT backlog: written after the reply, as room
 //! allows, nothing dropped (`ct.rs`, "Test control").
 //!
+//! # A VF's contexts
+//!
+//! The GuC has one scheduler for every function. A VF sends the five
+//! context messages above over its own CT (`vf.rs`), with guc_ids of its
+//! own, 0 up to the `NUM_CONTEXTS` the PF provisioned for it; the GuC
+//! keeps the context as `BEGIN_CONTEXT_ID` + that id (seed 003 line 11:
+//! the VF's contexts are the run the PF gave it; upstream's VF numbers its
+//! contexts from 0 within `num_ctxs`, `xe_guc_submit.c` / `xe_guc_id_mgr.c`
+//! on a VF, `xe_gt_sriov_vf.c` `vf_get_submission_cfg`). The events about
+//! it (`SCHED_CONTEXT_MODE_DONE`, `DEREGISTER_CONTEXT_DONE`,
+//! `CONTEXT_RESET_NOTIFICATION`) go to the VF's CT with the VF's own id;
+//! a Load names the VF to the engine, which then reports the context's
+//! interrupts through the VF's memory (`engine.rs`, "Memory-based
+//! interrupts"). Beyond the PF's checks, a VF's message is refused
+//! `INVALID_CONTEXT_INDEX` for an id at or past its `NUM_CONTEXTS`, and a
+//! registration `INVALID_GGTT_ADDRESS` for an LRCA outside the VF's GGTT
+//! range (`[MODEL]`: the firmware's checks are not published; a VF may
+//! reach only what the PF gave it, seed 000 lines 151-157); a VF gets no
+//! doorbell (`[MODEL]`: upstream's VF rings none). A VF FLR, a
+//! `VF2GUC_VF_RESET` or a reset of the VF's configuration forgets the
+//! VF's contexts without an event (seed 000 lines 300-326: the GuC cleans
+//! the VF's scheduling state); one on an engine is taken off it first
+//! (preempted to idle, or with an engine reset if it cannot be).
+//!
 //! # Scheduling
 //!
 //! [`Guc::schedule`] runs after every register access that may have
@@ -259,9 +283,34 @@ impl Policies {
     }
 }
 
+/// Whose context it is, and the guc_id its owner knows it by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Owner {
+    /// 0 the PF, `n` VF `n`.
+    pub vf: u32,
+    /// The owner's id: the PF's is the GuC's; a VF's is its own (module
+    /// docs, "A VF's contexts").
+    pub local: u32,
+}
+
+/// The VF whose CT the GuC is serving, and what it was provisioned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guest {
+    /// The VF.
+    pub vf: u32,
+    /// `BEGIN_CONTEXT_ID`.
+    pub begin: u32,
+    /// `NUM_CONTEXTS`.
+    pub num: u32,
+    /// Its GGTT range `[start, end)`, if any.
+    pub ggtt: Option<(u64, u64)>,
+}
+
 /// A registered context.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Context {
+    /// Whose it is.
+    pub owner: Owner,
     /// Its engine.
     pub engine: &'static EngineDef,
     /// The descriptor the host registered.
@@ -281,6 +330,9 @@ pub struct Context {
     disabling: bool,
     /// The physical doorbell armed for it.
     pub doorbell: Option<u32>,
+    /// Its VF was reset while it ran: dropped, without an event, once it
+    /// is off its engine (module docs, "A VF's contexts").
+    doomed: bool,
 }
 
 /// What the GuC loaded on an engine.
@@ -326,6 +378,12 @@ pub struct Submit {
     /// Engines whose reset failed (`ENGINE_FAILURE_NOTIFICATION` sent): the
     /// GuC schedules nothing more on them until it is reset.
     dead: BTreeSet<&'static str>,
+    /// While the GuC serves a VF's CT: that VF (module docs, "A VF's
+    /// contexts").
+    pub(super) guest: Option<Guest>,
+    /// G2H events for another function than the CT being served: (function,
+    /// message), for [`Guc::route_submit_events`].
+    routed: Vec<(u32, Vec<u32>)>,
 }
 
 impl Submit {
@@ -368,7 +426,15 @@ impl Submit {
 
     /// Whether [`Guc::schedule`] has something to look at.
     fn has_work(&self) -> bool {
-        self.storm > 0 || !self.running.is_empty() || self.queues.values().any(|q| !q.is_empty())
+        self.storm > 0
+            || !self.running.is_empty()
+            || !self.routed.is_empty()
+            || self.queues.values().any(|q| !q.is_empty())
+    }
+
+    /// Contexts of VF `vf` registered.
+    pub fn registered_by(&self, vf: u32) -> usize {
+        self.contexts.values().filter(|c| c.owner.vf == vf).count()
     }
 
     /// The present engine a (class, logical mask) pair names: the logical
@@ -492,6 +558,17 @@ pub(super) fn serve(
     hxg: &[u32],
     rec: &mut Recorder,
 ) -> Option<Result<u32, u32>> {
+    let translated;
+    let hxg = match ct.submit.guest {
+        None => hxg,
+        Some(g) => match to_global(g, action, hxg, rec) {
+            Ok(h) => {
+                translated = h;
+                &translated
+            }
+            Err(out) => return Some(out.answer),
+        },
+    };
     let (name, out) = match action {
         abi::action::REGISTER_CONTEXT => ("register", register(ct, gtt, hxg, rec)),
         abi::action::UPDATE_CONTEXT_POLICIES => ("policies", policies(ct, hxg, rec)),
@@ -506,6 +583,7 @@ pub(super) fn serve(
     };
     let s = &ct.submit;
     rec.emit(Event::GucSubmit {
+        vf: s.guest.map_or(0, |g| g.vf),
         action: name,
         guc_id: hxg.get(id_dword(action)).copied(),
         state: (action == abi::action::SCHED_CONTEXT_MODE_SET)
@@ -518,6 +596,44 @@ pub(super) fn serve(
         registered: s.contexts.len() as u64,
     });
     Some(out.answer)
+}
+
+/// A VF's message with its guc_id made the GuC's (module docs, "A VF's
+/// contexts"), or the refusal of an id outside its run or of a message a
+/// VF may not send.
+fn to_global(g: Guest, action: u32, hxg: &[u32], rec: &mut Recorder) -> Result<Vec<u32>, Outcome> {
+    use abi::action::*;
+    if ![
+        REGISTER_CONTEXT,
+        UPDATE_CONTEXT_POLICIES,
+        SCHED_CONTEXT_MODE_SET,
+        SCHED_CONTEXT,
+        DEREGISTER_CONTEXT,
+    ]
+    .contains(&action)
+    {
+        return Err(Outcome {
+            result: "refused",
+            engine: None,
+            answer: Err(abi::error::UNKNOWN_ACTION),
+        });
+    }
+    let mut out = hxg.to_vec();
+    // A message too short for an id is refused by its own check.
+    if let Some(id) = out.get_mut(id_dword(action)) {
+        if *id >= g.num {
+            return Err(Outcome::refused(
+                abi::error::INVALID_CONTEXT_INDEX,
+                format!(
+                    "VF {}: guc_id {:#x} is not below its NUM_CONTEXTS ({})",
+                    g.vf, *id, g.num
+                ),
+                rec,
+            ));
+        }
+        *id += g.begin;
+    }
+    Ok(out)
 }
 
 /// Which dword of the message holds the guc_id.
@@ -543,6 +659,33 @@ pub(super) fn send_event(
     rec.emit(Event::GucSubmitG2h {
         event: what,
         guc_id: data.first().copied().unwrap_or(0),
+    });
+}
+
+/// Queues a G2H EVENT about a context {its owner's id, `rest`} for its
+/// owner: on `ct` if it is the owner's, else routed
+/// ([`Guc::route_submit_events`]).
+fn notify(
+    ct: &mut Ct,
+    owner: Owner,
+    action: u32,
+    rest: &[u32],
+    what: &'static str,
+    rec: &mut Recorder,
+) {
+    let mut data = Vec::with_capacity(1 + rest.len());
+    data.push(owner.local);
+    data.extend_from_slice(rest);
+    if owner.vf == ct.vf {
+        send_event(ct, action, &data, what, rec);
+        return;
+    }
+    let mut hxg = vec![event_header(action)];
+    hxg.extend_from_slice(&data);
+    ct.submit.routed.push((owner.vf, hxg));
+    rec.emit(Event::GucSubmitG2h {
+        event: what,
+        guc_id: owner.local,
     });
 }
 
@@ -623,12 +766,30 @@ fn register(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Outc
             rec,
         );
     }
+    if let Some(g) = s.guest {
+        let end = u64::from(lrca) + 4096;
+        if !g
+            .ggtt
+            .is_some_and(|(a, b)| u64::from(lrca) >= a && end <= b)
+        {
+            return Outcome::refused(
+                abi::error::INVALID_GGTT_ADDRESS,
+                format!(
+                    "VF {}: REGISTER_CONTEXT LRCA {lrca:#x} is outside its GGTT range",
+                    g.vf
+                ),
+                rec,
+            );
+        }
+    }
     // The image as the engine will restore it: its GGTT view, its parser.
     let mut irqs = Vec::new();
+    let mut vf_irqs = BTreeSet::new();
     let mut io = Io {
         rec: &mut *rec,
         bus: gtt.bus(),
         irqs: &mut irqs,
+        vf_irqs: &mut vf_irqs,
     };
     let mut pphwsp = [0u8; 4];
     let check = io
@@ -652,9 +813,14 @@ fn register(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Outc
             rec,
         );
     }
+    let owner = s.guest.map_or(Owner { vf: 0, local: id }, |g| Owner {
+        vf: g.vf,
+        local: id - g.begin,
+    });
     s.contexts.insert(
         id,
         Context {
+            owner,
             engine: def,
             desc,
             enabled: false,
@@ -664,6 +830,7 @@ fn register(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Outc
             lite: false,
             disabling: false,
             doorbell: None,
+            doomed: false,
         },
     );
     Outcome::ok(0, Some(def.name))
@@ -794,10 +961,17 @@ fn mode_set(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Outc
             return Outcome::ok(0, Some(engine));
         }
     }
-    send_event(
+    let owner = ct
+        .submit
+        .contexts
+        .get(&id)
+        .map(|c| c.owner)
+        .unwrap_or_default();
+    notify(
         ct,
+        owner,
         abi::action::SCHED_CONTEXT_MODE_DONE,
-        &[id, state],
+        &[state],
         "mode_done",
         rec,
     );
@@ -810,27 +984,82 @@ fn mode_set(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Outc
 /// and the engine reports the error).
 fn ring_has_work(gtt: &mut Gtt, def: &'static EngineDef, lrca: u32, rec: &mut Recorder) -> bool {
     let mut irqs = Vec::new();
+    let mut vf_irqs = BTreeSet::new();
     let mut io = Io {
         rec,
         bus: gtt.bus(),
         irqs: &mut irqs,
+        vf_irqs: &mut vf_irqs,
     };
     lrc::restore(def, lrca, &mut io).is_ok_and(|r| r.ring.head != r.ring.tail)
 }
 
-/// A pending disable of `id` is complete: its `SCHED_CONTEXT_MODE_DONE`.
+/// A pending disable of `id` is complete: its `SCHED_CONTEXT_MODE_DONE`,
+/// or, for a context whose VF was reset, its end.
 fn disable_done(ct: &mut Ct, id: u32, rec: &mut Recorder) {
     let Some(c) = ct.submit.contexts.get_mut(&id).filter(|c| c.disabling) else {
         return;
     };
     c.disabling = false;
-    send_event(
+    if c.doomed {
+        drop_doomed(&mut ct.submit, id, rec);
+        return;
+    }
+    let owner = c.owner;
+    notify(
         ct,
+        owner,
         abi::action::SCHED_CONTEXT_MODE_DONE,
-        &[id, CONTEXT_DISABLE],
+        &[CONTEXT_DISABLE],
         "mode_done",
         rec,
     );
+}
+
+/// VF `vf` was reset: [`Guc::submit_forget_vf`].
+pub(super) fn forget_vf(s: &mut Submit, vf: u32, rec: &mut Recorder) {
+    if vf == 0 {
+        return;
+    }
+    let ids: Vec<u32> = s
+        .contexts
+        .iter()
+        .filter(|(_, c)| c.owner.vf == vf && !c.doomed)
+        .map(|(&id, _)| id)
+        .collect();
+    let mut kept = 0u64;
+    for id in ids {
+        let on_engine = s.running.values().any(|r| r.guc_id == id);
+        if on_engine {
+            unqueue(s, id);
+            if let Some(c) = s.contexts.get_mut(&id) {
+                c.doomed = true;
+                c.enabled = false;
+                c.disabling = true;
+            }
+            kept += 1;
+        } else {
+            drop_doomed(s, id, rec);
+        }
+    }
+    s.routed.retain(|(f, _)| *f != vf);
+    if kept > 0 {
+        rec.emit(Event::GucSubmitForget { vf, contexts: 0 });
+    }
+}
+
+/// Forgets context `id` of a reset VF, now off its engine.
+fn drop_doomed(s: &mut Submit, id: u32, rec: &mut Recorder) {
+    unqueue(s, id);
+    if let Some(c) = s.contexts.remove(&id) {
+        if let Some(db) = c.doorbell {
+            doorbell::release(s, db, "dropped_at_dereg", rec);
+        }
+        rec.emit(Event::GucSubmitForget {
+            vf: c.owner.vf,
+            contexts: 1,
+        });
+    }
 }
 
 /// Takes `id` off its engine's queue.
@@ -933,11 +1162,13 @@ fn deregister(ct: &mut Ct, hxg: &[u32], rec: &mut Recorder) -> Outcome {
         // ringing a context it forgot, so it disarms it and the test sees it.
         doorbell::release(s, db, "dropped_at_dereg", rec);
     }
+    let owner = ctx.as_ref().map(|c| c.owner).unwrap_or_default();
     let engine = ctx.map(|c| c.engine.name);
-    send_event(
+    notify(
         ct,
+        owner,
         abi::action::DEREGISTER_CONTEXT_DONE,
-        &[id],
+        &[],
         "deregister_done",
         rec,
     );
@@ -986,9 +1217,38 @@ impl Guc {
         let n = self.ct.submit.contexts.len();
         if n > 0 {
             rec.emit(Event::GucSubmitForget {
+                vf: 0,
                 // CAST: at most GUC_ID_MAX.
                 contexts: n as u64,
             });
+        }
+    }
+
+    /// VF `vf` was reset (its FLR, `VF2GUC_VF_RESET`, its configuration
+    /// reset): its contexts are forgotten without an event; one on an
+    /// engine is marked and taken off by the scheduler first (module docs,
+    /// "A VF's contexts").
+    pub(in crate::regfile::guc) fn submit_forget_vf(&mut self, vf: u32, rec: &mut Recorder) {
+        forget_vf(&mut self.ct.submit, vf, rec);
+    }
+
+    /// Delivers the G2H events of GuC submission meant for another
+    /// function than the CT that produced them: the PF's into its CT, a
+    /// VF's into its own (dropped, traced, if that CT is not enabled).
+    pub(in crate::regfile::guc) fn route_submit_events(
+        &mut self,
+        rec: &mut Recorder,
+        bus: &mut dyn Bus,
+    ) {
+        for (f, hxg) in std::mem::take(&mut self.ct.submit.routed) {
+            if f == 0 {
+                self.ct.backlog.push_back((g2h_message(0, &hxg), 1));
+            } else if !self.vf_send(f, &hxg, rec, bus) {
+                rec.emit(Event::GucSubmitG2h {
+                    event: "dropped_vf_ct_off",
+                    guc_id: hxg.get(1).copied().unwrap_or(0),
+                });
+            }
         }
     }
 
@@ -1010,6 +1270,7 @@ impl Guc {
         for def in present {
             self.schedule_engine(def, engines, now, rec, bus);
         }
+        self.route_submit_events(rec, bus);
         self.ct_service(now, rec, bus);
     }
 
@@ -1069,9 +1330,14 @@ impl Guc {
         }
         let s = &mut self.ct.submit;
         unqueue(s, id);
+        if s.contexts.get(&id).is_some_and(|c| c.doomed) {
+            drop_doomed(s, id, rec);
+            return;
+        }
         if let Some(ctx) = s.contexts.get_mut(&id) {
             ctx.banned = true;
         }
+        let owner = s.contexts.get(&id).map(|c| c.owner).unwrap_or_default();
         rec.emit(Event::GucSubmitReset {
             guc_id: id,
             engine,
@@ -1079,10 +1345,11 @@ impl Guc {
             engine_reset: running,
             stalled_us: stalled.map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
         });
-        send_event(
+        notify(
             &mut self.ct,
+            owner,
             abi::action::CONTEXT_RESET_NOTIFICATION,
-            &[id],
+            &[],
             "reset_notification",
             rec,
         );
@@ -1192,6 +1459,7 @@ impl Guc {
                 // Disabled while running: preempted to idle, then DONE.
                 s.running.remove(name);
                 rec.emit(Event::GucSubmitLoad {
+                    vf: s.contexts.get(&id).map_or(0, |c| c.owner.vf),
                     engine: name,
                     guc_id: id,
                     lrca: Hex(0),
@@ -1296,14 +1564,16 @@ impl Guc {
         };
         ctx.lite = false;
         let desc = (ctx.desc & !(0xffff << CTX_ID_SHIFT)) | u64::from(id) << CTX_ID_SHIFT;
+        let func = ctx.owner.vf;
         rec.emit(Event::GucSubmitLoad {
+            vf: func,
             engine: def.name,
             guc_id: id,
             // CAST: LRCA 31:12 of the low dword.
             lrca: Hex(u64::from(desc as u32 & !0xfff)),
             action,
         });
-        engines.guc_load(def.name, desc, rec, bus);
+        engines.guc_load(def.name, desc, func, rec, bus);
         let entries = engines.take_guc_status(def.name);
         s.status_entries += entries.len() as u64;
         let e = engines.by_name(def.name);

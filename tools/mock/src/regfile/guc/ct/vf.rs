@@ -32,8 +32,13 @@
 //!   `GUC2VF_RELAY_FROM_PF` here (`sriov/relay.rs`);
 //! - `UPDATE_SCHEDULING_POLICIES_KLV`, `OPT_IN_FEATURE_KLV`,
 //!   `TLB_INVALIDATION`: as the PF's ([`super::serve`]), on the VF's CT;
-//! - anything else (GuC submission for a VF is not modelled yet): FAILURE
-//!   `UNKNOWN_ACTION` to a REQUEST or FAST_REQUEST, nothing to an EVENT.
+//! - `REGISTER_CONTEXT`, `UPDATE_CONTEXT_POLICIES`,
+//!   `SCHED_CONTEXT_MODE_SET`, `SCHED_CONTEXT`, `DEREGISTER_CONTEXT`: GuC
+//!   submission on the GuC's one scheduler, with the VF's own guc_ids
+//!   (`submit.rs`, "A VF's contexts"). While the GuC serves a VF's CT the
+//!   scheduler's state is lent to it, and the VF's provisioning with it;
+//! - anything else: FAILURE `UNKNOWN_ACTION` to a REQUEST or FAST_REQUEST,
+//!   nothing to an EVENT.
 //!
 //! After a pass that wrote G2H, the GuC sets the VF's memory-based
 //! interrupt: 0xFF into its source byte and into byte 15 of its status
@@ -125,6 +130,12 @@ pub(super) fn serve(
         abi::action::UPDATE_SCHEDULING_POLICIES_KLV
         | abi::action::OPT_IN_FEATURE_KLV
         | abi::tlb::INVALIDATION => pf_serve::serve(ct, gtt, action, hxg, rec),
+        abi::action::REGISTER_CONTEXT
+        | abi::action::UPDATE_CONTEXT_POLICIES
+        | abi::action::SCHED_CONTEXT_MODE_SET
+        | abi::action::SCHED_CONTEXT
+        | abi::action::DEREGISTER_CONTEXT => super::submit::serve(ct, gtt, action, hxg, rec)
+            .unwrap_or(Err(abi::error::UNKNOWN_ACTION)),
         _ => Err(abi::error::UNKNOWN_ACTION),
     }
 }
@@ -140,10 +151,11 @@ impl Guc {
         self.vf_cts.get(&vf).is_some_and(VfCt::enabled)
     }
 
-    /// `VF2GUC_VF_RESET`, a VF FLR or a GuC reset: the VF's registration
-    /// and traffic are gone.
-    pub(in crate::regfile::guc) fn vf_forget(&mut self, vf: u32) {
+    /// `VF2GUC_VF_RESET` or a VF FLR: the VF's registration, traffic and
+    /// contexts are gone.
+    pub(in crate::regfile::guc) fn vf_forget(&mut self, vf: u32, rec: &mut Recorder) {
         self.vf_cts.remove(&vf);
+        self.submit_forget_vf(vf, rec);
     }
 
     /// A VF wrote GGTT page `page`'s entry through its own view: the GuC's
@@ -268,15 +280,29 @@ impl Guc {
             return;
         };
         let mut wrote = 0;
+        let cfg = self.ct.sriov.configs().get(&vf);
+        let guest = super::submit::Guest {
+            vf,
+            // CAST: both below GUC_ID_MAX (`sriov.rs` checks).
+            begin: cfg.map_or(0, |c| c.ctx_begin),
+            num: cfg.map_or(0, |c| c.ctx_num),
+            ggtt: cfg.and_then(|c| c.ggtt()),
+        };
+        // The one scheduler, lent to the VF's pass (module docs).
+        std::mem::swap(&mut v.ct.submit, &mut self.ct.submit);
+        v.ct.submit.guest = Some(guest);
         let mut gtt = Gtt::new(bus, &mut self.tlb);
         let _ = super::ct_pass(&mut v.ct, &l, &mut gtt, now, false, &mut wrote, rec);
         let _ = flush(&mut v.ct, &l, &mut gtt, &mut wrote, rec);
+        v.ct.submit.guest = None;
+        std::mem::swap(&mut v.ct.submit, &mut self.ct.submit);
         let to_pf = std::mem::take(&mut v.ct.to_pf);
         if wrote > 0 {
             let memirq = v.memirq;
             raise(vf, memirq, &mut gtt, rec);
             self.vf_irqs.insert(vf);
         }
+        self.route_submit_events(rec, bus);
         if !to_pf.is_empty() {
             for body in to_pf {
                 super::sriov::relay::from_vf_driver(&mut self.ct, &body, rec);

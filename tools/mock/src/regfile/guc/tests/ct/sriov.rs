@@ -772,6 +772,7 @@ fn adverse_events_follow_the_thresholds_the_pf_set() {
 
 mod lmtt;
 mod relay;
+mod vf_submit;
 
 /// A VF driver's MMIO exchange through its own `VF_SW_FLAG`s and doorbell
 /// (`vf_mmio.rs`): the request in, the reply read back.
@@ -1056,9 +1057,10 @@ fn a_vf_registers_its_ct_and_relays_to_the_pf_and_back() {
     assert_eq!(h.rf.take_vf_irqs(), [1]);
     // An EVENT of an action the GuC does not serve a VF gets nothing back;
     // a FAST_REQUEST of one gets a FAILURE.
-    h.vf_send(&[ctb(0x8001, 2), 0x1000_4502, 5]);
+    // (PF2GUC_UPDATE_VF_CFG is the PF's.)
+    h.vf_send(&[ctb(0x8001, 2), 0x1000_5503, 5]);
     assert_eq!(h.vf32(VF_G2H_DESC + 4), 7);
-    h.vf_send(&[ctb(0x8002, 2), 0x2000_100B, 5]);
+    h.vf_send(&[ctb(0x8002, 2), 0x2000_5503, 5]);
     assert_eq!(h.vf32(VF_G2H_DESC + 4), 9);
     assert_eq!(
         h.vf32(VF_G2H + 4 * 8),
@@ -1066,7 +1068,7 @@ fn a_vf_registers_its_ct_and_relays_to_the_pf_and_back() {
     );
     let g = h.rec.summary(false).vf_guest[&1].clone();
     assert_eq!(g.ct_h2g["0x5103:request:success"], 1);
-    assert_eq!(g.ct_h2g["0x4502:event:none"], 1);
+    assert_eq!(g.ct_h2g["0x5503:event:none"], 1);
     assert_eq!(g.ct_g2h["event"], 1);
     // The PF's own CT counts none of the VF's traffic.
     assert_eq!(h.rec.summary(false).ct.fast_requests, 0);

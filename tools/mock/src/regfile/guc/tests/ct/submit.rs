@@ -230,7 +230,7 @@ impl H {
     }
 
     /// The device's tick: CT service, engine bursts, the GuC's scheduler.
-    fn tick(&mut self) {
+    pub(super) fn tick(&mut self) {
         self.rf.service_guc(&mut self.rec, &mut self.bus);
         self.rf.service_engines(&mut self.rec, &mut self.bus);
     }
