@@ -501,6 +501,21 @@ pub enum Event {
         /// Registers put back to their reset value.
         lost: Vec<&'static str>,
     },
+    /// A context's watchdog expired (`engine/cs.rs`, "The watchdog").
+    EngineWatchdog {
+        /// Engine.
+        engine: &'static str,
+        /// Whose context (not written for the PF's).
+        #[serde(skip_serializing_if = "is_pf")]
+        vf: u32,
+        /// The context's SW ID.
+        ctx: Hex,
+        /// `PR_CTR_THRSH`.
+        threshold: u32,
+        /// `resumed` (the GuC reset the engine and resumed the context) or
+        /// `raised` (the interrupt, under the host's execlists).
+        outcome: &'static str,
+    },
     /// An interrupt of a VF's context, reported through memory
     /// (`engine.rs`, "Memory-based interrupts").
     EngineMemirq {
@@ -510,6 +525,8 @@ pub enum Event {
         vf: u32,
         /// The event bits enabled (0 when none was).
         bits: Hex,
+        /// The enable mask the context loaded.
+        enable: Hex,
         /// `reported`, or `dropped` (masked off, or no report pointers).
         outcome: &'static str,
     },

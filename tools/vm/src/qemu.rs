@@ -35,6 +35,9 @@ pub struct QemuSpec<'a> {
     pub smp: u32,
     /// The mock's vfio-user socket; `None` boots without the device.
     pub socket: Option<&'a Path>,
+    /// Every BAR write waits for the server (`x-no-posted-writes`; see
+    /// [`vfio_user_device`]).
+    pub ordered_writes: bool,
     pub console: ConsoleMode,
 }
 
@@ -101,7 +104,7 @@ pub fn command_line(spec: &QemuSpec) -> Vec<String> {
     ]);
     push(&["-append", spec.append, "-no-reboot"]);
     if let Some(socket) = spec.socket {
-        push(&["-device", &vfio_user_device(socket)]);
+        push(&["-device", &vfio_user_device(socket, spec.ordered_writes)]);
     }
     argv.extend(spec.extra.iter().cloned());
     argv
@@ -115,13 +118,30 @@ pub fn command_line(spec: &QemuSpec) -> Vec<String> {
 const MSG_TIMEOUT_MS: u32 = 30_000;
 
 /// The JSON `-device` argument for the vfio-user client.
-fn vfio_user_device(socket: &Path) -> String {
-    serde_json::json!({
+///
+/// QEMU posts a guest's writes to memory BARs: the write is queued on the
+/// socket without a reply and the vCPU goes on at once, while the guest's
+/// RAM, which the server maps, changes at once. So a server can see a
+/// message the guest put in its RAM after a BAR write before that write
+/// itself. PCIe forbids that reordering (a read completion may not pass a
+/// posted write going the same way, PCIe base specification, "Transaction
+/// Ordering Rules"): a device reading host memory after a doorbell sees
+/// every BAR write the CPU made before it. A driver that puts its command
+/// buffers in system memory and its context state behind the BAR, as
+/// upstream xe does as a VF (its CT in system memory, its contexts in
+/// VRAM), depends on that. With `ordered_writes` each BAR write waits for
+/// the server (`x-no-posted-writes`), which keeps PCIe's order at the cost
+/// of a round trip per write.
+fn vfio_user_device(socket: &Path, ordered_writes: bool) -> String {
+    let mut device = serde_json::json!({
         "driver": "vfio-user-pci",
         "socket": { "path": path_arg(socket), "type": "unix" },
         "x-msg-timeout": MSG_TIMEOUT_MS,
-    })
-    .to_string()
+    });
+    if ordered_writes {
+        device["x-no-posted-writes"] = serde_json::Value::Bool(true);
+    }
+    device.to_string()
 }
 
 /// QEMU's option syntax separates values with commas; a literal comma is
@@ -148,6 +168,7 @@ mod tests {
             mem_mib: 512,
             smp: 2,
             socket,
+            ordered_writes: false,
             console: ConsoleMode::Batch {
                 command_socket: "/t/cmd.sock".into(),
             },
@@ -260,9 +281,13 @@ mod tests {
 
     #[test]
     fn json_escapes_the_socket_path() {
-        let device = vfio_user_device(Path::new("/t/we\"ird.sock"));
+        let device = vfio_user_device(Path::new("/t/we\"ird.sock"), false);
         let parsed: serde_json::Value = serde_json::from_str(&device).unwrap();
         assert_eq!(parsed["socket"]["path"], "/t/we\"ird.sock");
+        assert!(parsed.get("x-no-posted-writes").is_none());
+        let ordered = vfio_user_device(Path::new("/s"), true);
+        let parsed: serde_json::Value = serde_json::from_str(&ordered).unwrap();
+        assert_eq!(parsed["x-no-posted-writes"], true);
     }
 
     #[test]

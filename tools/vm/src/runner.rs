@@ -241,6 +241,10 @@ fn session(
         mem_mib: plan.mem_mib,
         smp: plan.smp,
         socket: device_socket(plan.attach.as_deref(), mock.is_some(), &socket),
+        // A VF's driver in a second VM keeps its CT in the VM's RAM (see
+        // `qemu::vfio_user_device`); the host VM's drivers are left as they
+        // were measured.
+        ordered_writes: plan.attach.is_some(),
         console: console_mode,
     });
     let link = Link { control, peers };
@@ -1307,6 +1311,7 @@ mod tests {
             mem_mib: 512,
             smp: 2,
             socket: device_socket(Some(attach), false, mock),
+            ordered_writes: true,
             console: qemu::ConsoleMode::Batch {
                 command_socket: "/t/command.sock".into(),
             },

@@ -30,7 +30,13 @@
 //!   `xe_guc_submit_enable`, which it takes only with the relay done;
 //! - `context-sent`: xe sent a `REGISTER_CONTEXT` (recording its default
 //!   contexts, `xe_gt_record_default_lrcs`);
-//! - `probe-complete`: xe stayed bound (the guest's `driver=xe`).
+//! - `context-ran`: the GuC loaded one of VF1's contexts onto an engine (a
+//!   job of xe's, within the contexts xehpg gave VF1: the mock's GuC takes
+//!   only those, `regfile/guc/ct/submit.rs` "A VF's contexts") and the
+//!   engine reported its interrupt through VF1's memory;
+//! - `probe-complete`: xe stayed bound (the guest's `driver=xe`) and every
+//!   engine class the part has ran a context of VF1's (xe's probe records a
+//!   default context per class by running a job on it).
 //!
 //! The baseline (`tools/check/xe-vf.toml`) names the stage xe must reach at
 //! least, and explains each GuC action the mock's GuC refused a VF, each
@@ -92,6 +98,7 @@ enum Stage {
     Relay,
     Submission,
     ContextSent,
+    ContextRan,
     ProbeComplete,
 }
 
@@ -107,6 +114,7 @@ impl fmt::Display for Stage {
             Stage::Relay => "relay",
             Stage::Submission => "submission",
             Stage::ContextSent => "context-sent",
+            Stage::ContextRan => "context-ran",
             Stage::ProbeComplete => "probe-complete",
         })
     }
@@ -268,7 +276,35 @@ fn expected_klvs(trace: &str) -> Option<[(u32, u64); 5]> {
 }
 
 /// The stage reached.
-fn furthest(trace: &str, g: &VfGuest, guest: &Guest) -> Stage {
+/// The engine classes of the present engines (`rcs`, `bcs`, `ccs`, ...),
+/// from the mock's summary.
+fn classes(s: &Summary) -> Vec<String> {
+    let mut c: Vec<String> = s.engines.by_engine.keys().map(|e| class(e)).collect();
+    c.sort();
+    c.dedup();
+    c
+}
+
+/// An engine's class: its name without the instance (`ccs2` -> `ccs`).
+fn class(engine: &str) -> String {
+    engine
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .to_owned()
+}
+
+/// Whether a context of the VF's was loaded on an engine of every class
+/// in `classes`.
+fn every_class_ran(g: &VfGuest, classes: &[String]) -> bool {
+    let ran: Vec<String> = g
+        .submit
+        .keys()
+        .filter_map(|k| k.strip_prefix("load:start@"))
+        .map(class)
+        .collect();
+    !classes.is_empty() && classes.iter().all(|c| ran.contains(c))
+}
+
+fn furthest(trace: &str, g: &VfGuest, guest: &Guest, classes: &[String]) -> Stage {
     let klvs_ok = expected_klvs(trace).is_some_and(|want| {
         want.iter()
             .all(|(k, v)| g.klvs.get(&format!("{k:#x}")) == Some(v))
@@ -283,7 +319,9 @@ fn furthest(trace: &str, g: &VfGuest, guest: &Guest) -> Stage {
         g.counts.get("relay_from_pf").is_some_and(|&n| n >= 2),
         g.ct_h2g.contains_key("0x509:request:success"),
         g.ct_h2g.keys().any(|k| k.starts_with("0x4502:")),
-        guest.driver.as_deref() == Some("xe"),
+        g.submit.keys().any(|k| k.starts_with("load:start@"))
+            && g.submit.keys().any(|k| k.starts_with("memirq:reported@")),
+        guest.driver.as_deref() == Some("xe") && every_class_ran(g, classes),
     ];
     let stages = [
         Stage::Attached,
@@ -294,6 +332,7 @@ fn furthest(trace: &str, g: &VfGuest, guest: &Guest) -> Stage {
         Stage::Relay,
         Stage::Submission,
         Stage::ContextSent,
+        Stage::ContextRan,
         Stage::ProbeComplete,
     ];
     stages
@@ -409,7 +448,7 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         "kernel logs",
         (!reports.is_empty()).then(|| format!("detector reports: {}", reports.join("; "))),
     ));
-    let reached = furthest(&trace, &g, &guest);
+    let reached = furthest(&trace, &g, &guest, &classes(&s));
     r.note(&format!(
         "{name}: xe as VF driver reached `{reached}` (baseline `{}`); GuC requests {:?}; logs in {}",
         base.stage,
@@ -435,7 +474,7 @@ fn judge(
     trace: &str,
     guest_reset: Option<&str>,
 ) -> Vec<Case> {
-    let reached = furthest(trace, g, guest);
+    let reached = furthest(trace, g, guest, &classes(s));
     let mut cases = vec![verdict(
         "furthest stage",
         (reached < base.stage).then(|| {
@@ -512,6 +551,46 @@ fn judge(
     cases.push(verdict(
         "unmodelled VF registers explained",
         (!unknown.is_empty()).then(|| format!("{unknown:?}")),
+    ));
+    // The baseline moves with the mock: an explanation the run no longer
+    // needs is stale.
+    let refused_all: Vec<&str> = g
+        .guc_requests
+        .keys()
+        .filter_map(|k| k.strip_suffix(":failure"))
+        .chain(
+            g.ct_h2g
+                .keys()
+                .filter(|k| k.ends_with(":failure"))
+                .filter_map(|k| k.split(':').next()),
+        )
+        .collect();
+    let stale: Vec<String> = base
+        .guc_actions
+        .keys()
+        .filter(|a| !refused_all.contains(&a.as_str()))
+        .map(|a| format!("guc_actions {a}"))
+        .chain(
+            base.xe_errors
+                .keys()
+                .filter(|k| {
+                    !guest
+                        .log
+                        .iter()
+                        .any(|l| l.is_error() && l.text.contains(k.as_str()))
+                })
+                .map(|k| format!("xe_errors {k:?}")),
+        )
+        .chain(
+            base.unknown
+                .keys()
+                .filter(|k| !g.unknown.contains_key(*k))
+                .map(|k| format!("unknown {k}")),
+        )
+        .collect();
+    cases.push(verdict(
+        "baseline entries all still needed",
+        (!stale.is_empty()).then(|| format!("stale: {}", stale.join("; "))),
     ));
     cases.push(verdict(
         "VF accesses the hardware blocks",
@@ -593,15 +672,15 @@ mod tests {
     fn stages_stop_at_the_first_missing() {
         let mut g = VfGuest::default();
         let guest = Guest::default();
-        assert_eq!(furthest("", &g, &guest), Stage::None);
+        assert_eq!(furthest("", &g, &guest, &[]), Stage::None);
         g.counts.insert("config_read".into(), 1);
         g.counts.insert("mmio_read".into(), 1);
-        assert_eq!(furthest("", &g, &guest), Stage::Attached);
+        assert_eq!(furthest("", &g, &guest, &[]), Stage::Attached);
         g.guc_requests.insert("0x5500:success".into(), 1);
         // No configuration pushed for VF1: config is not reached, whatever
         // comes after.
         g.guc_requests.insert("0x4100:success".into(), 2);
-        assert_eq!(furthest("", &g, &guest), Stage::Handshake);
+        assert_eq!(furthest("", &g, &guest, &[]), Stage::Handshake);
         // Pushed, and told as pushed (the last non-empty push counts).
         let trace = "{\"ev\":\"sriov_vf_cfg\",\"vfid\":1,\"result\":\"applied\",\"cfg\":\
             {\"ggtt_start\":\"0x1000\",\"ggtt_size\":4096,\"lmem\":2,\"ctx_begin\":0,\
@@ -620,8 +699,30 @@ mod tests {
         ] {
             g.klvs.insert(k.into(), v);
         }
-        assert_eq!(furthest(trace, &g, &guest), Stage::Hwconfig);
+        assert_eq!(furthest(trace, &g, &guest, &[]), Stage::Hwconfig);
         g.klvs.insert("0x4".into(), 5);
-        assert_eq!(furthest(trace, &g, &guest), Stage::Handshake);
+        assert_eq!(furthest(trace, &g, &guest, &[]), Stage::Handshake);
+        g.klvs.insert("0x4".into(), 3);
+        g.guc_requests.insert("0x4509:success".into(), 1);
+        g.counts.insert("relay_from_pf".into(), 2);
+        g.ct_h2g.insert("0x509:request:success".into(), 1);
+        g.ct_h2g.insert("0x4502:event:none".into(), 1);
+        assert_eq!(furthest(trace, &g, &guest, &[]), Stage::ContextSent);
+        // A Load alone is not a job run: its interrupt must come back.
+        g.submit.insert("load:start@rcs0".into(), 1);
+        assert_eq!(furthest(trace, &g, &guest, &[]), Stage::ContextSent);
+        g.submit.insert("memirq:reported@rcs0".into(), 1);
+        assert_eq!(furthest(trace, &g, &guest, &[]), Stage::ContextRan);
+        // Bound, but bcs never ran a context of VF1's: not complete.
+        let bound = Guest {
+            driver: Some("xe".into()),
+            ..Guest::default()
+        };
+        let classes = ["bcs".to_string(), "rcs".to_string()];
+        assert_eq!(furthest(trace, &g, &bound, &classes), Stage::ContextRan);
+        g.submit.insert("load:start@bcs0".into(), 1);
+        assert_eq!(furthest(trace, &g, &bound, &classes), Stage::ProbeComplete);
+        assert_eq!(furthest(trace, &g, &guest, &classes), Stage::ContextRan);
+        assert_eq!(class("ccs12"), "ccs");
     }
 }

@@ -244,6 +244,11 @@ pub mod reg {
     /// `RING_CTX_TIMESTAMP` (`xe_engine_regs.h`; `CS_CTX_TIMESTAMP` at
     /// +0x3A8 of every engine, seed 004 L1088, L1102, L1107).
     pub const RING_CTX_TIMESTAMP: u32 = 0x3a8;
+    /// `PR_CTR_CTRL`, the context's watchdog counter control
+    /// (`xe_engine_regs.h`; in the context image, seed 004 L1832).
+    pub const PR_CTR_CTRL: u32 = 0x178;
+    /// `PR_CTR_THRSH`, its threshold (`xe_engine_regs.h`; seed 004 L1833).
+    pub const PR_CTR_THRSH: u32 = 0x17c;
     /// Second CSB mirror block, entries 6-11 (i915 `intel_lrc_reg.h`
     /// `GEN11_EXECLISTS_STATUS_BUF2`; seed 004 L1725).
     pub const CSB_BUF2: u32 = 0x3c0;
@@ -291,6 +296,8 @@ pub const IRQ_USER: u16 = 1 << 0;
 /// Engine interrupt vector bit 3, CS (primary) error (seed 004 L431; i915
 /// `GT_CS_MASTER_ERROR_INTERRUPT`).
 pub const IRQ_CS_ERROR: u16 = 1 << 3;
+/// Engine interrupt vector bit 6, watchdog expired (seed 000 L2280).
+pub const IRQ_WATCHDOG: u16 = 1 << 6;
 /// Engine interrupt vector bit 8, context switch (seed 004 L426).
 pub const IRQ_CONTEXT_SWITCH: u16 = 1 << 8;
 /// The CSB's idle context ID (seed 004 L277-281; i915 `XEHP_IDLE_CTX_ID`).
@@ -505,6 +512,17 @@ pub struct Context {
     /// `MI_ARB_ON_OFF` state (recorded; preemption is immediate in this
     /// model, [`cs`]).
     pub arb: bool,
+    /// Its watchdog counter ([`cs`], "The watchdog").
+    pub watchdog: Watchdog,
+}
+
+/// A context's watchdog counter as its commands program it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Watchdog {
+    /// Counting: `PR_CTR_CTRL` written with `CTR_LOGIC_OP(START)`.
+    pub started: bool,
+    /// `PR_CTR_THRSH`.
+    pub threshold: u32,
 }
 
 /// What engine operations produce besides register state.
@@ -938,6 +956,7 @@ impl Engine {
                 engine: self.def.name,
                 vf,
                 bits: Hex(bits.into()),
+                enable: Hex(c.irq_enable.into()),
                 outcome: "dropped",
             });
             return;
@@ -958,6 +977,7 @@ impl Engine {
             engine: self.def.name,
             vf,
             bits: Hex(bits.into()),
+            enable: Hex(c.irq_enable.into()),
             outcome: "reported",
         });
         io.vf_irqs.insert(vf);
@@ -1129,6 +1149,7 @@ impl Engine {
             hung,
             reset_fails,
             arb: false,
+            watchdog: Watchdog::default(),
         };
         match lrc::restore(self.def, next.lrca(), io) {
             Ok(r) => {

@@ -39,7 +39,8 @@ pub struct VfGuest {
     /// "A VF's contexts"): its messages keyed `ACTION:RESULT`
     /// (`register:ok`), the GuC's Loads of its contexts `load:ACTION@ENGINE`
     /// (`load:start@rcs0`), its contexts' interrupts reported through memory
-    /// `memirq:OUTCOME@ENGINE` (`memirq:reported@rcs0`), and the resets
+    /// `memirq:OUTCOME@ENGINE` (`memirq:reported@rcs0`), its contexts'
+    /// watchdogs `watchdog:OUTCOME@ENGINE`, and the resets
     /// that forgot its contexts (`forget`).
     pub submit: BTreeMap<String, u64>,
 }
@@ -81,6 +82,15 @@ pub fn count(m: &mut BTreeMap<u32, VfGuest>, ev: &Event) {
         } => bump(
             &mut m.entry(*vf).or_default().submit,
             &format!("memirq:{outcome}@{engine}"),
+        ),
+        Event::EngineWatchdog {
+            vf,
+            engine,
+            outcome,
+            ..
+        } if *vf != 0 => bump(
+            &mut m.entry(*vf).or_default().submit,
+            &format!("watchdog:{outcome}@{engine}"),
         ),
         Event::GucSubmitForget { vf, .. } if *vf != 0 => {
             bump(&mut m.entry(*vf).or_default().submit, "forget");

@@ -59,6 +59,30 @@
 //! checked before any is written. Non-privileged (PPGTT) batches and their
 //! privileged-command rules (seed 004 L1167-1203) are not modelled: a PPGTT
 //! batch faults before it runs.
+//!
+//! # The watchdog
+//!
+//! `PR_CTR_CTRL` (0x178) and `PR_CTR_THRSH` (0x17c) belong to the context
+//! (seed 004 L1832-1833 list them in its image): an LRI of
+//! `CTR_LOGIC_OP(START)` (0) starts its counter, `CTR_LOGIC_OP(STOP)` (1)
+//! stops it (`xe_engine_regs.h`). Upstream's VF starts it with a threshold
+//! of 2 before a semaphore wait that can never end, "an impossible condition
+//! to always trigger an hardware interrupt that would force the GuC to reset
+//! the engine", so that its golden context is recorded from a clean one
+//! (`xe_ring_ops.c` `emit_fake_watchdog`, `xe_gt.c` `emit_wa_job`: "only VFs
+//! need to trigger reset to get a clean NULL context";
+//! `xe_sched_job_types.h`: the reset comes "before payload"). What the
+//! firmware then does is not published; upstream then waits one second
+//! for the job's own completion (`emit_job_sync`) and treats a context
+//! reset notification for it as a hung kernel job (`xe_guc_submit.c`
+//! `guc_exec_queue_timedout_job`: a GT reset, then the device wedged).
+//! `[MODEL]`: a context whose started counter has a non-zero threshold and
+//! which stops on an unsatisfied `MI_SEMAPHORE_WAIT` expires it at once;
+//! under GuC submission the GuC resets the engine's state and resumes the
+//! context after the wait, without a notification (traced
+//! `engine_watchdog` `resumed`); under the host's execlists the engine
+//! raises its vector's "Watchdog Expired" bit 6 (seed 000 L2280) and keeps
+//! waiting (`raised`).
 
 use super::reg;
 use super::Engine;
@@ -538,9 +562,13 @@ enum RegWrite {
 /// the allow-list (`[MODEL]`, module docs).
 fn reg_write_target(e: &Engine, command: &str, addr: u32, cs_mmio: bool) -> Result<RegWrite, Fail> {
     match super::lrc::relative_to(e.def.base, cs_mmio, addr) {
-        Some(r @ (reg::RING_CONTEXT_CONTROL | reg::RING_NOPID | reg::RING_CTX_TIMESTAMP)) => {
-            Ok(RegWrite::Engine(r))
-        }
+        Some(
+            r @ (reg::RING_CONTEXT_CONTROL
+            | reg::RING_NOPID
+            | reg::RING_CTX_TIMESTAMP
+            | reg::PR_CTR_CTRL
+            | reg::PR_CTR_THRSH),
+        ) => Ok(RegWrite::Engine(r)),
         Some(r) if (reg::CS_GPR..reg::CS_GPR_END).contains(&r) => Ok(RegWrite::Engine(r)),
         Some(r) if e.is_storage(r) => Ok(RegWrite::Storage(r)),
         Some(r) if super::reg_name(r).is_some() => Err((
@@ -573,6 +601,21 @@ fn reg_write(
         RegWrite::Engine(reg::RING_NOPID) => e.nopid = value,
         // [MODEL] No context time is kept (the register reads 0).
         RegWrite::Engine(reg::RING_CTX_TIMESTAMP) => {}
+        RegWrite::Engine(reg::PR_CTR_CTRL) => {
+            if let Some(c) = e.active.as_mut() {
+                // CTR_LOGIC_OP_MASK, bits 30:0: START 0, STOP 1.
+                match value & 0x7fff_ffff {
+                    0 => c.watchdog.started = true,
+                    1 => c.watchdog.started = false,
+                    _ => {}
+                }
+            }
+        }
+        RegWrite::Engine(reg::PR_CTR_THRSH) => {
+            if let Some(c) = e.active.as_mut() {
+                c.watchdog.threshold = value;
+            }
+        }
         RegWrite::Engine(r) => e.gpr[super::dw_index(r, reg::CS_GPR)] = value,
         RegWrite::Storage(r) => e.write_storage(r, value),
         RegWrite::Unmodelled => unmodelled(e, io, command, "write", addr, cs_mmio, value),
@@ -859,14 +902,35 @@ fn semaphore(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> 
         4 => v == w.data,
         _ => v != w.data,
     };
+    let guc = e.submitter() == super::Submitter::Guc;
     let Some(c) = e.active.as_mut() else {
         return Ok(NEXT);
     };
     if ok {
         c.wait = None;
+        return Ok(NEXT);
+    }
+    let wd = c.watchdog;
+    if !(wd.started && wd.threshold != 0) {
+        c.wait = Some(w);
+        return Ok(Flow::Wait);
+    }
+    // The watchdog expires (module docs, "The watchdog").
+    let (func, ctx) = (c.el.func, c.el.ctx_id());
+    c.watchdog.started = !guc;
+    io.rec.emit(Event::EngineWatchdog {
+        engine: e.def.name,
+        vf: func,
+        ctx: Hex(ctx.into()),
+        threshold: wd.threshold,
+        outcome: if guc { "resumed" } else { "raised" },
+    });
+    if guc {
+        c.wait = None;
         Ok(NEXT)
     } else {
         c.wait = Some(w);
+        e.irq(io, super::IRQ_WATCHDOG);
         Ok(Flow::Wait)
     }
 }

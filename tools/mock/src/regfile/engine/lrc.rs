@@ -12,10 +12,13 @@
 //!
 //! Taken on restore: `RING_HEAD`, `RING_TAIL`, `RING_START`, `RING_CTL`,
 //! `RING_CONTEXT_CONTROL`, and the memory-based interrupt setup of a VF's
-//! image (seed 004 L1821-1825: at dword 0x50 an `MI_LOAD_REGISTER_MEM` of
-//! `RING_IMR` from the interrupt enable mask's GGTT address, then an LRI of
-//! `RING_INT_STATUS_RPT_PTR` 0xAC and `RING_INT_SRC_RPT_PTR` 0xA4;
-//! upstream `xe_lrc.c` `set_memory_based_intr`); the addresses of the HEAD and TAIL value dwords
+//! image, read at its fixed place in the layout whatever comes before it
+//! (seed 004 L1821-1825: at dword 0x50 an `MI_LOAD_REGISTER_MEM` of
+//! `RING_IMR` from the interrupt enable mask's GGTT address, at 0x55 an LRI
+//! of `RING_INT_STATUS_RPT_PTR` 0xAC and `RING_INT_SRC_RPT_PTR` 0xA4;
+//! upstream `xe_lrc.c` `set_memory_based_intr` writes them there, past the
+//! `MI_BATCH_BUFFER_END` its `set_offsets` closes the xcs list with, so the
+//! hardware's restore is by layout, not by parsing); the addresses of the HEAD and TAIL value dwords
 //! are kept for the save (`CTX_RING_HEAD` dw 5 and `CTX_RING_TAIL` dw 7 in
 //! upstream's image, seed 004 L1783-1784). Parsing is bounded to the image
 //! pages (`[MODEL]` after xe `xe_gt_lrc_size`: 13 pages for render and
@@ -242,8 +245,6 @@ pub fn restore(def: &EngineDef, lrca: u32, io: &mut Io<'_>) -> Result<Restored, 
                         Some(reg::RING_CONTEXT_CONTROL) => {
                             r.context_control = masked_from_zero(value);
                         }
-                        Some(reg::RING_INT_STATUS_RPT_PTR) => r.memirq.status = Some(value),
-                        Some(reg::RING_INT_SRC_RPT_PTR) => r.memirq.source = Some(value),
                         _ => {}
                     }
                 }
@@ -256,12 +257,7 @@ pub fn restore(def: &EngineDef, lrca: u32, io: &mut Io<'_>) -> Result<Restored, 
                         "MI_LOAD_REGISTER_MEM {hdr:#010x} is not 4 dwords long"
                     )));
                 }
-                let addr = read(at + 4, io)?;
-                let lo = read(at + 8, io)?;
-                let hi = read(at + 12, io)?;
-                if hdr & LRM_USE_GGTT != 0 && relative(def.base, hdr, addr) == Some(reg::RING_IMR) {
-                    r.memirq.enable_at = Some((u64::from(hi) << 32 | u64::from(lo)) & !3);
-                }
+                // Taken at its fixed place ([`memirq_block`]).
                 at += 16;
             }
             op => {
@@ -272,6 +268,7 @@ pub fn restore(def: &EngineDef, lrca: u32, io: &mut Io<'_>) -> Result<Restored, 
             }
         }
     }
+    r.memirq = memirq_block(def, start, &mut read, io)?;
     if r.slots.head.is_none() || r.slots.tail.is_none() {
         return Err(RestoreError {
             kind: ErrorKind::Instruction,
@@ -281,6 +278,48 @@ pub fn restore(def: &EngineDef, lrca: u32, io: &mut Io<'_>) -> Result<Restored, 
         });
     }
     Ok(r)
+}
+
+/// Dword of the image's interrupt-mask LRM and of its report-pointer LRI
+/// (seed 004 L1821-1825; `xe_lrc_layout.h` `CTX_LRM_INT_MASK_ENABLE`,
+/// `CTX_LRI_INT_REPORT_PTR`).
+const LRM_INT_MASK_DW: u64 = 0x50;
+const LRI_INT_REPORT_DW: u64 = 0x55;
+
+/// The memory-based interrupt setup at its fixed place (module docs): the
+/// LRM of `RING_IMR` with `MI_LRM_USE_GGTT`, and the LRI's report
+/// pointers; what is not there is `None`.
+fn memirq_block(
+    def: &EngineDef,
+    start: u64,
+    read: &mut impl FnMut(u64, &mut Io<'_>) -> Result<u32, RestoreError>,
+    io: &mut Io<'_>,
+) -> Result<MemIrq, RestoreError> {
+    let mut m = MemIrq::default();
+    let at = start + 4 * LRM_INT_MASK_DW;
+    let hdr = read(at, io)?;
+    if hdr >> 29 == 0 && (hdr >> 23) & 0x3f == MI_LRM_OPCODE && hdr & 0xff == 2 {
+        let reg = read(at + 4, io)?;
+        let lo = read(at + 8, io)?;
+        let hi = read(at + 12, io)?;
+        if hdr & LRM_USE_GGTT != 0 && relative(def.base, hdr, reg) == Some(reg::RING_IMR) {
+            m.enable_at = Some((u64::from(hi) << 32 | u64::from(lo)) & !3);
+        }
+    }
+    let at = start + 4 * LRI_INT_REPORT_DW;
+    let hdr = read(at, io)?;
+    if hdr >> 29 == 0 && (hdr >> 23) & 0x3f == MI_LRI_OPCODE && hdr & 0xff == 3 {
+        for k in 0..2u64 {
+            let addr = read(at + 4 + 8 * k, io)?;
+            let value = read(at + 8 + 8 * k, io)?;
+            match relative(def.base, hdr, addr) {
+                Some(reg::RING_INT_STATUS_RPT_PTR) => m.status = Some(value),
+                Some(reg::RING_INT_SRC_RPT_PTR) => m.source = Some(value),
+                _ => {}
+            }
+        }
+    }
+    Ok(m)
 }
 
 /// Writes the context's HEAD and TAIL back into their value dwords.

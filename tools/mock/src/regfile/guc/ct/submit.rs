@@ -550,6 +550,17 @@ impl Outcome {
     }
 }
 
+/// The actions [`serve`] takes.
+const SERVED: [u32; 7] = [
+    abi::action::REGISTER_CONTEXT,
+    abi::action::UPDATE_CONTEXT_POLICIES,
+    abi::action::SCHED_CONTEXT_MODE_SET,
+    abi::action::SCHED_CONTEXT,
+    abi::action::DEREGISTER_CONTEXT,
+    abi::action::ALLOCATE_DOORBELL,
+    abi::action::DEALLOCATE_DOORBELL,
+];
+
 /// Serves a submission action, if `action` is one; `None` otherwise.
 pub(super) fn serve(
     ct: &mut Ct,
@@ -558,6 +569,9 @@ pub(super) fn serve(
     hxg: &[u32],
     rec: &mut Recorder,
 ) -> Option<Result<u32, u32>> {
+    if !SERVED.contains(&action) {
+        return None;
+    }
     let translated;
     let hxg = match ct.submit.guest {
         None => hxg,
@@ -602,13 +616,9 @@ pub(super) fn serve(
 /// contexts"), or the refusal of an id outside its run or of a message a
 /// VF may not send.
 fn to_global(g: Guest, action: u32, hxg: &[u32], rec: &mut Recorder) -> Result<Vec<u32>, Outcome> {
-    use abi::action::*;
-    if ![
-        REGISTER_CONTEXT,
-        UPDATE_CONTEXT_POLICIES,
-        SCHED_CONTEXT_MODE_SET,
-        SCHED_CONTEXT,
-        DEREGISTER_CONTEXT,
+    if [
+        abi::action::ALLOCATE_DOORBELL,
+        abi::action::DEALLOCATE_DOORBELL,
     ]
     .contains(&action)
     {

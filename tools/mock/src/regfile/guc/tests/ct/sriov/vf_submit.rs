@@ -82,9 +82,13 @@ impl H {
         ] {
             img.extend([b + o, v]);
         }
-        img.extend([LRM_CS_GGTT, 0xa8, ENABLE as u32, 0]);
-        img.extend([LRI2_CS, 0xac, STATUS as u32, 0xa4, SOURCE as u32]);
+        // Closed as upstream's `set_offsets` closes it; the interrupt
+        // setup sits past the end, at its place in the layout (dwords
+        // 0x50 and 0x55).
         img.push(0x0500_0001);
+        img.resize(0x50, 0);
+        img.extend([LRM_CS_GGTT, 0xa8, ENABLE as u32, 0, 0]);
+        img.extend([LRI2_CS, 0xac, STATUS as u32, 0xa4, SOURCE as u32]);
         for (i, d) in (0u64..).zip(img) {
             self.vf_put32(LRCA + PAGE + 4 * i, d);
         }
@@ -197,6 +201,10 @@ fn a_vf_context_runs_with_its_own_id_and_interrupts_by_memory() {
         ]
     );
     assert!(h.rf.guc().submit().context(BEGIN).is_none());
+    // The VF's other actions still reach their own services: a GuC TLB
+    // invalidation (FAST_REQUEST, seqno 9, type GUC) gets its DONE.
+    h.vf_send(&[ctb(0x62, 3), 0x2000_7000, 9, 3]);
+    assert_eq!(h.vf_g2h().last(), Some(&vec![0x9000_7001, 9]));
     assert_eq!(
         h.kinds().keys().collect::<Vec<_>>(),
         ["guc_submit_bad"],
@@ -237,4 +245,57 @@ fn a_vf_flr_forgets_its_contexts_without_an_event() {
     assert_eq!(h.vf_g2h().len(), before);
     assert_eq!(h.rec.summary(false).vf_guest[&1].submit["forget"], 2);
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
+
+#[test]
+fn a_started_watchdog_ends_a_wait_that_cannot_end_under_the_guc() {
+    // Upstream's VF golden-context job (`emit_fake_watchdog`): the counter
+    // started with threshold `thrsh`, a wait for 0xdead at the LRCA, STOP,
+    // then the payload.
+    let run = |thrsh: u32| {
+        let mut h = H::vf_submit_ready();
+        h.vf_image();
+        let lri2 = 0x22 << 23 | 1 << 19 | 3;
+        let lri1 = 0x22 << 23 | 1 << 19 | 1;
+        let sem = 0x1c << 23 | 1 << 22 | 1 << 15 | 4 << 12 | 3;
+        let cmds = [
+            lri2,
+            0x17c,
+            thrsh,
+            0x178,
+            0,
+            sem,
+            0xdead,
+            LRCA as u32,
+            0,
+            lri1,
+            0x178,
+            1,
+            SDI_GGTT,
+            DATA as u32,
+            0,
+            0xAB,
+            MI_USER_INTERRUPT,
+            0,
+        ];
+        for (i, d) in cmds.into_iter().enumerate() {
+            h.vf_put32(RING + 4 * i as u64, d);
+        }
+        h.vf_put32(LRCA + PAGE + 4 * 7, 4 * cmds.len() as u32);
+        h.vf_send(&register(1, 0, LRCA));
+        h.vf_send(&[ctb(0x50, 3), 0x2000_1001, 0, 1]);
+        h.tick();
+        h
+    };
+    let mut h = run(2);
+    assert_eq!(h.vf32(DATA), 0xAB, "resumed after the wait");
+    assert_eq!(h.rf.take_vf_irqs(), [1]);
+    let g = h.rec.summary(false).vf_guest[&1].clone();
+    assert_eq!(g.submit["watchdog:resumed@bcs0"], 1);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // Without a threshold the counter never expires: the wait holds.
+    let h = run(0);
+    assert_eq!(h.vf32(DATA), 0);
+    let g = h.rec.summary(false).vf_guest[&1].clone();
+    assert!(!g.submit.keys().any(|k| k.starts_with("watchdog")));
 }
