@@ -600,9 +600,11 @@ impl<'bound> Xehpg<'bound> {
         pf.provision(n, Owner::Pci)
     }
 
-    /// Gives the VFs' shares back after the PCI core disabled them.
+    /// Resets each VF (a PF-started FLR through the GuC, [`sriov::Pf::reset_vfs`]) and gives
+    /// their shares back, after the PCI core disabled them.
     pub(crate) fn sriov_unprovision(&self) {
         if let Some(pf) = self.sriov.as_ref().map(sriov::Handle::get) {
+            sriov::Pf::reset_vfs(pf);
             // The PCI side may always give back.
             let _ = pf.unprovision(Owner::Pci);
         }

@@ -14,7 +14,7 @@ use kernel::{
     prelude::*,
     sync::{atomic::Relaxed, Arc},
     time::{msecs_to_jiffies, Instant, Monotonic},
-    workqueue::WorkItem,
+    workqueue::{self, Work, WorkItem},
 };
 
 use super::{
@@ -48,6 +48,37 @@ impl WorkItem for Pf {
 }
 
 impl Pf {
+    /// Resets every VF the GuC has a configuration for, through the FLR work, and waits for
+    /// the work: upstream resets each VF after the PCI core disabled them, before their shares
+    /// are given back (`xe_pci_sriov.c` `pf_disable_vfs` -> `pf_reset_vfs`), so the GuC has
+    /// dropped whatever a VF left scheduled and its memory is cleared before anything of it
+    /// is freed. The work runs one FLR at a time, so this takes no lock of its own. Process
+    /// context, after `pci_disable_sriov`; holds no lock.
+    pub(crate) fn reset_vfs(this: &Arc<Pf>) {
+        let mask = {
+            let st = this.state.lock();
+            st.vfs
+                .iter()
+                .zip(1u32..)
+                .filter(|(v, _)| v.pushed.is_some())
+                .fold(0u64, |m, (_, vf)| m | 1 << vf)
+        };
+        if mask == 0 {
+            return;
+        }
+        {
+            let mut ib = this.inbox.lock();
+            if ib.closed {
+                return;
+            }
+            ib.flr |= mask;
+        }
+        let _ = workqueue::system().enqueue(this.clone());
+        // SAFETY: `work` is this object's initialized work item, which `this` keeps alive;
+        // flushing waits for the run just queued (or the pending one, which takes the bits).
+        unsafe { kernel::bindings::flush_work(Work::raw_get(&this.work)) };
+    }
+
     /// Zeroes VF `vf`'s copy of `VF_SW_FLAG(0..3)` through the PF's view of it. Any context.
     fn clear_vf_regs(&self, bar: Bar0<'_>, vf: u16) -> Result {
         let gt = self.b.hw.gt().view(&self.dev, bar);

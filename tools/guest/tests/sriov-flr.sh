@@ -37,8 +37,13 @@
 # expect-mock: sriov.vf_regs_kept == 1
 # expect-mock: sriov.adverse_sent == 1
 # expect-mock: sriov.adverse_not_reported == 1
-# expect-mock: sriov.vf_regs_pf_writes == 8
-# expect-mock: sriov.flr_finished == 2
+# Each disable resets every VF the GuC has a configuration for first
+# (upstream's pf_reset_vfs): FLRs the PF starts, each clearing the VF's four
+# message registers. Two FLRs of the GuC's reports finish here, and nine of
+# the PF's (the 7 VFs of the first disable, the 2 of a later one), 11 in all;
+# 4 register writes each.
+# expect-mock: sriov.vf_regs_pf_writes == 44
+# expect-mock: sriov.flr_finished == 11
 # expect-mock: sriov.paused == 1
 # expect-mock: sriov.vfs_configured == 0
 # timeout: 240

@@ -104,7 +104,8 @@
 //! state (upstream pushes them all again after a GT reset,
 //! `xe_gt_sriov_pf_config_restart`), and the VFs' relays ([`relay`]);
 //! `ct:disable` does not (the channel is not the configuration). A VF FLR
-//! (`vf:flr:N`, an accepted `FLR_START` of VF N) forgets VF N's relays.
+//! (`vf:flr:N`, an accepted `FLR_START` of VF N) forgets VF N's relays and
+//! its contexts (`submit.rs`, "A VF's contexts").
 //!
 //! # Test control
 //!
@@ -894,8 +895,13 @@ fn control_outcome(
         notify(ct, vfid, ev, 1, rec);
     }
     match cmd {
-        // The VF is being reset: its driver's relays are gone ([`relay`]).
-        4 => relay::forget_vf(&mut ct.sriov, vfid, "flr_start", rec),
+        // The VF is being reset: its driver's relays are gone ([`relay`]),
+        // and the GuC discards its workloads (seed 000 lines 313-321): its
+        // contexts ([`super::submit`], "A VF's contexts").
+        4 => {
+            relay::forget_vf(&mut ct.sriov, vfid, "flr_start", rec);
+            super::submit::forget_vf(&mut ct.submit, vfid, rec);
+        }
         5 => relay::flr_finished(&mut ct.sriov, vfid),
         _ => {}
     }
