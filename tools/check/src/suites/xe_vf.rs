@@ -515,7 +515,7 @@ fn judge(
     };
     cases.push(verdict("configuration as provisioned", config));
     // Each refusal of the VF's GuC requests is one the baseline explains.
-    let refused: Vec<String> = g
+    let refused_all: Vec<&str> = g
         .guc_requests
         .keys()
         .filter_map(|k| k.strip_suffix(":failure"))
@@ -525,6 +525,10 @@ fn judge(
                 .filter(|k| k.ends_with(":failure"))
                 .filter_map(|k| k.split(':').next()),
         )
+        .collect();
+    let refused: Vec<String> = refused_all
+        .iter()
+        .copied()
         .filter(|a| !base.guc_actions.contains_key(*a))
         .map(str::to_string)
         .collect();
@@ -554,17 +558,6 @@ fn judge(
     ));
     // The baseline moves with the mock: an explanation the run no longer
     // needs is stale.
-    let refused_all: Vec<&str> = g
-        .guc_requests
-        .keys()
-        .filter_map(|k| k.strip_suffix(":failure"))
-        .chain(
-            g.ct_h2g
-                .keys()
-                .filter(|k| k.ends_with(":failure"))
-                .filter_map(|k| k.split(':').next()),
-        )
-        .collect();
     let stale: Vec<String> = base
         .guc_actions
         .keys()

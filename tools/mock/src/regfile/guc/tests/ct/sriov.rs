@@ -946,16 +946,22 @@ impl H {
         let mut h = H::sriov_ready();
         let cfg = full(VF1_GGTT, (1024, 256), (8, 4), 4 * MIB2);
         assert_eq!(h.update(1, &cfg), mmio::success(9));
-        for p in 0..4 {
+        h.map_vf_pages(0..4);
+        h
+    }
+
+    /// VF 1's pages `pages` (of its GGTT range) as function 1's memory at
+    /// `VF_PHYS` on.
+    fn map_vf_pages(&mut self, pages: std::ops::Range<u64>) {
+        for p in pages {
             let phys = VF_PHYS + p * PAGE;
-            h.bus
+            self.bus
                 .sys
                 .insert(vf_sys(1, phys) / PAGE, vec![0; PAGE as usize]);
-            h.bus
+            self.bus
                 .ptes
                 .insert(VF1_GGTT / PAGE + p, phys | 1 << 2 | PTE_PRESENT);
         }
-        h
     }
 
     /// VF 1's memory at its GGTT address `g` (one of its four pages).

@@ -38,15 +38,7 @@ impl H {
     /// up by the PF for GuC submission, VF 1's interrupts enabled.
     fn vf_submit_ready() -> H {
         let mut h = H::vf_ct_ready();
-        for p in 4..8 {
-            let phys = VF_PHYS + p * PAGE;
-            h.bus
-                .sys
-                .insert(vf_sys(1, phys) / PAGE, vec![0; PAGE as usize]);
-            h.bus
-                .ptes
-                .insert(VF1_GGTT / PAGE + p, phys | 1 << 2 | PTE_PRESENT);
-        }
+        h.map_vf_pages(4..8);
         for (key, len, v) in [
             (0x0900, 2, VF_MEMIRQ + 0x190),
             (0x0901, 2, VF_MEMIRQ + 0x419),
