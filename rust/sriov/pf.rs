@@ -336,14 +336,20 @@ impl Pf {
         }
     }
 
+    /// Waits for the work's run in progress and the one queued, if any. Process context, no
+    /// lock held.
+    fn flush_work(&self) {
+        // SAFETY: `work` is this object's initialized work item, alive as long as `self`.
+        unsafe { kernel::bindings::flush_work(Work::raw_get(&self.work)) };
+    }
+
     /// Teardown ([`Handle`]'s drop): every VF given back, `LMEM_CFG` cleared, the PF's pages
     /// freed.
     fn fini(&self) {
         self.inbox.lock().closed = true;
         self.notified.notify_all();
-        // SAFETY: `work` is this object's initialized work item; flushing waits for a run in
-        // progress (it sees `closed` and stops) and nothing queues it again once closed.
-        unsafe { kernel::bindings::flush_work(Work::raw_get(&self.work)) };
+        // A run in progress sees `closed` and stops; nothing queues the work again once closed.
+        self.flush_work();
         // Without the accounting: nobody measures an unbind, and the reference copy would
         // allocate for nothing.
         let _ = self.unprovision_locked(Owner::Pci);

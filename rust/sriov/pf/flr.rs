@@ -14,7 +14,7 @@ use kernel::{
     prelude::*,
     sync::{atomic::Relaxed, Arc},
     time::{msecs_to_jiffies, Instant, Monotonic},
-    workqueue::{self, Work, WorkItem},
+    workqueue::WorkItem,
 };
 
 use super::{
@@ -55,28 +55,22 @@ impl Pf {
     /// is freed. The work runs one FLR at a time, so this takes no lock of its own. Process
     /// context, after `pci_disable_sriov`; holds no lock.
     pub(crate) fn reset_vfs(this: &Arc<Pf>) {
-        let mask = {
+        let configured: u64 = {
             let st = this.state.lock();
             st.vfs
                 .iter()
-                .zip(1u32..)
+                .zip(1u16..)
                 .filter(|(v, _)| v.pushed.is_some())
-                .fold(0u64, |m, (_, vf)| m | 1 << vf)
+                .fold(0, |m, (_, vf)| m | 1 << vf)
         };
-        if mask == 0 {
+        if configured == 0 {
             return;
         }
-        {
-            let mut ib = this.inbox.lock();
-            if ib.closed {
-                return;
-            }
-            ib.flr |= mask;
+        // As if the GuC had reported each in FLR: the work runs them one at a time.
+        for vf in (1..=crate::mem::ggtt::MAX_VFS).filter(|vf| configured & (1 << vf) != 0) {
+            Self::post(this, vf, true);
         }
-        let _ = workqueue::system().enqueue(this.clone());
-        // SAFETY: `work` is this object's initialized work item, which `this` keeps alive;
-        // flushing waits for the run just queued (or the pending one, which takes the bits).
-        unsafe { kernel::bindings::flush_work(Work::raw_get(&this.work)) };
+        this.flush_work();
     }
 
     /// Zeroes VF `vf`'s copy of `VF_SW_FLAG(0..3)` through the PF's view of it. Any context.

@@ -149,7 +149,7 @@ impl Pf {
     }
 
     /// Records a notification for VF `vf` and wakes the FLR work.
-    fn post(this: &Arc<Self>, vf: u16, flr: bool) {
+    pub(super) fn post(this: &Arc<Self>, vf: u16, flr: bool) {
         {
             let mut ib = this.inbox.lock();
             if ib.closed {
