@@ -802,8 +802,8 @@ pub enum Event {
         /// reset (its contexts only).
         #[serde(skip_serializing_if = "is_pf")]
         vf: u32,
-        /// Contexts forgotten (for a VF: 0 while the ones on an engine are
-        /// still being taken off).
+        /// Contexts forgotten (for a VF, those on an engine once they are
+        /// off it).
         contexts: u64,
     },
     /// A physical doorbell changed state, or the host wrote to the

@@ -128,8 +128,8 @@ const MSG_TIMEOUT_MS: u32 = 30_000;
 /// Ordering Rules"): a device reading host memory after a doorbell sees
 /// every BAR write the CPU made before it. A driver that puts its command
 /// buffers in system memory and its context state behind the BAR, as
-/// upstream xe does as a VF (its CT in system memory, its contexts in
-/// VRAM), depends on that. With `ordered_writes` each BAR write waits for
+/// upstream xe does as a VF (its CT in system memory, `xe_guc_ct.c`
+/// `XE_BO_FLAG_SYSTEM`; its contexts in VRAM), depends on that. With `ordered_writes` each BAR write waits for
 /// the server (`x-no-posted-writes`), which keeps PCIe's order at the cost
 /// of a round trip per write.
 fn vfio_user_device(socket: &Path, ordered_writes: bool) -> String {

@@ -40,8 +40,8 @@ pub struct VfGuest {
     /// (`register:ok`), the GuC's Loads of its contexts `load:ACTION@ENGINE`
     /// (`load:start@rcs0`), its contexts' interrupts reported through memory
     /// `memirq:OUTCOME@ENGINE` (`memirq:reported@rcs0`), its contexts'
-    /// watchdogs `watchdog:OUTCOME@ENGINE`, and the resets
-    /// that forgot its contexts (`forget`).
+    /// watchdogs `watchdog:OUTCOME@ENGINE`, and the resets of the VF that
+    /// forgot contexts of it (`forget`).
     pub submit: BTreeMap<String, u64>,
 }
 

@@ -1037,38 +1037,35 @@ pub(super) fn forget_vf(s: &mut Submit, vf: u32, rec: &mut Recorder) {
         .filter(|(_, c)| c.owner.vf == vf && !c.doomed)
         .map(|(&id, _)| id)
         .collect();
-    let mut kept = 0u64;
-    for id in ids {
-        let on_engine = s.running.values().any(|r| r.guc_id == id);
-        if on_engine {
+    if ids.is_empty() {
+        return;
+    }
+    for &id in &ids {
+        if s.running.values().any(|r| r.guc_id == id) {
+            // Off its engine first ([`Guc::schedule`]), then dropped.
             unqueue(s, id);
             if let Some(c) = s.contexts.get_mut(&id) {
                 c.doomed = true;
                 c.enabled = false;
                 c.disabling = true;
             }
-            kept += 1;
         } else {
             drop_doomed(s, id, rec);
         }
     }
     s.routed.retain(|(f, _)| *f != vf);
-    if kept > 0 {
-        rec.emit(Event::GucSubmitForget { vf, contexts: 0 });
-    }
+    rec.emit(Event::GucSubmitForget {
+        vf,
+        // CAST: at most GUC_ID_MAX.
+        contexts: ids.len() as u64,
+    });
 }
 
 /// Forgets context `id` of a reset VF, now off its engine.
 fn drop_doomed(s: &mut Submit, id: u32, rec: &mut Recorder) {
     unqueue(s, id);
-    if let Some(c) = s.contexts.remove(&id) {
-        if let Some(db) = c.doorbell {
-            doorbell::release(s, db, "dropped_at_dereg", rec);
-        }
-        rec.emit(Event::GucSubmitForget {
-            vf: c.owner.vf,
-            contexts: 1,
-        });
+    if let Some(db) = s.contexts.remove(&id).and_then(|c| c.doorbell) {
+        doorbell::release(s, db, "dropped_at_dereg", rec);
     }
 }
 
@@ -1254,9 +1251,9 @@ impl Guc {
             if f == 0 {
                 self.ct.backlog.push_back((g2h_message(0, &hxg), 1));
             } else if !self.vf_send(f, &hxg, rec, bus) {
-                rec.emit(Event::GucSubmitG2h {
-                    event: "dropped_vf_ct_off",
-                    guc_id: hxg.get(1).copied().unwrap_or(0),
+                rec.emit(Event::VfGuest {
+                    vf: f,
+                    what: "g2h_dropped_ct_off",
                 });
             }
         }

@@ -754,7 +754,7 @@ fn submit_fault_switches() {
 }
 
 impl H {
-    fn control_guc(&mut self, text: &str) {
+    pub(super) fn control_guc(&mut self, text: &str) {
         let Ok(Control::Guc(r)) = Control::parse(text) else {
             panic!("{text} is no guc: request");
         };

@@ -63,6 +63,12 @@ impl H {
     /// Upstream's xcs image for VF 1 (`xe_lrc.c`, seed 004 L1775-1825): the
     /// ring registers, then the memory-based interrupt setup.
     fn vf_image(&mut self) {
+        self.vf_image_with(Some(STATUS));
+    }
+
+    /// [`H::vf_image`] with the status report pointer `status`, or without
+    /// the interrupt setup at all (`None`).
+    fn vf_image_with(&mut self, status: Option<u64>) {
         let b = BCS0;
         let mut img = vec![0, 0x1100_0000 | 1 << 19 | 1 << 12 | (2 * 5 - 1)];
         for (o, v) in [
@@ -79,8 +85,10 @@ impl H {
         // 0x50 and 0x55).
         img.push(0x0500_0001);
         img.resize(0x50, 0);
-        img.extend([LRM_CS_GGTT, 0xa8, ENABLE as u32, 0, 0]);
-        img.extend([LRI2_CS, 0xac, STATUS as u32, 0xa4, SOURCE as u32]);
+        if let Some(status) = status {
+            img.extend([LRM_CS_GGTT, 0xa8, ENABLE as u32, 0, 0]);
+            img.extend([LRI2_CS, 0xac, status as u32, 0xa4, SOURCE as u32]);
+        }
         for (i, d) in (0u64..).zip(img) {
             self.vf_put32(LRCA + PAGE + 4 * i, d);
         }
@@ -235,7 +243,7 @@ fn a_vf_flr_forgets_its_contexts_without_an_event() {
         .is_some_and(|e| e.active.is_none()));
     assert_eq!(h.rf.guc().submit().registered_by(1), 0);
     assert_eq!(h.vf_g2h().len(), before);
-    assert_eq!(h.rec.summary(false).vf_guest[&1].submit["forget"], 2);
+    assert_eq!(h.rec.summary(false).vf_guest[&1].submit["forget"], 1);
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
 }
 
@@ -290,4 +298,66 @@ fn a_started_watchdog_ends_a_wait_that_cannot_end_under_the_guc() {
     assert_eq!(h.vf32(DATA), 0);
     let g = h.rec.summary(false).vf_guest[&1].clone();
     assert!(!g.submit.keys().any(|k| k.starts_with("watchdog")));
+}
+
+/// Registers, fills and enables VF 1's context 0 with one store and a user
+/// interrupt, and lets it run.
+fn run_one_job(h: &mut H) {
+    for (i, d) in [SDI_GGTT, DATA as u32, 0, 0x5A, MI_USER_INTERRUPT, 0]
+        .into_iter()
+        .enumerate()
+    {
+        h.vf_put32(RING + 4 * i as u64, d);
+    }
+    h.vf_put32(LRCA + PAGE + 4 * 7, 24);
+    h.vf_send(&register(1, 0, LRCA));
+    h.vf_send(&[ctb(0x50, 3), 0x2000_1001, 0, 1]);
+    h.tick();
+    assert_eq!(h.vf32(DATA), 0x5A, "the job ran");
+}
+
+#[test]
+fn a_vf_interrupt_without_its_setup_or_into_unmapped_memory_is_not_delivered() {
+    // No report pointers in the image: traced as dropped, nothing written
+    // (the VF's MSIs are the GuC's, for its CT).
+    let mut h = H::vf_submit_ready();
+    h.vf_image_with(None);
+    run_one_job(&mut h);
+    assert_eq!(h.vf32(SOURCE + 12) >> 24, 0, "no source byte");
+    let g = h.rec.summary(false).vf_guest[&1].clone();
+    assert_eq!(g.submit["memirq:dropped@bcs0"], 1);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+    // A status page the VF's GGTT does not map: the report faults, a
+    // violation, and the source byte is not written.
+    let mut h = H::vf_submit_ready();
+    h.vf_image_with(Some(VF1_GGTT + 12 * PAGE));
+    run_one_job(&mut h);
+    assert_eq!(h.vf32(SOURCE + 12) >> 24, 0, "no source byte");
+    assert_eq!(
+        h.kinds().get("engine_memirq_fault"),
+        Some(&1),
+        "{:?}",
+        h.kinds()
+    );
+}
+
+#[test]
+fn a_vf_gets_no_doorbell_and_a_reset_of_its_context_with_its_ct_off_is_counted() {
+    let mut h = H::vf_submit_ready();
+    h.vf_image();
+    // ALLOCATE_DOORBELL (a REQUEST) from a VF: UNKNOWN_ACTION.
+    h.vf_send(&[ctb(0x70, 2), abi::action::ALLOCATE_DOORBELL, 0]);
+    assert_eq!(
+        h.vf_g2h().last().map(|m| m[0]),
+        Some(mmio::failure(abi::error::UNKNOWN_ACTION))
+    );
+    // A registered context, then the VF's CT disabled: the GuC's reset of
+    // that context has nowhere to go, and is counted.
+    h.vf_send(&register(1, 0, LRCA));
+    assert_eq!(vf_mmio(&mut h, 1, [0x4509, 0, 0, 0])[0], mmio::success(0));
+    h.control_guc("guc:reset-storm:1");
+    h.tick();
+    let g = h.rec.summary(false).vf_guest[&1].clone();
+    assert_eq!(g.counts["g2h_dropped_ct_off"], 1);
+    assert!(h.rf.guc().submit().context(BEGIN).is_some_and(|c| c.banned));
 }
