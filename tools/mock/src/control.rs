@@ -53,6 +53,14 @@
 //! - `ct:...` and `g2h:...`: the GuC's CT engine ([`CtRequest`], carried
 //!   out by [`crate::regfile::guc::ct`]): switches for the next requests
 //!   read from the H2G ring, and messages or damage written into G2H.
+//! - `lmem:dirty:OFFSET:LEN` (hex, LEN 1..=[`MAX_DIRTY`]): a test hook,
+//!   not a device behaviour: local memory `OFFSET..OFFSET + LEN` gets the
+//!   non-zero [`LMEM_DIRTY_PATTERN`] and the flat-CCS metadata covering it
+//!   (one byte per 256 bytes, [`crate::ccs`]) the non-zero
+//!   [`CCS_DIRTY_BYTE`], as a previous owner would leave them; the
+//!   isolation checker's `lmem_not_cleared` and `ccs_not_cleared` then show
+//!   whether the PF clears both before a VF gets that memory (carried out
+//!   by [`crate::device::Device::control`]).
 //!
 //! The CT grammar (N and COUNT decimal, 1..=[`MAX_COUNT`]; MS decimal,
 //! 0..=[`MAX_BUSY_MS`]; CODE, ACTION, DATA and BITS hex, `0x` optional):
@@ -383,9 +391,12 @@ pub enum Request {
     },
     /// `lmem:dirty:OFFSET:LEN` (test hook, not a device behaviour): local
     /// memory `OFFSET..OFFSET + LEN` gets non-zero bytes
-    /// ([`LMEM_DIRTY_PATTERN`]), as a previous owner would leave them, so
-    /// a scenario can prove the driver clears a VF's memory
-    /// (`lmem_not_cleared`, `regfile/isolation.rs`).
+    /// ([`LMEM_DIRTY_PATTERN`]), and the flat-CCS metadata covering it (one
+    /// byte per 256 bytes, a partly covered 256 bytes counted whole,
+    /// [`crate::ccs`]) the non-zero [`CCS_DIRTY_BYTE`], as a previous owner
+    /// would leave them, so a scenario can prove the driver clears a VF's
+    /// memory and its CCS (`lmem_not_cleared`, `ccs_not_cleared`,
+    /// `regfile/isolation.rs`).
     LmemDirty {
         /// First byte (hex).
         offset: u64,
@@ -396,6 +407,8 @@ pub enum Request {
 
 /// The dword `lmem:dirty` writes.
 pub const LMEM_DIRTY_PATTERN: u32 = 0xd1d1_d1d1;
+/// The CCS byte `lmem:dirty` writes over its range's metadata.
+pub const CCS_DIRTY_BYTE: u8 = 0xd1;
 /// Largest `lmem:dirty` range: 64 MiB (it allocates what it writes).
 pub const MAX_DIRTY: u64 = 64 << 20;
 

@@ -43,6 +43,7 @@ use vfio_bindings::bindings::vfio::VFIO_PCI_CONFIG_REGION_INDEX;
 use vfio_user::DmaMapFlags;
 use vfio_user::DmaUnmapFlags;
 
+use crate::ccs::Ccs;
 use crate::cli::Fault;
 use crate::cli::Options;
 use crate::clock::Clock;
@@ -103,6 +104,8 @@ pub struct Device {
     /// touched and cost nothing. `None` if BAR0 is too small for the window.
     ggtt: Option<MemFd>,
     lmem: MemFd,
+    /// The flat-CCS metadata of local memory ([`crate::ccs`]).
+    ccs: Ccs,
     guest: GuestMemory,
     irqs: Irqs,
     finished: bool,
@@ -167,6 +170,7 @@ impl Device {
                 .context("building the register file")?,
             ggtt,
             lmem,
+            ccs: Ccs::new(),
             guest: GuestMemory::new(),
             irqs: Irqs::new(),
             finished: false,
@@ -534,11 +538,19 @@ impl Device {
             Request::LmemDirty { offset, len } => {
                 // A test hook: memory, not registers, so a removed card keeps
                 // it too. Out of range: said on stderr, nothing written.
-                if let Err(e) = self
+                // The CCS bytes covering the range get a non-zero value
+                // too, as a previous owner's compressed data would leave
+                // them.
+                match self
                     .lmem
                     .fill(offset, len, crate::control::LMEM_DIRTY_PATTERN)
                 {
-                    eprintln!("xehpg-mock: lmem:dirty: {e}");
+                    Ok(()) => {
+                        let (first, n) = crate::ccs::covering(offset, len);
+                        self.ccs
+                            .fill(first, n, Some(crate::control::CCS_DIRTY_BYTE));
+                    }
+                    Err(e) => eprintln!("xehpg-mock: lmem:dirty: {e}"),
                 }
             }
             Request::Guc(r) => self.inject(|regs, rec, bus| regs.guc_inject(r, rec, bus)),
@@ -595,6 +607,7 @@ impl Device {
         let mut bus = DeviceBus {
             ggtt: self.ggtt.as_ref(),
             lmem: &mut self.lmem,
+            ccs: &mut self.ccs,
             guest: &mut self.guest,
             lmem_cfg: self.regs.lmem_cfg(),
             vfs: &mut self.vfs,
@@ -794,7 +807,10 @@ impl Device {
         });
     }
 
+    /// Local memory and the GGTT back to zeros, the CCS metadata back to
+    /// unknown (its power-on state, [`crate::ccs`]).
     fn wipe_memory(&mut self) {
+        self.ccs.forget_all();
         let results = [self.ggtt.as_ref().map(MemFd::wipe), Some(self.lmem.wipe())];
         for e in results.into_iter().flatten().filter_map(Result::err) {
             eprintln!("xehpg-mock: wiping device memory failed: {e}");
@@ -1104,6 +1120,8 @@ impl Device {
 struct DeviceBus<'a> {
     ggtt: Option<&'a MemFd>,
     lmem: &'a mut MemFd,
+    /// Local memory's CCS metadata.
+    ccs: &'a mut Ccs,
     guest: &'a mut GuestMemory,
     /// `LMEM_CFG`, the LMTT root a VF's local-memory page goes through.
     lmem_cfg: u32,
@@ -1253,6 +1271,14 @@ impl guc::Bus for DeviceBus<'_> {
         self.lmem
             .first_nonzero(addr, len)
             .map_err(|e| lmem_error(&e))
+    }
+
+    fn ccs(&self) -> Option<&Ccs> {
+        Some(self.ccs)
+    }
+
+    fn ccs_mut(&mut self) -> Option<&mut Ccs> {
+        Some(self.ccs)
     }
 }
 

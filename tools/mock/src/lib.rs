@@ -25,6 +25,7 @@
 //!   from that table;
 //! - [`regfile`]: register behaviour, one child module per hardware unit;
 //! - [`memory`]: memfd-backed BAR windows and guest memory for DMA;
+//! - [`ccs`]: the flat-CCS compression metadata of local memory;
 //! - [`irq`]: interrupt eventfds;
 //! - [`trace`], [`summary`], [`recorder`]: what the harness reads;
 //! - [`clock`]: the injectable time source;
@@ -34,6 +35,7 @@
 #![warn(missing_docs)]
 
 pub mod abi;
+pub mod ccs;
 pub mod cli;
 pub mod clock;
 pub mod config_space;

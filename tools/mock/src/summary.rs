@@ -329,6 +329,18 @@ pub struct EngineCounters {
     /// Bytes those fills wrote.
     #[serde(default)]
     pub fill_bytes: u64,
+    /// `XY_CTRL_SURF_COPY_BLT`s executed (the driver clears the flat-CCS
+    /// metadata of the memory it fills with them, `crate::ccs`).
+    #[serde(default)]
+    pub ccs_copies: u64,
+    /// CCS bytes those copies moved (256 per block; one CCS byte covers
+    /// 256 bytes of local memory).
+    #[serde(default)]
+    pub ccs_bytes: u64,
+    /// CCS bytes of local memory they set to zero (copies to the metadata
+    /// whose bytes were all zero).
+    #[serde(default)]
+    pub ccs_cleared_bytes: u64,
     /// Register accesses of commands (SRM, LRI, ...) to registers the
     /// command streamer does not model: reads gave 0, writes were dropped
     /// (`engine_unmodelled_reg` events).
@@ -772,6 +784,19 @@ impl Counters {
                 e.fills += 1;
                 e.fill_bytes += bytes;
             }
+            Event::EngineCcsCopy {
+                engine,
+                bytes,
+                zero,
+                ..
+            } => {
+                let e = engine_entry(s, engine);
+                e.ccs_copies += 1;
+                e.ccs_bytes += bytes;
+                if *zero == Some(true) {
+                    e.ccs_cleared_bytes += bytes;
+                }
+            }
             Event::EngineUnmodelledReg { engine, .. } => {
                 engine_entry(s, engine).unmodelled_regs += 1;
             }
@@ -983,6 +1008,18 @@ mod tests {
                 value: Hex(0),
             });
         }
+        for zero in [Some(true), Some(false), None] {
+            c.count(&Event::EngineCcsCopy {
+                engine: "bcs0",
+                src: Hex(0x1000),
+                src_access: "direct",
+                dst: Hex(0x1000),
+                dst_access: if zero.is_some() { "indirect" } else { "direct" },
+                blocks: 1,
+                bytes: 256,
+                zero,
+            });
+        }
         c.count(&Event::EngineUnmodelledReg {
             engine: "rcs0",
             command: "MI_STORE_REGISTER_MEM",
@@ -1017,11 +1054,13 @@ mod tests {
                 "bcs0": {"loads": 2, "lite_restores": 1, "preemptions": 1,
                          "contexts_completed": 1, "commands": 7, "user_interrupts": 2,
                          "csb_entries": 2, "fills": 2, "fill_bytes": 12288,
+                         "ccs_copies": 3, "ccs_bytes": 768, "ccs_cleared_bytes": 256,
                          "unmodelled_regs": 0, "errors": 0, "resets": 0, "violations": 0,
                          "loads_blocked": 0},
                 "rcs0": {"loads": 0, "lite_restores": 0, "preemptions": 0,
                          "contexts_completed": 0, "commands": 0, "user_interrupts": 0,
                          "csb_entries": 0, "fills": 0, "fill_bytes": 0,
+                         "ccs_copies": 0, "ccs_bytes": 0, "ccs_cleared_bytes": 0,
                          "unmodelled_regs": 1, "errors": 2, "resets": 1, "violations": 1,
                          "loads_blocked": 0}
             })

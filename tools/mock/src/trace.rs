@@ -78,6 +78,11 @@ fn ser_regs<S: Serializer>(regs: &[&'static str], s: S) -> Result<S::Ok, S::Erro
     }
 }
 
+/// Leaves a count of 0 out of a trace line.
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 /// One MMIO access as the trace records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Mmio {
@@ -914,6 +919,29 @@ pub enum Event {
         /// The 32-bit fill value.
         value: Hex,
     },
+    /// An `XY_CTRL_SURF_COPY_BLT` the copy engine executed: CCS bytes
+    /// copied between main memory ("direct") and the flat-CCS metadata of
+    /// local memory ("indirect") (`regfile/engine/cs.rs`, `crate::ccs`).
+    EngineCcsCopy {
+        /// Engine name.
+        engine: &'static str,
+        /// Source GGTT address.
+        src: Hex,
+        /// "direct" (main memory) or "indirect" (the CCS of that memory).
+        src_access: &'static str,
+        /// Destination GGTT address.
+        dst: Hex,
+        /// "direct" or "indirect".
+        dst_access: &'static str,
+        /// CCS blocks (dw0 bits 17:8, plus one).
+        blocks: u64,
+        /// CCS bytes copied: 256 per block.
+        bytes: u64,
+        /// For an indirect destination: whether every CCS byte written is
+        /// zero (a clear of the metadata).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        zero: Option<bool>,
+    },
     /// A command read or wrote a register the command streamer does not
     /// model (`regfile/engine/cs.rs`): a read gives 0, a write is dropped.
     /// Not an error: the hardware lets a privileged command reach any
@@ -984,6 +1012,13 @@ pub enum Event {
         applied: u32,
         /// Of those, values clamped to their maximum.
         clamped: u32,
+        /// `SCHED_PRIORITY` KLVs for a VF, not applied and not counted
+        /// (only the PF's priority may be set; `regfile/guc/ct/sriov.rs`).
+        #[serde(skip_serializing_if = "is_zero")]
+        priority_refused: u32,
+        /// Why the last of those was not applied.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
         /// "applied", "reset" (address and size 0), "not_parsed" (address
         /// 0), "refused" (FAILURE, a `guc_sriov_bad` violation),
         /// "refused_switch" (`guc:refuse-vf-cfg`).
@@ -996,6 +1031,32 @@ pub enum Event {
         cfg: Option<crate::summary::sriov::VfEntry>,
         /// VFs (not the PF) with a configuration after the message.
         configured: u64,
+    },
+    /// `PF2GUC_UPDATE_VGT_POLICY` served (`regfile/guc/ct/sriov/vgt.rs`).
+    SriovVgtPolicy {
+        /// CFG_ADDR (GGTT).
+        addr: Hex,
+        /// CFG_SIZE, dwords.
+        dwords: u32,
+        /// KLVs in the list.
+        klvs: u32,
+        /// KLVs applied (the reply's DATA0).
+        applied: u32,
+        /// "applied", "refused" (FAILURE, a `guc_sriov_bad` violation).
+        result: &'static str,
+        /// The FAILURE's error code.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        code: Option<Hex>,
+        /// `SCHED_IF_IDLE` after the message, 0 or 1.
+        sched_if_idle: u32,
+        /// `ADVERSE_SAMPLE_PERIOD` after the message, ms.
+        sample_period_ms: u32,
+        /// `RESET_AFTER_VF_SWITCH` after the message, 0 or 1.
+        reset_after_vf_switch: u32,
+        /// The scheduling priority every function (PF and VFs) now has, if
+        /// the message applied a `SCHED_IF_IDLE` (1 NORMAL, 0 LOW).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        forced_priority: Option<u32>,
     },
     /// `PF2GUC_VF_CONTROL` served.
     SriovVfControl {
@@ -1193,7 +1254,7 @@ pub enum Event {
         /// "lmtt_beyond_lmem", "lmtt_over_quota", "lmtt_unmapped", "lmtt_no_config",
         /// "lmtt_pf_entry", "lmtt_unreadable", "ctx_overlap", "db_overlap",
         /// "ggtt_overlap", "ctx_pf_in_vf", "lmem_not_cleared",
-        /// "vf_regs_not_cleared".
+        /// "ccs_not_cleared", "vf_regs_not_cleared".
         check: &'static str,
         /// The function it is about.
         vf: u32,
@@ -1401,6 +1462,21 @@ mod tests {
             json!({"seq":7,"t_us":1234,"ev":"engine_unmodelled_reg","engine":"rcs0",
                    "command":"MI_LOAD_REGISTER_IMM","op":"write","offset":"0x7004",
                    "value":"0x10001"})
+        );
+        assert_eq!(
+            line(&Event::EngineCcsCopy {
+                engine: "bcs0",
+                src: Hex(0x60_0000),
+                src_access: "direct",
+                dst: Hex(0x60_0000),
+                dst_access: "indirect",
+                blocks: 1024,
+                bytes: 256 << 10,
+                zero: Some(true),
+            }),
+            json!({"seq":7,"t_us":1234,"ev":"engine_ccs_copy","engine":"bcs0","src":"0x600000",
+                   "src_access":"direct","dst":"0x600000","dst_access":"indirect",
+                   "blocks":1024,"bytes":262144,"zero":true})
         );
         assert_eq!(
             line(&Event::EngineError {

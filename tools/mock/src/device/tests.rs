@@ -254,6 +254,27 @@ fn driver_flr_wipes_lmem_and_ggtt() {
     assert_eq!(g, [0; 8]);
 }
 
+/// `lmem:dirty` also gives the CCS metadata covering its range (whole
+/// 256-byte units) a previous owner's non-zero byte; a function reset
+/// (here a Driver-FLR) makes all of it unknown again, as at power-on.
+#[test]
+fn lmem_dirty_dirties_the_ccs_and_a_reset_forgets_it() {
+    use crate::ccs::index;
+    let (mut d, _) = device(&opts());
+    assert_eq!(d.ccs.chunks(), 0, "unknown at power-on");
+    d.control(Request::parse("lmem:dirty:10080:1001").expect("request"));
+    let dirty = Some(crate::control::CCS_DIRTY_BYTE);
+    assert_eq!(d.ccs.get(index(0xFF80)), None, "before the range");
+    assert_eq!(d.ccs.get(index(0x1_0080)), dirty, "partly covered");
+    assert_eq!(d.ccs.get(index(0x1_1080)), dirty, "the last byte's unit");
+    assert_eq!(d.ccs.get(index(0x1_1100)), None, "after the range");
+    let mut b = [0u8; 4];
+    d.region_read(BAR2, 0x1_0080, &mut b).expect("lmem read");
+    assert_eq!(u32::from_le_bytes(b), crate::control::LMEM_DIRTY_PATTERN);
+    write32(&mut d, GU_CNTL, 1 << 31);
+    assert_eq!(d.ccs.chunks(), 0, "forgotten by the reset");
+}
+
 /// The isolation checker reads the device's own GGTT window (the bulk PTE
 /// read) on `vf:check` and once more at exit.
 #[test]
@@ -1510,6 +1531,87 @@ mod interrupts {
         assert_eq!(read32(&mut d, 0x10_0174), 1);
         assert_eq!(d.summary().irq.gt_errors.get("fatal"), Some(&1));
     }
+}
+
+/// The driver's clear of a window through the device: after `lmem:dirty`
+/// (memory and CCS a previous owner's), BCS0 runs the fill and one
+/// XY_CTRL_SURF_COPY_BLT direct(window) -> indirect(window) of 1 block:
+/// the window's 64 KiB are zero and so is their CCS; the CCS of the dirty
+/// memory past the block keeps the dirt.
+#[test]
+fn a_window_and_its_ccs_cleared_through_the_device() {
+    use crate::ccs::index;
+    use crate::control::Request;
+    const BCS0: u64 = 0x2_2000;
+    let (mut d, clock) = device(&opts());
+    write32(&mut d, 0xA188, 0x0001_0001);
+    clock.advance(Duration::from_micros(20));
+    // GGTT 0x80_0000.. -> LMEM 0x1_0000..: HWSP, ring, LRC (2 pages); the
+    // window GGTT 0x90_0000 -> LMEM 0x20_0000, 64 KiB.
+    for i in 0..4 {
+        map_lmem_page(&mut d, 0x80_0000 + i * 0x1000, 0x1_0000 + i * 0x1000);
+    }
+    for i in 0..16 {
+        map_lmem_page(&mut d, 0x90_0000 + i * 0x1000, 0x20_0000 + i * 0x1000);
+    }
+    d.control(Request::parse("lmem:dirty:200000:20000").expect("request"));
+    let lmem_w = |d: &mut Device, lmem: u64, words: &[u32]| {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        d.region_write(BAR2, lmem, &bytes).expect("LMEMBAR");
+    };
+    let (hwsp, ring, lrca, win) = (0x80_0000u32, 0x80_1000u32, 0x80_2000u32, 0x90_0000u32);
+    let mut cmds = vec![0u32; 16];
+    cmds[0] = (2 << 29) | (0x44 << 22) | (2 << 19) | 14;
+    cmds[1] = 4096 - 1;
+    cmds[3] = 16 << 16 | 1024;
+    cmds[4] = win;
+    let mocs = 3 << 26;
+    cmds.extend([(2 << 29) | (0x48 << 22) | 3 | 1 << 21, win, mocs, win, mocs]);
+    cmds.push(0);
+    lmem_w(&mut d, 0x1_1000, &cmds);
+    let tail = 4 * cmds.len() as u32;
+    let b = BCS0 as u32;
+    lmem_w(
+        &mut d,
+        0x1_3000,
+        &[
+            0,
+            0x1108_1007,
+            b + 0x34,
+            0,
+            b + 0x30,
+            tail,
+            b + 0x38,
+            ring,
+            b + 0x3c,
+            1,
+            0x0500_0001,
+        ],
+    );
+    write32(&mut d, BCS0 + 0x80, hwsp);
+    write32(&mut d, BCS0 + 0x29c, 0x0008_0008);
+    write32(&mut d, BCS0 + 0x3a0, 0xffff_0000 | 11 << 8 | 11);
+    write32(&mut d, BCS0 + 0x510, lrca | 0x19);
+    write32(&mut d, BCS0 + 0x514, 7 << 7);
+    write32(&mut d, BCS0 + 0x550, 1);
+    d.tick();
+    assert_eq!(read32(&mut d, BCS0 + 0x234) & 1, 0, "complete");
+    let mut w = vec![0xffu8; 64 << 10];
+    d.region_read(BAR2, 0x20_0000, &mut w).expect("LMEMBAR");
+    assert!(w.iter().all(|&x| x == 0), "the window is zero");
+    assert_eq!(d.ccs.first_not_zero(index(0x20_0000), 256), None);
+    assert_eq!(
+        d.ccs.get(index(0x21_0000)),
+        Some(crate::control::CCS_DIRTY_BYTE),
+        "past the block"
+    );
+    let s = d.summary();
+    let c = &s.engines.by_engine["bcs0"];
+    assert_eq!((c.fills, c.fill_bytes, c.errors), (1, 64 << 10, 0));
+    assert_eq!(
+        (c.ccs_copies, c.ccs_bytes, c.ccs_cleared_bytes),
+        (1, 256, 256)
+    );
 }
 
 /// The command streamers through the device: BCS0's registers in BAR0, the

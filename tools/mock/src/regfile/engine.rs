@@ -105,6 +105,7 @@ use super::guc::ggtt::Fault;
 use super::guc::ggtt::Gtt;
 use super::guc::ggtt::Tlb;
 use super::guc::Bus;
+use super::guc::Target;
 use super::intc::Class;
 use super::intc::Source;
 use super::tuning::masked;
@@ -562,6 +563,18 @@ impl Io<'_> {
     pub fn fill(&mut self, gaddr: u64, len: u64, value: u32, what: &str) -> Result<(), Fault> {
         let mut tlb = Tlb::default();
         Gtt::engine(self.bus, &mut tlb).fill(gaddr, len, value, what, self.rec)
+    }
+
+    /// The physical pieces behind `len` bytes at GGTT address `gaddr`,
+    /// each checked reachable: (memory, address, length).
+    pub fn segments(
+        &mut self,
+        gaddr: u64,
+        len: u64,
+        what: &str,
+    ) -> Result<Vec<(Target, u64, u64)>, Fault> {
+        let mut tlb = Tlb::default();
+        Gtt::engine(self.bus, &mut tlb).segments(gaddr, len, what, self.rec)
     }
 }
 

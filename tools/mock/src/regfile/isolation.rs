@@ -60,6 +60,18 @@
 //!   clears it, `xe_gt_sriov_pf_config_sanitize`). Only the data the
 //!   memory holds is read ([`Bus::lmem_first_nonzero`]), so GiBs of
 //!   cleared (sparse) memory cost nothing.
+//! - `ccs_not_cleared`: a CCS byte covering a page the VF's leaf maps
+//!   (one byte per 256 bytes, [`crate::ccs`]) is unknown (never written
+//!   since power-on or the last function reset) or not zero. The flat-CCS
+//!   metadata is something of the previous owner's too (seed 000 lines
+//!   300-326: nothing of it may reach the VF), and upstream clears it
+//!   with the memory: `xe_migrate.c` `xe_migrate_clear`, "On flat CCS
+//!   devices, the CCS metadata is cleared to zero", which the PF's
+//!   `pf_sanitize_lmem` asks for (`XE_MIGRATE_CLEAR_FLAG_FULL`). Only the
+//!   blitter's `XY_CTRL_SURF_COPY_BLT` writes it
+//!   (`crate::regfile::engine::cs`). A page past local memory is
+//!   `lmtt_beyond_lmem`'s finding, not this one's; a bus without a CCS
+//!   store ([`Bus::ccs`], register-file tests) is not checked.
 //!
 //! VF-dedicated registers, for the VFs whose `FLR_FINISH` was accepted:
 //!
@@ -105,6 +117,7 @@ use super::guc::ggtt::PAGE;
 use super::guc::ggtt::PTE_PRESENT;
 use super::guc::Bus;
 use super::guc::Target;
+use crate::ccs::Ccs;
 use crate::recorder::Recorder;
 use crate::trace::Event;
 
@@ -575,6 +588,9 @@ fn lmtt(view: &View, leftovers: bool, bus: &dyn Bus, out: &mut Vec<Finding>) {
         }
         if view.cleared & (1u64 << vf.min(63)) != 0 {
             not_cleared(vf, ptes, bus, out);
+            if let Some(ccs) = bus.ccs() {
+                ccs_not_cleared(vf, ptes, view.lmem_size, ccs, out);
+            }
         }
         if let Some((i, phys)) = beyond {
             out.push(Finding {
@@ -670,6 +686,43 @@ fn not_cleared(vf: u32, ptes: &[u32], bus: &dyn Bus, out: &mut Vec<Finding>) {
             detail: format!(
                 "{dirty} of VF {vf}'s local memory pages hold data it did not write; the first \
                  (its entry {i}) has a non-zero byte at LMEM {at:#x}"
+            ),
+        });
+    }
+}
+
+/// `ccs_not_cleared` for VF `vf`: the first page of its leaf `ptes`
+/// (inside the `lmem_size` bytes of local memory) whose CCS is not all
+/// known zero, and how many such pages there are.
+fn ccs_not_cleared(vf: u32, ptes: &[u32], lmem_size: u64, ccs: &Ccs, out: &mut Vec<Finding>) {
+    let per_page = LMTT_PAGE / crate::ccs::BYTES_PER_CCS_BYTE;
+    let mut dirty = 0u64;
+    let mut first = None;
+    for (i, &pte) in ptes.iter().enumerate() {
+        let Some(phys) = leaf_page(pte) else {
+            continue;
+        };
+        if phys + LMTT_PAGE > lmem_size {
+            continue;
+        }
+        if let Some((at, value)) = ccs.first_not_zero(crate::ccs::index(phys), per_page) {
+            dirty += 1;
+            first.get_or_insert((i, at, value));
+        }
+    }
+    if let Some((i, at, value)) = first {
+        let what = match value {
+            None => "was never written since power-on or the last reset".to_owned(),
+            Some(v) => format!("holds {v:#04x}"),
+        };
+        out.push(Finding {
+            check: "ccs_not_cleared",
+            vf,
+            other: None,
+            detail: format!(
+                "{dirty} of VF {vf}'s local memory pages have CCS metadata not cleared; the \
+                 first (its entry {i}): the CCS byte of LMEM {:#x} {what}",
+                at * crate::ccs::BYTES_PER_CCS_BYTE
             ),
         });
     }

@@ -34,12 +34,20 @@ pub struct VfEntry {
     pub exec_quantum_ms: u32,
     /// Preemption timeout, us.
     pub preempt_timeout_us: u32,
-    /// Scheduling priority.
+    /// Scheduling priority: the function's own if [`VfEntry::own_priority`],
+    /// else the one the VGT policy implies (`SCHED_IF_IDLE`: 1 NORMAL, 0
+    /// LOW; `regfile/guc/ct/sriov/vgt.rs`).
     pub priority: u32,
+    /// Whether the function set its priority itself (`SCHED_PRIORITY`, the
+    /// PF only); absent in older traces: false.
+    #[serde(default)]
+    pub own_priority: bool,
 }
 
 impl VfEntry {
-    /// Whether it is the default configuration (nothing provisioned).
+    /// Whether it is the default configuration (nothing provisioned): the
+    /// priority counts only if it is the function's own, the policy's is
+    /// every function's.
     pub fn is_empty(&self) -> bool {
         let VfEntry {
             ggtt_start,
@@ -51,7 +59,8 @@ impl VfEntry {
             db_num,
             exec_quantum_ms,
             preempt_timeout_us,
-            priority,
+            priority: _,
+            own_priority,
         } = *self;
         ggtt_start.0 == 0
             && [ggtt_size, lmem].iter().all(|&v| v == 0)
@@ -62,10 +71,10 @@ impl VfEntry {
                 db_num,
                 exec_quantum_ms,
                 preempt_timeout_us,
-                priority,
             ]
             .iter()
             .all(|&v| v == 0)
+            && !own_priority
     }
 }
 
@@ -97,8 +106,9 @@ pub struct SriovSummary {
     /// `VF_STATE_NOTIFY` VF_FLR events queued (`vf:flr`,
     /// `guc:bogus-vf-notify`).
     pub vf_flr_notified: u64,
-    /// `UPDATE_VF_CFG` and `VF_CONTROL` answered FAILURE (the switch's
-    /// included; the others are also `guc_sriov_bad` violations).
+    /// `UPDATE_VF_CFG`, `VF_CONTROL` and `UPDATE_VGT_POLICY` answered
+    /// FAILURE (the switch's included; the others are also `guc_sriov_bad`
+    /// violations).
     pub refused: u64,
     /// `GUC2PF_ADVERSE_EVENT`s queued (`vf:adverse` with a threshold set).
     pub adverse_sent: u64,
@@ -155,6 +165,25 @@ pub struct SriovSummary {
     /// LMTT changed since the last full invalidation.
     #[serde(default)]
     pub lmtt_stale: u64,
+    /// `UPDATE_VGT_POLICY`s answered SUCCESS (`regfile/guc/ct/sriov/vgt.rs`).
+    #[serde(default)]
+    pub vgt_policy_updates: u64,
+    /// The `SCHED_IF_IDLE` VGT policy as of this summary, 0 or 1 (0 after a
+    /// GuC or device reset). 1: every function without a priority of its
+    /// own is NORMAL (1), 0: LOW (0).
+    #[serde(default)]
+    pub sched_if_idle: u32,
+    /// The `ADVERSE_SAMPLE_PERIOD` VGT policy as of this summary, ms.
+    #[serde(default)]
+    pub adverse_sample_period_ms: u32,
+    /// The `RESET_AFTER_VF_SWITCH` VGT policy as of this summary, 0 or 1.
+    #[serde(default)]
+    pub reset_after_vf_switch: u32,
+    /// `SCHED_PRIORITY` KLVs for a VF in an accepted `UPDATE_VF_CFG`: not
+    /// applied, not counted in the reply (only the PF's priority may be
+    /// set).
+    #[serde(default)]
+    pub vf_priority_refused: u64,
 }
 
 /// Counts one event into `s`.
@@ -165,9 +194,11 @@ pub fn count(s: &mut SriovSummary, ev: &Event) {
             result,
             cfg,
             configured,
+            priority_refused,
             ..
         } => {
             s.vfs_configured = *configured;
+            s.vf_priority_refused += u64::from(*priority_refused);
             match *result {
                 "refused" | "refused_switch" => s.refused += 1,
                 r => {
@@ -183,6 +214,33 @@ pub fn count(s: &mut SriovSummary, ev: &Event) {
                 } else {
                     s.vfs.insert(vfid.to_string(), *c);
                 }
+            }
+        }
+        Event::SriovVgtPolicy {
+            result,
+            sched_if_idle,
+            sample_period_ms,
+            reset_after_vf_switch,
+            forced_priority,
+            ..
+        } => {
+            if *result == "refused" {
+                s.refused += 1;
+            } else {
+                s.vgt_policy_updates += 1;
+            }
+            s.sched_if_idle = *sched_if_idle;
+            s.adverse_sample_period_ms = *sample_period_ms;
+            s.reset_after_vf_switch = *reset_after_vf_switch;
+            // Every function's priority is the policy's now: the
+            // configurations shown take it, and one that held nothing but a
+            // priority of its own is empty (`vgt.rs`, `force_priorities`).
+            if let Some(p) = forced_priority {
+                for e in s.vfs.values_mut() {
+                    e.priority = *p;
+                    e.own_priority = false;
+                }
+                s.vfs.retain(|_, e| !e.is_empty());
             }
         }
         Event::SriovVfControl {
@@ -285,6 +343,11 @@ pub fn count(s: &mut SriovSummary, ev: &Event) {
 
 fn forget(s: &mut SriovSummary) {
     s.vfs.clear();
+    // And the VGT policies (upstream pushes them again,
+    // `xe_gt_sriov_pf_policy_restart`).
+    s.sched_if_idle = 0;
+    s.adverse_sample_period_ms = 0;
+    s.reset_after_vf_switch = 0;
     s.vf_states.clear();
     s.vfs_configured = 0;
     // And the VFs' relays (`regfile/guc/ct/sriov/relay.rs`).

@@ -29,6 +29,7 @@
 //! | `3DSTATE_*` | `GFXPIPE_3D_CMD(0 or 1, sub)`: type 3, pipeline 3 (bits 28:27), opcode 0-1 (26:24), bits 7:0 = dwords - 2 | RCS only: taken with no effect (`[MODEL]`: no 3D pipeline; xe's default-LRC job emits the SVG state, `xe_lrc_emit_hwe_state_instructions`) |
 //! | `XY_FAST_COPY_BLT` | `(2 << 29) \| (0x42 << 22)`, 10 dwords | BCS only: a linear copy (no tiling) |
 //! | `XY_FAST_COLOR_BLT` | `(2 << 29) \| (0x44 << 22)`, 16 dwords (Xe_HP form) | BCS only: a linear 32-bit fill of local memory |
+//! | `XY_CTRL_SURF_COPY_BLT` | `(2 << 29) \| (0x48 << 22)`, 5 dwords; bit 21 source, bit 20 destination access (1 direct, 0 indirect), bits 17:8 blocks - 1 | BCS only: copies blocks × 256 bytes between main memory and the flat-CCS metadata of local memory ("Flat-CCS copies" below) |
 //!
 //! Anything else, a length the command does not have, or a command on an
 //! engine class that lacks it is an instruction error (EIR bit 0, IPEHR =
@@ -59,6 +60,52 @@
 //! checked before any is written. Non-privileged (PPGTT) batches and their
 //! privileged-command rules (seed 004 L1167-1203) are not modelled: a PPGTT
 //! batch faults before it runs.
+//!
+//! # Flat-CCS copies
+//!
+//! `XY_CTRL_SURF_COPY_BLT` (`instructions/xe_gpu_commands.h`; the pre-Xe2
+//! branch of `xe_migrate.c` `emit_copy_ccs`; seed 004 gives only the
+//! header types, L559-567, and no blitter command) moves compression
+//! metadata ([`crate::ccs`]: one CCS byte per 256 bytes of local
+//! memory). Layout accepted:
+//!
+//! - dw0: `XY_CTRL_SURF_COPY_BLT` = `(2 << 29) | (0x48 << 22) | 3`; bit 21
+//!   source and bit 20 destination access type (`SRC_ACCESS_TYPE_SHIFT`,
+//!   `DST_ACCESS_TYPE_SHIFT`: 1 direct, main memory read or written as
+//!   bytes; 0 indirect, the CCS of that memory); bits 17:8 the number of
+//!   256-byte CCS blocks - 1 (`CCS_SIZE_MASK`, `NUM_CCS_BYTES_PER_BLOCK`:
+//!   1 to 1024 blocks, 256 B to 256 KiB of CCS, the CCS of 64 KiB to
+//!   64 MiB of local memory); bits 7:0 the length, 3 (5 dwords);
+//!   `[MODEL]` bits 19:18 must be 0;
+//! - dw1 / dw2: source address bits 31:0 / 47:32 in bits 15:0, MOCS in
+//!   bits 31:26 (`XY_CTRL_SURF_MOCS_MASK`, taken, no effect); `[MODEL]`
+//!   bits 25:16 must be 0;
+//! - dw3 / dw4: the destination, alike.
+//!
+//! Addresses are GGTT addresses, as for the other blits (the mock has no
+//! PPGTT). With `N` = blocks × 256 CCS bytes, a direct side is `N` bytes
+//! of memory at its address; an indirect side is the CCS of the `N` × 256
+//! bytes of local memory from its address, translated page by page, so
+//! CCS byte `i` of the copy is the CCS byte of GGTT address
+//! `addr + 256 i`. Direct to indirect: main-memory byte `i` of the source
+//! becomes CCS byte `i` of the destination (upstream's clear copies zeroed
+//! memory there, `xe_migrate_clear`); indirect to direct: the reverse
+//! (`xe_migrate_ccs_copy` saving a BO's CCS; a CCS byte never written
+//! arrives as [`crate::ccs::UNKNOWN_READ`]); indirect to indirect: CCS to
+//! CCS (`xe_migrate_ccs_copy` when both sides are in local memory: "copy
+//! the CCS aux state as-is"). The whole source is read before anything is
+//! written; every page of the destination is checked before any byte is
+//! written. Refused as instruction errors: direct to direct (upstream
+//! asserts `src_is_indirect || dst_is_indirect`, `xe_migrate_ccs_copy`;
+//! `[MODEL]`: no source gives it a meaning), set reserved bits, and
+//! (`[MODEL]`) an indirect address that is not 256-byte aligned (a CCS
+//! byte covers an aligned 256 bytes; a direct address may be any) or an
+//! indirect side on a page that is
+//! not local memory (flat CCS covers local memory only: upstream makes a
+//! side indirect exactly when it is in VRAM, `__xe_migrate_copy`). An
+//! address that does not translate, or memory past local memory, is a
+//! page-table error, nothing written. Counted `engines.NAME.ccs_copies`,
+//! `ccs_bytes`, `ccs_cleared_bytes`; traced `engine_ccs_copy`.
 //!
 //! # The watchdog
 //!
@@ -230,6 +277,25 @@ const COLOR_MEM_SYSTEM: u32 = 1 << 31;
 /// Largest fill one `XY_FAST_COLOR_BLT` may do in the model (`[MODEL]`;
 /// the rectangle's fields allow 65535 rows of 256 KiB).
 const MAX_FILL_BYTES: u64 = 1 << 30;
+/// `XY_CTRL_SURF_COPY_BLT` without its length (`xe_gpu_commands.h`).
+const XY_CTRL_SURF_COPY_BLT: u32 = (2 << 29) | (0x48 << 22);
+/// Its length: 5 dwords (the `| 3` of the upstream define).
+const CTRL_SURF_DWORDS: u32 = 5;
+/// `1 << SRC_ACCESS_TYPE_SHIFT`: the source is accessed directly.
+const CCS_SRC_DIRECT: u32 = 1 << 21;
+/// `1 << DST_ACCESS_TYPE_SHIFT`: the destination is accessed directly.
+const CCS_DST_DIRECT: u32 = 1 << 20;
+/// `CCS_SIZE_MASK`, bits 17:8: blocks - 1.
+const CCS_SIZE_MASK: u32 = 0x3ff << 8;
+/// dw0 bits 19:18, between the access types and the size (`[MODEL]`
+/// reserved, must be 0).
+const CTRL_SURF_RESERVED: u32 = 3 << 18;
+/// Address bits 47:32 in dw2 and dw4.
+const CTRL_SURF_ADDR_HI: u32 = 0xffff;
+/// `XY_CTRL_SURF_MOCS_MASK`, bits 31:26 of dw2 and dw4.
+const CTRL_SURF_MOCS: u32 = 0x3f << 26;
+/// `NUM_CCS_BYTES_PER_BLOCK`.
+const CCS_BLOCK: u64 = 256;
 
 /// Checks restored ring registers; `Some((0, why))` if they cannot run.
 pub fn check_ring(r: &Ring) -> Option<(u32, String)> {
@@ -299,6 +365,12 @@ fn length(hdr: u32, class: Class) -> Result<u32, String> {
     if hdr & 0xffc0_0000 == XY_FAST_COLOR_BLT {
         if class != Class::Copy {
             return Err("XY_FAST_COLOR_BLT on an engine other than the blitter".into());
+        }
+        return Ok((hdr & LEN) + 2);
+    }
+    if hdr & 0xffc0_0000 == XY_CTRL_SURF_COPY_BLT {
+        if class != Class::Copy {
+            return Err("XY_CTRL_SURF_COPY_BLT on an engine other than the blitter".into());
         }
         return Ok((hdr & LEN) + 2);
     }
@@ -412,6 +484,8 @@ fn execute(e: &mut Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<Flow, Fail> {
             Ok(NEXT)
         } else if hdr & 0xffc0_0000 == XY_FAST_COLOR_BLT {
             fast_color(e, io, dw).map(|()| NEXT)
+        } else if hdr & 0xffc0_0000 == XY_CTRL_SURF_COPY_BLT {
+            ctrl_surf_copy(e, io, dw).map(|()| NEXT)
         } else {
             fast_copy(io, dw).map(|()| NEXT)
         };
@@ -1106,4 +1180,188 @@ fn fast_color(e: &Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
         value: Hex(value.into()),
     });
     Ok(())
+}
+
+/// One side of an `XY_CTRL_SURF_COPY_BLT` (module docs, "Flat-CCS
+/// copies").
+#[derive(Clone, Copy)]
+struct CcsSide {
+    /// GGTT address.
+    addr: u64,
+    /// Direct (main memory) rather than indirect (its CCS).
+    direct: bool,
+    /// "source" or "destination".
+    name: &'static str,
+}
+
+impl CcsSide {
+    fn access(self) -> &'static str {
+        if self.direct {
+            "direct"
+        } else {
+            "indirect"
+        }
+    }
+}
+
+/// `XY_CTRL_SURF_COPY_BLT` (module docs, "Flat-CCS copies").
+fn ctrl_surf_copy(e: &Engine, io: &mut Io<'_>, dw: &[u32]) -> Result<(), Fail> {
+    const WHAT: &str = "XY_CTRL_SURF_COPY_BLT";
+    // CAST: small.
+    let n = dw.len() as u32;
+    if n != CTRL_SURF_DWORDS {
+        return Err(malformed(WHAT, n));
+    }
+    let refuse = |why: String| Err((ErrorKind::Instruction, format!("{WHAT} {why}")));
+    if dw[0] & CTRL_SURF_RESERVED != 0 {
+        return refuse(format!(
+            "with reserved dw0 bits 19:18 set ({:#010x})",
+            dw[0]
+        ));
+    }
+    for (i, d) in [(2, dw[2]), (4, dw[4])] {
+        if d & !(CTRL_SURF_ADDR_HI | CTRL_SURF_MOCS) != 0 {
+            return refuse(format!("with reserved dw{i} bits 25:16 set ({d:#010x})"));
+        }
+    }
+    let blocks = u64::from((dw[0] & CCS_SIZE_MASK) >> 8) + 1;
+    let bytes = blocks * CCS_BLOCK;
+    let src = CcsSide {
+        addr: addr64(dw[1], dw[2] & CTRL_SURF_ADDR_HI),
+        direct: dw[0] & CCS_SRC_DIRECT != 0,
+        name: "source",
+    };
+    let dst = CcsSide {
+        addr: addr64(dw[3], dw[4] & CTRL_SURF_ADDR_HI),
+        direct: dw[0] & CCS_DST_DIRECT != 0,
+        name: "destination",
+    };
+    if src.direct && dst.direct {
+        return refuse("from direct to direct access: one side must be indirect (a CCS)".into());
+    }
+    // The source whole, then the destination checked whole, then written.
+    let values = if src.direct {
+        read_direct(io, src.addr, bytes)?
+    } else {
+        let ranges = indirect_ranges(io, src, bytes)?;
+        let ccs = io.bus.ccs().ok_or_else(no_ccs)?;
+        // CAST: at most 256 KiB.
+        let mut values = Vec::with_capacity(bytes as usize);
+        for (first, len) in ranges {
+            let at = values.len();
+            // CAST: at most 256 KiB in all.
+            values.resize(at + len as usize, None);
+            ccs.read(first, &mut values[at..]);
+        }
+        values
+    };
+    let zero = if dst.direct {
+        let out: Vec<u8> = values
+            .iter()
+            .map(|v| v.unwrap_or(crate::ccs::UNKNOWN_READ))
+            .collect();
+        store(io, dst.addr, &out, "XY_CTRL_SURF_COPY_BLT destination")?;
+        None
+    } else {
+        let ranges = indirect_ranges(io, dst, bytes)?;
+        let ccs = io.bus.ccs_mut().ok_or_else(no_ccs)?;
+        let mut done = 0;
+        for (first, len) in ranges {
+            // CAST: at most 256 KiB in all.
+            let len = len as usize;
+            ccs.write(first, &values[done..done + len]);
+            done += len;
+        }
+        Some(values.iter().all(|&v| v == Some(0)))
+    };
+    io.rec.emit(Event::EngineCcsCopy {
+        engine: e.def.name,
+        src: Hex(src.addr),
+        src_access: src.access(),
+        dst: Hex(dst.addr),
+        dst_access: dst.access(),
+        blocks,
+        bytes,
+        zero,
+    });
+    Ok(())
+}
+
+fn no_ccs() -> Fail {
+    (
+        ErrorKind::Instruction,
+        "XY_CTRL_SURF_COPY_BLT indirect access: this memory models no CCS".into(),
+    )
+}
+
+/// `len` bytes of memory at GGTT address `addr`, read directly. A piece
+/// of local memory that holds only zeros is not read (the device's local
+/// memory is sparse: reading its holes would allocate them).
+fn read_direct(io: &mut Io<'_>, addr: u64, len: u64) -> Result<Vec<Option<u8>>, Fail> {
+    const WHAT: &str = "XY_CTRL_SURF_COPY_BLT source";
+    let page_table = |f: String| (ErrorKind::PageTable, format!("{WHAT}: {f}"));
+    let segs = io
+        .segments(addr, len, WHAT)
+        .map_err(|f| (ErrorKind::PageTable, f.to_string()))?;
+    // CAST: at most 256 KiB.
+    let mut out = vec![0u8; len as usize];
+    let mut done = 0;
+    for (target, at, n) in segs {
+        // CAST: at most 256 KiB.
+        let buf = &mut out[done..done + n as usize];
+        let zeros = target == super::Target::Lmem
+            && io
+                .bus
+                .lmem_first_nonzero(at, n)
+                .map_err(page_table)?
+                .is_none();
+        if !zeros {
+            io.bus.read(target, at, buf).map_err(page_table)?;
+        }
+        done += buf.len();
+    }
+    Ok(out.into_iter().map(Some).collect())
+}
+
+/// The CCS bytes an indirect `side` of `bytes` CCS bytes reaches: the
+/// CCS of the `bytes * 256` bytes of local memory at its GGTT address, as
+/// (first CCS byte, count) runs in order.
+fn indirect_ranges(io: &mut Io<'_>, side: CcsSide, bytes: u64) -> Result<Vec<(u64, u64)>, Fail> {
+    let what = if side.name == "source" {
+        "XY_CTRL_SURF_COPY_BLT indirect source"
+    } else {
+        "XY_CTRL_SURF_COPY_BLT indirect destination"
+    };
+    let unit = crate::ccs::BYTES_PER_CCS_BYTE;
+    if !side.addr.is_multiple_of(unit) {
+        return Err((
+            ErrorKind::Instruction,
+            format!(
+                "{what} address {:#x} is not {unit}-byte aligned (a CCS byte covers an \
+                 aligned {unit} bytes)",
+                side.addr
+            ),
+        ));
+    }
+    let segs = io
+        .segments(side.addr, bytes * unit, what)
+        .map_err(|f| (ErrorKind::PageTable, f.to_string()))?;
+    let mut out = Vec::with_capacity(segs.len());
+    let mut gaddr = side.addr;
+    for (target, at, n) in segs {
+        if target != super::Target::Lmem {
+            return Err((
+                ErrorKind::Instruction,
+                format!(
+                    "{what}: GGTT address {gaddr:#x} is not local memory; flat CCS covers \
+                     local memory only"
+                ),
+            ));
+        }
+        // Pieces start and end on page or 256-byte boundaries: whole CCS
+        // bytes.
+        out.push((crate::ccs::index(at), n / unit));
+        gaddr += n;
+    }
+    Ok(out)
 }

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::csb;
 use super::reg;
 use super::*;
+use crate::ccs::Ccs;
 use crate::clock::Clock;
 use crate::clock::ManualClock;
 use crate::power::Domain;
@@ -32,6 +33,8 @@ use crate::trace::TraceWriter;
 struct FakeBus {
     ptes: HashMap<u64, u64>,
     lmem: HashMap<u64, Vec<u8>>,
+    /// Local memory's CCS metadata (all unknown at first, as at power-on).
+    ccs: Ccs,
 }
 
 /// Local memory pages sit at the GGTT address plus this (any offset works;
@@ -107,6 +110,14 @@ impl Bus for FakeBus {
         }
         Ok(())
     }
+
+    fn ccs(&self) -> Option<&Ccs> {
+        Some(&self.ccs)
+    }
+
+    fn ccs_mut(&mut self) -> Option<&mut Ccs> {
+        Some(&mut self.ccs)
+    }
 }
 
 // ---- commands (encodings as cs.rs cites them) -------------------------
@@ -148,6 +159,23 @@ fn color_blt(dst: u64, rows: u32, pitch: u32, value: u32) -> [u32; 16] {
     c[5] = (dst >> 32) as u32;
     c[7] = value;
     c
+}
+
+/// `XY_CTRL_SURF_COPY_BLT` (`xe_gpu_commands.h`, with its `| 3`).
+const XY_CTRL_SURF: u32 = (2 << 29) | (0x48 << 22) | 3;
+
+/// An `XY_CTRL_SURF_COPY_BLT` of `blocks` 256-byte CCS blocks from `src`
+/// to `dst` (`true`: direct), in `emit_copy_ccs`'s pre-Xe2 layout with
+/// MOCS index 3 in both address dwords.
+fn ctrl_surf(src: (u64, bool), dst: (u64, bool), blocks: u32) -> [u32; 5] {
+    let mocs = 3 << 26;
+    [
+        XY_CTRL_SURF | u32::from(src.1) << 21 | u32::from(dst.1) << 20 | (blocks - 1) << 8,
+        src.0 as u32,
+        (src.0 >> 32) as u32 | mocs,
+        dst.0 as u32,
+        (dst.0 >> 32) as u32 | mocs,
+    ]
 }
 
 fn sdi(addr: u64, v: u32) -> [u32; 4] {
@@ -1324,6 +1352,276 @@ fn malformed_fast_color_blts_are_refused() {
     h.lrc(LRCA, RING, 0, tail);
     h.submit(&[(LRCA, CTX)]);
     assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION, "render engine");
+}
+
+// ---- flat CCS ------------------------------------------------------------
+
+/// The CCS byte of GGTT address `gaddr` (through the fake GGTT).
+fn ccs_at(h: &H, gaddr: u64) -> Option<u8> {
+    h.bus.ccs.get(crate::ccs::index(h.bus.phys(gaddr)))
+}
+
+/// Runs `cmds` on bcs0 to the end (or its error).
+fn run_bcs(h: &mut H, cmds: &[u32]) {
+    let mut cmds = cmds.to_vec();
+    if cmds.len() % 2 == 1 {
+        cmds.push(MI_NOOP);
+    }
+    let tail = h.emit(RING, 0, &cmds);
+    h.lrc(LRCA, RING, 0, tail);
+    h.submit(&[(LRCA, CTX)]);
+}
+
+/// The driver's clear of a window: the fill, then one
+/// XY_CTRL_SURF_COPY_BLT direct(window) -> indirect(window) with
+/// window / 64 KiB blocks (`xe_migrate_clear`). The CCS of the window
+/// (a previous owner's, 0xd1) is zero after it, the CCS past the blocks
+/// untouched; counted and traced.
+#[test]
+fn ctrl_surf_copy_clears_the_ccs_of_a_filled_window() {
+    const WIN: u64 = 0x60_0000;
+    let mut h = H::new("bcs0");
+    h.bus.map(WIN, 256 << 10);
+    let first = crate::ccs::index(h.bus.phys(WIN));
+    h.bus.ccs.fill(first, 1024, Some(0xd1));
+    h.bus.w32(WIN + 0x100, 0xbad);
+    // 128 KiB filled; its CCS is 512 bytes, 2 blocks.
+    let mut cmds = color_blt(WIN, 32, 4096, 0).to_vec();
+    cmds.extend(ctrl_surf((WIN, true), (WIN, false), 2));
+    run_bcs(&mut h, &cmds);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(h.bus.r32(WIN + 0x100), 0, "the fill");
+    for at in [WIN, WIN + 0x100, WIN + (128 << 10) - 256] {
+        assert_eq!(ccs_at(&h, at), Some(0), "{at:#x}: CCS cleared");
+    }
+    assert_eq!(
+        ccs_at(&h, WIN + (128 << 10)),
+        Some(0xd1),
+        "past the 2 blocks: untouched"
+    );
+    let c = h.counters("bcs0");
+    assert_eq!(
+        (c.fills, c.ccs_copies, c.ccs_bytes, c.ccs_cleared_bytes),
+        (1, 1, 512, 512)
+    );
+    let ev = h.events("engine_ccs_copy");
+    assert_eq!(ev.len(), 1);
+    assert_eq!(
+        (
+            &ev[0]["src_access"],
+            &ev[0]["dst_access"],
+            &ev[0]["blocks"],
+            &ev[0]["zero"]
+        ),
+        (
+            &"direct".into(),
+            &"indirect".into(),
+            &2.into(),
+            &true.into()
+        )
+    );
+    assert_eq!(ev[0]["dst"], "0x600000");
+}
+
+/// The block count is honoured: 1 block clears the CCS of the first
+/// 64 KiB only; a 64 MiB window takes 1024 blocks (the field's maximum),
+/// 256 KiB of CCS, kept as whole uniform chunks.
+#[test]
+fn ctrl_surf_copy_honours_the_block_count_up_to_64_mib() {
+    const WIN: u64 = 0x60_0000;
+    let mut h = H::new("bcs0");
+    h.bus.map(WIN, 128 << 10);
+    run_bcs(&mut h, &ctrl_surf((WIN, true), (WIN, false), 1));
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(ccs_at(&h, WIN + (64 << 10) - 256), Some(0));
+    assert_eq!(ccs_at(&h, WIN + (64 << 10)), None, "still unknown");
+    assert_eq!(h.counters("bcs0").ccs_bytes, 256);
+
+    const BIG: u64 = 0x1000_0000;
+    let mut h = H::new("bcs0");
+    h.bus.map(BIG, 64 << 20);
+    run_bcs(&mut h, &ctrl_surf((BIG, true), (BIG, false), 1024));
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    let first = crate::ccs::index(h.bus.phys(BIG));
+    assert_eq!(h.bus.ccs.first_not_zero(first, 256 << 10), None);
+    assert_eq!(
+        h.bus.ccs.first_not_zero(first, (256 << 10) + 1),
+        Some((first + (256 << 10), None))
+    );
+    assert_eq!(h.bus.ccs.chunks(), 64);
+    let c = h.counters("bcs0");
+    assert_eq!((c.ccs_bytes, c.ccs_cleared_bytes), (256 << 10, 256 << 10));
+    assert_eq!(h.events("engine_ccs_copy")[0]["blocks"], 1024);
+}
+
+/// Indirect to direct copies CCS bytes out into memory (an unknown one
+/// arrives as 0xff); indirect to indirect copies CCS to CCS, unknown
+/// bytes staying unknown.
+#[test]
+fn ctrl_surf_copy_copies_ccs_out_and_across() {
+    const A: u64 = 0x60_0000;
+    const B: u64 = 0x70_0000;
+    let mut h = H::new("bcs0");
+    h.bus.map(A, 64 << 10);
+    h.bus.map(B, 64 << 10);
+    let a = crate::ccs::index(h.bus.phys(A));
+    let vals: Vec<Option<u8>> = (0..256u32)
+        .map(|i| (i != 7).then_some(i as u8 ^ 0x5a))
+        .collect();
+    h.bus.ccs.write(a, &vals);
+    let mut cmds = ctrl_surf((A, false), (DATA, true), 1).to_vec();
+    cmds.extend(ctrl_surf((A, false), (B, false), 1));
+    run_bcs(&mut h, &cmds);
+    assert_eq!(h.r(reg::RING_EIR), 0);
+    assert_eq!(
+        h.bus.r32(DATA),
+        u32::from_le_bytes([0x5a, 0x5b, 0x58, 0x59])
+    );
+    assert_eq!(h.bus.r32(DATA + 4) >> 24, 0xff, "byte 7 was unknown");
+    assert_eq!(
+        h.bus.r32(DATA + 252),
+        u32::from_le_bytes([0xa6, 0xa7, 0xa4, 0xa5])
+    );
+    let b = crate::ccs::index(h.bus.phys(B));
+    let mut out = vec![Some(0); 256];
+    h.bus.ccs.read(b, &mut out);
+    assert_eq!(out, vals);
+    let ev = h.events("engine_ccs_copy");
+    assert_eq!(ev[0]["dst_access"], "direct");
+    assert!(ev[0].get("zero").is_none());
+    assert_eq!(ev[1]["zero"], false);
+    assert_eq!(h.counters("bcs0").ccs_cleared_bytes, 0);
+}
+
+/// Malformed copies are instruction errors and write nothing: a wrong
+/// length, reserved bits, direct to direct, an unaligned indirect
+/// address, on the render engine; blocks that overrun the mapped window
+/// are a page-table error, nothing written.
+#[test]
+fn malformed_ctrl_surf_copies_are_refused() {
+    const WIN: u64 = 0x60_0000;
+    let good = ctrl_surf((WIN, true), (WIN, false), 1);
+    let mut long = good.to_vec();
+    long[0] = (long[0] & !0xff) | 4;
+    long.push(0);
+    let mut reserved = good;
+    reserved[0] |= 1 << 18;
+    let mut reserved_hi = good;
+    reserved_hi[4] |= 1 << 20;
+    let direct = ctrl_surf((WIN, true), (DATA, true), 1);
+    let unaligned = ctrl_surf((WIN, true), (WIN + 0x80, false), 1);
+    for (what, cmds, eir) in [
+        ("length", long, ERROR_INSTRUCTION),
+        ("reserved dw0", reserved.to_vec(), ERROR_INSTRUCTION),
+        ("reserved dw4", reserved_hi.to_vec(), ERROR_INSTRUCTION),
+        ("direct to direct", direct.to_vec(), ERROR_INSTRUCTION),
+        ("unaligned", unaligned.to_vec(), ERROR_INSTRUCTION),
+        (
+            "overrun",
+            ctrl_surf((WIN, true), (WIN, false), 2).to_vec(),
+            ERROR_PAGE_TABLE,
+        ),
+    ] {
+        let mut h = H::new("bcs0");
+        h.bus.map(WIN, 64 << 10);
+        let first = crate::ccs::index(h.bus.phys(WIN));
+        h.bus.ccs.fill(first, 256, Some(0xd1));
+        h.bus.w32(DATA, 9);
+        run_bcs(&mut h, &cmds);
+        assert_eq!(h.r(reg::RING_EIR), eir, "{what}");
+        assert_eq!(h.r(reg::RING_IPEHR), cmds[0], "{what}");
+        assert_eq!(ccs_at(&h, WIN), Some(0xd1), "{what}: nothing written");
+        assert_eq!(h.bus.r32(DATA), 9, "{what}: nothing written");
+        assert_eq!(h.counters("bcs0").ccs_copies, 0, "{what}");
+    }
+    let mut h = H::new("rcs0");
+    h.bus.map(WIN, 64 << 10);
+    run_bcs(&mut h, &good);
+    assert_eq!(h.r(reg::RING_EIR), ERROR_INSTRUCTION, "render engine");
+    assert_eq!(ccs_at(&h, WIN), None);
+}
+
+/// The isolation checker over the blitter's work, as the PF's FLR leaves
+/// a VF's 2 MiB page: filled but its CCS not cleared is
+/// `ccs_not_cleared`; the driver's sequence (fill, then the CCS copy) is
+/// clean; the CCS as at power-on (never written) is not clear either.
+#[test]
+fn the_isolation_checker_wants_the_ccs_cleared_with_the_memory() {
+    use crate::regfile::guc::ct::sriov::VfConfig;
+    use crate::regfile::isolation::Checker;
+    use crate::regfile::isolation::View;
+    use std::collections::BTreeMap;
+    /// The VF's page: GGTT 6 MiB, LMEM 0x4060_0000 (2 MiB aligned).
+    const WIN: u64 = 0x60_0000;
+    const DIR: u64 = 0x90_0000;
+    const LEAF: u64 = 0xa0_0000;
+    let kinds = |cmds: &[u32], dirty: bool| {
+        let mut h = H::new("bcs0");
+        h.bus.map(WIN, 2 << 20);
+        h.bus.map(DIR, PAGE);
+        h.bus.map(LEAF, 256 << 10);
+        let (dir, leaf, page) = (h.bus.phys(DIR), h.bus.phys(LEAF), h.bus.phys(WIN));
+        h.bus.w32(DIR + 4, ((leaf >> 16) as u32) << 4 | 1);
+        h.bus.w32(LEAF, ((page >> 21) as u32) << 5 | 1);
+        if dirty {
+            // A previous owner's data and compression metadata.
+            h.bus.w32(WIN + 0x1000, 0xbad);
+            h.bus.ccs.fill(crate::ccs::index(page), 8192, Some(0xd1));
+        }
+        if !cmds.is_empty() {
+            run_bcs(&mut h, cmds);
+            assert_eq!(h.r(reg::RING_EIR), 0);
+        }
+        let configs: BTreeMap<u32, VfConfig> = [(
+            1,
+            VfConfig {
+                lmem: 2 << 20,
+                ..VfConfig::default()
+            },
+        )]
+        .into();
+        let view = View {
+            configs: &configs,
+            lmem_cfg: 1 << 31 | (dir >> 16) as u32,
+            lmem_size: 4 << 30,
+            pf_contexts_in_vfs: vec![],
+            cleared: 1 << 1,
+            vf_regs_dirty: vec![],
+        };
+        Checker::default().run("vf_control", false, &view, &h.bus, &mut h.rec);
+        let detail = h
+            .events("sriov_isolation")
+            .iter()
+            .find(|e| e["check"] == "ccs_not_cleared")
+            .map(|e| e["detail"].as_str().unwrap_or("").to_owned());
+        (h.rec.summary(false).sriov.isolation_kinds, detail)
+    };
+    let fill = color_blt(WIN, 512, 4096, 0);
+    let both: Vec<u32> = fill
+        .iter()
+        .copied()
+        .chain(ctrl_surf((WIN, true), (WIN, false), 32))
+        .collect();
+    let (k, _) = kinds(&[], true);
+    assert_eq!(
+        k,
+        [
+            ("ccs_not_cleared".into(), 1),
+            ("lmem_not_cleared".into(), 1)
+        ]
+        .into()
+    );
+    let (k, d) = kinds(&fill, true);
+    assert_eq!(k, [("ccs_not_cleared".into(), 1)].into(), "filled only");
+    let d = d.unwrap_or_default();
+    assert!(d.contains("holds 0xd1") && d.contains("0x40600000"), "{d}");
+    let (k, _) = kinds(&both, true);
+    assert!(k.is_empty(), "fill and CCS clear: {k:?}");
+    let (k, d) = kinds(&[], false);
+    assert_eq!(k, [("ccs_not_cleared".into(), 1)].into(), "power-on");
+    assert!(d.unwrap_or_default().contains("never written"));
+    // The same page cleared in one copy of 32 blocks: 8 KiB of CCS.
+    assert_eq!(32 * 256, (2 << 20) / 256);
 }
 
 /// A Load without execlists enabled is a violation and does nothing; the

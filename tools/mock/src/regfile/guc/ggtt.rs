@@ -31,6 +31,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use crate::ccs::Ccs;
 use crate::recorder::Recorder;
 
 /// GGTT page size.
@@ -172,6 +173,17 @@ pub trait Bus {
             done += n;
         }
         Ok(None)
+    }
+    /// The flat-CCS metadata of local memory ([`crate::ccs`]), if this
+    /// memory models it. The device's does; a bus without one (register-file
+    /// tests) leaves `XY_CTRL_SURF_COPY_BLT`'s indirect access refused and
+    /// the isolation checker's `ccs_not_cleared` unchecked.
+    fn ccs(&self) -> Option<&Ccs> {
+        None
+    }
+    /// The same, to write.
+    fn ccs_mut(&mut self) -> Option<&mut Ccs> {
+        None
     }
 }
 
@@ -396,6 +408,33 @@ impl<'a> Gtt<'a> {
                 .map_err(|e| unreachable_page(what, s, &e))?;
         }
         Ok(())
+    }
+
+    /// The physical pieces of `gaddr..gaddr + len` in order, each checked
+    /// as [`Gtt::probe`] checks it: (memory, address, length). For an
+    /// access that is not a plain copy (an indirect access to the CCS of
+    /// local memory, `crate::regfile::engine::cs`).
+    ///
+    /// # Errors
+    ///
+    /// A [`Fault`].
+    pub fn segments(
+        &mut self,
+        gaddr: u64,
+        len: u64,
+        what: &str,
+        rec: &mut Recorder,
+    ) -> Result<Vec<(Target, u64, u64)>, Fault> {
+        let segs = self.translate(gaddr, len, what, rec)?;
+        for s in &segs {
+            self.bus
+                .probe(s.target, s.addr, s.len as u64)
+                .map_err(|e| unreachable_page(what, *s, &e))?;
+        }
+        Ok(segs
+            .into_iter()
+            .map(|s| (s.target, s.addr, s.len as u64))
+            .collect())
     }
 
     /// The PTE the GuC uses for `page`, and the one in memory if they differ.

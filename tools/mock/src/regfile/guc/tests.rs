@@ -48,6 +48,9 @@ struct FakeBus {
     no_ggtt: bool,
     /// `LMEM_CFG` as the bus reports it (the LMTT root).
     lmem_cfg: u32,
+    /// Local memory's CCS metadata, if a test models it (`None`: the
+    /// isolation checker's `ccs_not_cleared` is not checked).
+    ccs: Option<crate::ccs::Ccs>,
 }
 
 /// A VF's memory in the fake bus: its pages among the PF's, tagged with
@@ -185,6 +188,13 @@ impl Bus for FakeBus {
                 }
             }
         }
+    }
+    fn ccs(&self) -> Option<&crate::ccs::Ccs> {
+        self.ccs.as_ref()
+    }
+
+    fn ccs_mut(&mut self) -> Option<&mut crate::ccs::Ccs> {
+        self.ccs.as_mut()
     }
 }
 

@@ -1,4 +1,5 @@
 //! The GuC's SR-IOV PF interface: VF configurations (`PF2GUC_UPDATE_VF_CFG`),
+//! the VGT policies (`PF2GUC_UPDATE_VGT_POLICY`, in [`vgt`]),
 //! VF control and FLR (`PF2GUC_VF_CONTROL`) and the notifications the GuC
 //! sends the PF about VFs (`GUC2PF_VF_STATE_NOTIFY`); the relay between the
 //! VFs' drivers and the PF (`GUC2PF_RELAY_FROM_VF`, `PF2GUC_RELAY_TO_VF`)
@@ -7,14 +8,16 @@
 //! below, in [`lmtt`].
 //!
 //! Facts: seed 003 line 11 (the VF configuration KLVs, their units and
-//! ranges); seed 000 lines 300-326 (the VF FLR sequence: the GuC tells the
-//! PF a VF is in FLR, cleans the VF's scheduling state, tells the PF it is
-//! done); upstream `abi/guc_actions_sriov_abi.h` (the two actions' DOC
+//! ranges); seed 003 line 9 (the VGT policy KLVs); seed 000 lines 300-326
+//! (the VF FLR sequence: the GuC tells the PF a VF is in FLR, cleans the
+//! VF's scheduling state, tells the PF it is done); upstream `abi/guc_actions_sriov_abi.h` (the two actions' DOC
 //! tables, the commands and the notification's events),
 //! `abi/guc_klvs_abi.h` (the VF_CFG keys and lengths) and
 //! `xe_gt_sriov_pf_config.c` (what the PF sends: `pf_push_vf_cfg_klvs`
 //! expects the reply to count every KLV, `pf_push_self_config` sends VFID 0);
-//! `xe_pci_sriov.c` (the `sriov_numvfs` flow). The firmware's
+//! `xe_pci_sriov.c` (the `sriov_numvfs` flow); `xe_gt_sriov_pf_policy.c`
+//! (the VGT policy push, [`vgt`]); `xe_sriov_pf_sysfs.c` (whose priority
+//! the firmware lets the PF set). The firmware's
 //! own checks are not published: what goes beyond the ABI text is `[MODEL]`.
 //!
 //! # `PF2GUC_UPDATE_VF_CFG` (0x5503) {hdr, VFID, CFG_ADDR_LO, CFG_ADDR_HI, CFG_SIZE}
@@ -54,7 +57,21 @@
 //! - `EXEC_QUANTUM` 0x8A01 (ms) above 100000 and `PREEMPT_TIMEOUT` 0x8A02
 //!   (us) above 100000000 are clamped to those ("anything exceeding that will
 //!   be clamped to the max") and count as applied (traced `clamped`);
-//! - `SCHED_PRIORITY` 0x8A0C: 0 LOW, 1 NORMAL, 2 HIGH; more is refused;
+//! - `SCHED_PRIORITY` 0x8A0C: 0 LOW, 1 NORMAL, 2 HIGH; more is refused.
+//!   Only the PF's (VFID 0) is applied: for a VF a good value is not
+//!   applied and not counted, no violation (traced `priority_refused` and
+//!   `why` on `sriov_vf_cfg`; summary `sriov.vf_priority_refused`), so the
+//!   PF sees a count one short. Upstream `xe_sriov_pf_sysfs.c`
+//!   `sched_priority_change_allowed` ("As of today GuC FW allows to
+//!   selectively change only the PF priority") and
+//!   `sched_priority_high_allowed` (HIGH for the PF only). `[MODEL]`: every
+//!   VF value is refused, the one the VGT policy implies included; upstream
+//!   never sends that one (`xe_gt_sriov_pf_config.c`
+//!   `custom_sched_priority`), and its sysfs refuses any other for a VF
+//!   (only the debugfs `sched_priority` does not check), so the stricter
+//!   reading costs no supported upstream sequence
+//!   ([`vgt::priority_allowed`]). A function without a priority of its own
+//!   has the policy's (below);
 //! - the thresholds 0x8A03-0x8A08: any value, stored;
 //! - `TILE_MASK` 0x0005: "for single-tile products this KLV config is
 //!   ignored": accepted, counted, not stored;
@@ -74,6 +91,44 @@
 //! 0 and a GGTT range covering the whole GuC window), so it is accepted with
 //! the same per-key checks but takes part in no overlap check: it covers
 //! everything by design, and the VFs' ranges are carved out of it.
+//!
+//! # `PF2GUC_UPDATE_VGT_POLICY` (0x5502) {hdr, CFG_ADDR_LO, CFG_ADDR_HI, CFG_SIZE}
+//!
+//! Upstream `abi/guc_actions_sriov_abi.h` ("DOC: PF2GUC_UPDATE_VGT_POLICY")
+//! and `xe_gt_sriov_pf_policy.c` (`guc_action_update_vgt_policy`,
+//! `pf_push_policy_buf_klvs`: a COUNT short of the KLVs sent is `-ENOKEY`).
+//! Read and checked as `UPDATE_VF_CFG` above, in the same order, all or
+//! nothing: another length or DATA0 (MBZ) not 0, or CFG_SIZE above
+//! [`MAX_CFG_DWORDS`]: `INVALID_PARAMS`; the list not reachable:
+//! `INVALID_GGTT_ADDRESS`; a KLV past CFG_SIZE: `MALFORMED_KLV`; a known key
+//! not 1 dword long, or a value refused below: `INVALID_KLV_DATA`; each a
+//! `guc_sriov_bad` violation. CFG_SIZE 0 is an empty list, SUCCESS with
+//! DATA0 0 (`[MODEL]`: the table gives CFG_ADDR 0 no meaning of its own).
+//! SUCCESS with DATA0 = the KLVs applied. The keys (seed 003 line 9, each
+//! 1 dword):
+//!
+//! | key | value | stored |
+//! |---|---|---|
+//! | `SCHED_IF_IDLE` 0x8001 | 0, 1; more refused (`[MODEL]`: the seed lists those two) | `sriov.sched_if_idle` |
+//! | `ADVERSE_SAMPLE_PERIOD` 0x8002 | ms, any | `sriov.adverse_sample_period_ms` |
+//! | `RESET_AFTER_VF_SWITCH` 0x8D00 | 0, 1; more refused (`[MODEL]`, as above) | `sriov.reset_after_vf_switch` |
+//! | any other (`ENGINE_GROUP_CONFIG` 0x8004 included) | - | not applied, not counted (`guc_ct_klv_skipped`) |
+//!
+//! Each applied `SCHED_IF_IDLE` sets the scheduling priority of every
+//! function, the PF and VFs 1..=[`TOTAL_VFS`], configured or not, to
+//! NORMAL (1) for 1 and LOW (0) for 0: seed 003 line 9 ("Changing this KLV
+//! impacts all VFs"), `abi/guc_klvs_abi.h` from 70.12 ("Setting this policy
+//! to 0 updates all VFs scheduling priorities to LOW"), upstream
+//! `xe_gt_sriov_pf_policy_set_sched_if_idle_locked` ("As of GuC 70.12 a
+//! change of this policy impacts individual configs of all VFs") and
+//! `xe_gt_sriov_pf_config_force_sched_priority_locked` (PF and VFs). Stored
+//! as the policy: a function's own priority is dropped
+//! (`VfConfig::priority` `None`) and [`Sriov::priority`] and the entries
+//! (`sriov.vfs.N.priority`, `own_priority` false) give the policy's. A VF
+//! configuration reset (CFG_ADDR and CFG_SIZE 0) also leaves the policy's
+//! (`[MODEL]`: upstream's PF keeps its cached priority over a release, and
+//! sends none it takes for the policy's, `custom_sched_priority`). Traced
+//! `sriov_vgt_policy`; summary `sriov.vgt_policy_updates`.
 //!
 //! # `PF2GUC_VF_CONTROL` (0x5506) {hdr, VFID, COMMAND}
 //!
@@ -102,7 +157,8 @@
 //!
 //! A GuC reset, device reset or Driver-FLR forgets every VF configuration and
 //! state (upstream pushes them all again after a GT reset,
-//! `xe_gt_sriov_pf_config_restart`), and the VFs' relays ([`relay`]);
+//! `xe_gt_sriov_pf_config_restart`), the VGT policies (pushed again too,
+//! `xe_gt_sriov_pf_policy_restart`) and the VFs' relays ([`relay`]);
 //! `ct:disable` does not (the channel is not the configuration). A VF FLR
 //! (`vf:flr:N`, an accepted `FLR_START` of VF N) forgets VF N's relays and
 //! its contexts (`submit.rs`, "A VF's contexts").
@@ -129,6 +185,7 @@
 
 pub mod lmtt;
 pub mod relay;
+pub mod vgt;
 
 use std::collections::BTreeMap;
 
@@ -243,8 +300,10 @@ pub struct VfConfig {
     pub exec_quantum_ms: u32,
     /// Preemption timeout, us (0: none).
     pub preempt_timeout_us: u32,
-    /// Scheduling priority.
-    pub priority: u32,
+    /// Scheduling priority of its own (`SCHED_PRIORITY`, the PF's only,
+    /// module docs); `None`: the one the VGT policy implies
+    /// ([`vgt::VgtPolicy::implied_priority`]).
+    pub priority: Option<u32>,
     /// Thresholds 0x8A03..=0x8A08, in key order.
     pub thresholds: [u32; 6],
 }
@@ -270,8 +329,9 @@ impl VfConfig {
         run(self.db_begin, self.db_num)
     }
 
-    /// The summary's and the trace's view.
-    pub fn entry(&self) -> VfEntry {
+    /// The summary's and the trace's view; `implied` is the priority the
+    /// VGT policy gives a function without one of its own.
+    pub fn entry(&self, implied: u32) -> VfEntry {
         VfEntry {
             ggtt_start: Hex(self.ggtt_start),
             ggtt_size: self.ggtt_size,
@@ -282,7 +342,8 @@ impl VfConfig {
             db_num: self.db_num,
             exec_quantum_ms: self.exec_quantum_ms,
             preempt_timeout_us: self.preempt_timeout_us,
-            priority: self.priority,
+            priority: self.priority.unwrap_or(implied),
+            own_priority: self.priority.is_some(),
         }
     }
 }
@@ -370,6 +431,8 @@ pub struct Sriov {
     /// The LMTT's translation cache ([`lmtt`]): the hardware's, so a GuC
     /// reset keeps it.
     lmtt: lmtt::Tlb,
+    /// The VGT policies ([`vgt`]); a GuC reset forgets them.
+    policy: vgt::VgtPolicy,
 }
 
 impl Sriov {
@@ -386,6 +449,28 @@ impl Sriov {
     /// The configurations, by VFID (0 is the PF's own).
     pub fn configs(&self) -> &BTreeMap<u32, VfConfig> {
         &self.configs
+    }
+
+    /// The VGT policies (`PF2GUC_UPDATE_VGT_POLICY`).
+    pub fn policy(&self) -> vgt::VgtPolicy {
+        self.policy
+    }
+
+    /// Function `vfid`'s scheduling priority (0 is the PF): its own, else
+    /// the one the VGT policy implies, configured or not (module docs,
+    /// `PF2GUC_UPDATE_VGT_POLICY`).
+    pub fn priority(&self, vfid: u32) -> u32 {
+        self.configs
+            .get(&vfid)
+            .and_then(|c| c.priority)
+            .unwrap_or(self.policy.implied_priority())
+    }
+
+    /// Function `vfid`'s configuration as the summary and the trace show
+    /// it (the defaults and the policy's priority without one).
+    pub fn entry(&self, vfid: u32) -> VfEntry {
+        let c = self.configs.get(&vfid).copied().unwrap_or_default();
+        c.entry(self.policy.implied_priority())
     }
 
     /// VF `vf`'s state.
@@ -450,6 +535,7 @@ pub(super) fn serve(
     match action {
         PF2GUC_UPDATE_VF_CFG => Some(update_vf_cfg(ct, gtt, hxg, rec)),
         PF2GUC_VF_CONTROL => Some(vf_control(ct, gtt, hxg, rec)),
+        vgt::PF2GUC_UPDATE_VGT_POLICY => Some(vgt::update_vgt_policy(&mut ct.sriov, gtt, hxg, rec)),
         relay::PF2GUC_RELAY_TO_VF => Some(relay::relay_to_vf(ct, hxg, rec)),
         _ => None,
     }
@@ -460,6 +546,9 @@ struct CfgOutcome {
     klvs: u32,
     applied: u32,
     clamped: u32,
+    /// VF `SCHED_PRIORITY` KLVs not applied, and the last one's why.
+    priority_refused: u32,
+    why: Option<String>,
     result: &'static str,
     answer: Result<u32, u32>,
 }
@@ -471,6 +560,8 @@ impl CfgOutcome {
             klvs: 0,
             applied: 0,
             clamped: 0,
+            priority_refused: 0,
+            why: None,
             result: "refused",
             answer: Err(code),
         }
@@ -485,6 +576,7 @@ fn update_vf_cfg(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) ->
     let out = cfg_outcome(ct, gtt, hxg, rec);
     let s = &mut ct.sriov;
     let after = s.configs.get(&vfid).copied().unwrap_or_default();
+    let implied = s.policy.implied_priority();
     // The PF provisions and releases VF by VF or all at once, its tables
     // before or after the message: leftovers wait for a quiet point
     // (`crate::regfile::isolation`).
@@ -503,9 +595,11 @@ fn update_vf_cfg(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) ->
         klvs: out.klvs,
         applied: out.applied,
         clamped: out.clamped,
+        priority_refused: out.priority_refused,
+        why: out.why,
         result: out.result,
         code: out.answer.err().map(|c| Hex(c.into())),
-        cfg: (out.answer.is_ok() && vfid <= TOTAL_VFS).then(|| after.entry()),
+        cfg: (out.answer.is_ok() && vfid <= TOTAL_VFS).then(|| after.entry(implied)),
         configured: s.configured(),
     });
     // The GuC is about to let the VF run on its local memory ([`lmtt`]).
@@ -523,6 +617,8 @@ fn cfg_outcome(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> C
             klvs: 0,
             applied: 0,
             clamped: 0,
+            priority_refused: 0,
+            why: None,
             result: "refused_switch",
             answer: Err(abi::error::ACTION_ABORTED),
         };
@@ -562,6 +658,8 @@ fn cfg_outcome(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> C
             klvs: 0,
             applied: 0,
             clamped: 0,
+            priority_refused: 0,
+            why: None,
             result: if size == 0 { "reset" } else { "not_parsed" },
             answer: Ok(0),
         };
@@ -596,12 +694,20 @@ fn cfg_outcome(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> C
     let mut cfg = s.configs.get(&vfid).copied().unwrap_or_default();
     let mut applied = 0;
     let mut clamped = 0;
+    let mut priority_refused = 0;
+    let mut why = None;
     for k in &list {
-        match apply(&mut cfg, k.key, k.value) {
+        match apply(&mut cfg, vfid, k.key, k.value) {
             Applied::Yes => applied += 1,
             Applied::Clamped => {
                 applied += 1;
                 clamped += 1;
+            }
+            // Not applied, not counted, no violation (module docs,
+            // `SCHED_PRIORITY`): the PF sees the short count.
+            Applied::NotForVf(w) => {
+                priority_refused += 1;
+                why = Some(w);
             }
             Applied::Unknown => rec.emit(Event::GucCtKlvSkipped {
                 action: Hex(PF2GUC_UPDATE_VF_CFG.into()),
@@ -636,6 +742,8 @@ fn cfg_outcome(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> C
         klvs: list.len() as u32,
         applied,
         clamped,
+        priority_refused,
+        why,
         result: "applied",
         answer: Ok(applied),
     }
@@ -646,11 +754,14 @@ enum Applied {
     Yes,
     Clamped,
     Unknown,
+    /// A good value the GuC does not take for this function (a VF's
+    /// `SCHED_PRIORITY`): not applied, not counted.
+    NotForVf(String),
     Bad(String),
 }
 
-/// Applies one KLV to `cfg` (module docs, the keys).
-fn apply(cfg: &mut VfConfig, k: u32, v: &[u32]) -> Applied {
+/// Applies one KLV to function `vfid`'s `cfg` (module docs, the keys).
+fn apply(cfg: &mut VfConfig, vfid: u32, k: u32, v: &[u32]) -> Applied {
     let len = |want: usize| -> Result<(), Applied> {
         if v.len() == want {
             Ok(())
@@ -706,7 +817,12 @@ fn apply(cfg: &mut VfConfig, k: u32, v: &[u32]) -> Applied {
                     v[0]
                 ));
             }
-            cfg.priority = v[0];
+            // Range first (a bad value refuses the message for a VF too),
+            // then whose priority it is (`vgt::priority_allowed`).
+            if let Err(why) = vgt::priority_allowed(vfid, v[0]) {
+                return Applied::NotForVf(why);
+            }
+            cfg.priority = Some(v[0]);
         }
         t => {
             // Thresholds: THRESHOLD_FIRST..=THRESHOLD_LAST (the match above).

@@ -160,10 +160,10 @@ fn a_full_config_is_applied_and_counted() {
     assert_eq!((c.exec_quantum_ms, c.preempt_timeout_us), (16, 16000));
     // A second message changes one value over the rest.
     assert_eq!(
-        h.update(1, &klv(key::SCHED_PRIORITY, &[2])),
+        h.update(1, &klv(key::EXEC_QUANTUM, &[32])),
         mmio::success(1)
     );
-    assert_eq!(h.rf.guc().sriov().configs()[&1].priority, 2);
+    assert_eq!(h.rf.guc().sriov().configs()[&1].exec_quantum_ms, 32);
     assert_eq!(h.rf.guc().sriov().configs()[&1].ctx_num, 1024);
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
     let s = h.sriov_summary();
@@ -458,7 +458,7 @@ fn the_checker_catches_a_mis_stamped_ggtt_entry_once() {
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
     // Found again: counted once.
     assert_eq!(
-        h.update(1, &klv(key::SCHED_PRIORITY, &[1])),
+        h.update(1, &klv(key::EXEC_QUANTUM, &[20])),
         mmio::success(1)
     );
     assert_eq!(h.sriov_summary().isolation_violations, 1);
@@ -690,6 +690,71 @@ fn memory_a_vf_gets_or_gets_back_must_be_clear() {
     );
 }
 
+/// With the flat-CCS metadata modelled, the CCS of the memory a VF gets
+/// or gets back must be known zero too (`ccs_not_cleared`, at the same
+/// points as `lmem_not_cleared`): unknown (power-on) at UPDATE_VF_CFG is
+/// found; cleared it is clean; a previous owner's byte at FLR_FINISH is
+/// found (FLR_START is no such point); the same byte outside the VF's
+/// page is not.
+#[test]
+fn the_ccs_of_memory_a_vf_gets_or_gets_back_must_be_clear() {
+    use crate::ccs::index;
+    use crate::ccs::Ccs;
+    let page = 2 * MIB2;
+    let per_page = MIB2 / 256;
+    let mut h = H::sriov_ready();
+    h.bus.ccs = Some(Ccs::new());
+    h.stamp(VF1_GGTT, 16, 1);
+    h.lmtt(1, LEAF1, &[2]);
+    h.w(LMEM_CFG, 1 << 31 | (DIR >> 16) as u32);
+    assert_eq!(
+        h.update(1, &full(VF1_GGTT, (0, 16), (0, 4), MIB2)),
+        mmio::success(9)
+    );
+    assert_eq!(h.isolation_kinds(), [("ccs_not_cleared".into(), 1)].into());
+    let iso = h.events("sriov_isolation");
+    let detail = iso[0]["detail"].as_str().unwrap_or("");
+    assert!(
+        detail.contains("0x400000") && detail.contains("never written"),
+        "{detail}"
+    );
+
+    let mut h = H::sriov_ready();
+    let mut ccs = Ccs::new();
+    ccs.fill(index(page), per_page, Some(0));
+    h.bus.ccs = Some(ccs);
+    h.stamp(VF1_GGTT, 16, 1);
+    h.lmtt(1, LEAF1, &[2]);
+    h.w(LMEM_CFG, 1 << 31 | (DIR >> 16) as u32);
+    assert_eq!(
+        h.update(1, &full(VF1_GGTT, (0, 16), (0, 4), MIB2)),
+        mmio::success(9)
+    );
+    assert!(h.isolation_kinds().is_empty(), "memory and CCS clear");
+    // A byte next to the page (not the VF's) changes nothing.
+    if let Some(c) = h.bus.ccs.as_mut() {
+        c.write(index(page + MIB2), &[Some(0xd1)]);
+    }
+    assert_eq!(h.vf_control(1, 4).0, mmio::success(0));
+    assert_eq!(h.vf_control(1, 5).0, mmio::success(0));
+    assert!(h.isolation_kinds().is_empty());
+    // The VF's own: found at FLR_FINISH, not at FLR_START.
+    if let Some(c) = h.bus.ccs.as_mut() {
+        c.write(index(page + 0x1_2300), &[Some(0xd1)]);
+    }
+    assert_eq!(h.vf_control(1, 4).0, mmio::success(0));
+    assert!(h.isolation_kinds().is_empty(), "not at FLR_START");
+    assert_eq!(h.vf_control(1, 5).0, mmio::success(0));
+    assert_eq!(h.isolation_kinds(), [("ccs_not_cleared".into(), 1)].into());
+    let iso = h.events("sriov_isolation");
+    let detail = iso[0]["detail"].as_str().unwrap_or("");
+    assert!(
+        detail.starts_with("1 of VF 1's") && detail.contains("LMEM 0x412300 holds 0xd1"),
+        "{detail}"
+    );
+    assert!(h.kinds().is_empty(), "an oracle: {:?}", h.kinds());
+}
+
 /// VF-dedicated registers: Gunit resets them at a VF FLR (seed 000 line
 /// 322); hardware that skips it (`vf:keep-regs`) and a PF that relies on
 /// it leave the last owner's message behind, `vf_regs_not_cleared` at
@@ -773,6 +838,7 @@ fn adverse_events_follow_the_thresholds_the_pf_set() {
 mod lmtt;
 mod relay;
 mod vf_submit;
+mod vgt;
 
 /// A VF driver's MMIO exchange through its own `VF_SW_FLAG`s and doorbell
 /// (`vf_mmio.rs`): the request in, the reply read back.

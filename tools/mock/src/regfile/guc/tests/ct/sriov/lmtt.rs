@@ -197,7 +197,7 @@ fn a_change_without_the_invalidation_is_stale() {
     );
     // Reported once until the cache is emptied.
     assert_eq!(
-        h.update(1, &klv(key::SCHED_PRIORITY, &[1])),
+        h.update(1, &klv(key::EXEC_QUANTUM, &[20])),
         mmio::success(1)
     );
     assert_eq!(h.kind(STALE), 1);
