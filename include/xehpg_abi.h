@@ -220,6 +220,12 @@ struct xehpg_ct_buffer_desc {
  */
 #define XEHPG_GUC_ACTION_PF2GUC_UPDATE_VF_CFG 0x5503
 #define XEHPG_GUC_ACTION_PF2GUC_VF_CONTROL 0x5506
+/*
+ * PF2GUC_UPDATE_VGT_POLICY: {hdr, KLV list GGTT address low, high, dwords};
+ * the reply's DATA0 counts the policy KLVs applied (xe_gt_sriov_pf_policy.c
+ * guc_action_update_vgt_policy).
+ */
+#define XEHPG_GUC_ACTION_PF2GUC_UPDATE_VGT_POLICY 0x5502
 #define XEHPG_GUC_ACTION_GUC2PF_VF_STATE_NOTIFY 0x5106
 #define XEHPG_GUC_ACTION_GUC2PF_ADVERSE_EVENT 0x5104
 /*
@@ -268,6 +274,14 @@ struct xehpg_ct_buffer_desc {
 #define XEHPG_GUC_PF_NOTIFY_VF_FLR_DONE 2
 #define XEHPG_GUC_PF_NOTIFY_VF_PAUSE_DONE 3
 #define XEHPG_GUC_PF_NOTIFY_VF_FIXUP_DONE 4
+
+/*
+ * VGT policy keys (GUC_KLV_VGT_POLICY_*_KEY, seed 003 line 9), for
+ * PF2GUC_UPDATE_VGT_POLICY. SCHED_IF_IDLE: 1 schedules a VF for its quantum
+ * even without work; changing it sets every function's priority (NORMAL when
+ * 1, LOW when 0).
+ */
+#define XEHPG_KLV_VGT_POLICY_SCHED_IF_IDLE 0x8001
 
 /* VF configuration keys (GUC_KLV_VF_CFG_*_KEY), for PF2GUC_UPDATE_VF_CFG. */
 #define XEHPG_KLV_VF_CFG_GGTT_START 0x0001

@@ -179,6 +179,11 @@ pub(crate) mod sriov {
     unsafe impl Sync for Admin {}
 
     impl Admin {
+        /// The glue's handle, for the glue's own use (linking VFs into the tree).
+        pub(crate) fn handle(&self) -> *mut c_void {
+            self.0
+        }
+
         /// Creates `sriov_admin` under `pdev` for `total` VFs, whose files reach `pf`; `None`
         /// if the glue could not (it logs why). Probe, process context.
         ///

@@ -600,6 +600,13 @@ impl<'bound> Xehpg<'bound> {
         pf.provision(n, Owner::Pci)
     }
 
+    /// The glue's handle of the `sriov_admin` tree, NULL without one.
+    pub(crate) fn sriov_admin_handle(&self) -> *mut kernel::ffi::c_void {
+        self.sriov_admin
+            .as_ref()
+            .map_or(core::ptr::null_mut(), compat::sriov::Admin::handle)
+    }
+
     /// Resets each VF (a PF-started FLR through the GuC, [`sriov::Pf::reset_vfs`]) and gives
     /// their shares back, after the PCI core disabled them.
     pub(crate) fn sriov_unprovision(&self) {

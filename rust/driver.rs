@@ -14,7 +14,7 @@ use crate::{
     compat,
     device::Xehpg,
     platform::Platform,
-    sriov::{Pf, Setting},
+    sriov::{Pf, Setting, Target},
 };
 
 /// Declares the PCI match table and `DEVICE_IDS` (the KUnit build's copy) from one list, so
@@ -90,12 +90,23 @@ impl core::fmt::Write for Page<'_> {
     }
 }
 
-/// The `sriov_admin` setting a file number names.
-fn setting(n: c_uint) -> Option<Setting> {
-    Setting::ALL.get(usize::try_from(n).ok()?).copied()
+/// The function number of the bulk profile (`XEHPG_SRIOV_BULK` in rust/xehpg_glue.h).
+const BULK: c_uint = c_uint::MAX;
+
+/// The `sriov_admin` setting a file number names, and whose it is.
+fn file(pf: &Pf, id: c_uint, n: c_uint) -> Option<(Target, Setting)> {
+    let s = Setting::ALL.get(usize::try_from(n).ok()?).copied()?;
+    Some((pf.target(id, BULK)?, s))
 }
 
-/// Show of an `sriov_admin` profile file: setting `n` of VF `vfid` (0: the bulk profile).
+/// A negative errno as `ssize_t`.
+fn errno(e: Error) -> isize {
+    // CAST: errnos are small.
+    e.to_errno() as isize
+}
+
+/// Show of an `sriov_admin` profile file: setting `n` of function `id` (0: the PF, then the
+/// VF number; `BULK`: the bulk profile).
 ///
 /// # Safety
 ///
@@ -104,7 +115,7 @@ fn setting(n: c_uint) -> Option<Setting> {
 #[no_mangle]
 unsafe extern "C" fn xehpg_sriov_show(
     pf: *const c_void,
-    vfid: c_uint,
+    id: c_uint,
     n: c_uint,
     buf: *mut u8,
 ) -> isize {
@@ -112,13 +123,15 @@ unsafe extern "C" fn xehpg_sriov_show(
     let pf = unsafe { &*pf.cast::<Pf>() };
     // SAFETY: sysfs hands a writable page.
     let page = unsafe { core::slice::from_raw_parts_mut(buf, kernel::page::PAGE_SIZE) };
-    let (Some(s), Ok(vf)) = (setting(n), u16::try_from(vfid)) else {
-        return EINVAL.to_errno() as isize;
+    let Some((t, s)) = file(pf, id, n) else {
+        return errno(EINVAL);
     };
     let mut w = Page { buf: page, len: 0 };
-    let _ = pf.show(vf, s, &mut w);
-    // CAST: at most PAGE_SIZE.
-    w.len as isize
+    match pf.show(t, s, &mut w) {
+        // CAST: at most PAGE_SIZE.
+        Ok(_) => w.len as isize,
+        Err(e) => errno(e),
+    }
 }
 
 /// Store of an `sriov_admin` profile file.
@@ -129,7 +142,7 @@ unsafe extern "C" fn xehpg_sriov_show(
 #[no_mangle]
 unsafe extern "C" fn xehpg_sriov_store(
     pf: *const c_void,
-    vfid: c_uint,
+    id: c_uint,
     n: c_uint,
     buf: *const u8,
     len: usize,
@@ -138,15 +151,42 @@ unsafe extern "C" fn xehpg_sriov_store(
     let pf = unsafe { &*pf.cast::<Pf>() };
     // SAFETY: sysfs hands `len` readable bytes.
     let text = unsafe { core::slice::from_raw_parts(buf, len) };
-    let (Some(s), Ok(vf), Ok(text)) = (setting(n), u16::try_from(vfid), core::str::from_utf8(text))
-    else {
-        return EINVAL.to_errno() as isize;
+    let (Some((t, s)), Ok(text)) = (file(pf, id, n), core::str::from_utf8(text)) else {
+        return errno(EINVAL);
     };
-    match pf.set(vf, s, text) {
+    match pf.set(t, s, text) {
         // CAST: a sysfs write is at most a page.
         Ok(()) => len as isize,
-        Err(e) => e.to_errno() as isize,
+        Err(e) => errno(e),
     }
+}
+
+/// `vfN/stop` written with a true value (the glue parsed it): stops VF `id`.
+///
+/// # Safety
+///
+/// As [`xehpg_sriov_show`].
+#[no_mangle]
+unsafe extern "C" fn xehpg_sriov_stop(pf: *const c_void, id: c_uint) -> c_int {
+    // SAFETY: by the function's contract.
+    let pf = unsafe { &*pf.cast::<Pf>() };
+    match pf.target(id, BULK) {
+        Some(Target::Vf(vf)) => pf.stop(vf).map_or_else(|e| e.to_errno(), |()| 0),
+        _ => EPERM.to_errno(),
+    }
+}
+
+/// The `sriov_admin` tree of the device whose driver data is `data`, for the glue's
+/// `sriov_configure` to link the VFs it enabled; NULL when there is none.
+///
+/// # Safety
+///
+/// As [`xehpg_sriov_provision`].
+#[no_mangle]
+unsafe extern "C" fn xehpg_sriov_admin(data: *mut c_void) -> *mut c_void {
+    // SAFETY: as in `xehpg_sriov_provision`.
+    let this = unsafe { compat::drvdata::borrow::<Xehpg<'_>>(data) };
+    this.sriov_admin_handle()
 }
 
 /// The glue's `sriov_configure`, before it enables `num_vfs` VFs: provisions them.

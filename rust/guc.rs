@@ -58,7 +58,7 @@ pub(crate) use msg::{AllocateDoorbell, DeallocateDoorbell};
 pub(crate) use msg::{
     BadEvent, DeregisterContext, EventKind, G2hEvent, H2gRequest, RegisterContext, RelayMsg,
     RelayToVf, SchedContext, SchedContextModeSet, TlbInvalidationAll, UpdateContextPolicies,
-    UpdateVfCfg, VfCommand, VfControl, RELAY_REPLY_MAX,
+    UpdateVfCfg, UpdateVgtPolicy, VfCommand, VfControl, RELAY_REPLY_MAX,
 };
 pub(crate) use regs::{GDRST, VF_SW_FLAG};
 

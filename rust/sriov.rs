@@ -25,4 +25,4 @@ mod relay;
 
 // What debugfs, the device and the reset worker use.
 pub(crate) use config::threshold_by_name;
-pub(crate) use pf::{Blocks, Handle, Owner, Pf, Setting};
+pub(crate) use pf::{Blocks, Handle, Owner, Pf, Setting, Target};

@@ -4,9 +4,10 @@
  *
  * - a string module parameter (module! supports integer and bool parameters
  *   only). Rust reads it through xehpg_guc_firmware_path().
- * - the sriov_admin sysfs tree (kobjects and attributes have no Rust
- *   abstraction in 7.3): per-VF settings for the next enable, in the layout of
- *   upstream xe's (xe_sriov_pf_sysfs.c); each file's show and store are Rust's.
+ * - the sriov_admin sysfs tree (kobjects, attribute groups and sysfs links
+ *   have no Rust abstraction in 7.3): the PF's and the VFs' settings, VF stop
+ *   and links to the VF devices, in the layout of upstream xe's
+ *   (xe_sriov_pf_sysfs.c); each file's show and store are Rust's.
  * - sriov_configure: the PCI core calls it when sriov_numvfs is written, but
  *   the Rust PCI driver abstraction has no hook for it. Probe installs it on
  *   the driver (xehpg_sriov_hook); it asks Rust to provision the VFs, then
@@ -21,6 +22,7 @@
  *   as sriov_numvfs does (drivers/pci/iov.c sriov_numvfs_store).
  */
 #include <linux/kobject.h>
+#include <linux/kstrtox.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/pci.h>
@@ -40,6 +42,11 @@ const char *xehpg_guc_firmware_path(void)
 	return guc_firmware_path;
 }
 
+struct xehpg_admin;
+static void xehpg_sriov_sysfs_link(struct xehpg_admin *a, struct pci_dev *pdev,
+				   unsigned int num_vfs);
+static void xehpg_sriov_sysfs_unlink(struct xehpg_admin *a);
+
 /* Set once module exit has started: no VF may be enabled after that. */
 static bool xehpg_unloading;
 
@@ -51,6 +58,7 @@ static int xehpg_sriov_configure(struct pci_dev *pdev, int num_vfs)
 	if (num_vfs && READ_ONCE(xehpg_unloading))
 		return -ESHUTDOWN;
 	if (!num_vfs) {
+		xehpg_sriov_sysfs_unlink(xehpg_sriov_admin(data));
 		pci_disable_sriov(pdev);
 		xehpg_sriov_unprovision(data);
 		return 0;
@@ -65,6 +73,7 @@ static int xehpg_sriov_configure(struct pci_dev *pdev, int num_vfs)
 		xehpg_sriov_unprovision(data);
 		return ret;
 	}
+	xehpg_sriov_sysfs_link(xehpg_sriov_admin(data), pdev, num_vfs);
 	return num_vfs;
 }
 
@@ -118,50 +127,89 @@ void xehpg_sriov_disable(struct pci_dev *pdev)
 }
 
 /*
- * sriov_admin/
+ * sriov_admin/                      the layout of upstream xe's (xe_sriov_pf_sysfs.c)
  *   .bulk_profile/{exec_quantum_ms,preempt_timeout_us,sched_priority,vram_quota}
- *   vfN/profile/{the same}          N = 1..TotalVFs
+ *                                   write-only: the PF's and every VF's
+ *   pf/device -> the PF
+ *   pf/profile/{exec_quantum_ms,preempt_timeout_us,sched_priority}
+ *   vfN/device -> VF N, while it is enabled      N = 1..TotalVFs
+ *   vfN/stop                        write-only
+ *   vfN/profile/{exec_quantum_ms,preempt_timeout_us,sched_priority (read-only),vram_quota}
  *
- * A profile directory carries the PF (Rust's, alive until the tree is removed
- * at unbind; sysfs removal waits for running show/store) and its VF number, 0
- * for the bulk profile. File i is Rust's setting i (xehpg_sriov_show and
- * xehpg_sriov_store, rust/driver.rs).
+ * The root and each function's directory carry the PF (Rust's, alive until
+ * the tree is removed at unbind; sysfs removal waits for running show/store)
+ * and their function number: 0 the PF, N VF N, XEHPG_SRIOV_BULK the root.
+ * Profile file i is Rust's setting i (xehpg_sriov_show and xehpg_sriov_store,
+ * rust/driver.rs); Rust applies upstream's rules (rust/sriov/pf/admin.rs).
  */
 
-struct xehpg_profile {
+struct xehpg_fn {
 	struct kobject kobj;
 	const void *pf;
-	unsigned int vfid;
+	unsigned int id;
 };
 
-static struct kobj_attribute xehpg_profile_files[];
+#define to_xehpg_fn(k) container_of(k, struct xehpg_fn, kobj)
 
-static unsigned int xehpg_setting(const struct kobj_attribute *a)
-{
-	return a - xehpg_profile_files;
-}
+static struct kobj_attribute xehpg_profile_files[];
+static struct kobj_attribute xehpg_bulk_files[];
 
 static ssize_t xehpg_profile_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
 {
-	struct xehpg_profile *p = container_of(kobj, struct xehpg_profile, kobj);
+	struct xehpg_fn *f = to_xehpg_fn(kobj);
 
-	return xehpg_sriov_show(p->pf, p->vfid, xehpg_setting(a), buf);
+	return xehpg_sriov_show(f->pf, f->id, a - xehpg_profile_files, buf);
 }
 
 static ssize_t xehpg_profile_store(struct kobject *kobj, struct kobj_attribute *a,
 				   const char *buf, size_t len)
 {
-	struct xehpg_profile *p = container_of(kobj, struct xehpg_profile, kobj);
+	struct xehpg_fn *f = to_xehpg_fn(kobj);
 
-	return xehpg_sriov_store(p->pf, p->vfid, xehpg_setting(a), buf, len);
+	return xehpg_sriov_store(f->pf, f->id, a - xehpg_profile_files, buf, len);
 }
 
+static ssize_t xehpg_bulk_store(struct kobject *kobj, struct kobj_attribute *a,
+				const char *buf, size_t len)
+{
+	struct xehpg_fn *f = to_xehpg_fn(kobj);
+
+	return xehpg_sriov_store(f->pf, f->id, a - xehpg_bulk_files, buf, len);
+}
+
+/* A true value (kstrtobool's) stops the VF; a false one does nothing, as upstream. */
+static ssize_t xehpg_stop_store(struct kobject *kobj, struct kobj_attribute *a,
+				const char *buf, size_t len)
+{
+	struct xehpg_fn *f = to_xehpg_fn(kobj);
+	bool yes;
+	int ret;
+
+	ret = kstrtobool(buf, &yes);
+	if (ret)
+		return ret;
+	if (!yes)
+		return len;
+	ret = xehpg_sriov_stop(f->pf, f->id);
+	return ret ?: len;
+}
+
+/* In Rust's setting order (rust/sriov/pf/admin.rs, Setting::ALL). */
 static struct kobj_attribute xehpg_profile_files[] = {
 	__ATTR(exec_quantum_ms, 0644, xehpg_profile_show, xehpg_profile_store),
 	__ATTR(preempt_timeout_us, 0644, xehpg_profile_show, xehpg_profile_store),
 	__ATTR(sched_priority, 0644, xehpg_profile_show, xehpg_profile_store),
 	__ATTR(vram_quota, 0644, xehpg_profile_show, xehpg_profile_store),
 };
+
+static struct kobj_attribute xehpg_bulk_files[] = {
+	__ATTR(exec_quantum_ms, 0200, NULL, xehpg_bulk_store),
+	__ATTR(preempt_timeout_us, 0200, NULL, xehpg_bulk_store),
+	__ATTR(sched_priority, 0200, NULL, xehpg_bulk_store),
+	__ATTR(vram_quota, 0200, NULL, xehpg_bulk_store),
+};
+
+static struct kobj_attribute xehpg_stop_file = __ATTR(stop, 0200, NULL, xehpg_stop_store);
 
 static struct attribute *xehpg_profile_attrs[] = {
 	&xehpg_profile_files[0].attr,
@@ -170,53 +218,123 @@ static struct attribute *xehpg_profile_attrs[] = {
 	&xehpg_profile_files[3].attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(xehpg_profile);
 
-static void xehpg_profile_release(struct kobject *kobj)
+/* The PF has no local-memory quota; a VF's priority only follows the policy. */
+static umode_t xehpg_profile_visible(struct kobject *kobj, struct attribute *attr, int i)
 {
-	kfree(container_of(kobj, struct xehpg_profile, kobj));
+	unsigned int id = to_xehpg_fn(kobj)->id;
+
+	if (attr == &xehpg_profile_files[3].attr && id == 0)
+		return 0;
+	if (attr == &xehpg_profile_files[2].attr && id != 0)
+		return attr->mode & 0444;
+	return attr->mode;
 }
 
-static const struct kobj_type xehpg_profile_ktype = {
-	.release = xehpg_profile_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = xehpg_profile_groups,
+static const struct attribute_group xehpg_profile_group = {
+	.name = "profile",
+	.attrs = xehpg_profile_attrs,
+	.is_visible = xehpg_profile_visible,
 };
 
-/* The tree of one PF: what removal puts back, last first. */
+static struct attribute *xehpg_control_attrs[] = {
+	&xehpg_stop_file.attr,
+	NULL,
+};
+
+/* Only a VF can be stopped. */
+static umode_t xehpg_control_visible(struct kobject *kobj, struct attribute *attr, int i)
+{
+	return to_xehpg_fn(kobj)->id ? attr->mode : 0;
+}
+
+static const struct attribute_group xehpg_control_group = {
+	.attrs = xehpg_control_attrs,
+	.is_visible = xehpg_control_visible,
+};
+
+static const struct attribute_group *xehpg_fn_groups[] = {
+	&xehpg_profile_group,
+	&xehpg_control_group,
+	NULL,
+};
+
+static struct attribute *xehpg_bulk_attrs[] = {
+	&xehpg_bulk_files[0].attr,
+	&xehpg_bulk_files[1].attr,
+	&xehpg_bulk_files[2].attr,
+	&xehpg_bulk_files[3].attr,
+	NULL,
+};
+
+static const struct attribute_group xehpg_bulk_group = {
+	.name = ".bulk_profile",
+	.attrs = xehpg_bulk_attrs,
+};
+
+static const struct attribute_group *xehpg_root_groups[] = {
+	&xehpg_bulk_group,
+	NULL,
+};
+
+static void xehpg_fn_release(struct kobject *kobj)
+{
+	kfree(to_xehpg_fn(kobj));
+}
+
+static const struct kobj_type xehpg_fn_ktype = {
+	.release = xehpg_fn_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = xehpg_fn_groups,
+};
+
+static const struct kobj_type xehpg_root_ktype = {
+	.release = xehpg_fn_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = xehpg_root_groups,
+};
+
+/* The tree of one PF: the root, and per function (0 the PF) its directory. */
 struct xehpg_admin {
 	struct kobject *root;
-	unsigned int count;
-	struct kobject *kobjs[];
+	unsigned int total;
+	struct kobject *fns[];
 };
 
-static int xehpg_admin_profile(struct xehpg_admin *a, struct kobject *parent,
-			       const char *name, const void *pf, unsigned int vfid)
+/* A directory of the tree, or NULL (the kobject put on failure). */
+static struct kobject *xehpg_admin_dir(struct kobject *parent, const struct kobj_type *type,
+				       const void *pf, unsigned int id)
 {
-	struct xehpg_profile *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	struct xehpg_fn *f = kzalloc(sizeof(*f), GFP_KERNEL);
 	int ret;
 
-	if (!p)
-		return -ENOMEM;
-	p->pf = pf;
-	p->vfid = vfid;
-	ret = kobject_init_and_add(&p->kobj, &xehpg_profile_ktype, parent, "%s", name);
+	if (!f)
+		return NULL;
+	f->pf = pf;
+	f->id = id;
+	if (id == XEHPG_SRIOV_BULK)
+		ret = kobject_init_and_add(&f->kobj, type, parent, "sriov_admin");
+	else if (id)
+		ret = kobject_init_and_add(&f->kobj, type, parent, "vf%u", id);
+	else
+		ret = kobject_init_and_add(&f->kobj, type, parent, "pf");
 	if (ret) {
-		kobject_put(&p->kobj);
-		return ret;
+		kobject_put(&f->kobj);
+		return NULL;
 	}
-	a->kobjs[a->count++] = &p->kobj;
-	return 0;
+	return &f->kobj;
 }
 
 void xehpg_sriov_sysfs_remove(void *handle)
 {
 	struct xehpg_admin *a = handle;
+	unsigned int n;
 
 	if (!a)
 		return;
-	while (a->count)
-		kobject_put(a->kobjs[--a->count]);
+	/* Children first; a directory's removal takes its links and groups along. */
+	for (n = a->total + 1; n-- > 0;)
+		kobject_put(a->fns[n]);
 	kobject_put(a->root);
 	kfree(a);
 }
@@ -224,32 +342,59 @@ void xehpg_sriov_sysfs_remove(void *handle)
 /* Creates sriov_admin under the PF for `total` VFs; NULL on failure (logged). */
 void *xehpg_sriov_sysfs_add(struct pci_dev *pdev, const void *pf, unsigned int total)
 {
-	/* The bulk profile, and per VF its directory and its profile. */
-	struct xehpg_admin *a = kzalloc(struct_size(a, kobjs, 1 + 2 * total), GFP_KERNEL);
-	unsigned int vf;
-	char name[8];
+	struct xehpg_admin *a = kzalloc(struct_size(a, fns, total + 1), GFP_KERNEL);
+	unsigned int n;
 
 	if (!a)
 		goto fail;
-	a->root = kobject_create_and_add("sriov_admin", &pdev->dev.kobj);
+	a->total = total;
+	a->root = xehpg_admin_dir(&pdev->dev.kobj, &xehpg_root_ktype, pf, XEHPG_SRIOV_BULK);
 	if (!a->root)
 		goto fail;
-	if (xehpg_admin_profile(a, a->root, ".bulk_profile", pf, 0))
-		goto fail;
-	for (vf = 1; vf <= total; vf++) {
-		struct kobject *dir;
-
-		snprintf(name, sizeof(name), "vf%u", vf);
-		dir = kobject_create_and_add(name, a->root);
-		if (!dir)
-			goto fail;
-		a->kobjs[a->count++] = dir;
-		if (xehpg_admin_profile(a, dir, "profile", pf, vf))
+	for (n = 0; n <= total; n++) {
+		a->fns[n] = xehpg_admin_dir(a->root, &xehpg_fn_ktype, pf, n);
+		if (!a->fns[n])
 			goto fail;
 	}
+	if (sysfs_create_link(a->fns[0], &pdev->dev.kobj, "device"))
+		goto fail;
 	return a;
 fail:
 	pci_err(pdev, "sriov: creating sriov_admin in sysfs failed\n");
 	xehpg_sriov_sysfs_remove(a);
 	return NULL;
+}
+
+/*
+ * vfN/device -> VF N for the `num_vfs` VFs just enabled, as upstream
+ * (xe_sriov_pf_sysfs_link_vfs). A link that cannot be made is logged and the
+ * rest skipped: the VFs work without them.
+ */
+static void xehpg_sriov_sysfs_link(struct xehpg_admin *a, struct pci_dev *pdev,
+				   unsigned int num_vfs)
+{
+	unsigned int n;
+
+	for (n = 1; a && n <= num_vfs && n <= a->total; n++) {
+		/* On the PF's bus, as upstream's xe_pci_sriov_get_vf_pdev. */
+		struct pci_dev *vf = pci_get_domain_bus_and_slot(pci_domain_nr(pdev->bus),
+								 pdev->bus->number,
+								 pci_iov_virtfn_devfn(pdev, n - 1));
+		int ret = vf ? sysfs_create_link(a->fns[n], &vf->dev.kobj, "device") : -ENODEV;
+
+		pci_dev_put(vf);
+		if (ret) {
+			pci_warn(pdev, "sriov: linking VF%u into sriov_admin failed: %d\n", n, ret);
+			return;
+		}
+	}
+}
+
+/* Before the VFs go: their links (missing ones are ignored). */
+static void xehpg_sriov_sysfs_unlink(struct xehpg_admin *a)
+{
+	unsigned int n;
+
+	for (n = 1; a && n <= a->total; n++)
+		sysfs_remove_link(a->fns[n], "device");
 }

@@ -8,6 +8,7 @@
 #ifndef XEHPG_GLUE_H
 #define XEHPG_GLUE_H
 
+#include <linux/limits.h>
 #include <linux/pci.h>
 #include <linux/types.h>
 
@@ -30,9 +31,15 @@ void xehpg_sriov_sysfs_remove(void *handle);
 /* Provision num_vfs VFs (0 or -errno); give them back. */
 int xehpg_sriov_provision(void *data, int num_vfs);
 void xehpg_sriov_unprovision(void *data);
-/* Show and store of sriov_admin setting `setting` of VF `vfid` (0: bulk). */
-ssize_t xehpg_sriov_show(const void *pf, unsigned int vfid, unsigned int setting, char *buf);
-ssize_t xehpg_sriov_store(const void *pf, unsigned int vfid, unsigned int setting,
+/* The function number of sriov_admin's bulk profile (0 is the PF, N VF N). */
+#define XEHPG_SRIOV_BULK UINT_MAX
+/* Show and store of sriov_admin setting `setting` of function `id`. */
+ssize_t xehpg_sriov_show(const void *pf, unsigned int id, unsigned int setting, char *buf);
+ssize_t xehpg_sriov_store(const void *pf, unsigned int id, unsigned int setting,
 			  const char *buf, size_t len);
+/* Stop VF `id` (vfN/stop written with a true value): 0 or -errno. */
+int xehpg_sriov_stop(const void *pf, unsigned int id);
+/* The sriov_admin tree of the device whose driver data is `data`, or NULL. */
+void *xehpg_sriov_admin(void *data);
 
 #endif /* XEHPG_GLUE_H */

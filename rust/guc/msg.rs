@@ -526,6 +526,26 @@ impl H2gRequest for VfControl {
     }
 }
 
+/// `PF2GUC_UPDATE_VGT_POLICY` (0x5502): {header, KLV buffer GGTT address low, high, dwords}
+/// (`abi/guc_actions_sriov_abi.h`; xe `xe_gt_sriov_pf_policy.c` `guc_action_update_vgt_policy`).
+/// Reply: the policy KLVs applied.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct UpdateVgtPolicy {
+    pub(crate) addr: u64,
+    pub(crate) dwords: u32,
+}
+
+impl H2gRequest for UpdateVgtPolicy {
+    const ACTION: u32 = XEHPG_GUC_ACTION_PF2GUC_UPDATE_VGT_POLICY;
+    const MAX_DWORDS: usize = 4;
+    type Reply = u32;
+
+    fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
+        let (lo, hi) = halves(self.addr);
+        put(out, &[lo, hi, self.dwords])
+    }
+}
+
 /// `PF2GUC_UPDATE_VF_CFG` (0x5503): {header, VF, KLV buffer GGTT address low, high, dwords};
 /// address and size 0 give the VF its defaults (`abi/guc_actions_sriov_abi.h`; xe
 /// `xe_gt_sriov_pf_config.c` `guc_action_update_vf_cfg`). Reply: the KLVs applied.

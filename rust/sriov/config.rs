@@ -34,9 +34,6 @@ pub(crate) struct VfConfig {
     pub(crate) exec_quantum_ms: u32,
     /// Microseconds, 0 for none, at most 100 s (`PREEMPT_TIMEOUT`).
     pub(crate) preempt_timeout_us: u32,
-    /// 0 low (the GuC's default: scheduled only with work), 1 normal, 2 high
-    /// (`SCHED_PRIORITY`).
-    pub(crate) priority: u32,
     /// Adverse-event thresholds in [`THRESHOLDS`]' order; 0: not reported.
     pub(crate) thresholds: [u32; THRESHOLDS.len()],
 }
@@ -96,9 +93,11 @@ const MAX_EXEC_QUANTUM_MS: u32 = 100_000;
 const MAX_PREEMPT_TIMEOUT_US: u32 = 100_000_000;
 /// HIGH (seed 003: 0 LOW, 1 NORMAL, 2 HIGH).
 pub(crate) const MAX_PRIORITY: u32 = 2;
-/// The most dwords [`VfConfig::encode`] writes: six 64/32-bit resource KLVs, three
-/// scheduling ones and the thresholds.
-pub(crate) const MAX_DWORDS: usize = 3 + 3 + 2 + 2 + 2 + 2 + 3 + 2 + 2 + 2 + 2 * THRESHOLDS.len();
+/// The most dwords [`VfConfig::encode`] writes: six 64/32-bit resource KLVs, two scheduling
+/// ones and the thresholds. A VF's priority is never sent: the GuC lets the PF choose only
+/// its own (upstream `xe_sriov_pf_sysfs.c` `sched_priority_change_allowed`); a VF's follows
+/// the `SCHED_IF_IDLE` policy ([`encode_policy`]).
+pub(crate) const MAX_DWORDS: usize = 3 + 3 + 2 + 2 + 2 + 2 + 3 + 2 + 2 + 2 * THRESHOLDS.len();
 
 impl VfConfig {
     /// Whether the VF can run: it needs contexts, GGTT and (on these discrete parts) local
@@ -137,9 +136,6 @@ impl VfConfig {
         }
         if self.preempt_timeout_us > MAX_PREEMPT_TIMEOUT_US {
             return Err(Invalid::Range("VF_CFG_PREEMPT_TIMEOUT"));
-        }
-        if self.priority > MAX_PRIORITY {
-            return Err(Invalid::Range("VF_CFG_SCHED_PRIORITY"));
         }
         Ok(())
     }
@@ -199,10 +195,6 @@ impl VfConfig {
             XEHPG_KLV_VF_CFG_PREEMPT_TIMEOUT,
             &[self.preempt_timeout_us],
         )?;
-        // Only when not the default, as upstream (`encode_config`).
-        if self.priority != 0 {
-            put(&mut w, XEHPG_KLV_VF_CFG_SCHED_PRIORITY, &[self.priority])?;
-        }
         // Every one, zeros included, as upstream: a push states the whole configuration.
         for (&(key, _), &value) in THRESHOLDS.iter().zip(&self.thresholds) {
             put(&mut w, key, &[value])?;
@@ -224,22 +216,88 @@ pub(crate) fn encode_threshold(buf: &mut [u32], idx: usize, value: u32) -> Resul
     Ok((w.len(), 1))
 }
 
-/// Dwords of [`encode_self`]: four ID KLVs, two scheduling ones, the GGTT pair.
-pub(crate) const SELF_DWORDS: usize = 2 * 4 + 2 * 2 + 3 * 2;
+/// A scheduling setting of one function, as its configuration KLV (seed 003 line 11).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Sched {
+    /// `EXEC_QUANTUM`: milliseconds, 0 infinite, at most 100 s.
+    ExecQuantum,
+    /// `PREEMPT_TIMEOUT`: microseconds, 0 none, at most 100 s.
+    PreemptTimeout,
+    /// `SCHED_PRIORITY`: 0 LOW, 1 NORMAL, 2 HIGH; the PF's only.
+    Priority,
+}
 
-/// The PF's own configuration (VF 0), upstream's self-config (`pf_push_self_config`,
-/// anchor-xe.md 6.5): every context ID and doorbell and the whole GuC GGTT window, out of
-/// which the VFs' runs are carved, and the PF's scheduling (upstream gives the PF the VFs'
-/// quantum and timeout while VFs run, 0 otherwise). Returns dwords and KLVs written.
+impl Sched {
+    /// The key and the largest value it takes.
+    const fn key_max(self) -> (u32, u32) {
+        match self {
+            Sched::ExecQuantum => (XEHPG_KLV_VF_CFG_EXEC_QUANTUM, MAX_EXEC_QUANTUM_MS),
+            Sched::PreemptTimeout => (XEHPG_KLV_VF_CFG_PREEMPT_TIMEOUT, MAX_PREEMPT_TIMEOUT_US),
+            Sched::Priority => (XEHPG_KLV_VF_CFG_SCHED_PRIORITY, MAX_PRIORITY),
+        }
+    }
+
+    /// Whether `value` is within the key's range.
+    pub(crate) const fn allows(self, value: u32) -> bool {
+        value <= self.key_max().1
+    }
+}
+
+/// One scheduling setting as its KLV, for a change on a function the GuC has a configuration
+/// for (upstream `pf_push_vf_cfg_exec_quantum` and its siblings): returns dwords and KLVs
+/// written.
+///
+/// # Errors
+///
+/// `ERANGE` for a value beyond the key's range, `ENOSPC` when `buf` is short.
+pub(crate) fn encode_sched(buf: &mut [u32], what: Sched, value: u32) -> Result<(usize, u32)> {
+    let (key, max) = what.key_max();
+    if value > max {
+        return Err(ERANGE);
+    }
+    let mut w = Writer::new(buf);
+    // CAST: the keys are 16-bit (seed 003).
+    w.put(key as u16, &[value])?;
+    Ok((w.len(), 1))
+}
+
+/// The `SCHED_IF_IDLE` policy KLV (seed 003 line 9, for `PF2GUC_UPDATE_VGT_POLICY`): every
+/// function is given its quantum even when idle, and the GuC makes every function's priority
+/// NORMAL (LOW when off; upstream `xe_gt_sriov_pf_policy_set_sched_if_idle_locked`). Returns
+/// dwords and KLVs written.
 ///
 /// # Errors
 ///
 /// `ENOSPC` when `buf` is short.
+pub(crate) fn encode_policy(buf: &mut [u32], sched_if_idle: bool) -> Result<(usize, u32)> {
+    let mut w = Writer::new(buf);
+    // CAST: the key is 16-bit (seed 003).
+    w.put(
+        XEHPG_KLV_VGT_POLICY_SCHED_IF_IDLE as u16,
+        &[u32::from(sched_if_idle)],
+    )?;
+    Ok((w.len(), 1))
+}
+
+/// Dwords of [`encode_self`]: four ID KLVs, three scheduling ones, the GGTT pair.
+pub(crate) const SELF_DWORDS: usize = 2 * 4 + 3 * 2 + 3 * 2;
+
+/// The PF's own configuration (VF 0), upstream's self-config (`pf_push_self_config`,
+/// anchor-xe.md 6.5): every context ID and doorbell and the whole GuC GGTT window, out of
+/// which the VFs' runs are carved, and the PF's scheduling (upstream gives the PF the VFs'
+/// quantum and timeout while VFs run, 0 otherwise), with the priority the administrator chose
+/// for the PF, if any (`SCHED_PRIORITY` last; without it the PF's follows the policy).
+/// Returns dwords and KLVs written.
+///
+/// # Errors
+///
+/// `ERANGE` for a priority above HIGH, `ENOSPC` when `buf` is short.
 pub(crate) fn encode_self(
     buf: &mut [u32],
     ggtt: Range,
     exec_quantum_ms: u32,
     preempt_timeout_us: u32,
+    priority: Option<u32>,
 ) -> Result<(usize, u32)> {
     let mut w = Writer::new(buf);
     // CAST: the halves, low first.
@@ -258,8 +316,17 @@ pub(crate) fn encode_self(
         // CAST: the keys are 16-bit (seed 003).
         w.put(key as u16, value)?;
     }
-    // CAST: eight.
-    Ok((w.len(), klvs.len() as u32))
+    let Some(p) = priority else {
+        // CAST: eight.
+        return Ok((w.len(), klvs.len() as u32));
+    };
+    if !Sched::Priority.allows(p) {
+        return Err(ERANGE);
+    }
+    // CAST: the key is 16-bit (seed 003).
+    w.put(XEHPG_KLV_VF_CFG_SCHED_PRIORITY as u16, &[p])?;
+    // CAST: nine.
+    Ok((w.len(), klvs.len() as u32 + 1))
 }
 
 #[cfg(xehpg_kunit)]
@@ -284,7 +351,6 @@ mod tests {
             },
             exec_quantum_ms: 16,
             preempt_timeout_us: 16_000,
-            priority: 0,
             thresholds: [3, 0, 0, 0, 0, 500],
         }
     }
@@ -329,7 +395,7 @@ mod tests {
             500, // THRESHOLD_DOORBELL_STORM
         ];
         assert_eq!(len, want.len());
-        assert_eq!(len, MAX_DWORDS - 2);
+        assert_eq!(len, MAX_DWORDS);
         assert_eq!(&buf[..len], &want[..]);
         assert_eq!(klvs, 15);
         assert_eq!(buf[len], 0xdead_beef);
@@ -344,7 +410,7 @@ mod tests {
         };
         let mut buf = [0; MAX_DWORDS];
         let (len, klvs) = cfg.encode(&mut buf)?;
-        assert_eq!((len, klvs), (MAX_DWORDS - 4, 14));
+        assert_eq!((len, klvs), (MAX_DWORDS - 2, 14));
         assert_eq!(&buf[10..12], &[0x0006_0001, 0]);
         Ok(())
     }
@@ -385,22 +451,25 @@ mod tests {
     }
 
     #[test]
-    fn a_priority_other_than_low_is_sent_after_the_timeout() -> Result {
-        let high = VfConfig {
-            priority: 2,
-            ..full()
-        };
-        let mut buf = [0; MAX_DWORDS];
-        let (len, klvs) = high.encode(&mut buf)?;
-        assert_eq!((len, klvs), (MAX_DWORDS, 16));
-        // After the scheduling quantum and timeout, before the six thresholds.
-        let at = len - 2 * THRESHOLDS.len();
-        assert_eq!(&buf[at - 2..at], &[0x8a0c_0001, 2]);
-        let bad = VfConfig {
-            priority: 3,
-            ..full()
-        };
-        assert_eq!(bad.validate(), Err(Invalid::Range("VF_CFG_SCHED_PRIORITY")));
+    fn one_scheduling_setting_within_its_range() -> Result {
+        let mut buf = [0; 2];
+        assert_eq!(encode_sched(&mut buf, Sched::ExecQuantum, 50)?, (2, 1));
+        assert_eq!(buf, [0x8a01_0001, 50]);
+        assert_eq!(encode_sched(&mut buf, Sched::Priority, 2)?, (2, 1));
+        assert_eq!(buf, [0x8a0c_0001, 2]);
+        assert_eq!(
+            encode_sched(&mut buf, Sched::PreemptTimeout, 100_000_001),
+            Err(ERANGE)
+        );
+        assert_eq!(encode_sched(&mut buf, Sched::Priority, 3), Err(ERANGE));
+        assert_eq!(
+            encode_sched(&mut buf, Sched::ExecQuantum, 100_001),
+            Err(ERANGE)
+        );
+        assert_eq!(encode_policy(&mut buf, true)?, (2, 1));
+        assert_eq!(buf, [0x8001_0001, 1]);
+        let mut short = [0; 1];
+        assert_eq!(encode_sched(&mut short, Sched::ExecQuantum, 1), Err(ENOSPC));
         Ok(())
     }
 
@@ -426,8 +495,8 @@ mod tests {
             start: 0x40_0000,
             end: 0xfee0_0000,
         };
-        let (len, klvs) = encode_self(&mut buf, window, 16, 16000)?;
-        assert_eq!((len, klvs), (SELF_DWORDS, 8));
+        let (len, klvs) = encode_self(&mut buf, window, 16, 16000, None)?;
+        assert_eq!((len, klvs), (SELF_DWORDS - 2, 8));
         let want = [
             0x8a0b_0001,
             0,
@@ -448,9 +517,14 @@ mod tests {
             0xfea0_0000,
             0,
         ];
-        assert_eq!(&buf[..], &want[..]);
-        let mut short = [0; SELF_DWORDS - 1];
-        assert_eq!(encode_self(&mut short, window, 0, 0), Err(ENOSPC));
+        assert_eq!(&buf[..len], &want[..]);
+        // The administrator's priority for the PF, last.
+        let (len, klvs) = encode_self(&mut buf, window, 16, 16000, Some(2))?;
+        assert_eq!((len, klvs), (SELF_DWORDS, 9));
+        assert_eq!(&buf[len - 2..], &[0x8a0c_0001, 2]);
+        assert_eq!(encode_self(&mut buf, window, 0, 0, Some(3)), Err(ERANGE));
+        let mut short = [0; SELF_DWORDS - 3];
+        assert_eq!(encode_self(&mut short, window, 0, 0, None), Err(ENOSPC));
         Ok(())
     }
 

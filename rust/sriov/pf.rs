@@ -34,7 +34,7 @@ mod relays;
 mod report;
 mod tlb;
 
-pub(crate) use admin::Setting;
+pub(crate) use admin::{Setting, Target};
 
 use kernel::{
     device::Device,
@@ -98,6 +98,8 @@ struct Vf {
     /// Its local memory is being cleared with the PF's mutex dropped (provisioning or an
     /// FLR): `lmem` must stay where it is until the clear is over ([`Pf::settle`]).
     cleaning: bool,
+    /// Stopped (`vfN/stop`): the GuC schedules it no more until an FLR.
+    stopped: bool,
 }
 
 /// Who asked for the VFs provisioned now.
@@ -115,8 +117,11 @@ struct State {
     /// VF `i + 1` is `vfs[i]`.
     vfs: KVec<Vf>,
     owner: Option<Owner>,
-    /// Per VF (index = VF number; 0 unused) settings for the next enable.
+    /// Per function (index 0: the PF, else the VF number) the administrator's settings
+    /// (`sriov_admin`).
     quotas: KVec<Quota>,
+    /// The `SCHED_IF_IDLE` policy the GuC has (`.bulk_profile/sched_priority` normal).
+    sched_if_idle: bool,
     /// Torn down ([`Pf::fini`]): the directory is disabled and the KLV page unmapped, nothing
     /// may be provisioned any more (a debugfs write racing unbind).
     closed: bool,
@@ -265,6 +270,7 @@ impl Pf {
                 vfs: KVec::new(),
                 owner: None,
                 quotas,
+                sched_if_idle: false,
                 closed: false,
                 contexts,
                 doorbells,

@@ -1,24 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The administrator's settings: per-VF scheduling and local-memory quotas for the next
-//! enable (sysfs `sriov_admin`, upstream's names and ranges from `xe_sriov_pf_sysfs.c`) and
-//! the adverse-event thresholds of provisioned VFs (debugfs `vfN threshold`), pushed to the
-//! GuC at once.
+//! The administrator's settings (sysfs `sriov_admin`, upstream's layout, names and rules from
+//! `xe_sriov_pf_sysfs.c` and `xe_sriov_pf_provision.c`) and the adverse-event thresholds of
+//! provisioned VFs (debugfs `vfN threshold`).
+//!
+//! | setting | PF (`pf/profile`) | VF (`vfN/profile`) | bulk (`.bulk_profile`, write-only) |
+//! |---|---|---|---|
+//! | `exec_quantum_ms`, `preempt_timeout_us` | pushed at once | kept; pushed at once to a provisioned VF | the PF's and every VF's |
+//! | `sched_priority` | low, normal, high; pushed at once | read-only, follows the policy | low or normal: the `SCHED_IF_IDLE` policy |
+//! | `vram_quota` | - | the next enable's; reads the size a provisioned VF holds | every VF's |
+//!
+//! Upstream differs in one place: it also re-provisions a running VF's local memory when its
+//! quota is written. Here a quota is refused with `EBUSY` while VFs are provisioned: the new
+//! pages would change under a running guest, and the old ones would go back to the pool while
+//! its jobs may still reach them (Documentation/sriov.rst, "Administration").
 
 use kernel::prelude::*;
 
 use super::{
-    super::{config::encode_threshold, fair, lmtt},
-    Pf,
+    super::{
+        config::{encode_policy, encode_sched, encode_threshold, Sched},
+        fair, lmtt,
+    },
+    Pf, State,
 };
+use crate::guc::{UpdateVgtPolicy, VfCommand};
 
-/// What the administrator set for one VF (sysfs `sriov_admin`), applied at the next enable;
-/// unset values take the fair share and upstream's scheduling defaults.
+/// What the administrator set for one function (index 0: the PF); unset values take the fair
+/// share and upstream's scheduling defaults.
 #[derive(Copy, Clone, Default)]
 pub(super) struct Quota {
     pub(super) exec_quantum_ms: Option<u32>,
     pub(super) preempt_timeout_us: Option<u32>,
+    /// The PF's only: a VF's follows the `SCHED_IF_IDLE` policy.
     pub(super) priority: Option<u32>,
+    /// A VF's only.
     pub(super) lmem: Option<u64>,
 }
 
@@ -41,8 +57,51 @@ impl Setting {
     ];
 }
 
+/// Whose setting a file is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// `sriov_admin/pf`.
+    Pf,
+    /// `sriov_admin/vfN`, `N` from 1 to TotalVFs.
+    Vf(u16),
+    /// `sriov_admin/.bulk_profile`: the PF and every VF (local memory: every VF).
+    Bulk,
+}
+
 /// The scheduling priorities' names (seed 003: 0 LOW, 1 NORMAL, 2 HIGH).
 const PRIORITIES: [&str; 3] = ["low", "normal", "high"];
+
+/// NORMAL.
+const NORMAL: u32 = 1;
+
+impl State {
+    /// The priority the `SCHED_IF_IDLE` policy gives every function (upstream
+    /// `xe_gt_sriov_pf_policy_set_sched_if_idle_locked`): NORMAL when set, LOW otherwise.
+    pub(super) fn policy_priority(&self) -> u32 {
+        u32::from(self.sched_if_idle)
+    }
+
+    /// The PF's quantum and timeout: the administrator's, else upstream's fair scheduling
+    /// while VFs are provisioned (`xe_gt_sriov_pf_config_set_fair_sched`) and no limits
+    /// otherwise (`pf_reprovision_default`).
+    pub(super) fn pf_sched(&self, vfs_running: bool) -> (u32, u32) {
+        let q = self.quotas.first().copied().unwrap_or_default();
+        let (eq, pt) = if vfs_running {
+            (fair::EXEC_QUANTUM_MS, fair::PREEMPT_TIMEOUT_US)
+        } else {
+            (0, 0)
+        };
+        (
+            q.exec_quantum_ms.unwrap_or(eq),
+            q.preempt_timeout_us.unwrap_or(pt),
+        )
+    }
+
+    /// The PF's priority when the administrator chose one.
+    pub(super) fn pf_priority(&self) -> Option<u32> {
+        self.quotas.first().and_then(|q| q.priority)
+    }
+}
 
 impl Pf {
     /// Sets adverse-event threshold `idx` ([`THRESHOLDS`]) of provisioned VF `vf` to `value`
@@ -65,129 +124,314 @@ impl Pf {
         let slot = cfg.thresholds.get_mut(idx).ok_or(EINVAL)?;
         let mut buf = [0u32; 2];
         let (len, klvs) = encode_threshold(&mut buf, idx, value)?;
-        self.send(vf, buf.get(..len).unwrap_or_default(), klvs)
-            .map_err(|(what, e)| {
-                dev_err!(
-                    self.dev,
-                    "sriov: VF{}: setting a threshold failed at {}: {}\n",
-                    vf,
-                    what,
-                    e.to_errno()
-                );
-                e
-            })?;
+        self.send_logged(vf, buf.get(..len).unwrap_or_default(), klvs, "a threshold")?;
         *slot = value;
         Ok(())
     }
 
-    /// Writes the value of `setting` for VF `vf` that the next enable applies (for the bulk
-    /// profile, `vf` 0: VF1's, which a bulk write made everyone's).
-    pub(crate) fn show(
-        &self,
-        vf: u16,
-        setting: Setting,
-        f: &mut impl core::fmt::Write,
-    ) -> core::fmt::Result {
-        let st = self.state.lock();
-        let q = st
-            .quotas
-            .get(usize::from(vf.max(1)))
-            .copied()
-            .unwrap_or_default();
-        match setting {
-            Setting::ExecQuantumMs => {
-                writeln!(f, "{}", q.exec_quantum_ms.unwrap_or(fair::EXEC_QUANTUM_MS))
-            }
-            Setting::PreemptTimeoutUs => {
-                writeln!(
-                    f,
-                    "{}",
-                    q.preempt_timeout_us.unwrap_or(fair::PREEMPT_TIMEOUT_US)
-                )
-            }
-            Setting::SchedPriority => {
-                let chosen = q.priority.unwrap_or(0) as usize;
-                for (i, name) in PRIORITIES.iter().enumerate() {
-                    let sep = if i == 0 { "" } else { " " };
-                    if i == chosen {
-                        write!(f, "{sep}[{name}]")?;
-                    } else {
-                        write!(f, "{sep}{name}")?;
-                    }
-                }
-                writeln!(f)
-            }
-            // 0: the fair share of the next enable.
-            Setting::VramQuota => writeln!(f, "{}", q.lmem.unwrap_or(0)),
+    /// The function number and target of a glue file: `id` 0 is the PF, 1 to TotalVFs a VF,
+    /// `bulk` the bulk profile.
+    pub(crate) fn target(&self, id: u32, bulk: u32) -> Option<Target> {
+        if id == bulk {
+            return Some(Target::Bulk);
+        }
+        match u16::try_from(id).ok()? {
+            0 => Some(Target::Pf),
+            vf if vf <= self.total => Some(Target::Vf(vf)),
+            _ => None,
         }
     }
 
-    /// Sets `setting` of VF `vf` (0: every VF) from the text written to its file, for the
-    /// next enable. Process context.
+    /// Writes `setting` of `t` as its file reads. Process context.
     ///
     /// # Errors
     ///
-    /// `EBUSY` while VFs are provisioned (the settings are the next enable's), `ENOENT` for a
-    /// VF beyond TotalVFs, `EINVAL` for text that is not a value, `ERANGE` for a value outside
-    /// its key's range (seed 003) or, for local memory, beyond what VFs can share.
-    pub(crate) fn set(&self, vf: u16, setting: Setting, text: &str) -> Result {
+    /// `EPERM` for the write-only bulk profile and a setting the target lacks.
+    pub(crate) fn show(
+        &self,
+        t: Target,
+        setting: Setting,
+        f: &mut impl core::fmt::Write,
+    ) -> Result<core::fmt::Result> {
+        let st = self.state.lock();
+        let vf = match t {
+            Target::Bulk => return Err(EPERM),
+            Target::Pf => None,
+            Target::Vf(vf) => Some(vf),
+        };
+        let q = st
+            .quotas
+            .get(vf.map_or(0, usize::from))
+            .copied()
+            .unwrap_or_default();
+        // What the GuC holds for a provisioned VF.
+        let pushed = vf
+            .and_then(|vf| usize::from(vf).checked_sub(1))
+            .and_then(|i| st.vfs.get(i));
+        let cfg = pushed.and_then(|v| v.pushed);
+        let running = !st.vfs.is_empty();
+        Ok(match (setting, vf) {
+            (Setting::ExecQuantumMs, None) => writeln!(f, "{}", st.pf_sched(running).0),
+            (Setting::PreemptTimeoutUs, None) => writeln!(f, "{}", st.pf_sched(running).1),
+            (Setting::ExecQuantumMs, Some(_)) => writeln!(
+                f,
+                "{}",
+                cfg.map_or(q.exec_quantum_ms.unwrap_or(fair::EXEC_QUANTUM_MS), |c| c
+                    .exec_quantum_ms)
+            ),
+            (Setting::PreemptTimeoutUs, Some(_)) => writeln!(
+                f,
+                "{}",
+                cfg.map_or(
+                    q.preempt_timeout_us.unwrap_or(fair::PREEMPT_TIMEOUT_US),
+                    |c| c.preempt_timeout_us
+                )
+            ),
+            // The PF may choose among all three; a VF's is the policy's, LOW or NORMAL.
+            (Setting::SchedPriority, None) => choices(
+                f,
+                st.pf_priority().unwrap_or(st.policy_priority()),
+                &PRIORITIES,
+            ),
+            (Setting::SchedPriority, Some(_)) => choices(
+                f,
+                st.policy_priority(),
+                PRIORITIES.get(..2).unwrap_or_default(),
+            ),
+            // The real size a provisioned VF holds; else the next enable's quota, 0 for the
+            // fair share (upstream: "shows the result of the auto-provisioning").
+            (Setting::VramQuota, Some(_)) => writeln!(
+                f,
+                "{}",
+                pushed
+                    .and_then(|v| v.lmem.as_ref())
+                    .map_or(q.lmem.unwrap_or(0), |l| l.size())
+            ),
+            (Setting::VramQuota, None) => return Err(EPERM),
+        })
+    }
+
+    /// Sets `setting` of `t` from the text written to its file. Scheduling takes effect at
+    /// once where the GuC has the function's configuration (the PF always, a VF while
+    /// provisioned) and is kept for the next enable; a quota is the next enable's. Process
+    /// context; sleeps on the CT with the PF's mutex held.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for text that is not a value or a name, `ERANGE` for a value outside its key's
+    /// range (seed 003) or, for local memory, beyond what VFs can share, `EOPNOTSUPP` for a
+    /// VF's priority, `EBUSY` for a quota while VFs are provisioned, `EPERM` for a setting the
+    /// target lacks, the GuC's refusal (logged) when pushing.
+    pub(crate) fn set(&self, t: Target, setting: Setting, text: &str) -> Result {
         let text = text.trim();
-        let mut st = self.state.lock();
-        if !st.vfs.is_empty() {
-            return Err(EBUSY);
-        }
-        if vf > self.total {
-            return Err(ENOENT);
-        }
         let number = || text.parse::<u64>().map_err(|_| EINVAL);
-        // Nothing is provisioned (checked above): all of the VFs' memory is free.
-        let window = st.vf_lmem.avail();
-        let apply: &dyn Fn(&mut Quota) = match setting {
-            Setting::ExecQuantumMs => {
+        let mut st = self.state.lock();
+        if st.closed {
+            return Err(ENODEV);
+        }
+        match setting {
+            Setting::ExecQuantumMs | Setting::PreemptTimeoutUs => {
+                let what = if setting == Setting::ExecQuantumMs {
+                    Sched::ExecQuantum
+                } else {
+                    Sched::PreemptTimeout
+                };
                 let v = u32::try_from(number()?)
                     .ok()
-                    .filter(|v| *v <= 100_000)
+                    .filter(|v| what.allows(*v))
                     .ok_or(ERANGE)?;
-                &move |q: &mut Quota| q.exec_quantum_ms = Some(v)
+                match t {
+                    Target::Pf => self.set_sched(&mut st, 0, what, v),
+                    Target::Vf(vf) => self.set_sched(&mut st, vf, what, v),
+                    // The PF first, then each VF, as upstream's bulk; the first refusal stops
+                    // it (those before keep the new value).
+                    Target::Bulk => {
+                        (0..=self.total).try_for_each(|vf| self.set_sched(&mut st, vf, what, v))
+                    }
+                }
             }
-            Setting::PreemptTimeoutUs => {
-                let v = u32::try_from(number()?)
-                    .ok()
-                    .filter(|v| *v <= 100_000_000)
-                    .ok_or(ERANGE)?;
-                &move |q: &mut Quota| q.preempt_timeout_us = Some(v)
-            }
-            Setting::SchedPriority => {
-                let i = PRIORITIES.iter().position(|p| *p == text).ok_or(EINVAL)?;
-                // CAST: below 3.
-                let v = i as u32;
-                &move |q: &mut Quota| q.priority = Some(v)
-            }
+            Setting::SchedPriority => match t {
+                Target::Pf => {
+                    let p = position(&PRIORITIES, text)?;
+                    self.set_sched(&mut st, 0, Sched::Priority, p)
+                }
+                // The GuC lets the PF change only its own (`sched_priority_change_allowed`).
+                Target::Vf(_) => Err(EOPNOTSUPP),
+                // HIGH only for the PF (`sched_priority_bulk_high_allowed`).
+                Target::Bulk => {
+                    let p = position(PRIORITIES.get(..2).unwrap_or_default(), text)?;
+                    self.set_policy(&mut st, p == NORMAL)
+                }
+            },
             Setting::VramQuota => {
+                if !st.vfs.is_empty() {
+                    return Err(EBUSY);
+                }
                 let v = number()?;
                 if v % lmtt::PAGE != 0 {
                     return Err(EINVAL);
                 }
-                if v > window {
+                // Nothing is provisioned (checked above): all of the VFs' memory is free.
+                if v > st.vf_lmem.avail() {
                     return Err(ERANGE);
                 }
                 let v = (v != 0).then_some(v);
-                &move |q: &mut Quota| q.lmem = v
+                let range = match t {
+                    Target::Pf => return Err(EPERM),
+                    Target::Vf(vf) => usize::from(vf)..=usize::from(vf),
+                    Target::Bulk => 1..=usize::from(self.total),
+                };
+                for q in st
+                    .quotas
+                    .iter_mut()
+                    .take(range.end() + 1)
+                    .skip(*range.start())
+                {
+                    q.lmem = v;
+                }
+                Ok(())
             }
-        };
-        let range = if vf == 0 {
-            1..=usize::from(self.total)
-        } else {
-            usize::from(vf)..=usize::from(vf)
-        };
-        for q in st
-            .quotas
-            .iter_mut()
-            .take(range.end() + 1)
-            .skip(*range.start())
+        }
+    }
+
+    /// Sets scheduling `what` of function `vf` (0: the PF) to `v`: pushed as one KLV when the
+    /// GuC has the function's configuration, then kept. A refused push keeps nothing.
+    fn set_sched(&self, st: &mut State, vf: u16, what: Sched, v: u32) -> Result {
+        let idx = usize::from(vf);
+        let provisioned = idx
+            .checked_sub(1)
+            .and_then(|i| st.vfs.get(i))
+            .is_some_and(|v| v.pushed.is_some());
+        if vf == 0 || provisioned {
+            let mut buf = [0u32; 2];
+            let (len, klvs) = encode_sched(&mut buf, what, v)?;
+            self.send_logged(vf, buf.get(..len).unwrap_or_default(), klvs, "scheduling")?;
+        }
+        if let Some(cfg) = idx
+            .checked_sub(1)
+            .and_then(|i| st.vfs.get_mut(i))
+            .and_then(|v| v.pushed.as_mut())
         {
-            apply(q);
+            match what {
+                Sched::ExecQuantum => cfg.exec_quantum_ms = v,
+                Sched::PreemptTimeout => cfg.preempt_timeout_us = v,
+                Sched::Priority => {}
+            }
+        }
+        let q = st.quotas.get_mut(idx).ok_or(ENOENT)?;
+        match what {
+            Sched::ExecQuantum => q.exec_quantum_ms = Some(v),
+            Sched::PreemptTimeout => q.preempt_timeout_us = Some(v),
+            Sched::Priority => q.priority = Some(v),
         }
         Ok(())
     }
+
+    /// Sends the `SCHED_IF_IDLE` policy; the GuC then gives every function NORMAL (set) or
+    /// LOW priority, the PF's choice included (upstream
+    /// `xe_gt_sriov_pf_config_force_sched_priority_locked`).
+    fn set_policy(&self, st: &mut State, sched_if_idle: bool) -> Result {
+        self.push_policy(sched_if_idle).map_err(|(what, e)| {
+            dev_err!(
+                self.dev,
+                "sriov: setting the scheduling policy (sched_if_idle {}) failed at {}: {}\n",
+                u8::from(sched_if_idle),
+                what,
+                e.to_errno()
+            );
+            e
+        })?;
+        st.sched_if_idle = sched_if_idle;
+        if let Some(q) = st.quotas.first_mut() {
+            q.priority = None;
+        }
+        Ok(())
+    }
+
+    /// Sends the VGT policy `SCHED_IF_IDLE` through the KLV page and checks the GuC applied
+    /// it.
+    pub(super) fn push_policy(&self, sched_if_idle: bool) -> Result<(), super::Step> {
+        let mut buf = [0u32; 2];
+        let (len, klvs) = super::step("policy", encode_policy(&mut buf, sched_if_idle))?;
+        let list = buf.get(..len).unwrap_or_default();
+        super::step("KLV buffer", self.write_klvs(list))?;
+        // CAST: two dwords.
+        let msg = UpdateVgtPolicy {
+            addr: self.klv_map.addr(0),
+            dwords: len as u32,
+        };
+        let reply = super::step("PF2GUC_UPDATE_VGT_POLICY", self.b.ct.request(self, &msg))?;
+        super::step(
+            "PF2GUC_UPDATE_VGT_POLICY reply",
+            super::super::control::applied(klvs, reply),
+        )
+    }
+
+    /// [`Pf::send`] with a failure logged as a change of `what` on function `vf`.
+    fn send_logged(&self, vf: u16, list: &[u32], klvs: u32, what: &str) -> Result {
+        self.send(vf, list, klvs).map_err(|(step, e)| {
+            dev_err!(
+                self.dev,
+                "sriov: {}: setting {} failed at {}: {}\n",
+                Function(vf),
+                what,
+                step,
+                e.to_errno()
+            );
+            e
+        })
+    }
+
+    /// `vfN/stop`: the GuC stops scheduling provisioned VF `vf` at once; only an FLR lets it
+    /// run again (upstream `xe_sriov_pf_control_stop_vf`). Process context.
+    ///
+    /// # Errors
+    ///
+    /// `ENOENT` for a VF that is not provisioned, `ESTALE` for one already stopped, the GuC's
+    /// refusal (logged).
+    pub(crate) fn stop(&self, vf: u16) -> Result {
+        self.control(vf, VfCommand::Stop)
+            .inspect(|()| dev_info!(self.dev, "sriov: VF{}: stopped by the administrator\n", vf))
+            .inspect_err(|e| {
+                if *e != ENOENT && *e != ESTALE {
+                    dev_err!(
+                        self.dev,
+                        "sriov: VF{}: stopping failed: {}\n",
+                        vf,
+                        e.to_errno()
+                    );
+                }
+            })
+    }
+}
+
+/// A function's name in messages: `PF` or `VFn`.
+struct Function(u16);
+
+impl kernel::fmt::Display for Function {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        match self.0 {
+            0 => f.write_str("PF"),
+            vf => write!(f, "VF{vf}"),
+        }
+    }
+}
+
+/// The index of `text` among `names`.
+fn position(names: &[&str], text: &str) -> Result<u32> {
+    let i = names.iter().position(|p| *p == text).ok_or(EINVAL)?;
+    u32::try_from(i).map_err(|_| EINVAL)
+}
+
+/// Writes `names` with `chosen` in brackets, as upstream's `emit_choice`.
+fn choices(f: &mut impl core::fmt::Write, chosen: u32, names: &[&str]) -> core::fmt::Result {
+    for (i, name) in (0u32..).zip(names) {
+        let sep = if i == 0 { "" } else { " " };
+        if i == chosen {
+            write!(f, "{sep}[{name}]")?;
+        } else {
+            write!(f, "{sep}{name}")?;
+        }
+    }
+    writeln!(f)
 }

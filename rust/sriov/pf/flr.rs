@@ -274,6 +274,8 @@ impl Pf {
             return;
         }
         v.flr = next;
+        // The GuC schedules the VF again (`FLR_FINISH` leaves `STOPPED` too).
+        v.stopped = false;
         drop(st);
         self.invalidate();
         self.stats.flr_done.add(1, Relaxed);
@@ -284,19 +286,25 @@ impl Pf {
     ///
     /// # Errors
     ///
-    /// `ENOENT` for a VF that is not provisioned, the GuC's error (it refuses a command the
-    /// VF's state does not allow).
+    /// `ENOENT` for a VF that is not provisioned, `ESTALE` to stop a stopped VF (upstream
+    /// `xe_gt_sriov_pf_control_stop_vf`), `EPERM` to pause or resume one (only an FLR lets it
+    /// run again), the GuC's error (it refuses a command the VF's state does not allow).
     pub(crate) fn control(&self, vf: u16, cmd: Command) -> Result {
-        let st = self.state.lock();
+        let mut st = self.state.lock();
         // Only a VF the GuC has a configuration for (not one still being provisioned).
-        let pushed = (usize::from(vf))
+        let v = usize::from(vf)
             .checked_sub(1)
-            .and_then(|i| st.vfs.get(i))
-            .is_some_and(|v| v.pushed.is_some());
-        if !pushed {
-            return Err(ENOENT);
+            .and_then(|i| st.vfs.get_mut(i))
+            .filter(|v| v.pushed.is_some())
+            .ok_or(ENOENT)?;
+        if v.stopped {
+            return Err(if cmd == Command::Stop { ESTALE } else { EPERM });
         }
-        self.b.ct.request(self, &VfControl { vf, cmd })
+        self.b.ct.request(self, &VfControl { vf, cmd })?;
+        if cmd == Command::Stop {
+            v.stopped = true;
+        }
+        Ok(())
     }
 
     /// Waits for `VF_FLR_DONE` of `vf`; false on timeout or teardown.

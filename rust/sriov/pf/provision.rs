@@ -80,10 +80,19 @@ impl Pf {
             }),
         )
         .and_then(|()| {
-            if st.vfs.is_empty() {
+            // Upstream's `pf_reprovision_sched_if_idle`: only a policy that is set.
+            if st.sched_if_idle {
+                self.push_policy(true)?;
+            }
+            // The PF's own configuration when VFs run or the administrator changed it.
+            let q = st.quotas.first().copied().unwrap_or_default();
+            let custom = q.exec_quantum_ms.is_some()
+                || q.preempt_timeout_us.is_some()
+                || q.priority.is_some();
+            if st.vfs.is_empty() && !custom {
                 return Ok(());
             }
-            self.push_self(fair::EXEC_QUANTUM_MS, fair::PREEMPT_TIMEOUT_US)?;
+            self.push_self(&st, !st.vfs.is_empty())?;
             (1u16..)
                 .zip(st.vfs.iter())
                 .try_for_each(|(vf, v)| v.pushed.as_ref().map_or(Ok(()), |c| self.push(vf, c)))
@@ -182,7 +191,7 @@ impl Pf {
         // New VFs: nothing reported yet.
         self.inbox.lock().adverse = [[0; THRESHOLDS.len()]; 64];
         let taken = self
-            .push_self(fair::EXEC_QUANTUM_MS, fair::PREEMPT_TIMEOUT_US)
+            .push_self(&st, true)
             .and_then(|()| self.share(&st, n))
             .and_then(|share| {
                 (1..=n).try_for_each(|vf| {
@@ -335,7 +344,6 @@ impl Pf {
             doorbells: v.doorbells.unwrap_or_default(),
             exec_quantum_ms: q.exec_quantum_ms.unwrap_or(fair::EXEC_QUANTUM_MS),
             preempt_timeout_us: q.preempt_timeout_us.unwrap_or(fair::PREEMPT_TIMEOUT_US),
-            priority: q.priority.unwrap_or(0),
             // Not reported until set (debugfs `vfN threshold`), as upstream.
             thresholds: [0; THRESHOLDS.len()],
         };
@@ -404,10 +412,11 @@ impl Pf {
         self.send(vf, buf.get(..len).unwrap_or_default(), klvs)
     }
 
-    /// Pushes the PF's own configuration (VF 0, [`encode_self`]) with scheduling `eq_ms` and
-    /// `pt_us`: upstream's fair scheduling gives the PF the VFs' values while VFs run and 0
-    /// (no limits) otherwise.
-    fn push_self(&self, eq_ms: u32, pt_us: u32) -> Result<(), Step> {
+    /// Pushes the PF's own configuration (VF 0, [`encode_self`]) with its scheduling
+    /// ([`State::pf_sched`]: the administrator's, else the VFs' values while `running` and no
+    /// limits otherwise) and the priority the administrator chose for it, if any.
+    fn push_self(&self, st: &State, running: bool) -> Result<(), Step> {
+        let (eq_ms, pt_us) = st.pf_sched(running);
         let mut buf = [0u32; SELF_DWORDS];
         let window = Range {
             start: crate::mem::ggtt::GUC_GGTT_BOTTOM,
@@ -415,7 +424,7 @@ impl Pf {
         };
         let (len, klvs) = step(
             "PF configuration",
-            encode_self(&mut buf, window, eq_ms, pt_us),
+            encode_self(&mut buf, window, eq_ms, pt_us, st.pf_priority()),
         )?;
         self.send(0, buf.get(..len).unwrap_or_default(), klvs)
     }
@@ -424,14 +433,7 @@ impl Pf {
     /// applied each.
     pub(super) fn send(&self, vf: u16, list: &[u32], klvs: u32) -> Result<(), Step> {
         let len = list.len();
-        step(
-            "KLV buffer",
-            self.with_bars(|_, mem| {
-                (0u64..)
-                    .zip(list)
-                    .try_for_each(|(i, dw)| mem.write32(self.klv.start + 4 * i, *dw))
-            }),
-        )?;
+        step("KLV buffer", self.write_klvs(list))?;
         // CAST: at most MAX_DWORDS.
         let msg = UpdateVfCfg {
             vf,
@@ -450,6 +452,15 @@ impl Pf {
             return Err(("PF2GUC_UPDATE_VF_CFG reply", e));
         }
         Ok(())
+    }
+
+    /// Writes `list` to the KLV page, which the GuC reads through the GGTT.
+    pub(super) fn write_klvs(&self, list: &[u32]) -> Result {
+        self.with_bars(|_, mem| {
+            (0u64..)
+                .zip(list)
+                .try_for_each(|(i, dw)| mem.write32(self.klv.start + 4 * i, *dw))
+        })
     }
 
     /// Gives back every VF's share, the last VF first, if `owner` provisioned them (the PCI
@@ -494,8 +505,9 @@ impl Pf {
             self.release(st, vf, v);
         }
         self.invalidate();
-        // The PF alone again: no scheduling limits (upstream's `reprovision_default`).
-        if let Err((what, e)) = self.push_self(0, 0) {
+        // The PF alone again: no scheduling limits but the administrator's (upstream's
+        // `reprovision_default`).
+        if let Err((what, e)) = self.push_self(st, false) {
             dev_err!(
                 self.dev,
                 "sriov: restoring the PF's own configuration failed at {}: {}\n",

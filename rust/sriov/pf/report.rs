@@ -140,7 +140,7 @@ impl Pf {
                 u8::from(v.pushed.is_some()),
                 p.exec_quantum_ms,
                 p.preempt_timeout_us,
-                p.priority,
+                st.policy_priority(),
                 v.flr,
                 leaf.start,
                 leaf.end

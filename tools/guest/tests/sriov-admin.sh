@@ -1,54 +1,87 @@
 #!/bin/sh
-# Manual per-VF settings in sysfs, in the layout of upstream xe's SR-IOV
-# admin interface (sriov_admin/.bulk_profile, sriov_admin/vfN/profile with
-# exec_quantum_ms, preempt_timeout_us, sched_priority, vram_quota). They are
-# the next enable's: defaults shown until set, a value outside its key's range
-# (seed 003) or not a value refused with the file unchanged, writes refused
-# while VFs are enabled. The next enable pushes them: VF2's quantum, priority
-# (sent as SCHED_PRIORITY only when not low, as upstream) and local memory;
-# the bulk profile's preemption timeout for every VF. A quota that cannot fit
-# beside the other VFs' shares fails the enable (ENOSPC at that VF's local
-# memory) and leaves nothing provisioned. Then quotas that give VF2 pages
-# in two runs: each VF gets exactly its quota, mapped and cleared.
+# sriov_admin as upstream xe has it (7.3 xe_sriov_pf_sysfs.c; the ABI:
+# Documentation/ABI/testing/sysfs-driver-xehpg-sriov). Layout and modes:
+# .bulk_profile write-only, pf/device, pf/profile without vram_quota, a VF's
+# sched_priority read-only, vfN/stop write-only, vfN/device only while VF N
+# is enabled. Defaults, refusals (a value outside its key's range, not a
+# value, a VF's priority, "high" in bulk, a quota not in 2 MiB pages or
+# beyond local memory) with the file unchanged. Scheduling applies at once
+# where the GuC has the function's configuration (the PF always, a VF while
+# enabled): a VF's quantum and the bulk quantum while VFs run, the PF's
+# priority; bulk "normal" is the SCHED_IF_IDLE policy, which makes every
+# function NORMAL. A quota is the next enable's (EBUSY while VFs run) and
+# reads as the real size once provisioned. A quota that cannot fit beside
+# the other VFs' shares fails the enable (ENOSPC at that VF's local memory)
+# and leaves nothing provisioned; quotas that give VF2 pages in two runs
+# give each VF exactly its quota, mapped and cleared. vfN/stop stops a VF
+# (once: again is ESTALE), the FLR at disable lets it go.
 # guest-module: sriov-shim
 # expect-mock: sriov.isolation_violations == 0
 # expect-mock: sriov.vf_cfg_updates >= 6
+# expect-mock: sriov.vgt_policy_updates == 2
+# expect-mock: sriov.vf_priority_refused == 0
 # expect-mock: violations == 0
-# timeout: 180
+# timeout: 240
 . /tests/lib.sh
 
 dev=$(gpu_dev 0x56c0)
 bdf=${dev##*/}
 adm=$dev/sriov_admin
+bulk=$adm/.bulk_profile
+pf=$adm/pf/profile
+p2=$adm/vf2/profile
 
 # try_write FILE VALUE: the write's error text, empty on success.
 try_write() { (echo "$2" >"$1") 2>&1 | sed 's/^.*: //'; }
+mode() { stat -c %a "$1"; }
 
 check sriov_visible "$bdf"
 echo 0 >"$dev/sriov_drivers_autoprobe"
-check test -d "$adm/.bulk_profile"
+
+# Layout and modes.
+expect_eq "bulk files write-only" \
+	"$(for f in exec_quantum_ms preempt_timeout_us sched_priority vram_quota; do
+		mode "$bulk/$f"
+	done | sort -u)" 200
 expect_eq "one directory per VF" "$(ls -d "$adm"/vf* | wc -l)" 63
-p2=$adm/vf2/profile
+expect_eq "pf/device is the PF" "$(readlink -f "$adm/pf/device")" "$(readlink -f "$dev")"
+check not test -e "$pf/vram_quota"
+check not test -e "$adm/pf/stop"
+expect_eq "a VF's priority is read-only" "$(mode "$p2/sched_priority")" 444
+expect_eq "stop is write-only" "$(mode "$adm/vf2/stop")" 200
+check not test -e "$adm/vf1/device"
+
+# Defaults.
 expect_eq "default quantum" "$(cat "$p2/exec_quantum_ms")" 16
 expect_eq "default timeout" "$(cat "$p2/preempt_timeout_us")" 16000
-expect_eq "default priority" "$(cat "$p2/sched_priority")" "[low] normal high"
+expect_eq "a VF's priority: the policy's, never high" "$(cat "$p2/sched_priority")" "[low] normal"
 expect_eq "default quota: fair share" "$(cat "$p2/vram_quota")" 0
+expect_eq "the PF alone: no quantum" "$(cat "$pf/exec_quantum_ms")" 0
+expect_eq "the PF's priority" "$(cat "$pf/sched_priority")" "[low] normal high"
 
+# Settings for the next enable.
 expect_eq "quantum 50" "$(try_write "$p2/exec_quantum_ms" 50)" ""
-expect_eq "priority high" "$(try_write "$p2/sched_priority" high)" ""
 expect_eq "quota 256 MiB" "$(try_write "$p2/vram_quota" 268435456)" ""
-expect_eq "bulk timeout" "$(try_write "$adm/.bulk_profile/preempt_timeout_us" 20000)" ""
+expect_eq "bulk timeout" "$(try_write "$bulk/preempt_timeout_us" 20000)" ""
 expect_eq "VF2 quantum" "$(cat "$p2/exec_quantum_ms")" 50
-expect_eq "VF2 priority" "$(cat "$p2/sched_priority")" "low normal [high]"
 expect_eq "VF63 timeout from bulk" "$(cat "$adm/vf63/profile/preempt_timeout_us")" 20000
+expect_eq "the PF's timeout from bulk" "$(cat "$pf/preempt_timeout_us")" 20000
 
+# Refusals.
 expect_eq "quantum above 100 s" "$(try_write "$p2/exec_quantum_ms" 100001)" "Numerical result out of range"
 expect_eq "timeout above 100 s" "$(try_write "$p2/preempt_timeout_us" 100000001)" "Numerical result out of range"
 expect_eq "quantum not a number" "$(try_write "$p2/exec_quantum_ms" fast)" "Invalid argument"
-expect_eq "priority unknown" "$(try_write "$p2/sched_priority" urgent)" "Invalid argument"
+expect_eq "the PF's priority unknown" "$(try_write "$pf/sched_priority" urgent)" "Invalid argument"
+# Read-only even for root: sysfs refuses the write before the driver sees it.
+expect_eq "a VF's priority cannot change" "$(try_write "$p2/sched_priority" normal)" "Permission denied"
+expect_eq "no high in bulk" "$(try_write "$bulk/sched_priority" high)" "Invalid argument"
 expect_eq "quota not 2 MiB pages" "$(try_write "$p2/vram_quota" 3145728)" "Invalid argument"
 expect_eq "quota beyond local memory" "$(try_write "$p2/vram_quota" 1099511627776)" "Numerical result out of range"
+expect_eq "stop: not a boolean" "$(try_write "$adm/vf2/stop" maybe)" "Invalid argument"
+expect_eq "stop: VF not enabled" "$(try_write "$adm/vf2/stop" 1)" "No such file or directory"
+expect_eq "stop 0 does nothing" "$(try_write "$adm/vf2/stop" 0)" ""
 expect_eq "VF2 quantum unchanged" "$(cat "$p2/exec_quantum_ms")" 50
+expect_eq "VF2 priority unchanged" "$(cat "$p2/sched_priority")" "[low] normal"
 
 # A quota that fits alone but not beside the others' fair shares: the
 # enable fails at VF3's local memory, nothing stays provisioned.
@@ -62,15 +95,48 @@ expect_eq "no VF enabled" "$(cat "$dev/sriov_numvfs")" 0
 expect_eq "VF3 back to the fair share" "$(try_write "$adm/vf3/profile/vram_quota" 0)" ""
 
 check numvfs "$bdf" 3
+expect_eq "vf1/device is VF1" "$(readlink -f "$adm/vf1/device")" "$(readlink -f "$dev/virtfn0")"
+expect_eq "vf3/device is VF3" "$(readlink -f "$adm/vf3/device")" "$(readlink -f "$dev/virtfn2")"
+check not test -e "$adm/vf4/device"
 expect_eq "VF2 pushed with its quantum" "$(sriov_vf "$bdf" 2 eq_ms)" 50
-expect_eq "VF2 pushed with high priority" "$(sriov_vf "$bdf" 2 priority)" 2
 expect_eq "VF1 pushed with the default quantum" "$(sriov_vf "$bdf" 1 eq_ms)" 16
 expect_eq "every VF with the bulk timeout" "$(for v in 1 2 3; do sriov_vf "$bdf" $v pt_us; done | sort -u)" 20000
 lmem=$(sriov_vf "$bdf" 2 lmem)
 expect_eq "VF2 local memory is its quota" "$(runs_bytes "$lmem")" 268435456
-expect_eq "settings are the next enable's" "$(try_write "$p2/exec_quantum_ms" 20)" "Device or resource busy"
+expect_eq "VF2 reads its quota" "$(cat "$p2/vram_quota")" 268435456
+expect_eq "VF1 reads the fair share it got" "$(cat "$adm/vf1/profile/vram_quota")" \
+	"$(runs_bytes "$(sriov_vf "$bdf" 1 lmem)")"
+check test "$(cat "$adm/vf1/profile/vram_quota")" -gt 0
+expect_eq "the PF's quantum while VFs run" "$(cat "$pf/exec_quantum_ms")" 16
+
+# Live changes.
+expect_eq "VF2 quantum while running" "$(try_write "$p2/exec_quantum_ms" 20)" ""
+expect_eq "VF2 pushed at once" "$(sriov_vf "$bdf" 2 eq_ms)" 20
+expect_eq "VF2 reads it" "$(cat "$p2/exec_quantum_ms")" 20
+expect_eq "bulk quantum while running" "$(try_write "$bulk/exec_quantum_ms" 30)" ""
+expect_eq "every VF's quantum at once" "$(for v in 1 2 3; do sriov_vf "$bdf" $v eq_ms; done | sort -u)" 30
+expect_eq "the PF's quantum from bulk" "$(cat "$pf/exec_quantum_ms")" 30
+expect_eq "VF50's quantum for the next enable" "$(cat "$adm/vf50/profile/exec_quantum_ms")" 30
+expect_eq "bulk priority normal" "$(try_write "$bulk/sched_priority" normal)" ""
+expect_eq "a VF's priority follows the policy" "$(cat "$p2/sched_priority")" "low [normal]"
+expect_eq "the PF's priority follows the policy" "$(cat "$pf/sched_priority")" "low [normal] high"
+expect_eq "VF2 runs at normal" "$(sriov_vf "$bdf" 2 priority)" 1
+expect_eq "the PF's priority high" "$(try_write "$pf/sched_priority" high)" ""
+expect_eq "the PF reads high" "$(cat "$pf/sched_priority")" "low normal [high]"
+expect_eq "a quota while VFs run" "$(try_write "$p2/vram_quota" 0)" "Device or resource busy"
+expect_eq "VF2 keeps its memory" "$(cat "$p2/vram_quota")" 268435456
+
+# Stop: once, then ESTALE; the FLR at disable lets it go.
+expect_eq "stop VF3" "$(try_write "$adm/vf3/stop" 1)" ""
+check dmesg_has "sriov: VF3: stopped by the administrator"
+expect_eq "stop VF3 again" "$(try_write "$adm/vf3/stop" y)" "Stale file handle"
 check numvfs "$bdf" 0
-expect_eq "writable again once disabled" "$(try_write "$p2/exec_quantum_ms" 20)" ""
+check not test -e "$adm/vf1/device"
+expect_eq "the policy outlives the VFs" "$(cat "$p2/sched_priority")" "low [normal]"
+expect_eq "bulk priority low" "$(try_write "$bulk/sched_priority" low)" ""
+expect_eq "the PF's priority low again" "$(cat "$pf/sched_priority")" "[low] normal high"
+expect_eq "the PF keeps its quantum alone" "$(cat "$pf/exec_quantum_ms")" 30
+expect_eq "writable again once disabled" "$(try_write "$p2/vram_quota" 0)" ""
 
 # Quotas that make a VF's pages not touch: the buddy splits VF1's 2 MiB off
 # the top of a larger block, leaving 2, 4, 8 MiB ... free below it; VF2's
@@ -99,7 +165,7 @@ done
 expect_eq "VF2 in two runs" "$(sriov_vf "$bdf" 2 lmem | tr , '\n' | wc -l)" 2
 expect_eq "four runs in all" "$runs" 4
 check numvfs "$bdf" 0
-for v in 1 2 3; do try_write "$adm/vf$v/profile/vram_quota" 0 >/dev/null; done
+echo 0 >"$bulk/vram_quota"
 check rmmod xehpg
 check sriov_shim_unload "$bdf"
 check_dmesg_clean
