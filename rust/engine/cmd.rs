@@ -39,6 +39,12 @@ pub(crate) const MI_LRI_FORCE_POSTED: u32 = 1 << 12;
 pub(crate) const MI_FLUSH_DW_STORE: u32 = mi(0x26) | (1 << 14) | 2;
 /// `MI_FLUSH_DW` address dword: bit 2 `MI_FLUSH_DW_USE_GTT`.
 pub(crate) const MI_FLUSH_DW_USE_GTT: u32 = 1 << 2;
+/// A bare `MI_FLUSH_DW`, no post-sync operation, 4 dwords: the fill's writes land before the
+/// next command reads them.
+pub(crate) const MI_FLUSH_DW: u32 = mi(0x26) | 2;
+/// `MI_FLUSH_DW_CCS` (bit 16, `xe_mi_commands.h`): the flush also flushes the compression
+/// metadata; upstream adds it to a clear's completion flush (`xe_migrate_clear`).
+pub(crate) const MI_FLUSH_DW_CCS: u32 = 1 << 16;
 /// `PIPE_CONTROL`, 6 dwords (`GFX_OP_PIPE_CONTROL(6)`: type 3, subtype 3, opcode 2; render
 /// and compute engines only).
 pub(crate) const PIPE_CONTROL_6: u32 = (3 << 29) | (3 << 27) | (2 << 24) | (6 - 2);
@@ -63,6 +69,19 @@ pub(crate) const XY_FAST_COLOR_BLT: u32 = (2 << 29) | (0x44 << 22) | (2 << 19) |
 /// Dwords of an `XY_FAST_COLOR_BLT`.
 const XY_FAST_COLOR_DWORDS: usize = 16;
 
+/// `XY_CTRL_SURF_COPY_BLT` (`instructions/xe_gpu_commands.h`: type 2, opcode 0x48, 5 dwords):
+/// copies between a surface's bytes (direct access) and its flat-CCS compression metadata
+/// (indirect), one metadata byte per 256 bytes (`NUM_BYTES_PER_CCS_BYTE` below Xe2). Copy
+/// engines only.
+pub(crate) const XY_CTRL_SURF_COPY_BLT: u32 = (2 << 29) | (0x48 << 22) | (5 - 2);
+/// Source access type (bit 21, `SRC_ACCESS_TYPE_SHIFT`): 1 direct.
+const CTRL_SURF_SRC_DIRECT: u32 = 1 << 21;
+/// Metadata bytes per `CCS_SIZE_MASK` unit (bits 17:8 hold blocks - 1,
+/// `NUM_CCS_BYTES_PER_BLOCK`).
+const CCS_BLOCK_BYTES: u64 = 256;
+/// Bytes of memory one metadata byte describes (`NUM_BYTES_PER_CCS_BYTE` below Xe2).
+const BYTES_PER_CCS_BYTE: u64 = 256;
+
 /// What a request does before its completion write.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Payload {
@@ -78,14 +97,12 @@ pub(crate) enum Payload {
         rows: u16,
         pitch: u16,
     },
-    /// Fill `rows` rows of `pitch` bytes of local memory at GGTT `dst` with the dword `value`
-    /// (the blitter's colour fill, as upstream clears local memory).
-    Fill {
-        dst: u32,
-        rows: u16,
-        pitch: u32,
-        value: u32,
-    },
+    /// Clear `rows` rows of `pitch` bytes of local memory at GGTT `dst` and their flat-CCS
+    /// metadata, as upstream's `xe_migrate_clear` on DG2 (`has_flat_ccs`): the blitter's
+    /// colour fill with 0, a flush, then an `XY_CTRL_SURF_COPY_BLT` from the zeroed bytes
+    /// (direct) into the range's metadata (indirect). The range is whole 64 KiB (one metadata
+    /// block) and at most 64 MiB (1024 blocks, the `CCS_SIZE_MASK` field).
+    Clear { dst: u32, rows: u16, pitch: u32 },
 }
 
 /// `MI_LOAD_REGISTER_IMM` header for `n` registers, as `set_offsets` writes it in a context
@@ -98,9 +115,10 @@ pub(crate) const fn lri(n: u32, posted: bool) -> u32 {
 }
 
 /// Dwords of one request's commands, padding included: the largest sequence [`request`]
-/// writes (arbitration point, a fill, a pipe control, the user interrupt: 1 + 16 + 6 + 1; only
-/// the copy engine has the fill, but the encoding does not depend on that).
-pub(crate) const REQUEST_DWORDS: usize = 24;
+/// writes (arbitration point, a clear's fill, flush and metadata copy, a pipe control, the
+/// user interrupt: 1 + 16 + 4 + 5 + 6 + 1; only the copy engine has the clear, but the
+/// encoding does not depend on that).
+pub(crate) const REQUEST_DWORDS: usize = 34;
 
 /// The commands of one request: an arbitration point, the payload, the completion write of
 /// `seqno` to `seqno_at` with the flush the engine class has (`emit_flush_imm_ggtt` on copy
@@ -127,6 +145,12 @@ pub(crate) fn request(
         n
     };
     put(MI_ARB_CHECK);
+    // A clear's completion flush also flushes the metadata it wrote.
+    let flush_ccs = if matches!(payload, Payload::Clear { .. }) {
+        MI_FLUSH_DW_CCS
+    } else {
+        0
+    };
     match payload {
         #[cfg(xehpg_test)]
         Payload::Store { addr, value } => {
@@ -154,15 +178,10 @@ pub(crate) fn request(
             put(src);
             put(0);
         }
-        Payload::Fill {
-            dst,
-            rows,
-            pitch,
-            value,
-        } => {
+        Payload::Clear { dst, rows, pitch } => {
             // Upstream's `emit_clear_main_copy` for graphics below 20: MOCS (bits 27:22) 0,
             // the pitch - 1; origin 0,0; the rectangle's bottom right (rows, pitch / 4 pixels);
-            // the destination; memory type (dw6 bit 31) 0 = local memory; the fill value,
+            // the destination; memory type (dw6 bit 31) 0 = local memory; the fill value 0,
             // then the other colour and compression dwords, 0 for a 32-bit linear fill.
             let pitch = pitch & !3;
             put(XY_FAST_COLOR_BLT);
@@ -172,11 +191,27 @@ pub(crate) fn request(
             put(dst);
             put(0);
             put(0);
-            put(value);
+            put(0);
             // Dwords 8-15.
             for _ in 8..XY_FAST_COLOR_DWORDS {
                 put(0);
             }
+            // The zeros must be in memory before they are read as the metadata's source.
+            put(MI_FLUSH_DW);
+            put(0);
+            put(0);
+            put(0);
+            // `emit_copy_ccs` below Xe2: blocks - 1 in bits 17:8, source direct, destination
+            // indirect (0), MOCS 0 (uncached); upstream reads its zeros from a page that reads
+            // as zero, here the range just filled.
+            let bytes = u64::from(rows) * u64::from(pitch);
+            let blocks = (bytes / BYTES_PER_CCS_BYTE / CCS_BLOCK_BYTES).clamp(1, 1024);
+            // CAST: at most 1023.
+            put(XY_CTRL_SURF_COPY_BLT | CTRL_SURF_SRC_DIRECT | ((blocks - 1) as u32) << 8);
+            put(dst);
+            put(0);
+            put(dst);
+            put(0);
         }
     }
     match class {
@@ -189,7 +224,7 @@ pub(crate) fn request(
             put(0);
         }
         _ => {
-            put(MI_FLUSH_DW_STORE);
+            put(MI_FLUSH_DW_STORE | flush_ccs);
             put((seqno_at & !7) | MI_FLUSH_DW_USE_GTT);
             put(0);
             put(seqno);
@@ -231,13 +266,12 @@ mod tests {
     }
 
     #[test]
-    fn a_fill_is_xe_s_clear_blit() {
+    fn a_clear_is_xe_s_clear_blit_and_ccs_copy() {
         let mut out = [0; REQUEST_DWORDS];
-        let fill = Payload::Fill {
+        let fill = Payload::Clear {
             dst: 0x40_0000,
             rows: 16384,
             pitch: 4096,
-            value: 0,
         };
         let n = request(Class::Copy, fill, 0x2100, 5, &mut out);
         // What upstream's `emit_clear_main_copy` writes on DG2 (16 dwords, depth 32).
@@ -247,11 +281,25 @@ mod tests {
         assert_eq!(out[4], 16384 << 16 | 1024);
         assert_eq!((out[5], out[6], out[7], out[8]), (0x40_0000, 0, 0, 0));
         assert!(out[9..17].iter().all(|&d| d == 0));
-        // Then the flush with the seqno (which waits for the fill) and the interrupt.
-        assert_eq!(out[17], MI_FLUSH_DW_STORE);
-        assert_eq!(out[20], 5);
-        assert_eq!(out[21], MI_USER_INTERRUPT);
-        assert_eq!(n, 22);
+        // A bare flush, then `emit_copy_ccs`: 64 MiB is 1024 blocks of 256 metadata bytes,
+        // from the range (direct) into its metadata (indirect).
+        assert_eq!(&out[17..21], &[0x1300_0002, 0, 0, 0]);
+        assert_eq!(out[21], 0x5200_0003 | 1 << 21 | 1023 << 8);
+        assert_eq!(&out[22..26], &[0x40_0000, 0, 0x40_0000, 0]);
+        // Then the flush with the seqno (which waits for both, metadata too) and the
+        // interrupt.
+        assert_eq!(out[26], MI_FLUSH_DW_STORE | MI_FLUSH_DW_CCS);
+        assert_eq!(out[29], 5);
+        assert_eq!(out[30], MI_USER_INTERRUPT);
+        assert_eq!(n, 32);
+        // One block for the smallest range.
+        let small = Payload::Clear {
+            dst: 0x40_0000,
+            rows: 16,
+            pitch: 4096,
+        };
+        request(Class::Copy, small, 0x2100, 5, &mut out);
+        assert_eq!(out[21], 0x5220_0003);
     }
 
     #[test]
@@ -262,6 +310,8 @@ mod tests {
         assert_eq!(MI_BATCH_BUFFER_END, 0x0500_0000);
         assert_eq!(MI_STORE_DATA_IMM_GGTT, 0x1040_0002);
         assert_eq!(MI_FLUSH_DW_STORE, 0x1300_4002);
+        assert_eq!(MI_FLUSH_DW | MI_FLUSH_DW_CCS, 0x1301_0002);
+        assert_eq!(XY_CTRL_SURF_COPY_BLT, 0x5200_0003);
         assert_eq!(PIPE_CONTROL_6, 0x7a00_0004);
         // LRI(15, POSTED) of the DG2 images: 0x1108_101d (seed 004 line 1781).
         assert_eq!(lri(15, true), 0x1108_101d);
@@ -287,11 +337,10 @@ mod tests {
                     rows: 256,
                     pitch: 16384,
                 },
-                Payload::Fill {
+                Payload::Clear {
                     dst: 0x20_0000,
                     rows: 16384,
                     pitch: 4096,
-                    value: 0,
                 },
             ] {
                 let mut out = [0xdead_beef; REQUEST_DWORDS];

@@ -7,7 +7,10 @@
 //! provisions it (a new buffer object is cleared) and at FLR (`xe_gt_sriov_pf_config_sanitize`,
 //! `xe_migrate_clear`). That memory lies beyond the CPU-visible part of the BAR, so only the
 //! GPU reaches it: the copy engine fills it with zeros, upstream's way (`emit_clear_main_copy`,
-//! `XY_FAST_COLOR_BLT` with a page-sized pitch).
+//! `XY_FAST_COLOR_BLT` with a page-sized pitch), and clears the range's flat-CCS compression
+//! metadata after it, as upstream does on parts with flat CCS, DG2 and ATS-M among them
+//! (`xe_migrate_clear`, `emit_copy_ccs`): a VF must not inherit how its predecessor's data was
+//! compressed either ([`Payload::Clear`]).
 //!
 //! The range is mapped into the GGTT a window at a time ([`WINDOW`], smaller when the GGTT has
 //! less room), each window filled by one request on `bcs0` and waited for before the window is
@@ -130,11 +133,10 @@ impl Submit {
             .unwrap_or(Err(ENODEV))
             .map_err(|e| ("GGTT entries", e))?;
         // CAST: n <= WINDOW, so n / PITCH <= 16384 rows; GGTT addresses are below 4 GiB.
-        let fill = Payload::Fill {
+        let fill = Payload::Clear {
             dst: window.start as u32,
             rows: (n / PITCH) as u16,
             pitch: PITCH as u32,
-            value: 0,
         };
         let (_, kick) = self
             .with_gt(|gt| p.submit(gt, fill))

@@ -497,7 +497,7 @@ impl Port {
             seqno,
             &mut words,
         );
-        // CAST: at most REQUEST_DWORDS (24) dwords.
+        // CAST: at most REQUEST_DWORDS (34) dwords.
         let bytes = (n * 4) as u32;
         if st.count >= MAX_INFLIGHT || self.ring.space(st.head, st.tail) < bytes {
             return Err(EBUSY);

@@ -12,7 +12,8 @@
 # configuration goes to the GuC: the mock's record of XY_FAST_COLOR_BLT bytes
 # covers every VF's share of every round, and memory dirtied beforehand
 # (lmem:dirty, a test hook) is not what VF1 finds (lmem_not_cleared is an
-# isolation finding).
+# isolation finding); nor is the flat-CCS metadata the mock starts with
+# (unknown until written) or lmem:dirty left (ccs_not_cleared).
 # Then the PF removed with 2 VFs enabled, without writing 0 first (through its
 # remove attribute, which holds the rescan-remove lock VF removal needs; a
 # sysfs unbind does not, Documentation/sriov.rst "Known gaps"): the driver's
@@ -25,6 +26,7 @@
 # nothing behind them in this guest.
 # guest-module: sriov-shim
 # expect-mock: sriov.isolation_violations == 0
+# expect-mock: sriov.isolation_kinds.ccs_not_cleared == 0
 # expect-mock: sriov.vf_cfg_updates >= 78
 # expect-mock: sriov.vfs_configured == 0
 # expect-mock: sriov.vf_cfg_resets == 80
@@ -96,6 +98,8 @@ diag "$(grep '^vf' "$DBG/$bdf/sriov")"
 # Every byte every VF was given went through the copy engine's fill.
 check test "$cleared" -gt 0
 mock_expect engines.bcs0.fill_bytes ">=" "$cleared"
+# And their flat-CCS metadata, one byte per 256, zeroed after each fill.
+mock_expect engines.bcs0.ccs_cleared_bytes ">=" "$((cleared / 256))"
 expect_eq "VF7 has 8192 contexts" "$(sriov_vf "$bdf" 7 contexts | cut -d+ -f2)" 8192
 expect_eq "VF7 has 32 doorbells" "$(sriov_vf "$bdf" 7 doorbells | cut -d+ -f2)" 32
 check rmmod xehpg

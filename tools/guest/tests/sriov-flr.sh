@@ -4,8 +4,9 @@
 # for a host FLR of the VF); the driver's work item sends FLR_START, waits for
 # the GuC's VF_FLR_DONE, stamps VF3's GGTT range again and sends FLR_FINISH;
 # no other VF's share moves; VF3's local memory, dirtied first (lmem:dirty, a
-# test hook), is cleared by the copy engine before FLR_FINISH (the mock's
-# isolation checker looks at it then: lmem_not_cleared). VF3's MMIO message
+# test hook, which dirties its flat-CCS metadata too), is cleared by the copy
+# engine, metadata included, before FLR_FINISH (the mock's isolation checker
+# looks at it then: lmem_not_cleared, ccs_not_cleared). VF3's MMIO message
 # registers hold its last exchange (vf:scratch:3) and the hardware skips its
 # reset of them (vf:keep-regs:1): the PF zeroes them through its view of the
 # VF before FLR_FINISH (vf_regs_not_cleared otherwise). A GuC that never finishes (guc:flr-stuck:1) is
@@ -33,6 +34,7 @@
 # expect-mock: sriov.isolation_violations == 0
 # expect-mock: sriov.lmtt_stale == 0
 # expect-mock: sriov.isolation_kinds.lmem_not_cleared == 0
+# expect-mock: sriov.isolation_kinds.ccs_not_cleared == 0
 # expect-mock: sriov.isolation_kinds.vf_regs_not_cleared == 0
 # expect-mock: sriov.vf_regs_kept == 1
 # expect-mock: sriov.adverse_sent == 1
