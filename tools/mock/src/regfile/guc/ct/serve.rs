@@ -53,6 +53,29 @@ pub(super) fn serve(
     }
 }
 
+/// The `size` dwords of a KLV buffer at GGTT address `addr` (none for 0, nothing read), as
+/// the PF's KLV-carrying actions hand them over; `what` names the access.
+///
+/// # Errors
+///
+/// The GGTT fault's text.
+pub(super) fn read_dwords(
+    gtt: &mut Gtt,
+    addr: u64,
+    size: u32,
+    what: &str,
+    rec: &mut Recorder,
+) -> Result<Vec<u32>, String> {
+    let mut bytes = vec![0u8; 4 * size as usize];
+    if size > 0 {
+        gtt.read(addr, &mut bytes, what, rec).map_err(|f| f.0)?;
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
 /// One KLV: key and value dwords (`GUC_KLV_0_KEY` 31:16, `GUC_KLV_0_LEN`
 /// 15:0 in dwords).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,18 +227,14 @@ fn opt_in(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Result
         result(0, ct, "rejected", rec);
         return Err(abi::error::INVALID_PARAMS);
     }
-    let mut bytes = vec![0u8; 4 * num as usize];
-    if num > 0 {
-        if let Err(f) = gtt.read(addr, &mut bytes, "OPT_IN_FEATURE_KLV buffer", rec) {
-            rec.violation(BAD, f.0);
+    let dw = match read_dwords(gtt, addr, num, "OPT_IN_FEATURE_KLV buffer", rec) {
+        Ok(dw) => dw,
+        Err(why) => {
+            rec.violation(BAD, why);
             result(0, ct, "rejected", rec);
             return Err(abi::error::INVALID_GGTT_ADDRESS);
         }
-    }
-    let dw: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    };
     let list = match klvs(&dw) {
         Ok(l) => l,
         Err(why) => {

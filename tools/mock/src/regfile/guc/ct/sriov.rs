@@ -191,7 +191,7 @@ use std::collections::BTreeMap;
 
 use super::g2h_message;
 use super::inject::event_header;
-use super::serve::klvs;
+use super::serve::{klvs, read_dwords};
 use super::Ct;
 use crate::abi;
 use crate::control::SriovRequest;
@@ -671,16 +671,10 @@ fn cfg_outcome(ct: &mut Ct, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> C
             rec,
         );
     }
-    let mut bytes = vec![0u8; 4 * size as usize];
-    if size > 0 {
-        if let Err(f) = gtt.read(addr, &mut bytes, "UPDATE_VF_CFG KLVs", rec) {
-            return CfgOutcome::refused(abi::error::INVALID_GGTT_ADDRESS, f.0, rec);
-        }
-    }
-    let dw: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let dw = match read_dwords(gtt, addr, size, "UPDATE_VF_CFG KLVs", rec) {
+        Ok(dw) => dw,
+        Err(why) => return CfgOutcome::refused(abi::error::INVALID_GGTT_ADDRESS, why, rec),
+    };
     let list = match klvs(&dw) {
         Ok(l) => l,
         Err(why) => {

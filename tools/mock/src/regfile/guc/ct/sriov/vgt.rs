@@ -22,7 +22,7 @@ use super::BAD;
 use super::MAX_CFG_DWORDS;
 use crate::abi;
 use crate::recorder::Recorder;
-use crate::regfile::guc::ct::serve::klvs;
+use crate::regfile::guc::ct::serve::{klvs, read_dwords};
 use crate::regfile::guc::ggtt::Gtt;
 use crate::trace::Event;
 use crate::trace::Hex;
@@ -157,16 +157,10 @@ fn outcome(s: &mut Sriov, gtt: &mut Gtt, hxg: &[u32], rec: &mut Recorder) -> Out
     let addr = u64::from(lo) | u64::from(hi) << 32;
     // [MODEL] CFG_SIZE 0: an empty list, nothing read, nothing applied (the
     // DOC table gives CFG_ADDR 0 no meaning of its own, unlike UPDATE_VF_CFG's).
-    let mut bytes = vec![0u8; 4 * size as usize];
-    if size > 0 {
-        if let Err(f) = gtt.read(addr, &mut bytes, "UPDATE_VGT_POLICY KLVs", rec) {
-            return Outcome::refused(abi::error::INVALID_GGTT_ADDRESS, f.0, rec);
-        }
-    }
-    let dw: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let dw = match read_dwords(gtt, addr, size, "UPDATE_VGT_POLICY KLVs", rec) {
+        Ok(dw) => dw,
+        Err(why) => return Outcome::refused(abi::error::INVALID_GGTT_ADDRESS, why, rec),
+    };
     // A truncated KLV makes the list invalid (`xe_guc_klv_helpers.c`
     // `xe_guc_klv_count`).
     let list = match klvs(&dw) {
