@@ -41,11 +41,12 @@
 # expect-mock: sriov.adverse_not_reported == 1
 # Each disable resets every VF the GuC has a configuration for first
 # (upstream's pf_reset_vfs): FLRs the PF starts, each clearing the VF's four
-# message registers. Two FLRs of the GuC's reports finish here, and nine of
-# the PF's (the 7 VFs of the first disable, the 2 of a later one), 11 in all;
-# 4 register writes each.
-# expect-mock: sriov.vf_regs_pf_writes == 44
-# expect-mock: sriov.flr_finished == 11
+# message registers. Two FLRs of the GuC's reports finish here, and ten of
+# the PF's (the 7 VFs of the first disable, the 2 of a later one, and VF2 of
+# the last, whose VF1 the GuC never finishes), 12 in all; 4 register writes
+# each.
+# expect-mock: sriov.vf_regs_pf_writes == 48
+# expect-mock: sriov.flr_finished == 12
 # expect-mock: sriov.paused == 1
 # expect-mock: sriov.vfs_configured == 0
 # timeout: 240
@@ -196,6 +197,18 @@ check not wait "$enable"
 check dmesg_has "sriov: provisioning 2 VF(s) failed at local memory clear"
 expect_eq "nothing provisioned after the hang" "$(sriov_get "$bdf" provisioned)" 0
 check numvfs "$bdf" 2
+
+# The GuC never finishes the reset of VF1 at the next disable
+# (guc:flr-stuck:1): that reset fails after 500 ms, logged, VF2's still runs,
+# and every share goes back all the same; the VFs come back on the next
+# enable.
+mock_request guc:flr-stuck:1
+check numvfs "$bdf" 0
+check dmesg_has "sriov: VF1: FLR: no VF_FLR_DONE from the GuC within 500 ms"
+expect_eq "three FLRs failed" "$(sriov_get "$bdf" flr_failed)" 3
+expect_eq "nothing provisioned after the stuck reset" "$(sriov_get "$bdf" provisioned)" 0
+check numvfs "$bdf" 2
+expect_eq "VF1 idle again" "$(sriov_vf "$bdf" 1 flr)" Idle
 
 # The PF goes with 2 VFs enabled: unbind disables them, then gives back.
 check sriov_shim_unload "$bdf"
