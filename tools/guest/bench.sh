@@ -64,6 +64,9 @@
 # "Guest shim"), loads xehpg, and measures the PF's provisioning layer through
 # debugfs `sriov` (`provision N`, no VF on the bus, so 63 VFs work), for N in
 # BENCH_SRIOV_VFS (default "1 7 63"):
+#   relay_handshake      BENCH_RELAY_N VF1 handshakes over the relay, one at
+#                        a time (`relay_measure`; the host times them from
+#                        the mock's trace)
 #   sriov_provision_N    `provision N`
 #   sriov_unprovision_N  `unprovision` of those N
 # Their lines add h2g=H g2h=G (CT messages sent, received: debugfs ct),
@@ -189,11 +192,44 @@ sriov_measure() {
 	echo "bench sriov_${_op}_$_n n=1 reads=$((_r1 - _r0)) writes=$((_w1 - _w0)) ns=$4 h2g=$((_s1 - _s0)) g2h=$((_g1 - _g0)) ggtt_bytes=$6 lmtt_bytes=$8 memcpy_ns=${10} clear_ggtt_bytes=${12} vfs=$2"
 }
 
+# relay_measure: with one VF provisioned, BENCH_RELAY_N VF2PF_HANDSHAKE
+# relays from VF1 (the mock standing for its driver, `vf:relay-burst:1:1`),
+# one at a time: the next once the PF answered the last (debugfs sriov
+# relay_served). The host times each from the mock's trace (GUC2PF_RELAY_FROM_VF
+# queued to the PF's answer taken); the line's ns includes the console.
+relay_measure() {
+	echo "provision 1" >"$dir/sriov" || fail "sriov: 'provision 1' refused"
+	_s0=$(sed -n 's/^relay_served: //p' "$dir/sriov")
+	set -- $(counts)
+	_r0=$1 _w0=$2
+	_t0=$(now_ns)
+	_k=0
+	while [ "$_k" -lt "${BENCH_RELAY_N:-32}" ]; do
+		echo "XEHPG-VM-MOCK=vf:relay-burst:1:1"
+		_ack=
+		read -r -t 15 _ack </dev/ttyS1
+		[ "$_ack" = "XEHPG-VM-ACK=mock ok" ] || fail "relay: the mock did not take the request (answer: '$_ack')"
+		_k=$((_k + 1))
+		_waited=0
+		while [ "$(sed -n 's/^relay_served: //p' "$dir/sriov")" -lt $((_s0 + _k)) ]; do
+			_waited=$((_waited + 1))
+			[ $_waited -gt 1000 ] && fail "relay: relay $_k not answered in 10 s"
+			sleep 0.01
+		done
+	done
+	_t1=$(now_ns)
+	if [ -n "$_t0" ] && [ -n "$_t1" ]; then _ns=$((_t1 - _t0)); else _ns=-; fi
+	set -- $(counts)
+	echo "bench relay_handshake n=$_k reads=$(($1 - _r0)) writes=$(($2 - _w0)) ns=$_ns"
+	echo unprovision >"$dir/sriov" || fail "sriov: 'unprovision' refused"
+}
+
 if [ "$PHASE" = sriov ]; then
 	[ -w "$dir/sriov" ] || fail "no $dir/sriov"
 	_t=$(sed -n 's/^total_vfs: //p' "$dir/sriov")
 	[ "${_t:-0}" -gt 0 ] || fail "sriov: not an SR-IOV PF ($(head -n 1 "$dir/sriov"))"
 	[ "$(sed -n 's/^state: //p' "$dir/ct")" = up ] || fail "sriov: the CT is not up"
+	relay_measure
 	for n in ${BENCH_SRIOV_VFS:-1 7 63}; do
 		sriov_measure provision "$n"
 		sed "s/^/sriov-map $n: /" "$dir/sriov"

@@ -86,6 +86,9 @@ pub struct Output {
     pub errors: Vec<String>,
     /// The SR-IOV boot's debugfs `sriov` captures, per VF count ([`sriov_maps`]).
     pub maps: Vec<(u64, String)>,
+    /// The SR-IOV boot's relay round trips in microseconds, from the mock's trace
+    /// ([`relay_round_trips`]).
+    pub relays: Vec<u64>,
 }
 
 /// Parses the guest's `bench ...` lines; other lines are ignored.
@@ -510,7 +513,8 @@ fn ratios(rows: &[Row]) -> String {
 /// Boots: the default one (GuC running) for everything but execlist and
 /// doorbell submission, then one with `force_execlist=1` for the execlist
 /// rows, one with `guc_doorbells=1` for the doorbell rows (each reconciles
-/// its own MMIO counts), the SR-IOV one, and last the bring-up comparison
+/// its own MMIO counts), the SR-IOV one, the xe-vf suite's two VMs (VF1's probe to its first
+/// job, [`vf_boot`]), and last the bring-up comparison
 /// with upstream xe ([`crate::bringup`], two boots with the mock's trace).
 pub fn run(repo: &Path, kdir: Option<&Path>) -> Result<bool> {
     let logs = repo.join("build/bench");
@@ -534,6 +538,7 @@ pub fn run(repo: &Path, kdir: Option<&Path>) -> Result<bool> {
     );
     let (sriov, ok4) = sriov_boot(repo, &logs)?;
     ok &= ok4;
+    let relays = sriov.relays.clone();
     output.measures.extend(sriov.measures);
     let submission = submission_lines(&output);
     match table(&output) {
@@ -542,6 +547,13 @@ pub fn run(repo: &Path, kdir: Option<&Path>) -> Result<bool> {
             print!("\n{}{submission}", render(&rows, n));
             let (text, errors) = sriov_lines(&output, &sriov.maps);
             print!("{text}");
+            match relay_line(&relays, &rows) {
+                Ok(line) => print!("{line}"),
+                Err(e) => {
+                    println!("error: relay: {e}");
+                    ok = false;
+                }
+            }
             for e in &errors {
                 println!("error: {e}");
                 ok = false;
@@ -549,6 +561,20 @@ pub fn run(repo: &Path, kdir: Option<&Path>) -> Result<bool> {
         }
         Err(e) => {
             println!("error: {e:#}");
+            ok = false;
+        }
+    }
+    // Then VF1 under upstream xe in a second VM (the xe-vf suite's two VMs).
+    match vf_boot(repo, kdir) {
+        Ok((line, passed)) => {
+            println!("\n{line}");
+            if !passed {
+                println!("error: VF: the xe-vf run failed a case (above)");
+                ok = false;
+            }
+        }
+        Err(e) => {
+            println!("error: VF: {e:#}");
             ok = false;
         }
     }
@@ -576,11 +602,15 @@ fn sriov_boot(repo: &Path, logs: &Path) -> Result<(Output, bool)> {
         );
         return Ok((Output::default(), false));
     }
+    let trace = logs.join("sriov-trace.jsonl");
+    let _ = std::fs::remove_file(&trace);
     let extra = [
         "--no-load".to_string(),
         format!("--module={}", shim.display()),
+        format!("--trace={}", trace.display()),
     ];
     let (mut output, ok) = boot_with(repo, logs, "sriov", &[], &extra)?;
+    output.relays = relay_round_trips(&std::fs::read_to_string(&trace).unwrap_or_default());
     let text = std::fs::read_to_string(logs.join("sriov-output.log")).unwrap_or_default();
     output.maps = sriov_maps(&text);
     for (n, map) in &output.maps {
@@ -588,6 +618,87 @@ fn sriov_boot(repo: &Path, logs: &Path) -> Result<(Output, bool)> {
         std::fs::write(&path, map).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok((output, ok))
+}
+
+/// The xe-vf suite's run on the plain kernel (`kdir`): VF1's probe to its first job and to a
+/// context on every engine class, and whether every case passed.
+fn vf_boot(repo: &Path, kdir: Option<&Path>) -> Result<(String, bool)> {
+    let kdir = kdir.context("no plain kernel tree (KDIR) for upstream xe")?;
+    let ctx = crate::suites::Context {
+        repo: repo.to_path_buf(),
+        kdir: kdir.to_path_buf(),
+        env: xehpg_common::envmk::EnvMk::load_default()?,
+        selections: Vec::new(),
+        debug: false,
+        distro: false,
+        vm_jobs: 1,
+    };
+    let (times, passed) = crate::suites::xe_vf::bench(&ctx)?;
+    Ok((crate::suites::xe_vf::vf_times_line(&times), passed))
+}
+
+/// The relay round trips of a mock trace, in microseconds and in order: from a VF's request
+/// queued to the PF (`sriov_relay` `to_pf`, `queued`) to the PF's answer the GuC took for it
+/// (`to_vf`, `matched`, `ok`), both on the mock's clock.
+pub fn relay_round_trips(trace: &str) -> Vec<u64> {
+    let mut sent = std::collections::BTreeMap::new();
+    let mut out = Vec::new();
+    for line in trace.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if v["ev"] != "sriov_relay" {
+            continue;
+        }
+        let (Some(t), Some(vf), Some(rid)) =
+            (v["t_us"].as_u64(), v["vfid"].as_u64(), v["rid"].as_u64())
+        else {
+            continue;
+        };
+        match (v["dir"].as_str(), v["verdict"].as_str()) {
+            (Some("to_pf"), Some("queued")) => {
+                sent.insert((vf, rid), t);
+            }
+            (Some("to_vf"), Some("ok")) if v["matched"] == true => {
+                if let Some(t0) = sent.remove(&(vf, rid)) {
+                    out.push(t.saturating_sub(t0));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The relay row: the median and largest round trip of the SR-IOV boot's handshakes beside a
+/// PF CT request round trip of the default boot, and their ratio.
+///
+/// # Errors
+///
+/// No relay answered, or no CT round trip to compare with.
+pub fn relay_line(relays: &[u64], rows: &[Row]) -> Result<String, String> {
+    let mut rts = relays.to_vec();
+    rts.sort_unstable();
+    let Some(&max) = rts.last() else {
+        return Err("no relay round trip in the SR-IOV boot's trace".into());
+    };
+    let median = rts[rts.len() / 2];
+    let ct = rows
+        .iter()
+        .find(|r| r.what == "CT request round trip")
+        .and_then(|r| r.us)
+        .filter(|u| *u > 0.0)
+        .ok_or("no CT request round trip to compare with")?;
+    // CAST: microseconds far below 2^52, exact in f64.
+    Ok(format!(
+        "relay round trip (VF1 VF2PF_HANDSHAKE, {} one at a time, mock's clock): median {} us, \
+         largest {} us; PF CT request round trip {:.1} us; relay/CT {:.1}\n",
+        rts.len(),
+        median,
+        max,
+        ct,
+        median as f64 / ct
+    ))
 }
 
 /// The `sriov-map N: LINE` captures of the guest's output, per N in order.
@@ -1339,6 +1450,28 @@ bench mmio_stats reads=834 writes=1550
         );
         let err = expected_bytes(&full).unwrap_err();
         assert!(format!("{err:#}").contains("no GGTT room"), "{err:#}");
+    }
+
+    #[test]
+    fn relay_round_trips_pair_requests_with_answers() {
+        let trace = [
+            r#"{"seq":1,"t_us":100,"ev":"sriov_relay","vfid":1,"rid":7,"dir":"to_pf","kind":"request","dwords":3,"verdict":"queued","matched":false}"#,
+            r#"{"seq":2,"t_us":150,"ev":"sriov_relay","vfid":2,"rid":7,"dir":"to_pf","kind":"request","dwords":3,"verdict":"queued","matched":false}"#,
+            // A BUSY does not end the round trip.
+            r#"{"seq":3,"t_us":160,"ev":"sriov_relay","vfid":1,"rid":7,"dir":"to_vf","kind":"busy","dwords":1,"verdict":"busy","matched":true}"#,
+            r#"{"seq":4,"t_us":400,"ev":"sriov_relay","vfid":1,"rid":7,"dir":"to_vf","kind":"success","dwords":2,"verdict":"ok","matched":true}"#,
+            // An answer nobody waits for is not a round trip.
+            r#"{"seq":5,"t_us":500,"ev":"sriov_relay","vfid":3,"rid":1,"dir":"to_vf","kind":"success","dwords":2,"verdict":"ok","matched":false}"#,
+            r#"{"seq":6,"t_us":650,"ev":"sriov_relay","vfid":2,"rid":7,"dir":"to_vf","kind":"success","dwords":2,"verdict":"ok","matched":true}"#,
+            "not json",
+        ]
+        .join("\n");
+        assert_eq!(relay_round_trips(&trace), vec![300, 500]);
+        let rows = table(&parse(GUEST).unwrap()).unwrap();
+        let line = relay_line(&[300, 500, 100], &rows).unwrap();
+        assert!(line.contains("median 300 us, largest 500 us"), "{line}");
+        assert!(line.contains("relay/CT"), "{line}");
+        assert!(relay_line(&[], &rows).is_err());
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub(crate) mod vm;
 mod wa_table;
 mod xe_diff;
 pub(crate) mod xe_probe;
-mod xe_vf;
+pub(crate) mod xe_vf;
 
 use crate::cli::Selection;
 use crate::report::Reporter;

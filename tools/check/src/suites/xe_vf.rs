@@ -304,6 +304,101 @@ fn every_class_ran(g: &VfGuest, classes: &[String]) -> bool {
     !classes.is_empty() && classes.iter().all(|c| ran.contains(c))
 }
 
+/// VF1's bring-up under xe on the mock's clock (microseconds since the mock started).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VfTimes {
+    /// xe's first read of VF1's BAR 0: its probe begins.
+    pub probe: u64,
+    /// VF1's first job done: its engine's interrupt reported through VF1's memory (the
+    /// mock's `engine_memirq`, `reported`).
+    pub first_job: Option<u64>,
+    /// A context of VF1's loaded on every engine class in `classes`: the last class's first.
+    pub every_class: Option<u64>,
+}
+
+/// [`VfTimes`] from the mock's trace; `None` when xe never read VF1's BAR 0.
+pub fn vf_times(trace: &str, classes: &[String]) -> Option<VfTimes> {
+    let mut probe = None;
+    let mut first_job = None;
+    let mut first_load: BTreeMap<String, u64> = BTreeMap::new();
+    let vf = format!("\"vf\":{VF},");
+    for line in trace.lines().filter(|l| l.contains(&vf)) {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let Some(t) = v["t_us"].as_u64() else {
+            continue;
+        };
+        match v["ev"].as_str() {
+            Some("vf_guest") if v["what"] == "mmio_read" => {
+                probe.get_or_insert(t);
+            }
+            Some("engine_memirq") if v["outcome"] == "reported" => {
+                first_job.get_or_insert(t);
+            }
+            Some("guc_submit_load") if v["action"] == "start" => {
+                if let Some(e) = v["engine"].as_str() {
+                    first_load.entry(class(e)).or_insert(t);
+                }
+            }
+            _ => {}
+        }
+    }
+    let every_class = if classes.is_empty() {
+        None
+    } else {
+        classes
+            .iter()
+            .map(|c| first_load.get(c).copied())
+            .collect::<Option<Vec<u64>>>()
+            .and_then(|t| t.into_iter().max())
+    };
+    Some(VfTimes {
+        probe: probe?,
+        first_job,
+        every_class,
+    })
+}
+
+/// The line `make bench` and the suite's note print for [`VfTimes`].
+pub fn vf_times_line(t: &VfTimes) -> String {
+    let ms = |end: Option<u64>| {
+        // CAST: microseconds far below 2^52, exact in f64.
+        end.map_or("-".to_string(), |e| {
+            format!("{:.1} ms", e.saturating_sub(t.probe) as f64 / 1e3)
+        })
+    };
+    format!(
+        "VF1 under upstream xe in a second VM (mock's clock, from xe's first BAR 0 read): first \
+         job done {}, a context run on every engine class {}",
+        ms(t.first_job),
+        ms(t.every_class)
+    )
+}
+
+/// Runs the suite for `make bench` (plain lane) and returns VF1's times from its trace, with
+/// whether every case passed; the cases print as in `make check`.
+///
+/// # Errors
+///
+/// No trace, or xe never probed VF1.
+pub fn bench(ctx: &Context) -> Result<(VfTimes, bool)> {
+    let mut r = Reporter::new(Box::new(std::io::stdout()));
+    r.begin(NAME, "upstream xe as the VF driver of VF1 (make bench)");
+    run(ctx, &mut r);
+    let (_, failed) = r.totals();
+    let logs = ctx.log_dir(NAME);
+    let trace = std::fs::read_to_string(logs.join("trace.jsonl"))
+        .with_context(|| format!("reading {}", logs.join("trace.jsonl").display()))?;
+    let classes = std::fs::read_to_string(logs.join("mock.json"))
+        .ok()
+        .and_then(|t| mock_summary::parse(&t).ok())
+        .map(|s| classes(&s))
+        .unwrap_or_default();
+    let times = vf_times(&trace, &classes).context("xe never read VF1's BAR 0")?;
+    Ok((times, failed == 0))
+}
+
 fn furthest(trace: &str, g: &VfGuest, guest: &Guest, classes: &[String]) -> Stage {
     let klvs_ok = expected_klvs(trace).is_some_and(|want| {
         want.iter()
@@ -449,6 +544,9 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
         (!reports.is_empty()).then(|| format!("detector reports: {}", reports.join("; "))),
     ));
     let reached = furthest(&trace, &g, &guest, &classes(&s));
+    if let Some(t) = vf_times(&trace, &classes(&s)) {
+        r.note(&format!("{name}: {}", vf_times_line(&t)));
+    }
     r.note(&format!(
         "{name}: xe as VF driver reached `{reached}` (baseline `{}`); GuC requests {:?}; logs in {}",
         base.stage,
@@ -659,6 +757,38 @@ mod tests {
         let t = "{\"ev\":\"guc_loaded\",\"submission\":\"1.2.0\"}\n\
                  {\"ev\":\"guc_loaded\",\"submission\":\"1.26.0\"}\n";
         assert_eq!(loaded_submission(t).as_deref(), Some("1.26.0"));
+    }
+
+    #[test]
+    fn vf_times_come_from_vf1s_events() {
+        let trace = [
+            r#"{"seq":1,"t_us":900,"ev":"vf_guest","vf":2,"what":"mmio_read"}"#,
+            r#"{"seq":2,"t_us":1000,"ev":"vf_guest","vf":1,"what":"config_read"}"#,
+            r#"{"seq":3,"t_us":2000,"ev":"vf_guest","vf":1,"what":"mmio_read"}"#,
+            r#"{"seq":4,"t_us":2500,"ev":"vf_guest","vf":1,"what":"mmio_read"}"#,
+            r#"{"seq":5,"t_us":3000,"ev":"guc_submit_load","vf":1,"engine":"rcs0","guc_id":1,"lrca":"0x0","action":"start"}"#,
+            r#"{"seq":6,"t_us":3100,"ev":"engine_memirq","engine":"rcs0","vf":1,"bits":"0x1","enable":"0x1","outcome":"dropped"}"#,
+            r#"{"seq":7,"t_us":3200,"ev":"engine_memirq","engine":"rcs0","vf":1,"bits":"0x1","enable":"0x1","outcome":"reported"}"#,
+            r#"{"seq":8,"t_us":5000,"ev":"guc_submit_load","vf":1,"engine":"bcs0","guc_id":2,"lrca":"0x0","action":"start"}"#,
+            r#"{"seq":9,"t_us":6000,"ev":"guc_submit_load","vf":1,"engine":"rcs0","guc_id":3,"lrca":"0x0","action":"start"}"#,
+        ]
+        .join("\n");
+        let both = ["bcs".to_string(), "rcs".to_string()];
+        let t = vf_times(&trace, &both).unwrap();
+        assert_eq!(
+            t,
+            VfTimes {
+                probe: 2000,
+                first_job: Some(3200),
+                every_class: Some(5000)
+            }
+        );
+        assert!(vf_times_line(&t).contains("first job done 1.2 ms"));
+        assert!(vf_times_line(&t).contains("every engine class 3.0 ms"));
+        // A class that never ran: no time for it.
+        let three = ["bcs".to_string(), "ccs".to_string(), "rcs".to_string()];
+        assert_eq!(vf_times(&trace, &three).unwrap().every_class, None);
+        assert_eq!(vf_times("", &both), None);
     }
 
     #[test]
