@@ -261,6 +261,26 @@ pub(crate) fn encode_sched(buf: &mut [u32], what: Sched, value: u32) -> Result<(
     Ok((w.len(), 1))
 }
 
+/// A new `LMEM_SIZE` (whole 2 MiB pages) as its KLV, for a VF whose local memory changed
+/// while the GuC has its configuration (upstream `pf_push_vf_cfg_lmem`): returns dwords and
+/// KLVs written.
+///
+/// # Errors
+///
+/// `EINVAL` for a size that is not whole pages or 0, `ENOSPC` when `buf` is short.
+pub(crate) fn encode_lmem(buf: &mut [u32], size: u64) -> Result<(usize, u32)> {
+    if size == 0 || size % (2 << 20) != 0 {
+        return Err(EINVAL);
+    }
+    let mut w = Writer::new(buf);
+    // CAST: the key is 16-bit (seed 003); the halves, low first.
+    w.put(
+        XEHPG_KLV_VF_CFG_LMEM_SIZE as u16,
+        &[size as u32, (size >> 32) as u32],
+    )?;
+    Ok((w.len(), 1))
+}
+
 /// The `SCHED_IF_IDLE` policy KLV (seed 003 line 9, for `PF2GUC_UPDATE_VGT_POLICY`): every
 /// function is given its quantum even when idle, and the GuC makes every function's priority
 /// NORMAL (LOW when off; upstream `xe_gt_sriov_pf_policy_set_sched_if_idle_locked`). Returns
@@ -468,6 +488,11 @@ mod tests {
         );
         assert_eq!(encode_policy(&mut buf, true)?, (2, 1));
         assert_eq!(buf, [0x8001_0001, 1]);
+        let mut three = [0; 3];
+        assert_eq!(encode_lmem(&mut three, 6 << 30)?, (3, 1));
+        assert_eq!(three, [0x0003_0002, 0x8000_0000, 1]);
+        assert_eq!(encode_lmem(&mut three, 3 << 20), Err(EINVAL));
+        assert_eq!(encode_lmem(&mut three, 0), Err(EINVAL));
         let mut short = [0; 1];
         assert_eq!(encode_sched(&mut short, Sched::ExecQuantum, 1), Err(ENOSPC));
         Ok(())

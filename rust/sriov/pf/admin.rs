@@ -8,20 +8,17 @@
 //! |---|---|---|---|
 //! | `exec_quantum_ms`, `preempt_timeout_us` | pushed at once | kept; pushed at once to a provisioned VF | the PF's and every VF's |
 //! | `sched_priority` | low, normal, high; pushed at once | read-only, follows the policy | low or normal: the `SCHED_IF_IDLE` policy |
-//! | `vram_quota` | - | the next enable's; reads the size a provisioned VF holds | every VF's |
-//!
-//! Upstream differs in one place: it also re-provisions a running VF's local memory when its
-//! quota is written. Here a quota is refused with `EBUSY` while VFs are provisioned: the new
-//! pages would change under a running guest, and the old ones would go back to the pool while
-//! its jobs may still reach them (Documentation/sriov.rst, "Administration").
+//! | `vram_quota` | - | the next enable's; a provisioned VF gets it at once ([`Pf::set_quota`]) and reads the size it holds | every VF's |
 
-use kernel::prelude::*;
+use kernel::{prelude::*, sync::MutexGuard};
 
 use super::{
     super::{
-        config::{encode_policy, encode_sched, encode_threshold, Sched},
+        config::{encode_lmem, encode_policy, encode_sched, encode_threshold, Sched},
+        control::Flr,
         fair, lmtt,
     },
+    flr::copy_runs,
     Pf, State,
 };
 use crate::guc::{UpdateVgtPolicy, VfCommand};
@@ -211,17 +208,18 @@ impl Pf {
         })
     }
 
-    /// Sets `setting` of `t` from the text written to its file. Scheduling takes effect at
-    /// once where the GuC has the function's configuration (the PF always, a VF while
-    /// provisioned) and is kept for the next enable; a quota is the next enable's. Process
-    /// context; sleeps on the CT with the PF's mutex held.
+    /// Sets `setting` of `t` from the text written to its file. Scheduling and quotas take
+    /// effect at once where the GuC has the function's configuration (the PF always, a VF
+    /// while provisioned) and are kept for the next enable. Process context; sleeps on the CT
+    /// with the PF's mutex held, and on the copy engine without it.
     ///
     /// # Errors
     ///
     /// `EINVAL` for text that is not a value or a name, `ERANGE` for a value outside its key's
-    /// range (seed 003) or, for local memory, beyond what VFs can share, `EOPNOTSUPP` for a
-    /// VF's priority, `EBUSY` for a quota while VFs are provisioned, `EPERM` for a setting the
-    /// target lacks, the GuC's refusal (logged) when pushing.
+    /// range (seed 003) or, for local memory, beyond what VFs share, `EOPNOTSUPP` for a VF's
+    /// priority, `EPERM` for a setting the target lacks; for a quota of a provisioned VF
+    /// `EBUSY` during its FLR, `ENOSPC` without the memory free, the clear's error; the
+    /// GuC's refusal (logged) when pushing.
     pub(crate) fn set(&self, t: Target, setting: Setting, text: &str) -> Result {
         let text = text.trim();
         let number = || text.parse::<u64>().map_err(|_| EINVAL);
@@ -264,34 +262,122 @@ impl Pf {
                 }
             },
             Setting::VramQuota => {
-                if !st.vfs.is_empty() {
-                    return Err(EBUSY);
-                }
                 let v = number()?;
                 if v % lmtt::PAGE != 0 {
                     return Err(EINVAL);
                 }
-                // Nothing is provisioned (checked above): all of the VFs' memory is free.
-                if v > st.vf_lmem.avail() {
+                // All of the VFs' memory, what a quota can at most be.
+                if v > st.vf_lmem.window().size() {
                     return Err(ERANGE);
                 }
-                let v = (v != 0).then_some(v);
                 let range = match t {
                     Target::Pf => return Err(EPERM),
-                    Target::Vf(vf) => usize::from(vf)..=usize::from(vf),
-                    Target::Bulk => 1..=usize::from(self.total),
+                    Target::Vf(vf) => vf..=vf,
+                    Target::Bulk => 1..=self.total,
                 };
-                for q in st
-                    .quotas
-                    .iter_mut()
-                    .take(range.end() + 1)
-                    .skip(*range.start())
-                {
-                    q.lmem = v;
+                // Each VF in turn; an enabled one gets its new memory at once (upstream
+                // `xe_gt_sriov_pf_config_bulk_set_lmem_locked`: the first failure stops it).
+                for vf in range {
+                    st = self.set_quota(st, vf, v)?;
                 }
                 Ok(())
             }
         }
+    }
+
+    /// Sets VF `vf`'s quota to `size` (0: the fair share of the next enable). A provisioned
+    /// VF with a non-zero quota gets it at once, as upstream's `pf_provision_vf_lmem`: new
+    /// pages taken while it keeps its old ones, cleared on the copy engine with the PF's mutex
+    /// dropped (the VF marked `cleaning`), its leaf rewritten over them and the LMTT
+    /// invalidated, the new `LMEM_SIZE` pushed; then the old pages go back to the pool. The
+    /// VF's guest loses what its memory held, as under upstream. A failure leaves the VF with
+    /// its old memory and quota. Returns the guard, held again.
+    fn set_quota<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        vf: u16,
+        size: u64,
+    ) -> Result<MutexGuard<'a, State>> {
+        let idx = usize::from(vf);
+        let running = idx
+            .checked_sub(1)
+            .and_then(|i| st.vfs.get(i))
+            .is_some_and(|v| v.pushed.is_some());
+        if !running || size == 0 {
+            let q = st.quotas.get_mut(idx).ok_or(ENOENT)?;
+            q.lmem = (size != 0).then_some(size);
+            return Ok(st);
+        }
+        // Not while an FLR or a clear has it, nor with a provisioning mid-clear.
+        self.settle(&mut st);
+        let v = st.vfs.get(idx - 1).ok_or(ENODEV)?;
+        if v.flr != Flr::Idle || v.pushed.is_none() {
+            return Err(EBUSY);
+        }
+        let new = st.vf_lmem.alloc(size).inspect_err(|e| {
+            dev_err!(
+                self.dev,
+                "sriov: VF{}: no {:#x} bytes of local memory free for its new quota: {}\n",
+                vf,
+                size,
+                e.to_errno()
+            );
+        })?;
+        let runs = copy_runs(new.runs())?;
+        if let Some(v) = st.vfs.get_mut(idx - 1) {
+            v.cleaning = true;
+        }
+        drop(st);
+        let cleared = runs.iter().try_for_each(|run| self.clear_run(vf, *run));
+        let mut st = self.state.lock();
+        if let Some(v) = st.vfs.get_mut(idx - 1) {
+            v.cleaning = false;
+        }
+        self.cleaned.notify_all();
+        // Logged by `clear_run`; the new pages go back when dropped.
+        cleared?;
+        let v = st.vfs.get_mut(idx - 1).ok_or(ENODEV)?;
+        let leaf = v.leaf.as_deref().copied().ok_or(EINVAL)?;
+        let mut buf = [0u32; 3];
+        let (len, klvs) = encode_lmem(&mut buf, new.size())?;
+        let switched = self
+            .with_bars(|_, mem| self.write_lmtt(mem, vf, leaf, &new))
+            .map_err(|e| ("LMTT", e))
+            .and_then(|()| {
+                // Nothing may still translate through the old entries once the GuC lets the VF
+                // use the new size (upstream `pf_update_vf_lmtt`).
+                self.invalidate_lmtt(vf, "its quota changed");
+                self.send(vf, buf.get(..len).unwrap_or_default(), klvs)
+            });
+        if let Err((what, e)) = switched {
+            dev_err!(
+                self.dev,
+                "sriov: VF{}: changing its local memory failed at {}: {}; it keeps the old\n",
+                vf,
+                what,
+                e.to_errno()
+            );
+            if let Some(old) = v.lmem.as_ref() {
+                let _ = self.with_bars(|_, mem| self.write_lmtt(mem, vf, leaf, old));
+            }
+            self.invalidate_lmtt(vf, "its old leaf came back");
+            return Err(e);
+        }
+        // The old pages are no longer mapped: back to the pool as they drop.
+        v.lmem = Some(new);
+        if let Some(cfg) = v.pushed.as_mut() {
+            cfg.lmem = size;
+        }
+        if let Some(q) = st.quotas.get_mut(idx) {
+            q.lmem = Some(size);
+        }
+        dev_info!(
+            self.dev,
+            "sriov: VF{}: local memory now {:#x} bytes (its quota)\n",
+            vf,
+            size
+        );
+        Ok(st)
     }
 
     /// Sets scheduling `what` of function `vf` (0: the PF) to `v`: pushed as one KLV when the

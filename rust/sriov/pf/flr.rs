@@ -28,7 +28,7 @@ use crate::{
 };
 
 /// A copy of `runs`, to clear them with the PF's mutex dropped.
-fn copy_runs(runs: &[Range]) -> Result<KVec<Range>> {
+pub(super) fn copy_runs(runs: &[Range]) -> Result<KVec<Range>> {
     let mut copy = KVec::with_capacity(runs.len(), GFP_KERNEL)?;
     copy.extend_from_slice(runs, GFP_KERNEL)?;
     Ok(copy)

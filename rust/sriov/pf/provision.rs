@@ -379,7 +379,13 @@ impl Pf {
 
     /// Fills VF `vf`'s leaf table (every entry of `lmem`, the rest invalid) and points its
     /// directory entry at it (seed 000 lines 380-392).
-    fn write_lmtt(&self, mem: LmemAccess<'_>, vf: u16, leaf: Range, lmem: &Pages) -> Result {
+    pub(super) fn write_lmtt(
+        &self,
+        mem: LmemAccess<'_>,
+        vf: u16,
+        leaf: Range,
+        lmem: &Pages,
+    ) -> Result {
         // Bytes written, counted as they are (a failure part way counts what was written).
         let mut written = 0u64;
         let r = (|| -> Result {

@@ -9,8 +9,9 @@
 # where the GuC has the function's configuration (the PF always, a VF while
 # enabled): a VF's quantum and the bulk quantum while VFs run, the PF's
 # priority; bulk "normal" is the SCHED_IF_IDLE policy, which makes every
-# function NORMAL. A quota is the next enable's (EBUSY while VFs run) and
-# reads as the real size once provisioned. A quota that cannot fit beside
+# function NORMAL. A quota reads as the real size once provisioned; a
+# running VF's applies at once (new memory, cleared, mapped, pushed; ENOSPC
+# and the old memory kept when it is not free). A quota that cannot fit beside
 # the other VFs' shares fails the enable (ENOSPC at that VF's local memory)
 # and leaves nothing provisioned; quotas that give VF2 pages in two runs
 # give each VF exactly its quota, mapped and cleared. vfN/stop stops a VF
@@ -123,8 +124,19 @@ expect_eq "the PF's priority follows the policy" "$(cat "$pf/sched_priority")" "
 expect_eq "VF2 runs at normal" "$(sriov_vf "$bdf" 2 priority)" 1
 expect_eq "the PF's priority high" "$(try_write "$pf/sched_priority" high)" ""
 expect_eq "the PF reads high" "$(cat "$pf/sched_priority")" "low normal [high]"
-expect_eq "a quota while VFs run" "$(try_write "$p2/vram_quota" 0)" "Device or resource busy"
-expect_eq "VF2 keeps its memory" "$(cat "$p2/vram_quota")" 268435456
+# A running VF's quota applies at once, as upstream's: new pages, cleared
+# (metadata too), its leaf rewritten over them, the new LMEM_SIZE pushed,
+# the old pages back to the pool. The mock's isolation checker runs at that
+# push (the memory VF2 now maps is clear, its leaf maps every page once).
+expect_eq "VF2 512 MiB while running" "$(try_write "$p2/vram_quota" 536870912)" ""
+expect_eq "VF2 holds 512 MiB" "$(runs_bytes "$(sriov_vf "$bdf" 2 lmem)")" 536870912
+expect_eq "VF2 reads its new quota" "$(cat "$p2/vram_quota")" 536870912
+check dmesg_has "sriov: VF2: local memory now 0x20000000 bytes (its quota)"
+mock_request vf:check
+expect_eq "more than is free" "$(try_write "$p2/vram_quota" $big)" "No space left on device"
+expect_eq "VF2 keeps its 512 MiB" "$(runs_bytes "$(sriov_vf "$bdf" 2 lmem)")" 536870912
+expect_eq "0 while running: the fair share next time" "$(try_write "$p2/vram_quota" 0)" ""
+expect_eq "VF2 still holds 512 MiB" "$(cat "$p2/vram_quota")" 536870912
 
 # Stop: once, then ESTALE; the FLR at disable lets it go.
 expect_eq "stop VF3" "$(try_write "$adm/vf3/stop" 1)" ""
