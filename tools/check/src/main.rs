@@ -16,6 +16,7 @@ mod bench;
 mod bringup;
 mod cli;
 mod floor;
+mod progress;
 mod report;
 mod suites;
 mod times;
@@ -115,6 +116,22 @@ fn run(opts: cli::Options) -> Result<bool> {
     }
     let mut r = Reporter::new(Box::new(std::io::stdout()));
     println!("xehpg-check: repository {}", repo.display());
+    // `[n/N]` and the time left, from the committed floor and times; without
+    // them (a fresh repository) no progress line.
+    let floor_now = std::fs::read_to_string(repo.join(FLOOR_FILE))
+        .ok()
+        .and_then(|t| floor::parse(&t).ok());
+    let times_now = std::fs::read_to_string(repo.join(times::TIMES_FILE))
+        .ok()
+        .and_then(|t| times::parse(&t).ok());
+    if let (Some(f), Some(t)) = (&floor_now, &times_now) {
+        let names: Vec<&str> = [Lane::Plain, Lane::Debug, Lane::Distro]
+            .into_iter()
+            .flat_map(lane_suites)
+            .map(|s| s.name)
+            .collect();
+        r.set_plan(progress::Plan::new(&names, f, t));
+    }
     for lane in [Lane::Plain, Lane::Debug, Lane::Distro] {
         let suites = lane_suites(lane);
         if suites.is_empty() {
@@ -155,6 +172,16 @@ fn run(opts: cli::Options) -> Result<bool> {
         );
     }
     let recorded = suite_times(&repo.join(times::TIMES_FILE), opts.update_times, &mut r);
+    let results = repo.join(progress::RESULTS_FILE);
+    let json = progress::results(r.suites(), started.elapsed());
+    let written = results
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(&results, format!("{json:#}\n")));
+    match written {
+        Ok(()) => r.note(&format!("results: {}", results.display())),
+        Err(e) => r.note(&format!("writing {}: {e}", results.display())),
+    }
     r.summary(started.elapsed(), &recorded);
     Ok(r.totals().1 == 0)
 }

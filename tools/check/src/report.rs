@@ -227,6 +227,9 @@ pub struct SuiteTotals {
     pub assertions: usize,
     /// Names of the cases that ran (passed or failed), in order.
     pub ran_names: Vec<String>,
+    /// Every case's verdict in order: name, `pass`/`fail`/`skip`, the reason of a failure
+    /// or skip (the results file, [`crate::progress::results`]).
+    pub verdicts: Vec<(String, &'static str, Option<String>)>,
     /// Assertions of each case that ran, by name: what the floor keeps for
     /// the suites whose cases are made of many ([`crate::floor`]).
     pub case_assertions: std::collections::BTreeMap<String, usize>,
@@ -242,6 +245,8 @@ pub struct Reporter {
     out: Box<dyn Write>,
     suites: Vec<SuiteTotals>,
     failures: Vec<String>,
+    /// The run's plan, for the `[n/N]` line at each suite's start.
+    plan: Option<crate::progress::Plan>,
 }
 
 impl Reporter {
@@ -251,16 +256,30 @@ impl Reporter {
             out,
             suites: Vec::new(),
             failures: Vec::new(),
+            plan: None,
         }
+    }
+
+    /// Prints `plan`'s progress line as each suite starts from now on.
+    pub fn set_plan(&mut self, plan: crate::progress::Plan) {
+        self.plan = Some(plan);
     }
 
     /// Starts a suite: prints its header.
     pub fn begin(&mut self, name: &str, title: &str) {
+        let done: usize = self
+            .suites
+            .iter()
+            .map(|s| s.passed + s.failed + s.skipped)
+            .sum();
         self.suites.push(SuiteTotals {
             name: name.to_string(),
             ..SuiteTotals::default()
         });
         self.line(&format!("\n=== {name}: {title} ==="));
+        if let Some(line) = self.plan.as_ref().map(|p| p.line(name, done)) {
+            self.line(&line);
+        }
     }
 
     /// Prints and counts one verdict in the current suite.
@@ -287,6 +306,12 @@ impl Reporter {
             self.failures.push(format!("{suite}: {}", case.name));
         }
         if let Some(s) = self.suites.last_mut() {
+            let (status, reason) = match &case.status {
+                Status::Pass => ("pass", None),
+                Status::Fail(r) => ("fail", Some(r.clone())),
+                Status::Skip(r) | Status::SkipExternal(r) => ("skip", Some(r.clone())),
+            };
+            s.verdicts.push((case.name.clone(), status, reason));
             match &case.status {
                 Status::Pass => s.passed += 1,
                 Status::Fail(_) => s.failed += 1,
