@@ -118,6 +118,14 @@ expect_eq "bulk quantum while running" "$(try_write "$bulk/exec_quantum_ms" 30)"
 expect_eq "every VF's quantum at once" "$(for v in 1 2 3; do sriov_vf "$bdf" $v eq_ms; done | sort -u)" 30
 expect_eq "the PF's quantum from bulk" "$(cat "$pf/exec_quantum_ms")" 30
 expect_eq "VF50's quantum for the next enable" "$(cat "$adm/vf50/profile/exec_quantum_ms")" 30
+# The GuC refuses a live change (guc:refuse-vf-cfg:1: the switch's FAILURE,
+# no violation): the write fails with EIO, logged with the step, and the VF
+# keeps what the GuC has.
+mock_request guc:refuse-vf-cfg:1
+expect_eq "a refused change" "$(try_write "$p2/exec_quantum_ms" 40)" "Input/output error"
+check dmesg_has "sriov: VF2: setting scheduling failed at PF2GUC_UPDATE_VF_CFG"
+expect_eq "VF2 keeps the pushed quantum" "$(sriov_vf "$bdf" 2 eq_ms)" 30
+expect_eq "and reads it" "$(cat "$p2/exec_quantum_ms")" 30
 expect_eq "bulk priority normal" "$(try_write "$bulk/sched_priority" normal)" ""
 expect_eq "a VF's priority follows the policy" "$(cat "$p2/sched_priority")" "low [normal]"
 expect_eq "the PF's priority follows the policy" "$(cat "$pf/sched_priority")" "low [normal] high"
