@@ -151,6 +151,8 @@ struct xehpg_css_header {
 #define XEHPG_GUC_ACTION_ENGINE_FAILURE_NOTIFICATION 0x1009
 #define XEHPG_GUC_ACTION_NOTIFY_MEMORY_CAT_ERROR 0x6000
 #define XEHPG_GUC_ACTION_NOTIFY_FLUSH_LOG_BUFFER_TO_FILE 0x8003
+/* The host's answer to it, with the section acknowledged (abi/guc_actions_abi.h). */
+#define XEHPG_GUC_ACTION_LOG_BUFFER_FILE_FLUSH_COMPLETE 0x30
 #define XEHPG_GUC_ACTION_NOTIFY_CRASH_DUMP_POSTED 0x8004
 #define XEHPG_GUC_ACTION_NOTIFY_EXCEPTION 0x8005
 
@@ -380,7 +382,8 @@ struct xehpg_ct_buffer_desc {
 /* LOG_PARAMS: valid 0, crash dump 5:4, event data 9:6 (4 KiB units less one), buffer 31:12. */
 #define XEHPG_GUC_LOG_VALID 0x1
 #define XEHPG_GUC_LOG_BUF_ADDR_MASK 0xfffff000
-/* DEBUG: log disabled 6. */
+/* DEBUG: verbosity 1:0, log disabled 6 (verbose logging off; xe_guc_fwif.h). */
+#define XEHPG_GUC_DEBUG_LOG_VERBOSITY 0x3
 #define XEHPG_GUC_DEBUG_LOG_DISABLED 0x40
 /*
  * ADS: GGTT address >> 12 in bits 21:1, as xe's GUC_ADS_ADDR

@@ -369,3 +369,46 @@ macro_rules! bounded_enum {
     };
 }
 pub(crate) use bounded_enum;
+
+/// Device coredumps.
+///
+/// 7.3's kernel crate has no binding for `include/linux/devcoredump.h`; the glue wraps
+/// `dev_coredumpv` and `dev_coredump_put` (`rust/xehpg_glue.c`). Removed by a
+/// `kernel::devcoredump` (upstream has none in 7.3).
+pub(crate) mod coredump {
+    use kernel::{alloc::VVec, device::Device, ffi::c_void};
+
+    // Defined by the glue (rust/xehpg_glue.c, declared in rust/xehpg_glue.h).
+    extern "C" {
+        fn xehpg_coredump(dev: *mut c_void, data: *mut c_void, len: usize);
+        fn xehpg_coredump_put(dev: *mut c_void);
+    }
+
+    /// The C `struct device` behind `dev`: a cast, as `Device` is `#[repr(transparent)]` over
+    /// it.
+    fn raw(dev: &Device) -> *mut c_void {
+        core::ptr::from_ref(dev).cast::<c_void>().cast_mut()
+    }
+
+    /// Makes `data` the device coredump of `dev` (`/sys/class/devcoredump/devcdN/data`).
+    /// The devcoredump core owns the bytes from here: it refuses the dump (and frees them) when
+    /// the device already has one. Process context.
+    pub(crate) fn post(dev: &Device, data: VVec<u8>) {
+        if data.is_empty() {
+            // Nothing to show (and maybe nothing allocated to hand over).
+            return;
+        }
+        let (ptr, len, _capacity) = data.into_raw_parts();
+        // SAFETY: `dev` is a valid device; `ptr` holds `len` initialised bytes from the
+        // vmalloc allocator, which `dev_coredumpv` frees with `vfree` (also when it refuses
+        // the dump); Rust no longer owns them after `into_raw_parts`.
+        unsafe { xehpg_coredump(raw(dev), ptr.cast(), len) };
+    }
+
+    /// Removes the device coredump of `dev`, if it has one (unbind, as upstream's
+    /// `xe_driver_devcoredump_fini`). Process context.
+    pub(crate) fn put(dev: &Device) {
+        // SAFETY: `dev` is a valid device.
+        unsafe { xehpg_coredump_put(raw(dev)) };
+    }
+}

@@ -27,12 +27,17 @@
 //! Removing the directory ([`DeviceDir`]'s drop) waits for reads and writes in flight
 //! (`debugfs_remove` drains each file's active users), so [`DebugCtx`] outlives every callback.
 //!
+//! # Reports and commands
+//!
+//! A file is a report (0400) or a command file (0200, named `<report>_ctl`), never both, so
+//! that every report stays readable under kernel lockdown ([`Access`]).
+//!
 //! # Production and test builds
 //!
-//! The production module has the status files and the operator's controls (`forcewake_all`,
-//! `irq`, `sriov` VF control and thresholds, `gt_reset`, `mcr`). The commands that only tests
-//! and measurements use build only with `--cfg xehpg_test` (`XEHPG_TEST=y`): the `submit`
-//! selftest file, the `ct` load runs (`ct` is read-only in production) and the `sriov`
+//! The production module has every report and the operator's controls (`forcewake_all_ctl`,
+//! `irq_ctl`, `sriov_ctl` VF control and thresholds, `gt_reset_ctl`, `mcr_ctl`). The commands
+//! that only tests and measurements use build only with `--cfg xehpg_test` (`XEHPG_TEST=y`):
+//! the `submit` selftest files, the `ct_ctl` load runs and the `sriov_ctl`
 //! `provision`/`unprovision` commands. `Documentation/debugfs.rst` lists which is which.
 
 use core::ffi::c_void;
@@ -142,7 +147,7 @@ impl crate::guc::CtAccess for DebugCtx {
 }
 
 /// The files of a device directory. Its position in [`files`] is the file's debugfs `aux`.
-#[derive(Copy, Clone)]
+#[derive(Copy, Clone, PartialEq, Eq)]
 enum Kind {
     Info,
     Forcewake,
@@ -152,6 +157,7 @@ enum Kind {
     Mcr,
     MmioStats,
     GucInfo,
+    GucLog,
     Hwconfig,
     Irq,
     Ct,
@@ -162,30 +168,56 @@ enum Kind {
     GtReset,
 }
 
-/// A file: name, kind and whether it takes writes (mode 0600, else 0400).
-type File = (&'static CStr, Kind, bool);
+/// How a file is reached. Reports and commands are separate files so that a host under
+/// kernel lockdown (Secure Boot) can still read everything: lockdown refuses to open any
+/// debugfs file with a write bit, even for reading, but lets a file with no write bit, no
+/// `ioctl` and no `mmap` be read (`fs/debugfs/file.c` `debugfs_locked_down`;
+/// `LOCKDOWN_DEBUGFS` is an integrity reason, `include/linux/security.h`).
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Access {
+    /// A report: mode 0400, read only.
+    Read,
+    /// A command file: mode 0200, write only; what it did shows in the report of the same
+    /// kind.
+    Command,
+}
 
-/// The files of both builds. `ct` takes commands (the load runs) in the test build only.
-const FILES: [File; 14] = [
-    (c"info", Kind::Info, false),
-    (c"forcewake", Kind::Forcewake, false),
-    (c"forcewake_all", Kind::ForcewakeAll, true),
-    (c"steering", Kind::Steering, false),
-    (c"topology", Kind::Topology, false),
-    (c"mcr", Kind::Mcr, true),
-    (c"mmio_stats", Kind::MmioStats, false),
-    (c"guc_info", Kind::GucInfo, false),
-    (c"hwconfig", Kind::Hwconfig, false),
-    (c"irq", Kind::Irq, true),
-    (c"ct", Kind::Ct, cfg!(xehpg_test)),
-    (c"engines", Kind::Engines, false),
-    (c"sriov", Kind::Sriov, true),
-    (c"gt_reset", Kind::GtReset, true),
+/// A file: name, kind and access.
+type File = (&'static CStr, Kind, Access);
+
+/// The files of both builds: a report per kind, and a `_ctl` command file beside the reports
+/// that take commands.
+const FILES: [File; 20] = [
+    (c"info", Kind::Info, Access::Read),
+    (c"forcewake", Kind::Forcewake, Access::Read),
+    (c"forcewake_all", Kind::ForcewakeAll, Access::Read),
+    (c"forcewake_all_ctl", Kind::ForcewakeAll, Access::Command),
+    (c"steering", Kind::Steering, Access::Read),
+    (c"topology", Kind::Topology, Access::Read),
+    (c"mcr", Kind::Mcr, Access::Read),
+    (c"mcr_ctl", Kind::Mcr, Access::Command),
+    (c"mmio_stats", Kind::MmioStats, Access::Read),
+    (c"guc_info", Kind::GucInfo, Access::Read),
+    (c"guc_log", Kind::GucLog, Access::Read),
+    (c"hwconfig", Kind::Hwconfig, Access::Read),
+    (c"irq", Kind::Irq, Access::Read),
+    (c"irq_ctl", Kind::Irq, Access::Command),
+    (c"ct", Kind::Ct, Access::Read),
+    (c"engines", Kind::Engines, Access::Read),
+    (c"sriov", Kind::Sriov, Access::Read),
+    (c"sriov_ctl", Kind::Sriov, Access::Command),
+    (c"gt_reset", Kind::GtReset, Access::Read),
+    (c"gt_reset_ctl", Kind::GtReset, Access::Command),
 ];
 
-/// The test build's own files, after [`FILES`].
+/// The test build's own files, after [`FILES`]: the CT load runs and the submission
+/// selftest.
 #[cfg(xehpg_test)]
-const TEST_FILES: [File; 1] = [(c"submit", Kind::Submit, true)];
+const TEST_FILES: [File; 3] = [
+    (c"ct_ctl", Kind::Ct, Access::Command),
+    (c"submit", Kind::Submit, Access::Read),
+    (c"submit_ctl", Kind::Submit, Access::Command),
+];
 #[cfg(not(xehpg_test))]
 const TEST_FILES: [File; 0] = [];
 
@@ -209,6 +241,8 @@ impl fmt::Display for Report<'_> {
             Kind::Mcr => show_mcr(c, f),
             Kind::MmioStats => c.hw.bar().fmt_stats(f),
             Kind::GucInfo => c.guc.fmt_info(f),
+            // Binary: copied by `read_file` from the buffer itself, never formatted.
+            Kind::GucLog => Ok(()),
             Kind::Hwconfig => c.guc.fmt_hwconfig(f),
             Kind::Irq => {
                 let regs =
@@ -271,7 +305,7 @@ fn store(c: &DebugCtx, kind: Kind, reader: &mut UserSliceReader) -> Result {
                 _ => Err(EINVAL),
             }
         }
-        // Not reachable: read-only files get no write method.
+        // Not reachable: only the `_ctl` files get a write method.
         _ => Err(EINVAL),
     }
 }
@@ -370,6 +404,10 @@ unsafe extern "C" fn read_file(
         Ok(t) => t,
         Err(e) => return e.to_errno() as isize,
     };
+    if kind == Kind::GucLog {
+        // SAFETY: as below (function contract).
+        return unsafe { read_guc_log(ctx, buf, count, ppos) };
+    }
     let mut text = Text(KVec::new());
     if fmt::Write::write_fmt(&mut text, fmt!("{}", Report(ctx, kind))).is_err() {
         // Only the buffer's growth can fail; the reports read memory.
@@ -388,7 +426,46 @@ unsafe extern "C" fn read_file(
     }
 }
 
-/// `write` of the writable files: one command per write.
+/// Largest part of the GuC's log one `read` copies: the bounce buffer's size.
+const LOG_CHUNK: usize = 16 << 10;
+
+/// `read` of `guc_log`: the GuC's log buffer as the GuC wrote it (header page, event data,
+/// crash dump, capture; [`crate::guc::Guc::read_log`]), binary, from `*ppos`.
+///
+/// # Safety
+///
+/// As [`read_file`].
+unsafe fn read_guc_log(
+    ctx: &DebugCtx,
+    buf: *mut c_char,
+    count: usize,
+    ppos: *mut bindings::loff_t,
+) -> isize {
+    // SAFETY: `ppos` is valid (function contract).
+    let pos = unsafe { *ppos };
+    let Ok(pos) = u64::try_from(pos) else {
+        return EINVAL.to_errno() as isize;
+    };
+    let mut bounce = KVec::new();
+    let len = count.min(LOG_CHUNK);
+    if bounce.extend_with(len, 0u8, GFP_KERNEL).is_err() {
+        return ENOMEM.to_errno() as isize;
+    }
+    let n = match ctx.guc.read_log(&ctx.hw, pos, &mut bounce) {
+        Ok(n) => n,
+        Err(e) => return e.to_errno() as isize,
+    };
+    let mut writer = UserSlice::new(UserPtr::from_ptr(buf.cast()), n).writer();
+    if let Err(e) = writer.write_slice(&bounce[..n]) {
+        return e.to_errno() as isize;
+    }
+    // CAST: `n` is at most `LOG_CHUNK`.
+    // SAFETY: `ppos` is valid (function contract).
+    unsafe { *ppos += n as bindings::loff_t };
+    n as isize
+}
+
+/// `write` of the `_ctl` files: one command per write.
 ///
 /// # Safety
 ///
@@ -411,16 +488,16 @@ unsafe extern "C" fn write_file(
     }
 }
 
-/// Methods of the read-only files; the proxy runs them only while the file exists.
+/// Methods of the reports; the proxy runs them only while the file exists.
 static READ_ONLY: bindings::debugfs_short_fops = bindings::debugfs_short_fops {
     read: Some(read_file),
     write: None,
     llseek: Some(bindings::default_llseek),
 };
 
-/// Methods of the writable files.
-static READ_WRITE: bindings::debugfs_short_fops = bindings::debugfs_short_fops {
-    read: Some(read_file),
+/// Methods of the command files: nothing to read.
+static WRITE_ONLY: bindings::debugfs_short_fops = bindings::debugfs_short_fops {
+    read: None,
     write: Some(write_file),
     llseek: Some(bindings::default_llseek),
 };
@@ -456,11 +533,10 @@ impl DeviceDir {
         // SAFETY: `name` is NUL-terminated; `root` is the module's root directory, alive until
         // the driver is unregistered (`RootGuard`), so for as long as any device directory.
         let dir = unsafe { compat::debugfs::create_dir(name, root) };
-        for (index, (file, _, writable)) in files().enumerate() {
-            let (mode, fops) = if *writable {
-                (0o600, &READ_WRITE)
-            } else {
-                (0o400, &READ_ONLY)
+        for (index, (file, _, access)) in files().enumerate() {
+            let (mode, fops) = match access {
+                Access::Read => (0o400, &READ_ONLY),
+                Access::Command => (0o200, &WRITE_ONLY),
             };
             // SAFETY: `file` is NUL-terminated; `dir` is the directory above (an error pointer
             // makes this fail harmlessly); `data` stays valid until the directory is removed

@@ -28,7 +28,8 @@ use crate::{
     engine::{self, Mode, Plan, Present},
     gt::{GtInfo, GtState},
     guc::{
-        self, BadEvent, Channel, Consumed, EventKind, EventSink, G2hEvent, SinkGuard, Unresponsive,
+        self, BadEvent, Channel, Consumed, EventKind, EventSink, G2hEvent, LogEvent, SinkGuard,
+        Unresponsive,
     },
     hw::{self, Hw},
     info::{BarInfo, DeviceInfo},
@@ -152,6 +153,8 @@ struct DeviceEvents {
     reset: SetOnce<Arc<GtReset>>,
     submit: GucEvents,
     sriov: SetOnce<Arc<Pf>>,
+    /// The GuC itself, for its log's events (flush requests, crash dumps, exceptions).
+    guc: Arc<guc::Guc>,
 }
 
 impl EventSink for DeviceEvents {
@@ -176,12 +179,11 @@ impl EventSink for DeviceEvents {
                 Some(pf) => Pf::guc_event(pf, dev, ev),
                 None => return Consumed::NoConsumer,
             },
+            G2hEvent::FlushLog => guc::Guc::log_event(&self.guc, LogEvent::Flush),
+            G2hEvent::CrashDump => guc::Guc::log_event(&self.guc, LogEvent::CrashDump),
+            G2hEvent::Exception => guc::Guc::log_event(&self.guc, LogEvent::Exception),
             // Reported by the channel.
-            G2hEvent::MemoryCatError
-            | G2hEvent::FlushLog
-            | G2hEvent::CrashDump
-            | G2hEvent::Exception
-            | G2hEvent::Unknown { .. } => return Consumed::NoConsumer,
+            G2hEvent::MemoryCatError | G2hEvent::Unknown { .. } => return Consumed::NoConsumer,
         }
         Consumed::Handled
     }
@@ -481,6 +483,7 @@ impl<'bound> Xehpg<'bound> {
                         reset: SetOnce::new(),
                         submit: GucEvents(submit.clone()),
                         sriov: SetOnce::new(),
+                        guc: guc.guc().clone(),
                     },
                     GFP_KERNEL,
                 )?,

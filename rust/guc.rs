@@ -34,6 +34,7 @@ mod h2g;
 mod hwconfig;
 mod hxg;
 mod klv;
+mod log;
 mod msg;
 mod post_load;
 mod regs;
@@ -53,6 +54,7 @@ pub(crate) use ct::{
 pub(crate) use fw::path as firmware_path;
 pub(crate) use hxg::Hxg;
 pub(crate) use klv::Writer as KlvWriter;
+pub(crate) use log::{set_level as set_log_level, DumpReason, LogEvent};
 #[cfg(xehpg_test)]
 pub(crate) use msg::{AllocateDoorbell, DeallocateDoorbell};
 pub(crate) use msg::{
@@ -69,8 +71,9 @@ use kernel::{
     pci,
     prelude::*,
     str::CString,
-    sync::{Arc, Mutex},
+    sync::{aref::ARef, Arc, Mutex},
     time::{Instant, Monotonic},
+    workqueue::{new_work, Work},
 };
 
 use crate::{
@@ -215,6 +218,8 @@ pub(crate) struct GucState {
     /// The G2H object in system memory and its GGTT mapping, released after the GuC reset.
     g2h: Option<(Arc<ct::G2hBuf>, Mapping)>,
     objs: KVec<Held>,
+    /// The log buffer's local memory ([`log`]), while the GuC may write it.
+    log: Option<Range>,
     /// A DMA was started since the last GuC reset: the GuC may hold or run an image.
     touched: bool,
 }
@@ -229,6 +234,14 @@ pub(crate) struct Guc {
     state: Mutex<GucState>,
     /// The CT channel, shared with the interrupt thread that receives its G2H messages.
     channel: Arc<Channel>,
+    /// The log's pending events and counters ([`log`]).
+    log: log::Log,
+    /// The log's worker: flush acknowledgements and crash dumps.
+    #[pin]
+    log_work: Work<Guc>,
+    /// For the worker, which reaches the device only through the revocable BARs.
+    hw: Arc<Hw>,
+    dev: ARef<Device>,
 }
 
 /// Makes the GuC drop the GGTT translations it cached, after entries changed (VF ranges
@@ -281,7 +294,10 @@ impl<'a> Handle<'a> {
     /// `ENOMEM`.
     pub(crate) fn new(channel: Arc<Channel>, parts: Parts<'a>) -> Result<Self> {
         Ok(Self {
-            guc: Arc::pin_init(Guc::new(channel), GFP_KERNEL)?,
+            guc: Arc::pin_init(
+                Guc::new(channel, parts.hw.clone(), parts.pdev.as_ref().into()),
+                GFP_KERNEL,
+            )?,
             parts,
         })
     }
@@ -324,6 +340,9 @@ impl Parts<'_> {
 impl Drop for Handle<'_> {
     /// Process context (probe failure or unbind).
     fn drop(&mut self) {
+        // No flush answer or dump starts while the GuC stops; a dump taken stays until the
+        // device goes.
+        self.guc.close_log();
         match self.ctx() {
             Ok(ctx) => self.guc.fini(&ctx),
             Err(e) => {
@@ -336,6 +355,7 @@ impl Drop for Handle<'_> {
                 clear_master(self.parts.pdev);
             }
         }
+        self.guc.drop_coredump();
     }
 }
 
@@ -357,10 +377,14 @@ impl CtAccess for Ctx<'_> {
 }
 
 impl Guc {
-    /// A GuC that will use `channel` for its CT.
-    pub(crate) fn new(channel: Arc<Channel>) -> impl PinInit<Self> {
+    /// A GuC of `dev` that will use `channel` for its CT.
+    pub(crate) fn new(channel: Arc<Channel>, hw: Arc<Hw>, dev: ARef<Device>) -> impl PinInit<Self> {
         pin_init!(Self {
             channel,
+            log: log::Log::new(),
+            log_work <- new_work!("xehpg::guc_log"),
+            hw,
+            dev,
             state <- kernel::new_mutex!(GucState {
                 path: None,
                 css: None,
@@ -378,6 +402,7 @@ impl Guc {
                 post_load: post_load::Done::NONE,
                 g2h: None,
                 objs: KVec::new(),
+                log: None,
                 touched: false,
             }),
         })
@@ -395,6 +420,11 @@ impl Guc {
     /// Only the formatter's.
     pub(crate) fn fmt_info(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         let st = self.state.lock();
+        self.fmt_locked(&st, f)
+    }
+
+    /// [`Guc::fmt_info`] of a state already locked (the crash dump's).
+    fn fmt_locked(&self, st: &GucState, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         match &st.path {
             Some(p) => f.write_fmt(fmt!("firmware: {}\n", p.to_str().unwrap_or("?")))?,
             None => f.write_str("firmware: none\n")?,
@@ -444,6 +474,7 @@ impl Guc {
         f.write_fmt(fmt!("hwconfig_dwords: {}\n", st.hwconfig.len()))?;
         ct::Ct::fmt(st.ct.as_ref(), f)?;
         st.post_load.fmt(f)?;
+        self.log.fmt(f)?;
         match st.error {
             Some((step, e)) => f.write_fmt(fmt!("last_error: {}: {:?}\n", step, e)),
             None => f.write_str("last_error: none\n"),
@@ -459,6 +490,15 @@ impl Guc {
         // state's mutex, so readers of the state (debugfs, `Guc::running`) wait for the boots
         // only.
         let file = Firmware::request(path, ctx.gt.dev);
+        if log::level_param() > log::MAX_LEVEL {
+            dev_warn!(
+                ctx.gt.dev,
+                "guc: guc_log_level={} is above {}; logging at {}\n",
+                log::level_param(),
+                log::MAX_LEVEL,
+                log::MAX_LEVEL
+            );
+        }
         let mut st = self.state.lock();
         st.path = CString::try_from_fmt(fmt!("{}", path)).ok();
         st.phase = Phase::Reset;
@@ -599,11 +639,15 @@ impl Guc {
         let layout = ads::Layout::new(present, css.private_data_bytes);
         let fw = self.obj(ctx, st, fw_bytes)?;
         let ads = self.obj(ctx, st, layout.total as u64)?;
-        let log = self.obj(ctx, st, boot::LOG_SIZE)?;
+        let log = self.obj(ctx, st, log::SIZE)?;
         ctx.lmem
             .write_bytes(fw.lmem.start, image.get(..fw_bytes as usize).ok_or(EINVAL)?)?;
         ads::write_minimal(ctx.lmem, &ads, &layout, css.private_data_bytes > 0)?;
-        ctx.lmem.zero(log.lmem.start, boot::LOG_SIZE)?;
+        ctx.lmem.zero(log.lmem.start, log::SIZE)?;
+        st.log = Some(Range {
+            start: log.lmem.start,
+            end: log.lmem.start + log::SIZE,
+        });
         Ok(Objs {
             fw,
             ads,
@@ -690,6 +734,7 @@ impl Guc {
             }
             st.touched = false;
         }
+        st.log = None;
         for held in core::mem::take(&mut st.objs) {
             held.free(ctx);
         }

@@ -53,7 +53,7 @@ use kernel::{
 use crate::{
     engine,
     gt::{Gt, GtDomain},
-    guc::{self, Channel, Guc, Unresponsive, GDRST},
+    guc::{self, Channel, DumpReason, Guc, Unresponsive, GDRST},
     hw::Hw,
     irq::IrqState,
     mmio::poll_timeout,
@@ -310,6 +310,11 @@ impl GtReset {
         // set `Closed`, before the device is unbound, so it waits for this run and the device
         // stays bound until the guard is dropped below, after the last use of `bound`.
         let bound: &Device<Bound> = unsafe { self.dev.as_bound() };
+        if let Why::Unresponsive(u) = why {
+            // What the GuC left before the reset wipes it: its state, the channel's and its
+            // log, as a device coredump (upstream captures one on a hang, `xe_devcoredump`).
+            self.b.guc.coredump(DumpReason::Hung(u));
+        }
         let start = Instant::<Monotonic>::now();
         let res = match <&pci::Device<Bound>>::try_from(bound) {
             Ok(pdev) => self.reset(pdev, why),

@@ -55,6 +55,7 @@ impl InPlaceModule for XehpgModule {
         device::set_pcode_init_timeout_ms(module_parameters::pcode_init_timeout_ms.value());
         device::set_force_execlist(module_parameters::force_execlist.value());
         device::set_max_vfs(module_parameters::max_vfs.value());
+        guc::set_log_level(module_parameters::guc_log_level.value());
         #[cfg(xehpg_test)]
         submit::set_doorbells_asked(module_parameters::guc_doorbells.value());
         // SAFETY: module init runs once, before the driver is registered.
@@ -109,6 +110,11 @@ macro_rules! xehpg_module {
                     default: 63,
                     description: "The most VFs an SR-IOV PF offers in sriov_totalvfs; 0 keeps \
                                   SR-IOV off (upstream xe's parameter; its default is 0)",
+                },
+                guc_log_level: u32 {
+                    default: 1,
+                    description: "GuC firmware logging level: 0 off, 1 normal, 2 to 5 \
+                                  verbose (upstream xe's parameter and default)",
                 },
                 $($test_params)*
             },

@@ -20,7 +20,11 @@
  *   there (the PF's sysfs remove attribute calls remove with it held). Module
  *   exit is known not to hold it, so VFs are disabled there first, under it,
  *   as sriov_numvfs does (drivers/pci/iov.c sriov_numvfs_store).
+ * - device coredumps (include/linux/devcoredump.h has no Rust binding in
+ *   7.3): the GuC's crash dump is handed to dev_coredumpv and dropped with
+ *   dev_coredump_put at unbind, as upstream xe does (xe_devcoredump.c).
  */
+#include <linux/devcoredump.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
 #include <linux/module.h>
@@ -40,6 +44,23 @@ MODULE_PARM_DESC(guc_firmware_path,
 const char *xehpg_guc_firmware_path(void)
 {
 	return guc_firmware_path;
+}
+
+/*
+ * A device coredump of `dev` holding the `len` bytes at `data`, which Rust
+ * allocated with vmalloc: devcoredump owns them from here and vfrees them when
+ * the dump is read and dismissed, times out, is put, or cannot be made (also
+ * without CONFIG_DEV_COREDUMP). Process context.
+ */
+void xehpg_coredump(struct device *dev, void *data, size_t len)
+{
+	dev_coredumpv(dev, data, len, GFP_KERNEL);
+}
+
+/* Unbind: the device's coredump, if one is still there, goes with it. */
+void xehpg_coredump_put(struct device *dev)
+{
+	dev_coredump_put(dev);
 }
 
 struct xehpg_admin;

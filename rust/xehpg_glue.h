@@ -25,6 +25,10 @@ void xehpg_sriov_disable(struct pci_dev *pdev);
 /* The sriov_admin tree of a PF for `total` VFs: a handle, NULL on failure. */
 void *xehpg_sriov_sysfs_add(struct pci_dev *pdev, const void *pf, unsigned int total);
 void xehpg_sriov_sysfs_remove(void *handle);
+/* A device coredump of `len` vmalloc'd bytes at `data`, which it then owns. */
+void xehpg_coredump(struct device *dev, void *data, size_t len);
+/* Unbind: drop the device's coredump, if any. */
+void xehpg_coredump_put(struct device *dev);
 
 /* Defined by Rust (rust/driver.rs), called by the glue. */
 

@@ -23,12 +23,6 @@ const UCODE_WOPCM_OFFSET: u32 = 0x2000;
 /// DMA address spaces (upstream `regs/xe_guc_regs.h`).
 const DMA_ADDRESS_SPACE_WOPCM: u32 = 7;
 const DMA_ADDRESS_SPACE_GGTT: u32 = 8;
-/// Log buffer: 4 KiB header + 16 KiB crash dump + 64 KiB events + 1 MiB capture (upstream
-/// `xe_guc_log.h`, non-debug build), and its GUC_CTL_LOG_PARAMS size fields
-/// (crash 16 KiB = 3 in 4 KiB units less one at 5:4, events 64 KiB = 15 at 9:6, capture
-/// 1 MiB = 0 in 1 MiB units at 11:10 with the capture-unit bit 2).
-pub(super) const LOG_SIZE: u64 = (4 + 16 + 64 + 1024) << 10;
-const LOG_PARAMS_SIZES: u32 = (3 << 4) | (15 << 6) | (1 << 2);
 
 // TIMEOUT: upstream's limits: GDRST 5 ms, DMA 100 ms, boot 3 s polled every 10 ms.
 const RESET_TIMEOUT: Delta = Delta::from_millis(5);
@@ -87,8 +81,8 @@ pub(super) fn params(
     params[XEHPG_GUC_CTL_FEATURE as usize] = feature;
     let log = u32::try_from(objs.log.map.addr(0)).map_err(|_| EINVAL)?;
     params[XEHPG_GUC_CTL_LOG_PARAMS as usize] =
-        XEHPG_GUC_LOG_VALID | LOG_PARAMS_SIZES | (log & XEHPG_GUC_LOG_BUF_ADDR_MASK);
-    params[XEHPG_GUC_CTL_DEBUG as usize] = XEHPG_GUC_DEBUG_LOG_DISABLED;
+        XEHPG_GUC_LOG_VALID | super::log::PARAMS_SIZES | (log & XEHPG_GUC_LOG_BUF_ADDR_MASK);
+    params[XEHPG_GUC_CTL_DEBUG as usize] = super::log::debug_flags(super::log::level());
     let ads_page = u32::try_from(objs.ads.map.addr(0) >> 12).map_err(|_| EINVAL)?;
     params[XEHPG_GUC_CTL_ADS as usize] =
         (ads_page & XEHPG_GUC_ADS_ADDR_MASK) << XEHPG_GUC_ADS_ADDR_SHIFT;

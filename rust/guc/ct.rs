@@ -45,6 +45,7 @@ use super::{
 };
 use crate::gt::{Awake, GtDomain};
 use channel::Rings;
+pub(crate) use ring::Desc;
 
 #[cfg(xehpg_test)]
 pub(crate) use channel::LoadKind;

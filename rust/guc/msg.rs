@@ -605,6 +605,29 @@ impl H2gRequest for TlbInvalidationAll {
 
 impl FastRequest for TlbInvalidationAll {}
 
+/// `LOG_BUFFER_FILE_FLUSH_COMPLETE` (0x30): {header, section}: the host read the section the
+/// GuC asked it to flush (`NOTIFY_FLUSH_LOG_BUFFER_TO_FILE`), moved its `read_ptr` and cleared
+/// its `flush_to_file` (`abi/guc_log_abi.h`, `struct guc_log_buffer_state`; i915
+/// `intel_guc_log.c` `guc_action_flush_log_complete`, which names the event-data section,
+/// `GUC_DEBUG_LOG_BUFFER`, 0). No reply.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LogFlushComplete {
+    /// The section (`enum guc_log_type`: 0 event data, 1 crash dump, 2 state capture).
+    pub(crate) section: u32,
+}
+
+impl H2gRequest for LogFlushComplete {
+    const ACTION: u32 = XEHPG_GUC_ACTION_LOG_BUFFER_FILE_FLUSH_COMPLETE;
+    const MAX_DWORDS: usize = 2;
+    type Reply = ();
+
+    fn encode_payload(&self, out: &mut [u32]) -> Result<usize> {
+        put(out, &[self.section])
+    }
+}
+
+impl FastRequest for LogFlushComplete {}
+
 /// The longest relay message the PF sends a VF: an answer to `VF2PF_QUERY_RUNTIME` over the
 /// whole runtime list, its header and count dword and eight offset-value pairs (the relay
 /// service checks its answers fit, `sriov::relay`).
@@ -844,11 +867,11 @@ pub(crate) enum G2hEvent {
     },
     /// `NOTIFY_MEMORY_CAT_ERROR`, reported only.
     MemoryCatError,
-    /// `NOTIFY_FLUSH_LOG_BUFFER_TO_FILE`, nothing to do (no log capture).
+    /// `NOTIFY_FLUSH_LOG_BUFFER_TO_FILE`: a log section is half full (`guc::log`).
     FlushLog,
-    /// `NOTIFY_CRASH_DUMP_POSTED`, reported only.
+    /// `NOTIFY_CRASH_DUMP_POSTED`: the GuC wrote its crash dump (`guc::log`).
     CrashDump,
-    /// `NOTIFY_EXCEPTION`, reported only.
+    /// `NOTIFY_EXCEPTION`: the GuC took an exception (`guc::log`).
     Exception,
     /// `GUC2PF_VF_STATE_NOTIFY` {VF, event}, checked against the enabled VFs by the PF.
     VfState { vf: u32, event: u32 },

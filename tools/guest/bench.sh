@@ -141,7 +141,7 @@ measure() {
 	_t0=$(now_ns)
 	_i=0
 	while [ "$_i" -lt "$N" ]; do
-		echo "$_cmd" >"$dir/mcr" || fail "$_name: mcr '$_cmd' refused ($(cat "$dir/mcr"))"
+		echo "$_cmd" >"$dir/mcr_ctl" || fail "$_name: mcr '$_cmd' refused ($(cat "$dir/mcr"))"
 		_i=$((_i + 1))
 	done
 	_t1=$(now_ns)
@@ -156,7 +156,7 @@ measure() {
 # half's MMIO is per.
 submit_run() {
 	_i0=$(irq_src "$1")
-	echo "$1 $2" >"$dir/submit" || fail "submit '$1 $2' refused"
+	echo "$1 $2" >"$dir/submit_ctl" || fail "submit '$1 $2' refused"
 	_i1=$(irq_src "$1")
 	_l=$(sed -n "s/^$1: //p" "$dir/submit")
 	set -- $(echo "$_l" | sed -n 's/.* completed \([0-9]*\) failed 0 errno 0 payload ok latency_us median \([0-9]*\) p99 \([0-9]*\) elapsed_us \([0-9]*\) rate [0-9]*\/s loads \([0-9]*\) interrupts [0-9]* mmio_reads \([0-9]*\) mmio_writes \([0-9]*\)$/\1 \4 \5 \6 \7 \2 \3/p')
@@ -182,7 +182,7 @@ sriov_measure() {
 	set -- $(counts) $(h2g_g2h)
 	_r0=$1 _w0=$2 _s0=$3 _g0=$4
 	if [ "$_op" = provision ]; then _cmd="provision $_n"; else _cmd=unprovision; fi
-	echo "$_cmd" >"$dir/sriov" || fail "sriov: '$_cmd' refused"
+	echo "$_cmd" >"$dir/sriov_ctl" || fail "sriov: '$_cmd' refused"
 	set -- $(counts) $(h2g_g2h)
 	_r1=$1 _w1=$2 _s1=$3 _g1=$4
 	# "vfs V ns T ggtt_bytes B lmtt_bytes L memcpy_ns M clear_ggtt_bytes C"
@@ -198,7 +198,7 @@ sriov_measure() {
 # relay_served). The host times each from the mock's trace (GUC2PF_RELAY_FROM_VF
 # queued to the PF's answer taken); the line's ns includes the console.
 relay_measure() {
-	echo "provision 1" >"$dir/sriov" || fail "sriov: 'provision 1' refused"
+	echo "provision 1" >"$dir/sriov_ctl" || fail "sriov: 'provision 1' refused"
 	_s0=$(sed -n 's/^relay_served: //p' "$dir/sriov")
 	set -- $(counts)
 	_r0=$1 _w0=$2
@@ -221,7 +221,7 @@ relay_measure() {
 	if [ -n "$_t0" ] && [ -n "$_t1" ]; then _ns=$((_t1 - _t0)); else _ns=-; fi
 	set -- $(counts)
 	echo "bench relay_handshake n=$_k reads=$(($1 - _r0)) writes=$(($2 - _w0)) ns=$_ns"
-	echo unprovision >"$dir/sriov" || fail "sriov: 'unprovision' refused"
+	echo unprovision >"$dir/sriov_ctl" || fail "sriov: 'unprovision' refused"
 }
 
 if [ "$PHASE" = sriov ]; then
@@ -262,16 +262,16 @@ case $dss in
 *) fail "no DSS instance in $dir/steering ('$dss')" ;;
 esac
 
-echo 0 >"$dir/forcewake_all" || fail "cannot release forcewake_all"
+echo 0 >"$dir/forcewake_all_ctl" || fail "cannot release forcewake_all"
 measure cold_steered_read read LSC_CHICKEN_BIT_0
 
-echo 1 >"$dir/forcewake_all" || fail "cannot hold forcewake_all"
+echo 1 >"$dir/forcewake_all_ctl" || fail "cannot hold forcewake_all"
 measure held_steered_read read LSC_CHICKEN_BIT_0
 measure held_gam_read read XEHP_GAMCNTRL_CTRL
 measure held_unicast_read read LSC_CHICKEN_BIT_0 "$g" "$i"
 measure held_unicast_write write LSC_CHICKEN_BIT_0 "$g" "$i" 0x1
 measure held_multicast_write write LSC_CHICKEN_BIT_0 all 0x2
-echo 0 >"$dir/forcewake_all" || fail "cannot release forcewake_all"
+echo 0 >"$dir/forcewake_all_ctl" || fail "cannot release forcewake_all"
 
 # irq_measure NAME SOURCE DATA: the mock raises BENCH_IRQ_N events of DATA on
 # SOURCE, each as soon as the previous one was serviced; the wait reads
@@ -316,7 +316,7 @@ if [ "$PHASE" = execlist ]; then
 	# 16 MiB through the copy engine against the CPU's memcpy of the same size.
 	set -- $(counts)
 	_r0=$1 _w0=$2
-	echo "blit 16" >"$dir/submit" || fail "blit refused"
+	echo "blit 16" >"$dir/submit_ctl" || fail "blit refused"
 	_b=$(sed -n 's/^blit: mib 16 errno 0 data ok blit_us \([0-9]*\) memcpy_us \([0-9]*\) .*/\1 \2/p' "$dir/submit")
 	[ -n "$_b" ] || fail "blit: $(sed -n 's/^blit: //p' "$dir/submit")"
 	set -- $(counts) $_b
@@ -345,7 +345,7 @@ irq_measure irq_engine rcs0 0x0001
 CT_N=${BENCH_CT_N:-1000}
 ct_measure() {
 	_name=$1
-	echo "$2 $3" >"$dir/ct" || fail "$_name: ct '$2 $3' failed: $(sed -n 's/^load: //p' "$dir/ct")"
+	echo "$2 $3" >"$dir/ct_ctl" || fail "$_name: ct '$2 $3' failed: $(sed -n 's/^load: //p' "$dir/ct")"
 	set -- $(sed -n 's/^load: [a-z-]* n=\([0-9]*\) done=[0-9]* ns=\([0-9]*\) reads=\([0-9]*\) writes=\([0-9]*\) .*/\1 \2 \3 \4/p' "$dir/ct")
 	[ $# -eq 4 ] || fail "$_name: no load line in $dir/ct"
 	echo "bench $_name n=$1 reads=$3 writes=$4 ns=$2"

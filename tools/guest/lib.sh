@@ -240,7 +240,7 @@ mcr() {
 mcr_into() {
 	_b=$1
 	shift
-	echo "$*" 2>/dev/null >"$DBG/$_b/mcr"
+	echo "$*" 2>/dev/null >"$DBG/$_b/mcr_ctl"
 	_rc=$?
 	mcr_out=
 	read -r mcr_out 2>/dev/null <"$DBG/$_b/mcr"
@@ -353,6 +353,15 @@ peer() {
 	[ "$_ack" = "XEHPG-VM-ACK=$1 ok" ]
 }
 
+# devcd_of BDF: the /sys/class/devcoredump entry whose failing device is
+# BDF, or nothing.
+devcd_of() {
+	for _c in /sys/class/devcoredump/devcd*; do
+		[ -e "$_c/failing_device" ] || continue
+		case $(readlink -f "$_c/failing_device") in */"$1") echo "$_c"; return ;; esac
+	done
+}
+
 # guc_get BDF KEY: a value of the debugfs guc_info file.
 guc_get() { sed -n "s/^$2: //p" "$DBG/$1/guc_info"; }
 
@@ -402,7 +411,7 @@ guc_up() {
 sqidi_part_checks() {
 	bdf=$(gpu_bdf 0x56c0)
 	check is_bound "$bdf"
-	check put "$bdf" forcewake_all 1
+	check put "$bdf" forcewake_all_ctl 1
 	check mcr "$bdf" write XEHP_SQCM all 0x5a5a0000
 	expect_eq "steered SQIDI read returns the multicast value" "$(mcr "$bdf" read XEHP_SQCM)" 0x5a5a0000
 	for i in 2 3; do
@@ -415,7 +424,7 @@ sqidi_part_checks() {
 		check not mcr "$bdf" read XEHP_SQCM 0 "$i"
 		check not mcr "$bdf" write XEHP_SQCM 0 "$i" 0x1
 	done
-	check put "$bdf" forcewake_all 0
+	check put "$bdf" forcewake_all_ctl 0
 	check_dmesg_clean
 	done_testing
 }
@@ -426,7 +435,7 @@ gam_primary_checks() {
 	bdf=$(gpu_bdf 0x56c0)
 	check is_bound "$bdf"
 	expect_eq "GAM steering target" "$(sed -n 's/^GAM *//p' "$DBG/$bdf/steering")" "1,0"
-	check put "$bdf" forcewake_all 1
+	check put "$bdf" forcewake_all_ctl 1
 	check mcr "$bdf" read XEHP_GAMCNTRL_CTRL
 	check mcr "$bdf" write XEHP_GAMCNTRL_CTRL all 0x3
 	expect_eq "GAM multicast write reads back from the primary" "$(mcr "$bdf" read XEHP_GAMCNTRL_CTRL)" 0x00000003
@@ -436,7 +445,7 @@ gam_primary_checks() {
 	# Steering other groups must not disturb GAM.
 	check mcr "$bdf" read LSC_CHICKEN_BIT_0 3 2
 	expect_eq "GAM still reads from the primary" "$(mcr "$bdf" read XEHP_GAMCNTRL_CTRL)" 0x00000003
-	check put "$bdf" forcewake_all 0
+	check put "$bdf" forcewake_all_ctl 0
 	check_dmesg_clean
 	done_testing
 }
@@ -514,7 +523,7 @@ irq_src_at_least() { [ "$(irq_src "$1" "$2")" -ge "$3" ] 2>/dev/null; }
 irq_get_at_least() { [ "$(irq_get "$1" "$2")" -ge "$3" ] 2>/dev/null; }
 
 # irq_cmd BDF CMD: writes CMD to debugfs irq.
-irq_cmd() { echo "$2" >"$DBG/$1/irq"; }
+irq_cmd() { echo "$2" >"$DBG/$1/irq_ctl"; }
 
 # proc_irq_count NAME: interrupts the kernel counted for handler NAME in
 # /proc/interrupts (summed over CPUs); reading it costs no device MMIO.
@@ -544,7 +553,7 @@ proc_irq_count() {
 ct_get() { sed -n "s/^$2: //p" "$DBG/$1/ct"; }
 
 # ct_cmd BDF CMD: writes a load command to debugfs ct (fails with the run's error).
-ct_cmd() { echo "$2" >"$DBG/$1/ct"; }
+ct_cmd() { echo "$2" >"$DBG/$1/ct_ctl"; }
 
 # ct_load BDF FIELD: FIELD of the last load run (the `load:` line's FIELD=value).
 ct_load() { sed -n "s/^load: \(.* \)\{0,1\}$2=\([^ ]*\).*/\2/p" "$DBG/$1/ct"; }
@@ -592,7 +601,7 @@ reset_get() { sed -n "s/^$2: //p" "$DBG/$1/gt_reset"; }
 resets_done_is() { [ "$(reset_get "$1" done)" = "$2" ] && [ "$(reset_get "$1" phase)" = idle ]; }
 
 # submit_cmd BDF CMD: runs a submit selftest (`ENGINE N` or `all N`).
-submit_cmd() { echo "$2" >"$DBG/$1/submit"; }
+submit_cmd() { echo "$2" >"$DBG/$1/submit_ctl"; }
 
 # submit_get BDF ENGINE KEY: the value after KEY on ENGINE's line of the last
 # selftest's report; `payload` yields the word after it (ok, bad, unchecked).

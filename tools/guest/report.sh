@@ -41,7 +41,7 @@ for d in /sys/kernel/debug/xehpg/*/; do
 	if [ "$(sed -n 's/^state: //p' "$d/ct")" = up ]; then
 		for cmd in "ping 100" "fast 640" "mmio-ping 100"; do
 			echo "== CT load: echo '$cmd' > ${d}ct"
-			echo "$cmd" >"$d/ct" && sed -n 's/^load: /  /p' "$d/ct"
+			echo "$cmd" >"$d/ct_ctl" && sed -n 's/^load: /  /p' "$d/ct"
 		done
 	fi
 	echo "== ${d}ct"
@@ -50,7 +50,7 @@ for d in /sys/kernel/debug/xehpg/*/; do
 	# Submission: 100 requests on every engine (store, seqno, user
 	# interrupt), each slot read back through BAR 2; then the engines' state.
 	echo "== submission: echo 'all 100' > ${d}submit"
-	echo "all 100" >"$d/submit" && sed 's/^/  /' "$d/submit"
+	echo "all 100" >"$d/submit_ctl" && sed 's/^/  /' "$d/submit"
 	echo "== ${d}engines"
 	sed 's/^/  /' "$d/engines"
 	echo

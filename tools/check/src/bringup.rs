@@ -238,7 +238,7 @@ pub fn run(repo: &Path, kdir: Option<&Path>, logs: &Path) -> Result<bool> {
         format!("--module={}", repo.join("build/module/xehpg.ko").display()),
         // One request on every engine, before anything reads debugfs.
         "--".to_string(),
-        "for d in /sys/kernel/debug/xehpg/*/; do echo 'all 1' >\"$d/submit\"; done".to_string(),
+        "for d in /sys/kernel/debug/xehpg/*/; do echo 'all 1' >\"$d/submit_ctl\"; done".to_string(),
     ];
     let xehpg = one(repo, logs, "xehpg", &xehpg_args)?;
     let Some(kdir) = kdir else {

@@ -91,7 +91,7 @@ none_provisioned() {
 }
 
 # unprovision: gives back VFs provisioned despite the injected failure.
-unprovision() { put "$bdf" sriov unprovision || fault_why="$fault_why; unprovision failed"; }
+unprovision() { put "$bdf" sriov_ctl unprovision || fault_why="$fault_why; unprovision failed"; }
 
 # reset_idle: still_up once the GT reset a write queued has finished.
 reset_idle() {
@@ -120,7 +120,7 @@ fault_report "fault-debugfs provision" "$MIN_PROVISION"
 expect_eq "provision: with nothing injected it succeeded" "$fault_rc" 0
 expect_eq "provision: 2 VFs provisioned" "$(sriov_get "$bdf" provisioned)" 2
 mock_request vf:check
-check put "$bdf" sriov unprovision
+check put "$bdf" sriov_ctl unprovision
 expect_eq "provision: none left" "$(sriov_get "$bdf" provisioned)" 0
 
 fault_sweep "fault-debugfs gt_reset" "$DBG/$bdf/gt_reset" 1 reset_idle reset_idle

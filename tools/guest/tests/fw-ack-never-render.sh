@@ -21,7 +21,7 @@ check dmesg_has "submit: RCU_MODE/CCS_MODE not written"
 check dmesg_has "submit: rcs0: GuC-mode engine setup failed"
 expect_eq "rcs0 not registered" "$(eng_get "$bdf" rcs0 state)" off
 expect_eq "failures counted" "$(fw_counter "$bdf" failures)" 8
-check not sh -c "echo 1 > $DBG/$bdf/forcewake_all"
+check not sh -c "echo 1 > $DBG/$bdf/forcewake_all_ctl"
 expect_eq "forcewake_all not held" "$(cat "$DBG/$bdf/forcewake_all")" 0
 expect_eq "GT refs after the failed hold" "$(fw_field "$bdf" GT refs)" 0
 # A GT-domain register still works.

@@ -17,7 +17,7 @@ check wait_until 10 dmesg_has "gt: ENGINE_FAILURE_NOTIFICATION with 1 dwords, 3 
 expect_eq "a malformed notice queues nothing" "$(reset_get "$bdf" requests)" 0
 
 mock_request ct:failure:60:1
-check put "$bdf" gt_reset 1
+check put "$bdf" gt_reset_ctl 1
 wedged() { [ "$(reset_get "$bdf" phase)" = wedged ]; }
 check wait_until 60 wedged
 expect_eq "the reset failed" "$(reset_get "$bdf" failed)" 1
@@ -25,7 +25,7 @@ expect_eq "none done" "$(reset_get "$bdf" done)" 0
 check dmesg_has "gt: reset (asked through debugfs) failed at GuC second boot phase"
 submit_cmd "$bdf" "rcs0 1"
 expect_eq "wedged: rcs0 submits nothing (ENODEV)" "$(submit_get "$bdf" rcs0 errno)" -19
-check not put "$bdf" gt_reset 1
+check not put "$bdf" gt_reset_ctl 1
 expect_eq "the second request coalesced" "$(reset_get "$bdf" coalesced)" 1
 
 check rmmod xehpg

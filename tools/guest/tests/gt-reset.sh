@@ -32,7 +32,7 @@ check submit_cmd "$bdf" "all 10"
 for e in $engines; do submit_ok "$bdf" "$e" 10; done
 
 expect_eq "no reset yet" "$(reset_get "$bdf" done)" 0
-check put "$bdf" gt_reset 1
+check put "$bdf" gt_reset_ctl 1
 check wait_until 60 resets_done_is "$bdf" 1
 diag "$(cat "$DBG/$bdf/gt_reset")"
 expect_eq "reset failed nothing" "$(reset_get "$bdf" failed)" 0
@@ -49,8 +49,8 @@ for e in $engines; do submit_ok "$bdf" "$e" 10; done
 no_nudges "$bdf"
 
 # Garbage is refused; the state is unchanged.
-check not put "$bdf" gt_reset 2
-check not put "$bdf" gt_reset ""
+check not put "$bdf" gt_reset_ctl 2
+check not put "$bdf" gt_reset_ctl ""
 expect_eq "still one reset" "$(reset_get "$bdf" requests)" 1
 
 check numvfs "$bdf" 0

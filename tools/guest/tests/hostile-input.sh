@@ -91,9 +91,9 @@ check is_bound "$bdf"
 expect_eq "platform still readable" "$(info_get "$bdf" platform)" ATS-M150
 expect_eq "mcr result after hostile input" "$(cat "$DBG/$bdf/mcr")" "error -22"
 check mcr "$bdf" read FF_MODE
-check put "$bdf" forcewake_all 1
+check put "$bdf" forcewake_all_ctl 1
 expect_eq "RENDER refs while held" "$(fw_field "$bdf" RENDER refs)" 1
-check put "$bdf" forcewake_all 0
+check put "$bdf" forcewake_all_ctl 0
 for d in GT RENDER VDBOX0 VEBOX0; do
 	expect_eq "$d refs after hostile input" "$(fw_field "$bdf" $d refs)" 0
 done
@@ -116,9 +116,9 @@ r=0
 while [ $r -lt $rounds ]; do
 	r=$((r + 1))
 	rm -f /tmp/race.stop
-	race_writer mcr "read FF_MODE" &
+	race_writer mcr_ctl "read FF_MODE" &
 	w1=$!
-	race_writer forcewake_all 1 &
+	race_writer forcewake_all_ctl 1 &
 	w2=$!
 	sleep 1
 	(echo "$bdf" >$drv/unbind; echo $? >/tmp/race.unbind.$r) &

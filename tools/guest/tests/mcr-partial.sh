@@ -22,7 +22,7 @@ expect_eq "hwconfig DEPRECATED_L3_BANK_COUNT" "$(hwconfig_get "$bdf" DEPRECATED_
 expect_eq "hwconfig MAX_VCS" "$(hwconfig_get "$bdf" MAX_VCS)" "(25): 1"
 expect_eq "DSS steering target" "$(sed -n 's/^DSS *//p' "$DBG/$bdf/steering")" "2,0"
 expect_eq "L3BANK steering target" "$(sed -n 's/^L3BANK *//p' "$DBG/$bdf/steering")" "2,0"
-check put "$bdf" forcewake_all 1
+check put "$bdf" forcewake_all_ctl 1
 check mcr "$bdf" write LSC_CHICKEN_BIT_0 all 0x1234
 expect_eq "steered DSS read returns the multicast value" "$(mcr "$bdf" read LSC_CHICKEN_BIT_0)" 0x00001234
 check mcr "$bdf" write XEHP_L3SQCREG5 all 0x77
@@ -34,6 +34,6 @@ expect_eq "unicast to a present bank" "$(mcr "$bdf" read XEHP_L3SQCREG5 3 3)" 0x
 expect_eq "SQIDI: instance 3 (on every part) is read" "$(mcr "$bdf" read XEHP_SQCM 0 3 >/dev/null && echo yes)" yes
 check not mcr "$bdf" read XEHP_SQCM 0 4
 check not mcr "$bdf" read XEHP_SQCM 0 0
-check put "$bdf" forcewake_all 0
+check put "$bdf" forcewake_all_ctl 0
 check_dmesg_clean
 done_testing

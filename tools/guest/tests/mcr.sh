@@ -11,7 +11,7 @@
 
 bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
-check put "$bdf" forcewake_all 1
+check put "$bdf" forcewake_all_ctl 1
 
 # unicast_round NAME GROUPS INSTANCES: write g*16+i+1 to every (g, i), read back,
 # and have the mock confirm the write to (g, i) landed at sliceid g, subsliceid i.
@@ -71,7 +71,7 @@ check not mcr "$bdf" frobnicate LSC_CHICKEN_BIT_0
 check not mcr "$bdf" write LSC_CHICKEN_BIT_0 0 0 notanumber
 check not mcr "$bdf" read LSC_CHICKEN_BIT_0 0x100 0
 expect_eq "an error is reported on read-back" "$(cat "$DBG/$bdf/mcr" | cut -d' ' -f1)" error
-check put "$bdf" forcewake_all 0
+check put "$bdf" forcewake_all_ctl 0
 expect_eq "no unsteered accesses" "$(fw_counter "$bdf" unsteered_accesses)" 0
 check_dmesg_clean
 done_testing

@@ -14,11 +14,11 @@ check test -r "$DBG/$bdf/mmio_stats"
 check mcr "$bdf" read LSC_CHICKEN_BIT_0
 check mcr "$bdf" write FF_MODE all 0x10001
 # Held: steered reads and writes under forcewake_all.
-check put "$bdf" forcewake_all 1
+check put "$bdf" forcewake_all_ctl 1
 check mcr "$bdf" read XEHP_L3SQCREG5
 check mcr "$bdf" write SARB_CHICKEN1 1 0 0x5
 check mcr "$bdf" read XEHP_GAMCNTRL_CTRL
-check put "$bdf" forcewake_all 0
+check put "$bdf" forcewake_all_ctl 0
 # A refused command still takes and drops forcewake: counted on both sides.
 check not mcr "$bdf" read LSC_CHICKEN_BIT_0 8 0
 

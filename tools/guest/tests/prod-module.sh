@@ -42,21 +42,27 @@ mock_expect guc_submit.registrations ">=" "$n"
 
 # The production debugfs list, exactly (sorted).
 expect_eq "debugfs files" "$(ls "$DBG/$bdf" | tr '\n' ' ')" \
-	"ct engines forcewake forcewake_all gt_reset guc_info hwconfig info irq mcr mmio_stats sriov steering topology "
+	"ct engines forcewake forcewake_all forcewake_all_ctl gt_reset gt_reset_ctl guc_info guc_log hwconfig info irq irq_ctl mcr mcr_ctl mmio_stats sriov sriov_ctl steering topology "
 check not test -e "$DBG/$bdf/submit"
+check not test -e "$DBG/$bdf/ct_ctl"
 # mode: the file's permission bits as ls prints them.
 mode() { ls -l "$DBG/$bdf/$1" | cut -c1-10; }
-expect_eq "ct is read-only" "$(mode ct)" -r--------
-expect_eq "sriov takes VF control" "$(mode sriov)" -rw-------
-expect_eq "gt_reset takes requests" "$(mode gt_reset)" -rw-------
+# Reports have no write bit and commands no read bit, so lockdown lets every
+# report be read (Documentation/debugfs.rst, "Under lockdown").
+for f in ct sriov gt_reset irq mcr forcewake_all guc_log; do
+	expect_eq "$f is read-only" "$(mode $f)" -r--------
+done
+for f in sriov_ctl gt_reset_ctl irq_ctl mcr_ctl forcewake_all_ctl; do
+	expect_eq "$f is write-only" "$(mode $f)" --w-------
+done
 # Test-only commands are refused; the CT report has no load line.
-check not sh -c "echo 'ping 1' >$DBG/$bdf/ct"
+check not sh -c "echo 'ping 1' >$DBG/$bdf/ct_ctl"
 check not grep -q '^load:' "$DBG/$bdf/ct"
 check ct_state_is "$bdf" up
 
 check sriov_visible "$bdf"
 echo 0 >"$dev/sriov_drivers_autoprobe"
-check not sh -c "echo 'provision 2' >$DBG/$bdf/sriov"
+check not sh -c "echo 'provision 2' >$DBG/$bdf/sriov_ctl"
 expect_eq "debugfs provisioned nothing" "$(sriov_get "$bdf" provisioned)" 0
 check numvfs "$bdf" 2
 expect_eq "2 VFs enabled" "$(cat "$dev/sriov_numvfs")" 2

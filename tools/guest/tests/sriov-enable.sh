@@ -75,7 +75,7 @@ for n in 1 7 63; do
 	check dmesg_has "sriov: $n VF(s) provisioned"
 	mock_request vf:check
 	# debugfs cannot take the VFs from under the PCI side.
-	check not sh -c "echo unprovision >$DBG/$bdf/sriov"
+	check not sh -c "echo unprovision >$DBG/$bdf/sriov_ctl"
 	check numvfs "$bdf" 0
 	expect_eq "none provisioned after disable" "$(sriov_get "$bdf" provisioned)" 0
 	check not test -e "$dev/virtfn0"

@@ -13,7 +13,8 @@
 bdf=$(gpu_bdf 0x56c0)
 dir=/sys/kernel/debug/xehpg/$bdf
 check is_bound "$bdf"
-files=$(cd "$dir" && ls)
+# The reports (the `_ctl` command files are write-only).
+files=$(cd "$dir" && find . -type f -perm -400 | sed "s|^\./||" | sort)
 nfiles=$(echo $files | wc -w)
 if [ "$nfiles" -ge 1 ]; then ok "debugfs files found ($nfiles)"; else not_ok "debugfs files found"; fi
 

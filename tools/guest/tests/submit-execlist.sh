@@ -57,7 +57,7 @@ expect_eq "bad commands submitted nothing" "$(eng_get "$bdf" rcs0 submitted)" 10
 no_nudges "$bdf"
 # A GT reset is for GuC submission only (upstream's rule): refused, nothing
 # queued, execlists keep running.
-check not put "$bdf" gt_reset 1
+check not put "$bdf" gt_reset_ctl 1
 check dmesg_has "gt: reset (asked through debugfs) refused: the GuC does not submit"
 expect_eq "no reset queued" "$(sed -n 's/^phase: //p' "$DBG/$bdf/gt_reset")" idle
 check submit_cmd "$bdf" "rcs0 10"

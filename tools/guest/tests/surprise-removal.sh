@@ -22,7 +22,8 @@ drv=/sys/bus/pci/drivers/xehpg
 dir=/sys/kernel/debug/xehpg/$bdf
 check is_bound "$bdf"
 expect_eq "GuC status" "$(guc_get "$bdf" status)" running
-files=$(cd "$dir" && ls)
+# The reports (the `_ctl` command files are write-only).
+files=$(cd "$dir" && find . -type f -perm -400 | sed "s|^\./||" | sort)
 out=/tmp/act
 mkdir -p $out
 
@@ -52,9 +53,9 @@ for f in $files; do
 	reader "$f" &
 	pids="$pids $!"
 done
-writer fw forcewake_all 1 0 &
+writer fw forcewake_all_ctl 1 0 &
 pids="$pids $!"
-writer mcr mcr "read FF_MODE" "read LSC_CHICKEN_BIT_0" "write XEHP_SQCM all 0x5a5a0000" &
+writer mcr mcr_ctl "read FF_MODE" "read LSC_CHICKEN_BIT_0" "write XEHP_SQCM all 0x5a5a0000" &
 pids="$pids $!"
 nact=$(echo $pids | wc -w)
 sleep 2

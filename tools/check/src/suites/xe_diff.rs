@@ -558,7 +558,7 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
             )
             .args([
                 "--",
-                "for d in /sys/kernel/debug/xehpg/*/; do echo 'all 1' >\"$d/submit\"; done; \
+                "for d in /sys/kernel/debug/xehpg/*/; do echo 'all 1' >\"$d/submit_ctl\"; done; \
                  rmmod xehpg",
             ]);
         let xehpg_trace = run_one("xehpg", &mut ours, &logs)?;
