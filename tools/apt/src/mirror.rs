@@ -11,7 +11,8 @@
 //! `testing`, `unstable`, each with or without `-updates`, `-backports` and
 //! the like). A Release file from another origin rules an entry out whatever
 //! else it says. Of the entries with the strongest evidence, the first in
-//! apt's own order wins.
+//! apt's own order wins. A `mirror+file:` URI, as Debian's cloud images
+//! write them, stands for the first mirror its list names.
 //!
 //! A mirror named in `XEHPG_DEBIAN_MIRROR` wins over all of it (the caller
 //! passes it in), which is the way on Ubuntu, whose archive does not carry
@@ -90,6 +91,25 @@ pub fn base_suite(suite: &str) -> &str {
         }
     }
     s
+}
+
+/// The first URI of a `mirror+file:` list under `root` (Debian's cloud
+/// images name their mirrors so: `mirror+file:///etc/apt/mirrors/debian.list`,
+/// a file of URIs, one per line, each maybe followed by a tab and metadata),
+/// or why there is none.
+pub fn mirror_list_first(root: &Path, uri: &str) -> Result<String, String> {
+    let Some(path) = uri.strip_prefix("mirror+file:") else {
+        return Ok(uri.to_string());
+    };
+    let path = path.trim_start_matches('/');
+    let file = root.join(path);
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| format!("{uri}: reading {}: {e}", file.display()))?;
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .find_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .ok_or_else(|| format!("{uri}: {} lists no mirror", file.display()))
 }
 
 /// The last path segment of a URI: `debian` for `http://host/debian/`.
@@ -308,7 +328,9 @@ impl Report {
         }
         match self.debian_entry() {
             Some(f) => Ok(Mirror {
-                uri: f.uri.trim_end_matches('/').to_string(),
+                uri: mirror_list_first(&self.root, &f.uri)?
+                    .trim_end_matches('/')
+                    .to_string(),
                 suite: f.suite.clone(),
                 from: format!("{}:{}", f.file.display(), f.line),
             }),
@@ -425,6 +447,20 @@ mod tests {
         assert_eq!(m.uri, "http://mirror.example/debian");
         assert_eq!(m.suite, "trixie");
         assert_eq!(r.os.codename, "trixie");
+    }
+
+    #[test]
+    fn debian12_cloud_image_mirror_list() {
+        let r = fixture("debian12-cloud");
+        let m = r.mirror(None).unwrap();
+        assert_eq!(m.uri, "https://cloud.mirror.example/debian");
+        assert_eq!(m.suite, "bookworm");
+        let e = mirror_list_first(&r.root, "mirror+file:///etc/apt/mirrors/none.list");
+        assert!(e.unwrap_err().contains("none.list"));
+        assert_eq!(
+            mirror_list_first(&r.root, "http://a.example/debian").unwrap(),
+            "http://a.example/debian"
+        );
     }
 
     #[test]
