@@ -207,8 +207,9 @@ print-bindgen-cmd:
 # root under $(XEHPG_CACHE)/distro (checking their symbol hashes against
 # Debian's Module.symvers) and builds xehpg.ko (production; the test build in
 # build/distro/test/) and the guest shim for it into build/distro/. `make check` boots Debian's vmlinuz with them (suite
-# vm-distro); `make check-distro` runs that lane alone.
-KVER ?= 7.3.4+deb13-amd64
+# vm-distro); `make check-distro` runs that lane alone. Without KVER=..., the
+# script takes the release the cache was built for, else the newest
+# linux-image-7.3.*-amd64 trixie-backports offers (XEHPG_REFRESH=1: look again).
 .PHONY: distro-modules check-distro
 distro-modules:
 	@tools/distro-modules.sh $(KVER)

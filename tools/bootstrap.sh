@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Bring a Debian 12 (bookworm) machine to the state `make run` and `make check`
+# Bring a Debian machine (12 bookworm or 13 trixie; Ubuntu with a Debian
+# mirror named in XEHPG_DEBIAN_MIRROR) to the state `make run` and `make check`
 # need, reusing ${XEHPG_CACHE:-$HOME/.cache/xehpg}. Idempotent: every step is
 # skipped when its stamp matches the inputs (versions, config fragment).
+#
+# The kernel source and the GuC firmware are the newest uploads the private
+# trixie(-backports) lists offer when they are first downloaded; a warm cache
+# keeps them and needs no network. XEHPG_REFRESH=1 checks for newer uploads
+# and takes them (a new kernel source rebuilds both kernels).
 #
 # Facts behind each step: ../shared/ENVIRONMENT.md (toolchain versions, the
 # private trixie apt root, the QEMU recipe, the GuC firmware package).
@@ -15,14 +21,14 @@ mkdir -p "$CACHE/logs"
 T0=$(date +%s)
 
 BINDGEN_VERSION=0.73.2                  # pinned: rust/abi/bindings.rs is its output
-KERNEL_SERIES=7.3                       # linux-source-7.3 from trixie-backports
 LLVM_SUFFIX=-19
 
 SCRIPT=bootstrap LOGDIR=$CACHE/logs
-# step, run, mirror (the Debian mirror of the system's apt sources).
+# step, run, mirror (the Debian mirror of the system's apt sources),
+# KERNEL_SERIES (7.3 unless XEHPG_KERNEL_SERIES), apt_tool (xehpg-apt).
 . "$ROOT/tools/script-lib.sh"
 
-# --- Debian packages (bookworm only) --------------------------------------
+# --- Host packages (the host's own suite) ----------------------------------
 PKGS="clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc libelf-dev libssl-dev
       cpio kmod busybox-static mmdebstrap dwarves python3 make gcc xz-utils zstd"
 if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
@@ -64,28 +70,37 @@ apt_private() {
 apt_private_ready=
 apt_private_update() {
 	[ -n "$apt_private_ready" ] && return
-	local m; m=$(mirror)
-	[ -n "$m" ] || { echo "bootstrap: no bookworm entry in the apt sources to derive the mirror from" >&2; exit 1; }
+	local m k
+	m=$(mirror) || exit 1
+	k=$(debian_keyring) || exit 1
 	mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
 	cat >"$APTDIR/sources.list" <<SRC
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m trixie main non-free-firmware
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m trixie-backports main non-free-firmware
+deb [signed-by=$k] $m trixie main non-free-firmware
+deb [signed-by=$k] $m trixie-backports main non-free-firmware
 SRC
 	step "apt-get update (private trixie lists from $m)"
 	run apt-private.log apt_private apt-get update
 	apt_private_ready=1
 	echo "$m" >"$CACHE/mirror"
 }
-# download PKG DIR: fetch the newest PKG deb from the private root and unpack it.
+# download PKG DIR: fetch the newest PKG deb the private root offers (by
+# Debian's version order, whatever the pins say) and unpack it into DIR, unless
+# DIR already holds that version.
 download() {
 	local pkg=$1 dir=$2 ver deb
 	apt_private_update
-	ver=$(apt_private apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}')
-	[ -n "$ver" ] && [ "$ver" != "(none)" ] || { echo "bootstrap: $pkg not found in trixie(-backports)" >&2; exit 1; }
+	if ! ver=$(apt_private apt-cache madison "$pkg" | apt_tool newest --package "$pkg"); then
+		echo "bootstrap: $pkg is not offered by trixie or trixie-backports at $(cat "$CACHE/mirror") (apt-cache madison $pkg with the private lists in $APTDIR)" >&2
+		exit 1
+	fi
+	if [ "$(cat "$dir/.version" 2>/dev/null)" = "$ver" ]; then
+		step "$pkg $ver: the newest, already here"
+		return
+	fi
 	step "download $pkg $ver"
 	mkdir -p "$CACHE/debs"
 	(cd "$CACHE/debs" && run "dl-$pkg.log" apt_private apt-get download "$pkg=$ver")
-	deb=$(ls -t "$CACHE/debs/${pkg}_"*.deb | head -n 1)
+	deb=$(ls "$CACHE/debs/${pkg}_${ver/:/%3a}_"*.deb | head -n 1)
 	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
 	dpkg-deb -x "$deb" "$dir.tmp"
 	rm -rf "$dir" && mv "$dir.tmp" "$dir"
@@ -97,7 +112,7 @@ download() {
 # used /lib/firmware. GUC_FW_DIR is whichever holds i915/.
 FW=$CACHE/firmware
 fwdir() { for d in "$FW/usr/lib/firmware" "$FW/lib/firmware"; do [ -d "$d/i915" ] && { echo "$d"; return; }; done; }
-if [ -z "$(fwdir)" ]; then
+if [ -z "$(fwdir)" ] || [ "${XEHPG_REFRESH:-}" = 1 ]; then
 	download firmware-intel-graphics "$FW"
 fi
 FWDIR=$(fwdir)
@@ -115,7 +130,7 @@ if command -v qemu-system-x86_64 >/dev/null && qemu_ok qemu-system-x86_64; then
 else
 	QEMU_CMD="$QROOT/usr/lib64/ld-linux-x86-64.so.2 --library-path $QROOT/usr/lib/x86_64-linux-gnu $QROOT/usr/bin/qemu-system-x86_64 -L $QROOT/usr/share/seabios -L $QROOT/usr/share/qemu"
 	if ! qemu_ok $QEMU_CMD; then
-		m=$(mirror)
+		m=$(mirror) || exit 1
 		step "mmdebstrap a private QEMU root from trixie-backports (about 1 min)"
 		rm -rf "$QROOT"
 		run qemu-root.log mmdebstrap --variant=apt --aptopt='APT::Default-Release "trixie-backports"' \
@@ -146,22 +161,35 @@ config_dropped() {
 }
 
 # --- Kernel tree ----------------------------------------------------------
+# linux-src holds one upload of linux-source-KERNEL_SERIES (.version); another
+# series (XEHPG_KERNEL_SERIES) replaces it.
 SRC=$CACHE/linux-src
-if [ ! -f "$SRC/.version" ]; then
+if [ ! -f "$SRC/.version" ] || ! ls "$SRC/usr/src/linux-source-$KERNEL_SERIES.tar."* >/dev/null 2>&1 ||
+	[ "${XEHPG_REFRESH:-}" = 1 ]; then
 	download "linux-source-$KERNEL_SERIES" "$SRC"
 fi
+SRCVER=$(cat "$SRC/.version")
+# unpack DIR: the kernel tree DIR from $SRC, unless it holds that upload
+# already (.xehpg-source; a tree from before that file counts as current). The
+# kernel stamps carry the upload too, so a new one is built from scratch.
+unpack() {
+	local dir=$1
+	if [ -f "$dir/Makefile" ] && [ "$(cat "$dir/.xehpg-source" 2>/dev/null || echo "$SRCVER")" = "$SRCVER" ]; then
+		return
+	fi
+	step "unpack the kernel source $SRCVER into $dir"
+	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+	tar -xf "$SRC/usr/src/linux-source-$KERNEL_SERIES".tar.* -C "$dir.tmp" --strip-components=1
+	echo "$SRCVER" >"$dir.tmp/.xehpg-source"
+	rm -rf "$dir" && mv "$dir.tmp" "$dir"
+}
 KDIR=$CACHE/linux-$KERNEL_SERIES
-if [ ! -f "$KDIR/Makefile" ]; then
-	step "unpack the kernel source"
-	rm -rf "$KDIR.tmp" && mkdir -p "$KDIR.tmp"
-	tar -xf "$SRC"/usr/src/linux-source-*.tar.* -C "$KDIR.tmp" --strip-components=1
-	rm -rf "$KDIR" && mv "$KDIR.tmp" "$KDIR"
-fi
+unpack "$KDIR"
 FRAG=$ROOT/tools/kernel.config
 # Upstream xe for the xe-probe suite: the plain kernel's only (its stamp, not
 # the debug kernel's, carries the fragment).
 XFRAG=$ROOT/tools/kernel-xe.config
-stamp="$(cat "$SRC/.version") $(sha256sum "$FRAG" | cut -c1-16) $(rustc --version | cut -d' ' -f2) bindgen-$BINDGEN_VERSION llvm$LLVM_SUFFIX"
+stamp="$SRCVER $(sha256sum "$FRAG" | cut -c1-16) $(rustc --version | cut -d' ' -f2) bindgen-$BINDGEN_VERSION llvm$LLVM_SUFFIX"
 pstamp="$stamp xe-$(grep -E '^(# )?CONFIG_' "$XFRAG" | sha256sum | cut -c1-16)"
 KMAKE=(make -C "$KDIR" LLVM=$LLVM_SUFFIX BINDGEN="$BINDGEN" -j"$(nproc)")
 if [ "$(cat "$KDIR/.xehpg-stamp" 2>/dev/null)" != "$pstamp" ]; then
@@ -187,12 +215,7 @@ DFRAG=$ROOT/tools/kernel-debug.config
 # Only the option lines count: a comment edit must not force an 11-minute rebuild.
 dstamp="$stamp debug-$(grep -E '^(# )?CONFIG_' "$DFRAG" | sha256sum | cut -c1-16)"
 if [ "${XEHPG_DEBUG_KERNEL:-}" = 1 ]; then
-	if [ ! -f "$KDIR_DEBUG/Makefile" ]; then
-		step "unpack the kernel source for the debug kernel"
-		rm -rf "$KDIR_DEBUG.tmp" && mkdir -p "$KDIR_DEBUG.tmp"
-		tar -xf "$SRC"/usr/src/linux-source-*.tar.* -C "$KDIR_DEBUG.tmp" --strip-components=1
-		rm -rf "$KDIR_DEBUG" && mv "$KDIR_DEBUG.tmp" "$KDIR_DEBUG"
-	fi
+	unpack "$KDIR_DEBUG"
 	DMAKE=(make -C "$KDIR_DEBUG" LLVM=$LLVM_SUFFIX BINDGEN="$BINDGEN" -j"$(nproc)")
 	if [ "$(cat "$KDIR_DEBUG/.xehpg-stamp" 2>/dev/null)" != "$dstamp" ]; then
 		step "configure the debug kernel (tinyconfig + tools/kernel.config + tools/kernel-debug.config)"
@@ -220,7 +243,7 @@ have_debug=
 	[ -z "$have_debug" ] || echo "KDIR_DEBUG := $KDIR_DEBUG"
 } >"$CACHE/env.mk"
 {
-	echo "kernel: linux-source-$KERNEL_SERIES $(cat "$SRC/.version")"
+	echo "kernel: linux-source-$KERNEL_SERIES $SRCVER"
 	echo "qemu: $($QEMU_CMD --version | head -n 1)"
 	echo "firmware-intel-graphics: $(cat "$FW/.version" 2>/dev/null || echo unknown)"
 	echo "rustc: $(rustc --version)"

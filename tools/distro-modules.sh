@@ -4,10 +4,18 @@
 # (trixie's rustc 1.85.1, rust-src, bindgen 0.71.1, libclang 19, gcc-14),
 # all inside a private mmdebstrap root: nothing is installed on the host.
 #
-#   tools/distro-modules.sh [KVER]     (make distro-modules KVER=...)
+#   tools/distro-modules.sh [KVER]     (make distro-modules [KVER=...])
+#
+# KVER, when not given, is the release the cache was last built for
+# ($CACHE/distro/kver) if its packages are still here: a warm cache needs no
+# network and does not move to a newer upload by itself. Otherwise, or with
+# XEHPG_REFRESH=1, it is the newest linux-image-SERIES.*-amd64 the private
+# trixie(-backports) lists offer (SERIES 7.3, or XEHPG_KERNEL_SERIES). The
+# release used, given or found, is recorded there as the next default.
 #
 # Layout under ${XEHPG_CACHE:-$HOME/.cache/xehpg}/distro/ (facts and timings:
 # the issue 14 findings):
+#   kver       the kernel release last built for (see above)
 #   apt/       private apt lists and cache (never the system's)
 #   debs/      linux-image/-binary/-modules/-base/-headers(-common)/-kbuild, linux-source
 #   root/      the trixie root; /usr/src/linux-source-SERIES is the rebuilt tree
@@ -26,13 +34,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${XEHPG_CACHE:-$HOME/.cache/xehpg}
 D=$CACHE/distro
-KVER=${1:-${KVER:-7.3.4+deb13-amd64}}
-FLAVOUR=${KVER##*-}                     # amd64
-ABI=${KVER%-"$FLAVOUR"}                 # 7.3.4+deb13
-SERIES=$(echo "$ABI" | cut -d. -f1-2)   # 7.3
 ROOTFS=$D/root
-SRC=/usr/src/linux-source-$SERIES       # inside the root
-HDR=/usr/src/linux-headers-$KVER        # inside the root
 mkdir -p "$D/logs" "$D/debs"
 T0=$(date +%s)
 
@@ -44,7 +46,8 @@ ROOT_PKGS=rustc,rust-src,bindgen,libclang-dev,gcc-14,gcc,make,flex,bison,bc,libe
 KMAKE="make ARCH=x86 CROSS_COMPILE=x86_64-linux-gnu- CC=x86_64-linux-gnu-gcc-14 HOSTCC=gcc-14"
 
 SCRIPT=distro-modules LOGDIR=$D/logs
-# step, run, mirror (the Debian mirror of the system's apt sources).
+# step, run, mirror (the Debian mirror of the system's apt sources),
+# KERNEL_SERIES (7.3 unless XEHPG_KERNEL_SERIES), apt_tool (xehpg-apt).
 . "$REPO/tools/script-lib.sh"
 # in_root CMD: sh -c CMD inside the root, /proc mounted in a private mount
 # namespace (gone when the command ends), a clean environment.
@@ -53,16 +56,13 @@ in_root() {
 		PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 sh -c "$1"' "$ROOTFS" "$1"
 }
 
-# --- The mirror: the system's own bookworm entry (as tools/bootstrap.sh) ---
-M=$(mirror)
-[ -n "$M" ] || { echo "distro-modules: no bookworm entry in the apt sources to derive the mirror from" >&2; exit 1; }
-
 # --- 1. The private root ---------------------------------------------------
 # trixie main only decides the toolchain: trixie-backports has newer rustc
 # (1.93..1.96) at the same priority once it is the default release, and
 # Debian's kernel was built with trixie's 1.85.1.
 rstamp="trixie $ROOT_PKGS"
 if [ "$(cat "$ROOTFS/.xehpg-stamp" 2>/dev/null)" != "$rstamp" ]; then
+	M=$(mirror) || exit 1
 	step "mmdebstrap the trixie build root (about 90 s, 1.6 GB)"
 	rm -rf "$ROOTFS.tmp" "$ROOTFS"
 	run mmdebstrap.log mmdebstrap --variant=apt --include="$ROOT_PKGS" trixie "$ROOTFS.tmp" \
@@ -80,26 +80,68 @@ ap() {
 		-o Dir::State::Lists="$A/lists" -o Dir::Cache="$A/cache" \
 		-o Dir::State::status=/dev/null -o APT::Default-Release=trixie-backports "$@"
 }
-mkdir -p "$A/lists/partial" "$A/cache/archives/partial"
-cat >"$A/sources.list" <<SRC
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $M trixie main
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $M trixie-backports main
+# private_lists: the private trixie(-backports) lists, brought up to date
+# once per run, from the mirror of the system's apt sources.
+private_lists() {
+	[ -z "${LISTS_READY:-}" ] || return 0
+	local k
+	M=$(mirror) || exit 1
+	k=$(debian_keyring) || exit 1
+	mkdir -p "$A/lists/partial" "$A/cache/archives/partial"
+	cat >"$A/sources.list" <<SRC
+deb [signed-by=$k] $M trixie main
+deb [signed-by=$k] $M trixie-backports main
 SRC
+	step "apt-get update (private trixie lists from $M)"
+	run apt-update.log ap apt-get update
+	LISTS_READY=1
+}
+# newest PKG: the newest version of PKG the private lists offer.
+newest() {
+	ap apt-cache madison "$1" | apt_tool newest --package "$1"
+}
+
+# --- The kernel release -----------------------------------------------------
+KVER=${1:-${KVER:-}}
+if [ -z "$KVER" ]; then
+	# What the cache was built for: kver, or (caches from before it) .unpacked.
+	KVER=$(cat "$D/kver" 2>/dev/null || cut -d' ' -f1 "$D/.unpacked" 2>/dev/null || true)
+	case $KVER in "$KERNEL_SERIES".*) ;; *) KVER= ;; esac
+	if [ -z "$KVER" ] || [ ! -f "$D/debs/.$KVER" ] || [ "${XEHPG_REFRESH:-}" = 1 ]; then
+		private_lists
+		if ! KVER=$(ap apt-cache pkgnames "linux-image-$KERNEL_SERIES." | apt_tool kver --series "$KERNEL_SERIES" --flavour amd64); then
+			echo "distro-modules: trixie(-backports) at $M offers no linux-image-$KERNEL_SERIES.*-amd64 (apt-cache pkgnames with the private lists in $A); give KVER=... or XEHPG_KERNEL_SERIES" >&2
+			exit 1
+		fi
+		step "the newest Debian kernel of the $KERNEL_SERIES series: $KVER"
+	fi
+fi
+FLAVOUR=${KVER##*-}                     # amd64
+ABI=${KVER%-"$FLAVOUR"}                 # 7.3.4+deb13
+SERIES=$(echo "$ABI" | cut -d. -f1-2)   # 7.3
+SRC=/usr/src/linux-source-$SERIES       # inside the root
+HDR=/usr/src/linux-headers-$KVER        # inside the root
+
 PKGS="linux-image-$KVER linux-binary-$KVER linux-modules-$KVER linux-base-$KVER
       linux-headers-$KVER linux-headers-$ABI-common linux-kbuild-$ABI linux-source-$SERIES"
 if [ ! -f "$D/debs/.$KVER" ]; then
-	step "apt-get update (private trixie lists)"
-	run apt-update.log ap apt-get update
-	ver=$(ap apt-cache policy "linux-image-$KVER" | awk '/Candidate:/ {print $2}')
-	[ -n "$ver" ] && [ "$ver" != "(none)" ] || { echo "distro-modules: linux-image-$KVER not in trixie(-backports)" >&2; exit 1; }
-	sver=$(ap apt-cache policy "linux-source-$SERIES" | awk '/Candidate:/ {print $2}')
+	private_lists
+	if ! ver=$(newest "linux-image-$KVER"); then
+		echo "distro-modules: linux-image-$KVER is not offered by trixie(-backports) at $M (apt-cache madison with the private lists in $A)" >&2
+		exit 1
+	fi
 	# The source must be the very upload the image was built from.
-	[ "$sver" = "$ver" ] || { echo "distro-modules: linux-source-$SERIES is $sver, linux-image-$KVER is $ver" >&2; exit 1; }
+	if ! ap apt-cache madison "linux-source-$SERIES" | awk -F'|' -v v="$ver" '{ gsub(/ /, "", $2) } $2 == v { f = 1 } END { exit !f }'; then
+		echo "distro-modules: linux-image-$KVER is $ver, but linux-source-$SERIES $ver is not offered (apt-cache madison linux-source-$SERIES: $(newest "linux-source-$SERIES" 2>/dev/null || echo none))" >&2
+		exit 1
+	fi
 	step "download $KVER $ver (about 300 MB)"
 	pins=$(for p in $PKGS; do printf '%s=%s ' "$p" "$ver"; done)
 	(cd "$D/debs" && run download.log ap apt-get download $pins)
 	echo "$ver" >"$D/debs/.$KVER"
 fi
+# The next default: a release whose packages are here.
+echo "$KVER" >"$D/kver"
 VER=$(cat "$D/debs/.$KVER")
 deb_of() { local f; f=$(ls "$D/debs/$1_${VER/:/%3a}_"*.deb | head -n 1); [ -f "$f" ] || { echo "distro-modules: $1 deb missing" >&2; exit 1; }; echo "$f"; }
 

@@ -16,21 +16,41 @@ run() {
 	fi
 }
 
-# mirror: the Debian mirror of the system's own bookworm apt entry (no
-# registry host name is written into the repository): deb822 files ("URIs:"
-# next to "Suites: bookworm ...") first, then one-line lists.
+# The kernel series the driver is built for: Debian's linux-source-SERIES
+# (trixie-backports) for the test kernels, linux-image-SERIES.*-amd64 for the
+# distro lane. XEHPG_KERNEL_SERIES overrides it.
+KERNEL_SERIES=${XEHPG_KERNEL_SERIES:-7.3}
+
+# apt_tool ARGS...: tools/apt's xehpg-apt (the Debian mirror from the apt
+# sources, the newest of the versions apt reports), built first: cargo takes
+# a few seconds the first time, a fraction of one when nothing changed.
+apt_tool() {
+	local top
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	run apt-tool.log cargo build --release -q -p xehpg-apt --manifest-path "$top/tools/Cargo.toml"
+	"$top/tools/target/release/xehpg-apt" "$@"
+}
+
+# mirror: the Debian archive's mirror, $XEHPG_DEBIAN_MIRROR when set, else
+# from the system's apt sources (no registry host name is written into the
+# repository). When none fits, xehpg-apt says on stderr which files and
+# entries it looked at and why each was not taken; mirror then fails.
 mirror() {
-	local f u
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		u=$(awk 'BEGIN{RS=""} /Suites:[^\n]*bookworm( |\n|$)/ && !/security/ {
-			if (match($0, /URIs:[ \t]*[^ \t\n]+/)) { s=substr($0,RSTART,RLENGTH); sub(/URIs:[ \t]*/,"",s); print s; exit } }' "$f")
-		[ -n "$u" ] && { echo "$u"; return; }
+	local m
+	if ! m=$(apt_tool mirror); then
+		echo "$SCRIPT: no Debian mirror to download from (the reason is above)" >&2
+		return 1
+	fi
+	echo "$m"
+}
+
+# debian_keyring: the host's copy of Debian's archive keyring, for the
+# private apt configurations (`signed-by=`).
+debian_keyring() {
+	local k
+	for k in /usr/share/keyrings/debian-archive-keyring.gpg /usr/share/keyrings/debian-archive-keyring.pgp; do
+		[ -f "$k" ] && { echo "$k"; return; }
 	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		u=$(awk '$1=="deb" { i=2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-			if ($(i+1)=="bookworm") { print $i; exit } }' "$f")
-		[ -n "$u" ] && { echo "$u"; return; }
-	done
+	echo "$SCRIPT: Debian's archive keyring is missing (looked for /usr/share/keyrings/debian-archive-keyring.gpg and .pgp): install the package debian-archive-keyring" >&2
+	return 1
 }

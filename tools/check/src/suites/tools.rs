@@ -49,8 +49,9 @@ pub fn run(ctx: &Context, r: &mut Reporter) {
 }
 
 /// Cases per crate, with what each crate tests: the device model and the table
-/// generator check project facts; the runner, the orchestrator and the shared
-/// crate are the test harness itself.
+/// generator check project facts; the apt reader, the bootstrap's view of the
+/// host; the runner, the orchestrator and the shared crate are the test
+/// harness itself.
 fn breakdown(cases: &[Case]) -> String {
     let mut per: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for c in cases {
@@ -61,6 +62,7 @@ fn breakdown(cases: &[Case]) -> String {
         "xehpg_mock" => "device model",
         "xehpg_gen" => "table generator",
         "xehpg_sriov_map" => "provisioning map",
+        "xehpg_apt" => "apt sources and versions",
         _ => "harness",
     };
     let parts: Vec<String> = per
@@ -80,10 +82,12 @@ mod tests {
             Case::pass("xehpg_mock src/lib.rs: a"),
             Case::pass("xehpg_mock src/lib.rs: b"),
             Case::pass("xehpg_check src/main.rs: c"),
+            Case::pass("xehpg_apt src/lib.rs: d"),
         ];
         assert_eq!(
             breakdown(&cases),
-            "cases by crate: xehpg_check 1 (harness), xehpg_mock 2 (device model)"
+            "cases by crate: xehpg_apt 1 (apt sources and versions), xehpg_check 1 (harness), \
+             xehpg_mock 2 (device model)"
         );
     }
 }
