@@ -44,7 +44,7 @@ clean:
 help:
 	@echo "make [KDIR=...] [LLVM=...]  build xehpg.ko against a kernel tree"
 	@echo "make run                    bootstrap, boot the mock VM, load the driver, report"
-	@echo "make check                  all tests (tools, style, ABI, registers, KUnit, VM)"
+	@echo "make check                  all tests (tools, style, docs, ABI, registers, KUnit, VM)"
 	@echo "make bindings               regenerate rust/abi/bindings.rs from include/"
 	@echo "make docs                   Documentation/ as HTML in build/docs (Sphinx, graphviz)"
 	@echo "make bootstrap              only bring the machine and the cache up to date"
