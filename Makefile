@@ -30,7 +30,7 @@ boot_var = $(shell sed -n 's/^$(1) := //p' $(ENV_MK) 2>/dev/null)
 BOOT_MAKE = $(MAKE) -C $(call boot_var,KDIR) LLVM=$(call boot_var,LLVM) M=$(REPO)
 
 .PHONY: all modules clean bootstrap boot-modules kunit-module clippy tools run check \
-        bindings print-bindgen-cmd help
+        bindings print-bindgen-cmd help docs
 
 all: modules
 
@@ -44,8 +44,9 @@ clean:
 help:
 	@echo "make [KDIR=...] [LLVM=...]  build xehpg.ko against a kernel tree"
 	@echo "make run                    bootstrap, boot the mock VM, load the driver, report"
-	@echo "make check                  all tests (tools, style, ABI, registers, KUnit, VM)"
+	@echo "make check                  all tests (tools, style, docs, ABI, registers, KUnit, VM)"
 	@echo "make bindings               regenerate rust/abi/bindings.rs from include/"
+	@echo "make docs                   Documentation/ as HTML in build/docs (Sphinx, graphviz)"
 	@echo "make bootstrap              only bring the machine and the cache up to date"
 	@echo "make check-debug            only the debug-kernel lane (CHECK_ARGS=\"--only vm-debug:bind\")"
 
@@ -86,6 +87,17 @@ clippy: bootstrap
 	@$(BOOT_MAKE) MO=$(BUILD)/clippy CLIPPY=1 modules
 	@$(BOOT_MAKE) MO=$(BUILD)/clippy-test CLIPPY=1 XEHPG_TEST=y modules
 	@$(BOOT_MAKE) MO=$(BUILD)/clippy-kunit CLIPPY=1 XEHPG_KUNIT=y XEHPG_TEST=y modules
+
+# Documentation/ as HTML, diagrams as SVG, in build/docs/index.html: Debian's
+# Sphinx (python3-sphinx, on Debian's python3) and graphviz, which
+# tools/bootstrap.sh installs; no bootstrap needed. From scratch (-E), so
+# every page's warnings show each time, and any warning fails. The check
+# suite `docs` runs the same build into build/check-logs/docs/html.
+SPHINXBUILD ?= /usr/bin/sphinx-build
+docs:
+	@command -v $(SPHINXBUILD) >/dev/null || { echo "make docs: no $(SPHINXBUILD): install python3-sphinx and graphviz (tools/bootstrap.sh does)" >&2; exit 1; }
+	@$(SPHINXBUILD) -b html -E -W --keep-going -q -d $(BUILD)/docs/.doctrees Documentation $(BUILD)/docs
+	@echo "make docs: $(BUILD)/docs/index.html"
 
 tools:
 	@cargo build --release -q --manifest-path tools/Cargo.toml --workspace

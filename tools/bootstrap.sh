@@ -30,7 +30,8 @@ SCRIPT=bootstrap LOGDIR=$CACHE/logs
 
 # --- Host packages (the host's own suite) ----------------------------------
 PKGS="clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc libelf-dev libssl-dev
-      cpio kmod busybox-static mmdebstrap dwarves python3 make gcc xz-utils zstd"
+      cpio kmod busybox-static mmdebstrap dwarves python3 make gcc xz-utils zstd
+      python3-sphinx graphviz"
 if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
 	echo "bootstrap: not a Debian system. Install the equivalents of:" >&2
 	echo "  $PKGS" >&2

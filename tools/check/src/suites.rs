@@ -3,6 +3,7 @@
 mod abi;
 mod cargo_test;
 mod detectors;
+mod docs;
 mod fwtable;
 pub(crate) mod kernel_log;
 mod kunit;
@@ -70,6 +71,13 @@ pub const SUITES: &[Suite] = &[
         lane: Lane::Plain,
         title: "rustfmt and clippy, tools and driver",
         run: style::run,
+        list: None,
+    },
+    Suite {
+        name: "docs",
+        lane: Lane::Plain,
+        title: "Sphinx builds the documentation without warnings; no merge damage; ABI files valid",
+        run: docs::run,
         list: None,
     },
     Suite {
@@ -442,6 +450,7 @@ mod tests {
             [
                 "tools",
                 "style",
+                "docs",
                 "abi",
                 "uabi",
                 "regs",
