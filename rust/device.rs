@@ -452,6 +452,7 @@ impl<'bound> Xehpg<'bound> {
                             topology: gt_info.topology,
                         };
                         guc.guc().load(&ctx, guc::firmware_path(), &part);
+                        guc::Guc::kick_log(guc.guc());
                     }
                     guc
                 },

@@ -377,6 +377,7 @@ impl GtReset {
             .map_err(|e| ("workarounds", e))?;
         b.irq.rearm(&ctx.gt);
         b.guc.load(&ctx, guc::firmware_path(), &b.part);
+        Guc::kick_log(&b.guc);
         if !b.guc.running() {
             return Err(("GuC load", EIO));
         }

@@ -196,7 +196,9 @@ impl Guc {
         }
         control(ctx, true)?;
         self.channel.start(rings, buf);
-        early_message(ctx, awake);
+        let (crash, exception) = early_message(ctx, awake);
+        // Captured by the log's worker once the caller kicks it (`Guc::kick_log`).
+        self.log.early(crash, exception);
         Ok(Ct {
             state: CtState::Enabled,
             h2g,
@@ -237,14 +239,15 @@ const EARLY_SCRATCH: usize = 15;
 const EARLY_CRASH_DUMP_POSTED: u32 = 1 << 1;
 const EARLY_EXCEPTION: u32 = 1 << 30;
 
-/// Reads, clears and logs the GuC's early message ([`EARLY_SCRATCH`]). Process context.
-fn early_message(ctx: &Ctx<'_>, awake: &Awake<'_, GtDomain>) {
+/// Reads, clears and logs the GuC's early message ([`EARLY_SCRATCH`]); returns whether it
+/// posted a crash dump and whether it took an exception. Process context.
+fn early_message(ctx: &Ctx<'_>, awake: &Awake<'_, GtDomain>) -> (bool, bool) {
     let Ok(raw) = ctx
         .gt
         .read_at::<SOFT_SCRATCH, _>(awake, EARLY_SCRATCH)
         .map(|r| r.into_raw())
     else {
-        return;
+        return (false, false);
     };
     let _ = ctx
         .gt
@@ -263,6 +266,10 @@ fn early_message(ctx: &Ctx<'_>, awake: &Awake<'_, GtDomain>) {
             raw
         );
     }
+    (
+        raw & EARLY_CRASH_DUMP_POSTED != 0,
+        raw & EARLY_EXCEPTION != 0,
+    )
 }
 
 /// Zeroes a CT object: both descriptors start at head, tail and status 0.

@@ -242,6 +242,17 @@ impl Log {
         }
     }
 
+    /// Records an early crash dump or exception (`SOFT_SCRATCH(15)` at CT enable), for the
+    /// worker [`Guc::kick_log`] starts. Process context (the load, the GuC's mutex held).
+    pub(crate) fn early(&self, crash: bool, exception: bool) {
+        if crash {
+            self.crash.store(1, Relaxed);
+        }
+        if exception {
+            self.exception.store(1, Relaxed);
+        }
+    }
+
     /// The `guc_info` lines.
     pub(crate) fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_fmt(fmt!(
@@ -318,6 +329,16 @@ impl Guc {
         }
         if log.closed.load(Relaxed) == 0 {
             // Already queued: the run to come sees the flag.
+            let _ = workqueue::system().enqueue(this.clone());
+        }
+    }
+
+    /// After a load: starts the worker if the load found an early crash dump or exception
+    /// ([`Log::early`]). Process context, without the GuC's mutex.
+    pub(crate) fn kick_log(this: &Arc<Self>) {
+        let log = &this.log;
+        let pending = log.crash.load(Relaxed) | log.exception.load(Relaxed);
+        if pending != 0 && log.closed.load(Relaxed) == 0 {
             let _ = workqueue::system().enqueue(this.clone());
         }
     }
