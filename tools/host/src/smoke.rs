@@ -334,14 +334,22 @@ pub fn bar2_step(bar2: Option<u64>, lmem: Option<u64>) -> Step {
 }
 
 /// The selftest step from the report read after `all N` (`None`: the build
-/// has no `submit` file).
-pub fn selftest_step(report: Option<Result<String, String>>, requests: u32) -> Step {
+/// has no `submit` file). Under lockdown (`locked`) debugfs refuses the
+/// file, which has write bits: a warning, not the driver's failure.
+pub fn selftest_step(report: Option<Result<String, String>>, requests: u32, locked: bool) -> Step {
     let report = match report {
         None => {
             return Step::warn(
                 "selftest",
                 "not a test build (no debugfs submit)",
                 "build with XEHPG_TEST=y to run the selftest; a production module has none",
+            )
+        }
+        Some(Err(e)) if locked && e.contains("Operation not permitted") => {
+            return Step::warn(
+                "selftest",
+                format!("refused under lockdown: {e}"),
+                "run it on a host without lockdown (Secure Boot off) to test submission",
             )
         }
         Some(Err(e)) => return Step::fail("selftest", e, "dmesg and debugfs engines say more"),
@@ -525,7 +533,8 @@ pub fn run(o: &Options, emit: &mut dyn FnMut(&Step)) -> Vec<Step> {
                 .and_then(|()| o.io.read(&submit))
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
         });
-        put(selftest_step(report, o.requests), &mut steps);
+        let locked = lockdown.as_deref().is_some_and(|m| m != "none");
+        put(selftest_step(report, o.requests, locked), &mut steps);
     }
     put(sriov_step(o, &dev), &mut steps);
     if !r.list("/sys/kernel/debug").is_empty() {

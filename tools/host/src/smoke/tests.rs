@@ -199,28 +199,40 @@ fn selftest() {
         line("rcs0", 10, 0, "ok"),
         line("bcs0", 10, 0, "ok")
     );
-    let s = selftest_step(Some(Ok(good.clone())), 10);
+    let s = selftest_step(Some(Ok(good.clone())), 10, false);
     assert_eq!(
         s.to_string(),
         "PASS selftest: 10 requests on each of 2 engines (rcs0 bcs0)"
     );
     // The report is of another run's size.
-    assert_eq!(selftest_step(Some(Ok(good)), 20).verdict, Fail);
+    assert_eq!(selftest_step(Some(Ok(good)), 20, false).verdict, Fail);
     let bad = format!(
         "{}{}",
         line("rcs0", 10, 0, "ok"),
         line("ccs0", 4, -110, "unchecked")
     );
-    let s = selftest_step(Some(Ok(bad)), 10);
+    let s = selftest_step(Some(Ok(bad)), 10, false);
     assert_eq!(s.verdict, Fail);
     assert!(s.seen.contains("ccs0 4 of 10 completed"), "{s}");
     assert!(!s.seen.contains("rcs0"), "{s}");
     assert_eq!(
-        selftest_step(Some(Ok("runs: 0\n".into())), 10).verdict,
+        selftest_step(Some(Ok("runs: 0\n".into())), 10, false).verdict,
         Fail
     );
-    assert_eq!(selftest_step(Some(Err("EBUSY".into())), 10).verdict, Fail);
-    let prod = selftest_step(None, 10);
+    assert_eq!(
+        selftest_step(Some(Err("EBUSY".into())), 10, false).verdict,
+        Fail
+    );
+    let denied = || Some(Err("submit: Operation not permitted (os error 1)".into()));
+    // Lockdown refuses a debugfs file with write bits: not the driver's fault.
+    let locked = selftest_step(denied(), 10, true);
+    assert_eq!(locked.verdict, Warn);
+    assert!(
+        locked.seen.starts_with("refused under lockdown"),
+        "{locked}"
+    );
+    assert_eq!(selftest_step(denied(), 10, false).verdict, Fail);
+    let prod = selftest_step(None, 10, false);
     assert_eq!(prod.verdict, Warn);
     assert!(prod.seen.contains("not a test build"));
 }
