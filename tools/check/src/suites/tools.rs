@@ -61,7 +61,7 @@ fn breakdown(cases: &[Case]) -> String {
         "xehpg_mock" => "device model",
         "xehpg_gen" => "table generator",
         "xehpg_sriov_map" => "provisioning map",
-        "xehpg_host" => "host tools",
+        "xehpg_host" | "host_tools" => "host tools",
         _ => "harness",
     };
     let parts: Vec<String> = per
