@@ -99,8 +99,14 @@ docs:
 	@$(SPHINXBUILD) -b html -E -W --keep-going -q -d $(BUILD)/docs/.doctrees Documentation $(BUILD)/docs
 	@echo "make docs: $(BUILD)/docs/index.html"
 
+# The workspace, then the host tools (tools/host: xehpg-smoke, xehpg-report)
+# again, static, for the VM's busybox guest (`# guest-tools: host`): named
+# for the host's own triple so the flag reaches only them, and into
+# tools/target/x86_64-unknown-linux-gnu/release.
 tools:
 	@cargo build --release -q --manifest-path tools/Cargo.toml --workspace
+	@RUSTFLAGS='-C target-feature=+crt-static' cargo build --release -q \
+		--manifest-path tools/Cargo.toml -p xehpg-host --target x86_64-unknown-linux-gnu
 
 run: boot-modules sriov-shim
 	@$(VM) -q --guest-file tools/guest/report.sh:/report.sh \

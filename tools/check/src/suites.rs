@@ -43,6 +43,11 @@ pub enum Lane {
 /// `vmlinuz`, the module built for it and the guest modules, under `build/`.
 pub const DISTRO_DIR: &str = "distro";
 
+/// The target the guest's tools are built for (`make tools`): the host's
+/// own triple named explicitly, so that `+crt-static` in RUSTFLAGS reaches
+/// only the guest binaries and they land in a directory of their own.
+pub const GUEST_TARGET: &str = "x86_64-unknown-linux-gnu";
+
 /// One suite: a name for `--only`, a title for its header, and its body.
 pub struct Suite {
     /// Name used by `--only`, the floor file and the summary.
@@ -261,6 +266,17 @@ impl Context {
     /// `tools/`, the cargo workspace.
     pub fn tools_dir(&self) -> PathBuf {
         self.repo.join("tools")
+    }
+
+    /// A binary of the tools built static for the guest (`# guest-tools:`):
+    /// `make tools` builds `tools/host` for [`GUEST_TARGET`] with
+    /// `+crt-static`, into the target's own directory.
+    pub fn guest_tool(&self, name: &str) -> PathBuf {
+        self.tools_dir()
+            .join("target")
+            .join(GUEST_TARGET)
+            .join("release")
+            .join(name)
     }
 
     /// The name of suite `base` in this context's lane: `vm` runs as

@@ -63,6 +63,7 @@ fn breakdown(cases: &[Case]) -> String {
         "xehpg_gen" => "table generator",
         "xehpg_sriov_map" => "provisioning map",
         "xehpg_apt" => "apt sources and versions",
+        "xehpg_host" | "host_tools" => "host tools",
         _ => "harness",
     };
     let parts: Vec<String> = per

@@ -328,6 +328,21 @@ fn runnable<'a>(ctx: &Context, s: &'a Scenario) -> Result<&'a Header, Case> {
             ),
         ));
     }
+    // The guest tools (`# guest-tools: host`): `make tools` builds them.
+    if let Some(path) = header
+        .guest_tools
+        .iter()
+        .map(|t| ctx.guest_tool(t))
+        .find(|p| !p.exists())
+    {
+        return Err(Case::fail(
+            &s.name,
+            format!(
+                "{} is missing: `make tools` builds the guest's static tools",
+                path.display()
+            ),
+        ));
+    }
     // The production build (`# module: production`): `make boot-modules`, and
     // `make debug-modules` for the debug lane.
     let module = ctx.module(header.module_dir());
@@ -553,6 +568,7 @@ fn boot_command(
                 .iter()
                 .map(|s| format!("--guest-file={}:/tests/{}.sh", s.path.display(), s.name)),
         )
+        .args(tools_shipped(ctx, members))
         .args(h.guest_modules.iter().map(|m| {
             format!(
                 "--guest-file={}:/lib/modules/{}",
@@ -566,6 +582,22 @@ fn boot_command(
             &format!("sh /tests/group.sh /tests/group.plan {lane}"),
         ]);
     cmd
+}
+
+/// The guest tools any of a boot's scenarios asks for (`# guest-tools:`),
+/// each once, at `/usr/bin/NAME`: they are not part of the boot key, so a
+/// scenario that uses them shares its boot with those that do not.
+fn tools_shipped(ctx: &Context, members: &[&Scenario]) -> Vec<String> {
+    let mut names: Vec<&str> = members
+        .iter()
+        .flat_map(|s| header_of(s).guest_tools.iter().copied())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .iter()
+        .map(|n| format!("--guest-file={}:/usr/bin/{n}", ctx.guest_tool(n).display()))
+        .collect()
 }
 
 /// The driver builds of a boot whose scenarios load more than one

@@ -13,6 +13,7 @@
 //! # no-load                             do not insmod the driver at boot
 //! # distro                              also run in the distro lane (a first-load check)
 //! # guest-module: sriov-shim            ship a test-only module to /lib/modules (repeatable)
+//! # guest-tools: host                   ship the host tools (xehpg-smoke, xehpg-report) to /usr/bin
 //! # module: production                  ship the production xehpg.ko (default: the test build)
 //! # timeout: 120                        guest command timeout in seconds
 //! # own-boot: REASON                    never share a boot with other scenarios
@@ -35,6 +36,11 @@ use std::path::{Path, PathBuf};
 
 /// The test-only guest modules the Makefile builds (`make sriov-shim`).
 pub const GUEST_MODULES: &[&str] = &["sriov-shim"];
+
+/// The tool sets a scenario may ship (`# guest-tools: NAME`), with their
+/// binaries: `host` is `tools/host`, built static for the guest by `make
+/// tools` ([`super::super::Context::guest_tool`]).
+pub const GUEST_TOOLS: &[(&str, &[&str])] = &[("host", &["xehpg-smoke", "xehpg-report"])];
 
 /// The builds of the driver a scenario may ship (`# module: NAME`), with
 /// their `build/` directory: the test build (`XEHPG_TEST=y`, the default:
@@ -67,6 +73,9 @@ pub struct Header {
     /// Test-only guest modules shipped to `/lib/modules/` (not loaded: the
     /// script loads them when it needs them), e.g. `sriov-shim`.
     pub guest_modules: Vec<String>,
+    /// Binaries shipped to `/usr/bin/` ([`GUEST_TOOLS`]); not part of
+    /// the boot key: a boot ships them when one of its scenarios asks.
+    pub guest_tools: Vec<&'static str>,
     /// Guest command timeout, seconds.
     pub timeout: Option<u64>,
     /// Why the scenario boots alone ([`super::group`]), if it does.
@@ -199,6 +208,13 @@ fn directive(h: &mut Header, comment: &str) -> Result<()> {
             }
             h.guest_modules.push(value.to_string());
         }
+        "guest-tools" => match GUEST_TOOLS.iter().find(|(n, _)| *n == value) {
+            Some((_, bins)) => h.guest_tools.extend(bins.iter().copied()),
+            None => {
+                let names: Vec<&str> = GUEST_TOOLS.iter().map(|(n, _)| *n).collect();
+                bail!("guest-tools {value:?} is not one of {names:?}");
+            }
+        },
         "module" => match value {
             "production" => h.production = true,
             "test" => h.production = false,
@@ -380,6 +396,14 @@ mod tests {
             .unwrap()
             .guest_modules
             .is_empty());
+    }
+
+    #[test]
+    fn guest_tools_name_their_binaries() {
+        let h = parse_header("# guest-tools: host\n").unwrap();
+        assert_eq!(h.guest_tools, ["xehpg-smoke", "xehpg-report"]);
+        assert!(parse_header("# guest-tools: hosts\n").is_err());
+        assert!(parse_header("# no-load\n").unwrap().guest_tools.is_empty());
     }
 
     #[test]
