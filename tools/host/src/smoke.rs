@@ -334,8 +334,8 @@ pub fn bar2_step(bar2: Option<u64>, lmem: Option<u64>) -> Step {
 }
 
 /// The selftest step from the report read after `all N` (`None`: the build
-/// has no `submit` file). Under lockdown (`locked`) debugfs refuses the
-/// file, which has write bits: a warning, not the driver's failure.
+/// has no `submit_ctl` file). Under lockdown (`locked`) debugfs refuses the
+/// command file, which has a write bit: a warning, not the driver's failure.
 pub fn selftest_step(report: Option<Result<String, String>>, requests: u32, locked: bool) -> Step {
     let report = match report {
         None => {
@@ -527,9 +527,12 @@ pub fn run(o: &Options, emit: &mut dyn FnMut(&Step)) -> Vec<Step> {
         );
     } else {
         put(guc_step(o, &dbg), &mut steps);
+        // The command goes to `submit_ctl`, the report comes from `submit`
+        // (Documentation/debugfs.rst, "Reports and commands").
+        let submit_ctl = r.path(&format!("{dbg}/submit_ctl"));
         let submit = r.path(&format!("{dbg}/submit"));
-        let report = submit.exists().then(|| {
-            o.io.write(&submit, &format!("all {}", o.requests))
+        let report = submit_ctl.exists().then(|| {
+            o.io.write(&submit_ctl, &format!("all {}", o.requests))
                 .and_then(|()| o.io.read(&submit))
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
         });
