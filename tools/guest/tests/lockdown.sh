@@ -11,6 +11,7 @@
 # unbinds as usual.
 # own-boot: lockdown stays on until the next boot and refuses the unsigned modules every later scenario loads
 # guest-module: sriov-shim
+# guest-tools: host
 # expect-mock: sriov.isolation_violations == 0
 # expect-mock: violations == 0
 # timeout: 240
@@ -78,6 +79,16 @@ done
 check sh -c "dmesg | grep -q 'Lockdown: .*debugfs access is restricted'"
 # A refused command changed nothing.
 expect_eq "forcewake_all still released" "$(cat "$dir/forcewake_all")" 0
+
+# The operator's smoke test under lockdown: lockdown and the refused
+# selftest are warnings, not failures; every report is read.
+xehpg-smoke --load /lib/modules/xehpg.ko >/tmp/smoke.out 2>&1
+expect_eq "xehpg-smoke under lockdown: exit status" "$?" 0
+diag "$(cat /tmp/smoke.out)"
+check grep -q '^WARN lockdown: .*integrity' /tmp/smoke.out
+check grep -q '^WARN selftest: refused under lockdown' /tmp/smoke.out
+nreports=$(echo $reports | wc -w)
+check grep -q "^PASS debugfs: read $nreports of $nreports files" /tmp/smoke.out
 
 # Operating the VFs does not need debugfs: they go as usual.
 check numvfs "$bdf" 0
