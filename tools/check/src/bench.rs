@@ -20,8 +20,12 @@
 //! non-zero. Logs go to `build/bench/`.
 //!
 //! Every figure printed is also written to `build/bench.json` ([`Record`],
-//! [`Record::json`]).
+//! [`Record::json`]), and the MMIO counts of its `operations` are held to
+//! the committed `tools/bench-baseline.toml` ([`crate::baseline`]): a count
+//! above its baseline fails the bench. `--compare-only FILE` runs that
+//! comparison alone on a JSON file an earlier run wrote.
 
+use crate::baseline;
 use crate::suites::vm::{mmio, mock_summary};
 use crate::suites::vm_exit_meaning;
 use crate::suites::xe_vf::VfTimes;
@@ -769,7 +773,8 @@ impl Record {
     }
 }
 
-/// Runs the bench; `Ok(false)` when something is printed as an error.
+/// Runs the bench; `Ok(false)` when something is printed as an error or a
+/// count is above its baseline.
 ///
 /// Boots: the default one (GuC running) for everything but execlist and
 /// doorbell submission, then one with `force_execlist=1` for the execlist
@@ -777,8 +782,9 @@ impl Record {
 /// its own MMIO counts), the SR-IOV one, the xe-vf suite's two VMs (VF1's probe to its first
 /// job, [`vf_boot`]), and last the bring-up comparison
 /// with upstream xe ([`crate::bringup`], two boots with the mock's trace).
-/// Then writes [`JSON_FILE`].
-pub fn run(repo: &Path, kdir: Option<&Path>) -> Result<bool> {
+/// Then writes [`JSON_FILE`] and compares its counts with `baseline`
+/// ([`check_baseline`]), or with `update` records them there.
+pub fn run(repo: &Path, kdir: Option<&Path>, baseline: &Path, update: bool) -> Result<bool> {
     let logs = repo.join("build/bench");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     let mut rec = Record::default();
@@ -847,7 +853,76 @@ pub fn run(repo: &Path, kdir: Option<&Path>) -> Result<bool> {
     std::fs::write(&file, format!("{json:#}\n"))
         .with_context(|| format!("writing {}", file.display()))?;
     println!("\nresults: {}", file.display());
-    Ok(rec.errors.is_empty())
+    let counts_ok = match check_baseline(baseline, &json, update) {
+        Ok(ok) => ok,
+        Err(e) => {
+            println!("error: baseline: {e:#}");
+            false
+        }
+    };
+    Ok(rec.errors.is_empty() && counts_ok)
+}
+
+/// Compares the MMIO counts of a bench JSON file (`json`, as [`Record::json`]
+/// writes it) with the baseline file at `path` and prints the verdict; with
+/// `update`, records them there instead, if the run that wrote `json` had no
+/// error. `Ok(false)` when a count is above its baseline, an operation of the
+/// baseline was not measured, or the update was refused.
+///
+/// # Errors
+///
+/// The JSON has no operations, or the baseline cannot be read, parsed or
+/// written.
+pub fn check_baseline(path: &Path, json: &Value, update: bool) -> Result<bool> {
+    let run = baseline::run_counts(json)?;
+    let old = match std::fs::read_to_string(path) {
+        // The first --update-baseline starts from an empty baseline.
+        Err(e) if update && e.kind() == std::io::ErrorKind::NotFound => {
+            baseline::Baseline::default()
+        }
+        text => text
+            .with_context(|| format!("reading {}", path.display()))
+            .and_then(|t| baseline::parse(&t).with_context(|| format!("{}", path.display())))?,
+    };
+    if update {
+        if json["ok"] != true {
+            println!(
+                "error: baseline: {} not updated: the run had errors (above, or the JSON's `errors`)",
+                path.display()
+            );
+            return Ok(false);
+        }
+        let (new, changes) = baseline::update(&old, &run);
+        std::fs::write(path, baseline::render(&new)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!(
+            "{} rewritten: {} operation(s) recorded, {} under `varies`",
+            path.display(),
+            new.ops.len(),
+            new.varies.len()
+        );
+        for c in changes {
+            println!("  {c}");
+        }
+        return Ok(true);
+    }
+    let v = baseline::compare(&old, &run);
+    println!(
+        "\nMMIO counts against {} ({} operation(s) recorded, {} under `varies`):",
+        path.display(),
+        old.ops.len(),
+        old.varies.len()
+    );
+    for n in &v.notes {
+        println!("note: {n}");
+    }
+    for f in &v.failures {
+        println!("error: baseline: {f}");
+    }
+    if v.passed() {
+        println!("ok: no count above its baseline");
+    }
+    Ok(v.passed())
 }
 
 /// The SR-IOV boot: the shim and xehpg copied, not loaded (`bench.sh sriov`
@@ -1950,11 +2025,55 @@ bench mmio_stats reads=834 writes=1550
         let back: Value = serde_json::from_str(&format!("{j:#}")).unwrap();
         let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
         assert_eq!(keys(&back), keys(&j));
-        assert_eq!(back["operations"][4]["writes"], 150);
+        assert_eq!(
+            baseline::run_counts(&back).unwrap(),
+            baseline::run_counts(&j).unwrap()
+        );
         let mut failed = record();
         failed.errors.push("guest (default): no device".into());
         assert_eq!(failed.json()["ok"], false);
         assert_eq!(failed.json()["errors"][0], "guest (default): no device");
+    }
+
+    /// `check_baseline` on files: the first update records the JSON's
+    /// counts, the same run then passes, a baseline one count lower fails,
+    /// and a run with errors is not recorded.
+    #[test]
+    fn the_baseline_check_on_files() {
+        let dir = std::env::temp_dir().join(format!("xehpg-check-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("baseline.toml");
+        let _ = std::fs::remove_file(&path);
+        let j = record().json();
+        // No file: an error, unless recording.
+        assert!(check_baseline(&path, &j, false).is_err());
+        assert!(check_baseline(&path, &j, true).unwrap());
+        let b = baseline::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            b.ops["held_unicast_write"],
+            baseline::Counts {
+                n: 50,
+                reads: 0,
+                writes: 150
+            }
+        );
+        assert_eq!(b.ops.len(), j["operations"].as_array().unwrap().len());
+        assert!(check_baseline(&path, &j, false).unwrap());
+        // One write fewer in the baseline: this run's count is worse.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lowered = text.replace(
+            "[ops.held_unicast_write]\nn = 50\nreads = 0\nwrites = 150\n",
+            "[ops.held_unicast_write]\nn = 50\nreads = 0\nwrites = 149\n",
+        );
+        assert_ne!(lowered, text);
+        std::fs::write(&path, &lowered).unwrap();
+        assert!(!check_baseline(&path, &j, false).unwrap());
+        // A failed run does not replace the baseline.
+        let mut failed = record();
+        failed.errors.push("boom".into());
+        assert!(!check_baseline(&path, &failed.json(), true).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), lowered);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
