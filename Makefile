@@ -181,12 +181,15 @@ sriov-shim-debug: bootstrap
 
 # MMIO accesses per driver operation (forcewake, steered/unicast/multicast
 # access) measured in the VM, and the driver's MMIO count reconciled with the
-# mock's; exits non-zero only if the counts differ or the run fails. A fourth
+# mock's; exits non-zero if the counts differ, the run fails, or an
+# operation's MMIO count is above tools/bench-baseline.toml. A fourth
 # boot loads the SR-IOV shim and measures provisioning 1, 7 and 63 VFs
-# (and saves build/bench/sriov-N.txt for `make sriov-map`).
+# (and saves build/bench/sriov-N.txt for `make sriov-map`). Every figure also
+# goes to build/bench.json. `BENCH_ARGS=--update-baseline` records the
+# run's counts in the baseline instead of comparing them.
 .PHONY: bench
 bench: boot-modules sriov-shim tools
-	@$(TOOLS_BIN)/xehpg-check --bench --repo $(REPO)
+	@$(TOOLS_BIN)/xehpg-check --bench --repo $(REPO) $(BENCH_ARGS)
 
 # The SR-IOV provisioning map (tools/sriov-map): Documentation/sriov-map.svg
 # from the committed capture, and an SVG beside every capture the bench saved

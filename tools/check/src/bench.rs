@@ -18,10 +18,20 @@
 //! must be what the map it printed implies ([`sriov_lines`]). A mismatch, a
 //! guest error or a VM failure is printed as `error:` and the command exits
 //! non-zero. Logs go to `build/bench/`.
+//!
+//! Every figure printed is also written to `build/bench.json` ([`Record`],
+//! [`Record::json`]), and the MMIO counts of its `operations` are held to
+//! the committed `tools/bench-baseline.toml` ([`crate::baseline`]): a count
+//! above its baseline fails the bench. `--compare-only FILE` runs that
+//! comparison alone on a JSON file an earlier run wrote.
 
+use crate::baseline;
 use crate::suites::vm::{mmio, mock_summary};
 use crate::suites::vm_exit_meaning;
+use crate::suites::xe_vf::VfTimes;
 use anyhow::{bail, Context as _, Result};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -184,6 +194,11 @@ impl Row {
     /// Reads + writes per operation.
     pub fn total(&self) -> f64 {
         self.reads + self.writes
+    }
+
+    /// Whether the row has a target and misses it.
+    pub fn off_target(&self) -> bool {
+        self.target.is_some_and(|t| (self.total() - t).abs() > 1e-9)
     }
 }
 
@@ -408,9 +423,10 @@ pub fn render(rows: &[Row], n: u64) -> String {
             }
         });
         let us = r.us.map_or("-".to_string(), |u| format!("{u:.1}"));
-        let flag = match r.target {
-            Some(t) if (r.total() - t).abs() > 1e-9 => "  <- off target",
-            _ => "",
+        let flag = if r.off_target() {
+            "  <- off target"
+        } else {
+            ""
         };
         s.push_str(&format!(
             "{:<38} {:>8.2} {:>7.2} {:>7.2} {:>7} {:>9}{flag}\n",
@@ -423,34 +439,71 @@ pub fn render(rows: &[Row], n: u64) -> String {
         ));
     }
     s.push_str(&ratios(rows));
-    for r in rows.iter().filter(|r| r.what.contains("interrupt (")) {
-        if let Some(us) = r.us.filter(|u| *u > 0.0) {
-            s.push_str(&format!(
-                "{}: {:.0} per second in a burst\n",
-                r.what,
-                1e6 / us
-            ));
-        }
+    for (what, per_second) in interrupt_rates(rows) {
+        s.push_str(&format!("{what}: {per_second:.0} per second in a burst\n"));
     }
     s
 }
 
-/// The submission figures of one run: rates, latency and the loads and
-/// interrupts per request.
-pub fn submission_lines(out: &Output) -> String {
-    let mut s = String::new();
-    if let Some(b) = out.measures.iter().find(|m| m.name == "exec_blit") {
-        // CAST: counts far below 2^52, exact in f64.
-        let mib_s = |ns: u64| b.n as f64 * 1e9 / ns.max(1) as f64;
-        let (blit, cpu) = (b.ns.unwrap_or(0), b.get("memcpy_ns").unwrap_or(0));
-        s.push_str(&format!(
-            "blit {} MiB on bcs0: {:.0} MiB/s, CPU memcpy {:.0} MiB/s; blit/memcpy {:.2}\n",
-            b.n,
-            mib_s(blit),
-            mib_s(cpu),
-            cpu as f64 / blit.max(1) as f64
-        ));
-    }
+/// Interrupts per second in a burst, for each interrupt row that was timed.
+pub fn interrupt_rates(rows: &[Row]) -> Vec<(&'static str, f64)> {
+    rows.iter()
+        .filter(|r| r.what.contains("interrupt ("))
+        .filter_map(|r| r.us.filter(|u| *u > 0.0).map(|us| (r.what, 1e6 / us)))
+        .collect()
+}
+
+/// The blit figures of the execlist boot ([`submissions`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Blit {
+    /// MiB copied on bcs0.
+    pub mib: u64,
+    /// The blit's MiB per second.
+    pub blit_mib_s: f64,
+    /// A CPU memcpy's MiB per second, same size.
+    pub memcpy_mib_s: f64,
+    /// The memcpy's time over the blit's.
+    pub memcpy_over_blit: f64,
+}
+
+/// One submission mode's figures ([`submissions`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Submission {
+    /// The measurement (`exec_burst`, ...).
+    pub name: &'static str,
+    /// What it is, as printed.
+    pub what: &'static str,
+    /// Requests per second.
+    pub per_second: f64,
+    /// Median and 99th percentile latency, microseconds.
+    pub p50_us: f64,
+    /// See `p50_us`.
+    pub p99_us: f64,
+    /// ELSQ Loads per request.
+    pub loads: f64,
+    /// Interrupts per request.
+    pub irqs: f64,
+}
+
+/// The submission figures of one run: the blit, and per mode the rate,
+/// latency and the loads and interrupts per request.
+pub fn submissions(out: &Output) -> (Option<Blit>, Vec<Submission>) {
+    let blit = out
+        .measures
+        .iter()
+        .find(|m| m.name == "exec_blit")
+        .map(|b| {
+            // CAST: counts far below 2^52, exact in f64.
+            let mib_s = |ns: u64| b.n as f64 * 1e9 / ns.max(1) as f64;
+            let (blit, cpu) = (b.ns.unwrap_or(0), b.get("memcpy_ns").unwrap_or(0));
+            Blit {
+                mib: b.n,
+                blit_mib_s: mib_s(blit),
+                memcpy_mib_s: mib_s(cpu),
+                memcpy_over_blit: cpu as f64 / blit.max(1) as f64,
+            }
+        });
+    let mut modes = Vec::new();
     for (name, what) in [
         ("exec_burst", "execlist, burst"),
         ("exec_single", "execlist, one at a time"),
@@ -462,53 +515,266 @@ pub fn submission_lines(out: &Output) -> String {
         let Some(m) = out.measures.iter().find(|m| m.name == name) else {
             continue;
         };
-        let rate =
-            m.ns.filter(|t| *t > 0)
-                .map_or(0.0, |t| m.n as f64 * 1e9 / t as f64);
+        // CAST: counts far below 2^52, exact in f64.
+        modes.push(Submission {
+            name,
+            what,
+            per_second: m
+                .ns
+                .filter(|t| *t > 0)
+                .map_or(0.0, |t| m.n as f64 * 1e9 / t as f64),
+            p50_us: m.get("p50_ns").unwrap_or(0) as f64 / 1000.0,
+            p99_us: m.get("p99_ns").unwrap_or(0) as f64 / 1000.0,
+            loads: m.get("loads").unwrap_or(0) as f64 / m.n as f64,
+            irqs: m.get("irqs").unwrap_or(0) as f64 / m.n as f64,
+        });
+    }
+    (blit, modes)
+}
+
+/// [`submissions`] as text.
+pub fn submission_lines(out: &Output) -> String {
+    let mut s = String::new();
+    let (blit, modes) = submissions(out);
+    if let Some(b) = blit {
         s.push_str(&format!(
-            "{what}: {rate:.0} requests/s, latency median {:.0} us p99 {:.0} us, {:.3} Loads and {:.3} interrupts per request\n",
-            m.get("p50_ns").unwrap_or(0) as f64 / 1000.0,
-            m.get("p99_ns").unwrap_or(0) as f64 / 1000.0,
-            m.get("loads").unwrap_or(0) as f64 / m.n as f64,
-            m.get("irqs").unwrap_or(0) as f64 / m.n as f64,
+            "blit {} MiB on bcs0: {:.0} MiB/s, CPU memcpy {:.0} MiB/s; blit/memcpy {:.2}\n",
+            b.mib, b.blit_mib_s, b.memcpy_mib_s, b.memcpy_over_blit
+        ));
+    }
+    for m in modes {
+        s.push_str(&format!(
+            "{}: {:.0} requests/s, latency median {:.0} us p99 {:.0} us, {:.3} Loads and {:.3} interrupts per request\n",
+            m.what, m.per_second, m.p50_us, m.p99_us, m.loads, m.irqs
         ));
     }
     s
 }
 
-/// The ratios measured in one run: CT against MMIO round trips, and what
-/// batching fast requests gains.
-fn ratios(rows: &[Row]) -> String {
+/// The ratios measured in one run ([`rates`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Rates {
+    /// Round trips per second, CT and MMIO H2G, and the CT's gain over MMIO.
+    pub round_trips: Option<[f64; 3]>,
+    /// Fast requests per second, batched and with a notify each, and the
+    /// gain of batching.
+    pub fast: Option<[f64; 3]>,
+}
+
+/// The ratios of one run: CT against MMIO round trips, and what batching
+/// fast requests gains.
+pub fn rates(rows: &[Row]) -> Rates {
     let us = |what: &str| {
         rows.iter()
             .find(|r| r.what == what)
             .and_then(|r| r.us)
             .filter(|u| *u > 0.0)
     };
+    Rates {
+        round_trips: us("CT request round trip")
+            .zip(us("MMIO H2G round trip"))
+            .map(|(ct, mmio)| [1e6 / ct, 1e6 / mmio, mmio / ct]),
+        fast: us("CT fast request, own notify")
+            .zip(us("CT fast request, batch of 64"))
+            .map(|(each, batched)| [1e6 / batched, 1e6 / each, each / batched]),
+    }
+}
+
+/// [`rates`] as text.
+fn ratios(rows: &[Row]) -> String {
+    let r = rates(rows);
     let mut s = String::new();
-    if let (Some(ct), Some(mmio)) = (us("CT request round trip"), us("MMIO H2G round trip")) {
+    if let Some([ct, mmio, gain]) = r.round_trips {
         s.push_str(&format!(
-            "round trips per second: CT {:.0}, MMIO H2G {:.0}; CT/MMIO {:.2}\n",
-            1e6 / ct,
-            1e6 / mmio,
-            mmio / ct
+            "round trips per second: CT {ct:.0}, MMIO H2G {mmio:.0}; CT/MMIO {gain:.2}\n"
         ));
     }
-    if let (Some(each), Some(batched)) = (
-        us("CT fast request, own notify"),
-        us("CT fast request, batch of 64"),
-    ) {
+    if let Some([batched, each, gain]) = r.fast {
         s.push_str(&format!(
-            "fast requests per second: batched {:.0}, one notify each {:.0}; batching gain {:.2}\n",
-            1e6 / batched,
-            1e6 / each,
-            each / batched
+            "fast requests per second: batched {batched:.0}, one notify each {each:.0}; batching gain {gain:.2}\n"
         ));
     }
     s
 }
 
-/// Runs the bench; `Ok(false)` when something is printed as an error.
+/// Where [`run`] writes its JSON, relative to the repository.
+pub const JSON_FILE: &str = "build/bench.json";
+
+/// One boot's MMIO reconciliation, for the JSON file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reconciled {
+    /// The boot (`default`, `execlist`, ...).
+    pub boot: String,
+    /// Its module parameters.
+    pub params: Vec<String>,
+    /// The driver's final `mmio_stats`, if the guest printed it.
+    pub driver: Option<mmio::Counts>,
+    /// The mock's count, if its summary could be read.
+    pub mock: Option<mmio::Counts>,
+}
+
+/// Everything one bench run measured and found: what `build/bench.json`
+/// holds ([`Record::json`]).
+#[derive(Debug, Clone, Default)]
+pub struct Record {
+    /// The measurements the tables are made of, from every boot, with the
+    /// SR-IOV boot's relay round trips.
+    pub output: Output,
+    /// The boot each measurement came from, by name.
+    pub boot_of: BTreeMap<String, String>,
+    /// The per-operation table ([`table`]), when it could be made.
+    pub rows: Vec<Row>,
+    /// Each boot's MMIO reconciliation.
+    pub reconciled: Vec<Reconciled>,
+    /// VF1's probe under upstream xe, when it ran.
+    pub vf: Option<VfTimes>,
+    /// The bring-up comparison, when it ran.
+    pub bringup: Option<crate::bringup::BringUp>,
+    /// Every `error:` line printed, in order.
+    pub errors: Vec<String>,
+}
+
+impl Record {
+    /// Prints `error: LINE` and keeps it.
+    fn error(&mut self, line: String) {
+        println!("error: {line}");
+        self.errors.push(line);
+    }
+
+    /// Adds the measurements of `boot`.
+    fn add(&mut self, boot: &str, measures: impl IntoIterator<Item = Measure>) {
+        for m in measures {
+            self.boot_of.insert(m.name.clone(), boot.to_string());
+            self.output.measures.push(m);
+        }
+    }
+
+    /// The JSON file: every figure the bench prints, by stable keys
+    /// (Documentation/testing.rst, "make bench").
+    pub fn json(&self) -> Value {
+        let operations: Vec<Value> = self
+            .output
+            .measures
+            .iter()
+            .map(|m| {
+                // CAST: counts far below 2^52, exact in f64.
+                let n = m.n as f64;
+                let extra: serde_json::Map<String, Value> =
+                    m.extra.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+                json!({
+                    "name": m.name,
+                    "boot": self.boot_of.get(&m.name),
+                    "n": m.n,
+                    "reads": m.reads,
+                    "writes": m.writes,
+                    "ns": m.ns,
+                    "reads_per_op": m.reads as f64 / n,
+                    "writes_per_op": m.writes as f64 / n,
+                    "us_per_op": m.ns.map(|t| t as f64 / n / 1000.0),
+                    "extra": extra,
+                })
+            })
+            .collect();
+        let table: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "operation": r.what,
+                    "mmio": r.total(),
+                    "reads": r.reads,
+                    "writes": r.writes,
+                    "target": r.target,
+                    "us_per_op": r.us,
+                    "off_target": r.off_target(),
+                })
+            })
+            .collect();
+        let r = rates(&self.rows);
+        let (ct, fast) = (r.round_trips, r.fast);
+        let (blit, modes) = submissions(&self.output);
+        let relay = relay(&self.output.relays, &self.rows).ok();
+        let counts = |c: Option<mmio::Counts>| {
+            c.map_or(
+                Value::Null,
+                |c| json!({"reads": c.reads, "writes": c.writes}),
+            )
+        };
+        json!({
+            "ok": self.errors.is_empty(),
+            "errors": self.errors,
+            "operations": operations,
+            "table": table,
+            "rates": {
+                "ct_round_trips_per_second": ct.map(|c| c[0]),
+                "mmio_h2g_round_trips_per_second": ct.map(|c| c[1]),
+                "ct_over_mmio": ct.map(|c| c[2]),
+                "fast_batched_per_second": fast.map(|f| f[0]),
+                "fast_each_per_second": fast.map(|f| f[1]),
+                "batching_gain": fast.map(|f| f[2]),
+                "interrupts_per_second": interrupt_rates(&self.rows)
+                    .into_iter()
+                    .map(|(what, per_second)| json!({"operation": what, "per_second": per_second}))
+                    .collect::<Vec<_>>(),
+            },
+            "submission": {
+                "blit": blit.map(|b| json!({
+                    "mib": b.mib,
+                    "blit_mib_per_second": b.blit_mib_s,
+                    "memcpy_mib_per_second": b.memcpy_mib_s,
+                    "memcpy_over_blit": b.memcpy_over_blit,
+                })),
+                "modes": modes.iter().map(|m| json!({
+                    "name": m.name,
+                    "mode": m.what,
+                    "requests_per_second": m.per_second,
+                    "p50_us": m.p50_us,
+                    "p99_us": m.p99_us,
+                    "loads_per_request": m.loads,
+                    "interrupts_per_request": m.irqs,
+                })).collect::<Vec<_>>(),
+            },
+            "sriov": sriov_rows(&self.output).iter().map(|r| json!({
+                "vfs": r.vfs,
+                "operation": r.operation,
+                "ms": r.ms,
+                "reads": r.reads,
+                "writes": r.writes,
+                "h2g": r.h2g,
+                "g2h": r.g2h,
+                "ggtt_bytes": r.ggtt_bytes,
+                "clear_ggtt_bytes": r.clear_ggtt_bytes,
+                "lmtt_bytes": r.lmtt_bytes,
+                "memcpy_ms": r.memcpy_ms,
+                "x_memcpy": r.x_memcpy,
+            })).collect::<Vec<_>>(),
+            "relay": relay.map(|r| json!({
+                "round_trips": r.count,
+                "median_us": r.median_us,
+                "largest_us": r.largest_us,
+                "ct_round_trip_us": r.ct_us,
+                "relay_over_ct": r.relay_over_ct,
+            })),
+            "vf": self.vf.as_ref().map(|t| json!({
+                "first_job_ms": t.ms_after_probe(t.first_job),
+                "every_class_ms": t.ms_after_probe(t.every_class),
+            })),
+            "bringup": self.bringup.as_ref().and_then(|b| {
+                b.xe.as_ref().map(|xe| crate::bringup::json(&b.xehpg, xe))
+            }),
+            "reconciliation": self.reconciled.iter().map(|c| json!({
+                "boot": c.boot,
+                "params": c.params,
+                "driver": counts(c.driver),
+                "mock": counts(c.mock),
+                "equal": c.driver.is_some() && c.driver == c.mock,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Runs the bench; `Ok(false)` when something is printed as an error or a
+/// count is above its baseline.
 ///
 /// Boots: the default one (GuC running) for everything but execlist and
 /// doorbell submission, then one with `force_execlist=1` for the execlist
@@ -516,91 +782,160 @@ fn ratios(rows: &[Row]) -> String {
 /// its own MMIO counts), the SR-IOV one, the xe-vf suite's two VMs (VF1's probe to its first
 /// job, [`vf_boot`]), and last the bring-up comparison
 /// with upstream xe ([`crate::bringup`], two boots with the mock's trace).
-pub fn run(repo: &Path, kdir: Option<&Path>) -> Result<bool> {
+/// Then writes [`JSON_FILE`] and compares its counts with `baseline`
+/// ([`check_baseline`]), or with `update` records them there.
+pub fn run(repo: &Path, kdir: Option<&Path>, baseline: &Path, update: bool) -> Result<bool> {
     let logs = repo.join("build/bench");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
-    let (mut output, mut ok) = boot(repo, &logs, "default", &[])?;
-    let (execlist, ok2) = boot(repo, &logs, "execlist", &["force_execlist=1"])?;
-    ok &= ok2;
-    output.measures.extend(
+    let mut rec = Record::default();
+    let default = boot(repo, &logs, "default", &[], &mut rec)?;
+    rec.add("default", default.measures);
+    let execlist = boot(repo, &logs, "execlist", &["force_execlist=1"], &mut rec)?;
+    rec.add(
+        "execlist",
         execlist
             .measures
             .into_iter()
             .filter(|m| m.name.starts_with("exec_") || m.name == "irq_engine_el"),
     );
-    let (doorbell, ok3) = boot(repo, &logs, "doorbell", &["guc_doorbells=1"])?;
-    ok &= ok3;
-    output.measures.extend(
+    let doorbell = boot(repo, &logs, "doorbell", &["guc_doorbells=1"], &mut rec)?;
+    rec.add(
+        "doorbell",
         doorbell
             .measures
             .into_iter()
             .filter(|m| m.name.starts_with("db_") || m.name == "irq_engine_db"),
     );
-    let (sriov, ok4) = sriov_boot(repo, &logs)?;
-    ok &= ok4;
-    let relays = sriov.relays.clone();
-    output.measures.extend(sriov.measures);
-    let submission = submission_lines(&output);
-    match table(&output) {
+    let sriov = sriov_boot(repo, &logs, &mut rec)?;
+    rec.output.relays = sriov.relays;
+    rec.add("sriov", sriov.measures);
+    let submission = submission_lines(&rec.output);
+    match table(&rec.output) {
         Ok(rows) => {
-            let n = output.measures.first().map_or(0, |m| m.n);
+            let n = rec.output.measures.first().map_or(0, |m| m.n);
             print!("\n{}{submission}", render(&rows, n));
-            let (text, errors) = sriov_lines(&output, &sriov.maps);
+            let (text, errors) = sriov_lines(&rec.output, &sriov.maps);
             print!("{text}");
-            match relay_line(&relays, &rows) {
+            match relay_line(&rec.output.relays, &rows) {
                 Ok(line) => print!("{line}"),
-                Err(e) => {
-                    println!("error: relay: {e}");
-                    ok = false;
-                }
+                Err(e) => rec.error(format!("relay: {e}")),
             }
-            for e in &errors {
-                println!("error: {e}");
-                ok = false;
+            for e in errors {
+                rec.error(e);
             }
+            rec.rows = rows;
         }
-        Err(e) => {
-            println!("error: {e:#}");
-            ok = false;
-        }
+        Err(e) => rec.error(format!("{e:#}")),
     }
     // Then VF1 under upstream xe in a second VM (the xe-vf suite's two VMs).
     match vf_boot(repo, kdir) {
-        Ok((line, passed)) => {
-            println!("\n{line}");
+        Ok((times, passed)) => {
+            println!("\n{}", crate::suites::xe_vf::vf_times_line(&times));
+            rec.vf = Some(times);
             if !passed {
-                println!("error: VF: the xe-vf run failed a case (above)");
-                ok = false;
+                rec.error("VF: the xe-vf run failed a case (above)".into());
             }
         }
-        Err(e) => {
-            println!("error: VF: {e:#}");
-            ok = false;
-        }
+        Err(e) => rec.error(format!("VF: {e:#}")),
     }
     // Last, after the per-operation table: two more boots, xehpg and xe.
     match crate::bringup::run(repo, kdir, &logs) {
-        Ok(true) => {}
-        Ok(false) => ok = false,
-        Err(e) => {
-            println!("error: bring-up: {e:#}");
-            ok = false;
+        Ok(b) => {
+            for e in &b.errors {
+                rec.error(format!("bring-up: {e}"));
+            }
+            rec.bringup = Some(b);
         }
+        Err(e) => rec.error(format!("bring-up: {e:#}")),
     }
-    Ok(ok)
+    let json = rec.json();
+    let file = repo.join(JSON_FILE);
+    std::fs::write(&file, format!("{json:#}\n"))
+        .with_context(|| format!("writing {}", file.display()))?;
+    println!("\nresults: {}", file.display());
+    let counts_ok = match check_baseline(baseline, &json, update) {
+        Ok(ok) => ok,
+        Err(e) => {
+            println!("error: baseline: {e:#}");
+            false
+        }
+    };
+    Ok(rec.errors.is_empty() && counts_ok)
+}
+
+/// Compares the MMIO counts of a bench JSON file (`json`, as [`Record::json`]
+/// writes it) with the baseline file at `path` and prints the verdict; with
+/// `update`, records them there instead, if the run that wrote `json` had no
+/// error. `Ok(false)` when a count is above its baseline, an operation of the
+/// baseline was not measured, or the update was refused.
+///
+/// # Errors
+///
+/// The JSON has no operations, or the baseline cannot be read, parsed or
+/// written.
+pub fn check_baseline(path: &Path, json: &Value, update: bool) -> Result<bool> {
+    let run = baseline::run_counts(json)?;
+    let old = match std::fs::read_to_string(path) {
+        // The first --update-baseline starts from an empty baseline.
+        Err(e) if update && e.kind() == std::io::ErrorKind::NotFound => {
+            baseline::Baseline::default()
+        }
+        text => text
+            .with_context(|| format!("reading {}", path.display()))
+            .and_then(|t| baseline::parse(&t).with_context(|| format!("{}", path.display())))?,
+    };
+    if update {
+        if json["ok"] != true {
+            println!(
+                "error: baseline: {} not updated: the run had errors (above, or the JSON's `errors`)",
+                path.display()
+            );
+            return Ok(false);
+        }
+        let (new, changes) = baseline::update(&old, &run);
+        std::fs::write(path, baseline::render(&new)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!(
+            "{} rewritten: {} operation(s) recorded, {} under `varies`",
+            path.display(),
+            new.ops.len(),
+            new.varies.len()
+        );
+        for c in changes {
+            println!("  {c}");
+        }
+        return Ok(true);
+    }
+    let v = baseline::compare(&old, &run);
+    println!(
+        "\nMMIO counts against {} ({} operation(s) recorded, {} under `varies`):",
+        path.display(),
+        old.ops.len(),
+        old.varies.len()
+    );
+    for n in &v.notes {
+        println!("note: {n}");
+    }
+    for f in &v.failures {
+        println!("error: baseline: {f}");
+    }
+    if v.passed() {
+        println!("ok: no count above its baseline");
+    }
+    Ok(v.passed())
 }
 
 /// The SR-IOV boot: the shim and xehpg copied, not loaded (`bench.sh sriov`
 /// loads them in order); the `sriov-map N:` captures saved as
 /// `build/bench/sriov-N.txt` for `make sriov-map`.
-fn sriov_boot(repo: &Path, logs: &Path) -> Result<(Output, bool)> {
+fn sriov_boot(repo: &Path, logs: &Path, rec: &mut Record) -> Result<Output> {
     let shim = repo.join("build/sriov-shim/xehpg_sriov_shim.ko");
     if !shim.exists() {
-        println!(
-            "error: {} is missing: `make sriov-shim` builds it; no SR-IOV rows",
+        rec.error(format!(
+            "{} is missing: `make sriov-shim` builds it; no SR-IOV rows",
             shim.display()
-        );
-        return Ok((Output::default(), false));
+        ));
+        return Ok(Output::default());
     }
     let trace = logs.join("sriov-trace.jsonl");
     let _ = std::fs::remove_file(&trace);
@@ -609,7 +944,7 @@ fn sriov_boot(repo: &Path, logs: &Path) -> Result<(Output, bool)> {
         format!("--module={}", shim.display()),
         format!("--trace={}", trace.display()),
     ];
-    let (mut output, ok) = boot_with(repo, logs, "sriov", &[], &extra)?;
+    let mut output = boot_with(repo, logs, "sriov", &[], &extra, rec)?;
     output.relays = relay_round_trips(&std::fs::read_to_string(&trace).unwrap_or_default());
     let text = std::fs::read_to_string(logs.join("sriov-output.log")).unwrap_or_default();
     output.maps = sriov_maps(&text);
@@ -617,12 +952,12 @@ fn sriov_boot(repo: &Path, logs: &Path) -> Result<(Output, bool)> {
         let path = logs.join(format!("sriov-{n}.txt"));
         std::fs::write(&path, map).with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok((output, ok))
+    Ok(output)
 }
 
 /// The xe-vf suite's run on the plain kernel (`kdir`): VF1's probe to its first job and to a
 /// context on every engine class, and whether every case passed.
-fn vf_boot(repo: &Path, kdir: Option<&Path>) -> Result<(String, bool)> {
+fn vf_boot(repo: &Path, kdir: Option<&Path>) -> Result<(VfTimes, bool)> {
     let kdir = kdir.context("no plain kernel tree (KDIR) for upstream xe")?;
     let ctx = crate::suites::Context {
         repo: repo.to_path_buf(),
@@ -633,8 +968,7 @@ fn vf_boot(repo: &Path, kdir: Option<&Path>) -> Result<(String, bool)> {
         distro: false,
         vm_jobs: 1,
     };
-    let (times, passed) = crate::suites::xe_vf::bench(&ctx)?;
-    Ok((crate::suites::xe_vf::vf_times_line(&times), passed))
+    crate::suites::xe_vf::bench(&ctx)
 }
 
 /// The relay round trips of a mock trace, in microseconds and in order: from a VF's request
@@ -670,13 +1004,29 @@ pub fn relay_round_trips(trace: &str) -> Vec<u64> {
     out
 }
 
-/// The relay row: the median and largest round trip of the SR-IOV boot's handshakes beside a
-/// PF CT request round trip of the default boot, and their ratio.
+/// The relay figures ([`relay`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Relay {
+    /// Round trips timed.
+    pub count: usize,
+    /// Their median, microseconds.
+    pub median_us: u64,
+    /// The largest, microseconds.
+    pub largest_us: u64,
+    /// The PF's CT request round trip of the default boot, microseconds.
+    pub ct_us: f64,
+    /// The median over the CT round trip.
+    pub relay_over_ct: f64,
+}
+
+/// The relay figures: the median and largest round trip of the SR-IOV
+/// boot's handshakes beside a PF CT request round trip of the default boot,
+/// and their ratio.
 ///
 /// # Errors
 ///
 /// No relay answered, or no CT round trip to compare with.
-pub fn relay_line(relays: &[u64], rows: &[Row]) -> Result<String, String> {
+pub fn relay(relays: &[u64], rows: &[Row]) -> Result<Relay, String> {
     let mut rts = relays.to_vec();
     rts.sort_unstable();
     let Some(&max) = rts.last() else {
@@ -690,14 +1040,26 @@ pub fn relay_line(relays: &[u64], rows: &[Row]) -> Result<String, String> {
         .filter(|u| *u > 0.0)
         .ok_or("no CT request round trip to compare with")?;
     // CAST: microseconds far below 2^52, exact in f64.
+    Ok(Relay {
+        count: rts.len(),
+        median_us: median,
+        largest_us: max,
+        ct_us: ct,
+        relay_over_ct: median as f64 / ct,
+    })
+}
+
+/// The relay row ([`relay`]) as text.
+///
+/// # Errors
+///
+/// As [`relay`].
+pub fn relay_line(relays: &[u64], rows: &[Row]) -> Result<String, String> {
+    let r = relay(relays, rows)?;
     Ok(format!(
         "relay round trip (VF1 VF2PF_HANDSHAKE, {} one at a time, mock's clock): median {} us, \
          largest {} us; PF CT request round trip {:.1} us; relay/CT {:.1}\n",
-        rts.len(),
-        median,
-        max,
-        ct,
-        median as f64 / ct
+        r.count, r.median_us, r.largest_us, r.ct_us, r.relay_over_ct
     ))
 }
 
@@ -726,6 +1088,65 @@ pub fn sriov_maps(text: &str) -> Vec<(u64, String)> {
 
 /// Prefix of the guest's debugfs `sriov` captures.
 const MAP_PREFIX: &str = "sriov-map ";
+
+/// One row of the SR-IOV table ([`sriov_rows`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SriovRow {
+    /// VFs (un)provisioned.
+    pub vfs: u64,
+    /// `provision` or `unprovision`.
+    pub operation: &'static str,
+    /// The driver's time, milliseconds.
+    pub ms: f64,
+    /// MMIO reads.
+    pub reads: u64,
+    /// MMIO writes.
+    pub writes: u64,
+    /// CT messages sent.
+    pub h2g: u64,
+    /// CT messages received.
+    pub g2h: u64,
+    /// GGTT bytes written.
+    pub ggtt_bytes: u64,
+    /// Of them, the local-memory clears', when the driver counts them.
+    pub clear_ggtt_bytes: Option<u64>,
+    /// LMTT bytes written.
+    pub lmtt_bytes: u64,
+    /// A CPU copy of the same bytes, milliseconds.
+    pub memcpy_ms: f64,
+    /// The operation's time over the copy's, when the copy was timed.
+    pub x_memcpy: Option<f64>,
+}
+
+/// The SR-IOV boot's `sriov_*` measurements as table rows.
+pub fn sriov_rows(out: &Output) -> Vec<SriovRow> {
+    out.measures
+        .iter()
+        .filter(|m| m.name.starts_with("sriov_"))
+        .map(|m| {
+            let (ns, copy) = (m.ns.unwrap_or(0), m.get("memcpy_ns").unwrap_or(0));
+            // CAST: counts far below 2^52, exact in f64.
+            SriovRow {
+                vfs: m.get("vfs").unwrap_or(0),
+                operation: if m.name.starts_with("sriov_provision") {
+                    "provision"
+                } else {
+                    "unprovision"
+                },
+                ms: ns as f64 / 1e6,
+                reads: m.reads,
+                writes: m.writes,
+                h2g: m.get("h2g").unwrap_or(0),
+                g2h: m.get("g2h").unwrap_or(0),
+                ggtt_bytes: m.get("ggtt_bytes").unwrap_or(0),
+                clear_ggtt_bytes: m.get("clear_ggtt_bytes"),
+                lmtt_bytes: m.get("lmtt_bytes").unwrap_or(0),
+                memcpy_ms: copy as f64 / 1e6,
+                x_memcpy: (copy > 0).then(|| ns as f64 / copy as f64),
+            }
+        })
+        .collect()
+}
 
 /// The SR-IOV provisioning figures: per VF count, provision and unprovision
 /// with their time, MMIO, CT messages and table bytes, and the time against
@@ -765,38 +1186,22 @@ pub fn sriov_lines(out: &Output, maps: &[(u64, String)]) -> (String, Vec<String>
         "memcpy ms",
         "x memcpy"
     ));
-    for m in &rows {
-        let op = if m.name.starts_with("sriov_provision") {
-            "provision"
-        } else {
-            "unprovision"
-        };
-        let (ggtt, lmtt) = (
-            m.get("ggtt_bytes").unwrap_or(0),
-            m.get("lmtt_bytes").unwrap_or(0),
-        );
-        let (ns, copy) = (m.ns.unwrap_or(0), m.get("memcpy_ns").unwrap_or(0));
-        // CAST: counts far below 2^52, exact in f64.
-        let ratio = if copy > 0 {
-            format!("{:.1}", ns as f64 / copy as f64)
-        } else {
-            "-".into()
-        };
+    for r in sriov_rows(out) {
         s.push_str(&format!(
             "{:<4} {:<11} {:>9.1} {:>6} {:>6} {:>5} {:>5} {:>11} {:>11} {:>11} {:>10.2} {:>9}\n",
-            m.get("vfs").unwrap_or(0),
-            op,
-            ns as f64 / 1e6,
-            m.reads,
-            m.writes,
-            m.get("h2g").unwrap_or(0),
-            m.get("g2h").unwrap_or(0),
-            ggtt,
-            m.get("clear_ggtt_bytes")
+            r.vfs,
+            r.operation,
+            r.ms,
+            r.reads,
+            r.writes,
+            r.h2g,
+            r.g2h,
+            r.ggtt_bytes,
+            r.clear_ggtt_bytes
                 .map_or("-".to_string(), |c| c.to_string()),
-            lmtt,
-            copy as f64 / 1e6,
-            ratio
+            r.lmtt_bytes,
+            r.memcpy_ms,
+            r.x_memcpy.map_or("-".to_string(), |x| format!("{x:.1}"))
         ));
     }
     s.push_str(
@@ -945,10 +1350,16 @@ fn clear_ggtt_bytes(run: u64, free: &[xehpg_sriov_map::Range]) -> Option<u64> {
     Some((run / GGTT_PAGE + window / GGTT_PAGE) * 8)
 }
 
-/// One VM boot running `bench.sh PHASE` with module `params`: its output and
-/// whether it ran clean and reconciled.
-fn boot(repo: &Path, logs: &Path, phase: &str, params: &[&str]) -> Result<(Output, bool)> {
-    boot_with(repo, logs, phase, params, &[])
+/// One VM boot running `bench.sh PHASE` with module `params`: its output;
+/// a guest error, a VM failure or counts that do not reconcile go to `rec`.
+fn boot(
+    repo: &Path,
+    logs: &Path,
+    phase: &str,
+    params: &[&str],
+    rec: &mut Record,
+) -> Result<Output> {
+    boot_with(repo, logs, phase, params, &[], rec)
 }
 
 /// [`boot`] with `extra` runner arguments.
@@ -958,7 +1369,8 @@ fn boot_with(
     phase: &str,
     params: &[&str],
     extra: &[String],
-) -> Result<(Output, bool)> {
+    rec: &mut Record,
+) -> Result<Output> {
     let (out_log, console, summary) = (
         logs.join(format!("{phase}-output.log")),
         logs.join(format!("{phase}-console.log")),
@@ -992,27 +1404,38 @@ fn boot_with(
     let finished = run_logged(&mut cmd, &out_log, LIMIT)?;
     let text = String::from_utf8_lossy(&std::fs::read(&out_log).unwrap_or_default()).into_owned();
     let output = parse(&text)?;
-    let mut ok = true;
+    let before = rec.errors.len();
     for e in &output.errors {
-        println!("error: guest ({phase}): {e}");
-        ok = false;
+        rec.error(format!("guest ({phase}): {e}"));
     }
     if !finished.success() {
-        println!("error: {phase}: {}", vm_exit_meaning(&finished));
-        ok = false;
+        rec.error(format!("{phase}: {}", vm_exit_meaning(&finished)));
     }
-    ok &= reconcile(&output, &summary);
-    if !ok {
+    let reconciled = reconcile(&output, &summary, rec);
+    rec.reconciled.push(Reconciled {
+        boot: phase.to_string(),
+        params: params.iter().map(|p| p.to_string()).collect(),
+        ..reconciled
+    });
+    if rec.errors.len() > before {
         println!("(guest output: {})", out_log.display());
     }
-    Ok((output, ok))
+    Ok(output)
 }
 
-/// Prints the MMIO reconciliation; false on a mismatch or missing data.
-fn reconcile(output: &Output, summary: &Path) -> bool {
+/// Prints the MMIO reconciliation, a mismatch or missing data as an error
+/// in `rec`; the counts compared (the boot's name and parameters left for
+/// the caller).
+fn reconcile(output: &Output, summary: &Path, rec: &mut Record) -> Reconciled {
+    let mut r = Reconciled {
+        boot: String::new(),
+        params: Vec::new(),
+        driver: output.stats,
+        mock: None,
+    };
     let Some(driver) = output.stats else {
-        println!("error: the guest never printed the driver's final mmio_stats");
-        return false;
+        rec.error("the guest never printed the driver's final mmio_stats".into());
+        return r;
     };
     let mock = std::fs::read_to_string(summary)
         .with_context(|| format!("reading {}", summary.display()))
@@ -1020,24 +1443,23 @@ fn reconcile(output: &Output, summary: &Path) -> bool {
     let mock = match mock {
         Ok(m) => m,
         Err(e) => {
-            println!("error: mock summary: {e:#}");
-            return false;
+            rec.error(format!("mock summary: {e:#}"));
+            return r;
         }
     };
+    r.mock = Some(mmio::Counts {
+        reads: mock.mmio_reads,
+        writes: mock.mmio_writes,
+    });
     println!(
         "\nMMIO reconciliation: driver mmio_stats reads={} writes={}; mock saw reads={} writes={}",
         driver.reads, driver.writes, mock.mmio_reads, mock.mmio_writes
     );
     match mmio::reconcile(driver, &mock) {
-        Ok(()) => {
-            println!("ok: equal");
-            true
-        }
-        Err(why) => {
-            println!("error: MMIO counts differ: {why}");
-            false
-        }
+        Ok(()) => println!("ok: equal"),
+        Err(why) => rec.error(format!("MMIO counts differ: {why}")),
     }
+    r
 }
 
 #[cfg(test)]
@@ -1472,6 +1894,186 @@ bench mmio_stats reads=834 writes=1550
         assert!(line.contains("median 300 us, largest 500 us"), "{line}");
         assert!(line.contains("relay/CT"), "{line}");
         assert!(relay_line(&[], &rows).is_err());
+    }
+
+    /// A record of the default boot (with execlist lines) and the SR-IOV
+    /// boot, as `run` builds it.
+    fn record() -> Record {
+        let text = format!(
+            "{GUEST}bench irq_engine_el n=100 reads=400 writes=700 ns=1000000\n\
+             bench exec_burst n=1000 reads=800 writes=1120 ns=100000000 loads=40 irqs=200 \
+             p50_ns=2000000 p99_ns=3000000\n\
+             bench exec_blit n=16 reads=0 writes=3 ns=16000000 memcpy_ns=4000000\n"
+        );
+        let mut rec = Record::default();
+        rec.add("default", parse(&text).unwrap().measures);
+        rec.add("sriov", parse(&seven()).unwrap().measures);
+        rec.output.relays = vec![300, 500, 100];
+        rec.rows = table(&rec.output).unwrap();
+        rec.vf = Some(VfTimes {
+            probe: 1000,
+            first_job: Some(2200),
+            every_class: None,
+        });
+        let counts = |reads, writes| Some(mmio::Counts { reads, writes });
+        rec.reconciled = vec![
+            Reconciled {
+                boot: "default".into(),
+                params: vec![],
+                driver: counts(700, 650),
+                mock: counts(700, 650),
+            },
+            Reconciled {
+                boot: "execlist".into(),
+                params: vec!["force_execlist=1".into()],
+                driver: counts(10, 20),
+                mock: counts(10, 21),
+            },
+        ];
+        rec
+    }
+
+    /// The JSON file has the figures the text prints, under stable keys.
+    #[test]
+    fn the_json_has_every_printed_figure() {
+        let rec = record();
+        let j = rec.json();
+        assert_eq!((&j["ok"], &j["errors"]), (&json!(true), &json!([])));
+        let op = &j["operations"][0];
+        assert_eq!(op["name"], "cold_steered_read");
+        assert_eq!(op["boot"], "default");
+        assert_eq!(
+            (&op["n"], &op["reads"], &op["writes"]),
+            (&json!(50), &json!(400), &json!(200))
+        );
+        assert_eq!(
+            (&op["reads_per_op"], &op["us_per_op"]),
+            (&json!(8.0), &json!(100.0))
+        );
+        assert_eq!(j["operations"][2]["ns"], Value::Null);
+        let burst = j["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == "exec_burst")
+            .unwrap();
+        assert_eq!(burst["extra"]["loads"], 40);
+        let provision = j["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == "sriov_provision_7")
+            .unwrap();
+        assert_eq!(provision["boot"], "sriov");
+        // The table's rows, in the printed order, with their targets.
+        assert_eq!(j["table"].as_array().unwrap().len(), rec.rows.len());
+        let fw = &j["table"][0];
+        assert_eq!(fw["operation"], "forcewake get+put, one domain (cold)");
+        assert_eq!(
+            (&fw["mmio"], &fw["target"], &fw["us_per_op"]),
+            (&json!(10.0), &Value::Null, &json!(60.0))
+        );
+        let engine = &j["table"][7];
+        assert_eq!(engine["operation"], "engine interrupt (one identity)");
+        assert_eq!(
+            (&engine["target"], &engine["off_target"]),
+            (&json!(11.0), &json!(true))
+        );
+        assert_eq!(j["table"][2]["off_target"], false);
+        let rates = &j["rates"];
+        assert_eq!(rates["ct_round_trips_per_second"], 1000.0);
+        assert_eq!(rates["mmio_h2g_round_trips_per_second"], 500.0);
+        assert_eq!(rates["ct_over_mmio"], 2.0);
+        let gain = rates["batching_gain"].as_f64().unwrap();
+        assert!((gain - 10.16).abs() < 0.01, "{gain}");
+        assert_eq!(rates["interrupts_per_second"][0]["per_second"], 2000.0);
+        assert_eq!(
+            rates["interrupts_per_second"][1]["operation"],
+            "engine interrupt (one identity)"
+        );
+        let sub = &j["submission"];
+        assert_eq!(sub["blit"]["blit_mib_per_second"], 1000.0);
+        assert_eq!(sub["blit"]["memcpy_over_blit"], 0.25);
+        assert_eq!(sub["modes"][0]["name"], "exec_burst");
+        assert_eq!(sub["modes"][0]["requests_per_second"], 10000.0);
+        assert_eq!(sub["modes"][0]["p99_us"], 3000.0);
+        assert_eq!(sub["modes"][0]["loads_per_request"], 0.04);
+        let sriov = &j["sriov"][0];
+        assert_eq!(
+            (&sriov["vfs"], &sriov["operation"]),
+            (&json!(7), &json!("provision"))
+        );
+        assert_eq!((&sriov["reads"], &sriov["h2g"]), (&json!(942), &json!(120)));
+        assert_eq!(sriov["clear_ggtt_bytes"], 15597568);
+        let x = sriov["x_memcpy"].as_f64().unwrap();
+        assert!((x - 106.3).abs() < 0.05, "{x}");
+        assert_eq!(j["relay"]["median_us"], 300);
+        assert_eq!(j["relay"]["largest_us"], 500);
+        assert_eq!(j["relay"]["ct_round_trip_us"], 1000.0);
+        assert_eq!(j["vf"]["first_job_ms"], 1.2);
+        assert_eq!(j["vf"]["every_class_ms"], Value::Null);
+        assert_eq!(j["bringup"], Value::Null);
+        let rc = &j["reconciliation"];
+        assert_eq!(
+            (&rc[0]["equal"], &rc[1]["equal"]),
+            (&json!(true), &json!(false))
+        );
+        assert_eq!(rc[1]["params"][0], "force_execlist=1");
+        assert_eq!(rc[1]["mock"]["writes"], 21);
+        // As written and read back, and with an error it is not ok.
+        // (Floats may differ in their last bit when read back.)
+        let back: Value = serde_json::from_str(&format!("{j:#}")).unwrap();
+        let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&back), keys(&j));
+        assert_eq!(
+            baseline::run_counts(&back).unwrap(),
+            baseline::run_counts(&j).unwrap()
+        );
+        let mut failed = record();
+        failed.errors.push("guest (default): no device".into());
+        assert_eq!(failed.json()["ok"], false);
+        assert_eq!(failed.json()["errors"][0], "guest (default): no device");
+    }
+
+    /// `check_baseline` on files: the first update records the JSON's
+    /// counts, the same run then passes, a baseline one count lower fails,
+    /// and a run with errors is not recorded.
+    #[test]
+    fn the_baseline_check_on_files() {
+        let dir = std::env::temp_dir().join(format!("xehpg-check-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("baseline.toml");
+        let _ = std::fs::remove_file(&path);
+        let j = record().json();
+        // No file: an error, unless recording.
+        assert!(check_baseline(&path, &j, false).is_err());
+        assert!(check_baseline(&path, &j, true).unwrap());
+        let b = baseline::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            b.ops["held_unicast_write"],
+            baseline::Counts {
+                n: 50,
+                reads: 0,
+                writes: 150
+            }
+        );
+        assert_eq!(b.ops.len(), j["operations"].as_array().unwrap().len());
+        assert!(check_baseline(&path, &j, false).unwrap());
+        // One write fewer in the baseline: this run's count is worse.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lowered = text.replace(
+            "[ops.held_unicast_write]\nn = 50\nreads = 0\nwrites = 150\n",
+            "[ops.held_unicast_write]\nn = 50\nreads = 0\nwrites = 149\n",
+        );
+        assert_ne!(lowered, text);
+        std::fs::write(&path, &lowered).unwrap();
+        assert!(!check_baseline(&path, &j, false).unwrap());
+        // A failed run does not replace the baseline.
+        let mut failed = record();
+        failed.errors.push("boom".into());
+        assert!(!check_baseline(&path, &failed.json(), true).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), lowered);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -139,6 +139,74 @@ fn present_engines(summary: &Path) -> Result<BTreeSet<String>> {
     Ok(s.engines.by_engine.into_keys().collect())
 }
 
+/// `a / b`, when both are known and `b` is not 0.
+fn ratio(a: Option<u64>, b: Option<u64>) -> Option<f64> {
+    match (a, b) {
+        // CAST: microseconds and counts far below 2^52, exact in f64.
+        (Some(a), Some(b)) if b > 0 => Some(a as f64 / b as f64),
+        _ => None,
+    }
+}
+
+/// The milestones of the table: a stable key, the printed name, and each
+/// driver's point.
+fn rows<'a>(
+    xehpg: &'a Milestones,
+    xe: &'a Milestones,
+) -> [(&'static str, &'static str, Option<Point>, Option<Point>); 3] {
+    [
+        (
+            "guc_ready",
+            "GuC ready (CT up, first context)",
+            xehpg.guc_ready,
+            xe.guc_ready,
+        ),
+        (
+            "every_class",
+            "every class ran a context",
+            xehpg.every_class,
+            xe.every_class,
+        ),
+        (
+            "every_engine",
+            "every engine ran a context",
+            xehpg.every_engine,
+            xe.every_engine,
+        ),
+    ]
+}
+
+/// The comparison as JSON, every figure of [`render`]: per milestone each
+/// driver's time (ms) and MMIO, and the xehpg/xe ratios.
+pub fn json(xehpg: &Milestones, xe: &Milestones) -> Value {
+    let point = |p: Option<Point>| {
+        p.map_or(Value::Null, |p| {
+            serde_json::json!({
+                "ms": p.us as f64 / 1e3,
+                "reads": p.reads,
+                "writes": p.writes,
+            })
+        })
+    };
+    let milestones: Vec<Value> = rows(xehpg, xe)
+        .into_iter()
+        .map(|(key, _, a, b)| {
+            serde_json::json!({
+                "milestone": key,
+                "xehpg": point(a),
+                "xe": point(b),
+                "ratio_time": ratio(a.map(|p| p.us), b.map(|p| p.us)),
+                "ratio_reads": ratio(a.map(|p| p.reads), b.map(|p| p.reads)),
+                "ratio_writes": ratio(a.map(|p| p.writes), b.map(|p| p.writes)),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "guc_loads": { "xehpg": xehpg.guc_loads, "xe": xe.guc_loads },
+        "milestones": milestones,
+    })
+}
+
 /// The comparison table.
 pub fn render(xehpg: &Milestones, xe: &Milestones) -> String {
     let ms = |p: Option<Point>| {
@@ -148,33 +216,13 @@ pub fn render(xehpg: &Milestones, xe: &Milestones) -> String {
     };
     let rw =
         |p: Option<Point>| p.map_or("n/a".to_string(), |p| format!("{} / {}", p.reads, p.writes));
-    let ratio = |a: Option<u64>, b: Option<u64>| match (a, b) {
-        (Some(a), Some(b)) if b > 0 => format!("{:.2}", a as f64 / b as f64),
-        _ => "n/a".to_string(),
-    };
+    let ratio = |a, b| ratio(a, b).map_or("n/a".to_string(), |r| format!("{r:.2}"));
     let mut s = format!(
         "\nbring-up, xehpg beside upstream xe on the same mock (from the mock's trace, since \
          the driver's first BAR0 access; GuC loads: xehpg {}, xe {})\n{:<34}{:>16}{:>16}{:>14}\n",
         xehpg.guc_loads, xe.guc_loads, "milestone", "xehpg", "xe", "xehpg/xe"
     );
-    let rows = [
-        (
-            "GuC ready (CT up, first context)",
-            xehpg.guc_ready,
-            xe.guc_ready,
-        ),
-        (
-            "every class ran a context",
-            xehpg.every_class,
-            xe.every_class,
-        ),
-        (
-            "every engine ran a context",
-            xehpg.every_engine,
-            xe.every_engine,
-        ),
-    ];
-    for (what, a, b) in rows {
+    for (_, what, a, b) in rows(xehpg, xe) {
         s.push_str(&format!(
             "{what:<34}{:>16}{:>16}{:>14}\n",
             ms(a),
@@ -231,9 +279,24 @@ fn one(repo: &Path, logs: &Path, name: &str, driver_args: &[String]) -> Result<M
     Ok(milestones(&text, &present))
 }
 
-/// Runs both drivers and prints the table; `Ok(false)` when a run failed or
-/// a milestone both should reach is missing.
-pub fn run(repo: &Path, kdir: Option<&Path>, logs: &Path) -> Result<bool> {
+/// What [`run`] measured and found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BringUp {
+    /// xehpg's milestones.
+    pub xehpg: Milestones,
+    /// xe's, when it could be run.
+    pub xe: Option<Milestones>,
+    /// A milestone not reached, or xe not run: one line each.
+    pub errors: Vec<String>,
+}
+
+/// Runs both drivers and prints the table; the errors are a run that could
+/// not have its column or a milestone a driver should reach but did not.
+///
+/// # Errors
+///
+/// A VM run failed or its trace cannot be read.
+pub fn run(repo: &Path, kdir: Option<&Path>, logs: &Path) -> Result<BringUp> {
     let xehpg_args = vec![
         format!("--module={}", repo.join("build/module/xehpg.ko").display()),
         // One request on every engine, before anything reads debugfs.
@@ -242,8 +305,11 @@ pub fn run(repo: &Path, kdir: Option<&Path>, logs: &Path) -> Result<bool> {
     ];
     let xehpg = one(repo, logs, "xehpg", &xehpg_args)?;
     let Some(kdir) = kdir else {
-        println!("error: bring-up: no plain kernel tree (KDIR) for upstream xe; no xe column");
-        return Ok(false);
+        return Ok(BringUp {
+            xehpg,
+            xe: None,
+            errors: vec!["no plain kernel tree (KDIR) for upstream xe; no xe column".into()],
+        });
     };
     let order = modules::load_order(kdir)?;
     let mut xe_args = vec![
@@ -263,18 +329,20 @@ pub fn run(repo: &Path, kdir: Option<&Path>, logs: &Path) -> Result<bool> {
     xe_args.push(format!("sh /tests/xe-probe.sh 0 {}", names.join(" ")));
     let xe = one(repo, logs, "xe", &xe_args)?;
     print!("{}", render(&xehpg, &xe));
-    let mut ok = true;
+    let mut errors = Vec::new();
     for (who, m) in [("xehpg", &xehpg), ("xe", &xe)] {
         if m.guc_ready.is_none() || m.every_class.is_none() {
-            println!("error: bring-up: {who} did not reach every milestone it should");
-            ok = false;
+            errors.push(format!("{who} did not reach every milestone it should"));
         }
     }
     if xehpg.every_engine.is_none() {
-        println!("error: bring-up: xehpg did not run a context on every engine");
-        ok = false;
+        errors.push("xehpg did not run a context on every engine".into());
     }
-    Ok(ok)
+    Ok(BringUp {
+        xehpg,
+        xe: Some(xe),
+        errors,
+    })
 }
 
 #[cfg(test)]
@@ -389,5 +457,16 @@ mod tests {
         assert!(t.contains("0.50"), "{t}");
         assert!(t.contains("0.50 / 0.25"), "{t}");
         assert!(t.contains("n/a"), "{t}");
+        // The JSON has every figure of the table, by stable keys.
+        let j = json(&a, &b);
+        assert_eq!(j["guc_loads"]["xehpg"], 2);
+        let ready = &j["milestones"][0];
+        assert_eq!(ready["milestone"], "guc_ready");
+        assert_eq!(ready["xehpg"]["ms"], 0.6);
+        assert_eq!(ready["xe"]["reads"], 2);
+        assert_eq!(ready["ratio_time"], 0.5);
+        assert_eq!(ready["ratio_writes"], 0.25);
+        assert_eq!(j["milestones"][2]["xe"], Value::Null);
+        assert_eq!(j["milestones"][2]["ratio_time"], Value::Null);
     }
 }

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Parser)]
 #[command(
     name = "xehpg-check",
-    about = "Runs the test suites of `make check` in order and ends with `N passed, N failed`."
+    about = "Runs the test suites of `make check` in order and ends with `N passed, N failed`.",
+    group(clap::ArgGroup::new("bench_mode").args(["bench", "compare_only"]))
 )]
 pub struct Options {
     /// Repository root (default: the current directory)
@@ -40,6 +41,23 @@ pub struct Options {
     /// differ); runs no suite
     #[arg(long, conflicts_with_all = ["only", "list", "update_floor", "update_times"])]
     pub bench: bool,
+    /// Run no VM: compare the MMIO counts of a JSON file an earlier
+    /// `--bench` wrote (build/bench.json) with the baseline, as `--bench`
+    /// does at its end
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["only", "list", "update_floor", "update_times"]
+    )]
+    pub compare_only: Option<PathBuf>,
+    /// With --bench or --compare-only: record the run's MMIO counts in the
+    /// baseline instead of comparing them (refused when the run had errors)
+    #[arg(long, requires = "bench_mode")]
+    pub update_baseline: bool,
+    /// With --bench or --compare-only: the baseline file (default:
+    /// tools/bench-baseline.toml in the repository)
+    #[arg(long, value_name = "FILE", requires = "bench_mode")]
+    pub baseline: Option<PathBuf>,
     /// Which kernels to run on: all three (`both`, `make check`: the plain
     /// test kernel, the debug kernel, Debian's packaged kernel), only the
     /// plain test kernel, only the debug kernel (`make check-debug`) or only
@@ -122,6 +140,24 @@ mod tests {
         assert!(parse("--bench --only vm").is_err());
         assert!(parse("--bench --list").is_err());
         assert!(parse("--bench --update-times").is_err());
+        let o = parse("--bench --update-baseline --baseline /b.toml").unwrap();
+        assert!(o.bench && o.update_baseline);
+        assert_eq!(o.baseline, Some(PathBuf::from("/b.toml")));
+        let o = parse("--compare-only build/bench.json").unwrap();
+        assert_eq!(o.compare_only, Some(PathBuf::from("build/bench.json")));
+        assert!(!o.bench && !o.update_baseline);
+        assert!(
+            parse("--compare-only f --update-baseline")
+                .unwrap()
+                .update_baseline
+        );
+        // The baseline options need one of the two modes, which exclude
+        // each other and the suites' options.
+        assert!(parse("--update-baseline").is_err());
+        assert!(parse("--baseline /b.toml --only vm").is_err());
+        assert!(parse("--bench --compare-only f").is_err());
+        assert!(parse("--compare-only f --only vm").is_err());
+        assert!(parse("--compare-only").is_err());
         assert!(parse("--list --update-times").is_err());
         let o = parse("--update-times --only abi").unwrap();
         assert!(o.update_times && !o.update_floor);

@@ -10,8 +10,11 @@
 //! nothing failed (1 on failures, 2 on bad usage). Subprocess output is kept
 //! under `build/check-logs/<suite>/`.
 //!
-//! `--bench` runs no suite: it is `make bench` ([`bench`]).
+//! `--bench` runs no suite: it is `make bench` ([`bench`]), which ends by
+//! holding its MMIO counts to `tools/bench-baseline.toml` ([`baseline`]);
+//! `--compare-only FILE` runs that comparison alone.
 
+mod baseline;
 mod bench;
 mod bringup;
 mod cli;
@@ -63,13 +66,25 @@ fn run(opts: cli::Options) -> Result<bool> {
     let repo = repo
         .canonicalize()
         .with_context(|| format!("repository {}", repo.display()))?;
+    let baseline = opts
+        .baseline
+        .clone()
+        .unwrap_or_else(|| repo.join(baseline::BASELINE_FILE));
+    if let Some(file) = &opts.compare_only {
+        let json: serde_json::Value = std::fs::read_to_string(file)
+            .with_context(|| format!("reading {}", file.display()))
+            .and_then(|t| {
+                serde_json::from_str(&t).with_context(|| format!("{}: not JSON", file.display()))
+            })?;
+        return bench::check_baseline(&baseline, &json, opts.update_baseline);
+    }
     if opts.bench {
         // Upstream xe's modules for the bring-up comparison come from the
         // plain kernel tree; without one the bench says so.
         let kdir = EnvMk::load_default()
             .ok()
             .and_then(|env| kernel_dir(opts.kdir.clone(), &env, false).ok());
-        return bench::run(&repo, kdir.as_deref());
+        return bench::run(&repo, kdir.as_deref(), &baseline, opts.update_baseline);
     }
     let env = EnvMk::load_default()?;
     let lanes = match opts.lane {

@@ -360,13 +360,19 @@ pub fn vf_times(trace: &str, classes: &[String]) -> Option<VfTimes> {
     })
 }
 
+impl VfTimes {
+    /// Milliseconds from the probe's start to `end`, when it came.
+    pub fn ms_after_probe(&self, end: Option<u64>) -> Option<f64> {
+        // CAST: microseconds far below 2^52, exact in f64.
+        end.map(|e| e.saturating_sub(self.probe) as f64 / 1e3)
+    }
+}
+
 /// The line `make bench` and the suite's note print for [`VfTimes`].
 pub fn vf_times_line(t: &VfTimes) -> String {
     let ms = |end: Option<u64>| {
-        // CAST: microseconds far below 2^52, exact in f64.
-        end.map_or("-".to_string(), |e| {
-            format!("{:.1} ms", e.saturating_sub(t.probe) as f64 / 1e3)
-        })
+        t.ms_after_probe(end)
+            .map_or("-".to_string(), |ms| format!("{ms:.1} ms"))
     };
     format!(
         "VF1 under upstream xe in a second VM (mock's clock, from xe's first BAR 0 read): first \
