@@ -29,6 +29,20 @@
 //!   the next N `REGISTER_CONTEXT` refused, the next N `ALLOCATE_DOORBELL`
 //!   refused; the GuC's uKernel stuck until a GuC reset
 //!   ([`crate::regfile::guc::Guc::hang`]);
+//! - `guc:log-burst:N` (N decimal, 1..=[`MAX_LOG_BURST`]), `guc:crash:1`,
+//!   `guc:exception:1`: the GuC's log ([`crate::regfile::guc::log`]), each
+//!   only while the uKernel is READY and not stuck: N non-verbose entries
+//!   written into the debug section at once (nothing at log level 0), as
+//!   a busy firmware would, so a test reaches half full and the flush
+//!   notification deterministically; a crash: one non-verbose entry, the
+//!   crash record in the crash section (magic, kind, `GUC_STATUS`, EIP,
+//!   the last log entries), the notification (G2H
+//!   `NOTIFY_CRASH_DUMP_POSTED` with the CT enabled, else
+//!   `SOFT_SCRATCH(15)` bit 1 and a GuC-to-host interrupt), then the
+//!   uKernel stops answering as under `guc:hang:1`; an exception: the same
+//!   with `NOTIFY_EXCEPTION` / bit 30, and `GUC_STATUS` reads uKernel
+//!   `EXCEPTION` with the EIP in `SOFT_SCRATCH(13)`. A GuC reset, a device
+//!   reset or a Driver-FLR brings the GuC back after either;
 //! - `vf:flr:N`, `vf:check`, `guc:refuse-vf-cfg:N`, `guc:flr-stuck:N`,
 //!   `guc:bogus-vf-notify:N`: the GuC's SR-IOV PF model ([`SriovRequest`],
 //!   carried out by [`crate::regfile::guc::ct::sriov`]): VF N was FLR'ed
@@ -113,6 +127,8 @@ pub const MAX_COUNT: u64 = 1_000_000;
 pub const MAX_BUSY_MS: u64 = 60_000;
 /// Most DATA dwords of one `g2h:event:` request.
 pub const MAX_EVENT_DATA: usize = 16;
+/// Largest N of `guc:log-burst:N` (1 MiB of entries).
+pub const MAX_LOG_BURST: u64 = 65_536;
 
 /// A test-control request to the GuC's CT engine (module docs, grammar).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -309,6 +325,30 @@ pub enum GucRequest {
     /// ([`crate::regfile::guc::Guc::hang`]); N must be 1 (a hang does not
     /// add up).
     Hang,
+    /// `guc:log-burst:N`: N non-verbose log entries at once
+    /// ([`crate::regfile::guc::Guc::log_burst`]).
+    LogBurst {
+        /// N, 1..=[`MAX_LOG_BURST`].
+        count: u64,
+    },
+    /// `guc:crash:1`: a crash dump, then the uKernel stops
+    /// ([`crate::regfile::guc::Guc::log_crash`]); N must be 1.
+    Crash,
+    /// `guc:exception:1`: an exception, then the uKernel stops; N must be
+    /// 1.
+    Exception,
+}
+
+impl GucRequest {
+    /// Whether the GuC's log model carries it out
+    /// ([`crate::regfile::guc::Guc::log_inject`]), not its submission
+    /// model.
+    pub fn is_log(&self) -> bool {
+        matches!(
+            self,
+            GucRequest::LogBurst { .. } | GucRequest::Crash | GucRequest::Exception
+        )
+    }
 }
 
 impl GucRequest {
@@ -316,7 +356,8 @@ impl GucRequest {
         let [what, n] = args else {
             return Err(format!(
                 "`guc:{}` is not guc:drop-sched:N, guc:reset-storm:N, guc:refuse-register:N, \
-                 guc:refuse-doorbell:N or guc:hang:1",
+                 guc:refuse-doorbell:N, guc:log-burst:N, guc:hang:1, guc:crash:1 or \
+                 guc:exception:1",
                 args.join(":")
             ));
         };
@@ -324,18 +365,24 @@ impl GucRequest {
         if !(1..=MAX_COUNT).contains(&count) {
             return Err(format!("N {count} is not in 1..={MAX_COUNT}"));
         }
-        if *what == "hang" && count != 1 {
-            return Err(format!("guc:hang takes N 1, not {count}"));
+        if matches!(*what, "hang" | "crash" | "exception") && count != 1 {
+            return Err(format!("guc:{what} takes N 1, not {count}"));
+        }
+        if *what == "log-burst" && count > MAX_LOG_BURST {
+            return Err(format!("guc:log-burst N {count} is above {MAX_LOG_BURST}"));
         }
         match *what {
             "hang" => Ok(GucRequest::Hang),
+            "crash" => Ok(GucRequest::Crash),
+            "exception" => Ok(GucRequest::Exception),
+            "log-burst" => Ok(GucRequest::LogBurst { count }),
             "drop-sched" => Ok(GucRequest::DropSched { count }),
             "reset-storm" => Ok(GucRequest::ResetStorm { count }),
             "refuse-register" => Ok(GucRequest::RefuseRegister { count }),
             "refuse-doorbell" => Ok(GucRequest::RefuseDoorbell { count }),
             other => Err(format!(
                 "`{other}` is not a guc: switch (drop-sched, reset-storm, refuse-register, \
-                 refuse-doorbell, hang)"
+                 refuse-doorbell, log-burst, hang, crash, exception)"
             )),
         }
     }
@@ -349,6 +396,9 @@ impl fmt::Display for GucRequest {
             GucRequest::RefuseRegister { count } => write!(f, "guc:refuse-register:{count}"),
             GucRequest::RefuseDoorbell { count } => write!(f, "guc:refuse-doorbell:{count}"),
             GucRequest::Hang => f.write_str("guc:hang:1"),
+            GucRequest::LogBurst { count } => write!(f, "guc:log-burst:{count}"),
+            GucRequest::Crash => f.write_str("guc:crash:1"),
+            GucRequest::Exception => f.write_str("guc:exception:1"),
         }
     }
 }
@@ -894,6 +944,13 @@ mod tests {
                 GucRequest::RefuseDoorbell { count: 2 },
             ),
             ("guc:hang:1", GucRequest::Hang),
+            ("guc:crash:1", GucRequest::Crash),
+            ("guc:exception:1", GucRequest::Exception),
+            ("guc:log-burst:1", GucRequest::LogBurst { count: 1 }),
+            (
+                "guc:log-burst:65536",
+                GucRequest::LogBurst { count: 65_536 },
+            ),
         ] {
             assert_eq!(Request::parse(text), Ok(Request::Guc(want)), "{text}");
             assert_eq!(want.to_string(), text);
@@ -910,12 +967,32 @@ mod tests {
             "guc:hang:0",
             "guc:hang:2",
             "guc:hang",
-            "guc:crash:1",
+            "guc:crash:2",
+            "guc:crash",
+            "guc:crash:0",
+            "guc:exception:3",
+            "guc:log-burst:0",
+            "guc:log-burst:65537",
+            "guc:log-burst",
+            "guc:log-burst:x",
+            "guc:crashes:1",
             "guc:refuse-doorbell:0",
         ] {
             assert!(Request::parse(bad).is_err(), "{bad:?} was accepted");
         }
         assert!(Request::could_become("guc:reset-st"));
+        assert!(Request::could_become("guc:log-bu"));
+        assert!(Request::could_become("guc:exception:1"));
+        let log: Vec<bool> = [
+            "guc:crash:1",
+            "guc:exception:1",
+            "guc:log-burst:4",
+            "guc:hang:1",
+        ]
+        .iter()
+        .map(|t| matches!(Request::parse(t), Ok(Request::Guc(g)) if g.is_log()))
+        .collect();
+        assert_eq!(log, [true, true, true, false]);
     }
 
     #[test]

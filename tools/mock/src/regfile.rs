@@ -484,6 +484,12 @@ impl RegisterFile {
     ) {
         let now = rec.now();
         self.advance(now, rec);
+        if req.is_log() {
+            self.guc.log_inject(req, now, rec, bus);
+            self.drain_guc(rec);
+            self.check_isolation(rec, bus);
+            return;
+        }
         self.guc.submit_inject(req, rec);
         self.schedule_guc(rec, bus);
     }

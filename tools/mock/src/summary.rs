@@ -302,6 +302,52 @@ pub struct GucSummary {
     /// Times the GuC's uKernel got stuck by `guc:hang` (`guc_hang` "hung").
     #[serde(default)]
     pub hangs: u64,
+    /// Crash dumps the GuC wrote and posted (`guc:crash:1`; `guc_crash`
+    /// events of kind `crash_dump`).
+    #[serde(default)]
+    pub crash_dumps_posted: u64,
+    /// Exceptions the GuC wrote and posted (`guc:exception:1`).
+    #[serde(default)]
+    pub exceptions_posted: u64,
+}
+
+/// The GuC's log buffer ([`crate::regfile::guc::log`]): the summary's
+/// `guc_log`. The configuration is the last boot's; the counters add up
+/// over boots, but `wraps` and `buffer_full_cnt`, which are the last
+/// boot's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GucLogSummary {
+    /// Boots that took a log configuration.
+    pub boots: u64,
+    /// GGTT address of the buffer.
+    pub buf: Hex,
+    /// Upstream's log level: 0 off, 1 non-verbose only, 2..5 verbose.
+    pub level: u64,
+    /// Verbosity 0..3 (0 below level 2).
+    pub verbosity: u64,
+    /// `NOTIFY_ON_HALF_FULL` was set.
+    pub notify_on_half_full: bool,
+    /// Debug (event) section, bytes.
+    pub debug_size: u64,
+    /// Crash dump section, bytes.
+    pub crash_size: u64,
+    /// Error state capture section, bytes.
+    pub capture_size: u64,
+    /// Entries written into the debug section.
+    pub entries: u64,
+    /// Wraps of the debug section since the last boot.
+    pub wraps: u64,
+    /// Half-full notifications (`flush_to_file` set), sent or not.
+    pub flush_notifies: u64,
+    /// Of those, lost for want of an enabled CT.
+    pub flush_notifies_lost: u64,
+    /// Acknowledgements the GuC took (the host cleared `flush_to_file`
+    /// after moving `read_ptr`).
+    pub acks: u64,
+    /// Overflows: laps over entries the host had not acknowledged.
+    pub overflows: u64,
+    /// `buffer_full_cnt` as last written (4 bits).
+    pub buffer_full_cnt: u64,
 }
 
 /// Counters of one engine's command streamer ([`crate::regfile::engine`]).
@@ -502,6 +548,9 @@ pub struct Summary {
     /// The GuC's firmware contract (ADS, boot words, engine resets).
     #[serde(default)]
     pub guc: GucSummary,
+    /// The GuC's log buffer.
+    #[serde(default)]
+    pub guc_log: GucLogSummary,
     /// The GuC's SR-IOV PF model and the isolation checker.
     #[serde(default)]
     pub sriov: sriov::SriovSummary,
@@ -680,6 +729,49 @@ impl Counters {
             Event::GtFullReset { .. } => s.guc.full_resets += 1,
             Event::GucEngineFailure { .. } => s.guc.engine_failures += 1,
             Event::GucHang { action: "hung" } => s.guc.hangs += 1,
+            Event::GucCrash { kind, .. } => match *kind {
+                "crash_dump" => s.guc.crash_dumps_posted += 1,
+                _ => s.guc.exceptions_posted += 1,
+            },
+            Event::GucLogConfig {
+                buf,
+                level,
+                verbosity,
+                notify,
+                debug_size,
+                crash_size,
+                capture_size,
+            } => {
+                let l = &mut s.guc_log;
+                l.boots += 1;
+                l.buf = *buf;
+                l.level = (*level).into();
+                l.verbosity = (*verbosity).into();
+                l.notify_on_half_full = *notify;
+                l.debug_size = *debug_size;
+                l.crash_size = *crash_size;
+                l.capture_size = *capture_size;
+                l.wraps = 0;
+                l.buffer_full_cnt = 0;
+            }
+            Event::GucLogWrite { entries, wraps, .. } => {
+                s.guc_log.entries += *entries;
+                s.guc_log.wraps = *wraps;
+            }
+            Event::GucLogNotify { sent, .. } => {
+                s.guc_log.flush_notifies += 1;
+                if *sent != "g2h" {
+                    s.guc_log.flush_notifies_lost += 1;
+                }
+            }
+            Event::GucLogAck { .. } => s.guc_log.acks += 1,
+            Event::GucLogOverflow {
+                count,
+                buffer_full_cnt,
+            } => {
+                s.guc_log.overflows += *count;
+                s.guc_log.buffer_full_cnt = (*buffer_full_cnt).into();
+            }
             Event::GucEngineRestore { restored, lost, .. } => {
                 s.guc.engine_resets += 1;
                 s.guc.regs_restored += *restored;
@@ -1338,6 +1430,26 @@ mod tests {
             serde_json::to_value(GucSubmitSummary::default()).expect("serialises"),
             "no submission events"
         );
+        let guc = v
+            .as_object_mut()
+            .and_then(|m| m.remove("guc"))
+            .expect("guc object");
+        assert_eq!(
+            guc,
+            json!({"ads": null, "ads_reads": 0, "engine_resets": 0, "regs_lost": 0,
+                   "regs_lost_by_name": {}, "regs_restored": 0, "full_resets": 0,
+                   "engine_failures": 0, "hangs": 0, "crash_dumps_posted": 0,
+                   "exceptions_posted": 0})
+        );
+        let guc_log = v
+            .as_object_mut()
+            .and_then(|m| m.remove("guc_log"))
+            .expect("guc_log object");
+        assert_eq!(
+            guc_log,
+            serde_json::to_value(GucLogSummary::default()).expect("serialises"),
+            "no log events"
+        );
         let sriov = v
             .as_object_mut()
             .and_then(|m| m.remove("sriov"))
@@ -1414,9 +1526,6 @@ mod tests {
                 "mcr_selector_writes": {"MCR_SELECTOR": 1},
                 "config_reads": 1, "config_writes": 0,
                 "guc_resets": 1, "guc_resets_stuck": 1, "guc_dmas": 1, "guc_loads": 1, "h2g_requests": 1,
-                "guc": {"ads": null, "ads_reads": 0, "engine_resets": 0, "regs_lost": 0,
-                        "regs_lost_by_name": {}, "regs_restored": 0, "full_resets": 0,
-                        "engine_failures": 0, "hangs": 0},
                 "h2g_replies": {"busy": 1, "success": 1},
                 "hwconfig_served_bytes": 8, "hwconfig_served_sha256": "cd",
                 "tlb_invalidations": 1, "guc_last_release": "70.53.0",
@@ -1426,6 +1535,72 @@ mod tests {
                 "final": true
             })
         );
+    }
+
+    /// `guc_log.*` and the crash counters from the log events: the
+    /// configuration is the last boot's, the counters add up, `wraps` and
+    /// `buffer_full_cnt` start again at each boot.
+    #[test]
+    fn guc_log_counters() {
+        let mut c = Counters::default();
+        let config = |level, debug_size| Event::GucLogConfig {
+            buf: Hex(0x100_0000),
+            level,
+            verbosity: level.saturating_sub(2),
+            notify: true,
+            debug_size,
+            crash_size: 0x4000,
+            capture_size: 0x10_0000,
+        };
+        c.count(&config(1, 0x1_0000));
+        c.count(&Event::GucLogWrite {
+            entries: 5000,
+            write_ptr: 0x3880,
+            wraps: 1,
+        });
+        for sent in ["g2h", "no_channel"] {
+            c.count(&Event::GucLogNotify {
+                sampled_write_ptr: 0x8000,
+                unread: 0x8000,
+                sent,
+            });
+        }
+        c.count(&Event::GucLogAck {
+            read_ptr: 0x8000,
+            sampled_write_ptr: 0x8000,
+        });
+        c.count(&Event::GucLogOverflow {
+            count: 3,
+            buffer_full_cnt: 3,
+        });
+        c.count(&Event::GucCrash {
+            kind: "crash_dump",
+            status: Hex(0x8000_F0EC),
+            eip: Hex(0),
+            entries: 8,
+            posted: "g2h",
+        });
+        c.count(&config(4, 0x2_0000));
+        c.count(&Event::GucCrash {
+            kind: "exception",
+            status: Hex(0x8000_F0EC),
+            eip: Hex(0x9C40),
+            entries: 1,
+            posted: "soft_scratch15",
+        });
+        let s = c.summary(0, false);
+        assert_eq!(
+            serde_json::to_value(&s.guc_log).expect("serialises"),
+            json!({
+                "boots": 2, "buf": "0x1000000", "level": 4, "verbosity": 2,
+                "notify_on_half_full": true, "debug_size": 0x2_0000,
+                "crash_size": 0x4000, "capture_size": 0x10_0000,
+                "entries": 5000, "wraps": 0, "flush_notifies": 2,
+                "flush_notifies_lost": 1, "acks": 1, "overflows": 3,
+                "buffer_full_cnt": 0
+            })
+        );
+        assert_eq!((s.guc.crash_dumps_posted, s.guc.exceptions_posted), (1, 1));
     }
 
     /// `guc_submit.*` from the submission events.

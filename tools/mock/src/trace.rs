@@ -415,6 +415,81 @@ pub enum Event {
         /// instance not at its reset value.
         mcr_lost: u64,
     },
+    /// A boot took the GuC log's configuration (`GUC_CTL_LOG_PARAMS`,
+    /// `GUC_CTL_DEBUG`; [`crate::regfile::guc::log`]).
+    GucLogConfig {
+        /// GGTT address of the buffer.
+        buf: Hex,
+        /// Upstream's log level: 0 off, 1 non-verbose, 2..5 verbose.
+        level: u32,
+        /// Verbosity 0..3 (0 below level 2).
+        verbosity: u32,
+        /// `NOTIFY_ON_HALF_FULL`.
+        notify: bool,
+        /// Debug (event) section, bytes.
+        debug_size: u64,
+        /// Crash dump section, bytes.
+        crash_size: u64,
+        /// Error state capture section, bytes.
+        capture_size: u64,
+    },
+    /// The GuC wrote log entries into the debug section.
+    GucLogWrite {
+        /// Entries written.
+        entries: u64,
+        /// `write_ptr` after them.
+        write_ptr: u64,
+        /// Wraps since the boot.
+        wraps: u64,
+    },
+    /// The GuC's log section reached half full: `flush_to_file` set and
+    /// the notification sent (`g2h`) or lost for want of a CT
+    /// (`no_channel`).
+    GucLogNotify {
+        /// `sampled_write_ptr`.
+        sampled_write_ptr: u64,
+        /// Bytes not acknowledged.
+        unread: u64,
+        /// "g2h" or "no_channel".
+        sent: &'static str,
+    },
+    /// The host acknowledged a log flush (cleared `flush_to_file`).
+    GucLogAck {
+        /// The `read_ptr` it wrote.
+        read_ptr: u64,
+        /// The `sampled_write_ptr` the GuC had set (the next one if it
+        /// notified again at once).
+        sampled_write_ptr: u64,
+    },
+    /// The GuC's log overwrote entries the host had not acknowledged.
+    GucLogOverflow {
+        /// Overflows counted by this write.
+        count: u64,
+        /// `buffer_full_cnt` now (4 bits).
+        buffer_full_cnt: u32,
+    },
+    /// `guc:crash:1` / `guc:exception:1`: the GuC wrote its crash record,
+    /// posted the event and stopped.
+    GucCrash {
+        /// "crash_dump" or "exception".
+        kind: &'static str,
+        /// `GUC_STATUS` before.
+        status: Hex,
+        /// The EIP reported (0 for a crash dump).
+        eip: Hex,
+        /// Log entries in the record.
+        entries: u32,
+        /// "g2h" (CT EVENT) or "soft_scratch15" (no CT).
+        posted: &'static str,
+    },
+    /// A `guc:log-burst`, `guc:crash` or `guc:exception` request.
+    GucLogInject {
+        /// The request.
+        request: String,
+        /// "done", or why nothing happened ("not_running", "guc_hung",
+        /// "no_log", "log_off").
+        result: &'static str,
+    },
     /// `guc:hang:1`: the GuC's uKernel is stuck, or a GuC reset freed it.
     GucHang {
         /// "hung" (the request), "already_hung" (the request, while

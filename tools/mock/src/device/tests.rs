@@ -802,8 +802,9 @@ fn guc_upload(mut o: Options, fw: &str, master: bool) -> (Device, ManualClock, P
     command(&mut d, master);
     write32(&mut d, 0xA188, 0x0001_0001);
     clock.advance_ms(1);
-    // Guest RAM: firmware at +0, log at +0x4000, ADS at +0x6000, private
-    // data at +0x8000; the GGTT maps it linearly from GGTT.
+    // Guest RAM: firmware at +0, ADS at +0x6000, private data at +0x8000,
+    // the log (4 KiB header and three 4 KiB sections) at +0xC000; the
+    // GGTT maps it linearly from GGTT.
     let mut ram = MemFd::new("guest", 0x10000).expect("memfd");
     ram.write(0, &img).expect("firmware");
     ram.write(0x6000, &ads_blob(GGTT + 0x6000)).expect("ADS");
@@ -829,7 +830,7 @@ fn guc_upload(mut o: Options, fw: &str, master: bool) -> (Device, ManualClock, P
     write32(&mut d, 0xC050, 0x3F_3000);
     write32(&mut d, 0xC340, 0x4000);
     let params = [
-        0x3F7 | (GGTT as u32 + 0x4000),
+        0x3 | (GGTT as u32 + 0xC000),
         0,
         0,
         0x40,

@@ -60,6 +60,10 @@
 //! driver must invalidate. [`css`] reads image headers and the `--guc-fw`
 //! file; [`hwconfig`] builds the table `GET_HWCONFIG` returns.
 //!
+//! The log buffer (`GUC_CTL_LOG_PARAMS`, `GUC_CTL_DEBUG`), the entries the
+//! firmware writes there, its flush protocol with the host and the crash
+//! dump: [`log`].
+//!
 //! CT buffers: [`ct`] keeps their registration (`HOST2GUC_SELF_CFG`) and
 //! enable (`HOST2GUC_CONTROL_CTB`), with the firmware's checks.
 //!
@@ -74,6 +78,7 @@ pub mod ct;
 pub mod dma;
 pub mod ggtt;
 pub mod hwconfig;
+pub mod log;
 pub mod mmio;
 pub mod vf_mmio;
 
@@ -335,6 +340,8 @@ pub struct Guc {
     vf_cts: std::collections::BTreeMap<u32, ct::vf::VfCt>,
     /// VFs whose MSI the GuC raised, not yet delivered ([`Guc::take_vf_irqs`]).
     vf_irqs: std::collections::BTreeSet<u32>,
+    /// The log buffer as the last boot configured it ([`log`]).
+    log: log::Log,
 }
 
 impl Guc {
@@ -386,6 +393,7 @@ impl Guc {
             hung: false,
             vf_cts: std::collections::BTreeMap::new(),
             vf_irqs: std::collections::BTreeSet::new(),
+            log: log::Log::default(),
         }
     }
 
@@ -445,6 +453,9 @@ impl Guc {
         self.submit_forget(rec);
         self.ct = self.ct.keeping_switches();
         self.vf_cts.clear();
+        // The firmware's log bookkeeping goes with it; the next boot
+        // starts the buffer again.
+        self.log = log::Log::default();
         self.status.set(now, STATUS_IN_RESET, rec);
     }
 

@@ -44,8 +44,11 @@
 //!    - `SOFT_SCRATCH(0)` is 0, else `INIT_DATA_INVALID` (0x71);
 //!    - `GUC_CTL_DEVID` is `device_id << 16 | revision`, else
 //!      `DEVID_BUILD_MISMATCH` (0x02, `guc_devid_mismatch`);
-//!    - `GUC_CTL_LOG_PARAMS` has `VALID` and a buffer address whose first
-//!      page translates;
+//!    - `GUC_CTL_LOG_PARAMS` has `VALID`, and the whole buffer it
+//!      describes (the header page and the three sections, sizes and units
+//!      decoded as [`super::log`] says) translates; `GUC_CTL_DEBUG` gives
+//!      the log level. A boot that passes every check writes the log's
+//!      header page and starts logging ([`super::log`]);
 //!    - `GUC_CTL_ADS`: the ADS at `(field 21:1) << 12` translates; its
 //!      `scheduler_policies` and `gt_system_info` translate over their whole
 //!      size; `policies.is_valid` is 1; `private_data` is not 0 and, if the
@@ -82,7 +85,7 @@ use sha2::Sha256;
 use super::ads::Contract;
 use super::css::Css;
 use super::ggtt::Gtt;
-use super::ggtt::PAGE;
+use super::log::Config;
 use super::status;
 use super::Bus;
 use super::Guc;
@@ -180,7 +183,7 @@ impl Guc {
                 self.status.plan([(now + step, running(f.code))]);
                 return;
             }
-            Ok(contract) => {
+            Ok((contract, log)) => {
                 let ads = contract.summary(|class, inst| {
                     crate::regfile::engine::ENGINES
                         .iter()
@@ -192,6 +195,7 @@ impl Guc {
                 });
                 rec.emit(Event::GucAds { ads });
                 self.ct.submit.contract = contract;
+                self.log_start(log, rec, bus);
             }
         }
         let faults = self.p.faults;
@@ -355,7 +359,7 @@ impl Guc {
         css: &Css,
         rec: &mut Recorder,
         bus: &mut dyn Bus,
-    ) -> Result<Contract, Failure> {
+    ) -> Result<(Contract, Config), Failure> {
         let invalid = |detail: String| {
             fail(
                 abi::ukernel::INIT_DATA_INVALID,
@@ -380,10 +384,11 @@ impl Guc {
                 ),
             ));
         }
-        let log = self.param(abi::ctl::LOG_PARAMS);
-        if log & abi::ctl::LOG_VALID == 0 {
-            return Err(invalid(format!("GUC_CTL_LOG_PARAMS {log:#x} lacks VALID")));
-        }
+        let log = Config::decode(
+            self.param(abi::ctl::LOG_PARAMS),
+            self.param(super::log::CTL_DEBUG),
+        )
+        .map_err(invalid)?;
         let ads_param = self.param(abi::ctl::ADS);
         let words = (
             self.param(abi::ctl::WA),
@@ -391,9 +396,13 @@ impl Guc {
             self.p.device_id,
         );
         let mut gtt = Gtt::new(bus, &mut self.tlb);
-        let log_buf = u64::from(log & abi::ctl::LOG_BUF_ADDR);
-        gtt.probe(log_buf, PAGE, "GuC log buffer (GUC_CTL_LOG_PARAMS)", rec)
-            .map_err(|f| invalid(f.0))?;
+        gtt.probe(
+            log.buf,
+            log.total(),
+            "GuC log buffer (GUC_CTL_LOG_PARAMS)",
+            rec,
+        )
+        .map_err(|f| invalid(f.0))?;
         let ads = u64::from(abi::field(ads_param, abi::ctl::ADS_ADDR)) << 12;
         let mut blob = vec![0u8; abi::ads::SIZE];
         gtt.read(ads, &mut blob, "ADS (GUC_CTL_ADS)", rec)
@@ -429,7 +438,8 @@ impl Guc {
             )
             .map_err(|f| invalid(f.0))?;
         }
-        Contract::read(&mut gtt, &blob, &sys, words, rec).map_err(invalid)
+        let contract = Contract::read(&mut gtt, &blob, &sys, words, rec).map_err(invalid)?;
+        Ok((contract, log))
     }
 }
 

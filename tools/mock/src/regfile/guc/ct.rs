@@ -343,6 +343,10 @@ pub struct Ct {
     /// What a VF's CT has for the PF: `GUC2PF_RELAY_FROM_VF` bodies
     /// {VFID, RELAY_ID, message} ([`vf`]), taken by the GuC after a pass.
     to_pf: Vec<Vec<u32>>,
+    /// Requests read from the PF's H2G ring since the log last took them:
+    /// (time, action, fence), for the GuC log's verbose entries
+    /// ([`super::log`]).
+    h2g_read: Vec<(Duration, u32, u32)>,
 }
 
 impl Ct {
@@ -859,6 +863,14 @@ impl Ct {
         Some(msg)
     }
 
+    /// Queues a G2H EVENT of `action` with `data` (CTB fence 0) behind
+    /// the backlog: written as room allows ([`Guc::ct_service`]).
+    pub(super) fn queue_event(&mut self, action: u32, data: &[u32]) {
+        let mut hxg = vec![inject::event_header(action)];
+        hxg.extend_from_slice(data);
+        self.backlog.push_back((g2h_message(0, &hxg), 1));
+    }
+
     /// Puts a message taken with [`Ct::backlog_take`] back in front.
     fn backlog_put_back(&mut self, msg: Vec<u32>) {
         match self.backlog.front_mut() {
@@ -886,10 +898,27 @@ impl Guc {
         let mut wrote = 0;
         let mut gtt = Gtt::new(bus, &mut self.tlb);
         let _ = ct_pass(&mut self.ct, &l, &mut gtt, now, unanswered, &mut wrote, rec);
+        self.log_h2g(now, rec, bus);
+        let mut gtt = Gtt::new(bus, &mut self.tlb);
         let _ = flush(&mut self.ct, &l, &mut gtt, &mut wrote, rec);
         if wrote > 0 {
             self.interrupt_host();
         }
+    }
+
+    /// Hands the requests the last pass read to the GuC log (verbosity 0)
+    /// and writes what it noted.
+    fn log_h2g(&mut self, now: Duration, rec: &mut Recorder, bus: &mut dyn Bus) {
+        for (t, action, fence) in std::mem::take(&mut self.ct.h2g_read) {
+            self.log_note(
+                t,
+                super::log::Class::Verbose(0),
+                super::log::code::H2G,
+                action,
+                fence,
+            );
+        }
+        self.log_flush(now, rec, bus);
     }
 
     /// What the GuC does without a doorbell, as time passes and the host
@@ -898,6 +927,7 @@ impl Guc {
     /// wrote anything. Cheap when there is nothing to do: the device calls
     /// it after every register access and on a timer.
     pub fn ct_service(&mut self, now: Duration, rec: &mut Recorder, bus: &mut dyn Bus) {
+        self.log_service(now, rec, bus);
         if !self.ct.has_work() || self.hung {
             return;
         }
@@ -912,15 +942,19 @@ impl Guc {
         let _ = flush(ct, &l, &mut gtt, &mut wrote, rec);
         if std::mem::take(&mut ct.held) {
             let _ = ct_pass(ct, &l, &mut gtt, now, unanswered, &mut wrote, rec);
+            self.log_h2g(now, rec, bus);
+            let mut gtt = Gtt::new(bus, &mut self.tlb);
+            let _ = flush(&mut self.ct, &l, &mut gtt, &mut wrote, rec);
         }
         if wrote > 0 {
             self.interrupt_host();
         }
     }
 
-    /// Whether [`Guc::ct_service`] has something to try.
+    /// Whether [`Guc::ct_service`] has something to try: the CT's own
+    /// work, or the log's ([`super::log::Log::has_work`]).
     pub fn ct_has_work(&self) -> bool {
-        self.ct.has_work()
+        self.ct.has_work() || (!self.hung && self.log.has_work())
     }
 }
 
@@ -1003,6 +1037,10 @@ fn ct_pass(
                 Ok(_) | Err(Stop::Broken) => {}
             }
             ct.last_fence = req.fence;
+            if ct.vf == 0 {
+                // Taken (not held for room): once in the GuC log.
+                ct.h2g_read.push((now, req.action, req.fence));
+            }
             let (reply, event) = dispose(ct, gtt, now, unanswered, &req, rec);
             if let Some(reply) = reply {
                 // The reply is lost on a broken G2H; the request is consumed.

@@ -231,8 +231,17 @@ fn put32(bytes: &mut [u8], off: usize, v: u32) {
 const FW_GGTT: u64 = 0x0080_0000;
 /// Guest address backing it.
 const FW_PHYS: u64 = 0x1000_0000;
-/// GGTT address of the log buffer (one page mapped).
+/// GGTT address of the log buffer.
 const LOG_GGTT: u64 = 0x0100_0000;
+/// Guest address backing it.
+const LOG_PHYS: u64 = 0x2000_0000;
+/// `GUC_CTL_LOG_PARAMS` upstream writes (non-debug build): valid, notify
+/// on half full, 16 KiB crash and 64 KiB debug in 4 KiB units, 1 MiB
+/// capture in MiB units (`xe_guc.c` `guc_ctl_log_params_flags`).
+const LOG_PARAMS: u32 = 0x3F7;
+/// Bytes of that buffer: the header page and the three sections
+/// (`xe_guc_log.h` `GUC_LOG_SIZE`).
+const LOG_BYTES: usize = (4 + 64 + 16 + 1024) << 10;
 /// GGTT address of the ADS.
 const ADS_GGTT: u64 = 0x0200_0000;
 /// GGTT address of the GuC private data: 8 KiB after the ADS (the test
@@ -403,7 +412,7 @@ impl H {
         awake(&mut rf, &mut rec, &clock, &[Domain::GT]);
         let mut bus = FakeBus::new();
         bus.map_sys(FW_GGTT, FW_PHYS, &img);
-        bus.map_sys(LOG_GGTT, 0x2000_0000, &[0; 16]);
+        bus.map_sys(LOG_GGTT, LOG_PHYS, &vec![0; LOG_BYTES]);
         bus.map_sys(ADS_GGTT, 0x3000_0000, &ads_blob(ADS_GGTT));
         bus.map_sys(PRIVATE_GGTT, 0x3100_0000, &vec![0; PRIVATE as usize]);
         H {
@@ -493,7 +502,7 @@ impl H {
     fn params(&mut self) {
         self.w(scratch(0), 0);
         let p = [
-            0x3F7 | LOG_GGTT as u32,
+            LOG_PARAMS | LOG_GGTT as u32,
             CTL_WA,
             CTL_FEATURE,
             0x40,
@@ -1370,6 +1379,25 @@ fn boot_parameter_checks() {
             invalid,
             "guc_init_data_invalid",
             Box::new(|h: &mut H| h.w(scratch(1), 0x0700_0000 | 0x3F7)),
+        ),
+        (
+            "log capture section's last page unmapped",
+            invalid,
+            "guc_init_data_invalid",
+            Box::new(|h: &mut H| {
+                h.bus
+                    .ptes
+                    .remove(&((LOG_GGTT + LOG_BYTES as u64) / PAGE - 1));
+            }),
+        ),
+        (
+            "log sizes in MiB units past the mapped buffer",
+            invalid,
+            "guc_init_data_invalid",
+            Box::new(|h: &mut H| {
+                let mib = super::log::LOG_ALLOC_UNITS;
+                h.w(scratch(1), LOG_GGTT as u32 | LOG_PARAMS | mib);
+            }),
         ),
         (
             "ADS unmapped",

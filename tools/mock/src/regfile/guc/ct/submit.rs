@@ -198,6 +198,8 @@ use crate::regfile::engine::Submitter;
 use crate::regfile::engine::GRDOM_RENDER;
 use crate::regfile::guc::ads::Contract;
 use crate::regfile::guc::ggtt::Gtt;
+use crate::regfile::guc::log::code as log_code;
+use crate::regfile::guc::log::Class as LogClass;
 use crate::regfile::guc::Bus;
 use crate::regfile::guc::Guc;
 use crate::regfile::intc::Class;
@@ -1202,7 +1204,11 @@ impl Guc {
         }
         let s = &mut self.ct.submit;
         match req {
-            GucRequest::Hang => {}
+            // Not the submission model's (`Guc::log_inject`).
+            GucRequest::Hang
+            | GucRequest::LogBurst { .. }
+            | GucRequest::Crash
+            | GucRequest::Exception => {}
             GucRequest::DropSched { count } => s.switches.drop_sched += count,
             GucRequest::RefuseRegister { count } => s.switches.refuse_register += count,
             GucRequest::RefuseDoorbell { count } => s.switches.refuse_doorbell += count,
@@ -1345,6 +1351,13 @@ impl Guc {
             ctx.banned = true;
         }
         let owner = s.contexts.get(&id).map(|c| c.owner).unwrap_or_default();
+        self.log_note(
+            rec.now(),
+            LogClass::Error,
+            log_code::CONTEXT_RESET,
+            id,
+            engine_word(def),
+        );
         rec.emit(Event::GucSubmitReset {
             guc_id: id,
             engine,
@@ -1384,6 +1397,13 @@ impl Guc {
         s.dead.insert(def.name);
         let class = guc_class(def.src.class).unwrap_or(u32::MAX);
         let instance = u32::from(def.src.instance);
+        self.log_note(
+            rec.now(),
+            LogClass::Error,
+            log_code::ENGINE_FAILED,
+            engine_word(def),
+            id,
+        );
         rec.emit(Event::GucEngineFailure {
             engine: def.name,
             guc_id: id,
@@ -1572,6 +1592,14 @@ impl Guc {
         ctx.lite = false;
         let desc = (ctx.desc & !(0xffff << CTX_ID_SHIFT)) | u64::from(id) << CTX_ID_SHIFT;
         let func = ctx.owner.vf;
+        self.log_note(
+            now,
+            LogClass::Verbose(1),
+            log_code::LOAD,
+            id,
+            engine_word(def),
+        );
+        let s = &mut self.ct.submit;
         rec.emit(Event::GucSubmitLoad {
             vf: func,
             engine: def.name,
@@ -1608,6 +1636,12 @@ impl Guc {
             s.running.remove(def.name);
         }
     }
+}
+
+/// An engine in a GuC log entry: GuC class << 8 | physical instance
+/// (`[MODEL]`, `regfile/guc/log.rs`).
+fn engine_word(def: &EngineDef) -> u32 {
+    guc_class(def.src.class).unwrap_or(0xFF) << 8 | u32::from(def.src.instance)
 }
 
 /// What the GuC restores after resetting `def`: its own save/restore

@@ -1310,5 +1310,6 @@ fn g2h_damage() {
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
 }
 
+mod log;
 mod sriov;
 mod submit;

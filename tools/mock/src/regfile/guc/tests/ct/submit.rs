@@ -1171,3 +1171,42 @@ fn submit_hung_guc_is_silent_until_a_guc_reset() {
     assert_eq!(h.guc_summary().hangs, 1);
     assert!(h.kinds().is_empty(), "{:?}", h.kinds());
 }
+
+/// The GuC log (`log.rs`): at level 1 (upstream's default debug word) a
+/// context reset is an entry, its Load is not; at verbosity 1 each Load
+/// is (guc_id, GuC class << 8 | instance), after the H2G requests that
+/// led to it.
+#[test]
+fn submit_resets_and_loads_in_the_guc_log() {
+    use crate::regfile::guc::log::code;
+    let bcs0 = abi::sched::BLITTER_CLASS << 8;
+    let mut h = H::submit_ready();
+    h.ready_context(1, LRCA1, RING1);
+    h.request(LRCA1, RING1, 0, (DATA + 0x50, 0x66), 1);
+    h.sched(1);
+    assert_eq!(h.gget(DATA + 0x50), 0x66, "ran");
+    assert_eq!(h.log_summary().entries, 0, "H2G and Loads are verbose");
+    h.control_guc("guc:reset-storm:1");
+    assert_eq!(h.log_summary().entries, 1);
+    assert_eq!(h.entry(0)[1..], [code::CONTEXT_RESET, 1, bcs0]);
+
+    let mut h = H::log_ct(1);
+    assert_eq!(h.log_summary().level, 3);
+    h.bus.map_lmem(GGTT_BASE, LMEM_BASE, &vec![0; REGION]);
+    h.engine_setup(BCS0);
+    h.ready_context(1, LRCA1, RING1);
+    h.request(LRCA1, RING1, 0, (DATA + 0x50, 0x66), 1);
+    h.sched(1);
+    assert_eq!(h.gget(DATA + 0x50), 0x66, "ran");
+    let n = h.log_summary().entries as u32;
+    let entries: Vec<[u32; 4]> = (0..n).map(|i| h.entry(i)).collect();
+    let codes: Vec<u32> = entries.iter().map(|e| e[1] & 0xFFFF).collect();
+    // REGISTER_CONTEXT, SCHED_CONTEXT_MODE_SET, SCHED_CONTEXT, then the Load.
+    assert_eq!(codes, [code::H2G, code::H2G, code::H2G, code::LOAD]);
+    assert_eq!(entries[0][2], REGISTER);
+    assert_eq!(entries[3][2..], [1, bcs0]);
+    // Sequence numbers count up from the boot.
+    let seqs: Vec<u32> = entries.iter().map(|e| e[1] >> 16).collect();
+    assert_eq!(seqs, [0, 1, 2, 3]);
+    assert!(h.kinds().is_empty(), "{:?}", h.kinds());
+}
