@@ -381,6 +381,8 @@ struct xehpg_ct_buffer_desc {
 #define XEHPG_GUC_CTL_DISABLE_MULTI_QUEUE (1u << 24)
 /* LOG_PARAMS: valid 0, crash dump 5:4, event data 9:6 (4 KiB units less one), buffer 31:12. */
 #define XEHPG_GUC_LOG_VALID 0x1
+/* Ask the GuC for NOTIFY_FLUSH_LOG_BUFFER_TO_FILE at half full (bit 1). */
+#define XEHPG_GUC_LOG_NOTIFY_ON_HALF_FULL 0x2
 #define XEHPG_GUC_LOG_BUF_ADDR_MASK 0xfffff000
 /* DEBUG: verbosity 1:0, log disabled 6 (verbose logging off; xe_guc_fwif.h). */
 #define XEHPG_GUC_DEBUG_LOG_VERBOSITY 0x3

@@ -80,8 +80,10 @@ pub(super) fn params(
     params[XEHPG_GUC_CTL_WA as usize] = wa;
     params[XEHPG_GUC_CTL_FEATURE as usize] = feature;
     let log = u32::try_from(objs.log.map.addr(0)).map_err(|_| EINVAL)?;
-    params[XEHPG_GUC_CTL_LOG_PARAMS as usize] =
-        XEHPG_GUC_LOG_VALID | super::log::PARAMS_SIZES | (log & XEHPG_GUC_LOG_BUF_ADDR_MASK);
+    params[XEHPG_GUC_CTL_LOG_PARAMS as usize] = XEHPG_GUC_LOG_VALID
+        | XEHPG_GUC_LOG_NOTIFY_ON_HALF_FULL
+        | super::log::PARAMS_SIZES
+        | (log & XEHPG_GUC_LOG_BUF_ADDR_MASK);
     params[XEHPG_GUC_CTL_DEBUG as usize] = super::log::debug_flags(super::log::level());
     let ads_page = u32::try_from(objs.ads.map.addr(0) >> 12).map_err(|_| EINVAL)?;
     params[XEHPG_GUC_CTL_ADS as usize] =

@@ -10,7 +10,9 @@
 //! header holding one `struct guc_log_buffer_state` (nine dwords) per section, in
 //! `enum guc_log_type` order (event data, crash dump, state capture), then the sections
 //! themselves: 64 KiB of event data, 16 KiB of crash dump, 1 MiB of state capture.
-//! `GUC_CTL_LOG_PARAMS` tells the GuC the sizes ([`PARAMS_SIZES`]) and the address.
+//! `GUC_CTL_LOG_PARAMS` tells the GuC the sizes ([`PARAMS_SIZES`]) and the address, and asks
+//! for the half-full notification (`GUC_LOG_NOTIFY_ON_HALF_FULL`, as `xe_guc.c`
+//! `guc_ctl_log_params_flags` does).
 //!
 //! # Level
 //!
@@ -65,7 +67,13 @@ use kernel::{
     workqueue::{self, impl_has_work, Work, WorkItem},
 };
 
-use super::{ct::Desc, msg::LogFlushComplete, regs, with_bars, Guc, GucState, Unresponsive};
+use super::{
+    ct::Desc,
+    msg::LogFlushComplete,
+    regs,
+    status::{code, Ukernel},
+    with_bars, Guc, GucState, Unresponsive,
+};
 use crate::{
     abi::{XEHPG_GUC_DEBUG_LOG_DISABLED, XEHPG_GUC_DEBUG_LOG_VERBOSITY},
     compat,
@@ -495,7 +503,18 @@ impl Guc {
             ),
         )
         .and_then(|()| match status {
-            Some(Ok(s)) => fmt::Write::write_fmt(&mut d, fmt!("guc_status_now: {:#010x}\n", s)),
+            Some(Ok(s)) => {
+                let (uk, uk_name) = code(regs::GUC_STATUS::from_raw(s).ukernel(), Ukernel::name);
+                fmt::Write::write_fmt(
+                    &mut d,
+                    fmt!(
+                        "guc_status_now: {:#010x} (ukernel {:#04x} {})\n",
+                        s,
+                        uk,
+                        uk_name
+                    ),
+                )
+            }
             Some(Err(e)) => fmt::Write::write_fmt(&mut d, fmt!("guc_status_now: error {:?}\n", e)),
             None => fmt::Write::write_str(&mut d, "guc_status_now: device gone\n"),
         })
