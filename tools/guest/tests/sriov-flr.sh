@@ -55,6 +55,8 @@
 dev=$(gpu_dev 0x56c0)
 bdf=${dev##*/}
 sriov=$DBG/$bdf/sriov
+# Its commands (the report above is read only).
+sriov_ctl=$DBG/$bdf/sriov_ctl
 
 check sriov_visible "$bdf"
 echo 0 >"$dev/sriov_drivers_autoprobe"
@@ -108,13 +110,13 @@ mock_request guc:bogus-vf-notify:1
 check wait_until 10 dmesg_has "sriov: VF state notification NoSuchVf(64) refused (7 VFs provisioned)"
 expect_eq "bad notice counted" "$(sriov_get "$bdf" bad_notices)" 1
 
-check sh -c "echo 'vf2 pause' >$sriov"
-check sh -c "echo 'vf2 resume' >$sriov"
-check not sh -c "echo 'vf2 resume' >$sriov"
+check sh -c "echo 'vf2 pause' >$sriov_ctl"
+check sh -c "echo 'vf2 resume' >$sriov_ctl"
+check not sh -c "echo 'vf2 resume' >$sriov_ctl"
 check dmesg_has "guc: CT request 0x5506"
-check not sh -c "echo 'vf9 pause' >$sriov"
+check not sh -c "echo 'vf9 pause' >$sriov_ctl"
 for junk in "vf2 dance" "provision" "provision x" "vf pause" "unprovision 3" "zzz"; do
-	check not sh -c "echo '$junk' >$sriov"
+	check not sh -c "echo '$junk' >$sriov_ctl"
 done
 expect_eq "still 7 provisioned" "$(sriov_get "$bdf" provisioned)" 7
 
@@ -122,7 +124,7 @@ expect_eq "still 7 provisioned" "$(sriov_get "$bdf" provisioned)" 7
 # one KLV); the GuC reports VF2 past it (vf:adverse) but not VF4, which has
 # none (seed 003: 0 is not reported); reports naming no enabled VF or no
 # threshold are refused and counted.
-check sh -c "echo 'vf2 threshold cat_error_count 3' >$sriov"
+check sh -c "echo 'vf2 threshold cat_error_count 3' >$sriov_ctl"
 expect_eq "VF2's thresholds" "$(sriov_vf "$bdf" 2 thresholds)" 3,0,0,0,0,0
 mock_request vf:adverse:2:8a03
 check wait_until 10 dmesg_has "sriov: VF2: past its cat_error_count threshold (the GuC's report 1)"
@@ -138,12 +140,12 @@ expect_eq "bad notices counted" "$(sriov_get "$bdf" bad_notices)" 3
 for junk in "vf2 threshold nope 1" "vf2 threshold cat_error_count x" \
 	"vf9 threshold cat_error_count 1" "vf2 threshold cat_error_count 1 2" \
 	"vf2 threshold" "vf0 threshold cat_error_count 1"; do
-	check not sh -c "echo '$junk' >$sriov"
+	check not sh -c "echo '$junk' >$sriov_ctl"
 done
 expect_eq "VF2's thresholds kept" "$(sriov_vf "$bdf" 2 thresholds)" 3,0,0,0,0,0
 # A threshold the GuC refuses is an error and is not recorded.
 mock_request guc:refuse-vf-cfg:1
-check not sh -c "echo 'vf2 threshold cat_error_count 5' >$sriov"
+check not sh -c "echo 'vf2 threshold cat_error_count 5' >$sriov_ctl"
 check dmesg_has "sriov: VF2: setting a threshold failed at PF2GUC_UPDATE_VF_CFG"
 expect_eq "VF2's thresholds after the refusal" "$(sriov_vf "$bdf" 2 thresholds)" 3,0,0,0,0,0
 
@@ -192,7 +194,7 @@ expect_eq "owned by nobody yet" "$(sriov_get "$bdf" by)" -
 mock_request vf:flr:1
 check wait_until 10 dmesg_has "sriov: VF state notification NoSuchVf(1) refused (0 VFs provisioned)"
 expect_eq "the early FLR notice counted" "$(sriov_get "$bdf" bad_notices)" 4
-check not sh -c "echo 'vf1 pause' >$sriov"
+check not sh -c "echo 'vf1 pause' >$sriov_ctl"
 check not wait "$enable"
 check dmesg_has "sriov: provisioning 2 VF(s) failed at local memory clear"
 expect_eq "nothing provisioned after the hang" "$(sriov_get "$bdf" provisioned)" 0
