@@ -86,6 +86,18 @@ pub(crate) enum Response {
     Retry,
 }
 
+impl Response {
+    /// The HXG type the reply came as.
+    pub(crate) fn hxg_type(self) -> u32 {
+        match self {
+            Response::Success(_) => XEHPG_HXG_TYPE_RESPONSE_SUCCESS,
+            Response::Failure { .. } => XEHPG_HXG_TYPE_RESPONSE_FAILURE,
+            Response::Busy => XEHPG_HXG_TYPE_NO_RESPONSE_BUSY,
+            Response::Retry => XEHPG_HXG_TYPE_NO_RESPONSE_RETRY,
+        }
+    }
+}
+
 /// One decoded G2H message.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum G2h<'a> {

@@ -44,6 +44,8 @@ const TRIGGERS_ROOT: &str = "tests/triggers/triggers.rs";
 const CHECKPATCH: &[(&str, &[&str])] = &[
     ("rust/xehpg_glue.c", &[]),
     ("rust/xehpg_glue.h", &[]),
+    ("rust/xehpg_trace.c", &[]),
+    ("rust/xehpg_trace.h", &[]),
     // The ABI header is also compiled outside the kernel (bindgen on the host, the uabi
     // suite), where the kernel's `__packed` does not exist, so it spells
     // `__attribute__((packed))`; checkpatch skips this message for `include/uapi/`
