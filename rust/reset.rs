@@ -390,11 +390,21 @@ impl GtReset {
         };
         let ctx = parts.ctx().map_err(|e| ("BARs", e))?;
         let failed = b.submit.reset_prepare();
+        trace::dyn_dbg!(
+            pdev,
+            "gt: reset: submission stopped, {} request(s) failed\n",
+            failed
+        );
         b.guc.abandon(&ctx);
         full_reset(&ctx.gt).map_err(|e| ("GDRST.GRDOM_FULL", e))?;
+        trace::dyn_dbg!(pdev, "gt: reset: GDRST.GRDOM_FULL cleared\n");
         engine::apply_workarounds(&ctx.gt, &b.part.topology, b.die)
             .map_err(|e| ("workarounds", e))?;
         b.irq.rearm(&ctx.gt);
+        trace::dyn_dbg!(
+            pdev,
+            "gt: reset: workarounds applied, interrupts armed again\n"
+        );
         b.guc.load(&ctx, guc::firmware_path(), &b.part);
         Guc::kick_log(&b.guc);
         if !b.guc.running() {
@@ -404,6 +414,7 @@ impl GtReset {
             .post_load(&ctx, b.part.present.ccs != 0)
             .map_err(|e| ("GuC second boot phase", e))?;
         b.submit.start_guc(pdev, &b.ct);
+        trace::dyn_dbg!(pdev, "gt: reset: GuC running, submission restarted\n");
         if let Some(pf) = &b.pf {
             pf.restart().map_err(|e| ("PF configuration", e))?;
         }

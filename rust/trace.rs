@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Trace events (`TRACE_SYSTEM xehpg`).
+//! Trace events (`TRACE_SYSTEM xehpg`) and the dynamic debug messages of the slow paths.
 //!
 //! The events are defined in C (`rust/xehpg_trace.h`, instantiated in `rust/xehpg_trace.c`):
 //! 7.3's `kernel::declare_trace!` reaches a tracepoint through the kernel crate's generated
@@ -10,8 +10,12 @@
 //! as pointer and length and are copied only into an enabled event's record.
 //! `Documentation/tracing.rst` lists the events and their fields.
 //!
+//! [`dyn_dbg!`] is the driver's debug message: a dynamic debug call site where the
+//! kernel has dynamic debug (7.3's `dev_dbg!` is not one: it prints only in a kernel built with
+//! Rust debug assertions, `rust/kernel/device.rs`), the kernel crate's `dev_dbg!` elsewhere.
+//!
 //! A bottom layer, like `mmio`: it imports no driver block (`tools/check/layers.toml`). Every
-//! function may be called in any context, the interrupt top half included.
+//! event function may be called in any context, the interrupt top half included.
 
 use kernel::{device::Device, ffi::c_void};
 
@@ -79,6 +83,8 @@ extern "C" {
         t: *const u8,
         tn: usize,
     );
+    #[cfg(CONFIG_DYNAMIC_DEBUG_CORE)]
+    fn xehpg_dbg(dev: *const c_void, args: *const c_void);
 }
 
 /// The C `struct device` behind `dev`: a cast, as `Device` is `#[repr(transparent)]` over it.
@@ -198,3 +204,26 @@ pub(crate) fn vf_flr(dev: &Device, vf: u16, input: &str, from: &str, to: &str) {
         )
     };
 }
+
+/// Prints `args` at debug level for `dev` when turned on (module docs); [`dyn_dbg!`] calls it.
+/// `args` is formatted only when the message prints. Any context printk allows; the driver
+/// prints from its slow paths (process context).
+pub(crate) fn dbg(dev: &Device, args: kernel::fmt::Arguments<'_>) {
+    #[cfg(CONFIG_DYNAMIC_DEBUG_CORE)]
+    // SAFETY: `dev` is a live device and `args` a `fmt::Arguments` for the call: what `%pA`
+    // formats (the kernel's own Rust printing passes the same).
+    unsafe {
+        xehpg_dbg(raw(dev), core::ptr::from_ref(&args).cast::<c_void>())
+    };
+    #[cfg(not(CONFIG_DYNAMIC_DEBUG_CORE))]
+    dev.pr_dbg(args);
+}
+
+/// A debug message of the driver's for a device: `trace::dyn_dbg!(dev, "fmt", args...)`, as
+/// `dev_dbg!` but a dynamic debug call site where the kernel has dynamic debug (`dbg`, above).
+macro_rules! dyn_dbg {
+    ($dev:expr, $($f:tt)*) => {
+        $crate::trace::dbg($dev.as_ref(), ::kernel::prelude::fmt!($($f)*))
+    };
+}
+pub(crate) use dyn_dbg;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The driver's trace events: C because 7.3's Rust cannot define them for a
- * module (rust/xehpg_trace.h says why). Each
+ * The driver's trace events and dynamic debug call site: C because 7.3's Rust
+ * cannot define either for a module (rust/xehpg_trace.h says why). Each
  * function is the tracepoint call alone, so what Rust pays per call with the
  * event off is the call and the tracepoint's static-key test; the record,
  * the string copies included, is made only when the event is on.
  */
 #include <linux/device.h>
+#include <linux/dev_printk.h>
 
 /* The one file that instantiates the events. */
 #define CREATE_TRACE_POINTS
@@ -96,3 +97,10 @@ void xehpg_trace_vf_flr(const struct device *dev, u32 vf, const char *input, siz
 	trace_xehpg_vf_flr(dev, vf, input, input_len, from, from_len, to, to_len);
 }
 
+#if defined(CONFIG_DYNAMIC_DEBUG_CORE)
+void xehpg_dbg(const struct device *dev, const void *args)
+{
+	/* Kbuild defines DYNAMIC_DEBUG_MODULE for this file: a call site also with only the core. */
+	dev_dbg(dev, "%pA", args);
+}
+#endif

@@ -54,6 +54,16 @@ void xehpg_trace_vf_provision(const struct device *dev, u32 vf, const char *step
 void xehpg_trace_vf_flr(const struct device *dev, u32 vf, const char *input, size_t input_len,
 			const char *from, size_t from_len, const char *to, size_t to_len);
 
+/*
+ * A debug message of the driver's, `args` a Rust `fmt::Arguments` (printk's
+ * %pA): a dynamic debug call site (one for the whole module), so it prints
+ * only once turned on through <debugfs>/dynamic_debug/control or the
+ * module's dyndbg parameter (Documentation/tracing.rst). Only built where the
+ * kernel has dynamic debug; Rust uses the kernel crate's dev_dbg! elsewhere.
+ */
+#if defined(CONFIG_DYNAMIC_DEBUG_CORE)
+void xehpg_dbg(const struct device *dev, const void *args);
+#endif
 
 #endif /* XEHPG_TRACE_API_H */
 

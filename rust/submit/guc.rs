@@ -214,7 +214,7 @@ impl Port {
                 if let Some(g) = self.state.lock().mech.guc_mut() {
                     g.doorbell = Some(d);
                 }
-                dev_dbg!(
+                trace::dyn_dbg!(
                     a.dev(),
                     "submit: {}: doorbell {} armed at {:#x}\n",
                     self.engine.name,

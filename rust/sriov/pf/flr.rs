@@ -337,6 +337,14 @@ impl Pf {
         if let Ok((next, action)) = res {
             if action == want {
                 trace::vf_flr(&self.dev, vf, input.name(), v.flr.name(), next.name());
+                trace::dyn_dbg!(
+                    self.dev,
+                    "sriov: VF{}: FLR {} -> {} on {}\n",
+                    vf,
+                    v.flr.name(),
+                    next.name(),
+                    input.name()
+                );
                 return Some(next);
             }
         }

@@ -297,6 +297,17 @@ impl Pf {
             "local memory",
             st.vf_lmem.alloc(q.lmem.unwrap_or(share.lmem)),
         )?;
+        trace::dyn_dbg!(
+            self.dev,
+            "sriov: VF{}: share taken: GGTT {:#x}, {} contexts from {}, {} doorbells, \
+             {:#x} bytes of local memory\n",
+            vf,
+            share.ggtt,
+            share.contexts,
+            begin,
+            share.doorbells,
+            lmem.size()
+        );
         self.vf(st, idx)?.lmem = Some(lmem);
         Ok(())
     }
@@ -534,6 +545,7 @@ impl Pf {
     /// Gives back what VF `vf` holds: the GuC forgets its configuration first, so nothing it
     /// schedules still refers to what is freed.
     fn release(&self, st: &mut State, vf: u16, v: Vf) {
+        trace::dyn_dbg!(self.dev, "sriov: VF{}: giving its share back\n", vf);
         self.forget_relays(vf);
         if v.pushed.is_some() {
             match self.b.ct.request(self, &UpdateVfCfg::reset(vf)) {
