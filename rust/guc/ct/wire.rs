@@ -267,6 +267,19 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_traces_as_the_type_it_came_as() {
+        // The HXG header's type field (bits 30:28) of each reply kind, read back through the
+        // parser: what `xehpg_g2h` records must be what the GuC sent.
+        for h0 in [0xf000_0001u32, 0xe002_0030, 0xb000_0000, 0xd000_0000] {
+            let kind = match parse(&[0x0001_0001, h0]) {
+                Ok(G2h::Reply { response, .. }) => Some(response.hxg_type()),
+                _ => None,
+            };
+            assert_eq!(kind, Some((h0 >> 28) & 7));
+        }
+    }
+
+    #[test]
     fn g2h_malformed_shapes() {
         assert_eq!(parse(&[]), Err(Malformed::Empty));
         assert_eq!(parse(&[0x0001_0000]), Err(Malformed::Empty));
