@@ -334,6 +334,7 @@ impl<'bound> Xehpg<'bound> {
             // Both BARs are checked before either is mapped, so a misconfigured device gets a
             // precise message.
             let (gtt_info, lmem_info) = check_bars(pdev)?;
+            crate::trace::dyn_dbg!(pdev, "probe: BARs checked\n");
             // Turned off again by its drop, however probe ends.
             let enabled = Enabled::new(pdev)?;
             // SAFETY: probe has made no DMA allocation or mapping for this device yet, and
@@ -343,6 +344,7 @@ impl<'bound> Xehpg<'bound> {
             // (dropped last but one, with the `Hw` it goes into).
             let gttmmadr = Gttmmadr::map(pdev)?;
             let early = early_checks(pdev, gttmmadr.access(pdev)?)?;
+            crate::trace::dyn_dbg!(pdev, "probe: early checks passed (PCODE ready)\n");
             let total_vfs = pdev.sriov_get_totalvfs().map_or(0, |n| n.get());
             // The driver's objects come from the CPU-visible part of local memory; a PF with
             // VFs keeps at most [`PF_OWN_LMEM`] of it, the VFs get the rest whatever the BAR's
@@ -402,6 +404,12 @@ impl<'bound> Xehpg<'bound> {
             )?;
             // Set by `gt_up`, which ran if the `Hw` was made.
             let (gt_info, info) = up.ok_or(EINVAL)?;
+            crate::trace::dyn_dbg!(
+                pdev,
+                "probe: GT, GGTT and local memory pool up ({} DSS, pool {:#x} bytes)\n",
+                info.dss_count,
+                pool_size
+            );
             Ok(try_pin_init!(Self {
                 // Fields are initialised in the reverse of their declaration order: each
                 // step's field undoes it when dropped, on unbind or if a later step fails.

@@ -508,6 +508,14 @@ impl Guc {
         let result = self.load_locked(ctx, &mut st, file, path, part);
         let (reads1, writes1) = ctx.gt.mmio_counts();
         st.load_mmio = (reads1 - reads0, writes1 - writes0);
+        crate::trace::dyn_dbg!(
+            ctx.gt.dev,
+            "guc: load of {} over: {} boot(s), {} MMIO reads, {} writes\n",
+            path,
+            st.boots,
+            st.load_mmio.0,
+            st.load_mmio.1
+        );
         match result {
             Ok(()) => {
                 st.state = State::Running;

@@ -60,6 +60,7 @@ use crate::{
     platform::Die,
     sriov::Pf,
     submit::{Mechanism, Submit},
+    trace,
 };
 
 // TIMEOUT: how long `GDRST.GRDOM_FULL` may take to clear (`xe_gt.c` `do_gt_reset`: 5 ms).
@@ -79,6 +80,19 @@ pub(crate) enum Why {
     Unresponsive(Unresponsive),
     /// Asked through debugfs (`gt_reset`).
     Debugfs,
+}
+
+impl Why {
+    /// A short name for the `xehpg_gt_reset` trace event.
+    fn trace_name(self) -> &'static str {
+        match self {
+            Self::EngineFailure { .. } => "engine_failure",
+            Self::Unresponsive(Unresponsive::NoRoom(_)) => "h2g_full",
+            Self::Unresponsive(Unresponsive::ContextStuck(_)) => "context_stuck",
+            Self::Unresponsive(Unresponsive::Broken(_)) => "ct_broken",
+            Self::Debugfs => "debugfs",
+        }
+    }
 }
 
 impl kernel::fmt::Display for Why {
@@ -235,6 +249,7 @@ impl GtReset {
             }
             *st = Phase::Queued(why);
         }
+        trace::gt_reset(&this.dev, "queued", why.trace_name());
         dev_warn!(this.dev, "gt: reset queued ({})\n", why);
         // Not queued yet: the state machine allows one at a time.
         let _ = workqueue::system().enqueue(this.clone());
@@ -250,6 +265,7 @@ impl GtReset {
         instance: u32,
         reason: u32,
     ) {
+        trace::engine_failure(dev, class, instance, reason);
         dev_err!(
             dev,
             "gt: the GuC failed to reset engine {}:{} (reason {:#010x})\n",
@@ -323,6 +339,8 @@ impl GtReset {
         // CAST: a non-negative duration.
         let us = start.elapsed().as_micros_ceil() as u64;
         self.stats.last_us.store(us, Relaxed);
+        let phase = if res.is_ok() { "done" } else { "failed" };
+        trace::gt_reset(&self.dev, phase, why.trace_name());
         let next = match res {
             Ok(failed) => {
                 self.stats.done.add(1, Relaxed);
@@ -364,6 +382,7 @@ impl GtReset {
     /// failed.
     fn reset(&self, pdev: &pci::Device<Bound>, why: Why) -> Result<usize, (&'static str, Error)> {
         let b = &self.b;
+        trace::gt_reset(pdev.as_ref(), "started", why.trace_name());
         dev_warn!(pdev, "gt: reset started ({})\n", why);
         let parts = guc::Parts {
             pdev,
@@ -371,11 +390,21 @@ impl GtReset {
         };
         let ctx = parts.ctx().map_err(|e| ("BARs", e))?;
         let failed = b.submit.reset_prepare();
+        trace::dyn_dbg!(
+            pdev,
+            "gt: reset: submission stopped, {} request(s) failed\n",
+            failed
+        );
         b.guc.abandon(&ctx);
         full_reset(&ctx.gt).map_err(|e| ("GDRST.GRDOM_FULL", e))?;
+        trace::dyn_dbg!(pdev, "gt: reset: GDRST.GRDOM_FULL cleared\n");
         engine::apply_workarounds(&ctx.gt, &b.part.topology, b.die)
             .map_err(|e| ("workarounds", e))?;
         b.irq.rearm(&ctx.gt);
+        trace::dyn_dbg!(
+            pdev,
+            "gt: reset: workarounds applied, interrupts armed again\n"
+        );
         b.guc.load(&ctx, guc::firmware_path(), &b.part);
         Guc::kick_log(&b.guc);
         if !b.guc.running() {
@@ -385,6 +414,7 @@ impl GtReset {
             .post_load(&ctx, b.part.present.ccs != 0)
             .map_err(|e| ("GuC second boot phase", e))?;
         b.submit.start_guc(pdev, &b.ct);
+        trace::dyn_dbg!(pdev, "gt: reset: GuC running, submission restarted\n");
         if let Some(pf) = &b.pf {
             pf.restart().map_err(|e| ("PF configuration", e))?;
         }

@@ -37,6 +37,7 @@ mod regs;
 mod reset;
 mod sriov;
 mod submit;
+mod trace;
 
 pub(crate) const MODULE_NAME: &CStr = <LocalModule as kernel::ModuleMetadata>::NAME;
 

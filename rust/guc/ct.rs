@@ -195,6 +195,12 @@ impl Guc {
             }
         }
         control(ctx, true)?;
+        crate::trace::dyn_dbg!(
+            ctx.gt.dev,
+            "guc: CT enabled: H2G object {:#x}, G2H object {:#x}\n",
+            h2g,
+            g2h
+        );
         self.channel.start(rings, buf);
         let (crash, exception) = early_message(ctx, awake);
         // Captured by the log's worker once the caller kicks it (`Guc::kick_log`).

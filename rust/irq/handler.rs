@@ -30,6 +30,7 @@ use crate::{
     guc::{Channel, RX_BUDGET},
     hw::Hw,
     regs::ALL_ONES,
+    trace,
 };
 
 /// `ERROR_IRQ(x)` bits 28:26 of the primary register.
@@ -226,6 +227,9 @@ impl Handler<'_> {
         };
         if let Some(c) = st.stats.per_source.get(i) {
             c.add(1, Relaxed);
+        }
+        if let Some(s) = SOURCES.get(i) {
+            trace::irq(self.pdev.as_ref(), s.name, at.0, at.1, id.vector);
         }
         if let Some(row) = st.stats.per_bit.get(i) {
             for (b, c) in row.iter().enumerate() {

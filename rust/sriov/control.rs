@@ -136,6 +136,19 @@ pub(crate) enum FlrInput {
     StepFailed,
 }
 
+impl FlrInput {
+    /// The input's name in the `xehpg_vf_flr` trace event.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            FlrInput::Started => "started",
+            FlrInput::GucDone => "guc_done",
+            FlrInput::Cleaned => "cleaned",
+            FlrInput::TimedOut => "timed_out",
+            FlrInput::StepFailed => "step_failed",
+        }
+    }
+}
+
 /// What the PF must do next.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum FlrAction {
@@ -147,6 +160,16 @@ pub(crate) enum FlrAction {
 }
 
 impl Flr {
+    /// The state's name in the `xehpg_vf_flr` trace event.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Flr::Idle => "idle",
+            Flr::WaitGuc => "wait_guc",
+            Flr::Cleanup => "cleanup",
+            Flr::Failed => "failed",
+        }
+    }
+
     /// The next state and the PF's action for `input`. Any context: pure.
     ///
     /// | from | input | to | action |

@@ -57,6 +57,7 @@ use crate::{
         guc_class, BadEvent, Channel, CtAccess, DeregisterContext, G2hEvent, H2gRequest,
         RegisterContext, SchedContext, SchedContextModeSet, Unresponsive, UpdateContextPolicies,
     },
+    trace::{self, CtxStep},
 };
 
 /// Upstream's kernel-queue policies (`xe_hw_engine.c`: 1 ms time slice, 640 ms preemption
@@ -213,7 +214,7 @@ impl Port {
                 if let Some(g) = self.state.lock().mech.guc_mut() {
                     g.doorbell = Some(d);
                 }
-                dev_dbg!(
+                trace::dyn_dbg!(
                     a.dev(),
                     "submit: {}: doorbell {} armed at {:#x}\n",
                     self.engine.name,
@@ -265,6 +266,19 @@ impl Port {
         }
         let from = g.state;
         let res = g.step(input);
+        if res.is_ok() {
+            let step = match input {
+                CtxInput::RegisterAccepted => CtxStep::Register,
+                CtxInput::EnableSent => CtxStep::SchedEnable,
+                CtxInput::SchedDone(on) => CtxStep::SchedDone(on),
+                CtxInput::DisableSent => CtxStep::SchedDisable,
+                CtxInput::DeregisterSent => CtxStep::Deregister,
+                CtxInput::DeregisterDone => CtxStep::DeregisterDone,
+                CtxInput::ResetNotified => CtxStep::Reset,
+            };
+            let class = guc_class(self.engine.class);
+            trace::ctx(dev, step, self.engine.name, g.id, class);
+        }
         if res.is_err() {
             self.refused(
                 dev,

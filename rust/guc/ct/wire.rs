@@ -86,6 +86,18 @@ pub(crate) enum Response {
     Retry,
 }
 
+impl Response {
+    /// The HXG type the reply came as.
+    pub(crate) fn hxg_type(self) -> u32 {
+        match self {
+            Response::Success(_) => XEHPG_HXG_TYPE_RESPONSE_SUCCESS,
+            Response::Failure { .. } => XEHPG_HXG_TYPE_RESPONSE_FAILURE,
+            Response::Busy => XEHPG_HXG_TYPE_NO_RESPONSE_BUSY,
+            Response::Retry => XEHPG_HXG_TYPE_NO_RESPONSE_RETRY,
+        }
+    }
+}
+
 /// One decoded G2H message.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum G2h<'a> {
@@ -252,6 +264,19 @@ mod tests {
                 payload: &[5, 6]
             })
         );
+    }
+
+    #[test]
+    fn a_reply_traces_as_the_type_it_came_as() {
+        // The HXG header's type field (bits 30:28) of each reply kind, read back through the
+        // parser: what `xehpg_g2h` records must be what the GuC sent.
+        for h0 in [0xf000_0001u32, 0xe002_0030, 0xb000_0000, 0xd000_0000] {
+            let kind = match parse(&[0x0001_0001, h0]) {
+                Ok(G2h::Reply { response, .. }) => Some(response.hxg_type()),
+                _ => None,
+            };
+            assert_eq!(kind, Some((h0 >> 28) & 7));
+        }
     }
 
     #[test]

@@ -25,6 +25,7 @@ use crate::{
     guc::{VfControl, VF_SW_FLAG},
     mmio::Bar0,
     range::Range,
+    trace,
 };
 
 /// A copy of `runs`, to clear them with the PF's mutex dropped.
@@ -335,6 +336,15 @@ impl Pf {
         let res = v.flr.on(input);
         if let Ok((next, action)) = res {
             if action == want {
+                trace::vf_flr(&self.dev, vf, input.name(), v.flr.name(), next.name());
+                trace::dyn_dbg!(
+                    self.dev,
+                    "sriov: VF{}: FLR {} -> {} on {}\n",
+                    vf,
+                    v.flr.name(),
+                    next.name(),
+                    input.name()
+                );
                 return Some(next);
             }
         }

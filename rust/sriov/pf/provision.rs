@@ -40,6 +40,7 @@ use crate::{
         lmem::{LmemAccess, Pages},
     },
     range::Range,
+    trace,
 };
 
 /// One VF's share, the same for each of the `n`.
@@ -199,7 +200,9 @@ impl Pf {
                         "bookkeeping",
                         st.vfs.push(Vf::default(), GFP_KERNEL).map_err(Error::from),
                     )?;
-                    self.vf_failed(vf, self.take_share(&mut st, vf, share))
+                    self.vf_failed(vf, self.take_share(&mut st, vf, share))?;
+                    trace::vf_provision(&self.dev, vf, "share");
+                    Ok(())
                 })
             })
             .and_then(|()| self.mark_cleaning(&mut st));
@@ -219,6 +222,9 @@ impl Pf {
                 clear_gsm = self.b.hw.bar().gsm_writes().wrapping_sub(gsm);
                 st = self.state.lock();
                 self.end_cleaning(&mut st);
+                if cleared.is_ok() {
+                    (1..=n).for_each(|vf| trace::vf_provision(&self.dev, vf, "cleared"));
+                }
                 cleared.and_then(|()| {
                     if st.closed {
                         return Err(("teardown", ENODEV));
@@ -291,6 +297,17 @@ impl Pf {
             "local memory",
             st.vf_lmem.alloc(q.lmem.unwrap_or(share.lmem)),
         )?;
+        trace::dyn_dbg!(
+            self.dev,
+            "sriov: VF{}: share taken: GGTT {:#x}, {} contexts from {}, {} doorbells, \
+             {:#x} bytes of local memory\n",
+            vf,
+            share.ggtt,
+            share.contexts,
+            begin,
+            share.doorbells,
+            lmem.size()
+        );
         self.vf(st, idx)?.lmem = Some(lmem);
         Ok(())
     }
@@ -336,6 +353,7 @@ impl Pf {
         // No cached translation of the VF's old entries may outlive them (upstream
         // `pf_update_vf_lmtt`), before the GuC lets the VF run.
         self.invalidate_lmtt(vf, "its leaf was written");
+        trace::vf_provision(&self.dev, vf, "lmtt");
         let cfg = VfConfig {
             ggtt: Some(v.ggtt.ok_or(("bookkeeping", EINVAL))?),
             lmem: pages.size(),
@@ -349,6 +367,7 @@ impl Pf {
         };
         self.push(vf, &cfg)?;
         self.vf(st, idx)?.pushed = Some(cfg);
+        trace::vf_provision(&self.dev, vf, "configured");
         Ok(())
     }
 
@@ -526,15 +545,17 @@ impl Pf {
     /// Gives back what VF `vf` holds: the GuC forgets its configuration first, so nothing it
     /// schedules still refers to what is freed.
     fn release(&self, st: &mut State, vf: u16, v: Vf) {
+        trace::dyn_dbg!(self.dev, "sriov: VF{}: giving its share back\n", vf);
         self.forget_relays(vf);
         if v.pushed.is_some() {
-            if let Err(e) = self.b.ct.request(self, &UpdateVfCfg::reset(vf)) {
-                dev_err!(
+            match self.b.ct.request(self, &UpdateVfCfg::reset(vf)) {
+                Ok(_) => trace::vf_provision(&self.dev, vf, "unconfigured"),
+                Err(e) => dev_err!(
                     self.dev,
                     "sriov: VF{}: resetting its configuration at the GuC failed: {}\n",
                     vf,
                     e.to_errno()
-                );
+                ),
             }
         }
         if let Some(leaf) = v.leaf {
@@ -563,5 +584,6 @@ impl Pf {
             });
             self.b.hw.ggtt().release(g);
         }
+        trace::vf_provision(&self.dev, vf, "released");
     }
 }

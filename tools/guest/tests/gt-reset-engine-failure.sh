@@ -7,7 +7,8 @@
 # flight fail once, GDRST.GRDOM_FULL resets the GT and the GuC, and after the
 # GuC's reload and the contexts' registration every engine the fuses leave
 # runs work again, bcs0 included. The mock's record shows the one failure
-# notification, one full reset and four GuC loads.
+# notification, one full reset and four GuC loads. The trace events of both
+# (Documentation/tracing.rst) name the engine and the reset's phases.
 # expect-mock: guc.engine_failures == 1
 # expect-mock: guc.full_resets == 1
 # expect-mock: guc_loads == 4
@@ -18,6 +19,11 @@
 bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 mock_engines_driven "$bdf"
+T=/sys/kernel/tracing
+[ -e "$T/trace" ] || mount -t tracefs nodev "$T"
+echo >"$T/trace"
+check sh -c "echo 1 >$T/events/xehpg/xehpg_engine_failure/enable &&
+	echo 1 >$T/events/xehpg/xehpg_gt_reset/enable"
 
 mock_request engine:reset-fails:bcs0
 check submit_cmd "$bdf" "bcs0 10"
@@ -30,6 +36,10 @@ check dmesg_has "gt: reset started (engine failure on GuC class 3 instance 0"
 check dmesg_has "gt: reset done in"
 expect_eq "one reset asked for" "$(reset_get "$bdf" requests)" 1
 expect_eq "the reset failed the 10 requests" "$(reset_get "$bdf" last_failed_requests)" 10
+expect_eq "traced: the failed engine, then the reset's phases" "$(awk -v bdf="$bdf" '
+	$0 ~ "xehpg_engine_failure: dev=" bdf " guc_class=3 instance=0 reason=0x" { s = s " failure" }
+	$0 ~ "xehpg_gt_reset: dev=" bdf " " { sub(/.* phase=/, ""); s = s " " $0 }
+	END { print s }' "$T/trace")" " failure queued why=engine_failure started why=engine_failure done why=engine_failure"
 
 check submit_cmd "$bdf" "all 10"
 for e in $engines; do submit_ok "$bdf" "$e" 10; done

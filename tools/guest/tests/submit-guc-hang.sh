@@ -13,7 +13,9 @@
 # reset puts every register of the engine's reset domain back to its reset
 # value except those in the engine's ADS save/restore list (the mock's rule,
 # from xe_guc_ads.c guc_mmio_regset_write): none of what the driver had
-# programmed is lost, and work runs on every engine afterwards.
+# programmed is lost, and work runs on every engine afterwards. Each reset
+# notification the mock sent is one xehpg_ctx_reset trace event, the hang's
+# naming bcs0's context (Documentation/tracing.rst).
 # expect-mock: guc_submit.resets == 4
 # expect-mock: guc.engine_resets >= 1
 # expect-mock: guc.regs_restored >= 5
@@ -26,6 +28,10 @@
 bdf=$(gpu_bdf 0x56c0)
 check is_bound "$bdf"
 expect_eq "bcs0: GuC mode" "$(eng_get "$bdf" bcs0 mode)" guc
+T=/sys/kernel/tracing
+[ -e "$T/trace" ] || mount -t tracefs nodev "$T"
+echo >"$T/trace"
+check sh -c "echo 1 >$T/events/xehpg/xehpg_ctx_reset/enable"
 mock_request engine:hang:bcs0
 check submit_cmd "$bdf" "bcs0 10"
 expect_eq "bcs0: nothing retired" "$(submit_get "$bdf" bcs0 completed)" 0
@@ -53,6 +59,11 @@ for e in $engines; do
 	# Resets, disables and deregistrations in the table's order (ctx.rs).
 	expect_eq "$e: no refused context transition" "$(eng_get "$bdf" "$e" bad_transitions)" 0
 done
+
+set -- $(awk -v bdf="$bdf" '$0 ~ "xehpg_ctx_reset: dev=" bdf " " { n++; if (n == 1) e = $0 }
+	END { sub(/.* engine=/, "", e); sub(/ .*/, "", e); print n + 0, e }' "$T/trace")
+mock_expect guc_submit.resets == "$1"
+expect_eq "the first context reset traced is bcs0's" "$2" bcs0
 
 check rmmod xehpg
 check_dmesg_clean

@@ -19,7 +19,11 @@ use super::{
     },
     bump, Channel, Consumed, G2hMem, Link, Rx, DESC_HEAD, DESC_STATUS, LOG_LIMIT, RX_BUDGET,
 };
-use crate::guc::msg::{decode_event, EventKind, G2hEvent};
+use crate::{
+    abi::XEHPG_HXG_TYPE_EVENT,
+    guc::msg::{decode_event, EventKind, G2hEvent},
+    trace,
+};
 
 impl Channel {
     /// Reads and handles what G2H holds, up to [`RX_BUDGET`] messages; returns how many.
@@ -63,7 +67,7 @@ impl Channel {
                     if g2h.write(g2h.desc + DESC_HEAD, new_head).is_err() {
                         break;
                     }
-                    self.handle(dev, buf.get(..len).unwrap_or(&[]));
+                    self.handle(dev, buf.get(..len).unwrap_or(&[]), new_head);
                     handled += 1;
                 }
                 Ok(Err(c)) => {
@@ -97,9 +101,21 @@ impl Channel {
         }
     }
 
-    /// Handles one message copied out of G2H.
-    fn handle(&self, dev: &Device, msg: &[u32]) {
-        match wire::parse(msg) {
+    /// Handles one message copied out of G2H, which left the ring's head at `head`.
+    fn handle(&self, dev: &Device, msg: &[u32], head: u32) {
+        let parsed = wire::parse(msg);
+        // CAST: a ring message is at most the ring's size, far below 2^32 dwords.
+        let len = msg.len() as u32;
+        match parsed {
+            Ok(G2h::Reply { fence, response }) => {
+                trace::g2h(dev, response.hxg_type(), 0, fence, len, head)
+            }
+            Ok(G2h::Event { action, .. }) => {
+                trace::g2h(dev, XEHPG_HXG_TYPE_EVENT, action, 0, len, head)
+            }
+            Err(_) => trace::g2h(dev, trace::G2H_MALFORMED, 0, 0, len, head),
+        }
+        match parsed {
             Ok(G2h::Reply { fence, response }) => self.reply(dev, msg, fence, response),
             Ok(G2h::Event {
                 action,

@@ -20,6 +20,7 @@ use crate::{
         regs::GUC_HOST_INTERRUPT,
     },
     regs::VF_CAP_REG,
+    trace,
 };
 
 impl Channel {
@@ -80,6 +81,7 @@ impl Channel {
         io.lmem
             .write_bytes(rings.h2g + u64::from(p.at) * 4, out.as_bytes())?;
         g.h2g_tail = p.tail;
+        trace::h2g(io.gt.dev, R::ACTION, fence, len, p.tail, !tracked);
         Ok(())
     }
 

@@ -44,6 +44,11 @@ const TRIGGERS_ROOT: &str = "tests/triggers/triggers.rs";
 const CHECKPATCH: &[(&str, &[&str])] = &[
     ("rust/xehpg_glue.c", &[]),
     ("rust/xehpg_glue.h", &[]),
+    // `%pA` prints a Rust `fmt::Arguments`, which only Rust can make; here C prints the one
+    // Rust passed it (the dynamic debug call site, `xehpg_dbg`), as the kernel's own Rust
+    // printing does.
+    ("rust/xehpg_trace.c", &["VSPRINTF_POINTER_EXTENSION"]),
+    ("rust/xehpg_trace.h", &[]),
     // The ABI header is also compiled outside the kernel (bindgen on the host, the uabi
     // suite), where the kernel's `__packed` does not exist, so it spells
     // `__attribute__((packed))`; checkpatch skips this message for `include/uapi/`
