@@ -10,6 +10,7 @@
 # the device, every command file is refused, the VFs go away and the driver
 # unbinds as usual.
 # own-boot: lockdown stays on until the next boot and refuses the unsigned modules every later scenario loads
+# plain-only: lockdown also shuts the debug lane's kmemleak control file, so no leak scan could follow it
 # guest-module: sriov-shim
 # guest-tools: host
 # expect-mock: sriov.isolation_violations == 0

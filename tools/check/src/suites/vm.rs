@@ -235,6 +235,11 @@ pub fn list(ctx: &Context) -> Vec<String> {
                     s.name,
                     h.timeout_secs()
                 ),
+                Ok(h) if h.plain_only.is_some() => format!(
+                    "{} (timeout {} s, plain lane only)",
+                    s.name,
+                    h.timeout_secs()
+                ),
                 Ok(h) => format!("{} (timeout {} s)", s.name, h.timeout_secs()),
                 Err(e) => format!("{} (bad header: {e})", s.name),
             })
@@ -271,6 +276,7 @@ fn pick(
     distro: bool,
 ) -> Result<Vec<Scenario>, String> {
     let debug_only = |s: &Scenario| s.header.as_ref().ok().and_then(|h| h.debug_only.clone());
+    let plain_only = |s: &Scenario| s.header.as_ref().ok().and_then(|h| h.plain_only.clone());
     if wanted.is_empty() && distro {
         // The distro lane's own: the scenarios whose header says `# distro`
         // (what a user's first load checks, on the kernel the user boots).
@@ -283,7 +289,13 @@ fn pick(
     if wanted.is_empty() {
         return Ok(all
             .into_iter()
-            .filter(|s| debug || debug_only(s).is_none())
+            .filter(|s| {
+                if debug {
+                    plain_only(s).is_none()
+                } else {
+                    debug_only(s).is_none()
+                }
+            })
             .collect());
     }
     if let Some(w) = wanted.iter().find(|w| !all.iter().any(|s| &s.name == *w)) {
@@ -293,6 +305,17 @@ fn pick(
         .into_iter()
         .filter(|s| wanted.contains(&s.name))
         .collect();
+    if debug {
+        if let Some((name, why)) = chosen
+            .iter()
+            .find_map(|s| plain_only(s).map(|why| (&s.name, why)))
+        {
+            return Err(format!(
+                "scenario {name} runs only in the plain lane (plain-only: {why}): \
+                 select it as `--only vm:{name}`"
+            ));
+        }
+    }
     if !debug {
         if let Some((name, why)) = chosen
             .iter()
@@ -923,6 +946,30 @@ mod tests {
 
     fn names(r: Result<Vec<Scenario>, String>) -> Result<Vec<String>, String> {
         r.map(|v| v.into_iter().map(|s| s.name).collect())
+    }
+
+    /// A `# plain-only` scenario is not in the debug lane's list, and naming
+    /// it there is an error that says why.
+    #[test]
+    fn plain_only_scenarios_stay_out_of_the_debug_lane() {
+        let all = || {
+            vec![
+                scenario("guc", ""),
+                scenario("lockdown", "# plain-only: no leak scan under lockdown\n"),
+            ]
+        };
+        let want = |w: &[&str]| w.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            names(pick(all(), &[], false, false)),
+            Ok(want(&["guc", "lockdown"]))
+        );
+        assert_eq!(names(pick(all(), &[], true, false)), Ok(want(&["guc"])));
+        assert_eq!(
+            names(pick(all(), &want(&["lockdown"]), false, false)),
+            Ok(want(&["lockdown"]))
+        );
+        let e = names(pick(all(), &want(&["lockdown"]), true, false)).unwrap_err();
+        assert!(e.contains("runs only in the plain lane"), "{e}");
     }
 
     /// A `# debug-only` scenario exists in the debug lane alone: the plain

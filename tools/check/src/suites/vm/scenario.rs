@@ -18,6 +18,7 @@
 //! # timeout: 120                        guest command timeout in seconds
 //! # own-boot: REASON                    never share a boot with other scenarios
 //! # debug-only: REASON                  exists only in the debug lane (`vm-debug`)
+//! # plain-only: REASON                  exists only in the plain lane (`vm`)
 //! # vcpus: 2                            guest CPUs (default 1; 1 to 4)
 //! ```
 //!
@@ -25,6 +26,10 @@
 //! (fault injection such as failslab, a detector's report): the other lanes
 //! do not list it at all. It contradicts `distro` (the distro lane boots
 //! Debian's kernel, never the debug one); a header with both is an error.
+//!
+//! `plain-only` is the converse, for a scenario the debug lane cannot judge
+//! (`lockdown` shuts the debug lane's kmemleak control file, so its leak
+//! scan cannot run after it). A header with both is an error.
 //!
 //! Other comment lines are prose. A line shaped like a directive with a dashed
 //! key (`# expect-violations: x`) that is not one is an error, so a typo
@@ -88,6 +93,9 @@ pub struct Header {
     /// Why the scenario runs only in the debug lane (`vm-debug`), if it
     /// does: the other lanes do not list it.
     pub debug_only: Option<String>,
+    /// Why the scenario runs only in the plain lane (`vm`), if it does: the
+    /// debug lane does not list it.
+    pub plain_only: Option<String>,
 }
 
 impl Header {
@@ -170,6 +178,9 @@ pub fn parse_header(text: &str) -> Result<Header> {
             break;
         };
         directive(&mut h, comment.trim()).with_context(|| format!("line {}", i + 1))?;
+    }
+    if h.debug_only.is_some() && h.plain_only.is_some() {
+        bail!("`# debug-only` and `# plain-only` contradict each other");
     }
     if h.distro && h.debug_only.is_some() {
         bail!(
@@ -261,6 +272,15 @@ fn directive(h: &mut Header, comment: &str) -> Result<()> {
             }
             h.debug_only = Some(value.to_string());
         }
+        "plain-only" => {
+            if value.is_empty() {
+                bail!("plain-only needs a reason (why the debug lane cannot run it)");
+            }
+            if h.plain_only.is_some() {
+                bail!("plain-only given twice");
+            }
+            h.plain_only = Some(value.to_string());
+        }
         "timeout" => match value.parse::<u64>() {
             Ok(n) if n > 0 => h.timeout = Some(n),
             _ => bail!("timeout {value:?} is not a positive number of seconds"),
@@ -337,6 +357,17 @@ mod tests {
         }
         // A typo of the key is an error, not prose.
         assert!(parse_header("# debug-onyl: x\n").is_err());
+    }
+
+    #[test]
+    fn plain_only_needs_a_reason_and_excludes_debug_only() {
+        let h = parse_header("# plain-only: lockdown shuts kmemleak\n").unwrap();
+        assert_eq!(h.plain_only.as_deref(), Some("lockdown shuts kmemleak"));
+        let e = parse_header("# plain-only:\n").unwrap_err();
+        assert!(format!("{e:#}").contains("needs a reason"), "{e:#}");
+        assert!(parse_header("# plain-only: a\n# plain-only: b\n").is_err());
+        let e = parse_header("# plain-only: a\n# debug-only: b\n").unwrap_err();
+        assert!(format!("{e:#}").contains("contradict"), "{e:#}");
     }
 
     #[test]
