@@ -100,22 +100,22 @@ reset_idle() {
 }
 reset_phase_idle() { [ "$(reset_get "$bdf" phase)" = idle ]; }
 
-fault_sweep "fault-debugfs submit" "$DBG/$bdf/submit" "rcs0 2" still_up latencies_refused
+fault_sweep "fault-debugfs submit" "$DBG/$bdf/submit_ctl" "rcs0 2" still_up latencies_refused
 fault_report "fault-debugfs submit" "$MIN_SUBMIT"
 expect_eq "submit: the run with nothing injected succeeded" "$fault_rc" 0
 submit_ok "$bdf" rcs0 2
 
-fault_sweep "fault-debugfs blit" "$DBG/$bdf/submit" "blit 1" still_up nothing
+fault_sweep "fault-debugfs blit" "$DBG/$bdf/submit_ctl" "blit 1" still_up nothing
 fault_report "fault-debugfs blit" "$MIN_BLIT"
 expect_eq "blit: the run with nothing injected succeeded" "$fault_rc" 0
 expect_eq "blit: data" "$(submit_get "$bdf" blit data)" ok
 
-fault_sweep "fault-debugfs ct" "$DBG/$bdf/ct" "ping 4" still_up nothing
+fault_sweep "fault-debugfs ct" "$DBG/$bdf/ct_ctl" "ping 4" still_up nothing
 fault_report "fault-debugfs ct" "$MIN_CT"
 expect_eq "ct: the load with nothing injected succeeded" "$fault_rc" 0
 expect_eq "ct: all done" "$(ct_load "$bdf" done)" 4
 
-fault_sweep "fault-debugfs provision" "$DBG/$bdf/sriov" "provision 2" none_provisioned unprovision
+fault_sweep "fault-debugfs provision" "$DBG/$bdf/sriov_ctl" "provision 2" none_provisioned unprovision
 fault_report "fault-debugfs provision" "$MIN_PROVISION"
 expect_eq "provision: with nothing injected it succeeded" "$fault_rc" 0
 expect_eq "provision: 2 VFs provisioned" "$(sriov_get "$bdf" provisioned)" 2
@@ -123,7 +123,7 @@ mock_request vf:check
 check put "$bdf" sriov_ctl unprovision
 expect_eq "provision: none left" "$(sriov_get "$bdf" provisioned)" 0
 
-fault_sweep "fault-debugfs gt_reset" "$DBG/$bdf/gt_reset" 1 reset_idle reset_idle
+fault_sweep "fault-debugfs gt_reset" "$DBG/$bdf/gt_reset_ctl" 1 reset_idle reset_idle
 fault_report "fault-debugfs gt_reset" "$MIN_RESET"
 expect_eq "gt_reset: the request with nothing injected was taken" "$fault_rc" 0
 check wait_until 30 reset_phase_idle
