@@ -40,7 +40,7 @@ for d in /sys/kernel/debug/xehpg/*/; do
 	# round trips for comparison; the file then shows the counters.
 	if [ "$(sed -n 's/^state: //p' "$d/ct")" = up ]; then
 		for cmd in "ping 100" "fast 640" "mmio-ping 100"; do
-			echo "== CT load: echo '$cmd' > ${d}ct"
+			echo "== CT load: echo '$cmd' > ${d}ct_ctl"
 			echo "$cmd" >"$d/ct_ctl" && sed -n 's/^load: /  /p' "$d/ct"
 		done
 	fi
