@@ -832,6 +832,18 @@ impl Guc {
         });
     }
 
+    /// Why a log injection cannot run now: a stuck uKernel or one not READY
+    /// (the trace's result), or `None`.
+    fn log_inject_refused(&self, now: Duration) -> Option<&'static str> {
+        if self.hung {
+            Some("guc_hung")
+        } else if !self.ready(now) {
+            Some("not_running")
+        } else {
+            None
+        }
+    }
+
     /// `guc:log-burst:N`: N non-verbose entries at once. The result for
     /// the trace.
     pub fn log_burst(
@@ -841,11 +853,8 @@ impl Guc {
         rec: &mut Recorder,
         bus: &mut dyn Bus,
     ) -> &'static str {
-        if self.hung {
-            return "guc_hung";
-        }
-        if !self.ready(now) {
-            return "not_running";
+        if let Some(refused) = self.log_inject_refused(now) {
+            return refused;
         }
         match self.log.active() {
             None => return "no_log",
@@ -871,11 +880,8 @@ impl Guc {
         rec: &mut Recorder,
         bus: &mut dyn Bus,
     ) -> &'static str {
-        if self.hung {
-            return "guc_hung";
-        }
-        if !self.ready(now) {
-            return "not_running";
+        if let Some(refused) = self.log_inject_refused(now) {
+            return refused;
         }
         let status = self.status_at(now);
         let (entry_code, eip, action, recv) = match kind {
